@@ -1,0 +1,35 @@
+# streamdb: a newcomer needs two commands, `make run` and `make test`.
+GO       ?= go
+BIN      := bin/streamdb
+LISTEN   ?= 127.0.0.1:4566
+DATA_DIR ?= ./streamdb-data
+CORPUS   ?= ../shared/sqllogictest
+
+.PHONY: build run test vet bench sqllogic-corpus clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/streamdb
+
+## run: build, then start the embedded single-node server on $(LISTEN).
+run: build
+	./$(BIN) start --listen $(LISTEN) --data-dir $(DATA_DIR)
+
+## test: vet, unit tests, the psql/pgx end-to-end tests and the project's sqllogictest files.
+test: vet build
+	$(GO) test -count=1 -timeout 15m ./...
+	./$(BIN) sqllogic tests/sqllogic/testdata
+
+vet:
+	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
+	$(GO) vet ./...
+
+## bench: Go benchmarks (figures compared against a baseline in the same run).
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## sqllogic-corpus: pass counts on the shared external corpora (not a gate).
+sqllogic-corpus: build
+	-./$(BIN) sqllogic $(CORPUS)/sqlite/test/select1.test $(CORPUS)/sqlite/test/select2.test $(CORPUS)/sqlite/test/select3.test $(CORPUS)/sqlite/test/evidence
+
+clean:
+	rm -rf bin

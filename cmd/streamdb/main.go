@@ -1,0 +1,49 @@
+// Command streamdb is the streamdb server and its tools:
+//
+//	streamdb start    [--listen addr] [--data-dir dir]   run a node
+//	streamdb sqllogic [--addr host:port] FILE_OR_DIR...   run sqllogictest files
+//	streamdb version
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func usage() {
+	fmt.Fprint(os.Stderr, `streamdb: a streaming SQL database that speaks PostgreSQL.
+
+Usage:
+  streamdb start    [--listen 127.0.0.1:4566] [--data-dir ./streamdb-data]
+  streamdb sqllogic [--addr host:port] FILE_OR_DIR...
+  streamdb version
+
+Run "streamdb <command> --help" for a command's flags.
+`)
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "start":
+		err = runStart(os.Args[2:])
+	case "sqllogic":
+		err = runSQLLogic(os.Args[2:])
+	case "version", "--version":
+		fmt.Println("streamdb", versionString())
+	case "help", "-h", "--help":
+		usage()
+	default:
+		fmt.Fprintf(os.Stderr, "streamdb: unknown command %q\n\n", os.Args[1])
+		usage()
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "streamdb:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"flag"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/streamdb/streamdb/node"
+)
+
+func versionString() string { return node.Version }
+
+func runStart(args []string) error {
+	fs := flag.NewFlagSet("start", flag.ExitOnError)
+	listen := fs.String("listen", "127.0.0.1:4566", "address to accept PostgreSQL connections on")
+	dataDir := fs.String("data-dir", "./streamdb-data", "directory for the state store and the Raft log")
+	raftAddr := fs.String("raft-addr", "127.0.0.1:0", "address of the Raft transport (metadata replication)")
+	nodeID := fs.String("node-id", "node1", "this node's permanent Raft server id")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	_ = fs.Parse(args)
+
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	n, err := node.Start(node.Config{Listen: *listen, DataDir: *dataDir, RaftAddr: *raftAddr, NodeID: *nodeID, Logger: logger})
+	if err != nil {
+		return err
+	}
+	logger.Info("streamdb ready", "version", node.Version, "addr", n.Addr(), "data_dir", *dataDir,
+		"connect", "psql -h "+hostOf(n.Addr())+" -p "+portOf(n.Addr())+" -d streamdb")
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	s := <-sig
+	logger.Info("shutting down", "signal", s.String())
+	if err := n.Close(); err != nil {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}

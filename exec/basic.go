@@ -1,0 +1,118 @@
+package exec
+
+import (
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+// Values emits constant rows.
+type Values struct {
+	Rows [][]expr.Expr
+}
+
+// Run implements Op.
+func (v *Values) Run(c *expr.Ctx, emit Emit) error {
+	var row []types.Datum
+	for _, r := range v.Rows {
+		row = row[:0]
+		for _, e := range r {
+			d, err := e.Eval(c, nil)
+			if err != nil {
+				return err
+			}
+			row = append(row, d)
+		}
+		if more, err := emit(row); err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}
+
+// Filter passes rows for which Cond is true.
+type Filter struct {
+	Input Op
+	Cond  expr.Expr
+}
+
+// Run implements Op.
+func (f *Filter) Run(c *expr.Ctx, emit Emit) error {
+	return f.Input.Run(c, func(row []types.Datum) (bool, error) {
+		v, err := f.Cond.Eval(c, row)
+		if err != nil {
+			return false, err
+		}
+		if v.IsNull() || !v.Bool() {
+			return true, nil
+		}
+		return emit(row)
+	})
+}
+
+// Project computes expressions over each row.
+type Project struct {
+	Input Op
+	Exprs []expr.Expr
+}
+
+// Run implements Op.
+func (p *Project) Run(c *expr.Ctx, emit Emit) error {
+	out := make([]types.Datum, len(p.Exprs))
+	return p.Input.Run(c, func(row []types.Datum) (bool, error) {
+		for i, e := range p.Exprs {
+			v, err := e.Eval(c, row)
+			if err != nil {
+				return false, err
+			}
+			out[i] = v
+		}
+		return emit(out)
+	})
+}
+
+// Limit skips Offset rows and passes at most Count.
+type Limit struct {
+	Input         Op
+	Count, Offset expr.Expr
+}
+
+// Run implements Op.
+func (l *Limit) Run(c *expr.Ctx, emit Emit) error {
+	count, offset := int64(-1), int64(0)
+	for _, x := range []struct {
+		e   expr.Expr
+		dst *int64
+		nm  string
+	}{{l.Count, &count, "LIMIT"}, {l.Offset, &offset, "OFFSET"}} {
+		if x.e == nil {
+			continue
+		}
+		v, err := x.e.Eval(c, nil)
+		if err != nil {
+			return err
+		}
+		if v.IsNull() {
+			continue
+		}
+		if v.Int() < 0 {
+			return pgerror.New("2201W", "%s must not be negative", x.nm)
+		}
+		*x.dst = v.Int()
+	}
+	if count == 0 {
+		return nil
+	}
+	seen := int64(0)
+	return l.Input.Run(c, func(row []types.Datum) (bool, error) {
+		seen++
+		if seen <= offset {
+			return true, nil
+		}
+		more, err := emit(row)
+		if count >= 0 && seen-offset >= count {
+			return false, err
+		}
+		return more, err
+	})
+}

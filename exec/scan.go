@@ -1,0 +1,51 @@
+package exec
+
+import (
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/storage"
+	"github.com/streamdb/streamdb/types"
+)
+
+// TableScan reads every live row of a table at the statement's epoch.
+type TableScan struct {
+	TableID uint32
+	Types   []types.T
+}
+
+// Run implements Op.
+func (s *TableScan) Run(c *expr.Ctx, emit Emit) error {
+	env := EnvFrom(c.Context)
+	if env == nil {
+		return pgerror.New(pgerror.CodeInternal, "table scan without a storage environment")
+	}
+	row := make([]types.Datum, len(s.Types))
+	var k canceler
+	stop := errStop{}
+	err := env.Engine.Scan(storage.TablePrefix(s.TableID), storage.TablePrefix(s.TableID+1), env.Epoch, func(_, value []byte) error {
+		var err error
+		if row, err = types.DecodeRow(value, s.Types, row[:0]); err != nil {
+			return err
+		}
+		if err := k.check(c); err != nil {
+			return err
+		}
+		more, err := emit(row)
+		if err != nil {
+			return err
+		}
+		if !more {
+			return stop
+		}
+		return nil
+	})
+	if err == stop {
+		return nil
+	}
+	return err
+}
+
+// errStop ends a storage scan early without an error.
+type errStop struct{}
+
+func (errStop) Error() string { return "stop" }

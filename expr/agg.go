@@ -1,0 +1,340 @@
+package expr
+
+import (
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+// AggFunc is a resolved aggregate call: count(*), count(x), sum, avg, min,
+// max, string_agg, bool_and, bool_or, with an optional DISTINCT.
+type AggFunc struct {
+	Name     string
+	Args     []Expr // nil for count(*)
+	Distinct bool
+	T        types.T
+}
+
+// String renders the call.
+func (a *AggFunc) String() string {
+	if a.Args == nil {
+		return a.Name + "(*)"
+	}
+	d := ""
+	if a.Distinct {
+		d = "DISTINCT "
+	}
+	return a.Name + "(" + d + joinStrings(a.Args, ", ") + ")"
+}
+
+// IsAggregate reports whether name is an aggregate function.
+func IsAggregate(name string) bool {
+	switch name {
+	case "count", "sum", "avg", "min", "max", "string_agg", "bool_and", "bool_or", "every":
+		return true
+	}
+	return false
+}
+
+// NewAgg resolves an aggregate call for its argument types.
+func NewAgg(name string, args []Expr, distinct, star bool) (*AggFunc, error) {
+	if star {
+		if name != "count" {
+			return nil, pgerror.New(pgerror.CodeSyntaxError, "%s(*) is not allowed", name)
+		}
+		return &AggFunc{Name: name, T: types.TInt8}, nil
+	}
+	wantArgs := 1
+	if name == "string_agg" {
+		wantArgs = 2
+	}
+	if len(args) != wantArgs {
+		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args))
+	}
+	a := &AggFunc{Name: name, Args: args, Distinct: distinct}
+	t := args[0].Type()
+	if t.Family == types.Unknown {
+		args[0] = castTo(args[0], types.TText)
+		t = types.TText
+	}
+	switch name {
+	case "count":
+		a.T = types.TInt8
+	case "sum":
+		switch t.Family {
+		case types.Int2, types.Int4:
+			a.T = types.TInt8
+		case types.Int8, types.Numeric:
+			a.T = types.TNumeric
+		case types.Float4, types.Float8, types.Interval:
+			a.T = types.T{Family: t.Family, Mod: -1}
+		}
+	case "avg":
+		switch t.Family {
+		case types.Int2, types.Int4, types.Int8, types.Numeric:
+			a.T = types.TNumeric
+		case types.Float4, types.Float8:
+			a.T = types.TFloat8
+		case types.Interval:
+			a.T = types.TInterval
+		}
+	case "min", "max":
+		if t.Family != types.Jsonb {
+			a.T = t
+		}
+	case "string_agg":
+		if t.IsString() {
+			a.T = types.TText
+			a.Args[0] = castTo(a.Args[0], types.TText)
+			a.Args[1] = castTo(a.Args[1], types.TText)
+		} else if t.Family == types.Bytea {
+			a.T = types.TBytea
+		}
+	case "bool_and", "bool_or", "every":
+		if t.Family == types.Bool {
+			a.T = types.TBool
+		}
+	}
+	if a.T.Family == types.Unknown {
+		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args)).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	return a, nil
+}
+
+// AggState accumulates one group's values.
+type AggState interface {
+	// Add folds in one row's argument values (len(args)==0 for count(*)).
+	Add(args []types.Datum) error
+	// Result returns the aggregate's value.
+	Result() (types.Datum, error)
+}
+
+// NewState returns an empty accumulator.
+func (a *AggFunc) NewState() AggState {
+	var s AggState
+	switch a.Name {
+	case "count":
+		s = &countState{star: a.Args == nil}
+	case "sum", "avg":
+		s = &sumState{in: a.Args[0].Type(), out: a.T, avg: a.Name == "avg"}
+	case "min", "max":
+		s = &minMaxState{max: a.Name == "max"}
+	case "string_agg":
+		s = &stringAggState{}
+	default:
+		s = &boolState{and: a.Name != "bool_or"}
+	}
+	if a.Distinct {
+		return &distinctState{inner: s, seen: map[string]struct{}{}}
+	}
+	return s
+}
+
+type countState struct {
+	star bool
+	n    int64
+}
+
+func (s *countState) Add(args []types.Datum) error {
+	if s.star || !args[0].IsNull() {
+		s.n++
+	}
+	return nil
+}
+
+func (s *countState) Result() (types.Datum, error) { return types.NewInt(s.n), nil }
+
+// sumState sums integers in int64 until they overflow into a decimal,
+// numerics in a decimal, floats in a float64 and intervals field-wise.
+type sumState struct {
+	in, out types.T
+	avg     bool
+	n       int64
+	i       int64
+	dec     *apd.Decimal
+	f       float64
+	iv      types.IntervalValue
+}
+
+func (s *sumState) Add(args []types.Datum) error {
+	v := args[0]
+	if v.IsNull() {
+		return nil
+	}
+	s.n++
+	switch s.in.Family {
+	case types.Int2, types.Int4, types.Int8:
+		x := v.Int()
+		sum := s.i + x
+		if (sum > s.i) == (x > 0) || x == 0 {
+			s.i = sum
+			return nil
+		}
+		return s.addDec(DecimalFromInt(x))
+	case types.Numeric:
+		return s.addDec(v.Decimal())
+	case types.Interval:
+		iv := v.Interval()
+		s.iv.Months += iv.Months
+		s.iv.Days += iv.Days
+		s.iv.Micros += iv.Micros
+	default:
+		s.f += v.Float()
+	}
+	return nil
+}
+
+func (s *sumState) addDec(d *apd.Decimal) error {
+	if s.dec == nil {
+		s.dec = new(apd.Decimal)
+	}
+	r, err := NumericAdd(s.dec, d)
+	s.dec = r
+	return err
+}
+
+func (s *sumState) Result() (types.Datum, error) {
+	if s.n == 0 {
+		return types.Null, nil
+	}
+	switch s.out.Family {
+	case types.Int8:
+		if s.dec != nil {
+			return types.Null, IntRangeError(s.out)
+		}
+		return types.NewInt(s.i), nil
+	case types.Numeric:
+		total := DecimalFromInt(s.i)
+		if s.dec != nil {
+			var err error
+			if total, err = NumericAdd(total, s.dec); err != nil {
+				return types.Null, err
+			}
+		}
+		if s.avg {
+			q, err := NumericDiv(total, DecimalFromInt(s.n))
+			return types.NewDecimal(q), err
+		}
+		return types.NewDecimal(total), nil
+	case types.Interval:
+		if s.avg {
+			return types.NewInterval(ScaleInterval(s.iv, 1/float64(s.n))), nil
+		}
+		return types.NewInterval(s.iv), nil
+	}
+	if s.avg {
+		return types.NewFloat(s.f / float64(s.n)), nil
+	}
+	if s.out.Family == types.Float4 {
+		return types.NewFloat(float64(float32(s.f))), nil
+	}
+	return types.NewFloat(s.f), nil
+}
+
+type minMaxState struct {
+	max bool
+	v   types.Datum
+}
+
+func (s *minMaxState) Add(args []types.Datum) error {
+	v := args[0]
+	if v.IsNull() {
+		return nil
+	}
+	if s.v.IsNull() {
+		s.v = v
+		return nil
+	}
+	c := types.Compare(v, s.v)
+	if (s.max && c > 0) || (!s.max && c < 0) {
+		s.v = v
+	}
+	return nil
+}
+
+func (s *minMaxState) Result() (types.Datum, error) { return s.v, nil }
+
+type stringAggState struct {
+	b     strings.Builder
+	any   bool
+	bytes bool
+}
+
+func (s *stringAggState) Add(args []types.Datum) error {
+	if args[0].IsNull() {
+		return nil
+	}
+	if s.any && !args[1].IsNull() {
+		s.b.WriteString(args[1].Str())
+	}
+	s.any = true
+	s.bytes = args[0].Kind() == types.KindBytes
+	s.b.WriteString(args[0].Str())
+	return nil
+}
+
+func (s *stringAggState) Result() (types.Datum, error) {
+	if !s.any {
+		return types.Null, nil
+	}
+	if s.bytes {
+		return types.NewBytes([]byte(s.b.String())), nil
+	}
+	return types.NewString(s.b.String()), nil
+}
+
+type boolState struct {
+	and  bool
+	any  bool
+	vals bool
+}
+
+func (s *boolState) Add(args []types.Datum) error {
+	if args[0].IsNull() {
+		return nil
+	}
+	if !s.any {
+		s.any, s.vals = true, args[0].Bool()
+		return nil
+	}
+	if s.and {
+		s.vals = s.vals && args[0].Bool()
+	} else {
+		s.vals = s.vals || args[0].Bool()
+	}
+	return nil
+}
+
+func (s *boolState) Result() (types.Datum, error) {
+	if !s.any {
+		return types.Null, nil
+	}
+	return types.NewBool(s.vals), nil
+}
+
+// distinctState forwards each distinct argument tuple once.
+type distinctState struct {
+	inner AggState
+	seen  map[string]struct{}
+	key   []byte
+}
+
+func (s *distinctState) Add(args []types.Datum) error {
+	s.key = s.key[:0]
+	for _, a := range args {
+		if a.IsNull() {
+			return nil
+		}
+		s.key = types.AppendKey(s.key, a, false)
+	}
+	if _, ok := s.seen[string(s.key)]; ok {
+		return nil
+	}
+	s.seen[string(s.key)] = struct{}{}
+	return s.inner.Add(args)
+}
+
+func (s *distinctState) Result() (types.Datum, error) { return s.inner.Result() }

@@ -1,0 +1,419 @@
+package expr
+
+import (
+	"math"
+
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+// binaryFn computes a strict binary operator on two non-NULL values.
+type binaryFn func(a, b types.Datum) (types.Datum, error)
+
+// Binary is a binary operator resolved for its argument types. Operands are
+// already cast to the types the operator takes.
+type Binary struct {
+	Op   string
+	L, R Expr
+	T    types.T
+	fn   binaryFn
+}
+
+// Type implements Expr.
+func (e *Binary) Type() types.T { return e.T }
+
+// Eval implements Expr.
+func (e *Binary) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
+	a, err := e.L.Eval(c, row)
+	if err != nil || a.IsNull() {
+		return types.Null, err
+	}
+	b, err := e.R.Eval(c, row)
+	if err != nil || b.IsNull() {
+		return types.Null, err
+	}
+	return e.fn(a, b)
+}
+
+// String implements Expr.
+func (e *Binary) String() string { return "(" + e.L.String() + " " + e.Op + " " + e.R.String() + ")" }
+
+// Children implements Expr.
+func (e *Binary) Children() []Expr { return []Expr{e.L, e.R} }
+
+// WithChildren implements Expr.
+func (e *Binary) WithChildren(ch []Expr) Expr { c := *e; c.L, c.R = ch[0], ch[1]; return &c }
+
+// NullSafeEq is IS NOT DISTINCT FROM: never NULL.
+type NullSafeEq struct{ L, R Expr }
+
+// Type implements Expr.
+func (e *NullSafeEq) Type() types.T { return types.TBool }
+
+// Eval implements Expr.
+func (e *NullSafeEq) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
+	a, err := e.L.Eval(c, row)
+	if err != nil {
+		return a, err
+	}
+	b, err := e.R.Eval(c, row)
+	if err != nil {
+		return b, err
+	}
+	if a.IsNull() || b.IsNull() {
+		return types.NewBool(a.IsNull() == b.IsNull()), nil
+	}
+	return types.NewBool(types.Compare(a, b) == 0), nil
+}
+
+// String implements Expr.
+func (e *NullSafeEq) String() string { return "(" + e.L.String() + " IS NOT DISTINCT FROM " + e.R.String() + ")" }
+
+// Children implements Expr.
+func (e *NullSafeEq) Children() []Expr { return []Expr{e.L, e.R} }
+
+// WithChildren implements Expr.
+func (e *NullSafeEq) WithChildren(ch []Expr) Expr { return &NullSafeEq{L: ch[0], R: ch[1]} }
+
+// IsComparison reports whether op is one of = <> < <= > >=.
+func IsComparison(op string) bool {
+	switch op {
+	case "=", "<>", "<", "<=", ">", ">=":
+		return true
+	}
+	return false
+}
+
+func undefinedOperator(op string, l, r types.T) error {
+	return pgerror.New(pgerror.CodeUndefinedFunction, "operator does not exist: %s %s %s", l, op, r).
+		WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+}
+
+// NewBinary resolves op for the operand types and returns the operator
+// expression, inserting implicit casts (integer widening, integer to
+// numeric or float, date to timestamp). Operands of unknown type must have
+// been coerced by the caller.
+func NewBinary(op string, l, r Expr) (Expr, error) {
+	lt, rt := l.Type(), r.Type()
+	if IsComparison(op) {
+		ct, ok := ComparisonType(lt, rt)
+		if !ok {
+			return nil, undefinedOperator(op, lt, rt)
+		}
+		l, r = castTo(l, ct), castTo(r, ct)
+		return &Binary{Op: op, L: l, R: r, T: types.TBool, fn: compareFn(op)}, nil
+	}
+	if op == "||" {
+		if lt.Family == types.Bytea && rt.Family == types.Bytea {
+			return &Binary{Op: op, L: l, R: r, T: types.TBytea, fn: concatFn}, nil
+		}
+		if lt.IsString() || rt.IsString() || lt.Family == types.Unknown || rt.Family == types.Unknown {
+			return &Binary{Op: op, L: castTo(l, types.TText), R: castTo(r, types.TText), T: types.TText, fn: concatFn}, nil
+		}
+		return nil, undefinedOperator(op, lt, rt)
+	}
+	if lt.IsNumeric() && rt.IsNumeric() {
+		t := NumericResultType(lt, rt)
+		fn := arithFn(op, t)
+		if fn == nil {
+			return nil, undefinedOperator(op, lt, rt)
+		}
+		if op == "^" && t.IsInteger() {
+			t = types.TFloat8
+			fn = arithFn(op, t)
+		}
+		return &Binary{Op: op, L: castTo(l, t), R: castTo(r, t), T: t, fn: fn}, nil
+	}
+	if fn, t, ok := datetimeOp(op, lt, rt); ok {
+		return &Binary{Op: op, L: l, R: r, T: t, fn: fn}, nil
+	}
+	return nil, undefinedOperator(op, lt, rt)
+}
+
+// castTo wraps e in an implicit cast unless it already has type t's family.
+func castTo(e Expr, t types.T) Expr {
+	if e.Type().Family == t.Family {
+		return e
+	}
+	if c, ok := e.(*Const); ok {
+		if c.V.IsNull() {
+			return NewConst(types.Null, t)
+		}
+		if v, err := types.Cast(c.V, c.T, t); err == nil {
+			return NewConst(v, t)
+		}
+	}
+	return &Cast{E: e, To: t}
+}
+
+// CastTo returns e converted to type t (an explicit cast), folding constants.
+func CastTo(e Expr, t types.T) (Expr, error) {
+	if e.Type() == t {
+		return e, nil
+	}
+	if c, ok := e.(*Const); ok {
+		if c.V.IsNull() {
+			return NewConst(types.Null, t), nil
+		}
+		v, err := types.Cast(c.V, c.T, t)
+		if err != nil {
+			return nil, err
+		}
+		return NewConst(v, t), nil
+	}
+	return &Cast{E: e, To: t}, nil
+}
+
+// ComparisonType returns the type both operands of a comparison are cast to.
+func ComparisonType(lt, rt types.T) (types.T, bool) {
+	switch {
+	case lt.Family == rt.Family:
+		return lt, true
+	case lt.IsNumeric() && rt.IsNumeric():
+		return NumericResultType(lt, rt), true
+	case lt.IsString() && rt.IsString():
+		return types.TText, true
+	case isDatetime(lt) && isDatetime(rt):
+		if lt.Family == types.TimestampTZ || rt.Family == types.TimestampTZ {
+			return types.TTimestampTZ, true
+		}
+		return types.TTimestamp, true
+	}
+	return types.TUnknown, false
+}
+
+func isDatetime(t types.T) bool {
+	return t.Family == types.Date || t.Family == types.Timestamp || t.Family == types.TimestampTZ
+}
+
+// NumericResultType returns the type of arithmetic between two numeric types.
+func NumericResultType(a, b types.T) types.T {
+	rank := func(t types.T) int {
+		switch t.Family {
+		case types.Int2:
+			return 1
+		case types.Int4:
+			return 2
+		case types.Int8:
+			return 3
+		case types.Numeric:
+			return 4
+		case types.Float4:
+			return 5
+		}
+		return 6
+	}
+	ra, rb := rank(a), rank(b)
+	if ra == 5 && rb == 5 {
+		return types.TFloat4
+	}
+	if ra >= 5 || rb >= 5 {
+		return types.TFloat8
+	}
+	if ra >= rb {
+		return types.T{Family: a.Family, Mod: -1}
+	}
+	return types.T{Family: b.Family, Mod: -1}
+}
+
+func compareFn(op string) binaryFn {
+	var test func(int) bool
+	switch op {
+	case "=":
+		test = func(c int) bool { return c == 0 }
+	case "<>":
+		test = func(c int) bool { return c != 0 }
+	case "<":
+		test = func(c int) bool { return c < 0 }
+	case "<=":
+		test = func(c int) bool { return c <= 0 }
+	case ">":
+		test = func(c int) bool { return c > 0 }
+	default:
+		test = func(c int) bool { return c >= 0 }
+	}
+	return func(a, b types.Datum) (types.Datum, error) {
+		return types.NewBool(test(types.Compare(a, b))), nil
+	}
+}
+
+func concatFn(a, b types.Datum) (types.Datum, error) {
+	if a.Kind() == types.KindBytes {
+		return types.NewBytes([]byte(a.Str() + b.Str())), nil
+	}
+	return types.NewString(a.Str() + b.Str()), nil
+}
+
+// IntRangeError returns PostgreSQL's out-of-range error for an integer type.
+func IntRangeError(t types.T) error {
+	name := map[types.Family]string{types.Int2: "smallint", types.Int4: "integer", types.Int8: "bigint"}[t.Family]
+	return pgerror.New(pgerror.CodeNumericValueOutOfRange, "%s out of range", name)
+}
+
+// CheckIntRange errors when v does not fit integer type t.
+func CheckIntRange(v int64, t types.T) error {
+	switch t.Family {
+	case types.Int2:
+		if v < math.MinInt16 || v > math.MaxInt16 {
+			return IntRangeError(t)
+		}
+	case types.Int4:
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			return IntRangeError(t)
+		}
+	}
+	return nil
+}
+
+var errDivByZero = pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
+
+func arithFn(op string, t types.T) binaryFn {
+	switch {
+	case t.IsInteger():
+		return intArith(op, t)
+	case t.Family == types.Numeric:
+		return numericArith(op)
+	default:
+		return floatArith(op, t)
+	}
+}
+
+func intArith(op string, t types.T) binaryFn {
+	ret := func(v int64) (types.Datum, error) {
+		if err := CheckIntRange(v, t); err != nil {
+			return types.Null, err
+		}
+		return types.NewInt(v), nil
+	}
+	switch op {
+	case "+":
+		return func(a, b types.Datum) (types.Datum, error) {
+			x, y := a.Int(), b.Int()
+			s := x + y
+			if (s > x) != (y > 0) {
+				return types.Null, IntRangeError(t)
+			}
+			return ret(s)
+		}
+	case "-":
+		return func(a, b types.Datum) (types.Datum, error) {
+			x, y := a.Int(), b.Int()
+			s := x - y
+			if (s < x) != (y > 0) {
+				return types.Null, IntRangeError(t)
+			}
+			return ret(s)
+		}
+	case "*":
+		return func(a, b types.Datum) (types.Datum, error) {
+			x, y := a.Int(), b.Int()
+			if x == 0 || y == 0 {
+				return types.NewInt(0), nil
+			}
+			p := x * y
+			if p/y != x || (x == -1 && y == math.MinInt64) || (y == -1 && x == math.MinInt64) {
+				return types.Null, IntRangeError(t)
+			}
+			return ret(p)
+		}
+	case "/":
+		return func(a, b types.Datum) (types.Datum, error) {
+			x, y := a.Int(), b.Int()
+			if y == 0 {
+				return types.Null, errDivByZero
+			}
+			if y == -1 {
+				if x == math.MinInt64 {
+					return types.Null, IntRangeError(t)
+				}
+				return ret(-x)
+			}
+			return ret(x / y)
+		}
+	case "%":
+		return func(a, b types.Datum) (types.Datum, error) {
+			x, y := a.Int(), b.Int()
+			if y == 0 {
+				return types.Null, errDivByZero
+			}
+			if y == -1 {
+				return types.NewInt(0), nil
+			}
+			return types.NewInt(x % y), nil
+		}
+	}
+	return nil
+}
+
+func numericArith(op string) binaryFn {
+	var f func(a, b types.Datum) (types.Datum, error)
+	wrap := func(g func(x, y *apdDecimal) (*apdDecimal, error)) binaryFn {
+		return func(a, b types.Datum) (types.Datum, error) {
+			r, err := g(a.Decimal(), b.Decimal())
+			if err != nil {
+				return types.Null, err
+			}
+			return types.NewDecimal(r), nil
+		}
+	}
+	switch op {
+	case "+":
+		f = wrap(NumericAdd)
+	case "-":
+		f = wrap(NumericSub)
+	case "*":
+		f = wrap(NumericMul)
+	case "/":
+		f = wrap(NumericDiv)
+	case "%":
+		f = wrap(NumericMod)
+	case "^":
+		f = wrap(NumericPow)
+	}
+	return f
+}
+
+func floatArith(op string, t types.T) binaryFn {
+	ret := func(v float64, inputsFinite bool) (types.Datum, error) {
+		if inputsFinite && math.IsInf(v, 0) {
+			return types.Null, pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: overflow")
+		}
+		if t.Family == types.Float4 {
+			if inputsFinite && math.IsInf(float64(float32(v)), 0) {
+				return types.Null, pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: overflow")
+			}
+			v = float64(float32(v))
+		}
+		return types.NewFloat(v), nil
+	}
+	finite := func(a, b float64) bool { return !math.IsInf(a, 0) && !math.IsInf(b, 0) }
+	switch op {
+	case "+":
+		return func(a, b types.Datum) (types.Datum, error) { return ret(a.Float()+b.Float(), finite(a.Float(), b.Float())) }
+	case "-":
+		return func(a, b types.Datum) (types.Datum, error) { return ret(a.Float()-b.Float(), finite(a.Float(), b.Float())) }
+	case "*":
+		return func(a, b types.Datum) (types.Datum, error) { return ret(a.Float()*b.Float(), finite(a.Float(), b.Float())) }
+	case "/":
+		return func(a, b types.Datum) (types.Datum, error) {
+			if b.Float() == 0 {
+				return types.Null, errDivByZero
+			}
+			return ret(a.Float()/b.Float(), finite(a.Float(), b.Float()))
+		}
+	case "%":
+		return nil
+	case "^":
+		return func(a, b types.Datum) (types.Datum, error) {
+			x, y := a.Float(), b.Float()
+			if x == 0 && y < 0 {
+				return types.Null, pgerror.New("2201F", "zero raised to a negative power is undefined")
+			}
+			if x < 0 && y != math.Trunc(y) {
+				return types.Null, pgerror.New("2201F", "a negative number raised to a non-integer power yields a complex result")
+			}
+			return ret(math.Pow(x, y), finite(x, y))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,217 @@
+package meta
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/streamdb/streamdb/types"
+)
+
+// DefaultSchema is the schema of unqualified names, and for now the only one.
+const DefaultSchema = "public"
+
+// FirstObjectID is the id of the first object created; ids below it are
+// reserved (storage.SystemTableID is 0). Ids are never reused.
+const FirstObjectID uint32 = 1000
+
+// ObjectKind is the kind of a catalog object.
+type ObjectKind uint8
+
+// Object kinds.
+const (
+	KindTable ObjectKind = iota
+	KindView             // a plain SQL view: stored query text
+	KindMaterializedView
+	KindSource
+	KindIndex // reserved: indexes are stored with their table
+)
+
+var kindNames = [...]string{
+	KindTable:            "table",
+	KindView:             "view",
+	KindMaterializedView: "materialized view",
+	KindSource:           "source",
+	KindIndex:            "index",
+}
+
+// String returns the kind as PostgreSQL names it in messages ("materialized
+// view").
+func (k ObjectKind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (k ObjectKind) MarshalText() ([]byte, error) {
+	if int(k) >= len(kindNames) {
+		return nil, fmt.Errorf("meta: unknown object kind %d", uint8(k))
+	}
+	return []byte(k.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (k *ObjectKind) UnmarshalText(b []byte) error {
+	i := slices.Index(kindNames[:], string(b))
+	if i < 0 {
+		return fmt.Errorf("meta: unknown object kind %q", b)
+	}
+	*k = ObjectKind(i)
+	return nil
+}
+
+// Table is a relation in the catalog: a table, view, materialized view or
+// source. A *Table obtained from the catalog is shared and must not be
+// modified.
+type Table struct {
+	ID     uint32     `json:"id"`
+	Schema string     `json:"schema"`
+	Name   string     `json:"name"`
+	Kind   ObjectKind `json:"kind"`
+	// Columns in order; a hidden row-id column, if any, is last.
+	Columns []Column `json:"columns"`
+	// PK holds indexes into Columns; for a table without a declared primary
+	// key it is the hidden row-id column.
+	PK []int `json:"pk,omitempty"`
+	// HiddenRowID marks a hidden int8 column "_row_id" as the last column and
+	// the primary key. On create, set it with an empty PK and without the
+	// column: the catalog adds both.
+	HiddenRowID bool `json:"hidden_row_id,omitempty"`
+	AppendOnly  bool `json:"append_only,omitempty"`
+	// ViewSQL is the query text of a view.
+	ViewSQL string `json:"view_sql,omitempty"`
+	// Indexes are secondary indexes (metadata only for now).
+	Indexes []Index `json:"indexes,omitempty"`
+	// DependsOn holds the ids of the objects a view reads.
+	DependsOn []uint32          `json:"depends_on,omitempty"`
+	Options   map[string]string `json:"options,omitempty"`
+}
+
+// RowIDColumn is the name of the hidden row-id column.
+const RowIDColumn = "_row_id"
+
+// ColumnIndex returns the index of the named column, or -1.
+func (t *Table) ColumnIndex(name string) int {
+	return slices.IndexFunc(t.Columns, func(c Column) bool { return c.Name == name })
+}
+
+// Index is a secondary index of a table.
+type Index struct {
+	Name    string   `json:"name"`
+	Columns []string `json:"columns"`
+	Unique  bool     `json:"unique,omitempty"`
+}
+
+// Column is a column of a relation.
+type Column struct {
+	Name    string
+	Type    types.T
+	NotNull bool
+	// Default is the default expression as SQL text; "" means none.
+	Default string
+	Hidden  bool
+}
+
+// qualName is a schema-qualified name. Relations and indexes share one
+// namespace per schema, as in PostgreSQL.
+type qualName struct{ schema, name string }
+
+// Catalog is an immutable snapshot of the catalog. Every change builds a new
+// Catalog, so readers never lock.
+type Catalog struct {
+	byID    map[uint32]*Table
+	byName  map[qualName]*Table
+	indexes map[qualName]*Table // index name → its table
+	ordered []*Table            // by schema, then name
+	nextID  uint32
+}
+
+func newCatalog() *Catalog {
+	return &Catalog{
+		byID:    map[uint32]*Table{},
+		byName:  map[qualName]*Table{},
+		indexes: map[qualName]*Table{},
+		nextID:  FirstObjectID,
+	}
+}
+
+func schemaOrDefault(schema string) string {
+	if schema == "" {
+		return DefaultSchema
+	}
+	return schema
+}
+
+// Table returns the relation schema.name ("" means the default schema).
+func (c *Catalog) Table(schema, name string) (*Table, bool) {
+	t, ok := c.byName[qualName{schemaOrDefault(schema), name}]
+	return t, ok
+}
+
+// TableByID returns the relation with the given id.
+func (c *Catalog) TableByID(id uint32) (*Table, bool) {
+	t, ok := c.byID[id]
+	return t, ok
+}
+
+// Tables returns every relation, sorted by schema and name. The slice is
+// shared and must not be modified.
+func (c *Catalog) Tables() []*Table { return c.ordered }
+
+// Index returns the named index and its table.
+func (c *Catalog) Index(schema, name string) (*Table, *Index, bool) {
+	t, ok := c.indexes[qualName{schemaOrDefault(schema), name}]
+	if !ok {
+		return nil, nil, false
+	}
+	i := slices.IndexFunc(t.Indexes, func(x Index) bool { return x.Name == name })
+	return t, &t.Indexes[i], true
+}
+
+// clone returns a copy to modify; Tables stay shared until replaced.
+func (c *Catalog) clone() *Catalog {
+	n := &Catalog{
+		byID:    make(map[uint32]*Table, len(c.byID)+1),
+		byName:  make(map[qualName]*Table, len(c.byName)+1),
+		indexes: make(map[qualName]*Table, len(c.indexes)+1),
+		nextID:  c.nextID,
+	}
+	for _, t := range c.byID {
+		n.put(t)
+	}
+	return n
+}
+
+// put adds t, or replaces the table with its id.
+func (c *Catalog) put(t *Table) {
+	if old, ok := c.byID[t.ID]; ok {
+		c.remove(old)
+	}
+	c.byID[t.ID] = t
+	c.byName[qualName{t.Schema, t.Name}] = t
+	for _, idx := range t.Indexes {
+		c.indexes[qualName{t.Schema, idx.Name}] = t
+	}
+}
+
+func (c *Catalog) remove(t *Table) {
+	delete(c.byID, t.ID)
+	delete(c.byName, qualName{t.Schema, t.Name})
+	for _, idx := range t.Indexes {
+		delete(c.indexes, qualName{t.Schema, idx.Name})
+	}
+}
+
+// seal rebuilds the ordered list after changes.
+func (c *Catalog) seal() *Catalog {
+	c.ordered = make([]*Table, 0, len(c.byID))
+	for _, t := range c.byID {
+		c.ordered = append(c.ordered, t)
+	}
+	slices.SortFunc(c.ordered, func(a, b *Table) int {
+		return cmp.Or(cmp.Compare(a.Schema, b.Schema), cmp.Compare(a.Name, b.Name))
+	})
+	return c
+}

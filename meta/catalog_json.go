@@ -1,0 +1,65 @@
+package meta
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/streamdb/streamdb/types"
+)
+
+// columnJSON is a column as the catalog persists it: the type by PostgreSQL
+// OID and modifier, which are stable, rather than by types.Family.
+type columnJSON struct {
+	Name    string    `json:"name"`
+	TypeOID types.OID `json:"type_oid"`
+	TypeMod int32     `json:"type_mod"`
+	NotNull bool      `json:"not_null,omitempty"`
+	Default string    `json:"default,omitempty"`
+	Hidden  bool      `json:"hidden,omitempty"`
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c Column) MarshalJSON() ([]byte, error) {
+	return json.Marshal(columnJSON{c.Name, c.Type.OID(), c.Type.Mod, c.NotNull, c.Default, c.Hidden})
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *Column) UnmarshalJSON(b []byte) error {
+	var j columnJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	t, ok := types.FromOID(j.TypeOID)
+	if !ok {
+		return fmt.Errorf("meta: column %q has unknown type oid %d", j.Name, j.TypeOID)
+	}
+	t.Mod = j.TypeMod
+	*c = Column{Name: j.Name, Type: t, NotNull: j.NotNull, Default: j.Default, Hidden: j.Hidden}
+	return nil
+}
+
+// catalogJSON is the persisted form of a Catalog.
+type catalogJSON struct {
+	NextID uint32   `json:"next_id"`
+	Tables []*Table `json:"tables"`
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c *Catalog) MarshalJSON() ([]byte, error) {
+	return json.Marshal(catalogJSON{NextID: c.nextID, Tables: c.ordered})
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *Catalog) UnmarshalJSON(b []byte) error {
+	var j catalogJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	n := newCatalog()
+	n.nextID = j.NextID
+	for _, t := range j.Tables {
+		n.put(t)
+	}
+	*c = *n.seal()
+	return nil
+}

@@ -1,0 +1,83 @@
+package meta
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// commandVersion is the version of the command encoding. An FSM refuses
+// commands of a newer version than it knows: a node must not apply what it
+// cannot understand.
+const commandVersion = 1
+
+// op names a command type. Later commands (jobs, fragments, vnode
+// assignments, epochs) add ops; an op's payload may gain fields but never
+// change their meaning.
+type op string
+
+const (
+	opCreateTable op = "create_table"
+	opDropObject  op = "drop_object"
+	opCreateIndex op = "create_index"
+	opDropIndex   op = "drop_index"
+)
+
+// command is the envelope of every Raft log entry the FSM applies.
+type command struct {
+	Version int             `json:"v"`
+	Op      op              `json:"op"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+type createTableCmd struct {
+	Table       *Table `json:"table"`
+	IfNotExists bool   `json:"if_not_exists,omitempty"`
+}
+
+type dropObjectCmd struct {
+	Kind     ObjectKind `json:"kind"`
+	Schema   string     `json:"schema"`
+	Name     string     `json:"name"`
+	IfExists bool       `json:"if_exists,omitempty"`
+	Cascade  bool       `json:"cascade,omitempty"`
+}
+
+type createIndexCmd struct {
+	Schema      string `json:"schema"`
+	Table       string `json:"table"`
+	Index       Index  `json:"index"`
+	IfNotExists bool   `json:"if_not_exists,omitempty"`
+}
+
+type dropIndexCmd struct {
+	Schema   string `json:"schema"`
+	Name     string `json:"name"`
+	IfExists bool   `json:"if_exists,omitempty"`
+}
+
+func encodeCommand(o op, payload any) ([]byte, error) {
+	p, err := json.Marshal(payload)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(command{Version: commandVersion, Op: o, Payload: p})
+}
+
+func decodeCommand(data []byte) (command, error) {
+	var c command
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, fmt.Errorf("meta: undecodable command: %w", err)
+	}
+	if c.Version > commandVersion {
+		return c, fmt.Errorf("meta: command %q has version %d, this node understands up to %d: upgrade this node", c.Op, c.Version, commandVersion)
+	}
+	return c, nil
+}
+
+func decodePayload[T any](c command) (*T, error) {
+	p := new(T)
+	if err := json.Unmarshal(c.Payload, p); err != nil {
+		return nil, fmt.Errorf("meta: undecodable %s command: %w", c.Op, err)
+	}
+	return p, nil
+}

@@ -1,0 +1,135 @@
+package meta
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/hashicorp/raft"
+	"github.com/streamdb/streamdb/pgerror"
+)
+
+// snapshotVersion is the version of the snapshot format.
+const snapshotVersion = 1
+
+// fsm is the Raft state machine: it applies commands to the current catalog,
+// copy-on-write, and publishes each new catalog atomically.
+type fsm struct {
+	catalog atomic.Pointer[Catalog]
+	logger  *slog.Logger
+}
+
+var _ raft.FSM = (*fsm)(nil)
+
+func newFSM(logger *slog.Logger) *fsm {
+	f := &fsm{logger: logger}
+	f.catalog.Store(newCatalog().seal())
+	return f
+}
+
+// result is what Apply returns to the proposer through the ApplyFuture.
+type result struct {
+	value any
+	err   error
+}
+
+// Apply implements raft.FSM.
+func (f *fsm) Apply(l *raft.Log) any {
+	value, err := f.apply(l.Data)
+	if err != nil && pgerror.Code(err) == pgerror.CodeInternal {
+		f.logger.Error("catalog command failed", "index", l.Index, "err", err)
+	}
+	return result{value, err}
+}
+
+func (f *fsm) apply(data []byte) (any, error) {
+	c, err := decodeCommand(data)
+	if err != nil {
+		return nil, err
+	}
+	cat := f.catalog.Load()
+	var value any
+	switch c.Op {
+	case opCreateTable:
+		p, err := decodePayload[createTableCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		cat, value, err = cat.createTable(p.Table, p.IfNotExists)
+		if err != nil {
+			return nil, err
+		}
+	case opDropObject:
+		p, err := decodePayload[dropObjectCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		cat, value, err = cat.dropObject(p.Kind, p.Schema, p.Name, p.IfExists, p.Cascade)
+		if err != nil {
+			return nil, err
+		}
+	case opCreateIndex:
+		p, err := decodePayload[createIndexCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		if cat, err = cat.createIndex(p.Schema, p.Table, p.Index, p.IfNotExists); err != nil {
+			return nil, err
+		}
+	case opDropIndex:
+		p, err := decodePayload[dropIndexCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		if cat, err = cat.dropIndex(p.Schema, p.Name, p.IfExists); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("meta: unknown command %q: upgrade this node", c.Op)
+	}
+	f.catalog.Store(cat)
+	return value, nil
+}
+
+// snapshotJSON is the persisted form of the FSM.
+type snapshotJSON struct {
+	Version int      `json:"v"`
+	Catalog *Catalog `json:"catalog"`
+}
+
+// Snapshot implements raft.FSM. The catalog is immutable, so the snapshot
+// just holds on to it.
+func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
+	return fsmSnapshot{f.catalog.Load()}, nil
+}
+
+// Restore implements raft.FSM.
+func (f *fsm) Restore(r io.ReadCloser) error {
+	defer r.Close()
+	var s snapshotJSON
+	if err := json.NewDecoder(r).Decode(&s); err != nil {
+		return fmt.Errorf("meta: undecodable snapshot: %w", err)
+	}
+	if s.Version > snapshotVersion || s.Catalog == nil {
+		return fmt.Errorf("meta: snapshot version %d not understood (up to %d): upgrade this node", s.Version, snapshotVersion)
+	}
+	f.catalog.Store(s.Catalog)
+	return nil
+}
+
+type fsmSnapshot struct{ catalog *Catalog }
+
+// Persist implements raft.FSMSnapshot.
+func (s fsmSnapshot) Persist(sink raft.SnapshotSink) error {
+	err := json.NewEncoder(sink).Encode(snapshotJSON{Version: snapshotVersion, Catalog: s.catalog})
+	if err != nil {
+		sink.Cancel()
+		return err
+	}
+	return sink.Close()
+}
+
+// Release implements raft.FSMSnapshot.
+func (fsmSnapshot) Release() {}

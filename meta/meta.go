@@ -1,0 +1,302 @@
+// Package meta holds the cluster's metadata: the catalog of relations (and,
+// later, nodes, jobs, fragments, vnode assignments and epochs) as the state
+// machine of a hashicorp/raft group. Every change is a Raft log entry; the
+// state is an immutable value replaced on each change, so readers take the
+// current Catalog without locking. The embedded default is a one-voter group
+// bootstrapped on first start.
+package meta
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+	"github.com/streamdb/streamdb/meta/raftstore"
+)
+
+// Config configures a node's Meta.
+type Config struct {
+	// Dir is the node's data directory; Meta keeps its state in Dir/raft.
+	Dir string
+	// NodeID is this node's permanent Raft server id; default "node1".
+	NodeID string
+	// RaftAddr is the address the Raft transport binds; default
+	// "127.0.0.1:0" (any free port).
+	RaftAddr string
+	// AdvertiseAddr is the address other nodes reach this one at; default
+	// the bound address. Required when binding a wildcard address.
+	AdvertiseAddr string
+	// Logger receives warnings and errors; nil means slog.Default().
+	Logger *slog.Logger
+	// SnapshotThreshold is the number of log entries after which the
+	// catalog is snapshotted and the log truncated; default 4096.
+	SnapshotThreshold uint64
+	// TrailingLogs is the number of entries kept after a snapshot, so that
+	// a lagging follower can catch up without the snapshot; default 1024.
+	TrailingLogs uint64
+}
+
+// Timeouts of the Raft group: short, so that a single node elects itself
+// quickly; LAN clusters tolerate them too.
+const (
+	heartbeatTimeout   = 200 * time.Millisecond
+	leaderLeaseTimeout = 100 * time.Millisecond
+	// startTimeout bounds waiting for a leader on Open.
+	startTimeout = 10 * time.Second
+	// enqueueTimeout bounds waiting for Raft to accept a command when the
+	// context has no deadline.
+	enqueueTimeout = 10 * time.Second
+	// transportTimeout bounds each Raft RPC's I/O.
+	transportTimeout  = 10 * time.Second
+	snapshotsRetained = 2
+)
+
+// Meta is a node's member of the metadata Raft group.
+type Meta struct {
+	id    raft.ServerID
+	raft  *raft.Raft
+	fsm   *fsm
+	store *raftstore.Store
+	trans *raft.NetworkTransport
+}
+
+// Open starts this node's Raft member, bootstrapping a one-voter group on
+// first start, and returns once a leader is known and, on the leader, the
+// catalog reflects every committed entry.
+func Open(cfg Config) (_ *Meta, err error) {
+	cfg = withDefaults(cfg)
+	dir := filepath.Join(cfg.Dir, "raft")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("meta: create %s: %w", dir, err)
+	}
+	hlog := newRaftLogger(cfg.Logger)
+	m := &Meta{id: raft.ServerID(cfg.NodeID), fsm: newFSM(cfg.Logger)}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, m.close())
+		}
+	}()
+	if m.store, err = raftstore.Open(filepath.Join(dir, "log"), cfg.Logger); err != nil {
+		return nil, err
+	}
+	snaps, err := raft.NewFileSnapshotStoreWithLogger(dir, snapshotsRetained, hlog)
+	if err != nil {
+		return nil, fmt.Errorf("meta: snapshot store: %w", err)
+	}
+	if m.trans, err = newTransport(cfg, hlog); err != nil {
+		return nil, err
+	}
+	rc := raftConfig(cfg, hlog)
+	existing, err := raft.HasExistingState(m.store, m.store, snaps)
+	if err != nil {
+		return nil, fmt.Errorf("meta: %w", err)
+	}
+	if !existing {
+		boot := raft.Configuration{Servers: []raft.Server{{Suffrage: raft.Voter, ID: m.id, Address: m.trans.LocalAddr()}}}
+		if err := raft.BootstrapCluster(rc, m.store, m.store, snaps, m.trans, boot); err != nil {
+			return nil, fmt.Errorf("meta: bootstrap: %w", err)
+		}
+	}
+	if m.raft, err = raft.NewRaft(rc, m.fsm, m.store, m.store, snaps, m.trans); err != nil {
+		return nil, fmt.Errorf("meta: start raft: %w", err)
+	}
+	if err := m.checkVoter(); err != nil {
+		return nil, err
+	}
+	if err := m.waitReady(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.NodeID == "" {
+		cfg.NodeID = "node1"
+	}
+	if cfg.RaftAddr == "" {
+		cfg.RaftAddr = "127.0.0.1:0"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.SnapshotThreshold == 0 {
+		cfg.SnapshotThreshold = 4096
+	}
+	if cfg.TrailingLogs == 0 {
+		cfg.TrailingLogs = 1024
+	}
+	return cfg
+}
+
+func newTransport(cfg Config, hlog hclog.Logger) (*raft.NetworkTransport, error) {
+	var advertise net.Addr
+	if cfg.AdvertiseAddr != "" {
+		a, err := net.ResolveTCPAddr("tcp", cfg.AdvertiseAddr)
+		if err != nil {
+			return nil, fmt.Errorf("meta: advertise address %q: %w", cfg.AdvertiseAddr, err)
+		}
+		advertise = a
+	}
+	t, err := raft.NewTCPTransportWithLogger(cfg.RaftAddr, advertise, 3, transportTimeout, hlog)
+	if err != nil {
+		return nil, fmt.Errorf("meta: raft transport on %s: %w (set an advertise address when binding a wildcard address)", cfg.RaftAddr, err)
+	}
+	return t, nil
+}
+
+func raftConfig(cfg Config, hlog hclog.Logger) *raft.Config {
+	rc := raft.DefaultConfig()
+	rc.LocalID = raft.ServerID(cfg.NodeID)
+	rc.HeartbeatTimeout = heartbeatTimeout
+	rc.ElectionTimeout = heartbeatTimeout
+	rc.LeaderLeaseTimeout = leaderLeaseTimeout
+	rc.SnapshotThreshold = cfg.SnapshotThreshold
+	rc.TrailingLogs = cfg.TrailingLogs
+	rc.Logger = hlog
+	return rc
+}
+
+// checkVoter fails when the stored configuration does not list this node,
+// which happens when a data directory is started with another node id.
+func (m *Meta) checkVoter() error {
+	f := m.raft.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return fmt.Errorf("meta: read raft configuration: %w", err)
+	}
+	var ids []raft.ServerID
+	for _, s := range f.Configuration().Servers {
+		if s.ID == m.id {
+			return nil
+		}
+		ids = append(ids, s.ID)
+	}
+	return fmt.Errorf("meta: node id %q is not a member of the Raft group stored in this data directory (members: %v); start with the node id this directory was created with", m.id, ids)
+}
+
+// waitReady waits for a leader; on the leader it then waits until the
+// catalog reflects every committed entry and updates this node's address in
+// the Raft configuration if it changed (a restart on another port).
+func (m *Meta) waitReady() error {
+	deadline := time.Now().Add(startTimeout)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if addr, _ := m.raft.LeaderWithID(); addr != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("meta: no Raft leader after %s (node %s at %s): if this node belongs to a cluster, start a majority of its voters; otherwise check the log for Raft errors",
+				startTimeout, m.id, m.trans.LocalAddr())
+		}
+		<-tick.C
+	}
+	if m.raft.State() != raft.Leader {
+		return nil
+	}
+	if err := m.raft.Barrier(startTimeout).Error(); err != nil {
+		return fmt.Errorf("meta: catch up with the raft log: %w", err)
+	}
+	f := m.raft.GetConfiguration()
+	if err := f.Error(); err != nil {
+		return fmt.Errorf("meta: read raft configuration: %w", err)
+	}
+	for _, s := range f.Configuration().Servers {
+		if s.ID == m.id && s.Address != m.trans.LocalAddr() {
+			if err := m.raft.AddVoter(m.id, m.trans.LocalAddr(), 0, startTimeout).Error(); err != nil {
+				return fmt.Errorf("meta: update this node's raft address to %s: %w", m.trans.LocalAddr(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// RaftAddr returns the address this node advertises to the Raft group.
+func (m *Meta) RaftAddr() string { return string(m.trans.LocalAddr()) }
+
+// Catalog returns the current catalog. It is immutable: hold on to it for a
+// consistent view across several lookups.
+func (m *Meta) Catalog() *Catalog { return m.fsm.catalog.Load() }
+
+// Close shuts down Raft and closes the transport and the log store. Call it
+// once.
+func (m *Meta) Close() error { return m.close() }
+
+func (m *Meta) close() error {
+	var err error
+	if m.raft != nil {
+		err = m.raft.Shutdown().Error()
+	}
+	if m.trans != nil {
+		err = errors.Join(err, m.trans.Close())
+	}
+	if m.store != nil {
+		err = errors.Join(err, m.store.Close())
+	}
+	return err
+}
+
+// apply proposes a command and returns the FSM's result once the entry is
+// applied on this node. FSM errors are *pgerror.Error.
+func (m *Meta) apply(ctx context.Context, o op, payload any) (any, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	data, err := encodeCommand(o, payload)
+	if err != nil {
+		return nil, err
+	}
+	timeout := enqueueTimeout
+	if d, ok := ctx.Deadline(); ok {
+		timeout = time.Until(d)
+	}
+	f := m.raft.Apply(data, timeout)
+	if err := f.Error(); err != nil {
+		return nil, fmt.Errorf("meta: catalog change not committed: %w", err)
+	}
+	r := f.Response().(result)
+	return r.value, r.err
+}
+
+// CreateTable adds a relation of any kind (table, view, materialized view,
+// source), assigning it a new id, and returns it as stored. With
+// ifNotExists and the name taken it returns nil and no error (PostgreSQL
+// then sends the notice: relation "t" already exists, skipping).
+func (m *Meta) CreateTable(ctx context.Context, t *Table, ifNotExists bool) (*Table, error) {
+	v, err := m.apply(ctx, opCreateTable, createTableCmd{Table: t, IfNotExists: ifNotExists})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Table), nil
+}
+
+// DropObject drops the relation schema.name of the given kind (not
+// KindIndex: see DropIndex) and, with cascade, everything that depends on
+// it. It returns the dropped relations, dependents before what they depend
+// on; nothing when ifExists and there is no such relation.
+func (m *Meta) DropObject(ctx context.Context, kind ObjectKind, schema, name string, ifExists, cascade bool) ([]*Table, error) {
+	v, err := m.apply(ctx, opDropObject, dropObjectCmd{kind, schema, name, ifExists, cascade})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]*Table), nil
+}
+
+// CreateIndex adds a secondary index to schema.table. An index without a
+// name gets one like PostgreSQL's (table_col_idx).
+func (m *Meta) CreateIndex(ctx context.Context, schema, table string, idx Index, ifNotExists bool) error {
+	_, err := m.apply(ctx, opCreateIndex, createIndexCmd{schema, table, idx, ifNotExists})
+	return err
+}
+
+// DropIndex drops the index schema.name.
+func (m *Meta) DropIndex(ctx context.Context, schema, name string, ifExists bool) error {
+	_, err := m.apply(ctx, opDropIndex, dropIndexCmd{schema, name, ifExists})
+	return err
+}

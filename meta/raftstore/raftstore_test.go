@@ -1,0 +1,212 @@
+package raftstore
+
+import (
+	"errors"
+	"log/slog"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+	"pgregory.net/rapid"
+)
+
+func openTest(t testing.TB, dir string) *Store {
+	t.Helper()
+	s, err := Open(dir, slog.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func entry(i uint64) *raft.Log {
+	l := &raft.Log{Index: i, Term: i / 3, Type: raft.LogCommand, Data: []byte{byte(i), 'x'}}
+	if i%2 == 0 {
+		l.Extensions = []byte("ext")
+		l.AppendedAt = time.Unix(1700000000, int64(i))
+	}
+	return l
+}
+
+func entries(lo, hi uint64) []*raft.Log {
+	var ls []*raft.Log
+	for i := lo; i <= hi; i++ {
+		ls = append(ls, entry(i))
+	}
+	return ls
+}
+
+// tb is what the helpers need from *testing.T and *rapid.T.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+func checkRange(t tb, s *Store, first, last uint64) {
+	t.Helper()
+	f, err := s.FirstIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.LastIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != first || l != last {
+		t.Fatalf("FirstIndex, LastIndex = %d, %d; want %d, %d", f, l, first, last)
+	}
+}
+
+func equalLogs(a, b *raft.Log) bool {
+	return a.Index == b.Index && a.Term == b.Term && a.Type == b.Type &&
+		reflect.DeepEqual(a.Data, b.Data) && reflect.DeepEqual(a.Extensions, b.Extensions) &&
+		a.AppendedAt.Equal(b.AppendedAt)
+}
+
+func TestLogStore(t *testing.T) {
+	s := openTest(t, t.TempDir())
+	defer s.Close()
+	checkRange(t, s, 0, 0)
+	var got raft.Log
+	if err := s.GetLog(1, &got); !errors.Is(err, raft.ErrLogNotFound) {
+		t.Fatalf("GetLog on empty store = %v, want ErrLogNotFound", err)
+	}
+	if err := s.StoreLog(entry(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.StoreLogs(entries(2, 10)); err != nil {
+		t.Fatal(err)
+	}
+	checkRange(t, s, 1, 10)
+	for i := uint64(1); i <= 10; i++ {
+		if err := s.GetLog(i, &got); err != nil || !equalLogs(&got, entry(i)) {
+			t.Fatalf("GetLog(%d) = %+v, %v; want %+v", i, got, err, entry(i))
+		}
+	}
+	steps := []struct {
+		min, max    uint64
+		first, last uint64
+	}{
+		{1, 4, 5, 10},  // truncate the head after a snapshot
+		{9, 10, 5, 8},  // truncate a conflicting tail
+		{5, 8, 0, 0},   // everything
+		{11, 11, 0, 0}, // nothing there
+		{0, ^uint64(0), 0, 0},
+	}
+	for _, st := range steps {
+		if err := s.DeleteRange(st.min, st.max); err != nil {
+			t.Fatal(err)
+		}
+		checkRange(t, s, st.first, st.last)
+	}
+}
+
+func TestStableStore(t *testing.T) {
+	dir := t.TempDir()
+	s := openTest(t, dir)
+	if _, err := s.Get([]byte("k")); err == nil || err.Error() != "not found" {
+		t.Fatalf("Get missing = %v, want not found", err)
+	}
+	if _, err := s.GetUint64([]byte("term")); err == nil || err.Error() != "not found" {
+		t.Fatalf("GetUint64 missing = %v, want not found", err)
+	}
+	if err := s.Set([]byte("k"), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetUint64([]byte("term"), 42); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.StoreLogs(entries(3, 5)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = openTest(t, dir)
+	defer s.Close()
+	if v, err := s.Get([]byte("k")); err != nil || string(v) != "v" {
+		t.Fatalf("Get after reopen = %q, %v", v, err)
+	}
+	if v, err := s.GetUint64([]byte("term")); err != nil || v != 42 {
+		t.Fatalf("GetUint64 after reopen = %d, %v", v, err)
+	}
+	checkRange(t, s, 3, 5)
+	if _, err := s.GetUint64([]byte("k")); err == nil {
+		t.Fatal("GetUint64 of a 1-byte value succeeded")
+	}
+}
+
+// TestLogModel drives the store the way raft does (append at the tail,
+// truncate the head or the tail) and compares it with a slice.
+func TestLogModel(t *testing.T) {
+	s := openTest(t, t.TempDir())
+	defer s.Close()
+	rapid.Check(t, func(t *rapid.T) {
+		if err := s.DeleteRange(0, ^uint64(0)); err != nil {
+			t.Fatal(err)
+		}
+		var first, last uint64 // the model: entries first..last, none when last == 0
+		for range rapid.IntRange(1, 20).Draw(t, "ops") {
+			switch op := rapid.IntRange(0, 2).Draw(t, "op"); {
+			case op == 0 || last == 0:
+				n := rapid.Uint64Range(1, 5).Draw(t, "n")
+				lo := last + 1
+				if last == 0 {
+					lo = rapid.Uint64Range(1, 100).Draw(t, "start")
+					first = lo
+				}
+				if err := s.StoreLogs(entries(lo, lo+n-1)); err != nil {
+					t.Fatal(err)
+				}
+				last = lo + n - 1
+			case op == 1:
+				upTo := rapid.Uint64Range(first, last).Draw(t, "head")
+				if err := s.DeleteRange(first, upTo); err != nil {
+					t.Fatal(err)
+				}
+				first = upTo + 1
+			default:
+				from := rapid.Uint64Range(first, last).Draw(t, "tail")
+				if err := s.DeleteRange(from, last); err != nil {
+					t.Fatal(err)
+				}
+				last = from - 1
+			}
+			if first > last {
+				first, last = 0, 0
+			}
+			checkRange(t, s, first, last)
+		}
+		var got raft.Log
+		for i := first; last > 0 && i <= last; i++ {
+			if err := s.GetLog(i, &got); err != nil || !equalLogs(&got, entry(i)) {
+				t.Fatalf("GetLog(%d) = %+v, %v", i, got, err)
+			}
+		}
+	})
+}
+
+func TestCodec(t *testing.T) {
+	tests := []*raft.Log{
+		{},
+		{Index: 1, Term: 1, Type: raft.LogConfiguration, Data: []byte("cfg")},
+		entry(8),
+		{Index: ^uint64(0), Term: ^uint64(0), Type: raft.LogBarrier, Extensions: make([]byte, 300)},
+	}
+	for _, l := range tests {
+		var got raft.Log
+		if err := decodeLog(encodeLog(nil, l), &got); err != nil || !equalLogs(&got, l) {
+			t.Errorf("round trip of %+v = %+v, %v", l, got, err)
+		}
+	}
+	enc := encodeLog(nil, entry(8))
+	for _, bad := range [][]byte{nil, enc[:10], enc[:len(enc)-1], append(enc, 0), append([]byte{9}, enc[1:]...)} {
+		var got raft.Log
+		if err := decodeLog(bad, &got); err == nil {
+			t.Errorf("decodeLog(%x) succeeded", bad)
+		}
+	}
+}

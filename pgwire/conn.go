@@ -1,0 +1,289 @@
+package pgwire
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgproto3/v2"
+	"github.com/streamdb/streamdb/pgerror"
+)
+
+// closeWriteGrace bounds the time spent writing a final message (FATAL) to a
+// client that does not read.
+const closeWriteGrace = 5 * time.Second
+
+// conn is one client connection: its message loop and protocol state. All
+// fields but mu and running belong to the connection's goroutine.
+type conn struct {
+	srv         *Server
+	nc          net.Conn
+	pid, secret uint32 // BackendKeyData
+	log         *slog.Logger
+
+	// ctx lives as long as the connection; Close cancels it with
+	// errAdminShutdown as the cause.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	in *inputReader
+	be *pgproto3.Backend
+	w  writer
+
+	sess           Session
+	reg            registry
+	sentParams     map[string]string // ParameterStatus values the client has
+	ignoreTillSync bool              // an extended-protocol message failed
+	fatal          bool              // a FATAL error was sent; the connection ends
+
+	mu      sync.Mutex
+	running context.CancelCauseFunc // cancels the session call in progress
+}
+
+func newConn(s *Server, nc net.Conn, pid, secret uint32) *conn {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	in := &inputReader{r: nc}
+	return &conn{
+		srv:        s,
+		nc:         nc,
+		pid:        pid,
+		secret:     secret,
+		log:        s.log.With("pid", pid, "remote", nc.RemoteAddr().String()),
+		ctx:        ctx,
+		cancel:     cancel,
+		in:         in,
+		be:         pgproto3.NewBackend(&limitReader{cr: pgproto3.NewChunkReader(in), max: s.opts.MaxMessageSize}, nc),
+		w:          writer{w: nc},
+		sentParams: make(map[string]string),
+	}
+}
+
+// serve runs the connection to its end and releases everything it holds.
+func (c *conn) serve() {
+	defer c.release()
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("pgwire: panic serving connection", "panic", r, "stack", string(debug.Stack()))
+			c.sendError(fatal(pgerror.New(pgerror.CodeInternal, "internal error: %v", r)))
+			c.finalFlush()
+		}
+	}()
+	if c.startup() {
+		c.loop()
+	}
+}
+
+// loop reads and handles messages until the connection ends.
+func (c *conn) loop() {
+	for {
+		msg, err := safeReceive(c.be.Receive)
+		if err != nil {
+			c.readFailed(err)
+			return
+		}
+		if !c.handle(msg) {
+			return
+		}
+		if !c.fatal && c.ctx.Err() != nil {
+			c.sendError(context.Cause(c.ctx))
+		}
+		if c.fatal || c.w.err != nil {
+			c.finalFlush()
+			return
+		}
+	}
+}
+
+// handle dispatches one message; it returns false on Terminate.
+func (c *conn) handle(msg pgproto3.FrontendMessage) bool {
+	if c.ignoreTillSync {
+		switch msg.(type) {
+		case *pgproto3.Sync, *pgproto3.Terminate:
+		default:
+			return true
+		}
+	}
+	switch m := msg.(type) {
+	case *pgproto3.Query:
+		c.simpleQuery(m.String)
+	case *pgproto3.Parse:
+		c.extended(c.parse(m))
+	case *pgproto3.Bind:
+		c.extended(c.bind(m))
+	case *pgproto3.Describe:
+		c.extended(c.describe(m))
+	case *pgproto3.Execute:
+		c.extended(c.execute(m))
+	case *pgproto3.Close:
+		c.extended(c.closeMessage(m))
+	case *pgproto3.Sync:
+		c.ignoreTillSync = false
+		c.readyForQuery()
+	case *pgproto3.Flush:
+		c.w.flush()
+	case *pgproto3.Terminate:
+		return false
+	case *pgproto3.FunctionCall:
+		c.sendError(pgerror.New(pgerror.CodeFeatureNotSupported, "the function call protocol is not supported").
+			WithHint("Call the function with a SELECT statement."))
+		c.readyForQuery()
+	case *pgproto3.CopyData, *pgproto3.CopyDone, *pgproto3.CopyFail:
+		// Ignored outside COPY, as the protocol specifies: they may follow
+		// a COPY that failed.
+	default:
+		c.violation("unexpected message %T", msg)
+	}
+	return true
+}
+
+// extended reports the error of an extended-protocol message, after which
+// messages are discarded until Sync.
+func (c *conn) extended(err error) {
+	if err != nil {
+		c.sendError(err)
+		c.ignoreTillSync = true
+	}
+}
+
+// readyForQuery reports the transaction status and flushes. Outside a
+// transaction block portals end, as they do in PostgreSQL.
+func (c *conn) readyForQuery() {
+	status := c.sess.TxStatus()
+	if status != 'T' {
+		c.reg.closePortals()
+	}
+	c.w.send(&pgproto3.ReadyForQuery{TxStatus: status})
+	c.w.flush()
+}
+
+// sendError sends err as an ErrorResponse; errors that are not
+// *pgerror.Error become XX000. A FATAL error ends the connection.
+func (c *conn) sendError(err error) {
+	pe := pgerror.From(err)
+	if pe.Severity == severityFatal {
+		c.fatal = true
+	}
+	c.w.send(errorResponse(pe))
+}
+
+// readFailed ends the connection after Receive failed: quietly when the
+// client went away, with FATAL when the server is shutting down or the
+// client broke the protocol.
+func (c *conn) readFailed(err error) {
+	switch {
+	case c.ctx.Err() != nil:
+		c.sendError(context.Cause(c.ctx))
+	case c.in.err != nil:
+		c.log.Debug("pgwire: client disconnected", "err", c.in.err)
+		return
+	default:
+		c.violation("invalid frontend message: %v", err)
+	}
+	c.finalFlush()
+}
+
+// violation logs a protocol violation and sends it as FATAL 08P01.
+func (c *conn) violation(format string, args ...any) {
+	e := fatal(pgerror.New(pgerror.CodeProtocolViolation, format, args...))
+	c.log.Info("pgwire: protocol violation", "err", e.Message)
+	c.sendError(e)
+}
+
+// finalFlush writes the remaining output, giving up after closeWriteGrace.
+func (c *conn) finalFlush() {
+	c.nc.SetWriteDeadline(time.Now().Add(closeWriteGrace))
+	c.w.flush()
+}
+
+// safeReceive calls recv, a pgproto3 Backend's receive method. pgproto3
+// decoders panic on some malformed input; that is reported as an error, like
+// a decode error.
+func safeReceive(recv func() (pgproto3.FrontendMessage, error)) (msg pgproto3.FrontendMessage, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg, err = nil, fmt.Errorf("malformed message: %v", r)
+		}
+	}()
+	msg, err = recv()
+	if err != nil {
+		return nil, err
+	}
+	return msg, nil
+}
+
+// setRunning registers the cancel function of the session call in progress
+// (nil when there is none) for CancelRequest.
+func (c *conn) setRunning(cancel context.CancelCauseFunc) {
+	c.mu.Lock()
+	c.running = cancel
+	c.mu.Unlock()
+}
+
+// cancelRunning cancels the session call in progress, if any. It runs on
+// the goroutine of the connection that carried the CancelRequest.
+func (c *conn) cancelRunning() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running != nil {
+		c.running(errQueryCanceled())
+	}
+}
+
+// shutdown asks the connection to end with FATAL 57P01. It runs on the
+// goroutine of Server.Close: it cancels the connection's context and wakes
+// its goroutine from a blocked read or write.
+func (c *conn) shutdown() {
+	c.cancel(errAdminShutdown())
+	c.nc.SetReadDeadline(time.Now())
+	c.nc.SetWriteDeadline(time.Now().Add(closeWriteGrace))
+}
+
+// release closes the portals, the session and the socket. A panic in the
+// session's cleanup is logged; the connection is gone either way.
+func (c *conn) release() {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("pgwire: panic closing session", "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	defer c.nc.Close()
+	defer c.cancel(nil)
+	c.reg.closePortals()
+	if c.sess != nil {
+		c.sess.Close()
+	}
+}
+
+// inputReader records the first error of the socket, to tell a client that
+// went away from one that sent garbage.
+type inputReader struct {
+	r   io.Reader
+	err error
+}
+
+func (r *inputReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return n, err
+}
+
+// limitReader refuses messages longer than max bytes before they are
+// buffered.
+type limitReader struct {
+	cr  pgproto3.ChunkReader
+	max int
+}
+
+func (r *limitReader) Next(n int) ([]byte, error) {
+	if n > r.max {
+		return nil, fmt.Errorf("message of %d bytes exceeds the limit of %d bytes", n, r.max)
+	}
+	return r.cr.Next(n)
+}

@@ -1,0 +1,116 @@
+package pgwire
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// TestPgx drives the server with pgx, in its default (prepared, binary)
+// mode and in its simple-protocol mode, where arguments are interpolated as
+// literals.
+func TestPgx(t *testing.T) {
+	srv := startServer(t)
+	ctx := context.Background()
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeCacheStatement, pgx.QueryExecModeSimpleProtocol} {
+		t.Run(mode.String(), func(t *testing.T) {
+			cfg, err := pgx.ParseConfig("postgres://u@" + srv.addr + "/db?sslmode=prefer&application_name=pgxtest")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.DefaultQueryExecMode = mode
+			conn, err := pgx.ConnectConfig(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+
+			t.Run("values", func(t *testing.T) { testPgxValues(t, conn) })
+			t.Run("rows", func(t *testing.T) {
+				rows, _ := conn.Query(ctx, "series 3")
+				got, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+				if err != nil || !reflect.DeepEqual(got, []int64{1, 2, 3}) {
+					t.Errorf("got %v, %v", got, err)
+				}
+			})
+			t.Run("error", func(t *testing.T) {
+				_, err := conn.Exec(ctx, "fail 22012")
+				var pe *pgconn.PgError
+				if !errors.As(err, &pe) || pe.Code != "22012" || pe.Detail != "detail" || pe.Hint != "hint" {
+					t.Errorf("got %v", err)
+				}
+			})
+			t.Run("parameter status", func(t *testing.T) {
+				if got := conn.PgConn().ParameterStatus("application_name"); got != "pgxtest" {
+					t.Errorf("application_name at startup: %q", got)
+				}
+				if _, err := conn.Exec(ctx, "set application_name other"); err != nil {
+					t.Fatal(err)
+				}
+				if got := conn.PgConn().ParameterStatus("application_name"); got != "other" {
+					t.Errorf("application_name after set: %q", got)
+				}
+			})
+			t.Run("transaction", func(t *testing.T) {
+				tx, err := conn.Begin(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if status := conn.PgConn().TxStatus(); status != 'T' {
+					t.Errorf("status in transaction: %c", status)
+				}
+				if err := tx.Commit(ctx); err != nil {
+					t.Fatal(err)
+				}
+			})
+			t.Run("cancel", func(t *testing.T) {
+				go func() {
+					<-srv.h.sleeping
+					if err := conn.PgConn().CancelRequest(ctx); err != nil {
+						t.Error(err)
+					}
+				}()
+				_, err := conn.Exec(ctx, "sleep")
+				var pe *pgconn.PgError
+				if !errors.As(err, &pe) || pe.Code != "57014" {
+					t.Errorf("got %v", err)
+				}
+			})
+		})
+	}
+}
+
+func testPgxValues(t *testing.T, conn *pgx.Conn) {
+	ctx := context.Background()
+	tests := []struct {
+		query string
+		arg   any
+		dst   any // pointer to scan into; its element must equal arg
+	}{
+		{"select $1::int8", int64(-42), new(int64)},
+		{"select $1::int4", int32(7), new(int32)},
+		{"select $1::bool", true, new(bool)},
+		{"select $1::float8", 1.5, new(float64)},
+		{"select $1::text", "it's", new(string)},
+		{"select $1::bytea", []byte{0, 1, 0xff}, new([]byte)},
+		{"select $1::int8", nil, new(*int64)},
+	}
+	for _, tc := range tests {
+		if err := conn.QueryRow(ctx, tc.query, tc.arg).Scan(tc.dst); err != nil {
+			t.Errorf("%s with %v: %v", tc.query, tc.arg, err)
+			continue
+		}
+		got := reflect.ValueOf(tc.dst).Elem()
+		if tc.arg == nil {
+			if !got.IsNil() {
+				t.Errorf("%s: got %v, want NULL", tc.query, got)
+			}
+		} else if !reflect.DeepEqual(got.Interface(), tc.arg) {
+			t.Errorf("%s: got %#v, want %#v", tc.query, got, tc.arg)
+		}
+	}
+}

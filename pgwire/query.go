@@ -1,0 +1,116 @@
+package pgwire
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/jackc/pgproto3/v2"
+	"github.com/streamdb/streamdb/types"
+)
+
+// simpleQuery runs a Query message: every statement of the string in turn,
+// stopping at the first error, then ReadyForQuery.
+func (c *conn) simpleQuery(query string) {
+	// As in PostgreSQL, a simple query drops the unnamed statement and
+	// portal.
+	c.reg.closeStmt("")
+	c.reg.closePortal("")
+	stmts, err := c.prepare(query, nil)
+	switch {
+	case err != nil:
+		c.sendError(err)
+	case len(stmts) == 0:
+		c.w.send(&pgproto3.EmptyQueryResponse{})
+	}
+	for _, st := range stmts {
+		p := &portal{stmt: st, cols: st.Columns()}
+		if p.cols != nil {
+			c.w.rowDescription(p.cols, nil)
+		}
+		_, err := c.runPortal(p, 0)
+		p.close()
+		c.reportParams()
+		if err != nil {
+			c.sendError(err)
+			break
+		}
+	}
+	if !c.fatal {
+		c.readyForQuery()
+	}
+}
+
+// prepare calls Session.Prepare under a context that a CancelRequest can
+// cancel.
+func (c *conn) prepare(query string, paramTypes []types.OID) ([]Statement, error) {
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	defer cancel(nil)
+	c.setRunning(cancel)
+	stmts, err := c.sess.Prepare(ctx, query, paramTypes)
+	c.setRunning(nil)
+	return stmts, callError(ctx, err)
+}
+
+// runPortal executes p: it opens the statement at the first call, then
+// sends up to limit DataRows (0 for all) and either CommandComplete or, when
+// the limit was reached, PortalSuspended. A later call resumes the rows.
+func (c *conn) runPortal(p *portal, limit uint32) (suspended bool, err error) {
+	ctx := p.context(c.ctx)
+	c.setRunning(p.cancel)
+	defer c.setRunning(nil)
+	defer func() { err = callError(ctx, err) }()
+	if p.rows == nil {
+		rows, err := p.stmt.Open(ctx, p.params)
+		if err != nil {
+			return false, err
+		}
+		p.rows = rows
+	}
+	for n := uint32(0); limit == 0 || n < limit; n++ {
+		row, err := p.rows.Next(ctx)
+		if err != nil {
+			return false, err
+		}
+		if row == nil {
+			tag := p.rows.Tag()
+			p.finish()
+			c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+			return false, nil
+		}
+		if err := c.w.dataRow(row, p.cols, p.formats); err != nil {
+			return false, err
+		}
+		if c.w.err != nil {
+			return false, c.w.err
+		}
+	}
+	c.w.send(&pgproto3.PortalSuspended{})
+	return true, nil
+}
+
+// reportParams sends ParameterStatus for every session parameter whose
+// value the client does not have yet.
+func (c *conn) reportParams() {
+	params := c.sess.ParameterStatus()
+	if !c.paramsChanged(params) {
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(params)) {
+		value := params[name]
+		if sent, ok := c.sentParams[name]; ok && sent == value {
+			continue
+		}
+		c.sentParams[name] = value
+		c.w.send(&pgproto3.ParameterStatus{Name: name, Value: value})
+	}
+}
+
+func (c *conn) paramsChanged(params map[string]string) bool {
+	for name, value := range params {
+		if sent, ok := c.sentParams[name]; !ok || sent != value {
+			return true
+		}
+	}
+	return false
+}

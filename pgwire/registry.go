@@ -1,0 +1,143 @@
+package pgwire
+
+import (
+	"context"
+
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+// portal is a bound statement: parameters and result formats fixed, rows
+// pulled by Execute, possibly over several calls.
+type portal struct {
+	stmt    Statement // nil for an empty query
+	params  []types.Datum
+	cols    []Column
+	formats []int16 // one per column; nil means text throughout
+
+	// Set at the first Execute.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	rows   Rows
+	done   bool // ran to completion; rows are closed
+}
+
+// context returns the portal's context, derived from parent at the first
+// call: Open and Next see it, and it lives as long as the portal.
+func (p *portal) context(parent context.Context) context.Context {
+	if p.ctx == nil {
+		p.ctx, p.cancel = context.WithCancelCause(parent)
+	}
+	return p.ctx
+}
+
+// finish closes the rows of a portal that ran to completion.
+func (p *portal) finish() {
+	p.done = true
+	p.closeRows()
+}
+
+// close releases the portal's rows and context.
+func (p *portal) close() {
+	p.closeRows()
+	if p.cancel != nil {
+		p.cancel(nil)
+	}
+}
+
+func (p *portal) closeRows() {
+	if p.rows != nil {
+		rows := p.rows
+		p.rows = nil
+		rows.Close()
+	}
+}
+
+// registry holds a connection's prepared statements and portals by name; the
+// empty name is the unnamed statement or portal, which a new one replaces.
+// A nil Statement stands for an empty query.
+type registry struct {
+	stmts   map[string]Statement
+	portals map[string]*portal
+}
+
+// stmtNameFree checks that a statement may be registered under name: the
+// unnamed statement can always be replaced, a named one must be closed
+// first.
+func (r *registry) stmtNameFree(name string) error {
+	if _, ok := r.stmts[name]; ok && name != "" {
+		return pgerror.New(pgerror.CodeDuplicatePreparedStatement, "prepared statement %q already exists", name).
+			WithHint("Close it first, or use another name.")
+	}
+	return nil
+}
+
+// addStmt registers st under name, replacing the statement there; callers
+// check stmtNameFree first.
+func (r *registry) addStmt(name string, st Statement) {
+	if r.stmts == nil {
+		r.stmts = make(map[string]Statement)
+	}
+	r.stmts[name] = st
+}
+
+// stmt returns the statement registered under name.
+func (r *registry) stmt(name string) (Statement, error) {
+	st, ok := r.stmts[name]
+	if !ok {
+		return nil, pgerror.New(pgerror.CodeInvalidPreparedStatement, "prepared statement %q does not exist", name)
+	}
+	return st, nil
+}
+
+// closeStmt forgets the statement registered under name, if any. Portals
+// bound from it stay usable.
+func (r *registry) closeStmt(name string) {
+	delete(r.stmts, name)
+}
+
+// portalNameFree checks that a portal may be registered under name: the
+// unnamed portal can always be replaced, a named one must be closed first.
+func (r *registry) portalNameFree(name string) error {
+	if _, ok := r.portals[name]; ok && name != "" {
+		return pgerror.New(codeDuplicateCursor, "portal %q already exists", name).
+			WithHint("Close it first, or use another name.")
+	}
+	return nil
+}
+
+// addPortal registers p under name, closing the portal it replaces; callers
+// check portalNameFree first.
+func (r *registry) addPortal(name string, p *portal) {
+	r.closePortal(name)
+	if r.portals == nil {
+		r.portals = make(map[string]*portal)
+	}
+	r.portals[name] = p
+}
+
+// portal returns the portal registered under name.
+func (r *registry) portal(name string) (*portal, error) {
+	p, ok := r.portals[name]
+	if !ok {
+		return nil, pgerror.New(pgerror.CodeInvalidCursorName, "portal %q does not exist", name)
+	}
+	return p, nil
+}
+
+// closePortal closes and forgets the portal registered under name, if any.
+func (r *registry) closePortal(name string) {
+	if p, ok := r.portals[name]; ok {
+		delete(r.portals, name)
+		p.close()
+	}
+}
+
+// closePortals closes and forgets every portal, as the end of a
+// transaction does.
+func (r *registry) closePortals() {
+	for name, p := range r.portals {
+		delete(r.portals, name)
+		p.close()
+	}
+}

@@ -1,0 +1,160 @@
+package pgwire
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/binary"
+	"errors"
+	"log/slog"
+	"math"
+	"net"
+	"sync"
+)
+
+// defaultMaxMessageSize bounds a frontend message when Options leaves it 0.
+const defaultMaxMessageSize = 64 << 20
+
+// Options configures a Server.
+type Options struct {
+	// Logger receives connection-level events and recovered panics; nil
+	// means slog.Default().
+	Logger *slog.Logger
+	// ServerVersion (for example "15.0 (streamdb 0.1.0)") is reported as the
+	// server_version parameter when the session does not report one itself.
+	ServerVersion string
+	// MaxMessageSize is the largest frontend message accepted, in bytes;
+	// 0 means 64 MiB. A longer message ends the connection with 08P01.
+	MaxMessageSize int
+}
+
+// Server accepts PostgreSQL connections and runs each one, in its own
+// goroutine, against a Session from its Handler.
+type Server struct {
+	h    Handler
+	opts Options
+	log  *slog.Logger
+
+	mu        sync.Mutex
+	closed    bool
+	listeners map[net.Listener]struct{}
+	conns     map[uint32]*conn // by process ID (BackendKeyData)
+	lastPID   uint32
+	wg        sync.WaitGroup // one per tracked connection
+}
+
+// NewServer returns a server that creates sessions with h.
+func NewServer(h Handler, opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.MaxMessageSize <= 0 {
+		opts.MaxMessageSize = defaultMaxMessageSize
+	}
+	return &Server{
+		h:         h,
+		opts:      opts,
+		log:       opts.Logger,
+		listeners: make(map[net.Listener]struct{}),
+		conns:     make(map[uint32]*conn),
+	}
+}
+
+// Serve accepts connections on ln until ln is closed (by the caller or by
+// Close), then returns nil; any other accept error is returned. Serve may be
+// called for several listeners at once.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		ln.Close()
+		return nil
+	}
+	s.listeners[ln] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.listeners, ln)
+		s.mu.Unlock()
+	}()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		go s.serveConn(nc)
+	}
+}
+
+// Close shuts the server down: it closes the listeners, sends FATAL 57P01
+// to every open connection (cancelling the statement each one runs), and
+// returns once all connection goroutines have ended.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	for ln := range s.listeners {
+		ln.Close()
+	}
+	for _, c := range s.conns {
+		c.shutdown()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// serveConn runs one connection to its end.
+func (s *Server) serveConn(nc net.Conn) {
+	c := s.track(nc)
+	if c == nil {
+		nc.Close()
+		return
+	}
+	defer s.untrack(c)
+	c.serve()
+}
+
+// track registers a new connection under a fresh process ID and secret, or
+// returns nil when the server is closed.
+func (s *Server) track(nc net.Conn) *conn {
+	var secret [4]byte
+	rand.Read(secret[:])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	for {
+		// Process IDs stay positive int32s: some clients read them signed.
+		s.lastPID = s.lastPID%math.MaxInt32 + 1
+		if _, used := s.conns[s.lastPID]; !used {
+			break
+		}
+	}
+	c := newConn(s, nc, s.lastPID, binary.BigEndian.Uint32(secret[:]))
+	s.conns[c.pid] = c
+	s.wg.Add(1)
+	return c
+}
+
+func (s *Server) untrack(c *conn) {
+	s.mu.Lock()
+	delete(s.conns, c.pid)
+	s.mu.Unlock()
+	s.wg.Done()
+}
+
+// cancelRequest cancels the statement that the connection identified by pid
+// and secret is running, if any. Mismatched keys are ignored, as PostgreSQL
+// does, so that a guesser learns nothing.
+func (s *Server) cancelRequest(pid, secret uint32) {
+	s.mu.Lock()
+	c := s.conns[pid]
+	s.mu.Unlock()
+	if c == nil || subtle.ConstantTimeEq(int32(c.secret), int32(secret)) != 1 {
+		s.log.Debug("pgwire: cancel request matches no connection", "pid", pid)
+		return
+	}
+	c.cancelRunning()
+}

@@ -1,0 +1,70 @@
+package pgwire
+
+import (
+	"context"
+
+	"github.com/streamdb/streamdb/types"
+)
+
+// Handler creates sessions for new connections. It is the only thing pgwire
+// knows about the database behind it.
+type Handler interface {
+	// Connect validates the startup parameters (user, database, options, ...)
+	// and returns a session. An error (ideally a *pgerror.Error, for example
+	// 3D000 for an unknown database) is sent to the client and the
+	// connection closed.
+	Connect(ctx context.Context, params map[string]string) (Session, error)
+}
+
+// Session is one client connection's SQL state. pgwire calls it from one
+// goroutine at a time, except for the context passed to Open, which pgwire
+// cancels when a CancelRequest for this connection arrives.
+type Session interface {
+	// Prepare parses a query string. For the simple protocol it may hold
+	// several statements (each returned in order; an empty query returns
+	// none). For the extended protocol pgwire rejects more than one.
+	// paramTypes holds the OIDs the client specified (0 = infer); each
+	// returned Statement reports the final parameter types.
+	Prepare(ctx context.Context, query string, paramTypes []types.OID) ([]Statement, error)
+	// ParameterStatus returns the parameters reported to the client at
+	// startup and after any statement that changed one (pgwire sends only
+	// values that differ from what it sent before).
+	ParameterStatus() map[string]string
+	// TxStatus returns the ReadyForQuery status byte: 'I', 'T' or 'E'.
+	TxStatus() byte
+	// Close releases the session when the connection ends.
+	Close()
+}
+
+// Statement is one parsed statement.
+type Statement interface {
+	// ParamTypes returns the types of $1..$n.
+	ParamTypes() []types.T
+	// Columns returns the result columns, or nil when the statement returns
+	// no rows (pgwire answers Describe with NoData).
+	Columns() []Column
+	// Open starts executing the statement with bound parameters. Rows are
+	// pulled with Next so that a portal can be suspended after a row limit.
+	Open(ctx context.Context, params []types.Datum) (Rows, error)
+}
+
+// Rows is a running statement's result.
+type Rows interface {
+	// Next returns the next row, or nil at the end. The slice may be reused
+	// by the next call.
+	Next(ctx context.Context) ([]types.Datum, error)
+	// Tag returns the CommandComplete tag (for example "SELECT 3" or
+	// "INSERT 0 1"); valid once Next returned nil.
+	Tag() string
+	// Close releases resources; called exactly once, also on suspension
+	// without resumption or on errors.
+	Close()
+}
+
+// Column describes one result column.
+type Column struct {
+	Name     string
+	Type     types.T
+	TableOID uint32
+	AttrNum  int16
+}

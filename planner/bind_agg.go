@@ -1,0 +1,254 @@
+package planner
+
+import (
+	"strconv"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/sql/parser"
+	"github.com/streamdb/streamdb/types"
+)
+
+// aggCollector gathers the GROUP BY expressions and aggregate calls of one
+// SELECT, then rewrites the select list, HAVING and ORDER BY over the
+// Aggregate node's output (group values first, then aggregate results).
+type aggCollector struct {
+	group []expr.Expr
+	aggs  []*expr.AggFunc
+}
+
+// aggRef stands for aggregate i until the rewrite replaces it.
+type aggRef struct {
+	idx int
+	t   types.T
+}
+
+func (a *aggRef) Type() types.T                             { return a.t }
+func (a *aggRef) String() string                            { return "agg#" + strconv.Itoa(a.idx) }
+func (a *aggRef) Children() []expr.Expr                     { return nil }
+func (a *aggRef) WithChildren([]expr.Expr) expr.Expr        { return a }
+func (a *aggRef) Eval(*expr.Ctx, []types.Datum) (types.Datum, error) {
+	return types.Null, pgerror.New(pgerror.CodeInternal, "unplanned aggregate")
+}
+
+func (c *aggCollector) add(a *expr.AggFunc) expr.Expr {
+	s := a.String()
+	for i, x := range c.aggs {
+		if x.String() == s {
+			return &aggRef{idx: i, t: x.T}
+		}
+	}
+	c.aggs = append(c.aggs, a)
+	return &aggRef{idx: len(c.aggs) - 1, t: a.T}
+}
+
+func (c *aggCollector) plan(input Node, s *scope) (*Aggregate, error) {
+	agg := &Aggregate{Input: input, Group: c.group, Aggs: c.aggs}
+	for _, g := range c.group {
+		col := Column{Name: "?column?", T: g.Type()}
+		if cr, ok := g.(*expr.ColRef); ok {
+			col = s.cols[cr.Idx]
+			col.Hidden = false
+		}
+		agg.Cols = append(agg.Cols, col)
+	}
+	for _, a := range c.aggs {
+		agg.Cols = append(agg.Cols, Column{Name: a.Name, T: a.T})
+	}
+	return agg, nil
+}
+
+// rewrite maps an expression bound over the Aggregate's input onto its
+// output: grouped expressions and aggregates become column references; any
+// other input column is an error, as in PostgreSQL.
+func (c *aggCollector) rewrite(e expr.Expr) (expr.Expr, error) {
+	return expr.Transform(e, func(x expr.Expr) (expr.Expr, bool, error) {
+		if r, ok := x.(*aggRef); ok {
+			return &expr.ColRef{Idx: len(c.group) + r.idx, T: r.t}, true, nil
+		}
+		if _, ok := x.(*expr.Const); ok {
+			return x, true, nil
+		}
+		for i, g := range c.group {
+			if expr.Equal(g, x) {
+				return &expr.ColRef{Idx: i, T: g.Type()}, true, nil
+			}
+		}
+		if cr, ok := x.(*expr.ColRef); ok {
+			return nil, false, pgerror.New(pgerror.CodeGroupingError,
+				"column %q must appear in the GROUP BY clause or be used in an aggregate function", cr.Name)
+		}
+		return nil, false, nil
+	})
+}
+
+// bindGroupBy binds GROUP BY items: input columns and expressions first,
+// then output-column ordinals and aliases, as PostgreSQL does.
+func (b *Binder) bindGroupBy(sel *ast.SelectStmt, fields []ast.ExprNode, s *scope) ([]expr.Expr, error) {
+	if sel.GroupBy == nil {
+		return nil, nil
+	}
+	saved := b.aggForbidden
+	b.aggForbidden = "GROUP BY"
+	defer func() { b.aggForbidden = saved }()
+	var out []expr.Expr
+	for _, item := range sel.GroupBy.Items {
+		n := item.Expr
+		if pos, ok := ordinal(n); ok {
+			if pos < 1 || pos > len(fields) {
+				return nil, pgerror.New(pgerror.CodeInvalidColumnReference, "GROUP BY position %d is not in select list", pos)
+			}
+			n = fields[pos-1]
+		} else if col, ok := n.(*ast.ColumnNameExpr); ok && col.Name.Table.O == "" {
+			if i, _ := s.lookup("", col.Name.Name.O); i < 0 {
+				if f := aliasField(sel.Fields, col.Name.Name.O); f != nil {
+					n = f
+				}
+			}
+		}
+		e, err := b.bindExpr(n, s)
+		if err != nil {
+			return nil, err
+		}
+		if e, err = b.coerce(e, types.TText); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func aliasField(fl *ast.FieldList, name string) ast.ExprNode {
+	for _, f := range fl.Fields {
+		if f.AsName.O == name {
+			return f.Expr
+		}
+	}
+	return nil
+}
+
+// ordinal reports whether n is an integer literal (a column position).
+func ordinal(n ast.ExprNode) (int, bool) {
+	lit, ok := n.(*parser.Literal)
+	if !ok || !lit.Type.IsInteger() {
+		return 0, false
+	}
+	return int(lit.Value.Int()), true
+}
+
+// hasAggregate reports whether the select list, HAVING or ORDER BY of sel
+// calls an aggregate function (outside nested subqueries).
+func hasAggregate(sel *ast.SelectStmt) bool {
+	v := &aggFinder{}
+	for _, f := range sel.Fields.Fields {
+		if f.Expr != nil {
+			f.Expr.Accept(v)
+		}
+	}
+	if sel.Having != nil {
+		sel.Having.Expr.Accept(v)
+	}
+	if sel.OrderBy != nil {
+		for _, it := range sel.OrderBy.Items {
+			it.Expr.Accept(v)
+		}
+	}
+	return v.found
+}
+
+type aggFinder struct{ found bool }
+
+func (v *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
+	switch x := n.(type) {
+	case *ast.AggregateFuncExpr:
+		v.found = true
+		return n, true
+	case *ast.FuncCallExpr:
+		if expr.IsAggregate(x.FnName.L) {
+			v.found = true
+			return n, true
+		}
+	case *ast.SubqueryExpr:
+		return n, true
+	}
+	return n, false
+}
+
+func (v *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// orderBy is the bound ORDER BY: keys over the projection, plus the
+// expressions it needs beyond the select list.
+type orderBy struct {
+	keys  []SortKey
+	extra []expr.Expr
+}
+
+// bindOrderBy binds ORDER BY items: ordinals, output-column names, then
+// expressions over the input.
+func (b *Binder) bindOrderBy(ob *ast.OrderByClause, s *scope, names []string, outputs []expr.Expr, distinct bool) (orderBy, error) {
+	var res orderBy
+	if ob == nil {
+		return res, nil
+	}
+	for _, item := range ob.Items {
+		n, nullsFirst, explicit := unwrapNulls(item.Expr)
+		key := SortKey{Desc: item.Desc, NullsFirst: item.Desc}
+		if explicit {
+			key.NullsFirst = nullsFirst
+		}
+		col := -1
+		if pos, ok := ordinal(n); ok {
+			if pos < 1 || pos > len(outputs) {
+				return res, pgerror.New(pgerror.CodeInvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+			}
+			col = pos - 1
+		} else if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Table.O == "" {
+			for i, name := range names {
+				if name == c.Name.Name.O {
+					col = i
+					break
+				}
+			}
+		}
+		if col < 0 {
+			e, err := b.bindExpr(n, s)
+			if err != nil {
+				return res, err
+			}
+			for i, o := range outputs {
+				if expr.Equal(o, e) {
+					col = i
+					break
+				}
+			}
+			if col < 0 {
+				if distinct {
+					return res, pgerror.New(pgerror.CodeInvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+				}
+				if e, err = b.coerce(e, types.TText); err != nil {
+					return res, err
+				}
+				col = len(outputs) + len(res.extra)
+				res.extra = append(res.extra, e)
+			}
+		}
+		key.Col = col
+		res.keys = append(res.keys, key)
+	}
+	return res, nil
+}
+
+// unwrapNulls strips the pg_nulls_first/pg_nulls_last markers the SQL front
+// puts around ORDER BY items with NULLS FIRST/LAST.
+func unwrapNulls(n ast.ExprNode) (inner ast.ExprNode, nullsFirst, explicit bool) {
+	if f, ok := n.(*ast.FuncCallExpr); ok && len(f.Args) == 1 {
+		switch f.FnName.L {
+		case "pg_nulls_first":
+			return f.Args[0], true, true
+		case "pg_nulls_last":
+			return f.Args[0], false, true
+		}
+	}
+	return n, false, false
+}

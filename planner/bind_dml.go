@@ -1,0 +1,327 @@
+package planner
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/sql/parser"
+	"github.com/streamdb/streamdb/types"
+)
+
+// Insert writes the rows of Source into Table. Source produces full rows
+// of the table's visible columns, already cast to their types; a hidden row
+// id is assigned by the writer.
+type Insert struct {
+	Table  *meta.Table
+	Source Node
+}
+
+// Update rewrites the rows of Table selected by Source. Source produces the
+// old row followed by the new row (both full rows, hidden columns included).
+type Update struct {
+	Table  *meta.Table
+	Source Node
+}
+
+// Delete removes the rows of Table produced by Source (full rows).
+type Delete struct {
+	Table  *meta.Table
+	Source Node
+}
+
+// BindInsert binds INSERT INTO t [(cols)] VALUES ... | SELECT ....
+func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
+	if st.OnDuplicate != nil || st.IsReplace {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "upsert is not supported yet")
+	}
+	t, err := b.dmlTable(st.Table.TableRefs)
+	if err != nil {
+		return nil, err
+	}
+	visible := visibleColumns(t)
+	target := visible
+	if len(st.Columns) > 0 {
+		target = nil
+		seen := map[int]bool{}
+		for _, c := range st.Columns {
+			i := t.ColumnIndex(c.Name.O)
+			if i < 0 || t.Columns[i].Hidden {
+				return nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %q of relation %q does not exist", c.Name.O, t.Name)
+			}
+			if seen[i] {
+				return nil, pgerror.New(pgerror.CodeDuplicateColumn, "column %q specified more than once", c.Name.O)
+			}
+			seen[i] = true
+			target = append(target, i)
+		}
+	}
+	// pos[i] is the source column feeding table column i, or -1 (default).
+	pos := make([]int, len(t.Columns))
+	for i := range pos {
+		pos[i] = -1
+	}
+	for j, i := range target {
+		pos[i] = j
+	}
+
+	root := &scope{}
+	var src Node
+	switch {
+	case st.Select != nil:
+		if src, err = b.bindQuery(st.Select, root, nil); err != nil {
+			return nil, err
+		}
+		if len(src.Columns()) > len(target) {
+			return nil, pgerror.New(pgerror.CodeSyntaxError, "INSERT has more expressions than target columns")
+		}
+		if len(src.Columns()) < len(target) {
+			return nil, pgerror.New(pgerror.CodeSyntaxError, "INSERT has more target columns than expressions")
+		}
+	default:
+		v := &Values{}
+		s := root.child(nil, nil)
+		for _, list := range st.Lists {
+			if len(list) > len(target) {
+				return nil, pgerror.New(pgerror.CodeSyntaxError, "INSERT has more expressions than target columns")
+			}
+			if len(list) < len(target) {
+				return nil, pgerror.New(pgerror.CodeSyntaxError, "INSERT has more target columns than expressions")
+			}
+			row := make([]expr.Expr, len(list))
+			for j, n := range list {
+				col := t.Columns[target[j]]
+				if _, ok := n.(*ast.DefaultExpr); ok {
+					if row[j], err = b.defaultValue(t, col); err != nil {
+						return nil, err
+					}
+					continue
+				}
+				e, err := b.bindExpr(n, s)
+				if err != nil {
+					return nil, err
+				}
+				if row[j], err = b.assign(e, col); err != nil {
+					return nil, err
+				}
+			}
+			v.Rows = append(v.Rows, row)
+		}
+		for _, i := range target {
+			v.Cols = append(v.Cols, Column{Name: t.Columns[i].Name, T: t.Columns[i].Type})
+		}
+		src = v
+	}
+
+	// Project the source onto the table's visible columns.
+	srcCols := src.Columns()
+	var exprs []expr.Expr
+	var cols []Column
+	for _, i := range visible {
+		col := t.Columns[i]
+		var e expr.Expr
+		if pos[i] >= 0 {
+			e = &expr.ColRef{Idx: pos[i], T: srcCols[pos[i]].T, Name: col.Name}
+			if e, err = b.assign(e, col); err != nil {
+				return nil, err
+			}
+		} else if e, err = b.defaultValue(t, col); err != nil {
+			return nil, err
+		}
+		exprs = append(exprs, e)
+		cols = append(cols, Column{Name: col.Name, T: col.Type})
+	}
+	return &Insert{Table: t, Source: &Project{Input: src, Exprs: exprs, Cols: cols}}, nil
+}
+
+// assign converts a value for storing into col (assignment cast rules).
+func (b *Binder) assign(e expr.Expr, col meta.Column) (expr.Expr, error) {
+	e, err := b.coerce(e, col.Type)
+	if err != nil {
+		return nil, err
+	}
+	if e.Type() == col.Type {
+		return e, nil
+	}
+	from := e.Type()
+	if !assignable(from, col.Type) {
+		return nil, pgerror.New(pgerror.CodeDatatypeMismatch, "column %q is of type %s but expression is of type %s", col.Name, col.Type, from).
+			WithHint("You will need to rewrite or cast the expression.")
+	}
+	if c, ok := e.(*expr.Const); ok {
+		if c.V.IsNull() {
+			return expr.NewConst(types.Null, col.Type), nil
+		}
+		v, err := types.CastAssign(c.V, from, col.Type)
+		if err != nil {
+			return nil, err
+		}
+		return expr.NewConst(v, col.Type), nil
+	}
+	return &expr.Cast{E: e, To: col.Type, Assign: true}, nil
+}
+
+// assignable reports whether PostgreSQL has an implicit or assignment cast
+// from one type to another.
+func assignable(from, to types.T) bool {
+	switch {
+	case from.Family == to.Family:
+		return true
+	case from.IsNumeric() && to.IsNumeric():
+		return true
+	case from.IsString() && to.IsString():
+		return true
+	case to.IsString():
+		return true // every type has an assignment cast to text
+	case isDateTime(from) && isDateTime(to):
+		return true
+	}
+	return false
+}
+
+func isDateTime(t types.T) bool {
+	return t.Family == types.Date || t.Family == types.Timestamp || t.Family == types.TimestampTZ
+}
+
+// defaultValue binds a column's DEFAULT (NULL when it has none).
+func (b *Binder) defaultValue(t *meta.Table, col meta.Column) (expr.Expr, error) {
+	if col.Default == "" {
+		return expr.NewConst(types.Null, col.Type), nil
+	}
+	stmts, err := parser.Parse("SELECT " + col.Default)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := stmts[0].AST.(*ast.SelectStmt)
+	if !ok || len(sel.Fields.Fields) != 1 {
+		return nil, pgerror.New(pgerror.CodeInternal, "invalid default for column %q of %q", col.Name, t.Name)
+	}
+	e, err := b.bindExpr(sel.Fields.Fields[0].Expr, &scope{})
+	if err != nil {
+		return nil, err
+	}
+	return b.assign(e, col)
+}
+
+func visibleColumns(t *meta.Table) []int {
+	var out []int
+	for i, c := range t.Columns {
+		if !c.Hidden {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// dmlTable resolves the single target table of a DML statement.
+func (b *Binder) dmlTable(refs *ast.Join) (*meta.Table, error) {
+	if refs == nil || refs.Right != nil {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "DML on more than one table is not supported")
+	}
+	ts, ok := refs.Left.(*ast.TableSource)
+	if !ok {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "DML target must be a table")
+	}
+	tn, ok := ts.Source.(*ast.TableName)
+	if !ok {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "DML target must be a table")
+	}
+	t, err := b.table(tn.Schema.O, tn.Name.O)
+	if err != nil {
+		return nil, err
+	}
+	if t.Kind != meta.KindTable {
+		return nil, pgerror.New(pgerror.CodeWrongObjectType, "cannot change %s %q", t.Kind, t.Name)
+	}
+	return t, nil
+}
+
+// dmlScan binds the rows a DML statement touches: the table filtered by WHERE.
+func (b *Binder) dmlScan(t *meta.Table, alias string, where ast.ExprNode) (Node, *scope, error) {
+	if alias == "" {
+		alias = t.Name
+	}
+	scan := &Scan{Table: t}
+	for i, c := range t.Columns {
+		scan.Cols = append(scan.Cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, TableID: t.ID, Attr: int16(i + 1)})
+	}
+	s := (&scope{}).child(scan.Cols, nil)
+	var n Node = scan
+	if where != nil {
+		cond, err := b.bindCondition(where, s, "WHERE")
+		if err != nil {
+			return nil, nil, err
+		}
+		n = &Filter{Input: n, Cond: cond}
+	}
+	return n, s, nil
+}
+
+func tableAlias(refs *ast.Join) string {
+	if ts, ok := refs.Left.(*ast.TableSource); ok {
+		return ts.AsName.O
+	}
+	return ""
+}
+
+// BindUpdate binds UPDATE t SET c = e, ... [WHERE ...].
+func (b *Binder) BindUpdate(st *ast.UpdateStmt) (*Update, error) {
+	if st.Order != nil || st.Limit != nil {
+		return nil, pgerror.New(pgerror.CodeSyntaxError, "UPDATE does not support ORDER BY or LIMIT")
+	}
+	t, err := b.dmlTable(st.TableRefs.TableRefs)
+	if err != nil {
+		return nil, err
+	}
+	in, s, err := b.dmlScan(t, tableAlias(st.TableRefs.TableRefs), st.Where)
+	if err != nil {
+		return nil, err
+	}
+	n := len(t.Columns)
+	exprs := make([]expr.Expr, 2*n)
+	cols := make([]Column, 2*n)
+	for i, c := range t.Columns {
+		ref := &expr.ColRef{Idx: i, T: c.Type, Name: c.Name}
+		exprs[i], exprs[n+i] = ref, ref
+		cols[i] = Column{Name: c.Name, T: c.Type}
+		cols[n+i] = cols[i]
+	}
+	set := map[int]bool{}
+	for _, a := range st.List {
+		i := t.ColumnIndex(a.Column.Name.O)
+		if i < 0 || t.Columns[i].Hidden {
+			return nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, t.Name)
+		}
+		if set[i] {
+			return nil, pgerror.New(pgerror.CodeSyntaxError, "multiple assignments to same column %q", a.Column.Name.O)
+		}
+		set[i] = true
+		var e expr.Expr
+		if _, ok := a.Expr.(*ast.DefaultExpr); ok {
+			e, err = b.defaultValue(t, t.Columns[i])
+		} else if e, err = b.bindExpr(a.Expr, s); err == nil {
+			e, err = b.assign(e, t.Columns[i])
+		}
+		if err != nil {
+			return nil, err
+		}
+		exprs[n+i] = e
+	}
+	return &Update{Table: t, Source: &Project{Input: in, Exprs: exprs, Cols: cols}}, nil
+}
+
+// BindDelete binds DELETE FROM t [WHERE ...].
+func (b *Binder) BindDelete(st *ast.DeleteStmt) (*Delete, error) {
+	if st.IsMultiTable || st.Order != nil || st.Limit != nil {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "this form of DELETE is not supported")
+	}
+	t, err := b.dmlTable(st.TableRefs.TableRefs)
+	if err != nil {
+		return nil, err
+	}
+	in, _, err := b.dmlScan(t, tableAlias(st.TableRefs.TableRefs), st.Where)
+	if err != nil {
+		return nil, err
+	}
+	return &Delete{Table: t, Source: in}, nil
+}

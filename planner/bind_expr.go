@@ -1,0 +1,639 @@
+package planner
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/sql/parser"
+	"github.com/streamdb/streamdb/types"
+)
+
+var binaryOps = map[opcode.Op]string{
+	opcode.Plus: "+", opcode.Minus: "-", opcode.Mul: "*", opcode.Div: "/", opcode.IntDiv: "/",
+	opcode.Mod: "%", opcode.Xor: "^",
+	opcode.EQ: "=", opcode.NE: "<>", opcode.LT: "<", opcode.LE: "<=", opcode.GT: ">", opcode.GE: ">=",
+}
+
+// bindExpr binds a scalar expression in scope s.
+func (b *Binder) bindExpr(n ast.ExprNode, s *scope) (expr.Expr, error) {
+	switch x := n.(type) {
+	case *parser.Literal:
+		return expr.NewConst(x.Value, x.Type), nil
+	case *ast.ParenthesesExpr:
+		return b.bindExpr(x.Expr, s)
+	case *ast.ColumnNameExpr:
+		return s.resolve(x.Name.Table.O, x.Name.Name.O)
+	case *ast.BinaryOperationExpr:
+		return b.bindBinary(x, s)
+	case *ast.UnaryOperationExpr:
+		return b.bindUnary(x, s)
+	case *ast.FuncCallExpr:
+		return b.bindFuncCall(x, s)
+	case *ast.AggregateFuncExpr:
+		return b.bindAggregate(lowerASCII(x.F), x.Args, x.Distinct, s)
+	case *ast.CaseExpr:
+		return b.bindCase(x, s)
+	case *ast.IsNullExpr:
+		e, err := b.bindExpr(x.Expr, s)
+		if err != nil {
+			return nil, err
+		}
+		return &expr.IsNull{E: e, Not: x.Not}, nil
+	case *ast.IsTruthExpr:
+		e, err := b.bindBool(x.Expr, s, "IS TRUE")
+		if err != nil {
+			return nil, err
+		}
+		return &expr.IsBool{E: e, Value: x.True != 0, Not: x.Not}, nil
+	case *ast.BetweenExpr:
+		return b.bindBetween(x, s)
+	case *ast.PatternInExpr:
+		return b.bindIn(x, s)
+	case *ast.PatternLikeOrIlikeExpr:
+		return b.bindLike(x, s)
+	case *ast.ExistsSubqueryExpr:
+		sq, err := b.bindSubquery(x.Sel.(*ast.SubqueryExpr), s, expr.SubExists)
+		if err != nil {
+			return nil, err
+		}
+		if x.Not {
+			return &expr.Not{E: sq}, nil
+		}
+		return sq, nil
+	case *ast.SubqueryExpr:
+		return b.bindSubquery(x, s, expr.SubScalar)
+	case *ast.CompareSubqueryExpr:
+		return b.bindCompareSubquery(x, s)
+	case *ast.DefaultExpr:
+		return nil, pgerror.New(pgerror.CodeSyntaxError, "DEFAULT is not allowed in this context")
+	case *ast.WindowFuncExpr:
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "window functions are not supported yet")
+	case *ast.RowExpr:
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "row expressions are not supported yet")
+	}
+	return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "expression %T is not supported", n)
+}
+
+// bindBool binds an expression that must be boolean.
+func (b *Binder) bindBool(n ast.ExprNode, s *scope, what string) (expr.Expr, error) {
+	e, err := b.bindExpr(n, s)
+	if err != nil {
+		return nil, err
+	}
+	if e, err = b.coerce(e, types.TBool); err != nil {
+		return nil, err
+	}
+	if e.Type().Family != types.Bool {
+		return nil, pgerror.New(pgerror.CodeDatatypeMismatch, "argument of %s must be type boolean, not type %s", what, e.Type())
+	}
+	return e, nil
+}
+
+func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, s *scope) (expr.Expr, error) {
+	switch x.Op {
+	case opcode.LogicAnd, opcode.LogicOr:
+		name := "AND"
+		if x.Op == opcode.LogicOr {
+			name = "OR"
+		}
+		l, err := b.bindBool(x.L, s, name)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bindBool(x.R, s, name)
+		if err != nil {
+			return nil, err
+		}
+		if x.Op == opcode.LogicAnd {
+			return &expr.And{Args: flatten[*expr.And](l, r, func(a *expr.And) []expr.Expr { return a.Args })}, nil
+		}
+		return &expr.Or{Args: flatten[*expr.Or](l, r, func(a *expr.Or) []expr.Expr { return a.Args })}, nil
+	case opcode.NullEQ:
+		l, r, err := b.bindPair(x.L, x.R, s)
+		if err != nil {
+			return nil, err
+		}
+		ct, ok := expr.ComparisonType(l.Type(), r.Type())
+		if !ok {
+			return nil, pgerror.New(pgerror.CodeUndefinedFunction, "operator does not exist: %s = %s", l.Type(), r.Type())
+		}
+		if l, err = b.coerceTo(l, ct); err != nil {
+			return nil, err
+		}
+		if r, err = b.coerceTo(r, ct); err != nil {
+			return nil, err
+		}
+		return &expr.NullSafeEq{L: l, R: r}, nil
+	}
+	op, ok := binaryOps[x.Op]
+	if !ok {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "operator %s is not supported", x.Op)
+	}
+	l, r, err := b.bindPair(x.L, x.R, s)
+	if err != nil {
+		return nil, err
+	}
+	return b.binary(op, l, r)
+}
+
+// binary resolves op after giving unknown-typed operands the other side's
+// type (text when both are unknown).
+func (b *Binder) binary(op string, l, r expr.Expr) (expr.Expr, error) {
+	var err error
+	lu, ru := l.Type().Family == types.Unknown, r.Type().Family == types.Unknown
+	switch {
+	case lu && ru:
+		if l, err = b.coerce(l, types.TText); err != nil {
+			return nil, err
+		}
+		if r, err = b.coerce(r, types.TText); err != nil {
+			return nil, err
+		}
+	case lu:
+		if l, err = b.coerce(l, unknownPeer(op, r.Type())); err != nil {
+			return nil, err
+		}
+	case ru:
+		if r, err = b.coerce(r, unknownPeer(op, l.Type())); err != nil {
+			return nil, err
+		}
+	}
+	return expr.NewBinary(op, l, r)
+}
+
+// unknownPeer is the type an unknown literal takes opposite a known operand.
+func unknownPeer(op string, other types.T) types.T {
+	if op == "||" && !other.IsString() && other.Family != types.Bytea {
+		return types.TText
+	}
+	if (op == "+" || op == "-") && (other.Family == types.Timestamp || other.Family == types.TimestampTZ || other.Family == types.Date) {
+		return types.TInterval
+	}
+	other.Mod = -1
+	return other
+}
+
+func (b *Binder) bindPair(ln, rn ast.ExprNode, s *scope) (expr.Expr, expr.Expr, error) {
+	l, err := b.bindExpr(ln, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := b.bindExpr(rn, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l, r, nil
+}
+
+func flatten[T expr.Expr](l, r expr.Expr, args func(T) []expr.Expr) []expr.Expr {
+	var out []expr.Expr
+	for _, e := range []expr.Expr{l, r} {
+		if t, ok := e.(T); ok {
+			out = append(out, args(t)...)
+		} else {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (b *Binder) bindUnary(x *ast.UnaryOperationExpr, s *scope) (expr.Expr, error) {
+	switch x.Op {
+	case opcode.Not, opcode.Not2:
+		e, err := b.bindBool(x.V, s, "NOT")
+		if err != nil {
+			return nil, err
+		}
+		return &expr.Not{E: e}, nil
+	case opcode.Plus:
+		return b.bindExpr(x.V, s)
+	case opcode.Minus:
+		if lit, ok := x.V.(*parser.Literal); ok && lit.Type.IsNumeric() {
+			return negateLiteral(lit)
+		}
+		e, err := b.bindExpr(x.V, s)
+		if err != nil {
+			return nil, err
+		}
+		if e, err = b.coerce(e, types.TNumeric); err != nil {
+			return nil, err
+		}
+		zero, err := zeroOf(e.Type())
+		if err != nil {
+			return nil, err
+		}
+		return expr.NewBinary("-", zero, e)
+	}
+	return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "operator %s is not supported", x.Op)
+}
+
+// negateLiteral folds -literal, so that -2147483648 is an int4 as in
+// PostgreSQL.
+func negateLiteral(lit *parser.Literal) (expr.Expr, error) {
+	v := lit.Value
+	switch {
+	case lit.Type.IsInteger():
+		n := -v.Int()
+		if lit.Type.Family == types.Int8 && n == -2147483648 {
+			return expr.NewConst(types.NewInt(n), types.TInt4), nil
+		}
+		return expr.NewConst(types.NewInt(n), lit.Type), nil
+	case lit.Type.Family == types.Numeric:
+		d, err := expr.NumericSub(expr.DecimalFromInt(0), v.Decimal())
+		if err != nil {
+			return nil, err
+		}
+		if d.IsZero() {
+			d = v.Decimal()
+		}
+		if lit.Type == types.TNumeric && d.Cmp(expr.DecimalFromInt(-9223372036854775808)) == 0 {
+			return expr.NewConst(types.NewInt(-9223372036854775808), types.TInt8), nil
+		}
+		return expr.NewConst(types.NewDecimal(d), lit.Type), nil
+	}
+	return expr.NewConst(types.NewFloat(-v.Float()), lit.Type), nil
+}
+
+func zeroOf(t types.T) (expr.Expr, error) {
+	switch {
+	case t.IsInteger():
+		return expr.NewConst(types.NewInt(0), t), nil
+	case t.Family == types.Numeric:
+		return expr.NewConst(types.NewDecimal(expr.DecimalFromInt(0)), types.TNumeric), nil
+	case t.Family == types.Float4 || t.Family == types.Float8:
+		return expr.NewConst(types.NewFloat(0), t), nil
+	case t.Family == types.Interval:
+		return expr.NewConst(types.NewInterval(types.IntervalValue{}), t), nil
+	}
+	return nil, pgerror.New(pgerror.CodeUndefinedFunction, "operator does not exist: - %s", t).
+		WithHint("No operator matches the given name and argument type. You might need to add an explicit type cast.")
+}
+
+func (b *Binder) bindArgs(args []ast.ExprNode, s *scope) ([]expr.Expr, error) {
+	out := make([]expr.Expr, len(args))
+	for i, a := range args {
+		e, err := b.bindExpr(a, s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) {
+	name := x.FnName.L
+	switch name {
+	case "pg_cast":
+		return b.bindCast(x, s)
+	case "pg_param":
+		lit := x.Args[0].(*parser.Literal)
+		idx := int(lit.Value.Int()) - 1
+		b.SetNumParams(idx + 1)
+		return &expr.Param{Idx: idx, T: b.params[idx]}, nil
+	case "pg_nulls_first", "pg_nulls_last":
+		return nil, pgerror.New(pgerror.CodeSyntaxError, "NULLS FIRST/LAST is only allowed in ORDER BY")
+	}
+	if expr.IsAggregate(name) {
+		return b.bindAggregate(name, x.Args, false, s)
+	}
+	args, err := b.bindArgs(x.Args, s)
+	if err != nil {
+		return nil, err
+	}
+	switch name {
+	case "concat":
+		if len(args) == 2 {
+			// The TiDB grammar turns the || operator into concat(a, b).
+			return b.binary("||", args[0], args[1])
+		}
+	case "coalesce", "greatest", "least":
+		t, err := b.commonType(args, name)
+		if err != nil {
+			return nil, err
+		}
+		for i := range args {
+			if args[i], err = b.coerceTo(args[i], t); err != nil {
+				return nil, err
+			}
+		}
+		if name == "coalesce" {
+			return &expr.Coalesce{Args: args, T: t}, nil
+		}
+		return expr.NewFunc(name, args)
+	case "nullif":
+		if len(args) != 2 {
+			return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function nullif requires two arguments")
+		}
+		eq, err := b.binary("=", args[0], args[1])
+		if err != nil {
+			return nil, err
+		}
+		l := eq.(*expr.Binary).L
+		return &expr.Case{Whens: []expr.Expr{eq}, Thens: []expr.Expr{expr.NewConst(types.Null, l.Type())}, Else: l, T: l.Type()}, nil
+	case "locate":
+		// POSITION(a IN b) arrives as locate(a, b).
+		if len(args) == 2 {
+			name, args = "strpos", []expr.Expr{args[1], args[0]}
+		}
+	}
+	for i := range args {
+		if args[i].Type().Family == types.Unknown {
+			if _, ok := args[i].(*expr.Param); ok {
+				if args[i], err = b.coerce(args[i], types.TText); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return expr.NewFunc(name, args)
+}
+
+func (b *Binder) bindCast(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) {
+	typeName := x.Args[1].(*parser.Literal).Value.Str()
+	t, err := types.ParseTypeName(typeName)
+	if err != nil {
+		return nil, err
+	}
+	e, err := b.bindExpr(x.Args[0], s)
+	if err != nil {
+		return nil, err
+	}
+	if p, ok := e.(*expr.Param); ok && p.T.Family == types.Unknown {
+		return b.coerce(e, t)
+	}
+	return expr.CastTo(e, t)
+}
+
+func (b *Binder) bindAggregate(name string, argNodes []ast.ExprNode, distinct bool, s *scope) (expr.Expr, error) {
+	if b.aggForbidden != "" {
+		return nil, pgerror.New(pgerror.CodeGroupingError, "aggregate functions are not allowed in %s", b.aggForbidden)
+	}
+	if b.agg == nil {
+		return nil, pgerror.New(pgerror.CodeGroupingError, "aggregate function calls cannot be nested")
+	}
+	star := false
+	if name == "count" && len(argNodes) == 1 {
+		// TiDB parses count(*) as count(1); both count every row.
+		if lit, ok := argNodes[0].(*parser.Literal); ok && !lit.Value.IsNull() && !distinct {
+			star = true
+		}
+	}
+	collector := b.agg
+	b.agg = nil
+	b.aggForbidden = "aggregate function calls"
+	defer func() { b.agg, b.aggForbidden = collector, "" }()
+	var args []expr.Expr
+	if !star {
+		var err error
+		if args, err = b.bindArgs(argNodes, s); err != nil {
+			return nil, err
+		}
+	}
+	a, err := expr.NewAgg(name, args, distinct, star)
+	if err != nil {
+		return nil, err
+	}
+	return collector.add(a), nil
+}
+
+func (b *Binder) bindCase(x *ast.CaseExpr, s *scope) (expr.Expr, error) {
+	var operand expr.Expr
+	var err error
+	if x.Value != nil {
+		if operand, err = b.bindExpr(x.Value, s); err != nil {
+			return nil, err
+		}
+	}
+	c := &expr.Case{}
+	for _, w := range x.WhenClauses {
+		var cond expr.Expr
+		if operand != nil {
+			v, err := b.bindExpr(w.Expr, s)
+			if err != nil {
+				return nil, err
+			}
+			if cond, err = b.binary("=", operand, v); err != nil {
+				return nil, err
+			}
+		} else if cond, err = b.bindBool(w.Expr, s, "CASE/WHEN"); err != nil {
+			return nil, err
+		}
+		then, err := b.bindExpr(w.Result, s)
+		if err != nil {
+			return nil, err
+		}
+		c.Whens = append(c.Whens, cond)
+		c.Thens = append(c.Thens, then)
+	}
+	results := append([]expr.Expr{}, c.Thens...)
+	if x.ElseClause != nil {
+		if c.Else, err = b.bindExpr(x.ElseClause, s); err != nil {
+			return nil, err
+		}
+		results = append(results, c.Else)
+	}
+	if c.T, err = b.commonType(results, "CASE"); err != nil {
+		return nil, err
+	}
+	for i := range c.Thens {
+		if c.Thens[i], err = b.coerceTo(c.Thens[i], c.T); err != nil {
+			return nil, err
+		}
+	}
+	if c.Else != nil {
+		if c.Else, err = b.coerceTo(c.Else, c.T); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (b *Binder) bindBetween(x *ast.BetweenExpr, s *scope) (expr.Expr, error) {
+	v, err := b.bindExpr(x.Expr, s)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi, err := b.bindPair(x.Left, x.Right, s)
+	if err != nil {
+		return nil, err
+	}
+	lop, hop := ">=", "<="
+	if x.Not {
+		lop, hop = "<", ">"
+	}
+	l, err := b.binary(lop, v, lo)
+	if err != nil {
+		return nil, err
+	}
+	h, err := b.binary(hop, v, hi)
+	if err != nil {
+		return nil, err
+	}
+	if x.Not {
+		return &expr.Or{Args: []expr.Expr{l, h}}, nil
+	}
+	return &expr.And{Args: []expr.Expr{l, h}}, nil
+}
+
+func (b *Binder) bindIn(x *ast.PatternInExpr, s *scope) (expr.Expr, error) {
+	if x.Sel != nil {
+		sq, err := b.bindQuantified(x.Expr, x.Sel.(*ast.SubqueryExpr), "=", expr.SubAny, s)
+		if err != nil {
+			return nil, err
+		}
+		if x.Not {
+			return &expr.Not{E: sq}, nil
+		}
+		return sq, nil
+	}
+	v, err := b.bindExpr(x.Expr, s)
+	if err != nil {
+		return nil, err
+	}
+	list, err := b.bindArgs(x.List, s)
+	if err != nil {
+		return nil, err
+	}
+	t, err := b.commonType(append([]expr.Expr{v}, list...), "IN")
+	if err != nil {
+		return nil, err
+	}
+	if v, err = b.coerceTo(v, t); err != nil {
+		return nil, err
+	}
+	for i := range list {
+		if list[i], err = b.coerceTo(list[i], t); err != nil {
+			return nil, err
+		}
+	}
+	return &expr.InList{E: v, List: list, Not: x.Not}, nil
+}
+
+func (b *Binder) bindLike(x *ast.PatternLikeOrIlikeExpr, s *scope) (expr.Expr, error) {
+	v, p, err := b.bindPair(x.Expr, x.Pattern, s)
+	if err != nil {
+		return nil, err
+	}
+	if v, err = b.coerce(v, types.TText); err != nil {
+		return nil, err
+	}
+	if p, err = b.coerce(p, types.TText); err != nil {
+		return nil, err
+	}
+	if !v.Type().IsString() || !p.Type().IsString() {
+		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "operator does not exist: %s ~~ %s", v.Type(), p.Type()).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	l := &expr.Like{E: v, Pattern: p, CaseInsensitive: !x.IsLike, Not: x.Not}
+	if x.Escape != '\\' {
+		esc := ""
+		if x.Escape != 0 {
+			esc = string(rune(x.Escape))
+		}
+		l.Escape = expr.NewConst(types.NewString(esc), types.TText)
+	}
+	return l, nil
+}
+
+// bindSubquery binds a nested query used as an expression.
+func (b *Binder) bindSubquery(q *ast.SubqueryExpr, s *scope, mode expr.SubqueryMode) (*expr.Subquery, error) {
+	info := &subqueryInfo{}
+	saved, savedForbidden := b.agg, b.aggForbidden
+	b.agg, b.aggForbidden = nil, ""
+	node, err := b.bindQuery(q.Query, s, info)
+	b.agg, b.aggForbidden = saved, savedForbidden
+	if err != nil {
+		return nil, err
+	}
+	cols := node.Columns()
+	sq := &expr.Subquery{Mode: mode, Plan: &subPlan{node: node}, Correlated: info.correlated, T: types.TBool}
+	if mode == expr.SubScalar {
+		if len(cols) != 1 {
+			return nil, pgerror.New(pgerror.CodeSyntaxError, "subquery must return only one column")
+		}
+		sq.T = cols[0].T
+	}
+	return sq, nil
+}
+
+// bindQuantified binds x op ANY/ALL (subquery), including IN.
+func (b *Binder) bindQuantified(xn ast.ExprNode, q *ast.SubqueryExpr, op string, mode expr.SubqueryMode, s *scope) (expr.Expr, error) {
+	x, err := b.bindExpr(xn, s)
+	if err != nil {
+		return nil, err
+	}
+	sq, err := b.bindSubquery(q, s, mode)
+	if err != nil {
+		return nil, err
+	}
+	cols := sq.Plan.(*subPlan).node.Columns()
+	if len(cols) != 1 {
+		return nil, pgerror.New(pgerror.CodeSyntaxError, "subquery has too many columns")
+	}
+	if x, err = b.coerce(x, cols[0].T); err != nil {
+		return nil, err
+	}
+	cmp, err := b.binary(op, &expr.ColRef{Idx: 0, T: x.Type()}, &expr.ColRef{Idx: 1, T: cols[0].T})
+	if err != nil {
+		return nil, err
+	}
+	sq.Test, sq.Cmp = x, cmp
+	return sq, nil
+}
+
+func (b *Binder) bindCompareSubquery(x *ast.CompareSubqueryExpr, s *scope) (expr.Expr, error) {
+	op, ok := binaryOps[x.Op]
+	if !ok || !expr.IsComparison(op) {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "operator %s is not supported with ANY/ALL", x.Op)
+	}
+	q, ok := x.R.(*ast.SubqueryExpr)
+	if !ok {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "ANY/ALL needs a subquery")
+	}
+	mode := expr.SubAny
+	if x.All {
+		mode = expr.SubAll
+	}
+	return b.bindQuantified(x.L, q, op, mode, s)
+}
+
+// commonType is PostgreSQL's select_common_type in outline: unknowns
+// follow the others (text if all are unknown); numeric types widen; string
+// types meet at text; dates meet timestamps.
+func (b *Binder) commonType(es []expr.Expr, context string) (types.T, error) {
+	var t types.T
+	found := false
+	for _, e := range es {
+		et := e.Type()
+		if et.Family == types.Unknown {
+			continue
+		}
+		if !found {
+			t, found = et, true
+			continue
+		}
+		if et == t {
+			continue
+		}
+		switch {
+		case et.Family == t.Family:
+			t.Mod = -1
+		case et.IsNumeric() && t.IsNumeric():
+			t = expr.NumericResultType(t, et)
+		case et.IsString() && t.IsString():
+			t = types.TText
+		default:
+			ct, ok := expr.ComparisonType(t, et)
+			if !ok || ct.Family == types.Unknown {
+				return t, pgerror.New(pgerror.CodeDatatypeMismatch, "%s types %s and %s cannot be matched", context, t, et)
+			}
+			t = ct
+		}
+	}
+	if !found {
+		return types.TText, nil
+	}
+	return t, nil
+}

@@ -1,0 +1,211 @@
+package planner
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/sql/parser"
+)
+
+// bindFrom binds a FROM clause (a tree of joins) in the SELECT's scope s.
+func (b *Binder) bindFrom(n ast.ResultSetNode, s *scope) (Node, error) {
+	switch x := n.(type) {
+	case *ast.Join:
+		if x.Right == nil {
+			return b.bindFrom(x.Left, s)
+		}
+		return b.bindJoin(x, s)
+	case *ast.TableSource:
+		return b.bindTableSource(x, s)
+	}
+	return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "FROM item %T is not supported", n)
+}
+
+func (b *Binder) bindJoin(j *ast.Join, s *scope) (Node, error) {
+	l, err := b.bindFrom(j.Left, s)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bindFrom(j.Right, s)
+	if err != nil {
+		return nil, err
+	}
+	join := &Join{Kind: InnerJoin, L: l, R: r}
+	switch {
+	case j.StraightJoin:
+		// The SQL front marks FULL [OUTER] JOIN as STRAIGHT_JOIN.
+		join.Kind = FullJoin
+	case j.Tp == ast.LeftJoin:
+		join.Kind = LeftJoin
+	case j.Tp == ast.RightJoin:
+		join.Kind = RightJoin
+	}
+	js := &scope{cols: join.Columns(), parent: s.parent, depth: s.depth, sub: s.sub}
+	using := make([]string, 0, len(j.Using))
+	for _, c := range j.Using {
+		using = append(using, c.Name.O)
+	}
+	if j.NaturalJoin {
+		for _, lc := range l.Columns() {
+			for _, rc := range r.Columns() {
+				if !lc.Hidden && !rc.Hidden && lc.Name == rc.Name {
+					using = append(using, lc.Name)
+				}
+			}
+		}
+	}
+	if len(using) > 0 {
+		return b.bindUsing(join, using)
+	}
+	if j.On != nil {
+		if join.On, err = b.bindCondition(j.On.Expr, js, "JOIN/ON"); err != nil {
+			return nil, err
+		}
+	}
+	return join, nil
+}
+
+// bindUsing joins on equality of the named columns and projects each of
+// them once (merged for outer joins), followed by the other columns; the
+// original columns stay reachable by qualified name.
+func (b *Binder) bindUsing(join *Join, using []string) (Node, error) {
+	lcols, rcols := join.L.Columns(), join.R.Columns()
+	nl := len(lcols)
+	find := func(cols []Column, name, side string) (int, error) {
+		idx := -1
+		for i, c := range cols {
+			if c.Name == name && !c.Hidden {
+				if idx >= 0 {
+					return -1, pgerror.New(pgerror.CodeAmbiguousColumn, "common column name %q appears more than once in %s table", name, side)
+				}
+				idx = i
+			}
+		}
+		if idx < 0 {
+			return -1, pgerror.New(pgerror.CodeUndefinedColumn, "column %q specified in USING clause does not exist in %s table", name, side)
+		}
+		return idx, nil
+	}
+	var conds []expr.Expr
+	var exprs []expr.Expr
+	var cols []Column
+	usedL, usedR := map[int]bool{}, map[int]bool{}
+	for _, name := range using {
+		li, err := find(lcols, name, "left")
+		if err != nil {
+			return nil, err
+		}
+		ri, err := find(rcols, name, "right")
+		if err != nil {
+			return nil, err
+		}
+		usedL[li], usedR[ri] = true, true
+		lref := &expr.ColRef{Idx: li, T: lcols[li].T, Name: name}
+		rref := &expr.ColRef{Idx: nl + ri, T: rcols[ri].T, Name: name}
+		eq, err := expr.NewBinary("=", lref, rref)
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, eq)
+		var merged expr.Expr = lref
+		switch join.Kind {
+		case RightJoin:
+			merged = rref
+		case FullJoin:
+			t := eq.(*expr.Binary).L.Type()
+			merged = &expr.Coalesce{Args: []expr.Expr{eq.(*expr.Binary).L, eq.(*expr.Binary).R}, T: t}
+		}
+		exprs = append(exprs, merged)
+		cols = append(cols, Column{Name: name, T: merged.Type()})
+	}
+	join.On = andOf(conds)
+	all := join.Columns()
+	for i, c := range all {
+		used := (i < nl && usedL[i]) || (i >= nl && usedR[i-nl])
+		if used {
+			c.Hidden = true
+		}
+		exprs = append(exprs, &expr.ColRef{Idx: i, T: c.T, Name: c.Name})
+		cols = append(cols, c)
+	}
+	return &Project{Input: join, Exprs: exprs, Cols: cols}, nil
+}
+
+func andOf(conds []expr.Expr) expr.Expr {
+	if len(conds) == 1 {
+		return conds[0]
+	}
+	return &expr.And{Args: conds}
+}
+
+func (b *Binder) bindTableSource(ts *ast.TableSource, s *scope) (Node, error) {
+	alias := ts.AsName.O
+	switch src := ts.Source.(type) {
+	case *ast.TableName:
+		name := src.Name.O
+		if alias == "" {
+			alias = name
+		}
+		if src.Schema.O == "" {
+			if c := b.lookupCTE(name); c != nil {
+				return requalify(c.node, c.cols, alias), nil
+			}
+		}
+		t, err := b.table(src.Schema.O, name)
+		if err != nil {
+			return nil, err
+		}
+		if t.Kind == meta.KindView {
+			return b.bindView(t, alias, s)
+		}
+		scan := &Scan{Table: t}
+		for i, c := range t.Columns {
+			scan.Cols = append(scan.Cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, TableID: t.ID, Attr: int16(i + 1)})
+		}
+		return scan, nil
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		node, err := b.bindQuery(src, s.parent, s.sub)
+		if err != nil {
+			return nil, err
+		}
+		return requalify(node, node.Columns(), alias), nil
+	}
+	return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "FROM item %T is not supported", ts.Source)
+}
+
+// bindView expands a (non-materialized) view by binding its stored query.
+func (b *Binder) bindView(t *meta.Table, alias string, s *scope) (Node, error) {
+	stmts, err := parser.Parse(t.ViewSQL)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) != 1 || stmts[0].AST == nil {
+		return nil, pgerror.New(pgerror.CodeInternal, "view %q has an invalid definition", t.Name)
+	}
+	inner := &Binder{cat: b.cat}
+	node, err := inner.bindQuery(stmts[0].AST, &scope{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	cols := append([]Column(nil), node.Columns()...)
+	for i := range cols {
+		if i < len(t.Columns) {
+			cols[i].Name = t.Columns[i].Name
+		}
+	}
+	return requalify(node, cols, alias), nil
+}
+
+// requalify renames a node's columns (names from cols) under a new table
+// qualifier.
+func requalify(n Node, cols []Column, alias string) Node {
+	out := make([]Column, len(cols))
+	exprs := make([]expr.Expr, len(cols))
+	for i, c := range cols {
+		c.Table = alias
+		out[i] = c
+		exprs[i] = &expr.ColRef{Idx: i, T: c.T, Name: c.Name}
+	}
+	return &Project{Input: n, Exprs: exprs, Cols: out}
+}

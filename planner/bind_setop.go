@@ -1,0 +1,131 @@
+package planner
+
+import (
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/pgerror"
+)
+
+// bindSetOpr binds UNION/EXCEPT/INTERSECT chains, folding left to right,
+// with ORDER BY and LIMIT over the result's columns.
+func (b *Binder) bindSetOpr(q *ast.SetOprStmt, outer *scope, sub *subqueryInfo) (Node, error) {
+	pop, err := b.pushCTEs(q.With, outer, sub)
+	if err != nil {
+		return nil, err
+	}
+	defer pop()
+	node, err := b.bindSetList(q.SelectList, outer, sub)
+	if err != nil {
+		return nil, err
+	}
+	return b.finishSetOp(node, q.OrderBy, q.Limit, outer, sub)
+}
+
+func (b *Binder) bindSetList(list *ast.SetOprSelectList, outer *scope, sub *subqueryInfo) (Node, error) {
+	var acc Node
+	for i, item := range list.Selects {
+		var n Node
+		var err error
+		var op *ast.SetOprType
+		switch x := item.(type) {
+		case *ast.SelectStmt:
+			n, err = b.bindSelect(x, outer, sub)
+			op = x.AfterSetOperator
+		case *ast.SetOprSelectList:
+			n, err = b.bindSetList(x, outer, sub)
+			if err == nil {
+				n, err = b.finishSetOp(n, x.OrderBy, x.Limit, outer, sub)
+			}
+			op = x.AfterSetOperator
+		default:
+			err = pgerror.New(pgerror.CodeFeatureNotSupported, "set operation member %T is not supported", item)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			acc = n
+			continue
+		}
+		if acc, err = b.combine(acc, n, op); err != nil {
+			return nil, err
+		}
+	}
+	return acc, nil
+}
+
+func (b *Binder) combine(l, r Node, op *ast.SetOprType) (Node, error) {
+	lc, rc := l.Columns(), r.Columns()
+	if len(lc) != len(rc) {
+		return nil, pgerror.New(pgerror.CodeSyntaxError, "each %s query must have the same number of columns", setOpName(op))
+	}
+	so := &SetOp{}
+	switch *op {
+	case ast.Union, ast.UnionAll:
+		so.Kind = Union
+	case ast.Except, ast.ExceptAll:
+		so.Kind = Except
+	default:
+		so.Kind = Intersect
+	}
+	so.All = *op == ast.UnionAll || *op == ast.ExceptAll || *op == ast.IntersectAll
+	lexprs := make([]expr.Expr, len(lc))
+	rexprs := make([]expr.Expr, len(rc))
+	cast := false
+	for i := range lc {
+		le := expr.Expr(&expr.ColRef{Idx: i, T: lc[i].T, Name: lc[i].Name})
+		re := expr.Expr(&expr.ColRef{Idx: i, T: rc[i].T, Name: rc[i].Name})
+		t, err := b.commonType([]expr.Expr{le, re}, setOpName(op))
+		if err != nil {
+			return nil, err
+		}
+		if lexprs[i], err = b.coerceTo(le, t); err != nil {
+			return nil, err
+		}
+		if rexprs[i], err = b.coerceTo(re, t); err != nil {
+			return nil, err
+		}
+		cast = cast || lc[i].T != t || rc[i].T != t
+		so.Cols = append(so.Cols, Column{Name: lc[i].Name, T: t})
+	}
+	so.L, so.R = l, r
+	if cast {
+		so.L = &Project{Input: l, Exprs: lexprs, Cols: so.Cols}
+		so.R = &Project{Input: r, Exprs: rexprs, Cols: so.Cols}
+	}
+	return so, nil
+}
+
+func setOpName(op *ast.SetOprType) string {
+	switch *op {
+	case ast.Union, ast.UnionAll:
+		return "UNION"
+	case ast.Except, ast.ExceptAll:
+		return "EXCEPT"
+	}
+	return "INTERSECT"
+}
+
+// finishSetOp applies ORDER BY (output names and ordinals, or expressions
+// over the output columns) and LIMIT to a set operation's result.
+func (b *Binder) finishSetOp(n Node, ob *ast.OrderByClause, lim *ast.Limit, outer *scope, sub *subqueryInfo) (Node, error) {
+	s := outer.child(n.Columns(), sub)
+	if ob != nil {
+		cols := n.Columns()
+		names := make([]string, len(cols))
+		outs := make([]expr.Expr, len(cols))
+		for i, c := range cols {
+			names[i] = c.Name
+			outs[i] = &expr.ColRef{Idx: i, T: c.T, Name: c.Name}
+		}
+		order, err := b.bindOrderBy(ob, s, names, outs, false)
+		if err != nil {
+			return nil, err
+		}
+		if len(order.extra) > 0 {
+			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "ORDER BY on a UNION/INTERSECT/EXCEPT result must be on one of the result columns")
+		}
+		n = &Sort{Input: n, Keys: order.keys}
+	}
+	return b.bindLimit(lim, n, s)
+}

@@ -1,0 +1,194 @@
+package planner
+
+import (
+	"sync"
+
+	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/types"
+)
+
+// Build turns a logical plan into a batch operator tree, pushing filters
+// into joins and hashing equi-joins on the way.
+func Build(n Node) exec.Op {
+	switch x := n.(type) {
+	case *Scan:
+		ts := make([]types.T, len(x.Table.Columns))
+		for i, c := range x.Table.Columns {
+			ts[i] = c.Type
+		}
+		return &exec.TableScan{TableID: x.Table.ID, Types: ts}
+	case *Values:
+		return &exec.Values{Rows: x.Rows}
+	case *Filter:
+		if j, ok := x.Input.(*Join); ok && j.Kind == InnerJoin {
+			return Build(pushIntoJoin(j, x.Cond))
+		}
+		return &exec.Filter{Input: Build(x.Input), Cond: x.Cond}
+	case *Project:
+		return &exec.Project{Input: Build(x.Input), Exprs: x.Exprs}
+	case *Join:
+		return buildJoin(x)
+	case *Aggregate:
+		return &exec.HashAgg{Input: Build(x.Input), Group: x.Group, Aggs: x.Aggs}
+	case *Distinct:
+		return &exec.Distinct{Input: Build(x.Input)}
+	case *Sort:
+		keys := make([]exec.SortKey, len(x.Keys))
+		for i, k := range x.Keys {
+			keys[i] = exec.SortKey(k)
+		}
+		return &exec.Sort{Input: Build(x.Input), Keys: keys}
+	case *Limit:
+		return &exec.Limit{Input: Build(x.Input), Count: x.Count, Offset: x.Offset}
+	case *SetOp:
+		return &exec.SetOp{Kind: exec.SetOpKind(x.Kind), All: x.All, L: Build(x.L), R: Build(x.R)}
+	}
+	panic("planner: unknown node")
+}
+
+// pushIntoJoin distributes the conjuncts of a filter over an inner join:
+// one-sided conjuncts move below the join, the rest join its condition.
+func pushIntoJoin(j *Join, cond expr.Expr) *Join {
+	nl := len(j.L.Columns())
+	var left, right, both []expr.Expr
+	for _, c := range conjuncts(cond) {
+		switch side(c, nl) {
+		case sideLeft:
+			left = append(left, c)
+		case sideRight:
+			right = append(right, shift(c, -nl))
+		default:
+			both = append(both, c)
+		}
+	}
+	out := &Join{Kind: j.Kind, L: j.L, R: j.R, On: j.On}
+	if len(left) > 0 {
+		out.L = &Filter{Input: j.L, Cond: andOf(left)}
+	}
+	if len(right) > 0 {
+		out.R = &Filter{Input: j.R, Cond: andOf(right)}
+	}
+	if out.On != nil {
+		both = append(conjuncts(out.On), both...)
+	}
+	if len(both) > 0 {
+		out.On = andOf(both)
+	}
+	return out
+}
+
+func buildJoin(j *Join) exec.Op {
+	if j.Kind == InnerJoin && j.On != nil {
+		// Conditions inside ON of inner joins may also move down.
+		if pushed := pushIntoJoin(&Join{Kind: j.Kind, L: j.L, R: j.R}, j.On); pushed.L != j.L || pushed.R != j.R {
+			return buildJoin(pushed)
+		}
+	}
+	nl, nr := len(j.L.Columns()), len(j.R.Columns())
+	op := &exec.Join{Kind: exec.JoinKind(j.Kind), Left: Build(j.L), Right: Build(j.R), LeftWidth: nl, RightWidth: nr}
+	var residual []expr.Expr
+	if j.On != nil {
+		for _, c := range conjuncts(j.On) {
+			if b, ok := c.(*expr.Binary); ok && b.Op == "=" && b.L.Type().Family == b.R.Type().Family {
+				ls, rs := side(b.L, nl), side(b.R, nl)
+				if ls == sideLeft && rs == sideRight {
+					op.LeftKeys = append(op.LeftKeys, b.L)
+					op.RightKeys = append(op.RightKeys, shift(b.R, -nl))
+					continue
+				}
+				if ls == sideRight && rs == sideLeft {
+					op.LeftKeys = append(op.LeftKeys, b.R)
+					op.RightKeys = append(op.RightKeys, shift(b.L, -nl))
+					continue
+				}
+			}
+			residual = append(residual, c)
+		}
+	}
+	if len(residual) > 0 {
+		op.On = andOf(residual)
+	}
+	return op
+}
+
+func conjuncts(e expr.Expr) []expr.Expr {
+	if a, ok := e.(*expr.And); ok {
+		var out []expr.Expr
+		for _, x := range a.Args {
+			out = append(out, conjuncts(x)...)
+		}
+		return out
+	}
+	return []expr.Expr{e}
+}
+
+type sideOf uint8
+
+const (
+	sideNone  sideOf = iota // constant: no column references
+	sideLeft                // only columns < nl
+	sideRight               // only columns >= nl
+	sideBoth                // both, or something that must stay in place
+)
+
+// side classifies which join input an expression reads. Expressions with
+// subqueries or outer references stay where they are.
+func side(e expr.Expr, nl int) sideOf {
+	s := sideNone
+	expr.Walk(e, func(x expr.Expr) bool {
+		switch r := x.(type) {
+		case *expr.ColRef:
+			cur := sideLeft
+			if r.Idx >= nl {
+				cur = sideRight
+			}
+			if s == sideNone {
+				s = cur
+			} else if s != cur {
+				s = sideBoth
+			}
+		case *expr.Subquery, *expr.OuterRef:
+			s = sideBoth
+			return false
+		case *expr.Func:
+			if r.Volatile() {
+				s = sideBoth
+				return false
+			}
+		}
+		return s != sideBoth
+	})
+	if s == sideNone {
+		return sideBoth
+	}
+	return s
+}
+
+// shift moves column references by delta.
+func shift(e expr.Expr, delta int) expr.Expr {
+	out, _ := expr.Transform(e, func(x expr.Expr) (expr.Expr, bool, error) {
+		if r, ok := x.(*expr.ColRef); ok {
+			return &expr.ColRef{Idx: r.Idx + delta, T: r.T, Name: r.Name}, true, nil
+		}
+		return nil, false, nil
+	})
+	return out
+}
+
+// subPlan runs a subquery's logical plan; its operator tree is built on
+// first use.
+type subPlan struct {
+	node Node
+	once sync.Once
+	op   exec.Op
+}
+
+// Run implements expr.SubPlan.
+func (p *subPlan) Run(c *expr.Ctx, emit func([]types.Datum) (bool, error)) error {
+	p.once.Do(func() { p.op = Build(p.node) })
+	return p.op.Run(c, emit)
+}
+
+// String implements expr.SubPlan.
+func (p *subPlan) String() string { return "subplan" }

@@ -1,0 +1,266 @@
+// Package planner turns parsed SQL (the TiDB AST as translated by
+// sql/parser) into typed logical plans: it binds names against the catalog,
+// resolves operators and functions with PostgreSQL's typing rules, plans
+// aggregation, sorting and subqueries, and builds executable batch plans.
+// Streaming plans for materialized views build on the same logical plans.
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/types"
+)
+
+// Column is one output column of a plan node.
+type Column struct {
+	Name string
+	// Table is the name (or alias) that qualifies the column in scope, "" for
+	// computed columns.
+	Table string
+	T     types.T
+	// Hidden columns (a table's row id) are not expanded by *.
+	Hidden bool
+	// TableID and Attr identify a base-table column for RowDescription.
+	TableID uint32
+	Attr    int16
+}
+
+// Node is a logical plan node.
+type Node interface {
+	Columns() []Column
+	Inputs() []Node
+	explain() string
+}
+
+// Scan reads a base table.
+type Scan struct {
+	Table *meta.Table
+	Cols  []Column
+}
+
+// Values produces constant rows (also the one empty row of a FROM-less SELECT).
+type Values struct {
+	Rows [][]expr.Expr
+	Cols []Column
+}
+
+// Filter keeps rows for which Cond is true.
+type Filter struct {
+	Input Node
+	Cond  expr.Expr
+}
+
+// Project computes Exprs over each input row.
+type Project struct {
+	Input Node
+	Exprs []expr.Expr
+	Cols  []Column
+}
+
+// JoinKind is the kind of a join.
+type JoinKind uint8
+
+// Join kinds.
+const (
+	InnerJoin JoinKind = iota
+	LeftJoin
+	RightJoin
+	FullJoin
+)
+
+func (k JoinKind) String() string {
+	return [...]string{"Inner", "Left", "Right", "Full"}[k]
+}
+
+// Join combines two inputs; output columns are the left's then the right's.
+// On is evaluated over the concatenated row; nil means a cross join.
+type Join struct {
+	Kind JoinKind
+	L, R Node
+	On   expr.Expr
+}
+
+// Aggregate groups its input by Group and computes Aggs per group. Output:
+// the group values, then the aggregate results.
+type Aggregate struct {
+	Input Node
+	Group []expr.Expr
+	Aggs  []*expr.AggFunc
+	Cols  []Column
+}
+
+// Distinct removes duplicate rows.
+type Distinct struct{ Input Node }
+
+// SortKey is one ORDER BY key over the input's columns.
+type SortKey struct {
+	Col        int
+	Desc       bool
+	NullsFirst bool
+}
+
+// Sort orders its input.
+type Sort struct {
+	Input Node
+	Keys  []SortKey
+}
+
+// Limit skips Offset rows then passes at most Count (nil: no limit).
+type Limit struct {
+	Input         Node
+	Count, Offset expr.Expr
+}
+
+// SetOpKind is UNION, EXCEPT or INTERSECT.
+type SetOpKind uint8
+
+// Set operation kinds.
+const (
+	Union SetOpKind = iota
+	Except
+	Intersect
+)
+
+// SetOp combines two inputs with the same column types.
+type SetOp struct {
+	Kind SetOpKind
+	All  bool
+	L, R Node
+	Cols []Column
+}
+
+// Columns implements Node.
+func (n *Scan) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
+func (n *Values) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
+func (n *Filter) Columns() []Column { return n.Input.Columns() }
+
+// Columns implements Node.
+func (n *Project) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
+func (n *Join) Columns() []Column {
+	l, r := n.L.Columns(), n.R.Columns()
+	return append(append(make([]Column, 0, len(l)+len(r)), l...), r...)
+}
+
+// Columns implements Node.
+func (n *Aggregate) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
+func (n *Distinct) Columns() []Column { return n.Input.Columns() }
+
+// Columns implements Node.
+func (n *Sort) Columns() []Column { return n.Input.Columns() }
+
+// Columns implements Node.
+func (n *Limit) Columns() []Column { return n.Input.Columns() }
+
+// Columns implements Node.
+func (n *SetOp) Columns() []Column { return n.Cols }
+
+// Inputs implements Node.
+func (n *Scan) Inputs() []Node { return nil }
+
+// Inputs implements Node.
+func (n *Values) Inputs() []Node { return nil }
+
+// Inputs implements Node.
+func (n *Filter) Inputs() []Node { return []Node{n.Input} }
+
+// Inputs implements Node.
+func (n *Project) Inputs() []Node { return []Node{n.Input} }
+
+// Inputs implements Node.
+func (n *Join) Inputs() []Node { return []Node{n.L, n.R} }
+
+// Inputs implements Node.
+func (n *Aggregate) Inputs() []Node { return []Node{n.Input} }
+
+// Inputs implements Node.
+func (n *Distinct) Inputs() []Node { return []Node{n.Input} }
+
+// Inputs implements Node.
+func (n *Sort) Inputs() []Node { return []Node{n.Input} }
+
+// Inputs implements Node.
+func (n *Limit) Inputs() []Node { return []Node{n.Input} }
+
+// Inputs implements Node.
+func (n *SetOp) Inputs() []Node { return []Node{n.L, n.R} }
+
+func (n *Scan) explain() string     { return "Scan " + n.Table.Name }
+func (n *Values) explain() string   { return fmt.Sprintf("Values (%d rows)", len(n.Rows)) }
+func (n *Filter) explain() string   { return "Filter " + n.Cond.String() }
+func (n *Distinct) explain() string { return "Distinct" }
+func (n *Project) explain() string {
+	parts := make([]string, len(n.Exprs))
+	for i, e := range n.Exprs {
+		parts[i] = e.String()
+	}
+	return "Project " + strings.Join(parts, ", ")
+}
+func (n *Join) explain() string {
+	on := ""
+	if n.On != nil {
+		on = " ON " + n.On.String()
+	}
+	return n.Kind.String() + "Join" + on
+}
+func (n *Aggregate) explain() string {
+	parts := make([]string, 0, len(n.Group)+len(n.Aggs))
+	for _, g := range n.Group {
+		parts = append(parts, g.String())
+	}
+	for _, a := range n.Aggs {
+		parts = append(parts, a.String())
+	}
+	return "Aggregate " + strings.Join(parts, ", ")
+}
+func (n *Sort) explain() string  { return fmt.Sprintf("Sort %v", n.Keys) }
+func (n *Limit) explain() string { return "Limit" }
+func (n *SetOp) explain() string {
+	all := ""
+	if n.All {
+		all = " All"
+	}
+	return [...]string{"Union", "Except", "Intersect"}[n.Kind] + all
+}
+
+// Explain renders a plan tree, one node per line, children indented.
+func Explain(n Node) []string {
+	var lines []string
+	var walk func(n Node, depth int)
+	walk = func(n Node, depth int) {
+		lines = append(lines, strings.Repeat("  ", depth)+n.explain())
+		for _, in := range n.Inputs() {
+			walk(in, depth+1)
+		}
+	}
+	walk(n, 0)
+	return lines
+}
+
+// Dependencies returns the ids of the tables and views a plan reads.
+func Dependencies(n Node) []uint32 {
+	seen := map[uint32]bool{}
+	var out []uint32
+	var walk func(Node)
+	walk = func(n Node) {
+		if s, ok := n.(*Scan); ok && !seen[s.Table.ID] {
+			seen[s.Table.ID] = true
+			out = append(out, s.Table.ID)
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(n)
+	return out
+}

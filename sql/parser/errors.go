@@ -1,0 +1,20 @@
+package parser
+
+import (
+	"github.com/streamdb/streamdb/pgerror"
+)
+
+// syntaxError returns PostgreSQL's 42601 error for token t of src:
+// `syntax error at or near "t"`, or `at end of input` for tkEOF.
+func syntaxError(src string, t token) *pgerror.Error {
+	if t.kind == tkEOF {
+		return pgerror.New(pgerror.CodeSyntaxError, "syntax error at end of input").WithPosition(charPos(src, t.pos))
+	}
+	return pgerror.New(pgerror.CodeSyntaxError, `syntax error at or near "%s"`, src[t.pos:t.end]).WithPosition(charPos(src, t.pos))
+}
+
+// notSupportedAt returns a 0A000 feature_not_supported error positioned at
+// byte offset pos of src.
+func notSupportedAt(src string, pos int, format string, args ...any) *pgerror.Error {
+	return pgerror.New(pgerror.CodeFeatureNotSupported, format, args...).WithPosition(charPos(src, pos))
+}

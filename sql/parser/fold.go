@@ -1,0 +1,210 @@
+package parser
+
+import (
+	"strings"
+)
+
+// frag is one piece of translated text. src is the byte offset in the
+// input of the token it stands for, so that TiDB's error offsets map back.
+type frag struct {
+	text  string
+	src   int
+	glue  bool // no space before this piece
+	param int  // > 0: the piece is a `?` standing for $param
+}
+
+// unitKind classifies a unit of a translated token sequence.
+type unitKind uint8
+
+const (
+	uPrimary unitKind = iota // an operand: literal, column, call, group, marker call
+	uOp                      // an operator, binary, prefix or postfix
+	uWord                    // anything that ends an operand: keywords, commas
+)
+
+// rewrite says how fold rewrites an operator PostgreSQL and TiDB disagree on.
+type rewrite uint8
+
+const (
+	rwNone        rewrite = iota
+	rwPgOp                // pg_op('op', l, r), or pg_op('op', r) when prefix
+	rwLike                // (l LIKE r) with op holding LIKE, NOT LIKE, ILIKE or NOT ILIKE
+	rwDistinct            // (l <=> r IS FALSE)
+	rwNotDistinct         // (l <=> r)
+)
+
+// PostgreSQL's operator precedence levels, loosest first.
+const (
+	lvlOr = 1 + iota
+	lvlAnd
+	lvlNot
+	lvlIs
+	lvlCmp
+	lvlLike // LIKE, ILIKE, IN, BETWEEN (and its AND), ESCAPE
+	lvlOther
+	lvlAdd
+	lvlMul
+	lvlExp
+)
+
+// unit is one element of a translated sequence: an operand, an operator or
+// a word, with its translated text.
+type unit struct {
+	kind  unitKind
+	level int     // operators: PostgreSQL precedence
+	rw    rewrite // operators: how fold rewrites it
+	op    string  // operators: the operator text
+	word  string  // words: the lowercased keyword or punctuation
+	next  int     // operators: index of the token after the operator
+	frags []frag
+}
+
+func (u unit) isWord(w string) bool { return u.kind == uWord && u.word == w }
+
+// fold rewrites the operators TiDB lacks or binds differently (PostgreSQL's
+// "other" operators, ~~ and IS [NOT] DISTINCT FROM) into marker calls or
+// parenthesized TiDB forms. Operand extents follow PostgreSQL precedence:
+// tighter-binding operators first, each level left to right.
+func (t *translator) fold(us []unit) ([]unit, error) {
+	for _, lvl := range []int{lvlOther, lvlIs} {
+		for i := 0; i < len(us); i++ {
+			u := us[i]
+			if u.kind != uOp || u.rw == rwNone || u.level != lvl {
+				continue
+			}
+			lo := i
+			if i > 0 && us[i-1].kind == uPrimary {
+				lo = operandStart(us, i, lvl)
+			}
+			hi := operandEnd(us, i+1, lvl)
+			if hi == i+1 || (lo == i && u.rw != rwPgOp) {
+				return nil, t.syntaxErr(u.next)
+			}
+			merged := rewriteOp(u, us[lo:i], us[i+1:hi])
+			us = append(us[:lo], append([]unit{merged}, us[hi:]...)...)
+			i = lo
+		}
+	}
+	return us, nil
+}
+
+// operandStart returns where the left operand of the operator at i starts:
+// the operand extends left over operators binding tighter than lvl.
+func operandStart(us []unit, i, lvl int) int {
+	j := i - 1
+	for j > 0 {
+		p := us[j-1]
+		if p.kind == uOp && p.level > lvl || p.kind == uPrimary && us[j].kind == uOp {
+			j--
+			continue
+		}
+		break
+	}
+	return j
+}
+
+// operandEnd returns where the right operand starting at k ends.
+func operandEnd(us []unit, k, lvl int) int {
+	j := k
+	for j < len(us) {
+		for j < len(us) && us[j].kind == uOp && us[j].level > lvl {
+			j++
+		}
+		if j >= len(us) || us[j].kind != uPrimary {
+			return j
+		}
+		j++
+		if j < len(us) && us[j].kind == uOp && us[j].level > lvl {
+			j++
+			continue
+		}
+		return j
+	}
+	return j
+}
+
+// rewriteOp builds the primary that replaces l op r.
+func rewriteOp(u unit, l, r []unit) unit {
+	src := u.frags[0].src
+	var fs []frag
+	switch u.rw {
+	case rwPgOp:
+		fs = append(fs, frag{text: "pg_op(", src: src}, frag{text: quoteString(u.op), src: src, glue: true})
+		if len(l) > 0 {
+			fs = append(fs, frag{text: ",", src: src, glue: true})
+			fs = appendUnits(fs, l)
+		}
+		fs = append(fs, frag{text: ",", src: src, glue: true})
+		fs = appendUnits(fs, r)
+		fs = append(fs, frag{text: ")", src: src})
+	case rwLike:
+		fs = append(fs, frag{text: "(", src: src})
+		fs = appendOperand(fs, l)
+		fs = append(fs, frag{text: u.op, src: src})
+		fs = appendOperand(fs, r)
+		fs = append(fs, frag{text: ")", src: src})
+	case rwDistinct, rwNotDistinct:
+		fs = append(fs, frag{text: "(", src: src})
+		fs = appendOperand(fs, l)
+		fs = append(fs, frag{text: "<=>", src: src})
+		fs = appendOperand(fs, r)
+		if u.rw == rwDistinct {
+			fs = append(fs, frag{text: "IS FALSE", src: src})
+		}
+		fs = append(fs, frag{text: ")", src: src})
+	}
+	return unit{kind: uPrimary, frags: fs}
+}
+
+// appendOperand appends the units of an operand, parenthesized when it is
+// more than one unit.
+func appendOperand(fs []frag, us []unit) []frag {
+	if len(us) == 1 {
+		return appendUnits(fs, us)
+	}
+	src := us[0].frags[0].src
+	fs = append(fs, frag{text: "(", src: src})
+	fs = appendUnits(fs, us)
+	return append(fs, frag{text: ")", src: src, glue: true})
+}
+
+func appendUnits(fs []frag, us []unit) []frag {
+	for _, u := range us {
+		fs = append(fs, u.frags...)
+	}
+	return fs
+}
+
+// rendered is translated text with, for each of its bytes, the input byte
+// offset it came from (plus one entry for the end).
+type rendered struct {
+	text   string
+	posMap []int
+	params map[int]int // byte offset of a `?` in text → $n
+}
+
+// render joins frags with single spaces; end is the input offset that the
+// end of the text maps to.
+func render(fs []frag, end int) rendered {
+	var b strings.Builder
+	r := rendered{posMap: make([]int, 0, len(fs)*8)}
+	for i, f := range fs {
+		if i > 0 && !f.glue {
+			b.WriteByte(' ')
+			r.posMap = append(r.posMap, f.src)
+		}
+		if f.param > 0 {
+			if r.params == nil {
+				r.params = make(map[int]int)
+			}
+			r.params[b.Len()] = f.param
+		}
+		b.WriteString(f.text)
+		for range len(f.text) {
+			r.posMap = append(r.posMap, f.src)
+		}
+	}
+	r.text = b.String()
+	r.posMap = append(r.posMap, end)
+	return r
+}

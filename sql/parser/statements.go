@@ -1,0 +1,166 @@
+package parser
+
+import "github.com/pingcap/tidb/pkg/parser/ast"
+
+// Statement is one parsed SQL statement. Exactly one of AST and Utility is set.
+type Statement struct {
+	// SQL is this statement's original text, trimmed, without the ';'.
+	SQL string
+	// Offset is the byte offset of SQL within the text given to Parse.
+	Offset int
+	// AST is the TiDB AST of a SELECT, INSERT, UPDATE, DELETE, set operation
+	// or WITH query, translated as the package doc describes; nil otherwise.
+	AST ast.StmtNode
+	// Utility is one of the statement structs of this package (CreateTable,
+	// DropObject, SetVar, ...) when AST is nil.
+	Utility any
+	// NumParams is the highest $n used by the statement.
+	NumParams int
+	// Returning is the RETURNING list of an INSERT, UPDATE or DELETE; nil if none.
+	Returning []*ast.SelectField
+
+	// translated is the text given to TiDB; posMap maps each of its bytes to
+	// a byte offset in the original input (len(translated)+1 entries).
+	translated string
+	posMap     []int
+	// input is the whole text given to Parse, for byte → character mapping.
+	input string
+}
+
+// ObjectName is a possibly schema-qualified object name, already case-folded.
+type ObjectName struct {
+	Schema string
+	Name   string
+}
+
+// String returns the name as schema.name, or name when unqualified.
+func (n ObjectName) String() string {
+	if n.Schema == "" {
+		return n.Name
+	}
+	return n.Schema + "." + n.Name
+}
+
+// CreateTable is CREATE TABLE.
+type CreateTable struct {
+	Schema      string
+	Name        string
+	IfNotExists bool
+	Columns     []ColumnDef
+	// PrimaryKey lists the primary-key columns, from a table constraint or
+	// from a column's PRIMARY KEY option.
+	PrimaryKey []string
+	// AppendOnly is set by RisingWave's APPEND ONLY clause.
+	AppendOnly bool
+	// With holds WITH (key = value, ...) options, keys lowercased.
+	With map[string]string
+}
+
+// ColumnDef is one column of CREATE TABLE.
+type ColumnDef struct {
+	Name string
+	// TypeName is the raw PostgreSQL type text, lowercased and
+	// whitespace-normalized, e.g. "double precision", "varchar(10)".
+	TypeName   string
+	NotNull    bool
+	PrimaryKey bool
+	Unique     bool
+	// Default is the DEFAULT expression, translated like a query expression.
+	Default ast.ExprNode
+}
+
+// DropObject is DROP TABLE / VIEW / MATERIALIZED VIEW / INDEX / SOURCE / SINK.
+type DropObject struct {
+	// Kind is "TABLE", "VIEW", "MATERIALIZED VIEW", "INDEX", "SOURCE" or "SINK".
+	Kind     string
+	Names    []ObjectName
+	IfExists bool
+	Cascade  bool
+}
+
+// CreateView is CREATE [OR REPLACE] [MATERIALIZED] VIEW.
+type CreateView struct {
+	Name ObjectName
+	// Columns is the optional column-name list.
+	Columns []string
+	// Query is the view's query; its AST is the SELECT.
+	Query        *Statement
+	OrReplace    bool
+	Materialized bool
+	IfNotExists  bool
+	// With holds WITH (key = value, ...) options, keys lowercased.
+	With map[string]string
+}
+
+// CreateIndex is CREATE [UNIQUE] INDEX.
+type CreateIndex struct {
+	// Name is empty when the statement names no index.
+	Name        string
+	Table       ObjectName
+	Columns     []string
+	Unique      bool
+	IfNotExists bool
+}
+
+// SetVar is SET [SESSION|LOCAL] name {TO|=} value[, ...] (and SET TIME ZONE).
+type SetVar struct {
+	// Name is the lowercased variable name.
+	Name string
+	// Values are the raw values: identifiers lowercased, strings unquoted,
+	// numbers as text. It is nil when Default is set.
+	Values []string
+	// Default is set by SET name TO DEFAULT.
+	Default bool
+	// Local is set by SET LOCAL.
+	Local bool
+}
+
+// ResetVar is RESET name; Name is "all" for RESET ALL.
+type ResetVar struct {
+	Name string
+}
+
+// ShowVar is SHOW name; Name is lowercased, "all" for SHOW ALL.
+type ShowVar struct {
+	Name string
+}
+
+// ShowObjects is SHOW TABLES / MATERIALIZED VIEWS / SOURCES / VIEWS / SINKS.
+type ShowObjects struct {
+	// Kind is "TABLES", "MATERIALIZED VIEWS", "SOURCES", "VIEWS" or "SINKS".
+	Kind string
+}
+
+// TxControl is BEGIN / START TRANSACTION, COMMIT / END, ROLLBACK / ABORT.
+type TxControl struct {
+	// Op is "BEGIN", "COMMIT" or "ROLLBACK".
+	Op string
+	// ReadOnly is set by BEGIN ... READ ONLY.
+	ReadOnly bool
+	// Isolation is the lowercased ISOLATION LEVEL, e.g. "serializable"; "" if none.
+	Isolation string
+}
+
+// Flush is RisingWave's FLUSH: wait until all pending changes are visible.
+type Flush struct{}
+
+// Discard is DISCARD {ALL|PLANS|SEQUENCES|TEMP}.
+type Discard struct {
+	// What is the lowercased target, e.g. "all".
+	What string
+}
+
+// Explain is EXPLAIN [ANALYZE] [VERBOSE] statement (also EXPLAIN (opt, ...)).
+type Explain struct {
+	Statement *Statement
+	Analyze   bool
+	Verbose   bool
+}
+
+// AlterParallelism is ALTER {MATERIALIZED VIEW|TABLE|SINK|SOURCE} name SET PARALLELISM {=|TO} n.
+type AlterParallelism struct {
+	// Kind is "MATERIALIZED VIEW", "TABLE", "SINK" or "SOURCE".
+	Kind        string
+	Name        ObjectName
+	Parallelism int
+}

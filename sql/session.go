@@ -1,0 +1,128 @@
+package sql
+
+import (
+	"context"
+	"strings"
+
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/sql/parser"
+	"github.com/streamdb/streamdb/types"
+)
+
+// DatabaseName is the one database streamdb serves.
+const DatabaseName = "streamdb"
+
+// Connect implements pgwire.Handler.
+func (e *Engine) Connect(_ context.Context, params map[string]string) (pgwire.Session, error) {
+	user := params["user"]
+	if user == "" {
+		user = "streamdb"
+	}
+	db := params["database"]
+	if db == "" {
+		db = user
+	}
+	if db != DatabaseName {
+		return nil, pgerror.New(pgerror.CodeInvalidCatalogName, "database %q does not exist", db).
+			WithHint("streamdb serves one database: connect to database %q.", DatabaseName)
+	}
+	return &Session{e: e, user: user, vars: newVars(params, e.Version, user), tx: 'I'}, nil
+}
+
+// Session is one client connection's SQL state.
+type Session struct {
+	e    *Engine
+	user string
+	vars *vars
+	// tx is the transaction status: 'I' idle, 'T' in a block, 'E' failed block.
+	tx byte
+}
+
+var _ pgwire.Session = (*Session)(nil)
+
+// Prepare implements pgwire.Session.
+func (s *Session) Prepare(_ context.Context, query string, paramTypes []types.OID) ([]pgwire.Statement, error) {
+	parsed, err := parser.Parse(query)
+	if err != nil {
+		return nil, err
+	}
+	declared := make([]types.T, len(paramTypes))
+	for i, oid := range paramTypes {
+		if oid == 0 {
+			declared[i] = types.TUnknown
+			continue
+		}
+		t, ok := types.FromOID(oid)
+		if !ok {
+			return nil, pgerror.New(pgerror.CodeUndefinedObject, "type with OID %d does not exist", oid)
+		}
+		declared[i] = t
+	}
+	out := make([]pgwire.Statement, len(parsed))
+	for i, p := range parsed {
+		st := &statement{s: s, parsed: p, declared: declared}
+		if len(parsed) == 1 {
+			// A lone statement (the extended protocol) is bound now, so that
+			// Parse reports unknown tables and infers parameter types.
+			if err := st.bind(); err != nil {
+				return nil, err
+			}
+		}
+		out[i] = st
+	}
+	return out, nil
+}
+
+// ParameterStatus implements pgwire.Session.
+func (s *Session) ParameterStatus() map[string]string { return s.vars.reported() }
+
+// TxStatus implements pgwire.Session.
+func (s *Session) TxStatus() byte { return s.tx }
+
+// Close implements pgwire.Session.
+func (s *Session) Close() {}
+
+// fail records a statement error: inside a transaction block the block is
+// aborted until ROLLBACK, as in PostgreSQL.
+func (s *Session) fail(err error) error {
+	if err != nil && s.tx == 'T' {
+		s.tx = 'E'
+	}
+	if err == context.Canceled {
+		return pgerror.New(pgerror.CodeQueryCanceled, "canceling statement due to user request")
+	}
+	return err
+}
+
+// Exec runs a whole query string and discards results; for tools and tests.
+func (s *Session) Exec(ctx context.Context, query string) error {
+	stmts, err := s.Prepare(ctx, query, nil)
+	if err != nil {
+		return err
+	}
+	for _, st := range stmts {
+		rows, err := st.Open(ctx, nil)
+		if err != nil {
+			return err
+		}
+		for {
+			r, err := rows.Next(ctx)
+			if err != nil || r == nil {
+				rows.Close()
+				if err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	return nil
+}
+
+func isTxEnd(p *parser.Statement) bool {
+	tc, ok := p.Utility.(*parser.TxControl)
+	return ok && (tc.Op == "COMMIT" || tc.Op == "ROLLBACK")
+}
+
+func lower(s string) string { return strings.ToLower(s) }

@@ -1,0 +1,190 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql/parser"
+	"github.com/streamdb/streamdb/types"
+)
+
+// statement is a parsed statement bound against a catalog snapshot; it is
+// re-bound when the catalog changed since (a cached prepared statement
+// after DDL).
+type statement struct {
+	s        *Session
+	parsed   *parser.Statement
+	declared []types.T
+
+	cat     *meta.Catalog
+	bindErr error
+	params  []types.T
+	cols    []pgwire.Column
+	query   planner.Node // SELECT and set operations
+	dml     any          // *planner.Insert, *planner.Update or *planner.Delete
+}
+
+var _ pgwire.Statement = (*statement)(nil)
+
+// bind binds the statement if the catalog changed since it was last bound.
+func (st *statement) bind() error {
+	cat := st.s.e.Meta.Catalog()
+	if cat == st.cat {
+		return st.bindErr
+	}
+	prevCols := st.cols
+	wasBound := st.cat != nil && st.bindErr == nil
+	st.cat = cat
+	st.bindErr = st.doBind(cat)
+	if st.bindErr == nil && wasBound && !sameColumns(prevCols, st.cols) {
+		st.bindErr = pgerror.New(pgerror.CodeFeatureNotSupported, "cached plan must not change result type").
+			WithHint("Prepare the statement again.")
+	}
+	return st.bindErr
+}
+
+func sameColumns(a, b []pgwire.Column) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Type != b[i].Type {
+			return false
+		}
+	}
+	return true
+}
+
+func (st *statement) doBind(cat *meta.Catalog) error {
+	p := st.parsed
+	st.query, st.dml, st.cols = nil, nil, nil
+	if p.AST == nil {
+		st.params = nil
+		st.cols = utilityColumns(p.Utility)
+		return nil
+	}
+	if p.Returning != nil {
+		return pgerror.New(pgerror.CodeFeatureNotSupported, "RETURNING is not supported yet")
+	}
+	b := planner.NewBinder(cat, st.declared)
+	b.SetNumParams(p.NumParams)
+	var err error
+	switch n := p.AST.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		st.query, err = b.BindQuery(n)
+		if err == nil {
+			st.cols = resultColumns(st.query.Columns())
+		}
+	case *ast.InsertStmt:
+		st.dml, err = b.BindInsert(n)
+	case *ast.UpdateStmt:
+		st.dml, err = b.BindUpdate(n)
+	case *ast.DeleteStmt:
+		st.dml, err = b.BindDelete(n)
+	default:
+		err = pgerror.New(pgerror.CodeFeatureNotSupported, "statement %T is not supported", n)
+	}
+	if err != nil {
+		return err
+	}
+	st.params = b.ParamTypes()
+	return nil
+}
+
+func resultColumns(cols []planner.Column) []pgwire.Column {
+	out := make([]pgwire.Column, 0, len(cols))
+	for _, c := range cols {
+		out = append(out, pgwire.Column{Name: c.Name, Type: c.T, TableOID: c.TableID, AttrNum: c.Attr})
+	}
+	return out
+}
+
+// ParamTypes implements pgwire.Statement.
+func (st *statement) ParamTypes() []types.T {
+	if st.bind() != nil {
+		return nil
+	}
+	return st.params
+}
+
+// Columns implements pgwire.Statement.
+func (st *statement) Columns() []pgwire.Column {
+	if st.bind() != nil {
+		return nil
+	}
+	return st.cols
+}
+
+// Open implements pgwire.Statement.
+func (st *statement) Open(ctx context.Context, params []types.Datum) (pgwire.Rows, error) {
+	s := st.s
+	if s.tx == 'E' && !isTxEnd(st.parsed) {
+		return nil, pgerror.New(pgerror.CodeInFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+	}
+	rows, err := st.run(ctx, params)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	return rows, nil
+}
+
+func (st *statement) run(ctx context.Context, params []types.Datum) (pgwire.Rows, error) {
+	if err := st.bind(); err != nil {
+		return nil, err
+	}
+	if st.parsed.AST == nil {
+		return st.s.runUtility(ctx, st.parsed)
+	}
+	c := expr.NewCtx(ctx, params)
+	if st.query != nil {
+		c.Context = exec.WithEnv(ctx, &exec.Env{Engine: st.s.e.Storage, Epoch: st.s.e.ReadEpoch()})
+		rows, err := exec.Collect(c, planner.Build(st.query))
+		if err != nil {
+			return nil, err
+		}
+		return &memRows{rows: rows, tag: fmt.Sprintf("SELECT %d", len(rows))}, nil
+	}
+	n, err := st.s.e.runDML(c, st.dml)
+	if err != nil {
+		return nil, err
+	}
+	var tag string
+	switch st.dml.(type) {
+	case *planner.Insert:
+		tag = fmt.Sprintf("INSERT 0 %d", n)
+	case *planner.Update:
+		tag = fmt.Sprintf("UPDATE %d", n)
+	default:
+		tag = fmt.Sprintf("DELETE %d", n)
+	}
+	return &memRows{tag: tag}, nil
+}
+
+// memRows serves materialized result rows.
+type memRows struct {
+	rows [][]types.Datum
+	next int
+	tag  string
+}
+
+// Next implements pgwire.Rows.
+func (r *memRows) Next(context.Context) ([]types.Datum, error) {
+	if r.next >= len(r.rows) {
+		return nil, nil
+	}
+	r.next++
+	return r.rows[r.next-1], nil
+}
+
+// Tag implements pgwire.Rows.
+func (r *memRows) Tag() string { return r.tag }
+
+// Close implements pgwire.Rows.
+func (r *memRows) Close() {}

@@ -1,0 +1,267 @@
+package sql
+
+import (
+	"context"
+	"strings"
+
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql/parser"
+	"github.com/streamdb/streamdb/types"
+)
+
+func textColumns(names ...string) []pgwire.Column {
+	cols := make([]pgwire.Column, len(names))
+	for i, n := range names {
+		cols[i] = pgwire.Column{Name: n, Type: types.TText}
+	}
+	return cols
+}
+
+// utilityColumns returns the result columns of a utility statement.
+func utilityColumns(u any) []pgwire.Column {
+	switch x := u.(type) {
+	case *parser.ShowVar:
+		if x.Name == "all" {
+			return textColumns("name", "setting", "description")
+		}
+		return textColumns(canonicalVar(x.Name))
+	case *parser.ShowObjects:
+		return textColumns("Name")
+	case *parser.Explain:
+		return textColumns("QUERY PLAN")
+	}
+	return nil
+}
+
+func textRows(vals ...[]string) [][]types.Datum {
+	rows := make([][]types.Datum, len(vals))
+	for i, v := range vals {
+		row := make([]types.Datum, len(v))
+		for j, s := range v {
+			row[j] = types.NewString(s)
+		}
+		rows[i] = row
+	}
+	return rows
+}
+
+// runUtility executes a statement of our own grammar.
+func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.Rows, error) {
+	m := s.e.Meta
+	switch x := p.Utility.(type) {
+	case *parser.CreateTable:
+		t, err := tableFromDef(x)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := m.CreateTable(ctx, t, x.IfNotExists); err != nil {
+			return nil, err
+		}
+		return done("CREATE TABLE"), nil
+	case *parser.CreateView:
+		return s.createView(ctx, x)
+	case *parser.CreateIndex:
+		idx := meta.Index{Name: x.Name, Columns: x.Columns, Unique: x.Unique}
+		if err := m.CreateIndex(ctx, x.Table.Schema, x.Table.Name, idx, x.IfNotExists); err != nil {
+			return nil, err
+		}
+		return done("CREATE INDEX"), nil
+	case *parser.DropObject:
+		return s.drop(ctx, x)
+	case *parser.SetVar:
+		if x.Default {
+			s.vars.reset(x.Name)
+		} else if err := s.vars.set(x.Name, strings.Join(x.Values, ", ")); err != nil {
+			return nil, err
+		}
+		return done("SET"), nil
+	case *parser.ResetVar:
+		if x.Name == "all" {
+			for name := range sessionVars {
+				s.vars.reset(name)
+			}
+		} else {
+			s.vars.reset(x.Name)
+		}
+		return done("RESET"), nil
+	case *parser.ShowVar:
+		if x.Name == "all" {
+			var vals [][]string
+			for _, v := range s.vars.all() {
+				vals = append(vals, v[:])
+			}
+			return &memRows{rows: textRows(vals...), tag: "SHOW"}, nil
+		}
+		v, err := s.vars.get(x.Name)
+		if err != nil {
+			return nil, err
+		}
+		return &memRows{rows: textRows([]string{v}), tag: "SHOW"}, nil
+	case *parser.ShowObjects:
+		return s.showObjects(x)
+	case *parser.TxControl:
+		return s.txControl(x), nil
+	case *parser.Flush:
+		// Every acknowledged write is already committed and visible.
+		return done("FLUSH"), nil
+	case *parser.Discard:
+		return done("DISCARD " + strings.ToUpper(x.What)), nil
+	case *parser.Explain:
+		return s.explain(x)
+	}
+	return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "statement is not supported yet: %s", p.SQL)
+}
+
+func done(tag string) *memRows { return &memRows{tag: tag} }
+
+// tableFromDef turns CREATE TABLE into a catalog table.
+func tableFromDef(x *parser.CreateTable) (*meta.Table, error) {
+	t := &meta.Table{Schema: x.Schema, Name: x.Name, Kind: meta.KindTable, AppendOnly: x.AppendOnly, Options: x.With}
+	if len(x.With) > 0 {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "CREATE TABLE ... WITH (...) is not supported yet")
+	}
+	seen := map[string]bool{}
+	for _, c := range x.Columns {
+		if seen[c.Name] {
+			return nil, pgerror.New(pgerror.CodeDuplicateColumn, "column %q specified more than once", c.Name)
+		}
+		seen[c.Name] = true
+		typ, err := types.ParseTypeName(c.TypeName)
+		if err != nil {
+			return nil, err
+		}
+		col := meta.Column{Name: c.Name, Type: typ, NotNull: c.NotNull}
+		if c.Default != nil {
+			col.Default = c.DefaultSQL
+		}
+		t.Columns = append(t.Columns, col)
+	}
+	for _, name := range x.PrimaryKey {
+		i := t.ColumnIndex(name)
+		if i < 0 {
+			return nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %q named in key does not exist", name)
+		}
+		t.PK = append(t.PK, i)
+	}
+	t.HiddenRowID = len(t.PK) == 0
+	return t, nil
+}
+
+func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.Rows, error) {
+	if x.Materialized {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "CREATE MATERIALIZED VIEW is not supported yet")
+	}
+	cat := s.e.Meta.Catalog()
+	node, err := planner.NewBinder(cat, nil).BindQuery(x.Query.AST)
+	if err != nil {
+		return nil, err
+	}
+	cols := node.Columns()
+	if len(x.Columns) > len(cols) {
+		return nil, pgerror.New(pgerror.CodeSyntaxError, "CREATE VIEW specifies more column names than columns")
+	}
+	t := &meta.Table{Schema: x.Name.Schema, Name: x.Name.Name, Kind: meta.KindView, ViewSQL: x.Query.SQL}
+	for i, c := range cols {
+		name := c.Name
+		if i < len(x.Columns) {
+			name = x.Columns[i]
+		}
+		t.Columns = append(t.Columns, meta.Column{Name: name, Type: c.T})
+	}
+	t.DependsOn = planner.Dependencies(node)
+	if x.OrReplace {
+		if _, err := s.e.Meta.DropObject(ctx, meta.KindView, t.Schema, t.Name, true, false); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := s.e.Meta.CreateTable(ctx, t, x.IfNotExists); err != nil {
+		return nil, err
+	}
+	return done("CREATE VIEW"), nil
+}
+
+var dropKinds = map[string]meta.ObjectKind{
+	"TABLE": meta.KindTable, "VIEW": meta.KindView, "MATERIALIZED VIEW": meta.KindMaterializedView,
+	"SOURCE": meta.KindSource, "INDEX": meta.KindIndex,
+}
+
+func (s *Session) drop(ctx context.Context, x *parser.DropObject) (pgwire.Rows, error) {
+	kind, ok := dropKinds[x.Kind]
+	if !ok {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "DROP %s is not supported yet", x.Kind)
+	}
+	for _, n := range x.Names {
+		if kind == meta.KindIndex {
+			if err := s.e.Meta.DropIndex(ctx, n.Schema, n.Name, x.IfExists); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		dropped, err := s.e.Meta.DropObject(ctx, kind, n.Schema, n.Name, x.IfExists, x.Cascade)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range dropped {
+			if t.Kind == meta.KindTable {
+				if err := s.e.Storage.DropTable(t.ID); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return done("DROP " + x.Kind), nil
+}
+
+func (s *Session) showObjects(x *parser.ShowObjects) (pgwire.Rows, error) {
+	want := map[string]meta.ObjectKind{"TABLES": meta.KindTable, "VIEWS": meta.KindView, "MATERIALIZED VIEWS": meta.KindMaterializedView, "SOURCES": meta.KindSource}
+	kind, ok := want[x.Kind]
+	if !ok {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "SHOW %s is not supported yet", x.Kind)
+	}
+	var vals [][]string
+	for _, t := range s.e.Meta.Catalog().Tables() {
+		if t.Kind == kind {
+			vals = append(vals, []string{t.Name})
+		}
+	}
+	return &memRows{rows: textRows(vals...), tag: "SHOW"}, nil
+}
+
+// txControl handles BEGIN/COMMIT/ROLLBACK. Every statement commits on its
+// own for now: a block only tracks the status PostgreSQL reports.
+func (s *Session) txControl(x *parser.TxControl) pgwire.Rows {
+	switch x.Op {
+	case "BEGIN":
+		if s.tx == 'I' {
+			s.tx = 'T'
+		}
+		return done("BEGIN")
+	case "COMMIT":
+		tag := "COMMIT"
+		if s.tx == 'E' {
+			tag = "ROLLBACK"
+		}
+		s.tx = 'I'
+		return done(tag)
+	}
+	s.tx = 'I'
+	return done("ROLLBACK")
+}
+
+func (s *Session) explain(x *parser.Explain) (pgwire.Rows, error) {
+	if x.Statement.AST == nil {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "EXPLAIN of this statement is not supported yet")
+	}
+	node, err := planner.NewBinder(s.e.Meta.Catalog(), nil).BindQuery(x.Statement.AST)
+	if err != nil {
+		return nil, err
+	}
+	var vals [][]string
+	for _, line := range planner.Explain(node) {
+		vals = append(vals, []string{line})
+	}
+	return &memRows{rows: textRows(vals...), tag: "EXPLAIN"}, nil
+}

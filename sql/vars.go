@@ -1,0 +1,164 @@
+package sql
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/streamdb/streamdb/pgerror"
+)
+
+// varDef describes a session variable.
+type varDef struct {
+	def string
+	// report: sent to the client in ParameterStatus when it changes.
+	report bool
+	// readOnly variables reject SET.
+	readOnly bool
+	desc     string
+}
+
+// sessionVars are the variables clients set and show. Aliases map other
+// spellings (RisingWave's) to the canonical name.
+var sessionVars = map[string]varDef{
+	"application_name":                    {def: "", report: true, desc: "Sets the application name to be reported in statistics and logs."},
+	"client_encoding":                     {def: "UTF8", report: true, desc: "Sets the client's character set encoding."},
+	"datestyle":                           {def: "ISO, MDY", report: true, desc: "Sets the display format for date and time values."},
+	"intervalstyle":                       {def: "postgres", report: true, desc: "Sets the display format for interval values."},
+	"timezone":                            {def: "UTC", report: true, desc: "Sets the time zone for displaying and interpreting time stamps."},
+	"integer_datetimes":                   {def: "on", report: true, readOnly: true, desc: "Shows whether datetimes are integer based."},
+	"standard_conforming_strings":         {def: "on", report: true, desc: "Causes '...' strings to treat backslashes literally."},
+	"server_encoding":                     {def: "UTF8", report: true, readOnly: true, desc: "Shows the server (database) character set encoding."},
+	"server_version":                      {report: true, readOnly: true, desc: "Shows the server version."},
+	"is_superuser":                        {def: "on", report: true, readOnly: true, desc: "Shows whether the current user is a superuser."},
+	"session_authorization":               {report: true, readOnly: true, desc: "Sets the session user name."},
+	"extra_float_digits":                  {def: "1", desc: "Sets the number of digits displayed for floating-point values."},
+	"search_path":                         {def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
+	"transaction_isolation":               {def: "read committed", desc: "Sets the current transaction's isolation level."},
+	"default_transaction_isolation":       {def: "read committed", desc: "Sets the transaction isolation level of each new transaction."},
+	"statement_timeout":                   {def: "0", desc: "Sets the maximum allowed duration of any statement."},
+	"lock_timeout":                        {def: "0", desc: "Sets the maximum allowed duration of any wait for a lock."},
+	"idle_in_transaction_session_timeout": {def: "0", desc: "Sets the maximum allowed idle time between queries, when in a transaction."},
+	"client_min_messages":                 {def: "notice", desc: "Sets the message levels that are sent to the client."},
+	"bytea_output":                        {def: "hex", desc: "Sets the output format for bytea."},
+	"max_identifier_length":               {def: "63", readOnly: true, desc: "Shows the maximum identifier length."},
+	"implicit_flush":                      {def: "off", desc: "Makes each DML statement wait until its effects are visible in every materialized view."},
+	"server_version_num":                  {def: "150000", readOnly: true, desc: "Shows the server version as an integer."},
+	"row_security":                        {def: "on", desc: "Enable row security."},
+	"synchronous_commit":                  {def: "on", desc: "Sets the current transaction's synchronization level."},
+	"enable_seqscan":                      {def: "on", desc: "Enables the planner's use of sequential-scan plans."},
+	"join_collapse_limit":                 {def: "8", desc: "Sets the FROM-list size beyond which JOIN constructs are not flattened."},
+	"cursor_tuple_fraction":               {def: "0.1", desc: "Sets the planner's estimate of the fraction of a cursor's rows that will be retrieved."},
+	"check_function_bodies":               {def: "on", desc: "Check routine bodies during CREATE FUNCTION and CREATE PROCEDURE."},
+	"default_with_oids":                   {def: "off", desc: "Deprecated."},
+	"geqo":                                {def: "on", desc: "Enables genetic query optimization."},
+	"work_mem":                            {def: "4MB", desc: "Sets the maximum memory to be used for query workspaces."},
+}
+
+var varAliases = map[string]string{
+	"rw_implicit_flush":     "implicit_flush",
+	"time zone":             "timezone",
+	"names":                 "client_encoding",
+	"session authorization": "session_authorization",
+}
+
+func canonicalVar(name string) string {
+	name = strings.ToLower(name)
+	if a, ok := varAliases[name]; ok {
+		return a
+	}
+	return name
+}
+
+// vars is one session's variable values.
+type vars struct {
+	values map[string]string
+}
+
+func newVars(params map[string]string, version, user string) *vars {
+	v := &vars{values: map[string]string{}}
+	for name, d := range sessionVars {
+		v.values[name] = d.def
+	}
+	v.values["server_version"] = version
+	v.values["session_authorization"] = user
+	for name, val := range params {
+		name = canonicalVar(name)
+		if d, ok := sessionVars[name]; ok && !d.readOnly {
+			v.values[name] = val
+		}
+	}
+	return v
+}
+
+func (v *vars) get(name string) (string, error) {
+	name = canonicalVar(name)
+	val, ok := v.values[name]
+	if !ok {
+		return "", pgerror.New(pgerror.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+	}
+	return val, nil
+}
+
+func (v *vars) set(name, value string) error {
+	name = canonicalVar(name)
+	d, ok := sessionVars[name]
+	switch {
+	case !ok && strings.Contains(name, "."):
+		// Custom (extension-style) parameters are accepted as PostgreSQL does.
+	case !ok:
+		return pgerror.New(pgerror.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+	case d.readOnly:
+		return pgerror.New("55P02", "parameter %q cannot be changed", name)
+	}
+	if name == "timezone" && !strings.EqualFold(value, "utc") && value != "0" && !strings.EqualFold(value, "Etc/UTC") && !strings.EqualFold(value, "GMT") {
+		return pgerror.New(pgerror.CodeFeatureNotSupported, "time zone %q is not supported yet", value).
+			WithHint("streamdb runs in UTC for now; use SET TIME ZONE 'UTC'.")
+	}
+	if name == "implicit_flush" {
+		switch strings.ToLower(value) {
+		case "true", "on", "1", "yes":
+			value = "on"
+		case "false", "off", "0", "no":
+			value = "off"
+		default:
+			return pgerror.New(pgerror.CodeInvalidParameterValue, "parameter %q requires a Boolean value", name)
+		}
+	}
+	v.values[name] = value
+	return nil
+}
+
+func (v *vars) reset(name string) {
+	name = canonicalVar(name)
+	if d, ok := sessionVars[name]; ok && !d.readOnly {
+		v.values[name] = d.def
+	}
+}
+
+// reported returns the variables sent as ParameterStatus, with
+// PostgreSQL's spelling of their names.
+func (v *vars) reported() map[string]string {
+	spell := map[string]string{"datestyle": "DateStyle", "intervalstyle": "IntervalStyle", "timezone": "TimeZone"}
+	out := map[string]string{}
+	for name, d := range sessionVars {
+		if !d.report {
+			continue
+		}
+		if s, ok := spell[name]; ok {
+			out[s] = v.values[name]
+		} else {
+			out[name] = v.values[name]
+		}
+	}
+	return out
+}
+
+// all returns every variable, sorted by name, for SHOW ALL.
+func (v *vars) all() [][3]string {
+	var out [][3]string
+	for name, d := range sessionVars {
+		out = append(out, [3]string{name, v.values[name], d.desc})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}

@@ -1,0 +1,134 @@
+// Package storage is a node's state store: one Pebble instance holding every
+// state table of the node, multi-versioned by epoch. A row of a state table
+// lives under the user key table_id | vnode | memcomparable(pk) (see
+// AppendKey); each checkpoint writes new versions of changed keys tagged with
+// the epoch, and a read at epoch e sees, per key, the newest version <= e, a
+// deleted key being a tombstone version. Garbage collection of superseded
+// versions is explicit (Pebble has no compaction filter) and not done here.
+package storage
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"math"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+)
+
+// Value tags: the first byte of every stored value.
+const (
+	valueTombstone byte = 0
+	valueLive      byte = 1
+)
+
+// Options configures an Engine.
+type Options struct {
+	// CacheSize is the block cache size in bytes; 0 means Pebble's default.
+	CacheSize int64
+	// Logger receives Pebble's messages; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Engine is a node's multi-versioned state store. It is safe for concurrent
+// use.
+type Engine struct {
+	db *DB
+}
+
+// Open opens, creating it if needed, the state store in dir.
+func Open(dir string, opts Options) (*Engine, error) {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	po := &pebble.Options{
+		Comparer:           Comparer,
+		CacheSize:          opts.CacheSize,
+		FormatMajorVersion: pebble.FormatNewest,
+		Logger:             PebbleLogger{L: logger},
+	}
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	db, err := OpenDB(dir, po)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{db: db}, nil
+}
+
+// Close closes the store. Writes committed without sync may be lost.
+func (e *Engine) Close() error { return e.db.Close() }
+
+// Get returns the value of key as of epoch: its newest version <= epoch, or
+// ok=false when there is none or that version is a tombstone. The returned
+// value is a copy owned by the caller.
+func (e *Engine) Get(key []byte, epoch uint64) (value []byte, ok bool, err error) {
+	it, err := e.db.NewIter(nil)
+	if err != nil {
+		return nil, false, err
+	}
+	defer it.Close()
+	if !it.SeekPrefixGE(appendVersioned(make([]byte, 0, len(key)+keyOverhead), key, epoch)) {
+		return nil, false, it.Error()
+	}
+	v, err := it.ValueAndErr()
+	if err != nil || v[0] == valueTombstone {
+		return nil, false, err
+	}
+	return bytes.Clone(v[1:]), true, nil
+}
+
+// Scan calls fn, in key order, for every key in [lower, upper) that is live
+// at epoch, with its newest version <= epoch. A nil bound is open. key is the
+// user key (as AppendKey builds it); key and value are valid only during fn.
+// An error from fn stops the scan and is returned.
+func (e *Engine) Scan(lower, upper []byte, epoch uint64, fn func(key, value []byte) error) error {
+	var opts pebble.IterOptions
+	if lower != nil {
+		opts.LowerBound = appendBound(nil, lower)
+	}
+	if upper != nil {
+		opts.UpperBound = appendBound(nil, upper)
+	}
+	it, err := e.db.NewIter(&opts)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	var seek []byte
+	for valid := it.First(); valid; {
+		k := it.Key()
+		p := split(k)
+		if versionEpoch(k) > epoch {
+			// Skip the versions newer than epoch.
+			seek = appendVersioned(seek[:0], k[:p-1], epoch)
+			valid = it.SeekGE(seek)
+			continue
+		}
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return err
+		}
+		if v[0] == valueLive {
+			if err := fn(k[:p-1], v[1:]); err != nil {
+				return err
+			}
+		}
+		valid = it.NextPrefix()
+	}
+	return it.Error()
+}
+
+// DropTable deletes every version of every key of a table, durably.
+func (e *Engine) DropTable(tableID uint32) error {
+	if tableID == math.MaxUint32 {
+		return fmt.Errorf("storage: table id %d out of range", tableID)
+	}
+	return e.db.DeleteRange(appendBound(nil, TablePrefix(tableID)), appendBound(nil, TablePrefix(tableID+1)), pebble.Sync)
+}
+
+// Metrics returns Pebble's metrics as a human-readable table.
+func (e *Engine) Metrics() string { return e.db.Metrics().String() }

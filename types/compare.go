@@ -1,0 +1,146 @@
+package types
+
+import (
+	"cmp"
+	"math"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// Compare orders datums for ORDER BY, grouping and keys, returning -1, 0 or
+// +1. NULL sorts after every value (PostgreSQL's default for ASC). Numbers
+// compare by value across integer, float and numeric kinds, with NaN above
+// every other number and equal to itself, as in PostgreSQL. Strings, bytea
+// and jsonb compare bytewise (C collation; jsonb by its canonical text).
+// Dates, timestamps and timestamptz compare by instant (a date is its
+// midnight), times by value, intervals as interval_cmp does (30-day months,
+// 24-hour days). Values of unrelated kinds order by kind.
+func Compare(a, b Datum) int {
+	if a.kind == KindNull || b.kind == KindNull {
+		return cmp.Compare(nullRank(a), nullRank(b))
+	}
+	if a.kind == b.kind {
+		switch a.kind {
+		case KindBool, KindInt, KindDate, KindTime, KindTimestamp, KindTimestampTZ:
+			return cmp.Compare(a.i, b.i)
+		case KindFloat:
+			return cmpFloat(a.f, b.f)
+		case KindDecimal:
+			return cmpNumeric(a.d, b.d)
+		case KindString, KindBytes, KindJSON:
+			return strings.Compare(a.s, b.s)
+		case KindInterval:
+			return cmpInterval(a.Interval(), b.Interval())
+		}
+		return 0
+	}
+	if isNumberKind(a.kind) && isNumberKind(b.kind) {
+		return cmpNumbers(a, b)
+	}
+	if isInstantKind(a.kind) && isInstantKind(b.kind) {
+		return cmp.Compare(instant(a), instant(b))
+	}
+	return cmp.Compare(a.kind, b.kind)
+}
+
+func nullRank(d Datum) int {
+	if d.kind == KindNull {
+		return 1
+	}
+	return 0
+}
+
+// cmpFloat is float8_cmp: NaN equals NaN and sorts above all other values.
+func cmpFloat(a, b float64) int {
+	an, bn := a != a, b != b
+	switch {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	return cmp.Compare(a, b)
+}
+
+func isNumberKind(k Kind) bool { return k == KindInt || k == KindFloat || k == KindDecimal }
+
+func isInstantKind(k Kind) bool { return k == KindDate || k == KindTimestamp || k == KindTimestampTZ }
+
+// instant returns a date, timestamp or timestamptz as microseconds since
+// 1970 (UTC), keeping infinities.
+func instant(d Datum) int64 {
+	if d.kind == KindDate {
+		micros, _ := timestampFromDate(d.i)
+		return micros
+	}
+	return d.i
+}
+
+// cmpNumbers compares numbers of different kinds exactly.
+func cmpNumbers(a, b Datum) int {
+	switch {
+	case a.kind == KindInt && b.kind == KindFloat:
+		return cmpIntFloat(a.i, b.f)
+	case a.kind == KindFloat && b.kind == KindInt:
+		return -cmpIntFloat(b.i, a.f)
+	}
+	return cmpNumeric(numberAsDecimal(a), numberAsDecimal(b))
+}
+
+// cmpIntFloat compares an integer with a float without rounding either.
+func cmpIntFloat(i int64, f float64) int {
+	switch {
+	case f != f:
+		return -1
+	case f >= math.MaxInt64: // 2^63 and above
+		return -1
+	case f < math.MinInt64:
+		return 1
+	}
+	t := math.Trunc(f)
+	if c := cmp.Compare(i, int64(t)); c != 0 {
+		return c
+	}
+	return cmp.Compare(0, f-t)
+}
+
+// numberAsDecimal returns a number datum as an exact decimal.
+func numberAsDecimal(d Datum) *apd.Decimal {
+	switch d.kind {
+	case KindInt:
+		return decimalFromInt(d.i)
+	case KindFloat:
+		switch {
+		case d.f != d.f:
+			return &apd.Decimal{Form: apd.NaN}
+		case math.IsInf(d.f, 0):
+			return &apd.Decimal{Form: apd.Infinite, Negative: d.f < 0}
+		}
+		r := new(apd.Decimal)
+		if _, err := r.SetFloat64(d.f); err != nil {
+			panic("types: finite float has no decimal: " + err.Error())
+		}
+		return r
+	}
+	return d.d
+}
+
+// intervalKey is an interval reduced to interval_cmp's total: whole days
+// (months counted as 30 days) and the microseconds left over in [0, 1 day).
+func intervalKey(iv IntervalValue) (days, micros int64) {
+	extra := floorDiv(iv.Micros, usecsPerDay)
+	return int64(iv.Months)*30 + int64(iv.Days) + extra, iv.Micros - extra*usecsPerDay
+}
+
+// cmpInterval is interval_cmp.
+func cmpInterval(a, b IntervalValue) int {
+	ad, am := intervalKey(a)
+	bd, bm := intervalKey(b)
+	if c := cmp.Compare(ad, bd); c != 0 {
+		return c
+	}
+	return cmp.Compare(am, bm)
+}

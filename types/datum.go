@@ -1,0 +1,124 @@
+package types
+
+import (
+	"github.com/cockroachdb/apd/v3"
+)
+
+// Kind is the physical representation held by a Datum.
+type Kind uint8
+
+// Datum kinds. Several SQL types share a kind (all integers are KindInt,
+// text/varchar/char/name are KindString); the static type T says which.
+const (
+	KindNull Kind = iota
+	KindBool
+	KindInt
+	KindFloat
+	KindDecimal
+	KindString
+	KindBytes
+	KindDate        // days since 1970-01-01
+	KindTime        // microseconds since midnight
+	KindTimestamp   // microseconds since 1970-01-01 00:00:00, no zone
+	KindTimestampTZ // microseconds since 1970-01-01 00:00:00 UTC
+	KindInterval
+	KindJSON // canonical JSON text in s
+)
+
+// IntervalValue is PostgreSQL's interval: months, days and microseconds kept apart.
+type IntervalValue struct {
+	Months int32
+	Days   int32
+	Micros int64
+}
+
+// Datum is one SQL value. The zero Datum is NULL. Datums are small values
+// passed by copy; the decimal pointer is never mutated once set.
+type Datum struct {
+	kind Kind
+	i    int64 // bool, integers, date, time, timestamps, interval micros
+	j    int64 // interval: months<<32 | uint32(days)
+	f    float64
+	s    string // text, bytea, json
+	d    *apd.Decimal
+}
+
+// Null is the SQL NULL.
+var Null = Datum{}
+
+// NewBool returns a bool datum.
+func NewBool(b bool) Datum {
+	if b {
+		return Datum{kind: KindBool, i: 1}
+	}
+	return Datum{kind: KindBool}
+}
+
+// NewInt returns an integer datum (for int2, int4 and int8).
+func NewInt(i int64) Datum { return Datum{kind: KindInt, i: i} }
+
+// NewFloat returns a float datum (for float4 and float8).
+func NewFloat(f float64) Datum { return Datum{kind: KindFloat, f: f} }
+
+// NewDecimal returns a numeric datum; d must not be mutated afterwards.
+func NewDecimal(d *apd.Decimal) Datum { return Datum{kind: KindDecimal, d: d} }
+
+// NewString returns a string datum (text, varchar, char, name).
+func NewString(s string) Datum { return Datum{kind: KindString, s: s} }
+
+// NewBytes returns a bytea datum.
+func NewBytes(b []byte) Datum { return Datum{kind: KindBytes, s: string(b)} }
+
+// NewDate returns a date datum from days since 1970-01-01.
+func NewDate(days int64) Datum { return Datum{kind: KindDate, i: days} }
+
+// NewTime returns a time datum from microseconds since midnight.
+func NewTime(micros int64) Datum { return Datum{kind: KindTime, i: micros} }
+
+// NewTimestamp returns a timestamp (without time zone) datum from
+// microseconds since 1970-01-01.
+func NewTimestamp(micros int64) Datum { return Datum{kind: KindTimestamp, i: micros} }
+
+// NewTimestampTZ returns a timestamptz datum from microseconds since the
+// Unix epoch in UTC.
+func NewTimestampTZ(micros int64) Datum { return Datum{kind: KindTimestampTZ, i: micros} }
+
+// NewInterval returns an interval datum.
+func NewInterval(iv IntervalValue) Datum {
+	return Datum{kind: KindInterval, i: iv.Micros, j: int64(iv.Months)<<32 | int64(uint32(iv.Days))}
+}
+
+// NewJSON returns a jsonb datum holding canonical JSON text.
+func NewJSON(s string) Datum { return Datum{kind: KindJSON, s: s} }
+
+// Kind returns the datum's representation.
+func (d Datum) Kind() Kind { return d.kind }
+
+// IsNull reports whether d is NULL.
+func (d Datum) IsNull() bool { return d.kind == KindNull }
+
+// Bool returns the value of a bool datum.
+func (d Datum) Bool() bool { return d.i != 0 }
+
+// Int returns the value of an integer datum.
+func (d Datum) Int() int64 { return d.i }
+
+// Float returns the value of a float datum.
+func (d Datum) Float() float64 { return d.f }
+
+// Decimal returns the value of a numeric datum; callers must not mutate it.
+func (d Datum) Decimal() *apd.Decimal { return d.d }
+
+// Str returns the value of a string, bytea or json datum.
+func (d Datum) Str() string { return d.s }
+
+// Date returns days since 1970-01-01 of a date datum.
+func (d Datum) Date() int64 { return d.i }
+
+// Micros returns the microseconds of a time, timestamp or timestamptz datum.
+func (d Datum) Micros() int64 { return d.i }
+
+// Interval returns the value of an interval datum.
+func (d Datum) Interval() IntervalValue {
+	return IntervalValue{Months: int32(d.j >> 32), Days: int32(uint32(d.j)), Micros: d.i}
+}
