@@ -36,21 +36,24 @@ func init() {
 		numericFn(func(x *apd.Decimal) (*apd.Decimal, error) { return new(apd.Decimal).Abs(x), nil }),
 		absInt(types.TInt2), absInt(types.TInt4), absInt(types.TInt8))
 	RegisterBuiltin("sign", floatFn(signFloat), numericFn(signNumeric))
+	// Float round() rounds half to even like rint(); numeric rounds half
+	// away from zero.
 	for _, r := range []struct {
-		name  string
-		float func(float64) float64
-		mode  apd.Rounder
+		name   string
+		float  func(float64) float64
+		mode   apd.Rounder
+		scaled bool // also name(numeric, scale)
 	}{
-		{"ceil", math.Ceil, apd.RoundCeiling},
-		{"ceiling", math.Ceil, apd.RoundCeiling},
-		{"floor", math.Floor, apd.RoundFloor},
-		{"round", math.RoundToEven, apd.RoundHalfUp},
-		{"trunc", math.Trunc, apd.RoundDown},
+		{"ceil", math.Ceil, apd.RoundCeiling, false},
+		{"ceiling", math.Ceil, apd.RoundCeiling, false},
+		{"floor", math.Floor, apd.RoundFloor, false},
+		{"round", math.RoundToEven, apd.RoundHalfUp, true},
+		{"trunc", math.Trunc, apd.RoundDown, true},
 	} {
 		RegisterBuiltin(r.name,
 			floatFn(func(x float64) (float64, error) { return r.float(x), nil }),
 			numericFn(func(x *apd.Decimal) (*apd.Decimal, error) { return numericQuantize(x, 0, r.mode) }))
-		if r.name == "round" || r.name == "trunc" {
+		if r.scaled {
 			RegisterBuiltin(r.name, sig(types.TNumeric, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 				return numericDatum(numericQuantize(a[0].Decimal(), a[1].Int(), r.mode))
 			}, types.Numeric, types.Int4))

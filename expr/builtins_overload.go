@@ -63,8 +63,13 @@ func numericDatum(d *apd.Decimal, err error) (types.Datum, error) {
 	return types.NewDecimal(d), nil
 }
 
-// textDatum returns a text result.
-func textDatum(s string) (types.Datum, error) { return types.NewString(s), nil }
-
-// intDatum returns an integer result.
-func intDatum(i int64) (types.Datum, error) { return types.NewInt(i), nil }
+// datumOf adapts a computation returning a value or an error to a built-in
+// result: mk wraps the value, an error gives NULL.
+func datumOf[V any](mk func(V) types.Datum) func(V, error) (types.Datum, error) {
+	return func(v V, err error) (types.Datum, error) {
+		if err != nil {
+			return types.Null, err
+		}
+		return mk(v), nil
+	}
+}

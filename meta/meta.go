@@ -71,6 +71,9 @@ type Meta struct {
 // first start, and returns once a leader is known and, on the leader, the
 // catalog reflects every committed entry.
 func Open(cfg Config) (_ *Meta, err error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("meta: no data directory configured")
+	}
 	cfg = withDefaults(cfg)
 	dir := filepath.Join(cfg.Dir, "raft")
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -2,8 +2,6 @@ package pgwire
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"runtime/debug"
@@ -18,8 +16,10 @@ import (
 // client that does not read.
 const closeWriteGrace = 5 * time.Second
 
-// conn is one client connection: its message loop and protocol state. All
-// fields but mu and running belong to the connection's goroutine.
+// conn is one client connection: its message loop and protocol state. Other
+// goroutines touch only what is immutable or safe to share (pid, secret,
+// cancel, the deadlines of nc) and running, under mu; the rest belongs to
+// the connection's goroutine.
 type conn struct {
 	srv         *Server
 	nc          net.Conn
@@ -53,7 +53,7 @@ func newConn(s *Server, nc net.Conn, pid, secret uint32) *conn {
 		nc:         nc,
 		pid:        pid,
 		secret:     secret,
-		log:        s.log.With("pid", pid, "remote", nc.RemoteAddr().String()),
+		log:        s.opts.Logger.With("pid", pid, "remote", nc.RemoteAddr().String()),
 		ctx:        ctx,
 		cancel:     cancel,
 		in:         in,
@@ -112,15 +112,15 @@ func (c *conn) handle(msg pgproto3.FrontendMessage) bool {
 	case *pgproto3.Query:
 		c.simpleQuery(m.String)
 	case *pgproto3.Parse:
-		c.extended(c.parse(m))
+		c.afterExtended(c.parse(m))
 	case *pgproto3.Bind:
-		c.extended(c.bind(m))
+		c.afterExtended(c.bind(m))
 	case *pgproto3.Describe:
-		c.extended(c.describe(m))
+		c.afterExtended(c.describe(m))
 	case *pgproto3.Execute:
-		c.extended(c.execute(m))
+		c.afterExtended(c.execute(m))
 	case *pgproto3.Close:
-		c.extended(c.closeMessage(m))
+		c.afterExtended(c.closeMessage(m))
 	case *pgproto3.Sync:
 		c.ignoreTillSync = false
 		c.readyForQuery()
@@ -141,9 +141,9 @@ func (c *conn) handle(msg pgproto3.FrontendMessage) bool {
 	return true
 }
 
-// extended reports the error of an extended-protocol message, after which
-// messages are discarded until Sync.
-func (c *conn) extended(err error) {
+// afterExtended reports the error of an extended-protocol message, after
+// which messages are discarded until Sync.
+func (c *conn) afterExtended(err error) {
 	if err != nil {
 		c.sendError(err)
 		c.ignoreTillSync = true
@@ -200,22 +200,6 @@ func (c *conn) finalFlush() {
 	c.w.flush()
 }
 
-// safeReceive calls recv, a pgproto3 Backend's receive method. pgproto3
-// decoders panic on some malformed input; that is reported as an error, like
-// a decode error.
-func safeReceive(recv func() (pgproto3.FrontendMessage, error)) (msg pgproto3.FrontendMessage, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			msg, err = nil, fmt.Errorf("malformed message: %v", r)
-		}
-	}()
-	msg, err = recv()
-	if err != nil {
-		return nil, err
-	}
-	return msg, nil
-}
-
 // setRunning registers the cancel function of the session call in progress
 // (nil when there is none) for CancelRequest.
 func (c *conn) setRunning(cancel context.CancelCauseFunc) {
@@ -257,33 +241,4 @@ func (c *conn) release() {
 	if c.sess != nil {
 		c.sess.Close()
 	}
-}
-
-// inputReader records the first error of the socket, to tell a client that
-// went away from one that sent garbage.
-type inputReader struct {
-	r   io.Reader
-	err error
-}
-
-func (r *inputReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	if err != nil && r.err == nil {
-		r.err = err
-	}
-	return n, err
-}
-
-// limitReader refuses messages longer than max bytes before they are
-// buffered.
-type limitReader struct {
-	cr  pgproto3.ChunkReader
-	max int
-}
-
-func (r *limitReader) Next(n int) ([]byte, error) {
-	if n > r.max {
-		return nil, fmt.Errorf("message of %d bytes exceeds the limit of %d bytes", n, r.max)
-	}
-	return r.cr.Next(n)
 }

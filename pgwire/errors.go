@@ -11,24 +11,25 @@ import (
 
 // SQLSTATE codes pgwire needs that pgerror does not define yet.
 const (
-	codeDuplicateCursor               = "42P03"
-	codeObjectNotInPrerequisiteState  = "55000"
-	severityFatal                     = "FATAL"
-	severityError                     = "ERROR"
-	msgAdminShutdown                  = "terminating connection due to administrator command"
-	msgQueryCanceled                  = "canceling statement due to user request"
-	msgMultipleCommandsInPreparedStmt = "cannot insert multiple commands into a prepared statement"
+	codeDuplicateCursor              = "42P03"
+	codeObjectNotInPrerequisiteState = "55000"
+)
+
+// Severities of an ErrorResponse.
+const (
+	severityFatal = "FATAL"
+	severityError = "ERROR"
 )
 
 // errQueryCanceled is the cause given to a statement's context by a
 // CancelRequest.
 func errQueryCanceled() *pgerror.Error {
-	return pgerror.New(pgerror.CodeQueryCanceled, msgQueryCanceled)
+	return pgerror.New(pgerror.CodeQueryCanceled, "canceling statement due to user request")
 }
 
 // errAdminShutdown is the cause given to a connection's context by Close.
 func errAdminShutdown() *pgerror.Error {
-	return fatal(pgerror.New(pgerror.CodeAdminShutdown, msgAdminShutdown))
+	return fatal(pgerror.New(pgerror.CodeAdminShutdown, "terminating connection due to administrator command"))
 }
 
 // fatal returns a copy of e with FATAL severity.

@@ -24,7 +24,7 @@ func (c *conn) parse(m *pgproto3.Parse) error {
 		return err
 	}
 	if len(stmts) > 1 {
-		return pgerror.New(pgerror.CodeSyntaxError, msgMultipleCommandsInPreparedStmt).
+		return pgerror.New(pgerror.CodeSyntaxError, "cannot insert multiple commands into a prepared statement").
 			WithHint("Send each statement in its own Parse message.")
 	}
 	var st Statement

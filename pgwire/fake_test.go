@@ -22,6 +22,7 @@ import (
 //	begin|commit|rollback   moves the transaction status
 //	sleep                   blocks until its context is cancelled (if enabled)
 //	panic                   panics in Open (if enabled)
+//	panicrow                panics in Next (if enabled)
 type fakeHandler struct {
 	// sleeping receives the context of each sleep statement when it starts;
 	// with a nil channel the fake rejects sleep.
@@ -118,7 +119,8 @@ func (s *fakeSession) isClosed() bool {
 var fakeTypes = map[string]types.T{
 	"bool": types.TBool, "int2": types.TInt2, "int4": types.TInt4, "int8": types.TInt8,
 	"float8": types.TFloat8, "text": types.TText, "bytea": types.TBytea,
-	"varchar(10)": {Family: types.Varchar, Mod: 10},
+	"varchar(10)": {Family: types.Varchar, Mod: 10}, "numeric": types.TNumeric, "date": types.TDate,
+	"timestamptz": types.TTimestampTZ, "timestamp": types.TTimestamp, "interval": types.TInterval, "jsonb": types.TJsonb,
 }
 
 func (s *fakeSession) parse(text string, paramTypes []types.OID) (Statement, error) {
@@ -153,9 +155,9 @@ func (s *fakeSession) parse(text string, paramTypes []types.OID) (Statement, err
 		if s.h.sleeping != nil {
 			return &fakeStmt{sleep: s.h.sleeping}, nil
 		}
-	case "panic":
+	case "panic", "panicrow":
 		if s.h.allowPanic {
-			return &fakeStmt{panics: true}, nil
+			return &fakeStmt{h: s.h, panics: verb == "panic", rowPanics: verb == "panicrow"}, nil
 		}
 	}
 	return nil, pgerror.New(pgerror.CodeSyntaxError, "syntax error at or near %q", verb).WithPosition(1)
@@ -200,18 +202,19 @@ func parseSelect(h *fakeHandler, list string, paramTypes []types.OID) (Statement
 
 // fakeStmt is every statement of the fake; its fields say what it does.
 type fakeStmt struct {
-	h        *fakeHandler
-	params   []types.T
-	cols     []Column
-	refs     []int    // select: 1-based parameter of each column, 0 for a literal
-	literals []string // select: the text of each column
-	rows     [][]types.Datum
-	tag      string
-	openErr  error
-	rowErr   error
-	apply    func()
-	sleep    chan context.Context
-	panics   bool
+	h         *fakeHandler
+	params    []types.T
+	cols      []Column
+	refs      []int    // select: 1-based parameter of each column, 0 for a literal
+	literals  []string // select: the text of each column
+	rows      [][]types.Datum
+	tag       string
+	openErr   error
+	rowErr    error
+	apply     func()
+	sleep     chan context.Context
+	panics    bool
+	rowPanics bool
 }
 
 func (st *fakeStmt) ParamTypes() []types.T { return st.params }
@@ -241,7 +244,7 @@ func (st *fakeStmt) Open(ctx context.Context, params []types.Datum) (Rows, error
 		}
 		rows = [][]types.Datum{row}
 	}
-	return st.h.track(&fakeRows{rows: rows, tag: st.tag, err: st.rowErr}), nil
+	return st.h.track(&fakeRows{rows: rows, tag: st.tag, err: st.rowErr, panics: st.rowPanics}), nil
 }
 
 func (st *fakeStmt) value(i, ref int, params []types.Datum) (types.Datum, error) {
@@ -259,6 +262,7 @@ func (st *fakeStmt) value(i, ref int, params []types.Datum) (types.Datum, error)
 }
 
 type fakeRows struct {
+	panics bool
 	rows   [][]types.Datum
 	tag    string
 	err    error
@@ -269,6 +273,9 @@ type fakeRows struct {
 func (r *fakeRows) Next(ctx context.Context) ([]types.Datum, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if r.panics {
+		panic("fake rows panic as asked")
 	}
 	if r.next == len(r.rows) {
 		if r.err != nil {

@@ -68,10 +68,18 @@ func TestPanicInSession(t *testing.T) {
 	checkMessages(t, c.query("series 1; panic"), []string{"T n:20:0", "D 1", "C SELECT 1",
 		"E FATAL XX000 internal error: fake session panics as asked"})
 	c.expectEOF()
+	c = connect(t, srv.addr)
+	c.send(parseMsg("", "panicrow"), bindMsg("p", "", nil, nil, nil), executeMsg("p", 0), syncMsg)
+	checkMessages(t, c.untilReady(), []string{"ParseComplete", "BindComplete",
+		"E FATAL XX000 internal error: fake rows panic as asked"})
+	c.expectEOF()
+	c = connect(t, srv.addr)
+	checkMessages(t, c.query("panicrow"), []string{"E FATAL XX000 internal error: fake rows panic as asked"})
+	c.expectEOF()
 	checkMessages(t, other.query("series 1"), []string{"T n:20:0", "D 1", "C SELECT 1", "Z I"})
 	srv.Close()
-	if got := srv.logs.messages(); len(got) != 1 || !strings.HasPrefix(got[0], "ERROR pgwire: panic") {
-		t.Errorf("want the panic logged, got %q", got)
+	if got := srv.logs.messages(); len(got) != 3 || !strings.HasPrefix(got[0], "ERROR pgwire: panic") {
+		t.Errorf("want the panics logged, got %q", got)
 	}
 }
 

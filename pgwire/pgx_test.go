@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -98,6 +99,12 @@ func testPgxValues(t *testing.T, conn *pgx.Conn) {
 		{"select $1::text", "it's", new(string)},
 		{"select $1::bytea", []byte{0, 1, 0xff}, new([]byte)},
 		{"select $1::int8", nil, new(*int64)},
+		{"select $1::numeric", 12.25, new(float64)},
+		{"select $1::date", time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), new(time.Time)},
+		{"select $1::timestamptz", time.Date(2024, 2, 29, 13, 14, 15, 123456000, time.UTC), new(time.Time)},
+		{"select $1::timestamp", time.Date(1999, 12, 31, 23, 59, 59, 0, time.UTC), new(time.Time)},
+		{"select $1::interval", 90 * time.Minute, new(time.Duration)},
+		{"select $1::jsonb", `{"a": [true]}`, new(string)}, // no comma: the fake splits on them
 	}
 	for _, tc := range tests {
 		if err := conn.QueryRow(ctx, tc.query, tc.arg).Scan(tc.dst); err != nil {
@@ -108,6 +115,10 @@ func testPgxValues(t *testing.T, conn *pgx.Conn) {
 		if tc.arg == nil {
 			if !got.IsNil() {
 				t.Errorf("%s: got %v, want NULL", tc.query, got)
+			}
+		} else if want, ok := tc.arg.(time.Time); ok {
+			if !want.Equal(got.Interface().(time.Time)) {
+				t.Errorf("%s: got %v, want %v", tc.query, got, want)
 			}
 		} else if !reflect.DeepEqual(got.Interface(), tc.arg) {
 			t.Errorf("%s: got %#v, want %#v", tc.query, got, tc.arg)

@@ -24,12 +24,7 @@ func (c *conn) simpleQuery(query string) {
 		c.w.send(&pgproto3.EmptyQueryResponse{})
 	}
 	for _, st := range stmts {
-		p := &portal{stmt: st, cols: st.Columns()}
-		if p.cols != nil {
-			c.w.rowDescription(p.cols, nil)
-		}
-		_, err := c.runPortal(p, 0)
-		p.close()
+		err := c.runSimple(st)
 		c.reportParams()
 		if err != nil {
 			c.sendError(err)
@@ -39,6 +34,18 @@ func (c *conn) simpleQuery(query string) {
 	if !c.fatal {
 		c.readyForQuery()
 	}
+}
+
+// runSimple runs one statement of a simple query, with its results in
+// text, in a portal of its own.
+func (c *conn) runSimple(st Statement) error {
+	p := &portal{stmt: st, cols: st.Columns()}
+	defer p.close()
+	if p.cols != nil {
+		c.w.rowDescription(p.cols, nil)
+	}
+	_, err := c.runPortal(p, 0)
+	return err
 }
 
 // prepare calls Session.Prepare under a context that a CancelRequest can

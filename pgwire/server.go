@@ -32,7 +32,6 @@ type Options struct {
 type Server struct {
 	h    Handler
 	opts Options
-	log  *slog.Logger
 
 	mu        sync.Mutex
 	closed    bool
@@ -53,7 +52,6 @@ func NewServer(h Handler, opts Options) *Server {
 	return &Server{
 		h:         h,
 		opts:      opts,
-		log:       opts.Logger,
 		listeners: make(map[net.Listener]struct{}),
 		conns:     make(map[uint32]*conn),
 	}
@@ -153,7 +151,7 @@ func (s *Server) cancelRequest(pid, secret uint32) {
 	c := s.conns[pid]
 	s.mu.Unlock()
 	if c == nil || subtle.ConstantTimeEq(int32(c.secret), int32(secret)) != 1 {
-		s.log.Debug("pgwire: cancel request matches no connection", "pid", pid)
+		s.opts.Logger.Debug("pgwire: cancel request matches no connection", "pid", pid)
 		return
 	}
 	c.cancelRunning()

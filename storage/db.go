@@ -51,9 +51,10 @@ func (d *DB) Close() error {
 // PebbleLogger adapts a slog.Logger to Pebble's logger interface.
 type PebbleLogger struct{ L *slog.Logger }
 
-// Infof implements pebble.Logger.
+// Infof implements pebble.Logger. Pebble's informational messages (WAL
+// replay, for example) are logged at debug level.
 func (p PebbleLogger) Infof(format string, args ...any) {
-	p.L.Info(fmt.Sprintf(format, args...), "component", "pebble")
+	p.L.Debug(fmt.Sprintf(format, args...), "component", "pebble")
 }
 
 // Errorf implements pebble.Logger.

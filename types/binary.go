@@ -26,7 +26,7 @@ const (
 // The datum's kind must match t; NULL has no binary form (the wire sends a
 // length of -1).
 func EncodeBinary(dst []byte, t T, d Datum) ([]byte, error) {
-	if d.kind == KindNull || int(t.Family) >= len(familyKinds) || d.kind != familyKinds[t.Family] && t.Family != Unknown {
+	if d.kind == KindNull || !kindFits(d, t) {
 		return dst, pgerror.New(pgerror.CodeInternal, "cannot send %s value as type %s", kindNames[d.kind], t)
 	}
 	switch t.Family {
@@ -84,6 +84,13 @@ var familyKinds = [...]Kind{
 	Text: KindString, Varchar: KindString, Bpchar: KindString, Name: KindString, Bytea: KindBytes,
 	Date: KindDate, Time: KindTime, Timestamp: KindTimestamp, TimestampTZ: KindTimestampTZ,
 	Interval: KindInterval, Jsonb: KindJSON,
+}
+
+// kindFits reports whether d is NULL or of the kind holding t's values;
+// unknown-typed values may be of any kind.
+func kindFits(d Datum, t T) bool {
+	return d.kind == KindNull || t.Family == Unknown ||
+		int(t.Family) < len(familyKinds) && d.kind == familyKinds[t.Family]
 }
 
 // kindNames names datum kinds in messages.

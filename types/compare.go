@@ -10,8 +10,9 @@ import (
 
 // Compare orders datums for ORDER BY, grouping and keys, returning -1, 0 or
 // +1. NULL sorts after every value (PostgreSQL's default for ASC). Numbers
-// compare by value across integer, float and numeric kinds, with NaN above
-// every other number and equal to itself, as in PostgreSQL. Strings, bytea
+// compare by exact value across integer, float and numeric kinds (where
+// PostgreSQL would first cast to float8; the planner should cast operands to
+// one type), with NaN above every other number and equal to itself. Strings, bytea
 // and jsonb compare bytewise (C collation; jsonb by its canonical text).
 // Dates, timestamps and timestamptz compare by instant (a date is its
 // midnight), times by value, intervals as interval_cmp does (30-day months,
@@ -70,11 +71,14 @@ func isNumberKind(k Kind) bool { return k == KindInt || k == KindFloat || k == K
 func isInstantKind(k Kind) bool { return k == KindDate || k == KindTimestamp || k == KindTimestampTZ }
 
 // instant returns a date, timestamp or timestamptz as microseconds since
-// 1970 (UTC), keeping infinities.
+// 1970 (UTC), keeping infinities. Dates past the timestamp range map to its
+// end, above every finite timestamp.
 func instant(d Datum) int64 {
 	if d.kind == KindDate {
-		micros, _ := timestampFromDate(d.i)
-		return micros
+		if micros, ok := timestampFromDate(d.i); ok {
+			return micros
+		}
+		return endTimestampMicros
 	}
 	return d.i
 }
@@ -119,13 +123,30 @@ func numberAsDecimal(d Datum) *apd.Decimal {
 		case math.IsInf(d.f, 0):
 			return &apd.Decimal{Form: apd.Infinite, Negative: d.f < 0}
 		}
-		r := new(apd.Decimal)
-		if _, err := r.SetFloat64(d.f); err != nil {
-			panic("types: finite float has no decimal: " + err.Error())
-		}
-		return r
+		return exactDecimal(d.f)
 	}
 	return d.d
+}
+
+// exactDecimal returns the exact decimal value of a finite float (not its
+// shortest text): m × 2^e is m × 5^-e × 10^e for negative e.
+func exactDecimal(f float64) *apd.Decimal {
+	frac, exp := math.Frexp(f)
+	m, e := int64(frac*(1<<53)), exp-53
+	for m != 0 && m%2 == 0 {
+		m /= 2
+		e++
+	}
+	d := apd.New(m, 0)
+	if e > 0 {
+		d.Coeff.Lsh(&d.Coeff, uint(e))
+	} else if e < 0 {
+		var pow apd.BigInt
+		pow.Exp(apd.NewBigInt(5), apd.NewBigInt(int64(-e)), nil)
+		d.Coeff.Mul(&d.Coeff, &pow)
+		d.Exponent = int32(e)
+	}
+	return d
 }
 
 // intervalKey is an interval reduced to interval_cmp's total: whole days

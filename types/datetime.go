@@ -210,8 +210,10 @@ func timestampFromDate(days int64) (int64, bool) {
 	case DateTimeInfinity, DateTimeNegInfinity:
 		return days, true
 	}
-	micros := days * usecsPerDay
-	return micros, micros >= minTimestampMicros && micros < endTimestampMicros
+	if days < minDateDays || days >= endTimestampMicros/usecsPerDay {
+		return 0, false
+	}
+	return days * usecsPerDay, true
 }
 
 // dateFromTimestamp returns the date of a timestamp, keeping infinities.

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -38,8 +39,12 @@ func appendFloat(dst []byte, f float64, bits int) []byte {
 	var buf [32]byte
 	e := strconv.AppendFloat(buf[:0], f, 'e', -1, bits)
 	exp := 0
-	if i := strings.LastIndexByte(string(e), 'e'); i >= 0 {
-		exp, _ = strconv.Atoi(string(e[i+1:]))
+	i := bytes.LastIndexByte(e, 'e') + 2 // past "e+" or "e-"
+	for _, c := range e[i:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if e[i-1] == '-' {
+		exp = -exp
 	}
 	limit := 15
 	if bits == 32 {

@@ -33,10 +33,6 @@ const (
 	keyNull        = 0xff
 )
 
-// keyIntKinds maps the tags from keyInt to keyTimestampTZ to their kinds.
-var keyIntKinds = [...]Kind{KindInt, KindFloat, KindNull, KindNull, KindNull, KindNull, KindNull, KindNull,
-	KindNull, KindNull, KindDate, KindTime, KindTimestamp, KindTimestampTZ}
-
 // Byte strings end with escEnd after escByte; a zero byte inside is
 // written as escByte escZero, so a prefix sorts before its extensions.
 const (
@@ -190,7 +186,7 @@ func DecodeKey(t T, src []byte, desc bool) (Datum, []byte, error) {
 		mask = 0xff
 	}
 	d, rest, ok := decodeKey(src, mask)
-	if !ok || d.kind != KindNull && int(t.Family) < len(familyKinds) && d.kind != familyKinds[t.Family] {
+	if !ok || !kindFits(d, t) {
 		return Null, src, errCorrupt("key")
 	}
 	return d, rest, nil
@@ -219,7 +215,7 @@ func decodeKey(src []byte, mask byte) (Datum, []byte, bool) {
 		return NewBool(src[0]^mask != 0), src[1:], true
 	case keyInt, keyDate, keyTime, keyTimestamp, keyTimestampTZ:
 		v, ok := orderedInt()
-		return Datum{kind: keyIntKinds[tag-keyInt], i: v}, src, ok
+		return Datum{kind: intKeyKind(tag), i: v}, src, ok
 	case keyFloat:
 		if len(src) < 8 {
 			return Null, src, false
@@ -246,6 +242,21 @@ func decodeKey(src []byte, mask byte) (Datum, []byte, bool) {
 		return NewInterval(intervalFromKey(days, micros)), src, ok1 && ok2
 	}
 	return decodeDecimalKey(tag, src, mask)
+}
+
+// intKeyKind returns the kind of a tag encoded as an ordered int64.
+func intKeyKind(tag byte) Kind {
+	switch tag {
+	case keyDate:
+		return KindDate
+	case keyTime:
+		return KindTime
+	case keyTimestamp:
+		return KindTimestamp
+	case keyTimestampTZ:
+		return KindTimestampTZ
+	}
+	return KindInt
 }
 
 // maskWord spreads a byte mask over 64 bits.

@@ -143,7 +143,7 @@ func applyNumericMod(d *apd.Decimal, mod int32) (*apd.Decimal, error) {
 	}
 	if !r.IsZero() && r.NumDigits()-s > p-s {
 		maxDigits := "1"
-		if p > s {
+		if p != s {
 			maxDigits = "10^" + strconv.FormatInt(p-s, 10)
 		}
 		return nil, pgerror.New(pgerror.CodeNumericValueOutOfRange, "numeric field overflow").

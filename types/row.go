@@ -1,7 +1,207 @@
 package types
 
-// AppendRow appends the compact encoding of row.
-func AppendRow(dst []byte, row []Datum) []byte { return dst }
+import (
+	"encoding/binary"
+	"math"
 
-// DecodeRow decodes a row.
-func DecodeRow(src []byte, types []T, dst []Datum) ([]Datum, error) { return dst, nil }
+	"github.com/cockroachdb/apd/v3"
+)
+
+// Flags of an encoded numeric in a row value.
+const (
+	rowDecNegative = 1 << iota
+	rowDecNaN
+	rowDecInfinite
+	rowDecBig // the coefficient is length-prefixed big-endian bytes, not a uvarint
+)
+
+// AppendRow appends the compact value encoding of row to dst: a uvarint
+// count, then per datum its kind byte and payload (zigzag varints for
+// integers and date/time values, 8 little-endian bytes for floats,
+// length-prefixed bytes for strings, exact numerics with their scale).
+// Unlike AppendKey it keeps every value exactly (numeric scale, -0, the
+// fields of an interval).
+func AppendRow(dst []byte, row []Datum) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(row)))
+	for i := range row {
+		d := &row[i]
+		dst = append(dst, byte(d.kind))
+		switch d.kind {
+		case KindBool:
+			dst = append(dst, byte(d.i))
+		case KindInt, KindDate, KindTime, KindTimestamp, KindTimestampTZ:
+			dst = binary.AppendVarint(dst, d.i)
+		case KindFloat:
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(d.f))
+		case KindDecimal:
+			dst = appendRowDecimal(dst, d.d)
+		case KindString, KindBytes, KindJSON:
+			dst = binary.AppendUvarint(dst, uint64(len(d.s)))
+			dst = append(dst, d.s...)
+		case KindInterval:
+			dst = binary.AppendVarint(dst, d.i)
+			dst = binary.AppendVarint(dst, d.j)
+		}
+	}
+	return dst
+}
+
+func appendRowDecimal(dst []byte, d *apd.Decimal) []byte {
+	var flags byte
+	if d.Negative {
+		flags |= rowDecNegative
+	}
+	switch d.Form {
+	case apd.NaN, apd.NaNSignaling:
+		return append(dst, flags|rowDecNaN)
+	case apd.Infinite:
+		return append(dst, flags|rowDecInfinite)
+	}
+	if !d.Coeff.IsUint64() {
+		b := d.Coeff.Bytes()
+		dst = append(dst, flags|rowDecBig)
+		dst = binary.AppendVarint(dst, int64(d.Exponent))
+		dst = binary.AppendUvarint(dst, uint64(len(b)))
+		return append(dst, b...)
+	}
+	dst = append(dst, flags)
+	dst = binary.AppendVarint(dst, int64(d.Exponent))
+	return binary.AppendUvarint(dst, d.Coeff.Uint64())
+}
+
+// DecodeRow decodes a row encoded by AppendRow into dst[:0] and returns it.
+// types are the columns' types; a row encoded with fewer values (columns
+// added since) is completed with NULLs. Strings are copied out of src (one
+// allocation per row, shared by its strings) since src is usually a
+// storage buffer that is reused.
+func DecodeRow(src []byte, types []T, dst []Datum) ([]Datum, error) {
+	dst = dst[:0]
+	n, k := binary.Uvarint(src)
+	if k <= 0 || n > uint64(len(types)) {
+		return dst, errCorrupt("row")
+	}
+	r := rowReader{src: src, pos: k}
+	for i := 0; i < int(n); i++ {
+		d, ok := r.datum()
+		if !ok || !kindFits(d, types[i]) {
+			return dst, errCorrupt("row")
+		}
+		dst = append(dst, d)
+	}
+	if r.pos != len(src) {
+		return dst, errCorrupt("row")
+	}
+	for len(dst) < len(types) {
+		dst = append(dst, Null)
+	}
+	return dst, nil
+}
+
+// rowReader reads datums of a row value.
+type rowReader struct {
+	src   []byte
+	pos   int
+	owned string // a copy of src, made at the first string, that strings slice
+}
+
+func (r *rowReader) varint() (int64, bool) {
+	v, k := binary.Varint(r.src[r.pos:])
+	r.pos += max(k, 0)
+	return v, k > 0
+}
+
+func (r *rowReader) uvarint() (uint64, bool) {
+	v, k := binary.Uvarint(r.src[r.pos:])
+	r.pos += max(k, 0)
+	return v, k > 0
+}
+
+// bytes returns the next n bytes as a string that does not alias src.
+func (r *rowReader) bytes(n uint64) (string, bool) {
+	if n > uint64(len(r.src)-r.pos) {
+		return "", false
+	}
+	if r.owned == "" {
+		r.owned = string(r.src)
+	}
+	s := r.owned[r.pos : r.pos+int(n)]
+	r.pos += int(n)
+	return s, true
+}
+
+func (r *rowReader) datum() (Datum, bool) {
+	if r.pos >= len(r.src) {
+		return Null, false
+	}
+	kind := Kind(r.src[r.pos])
+	r.pos++
+	switch kind {
+	case KindNull:
+		return Null, true
+	case KindBool:
+		if r.pos >= len(r.src) {
+			return Null, false
+		}
+		r.pos++
+		return NewBool(r.src[r.pos-1] != 0), true
+	case KindInt, KindDate, KindTime, KindTimestamp, KindTimestampTZ:
+		v, ok := r.varint()
+		return Datum{kind: kind, i: v}, ok
+	case KindFloat:
+		if len(r.src)-r.pos < 8 {
+			return Null, false
+		}
+		r.pos += 8
+		return NewFloat(math.Float64frombits(binary.LittleEndian.Uint64(r.src[r.pos-8:]))), true
+	case KindDecimal:
+		return r.decimal()
+	case KindString, KindBytes, KindJSON:
+		n, ok := r.uvarint()
+		if !ok {
+			return Null, false
+		}
+		s, ok := r.bytes(n)
+		return Datum{kind: kind, s: s}, ok
+	case KindInterval:
+		i, ok1 := r.varint()
+		j, ok2 := r.varint()
+		return Datum{kind: KindInterval, i: i, j: j}, ok1 && ok2
+	}
+	return Null, false
+}
+
+func (r *rowReader) decimal() (Datum, bool) {
+	if r.pos >= len(r.src) {
+		return Null, false
+	}
+	flags := r.src[r.pos]
+	r.pos++
+	d := &apd.Decimal{Negative: flags&rowDecNegative != 0}
+	switch {
+	case flags&rowDecNaN != 0:
+		d.Form = apd.NaN
+		return NewDecimal(d), true
+	case flags&rowDecInfinite != 0:
+		d.Form = apd.Infinite
+		return NewDecimal(d), true
+	}
+	exp, ok := r.varint()
+	if !ok || exp != int64(int32(exp)) {
+		return Null, false
+	}
+	d.Exponent = int32(exp)
+	n, ok := r.uvarint()
+	if !ok {
+		return Null, false
+	}
+	if flags&rowDecBig == 0 {
+		d.Coeff.SetUint64(n)
+		return NewDecimal(d), true
+	}
+	if n > uint64(len(r.src)-r.pos) {
+		return Null, false
+	}
+	d.Coeff.SetBytes(r.src[r.pos : r.pos+int(n)])
+	r.pos += int(n)
+	return NewDecimal(d), true
+}

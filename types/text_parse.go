@@ -24,12 +24,9 @@ func ParseText(t T, s string) (Datum, error) {
 	switch t.Family {
 	case Bool:
 		return parseBool(s)
-	case Int2:
-		return parseInt(s, "smallint", math.MinInt16, math.MaxInt16)
-	case Int4:
-		return parseInt(s, "integer", math.MinInt32, math.MaxInt32)
-	case Int8:
-		return parseInt(s, "bigint", math.MinInt64, math.MaxInt64)
+	case Int2, Int4, Int8:
+		typ, lo, hi := intRange(t.Family)
+		return parseInt(s, typ, lo, hi)
 	case Oid:
 		return parseOid(s)
 	case Float4:

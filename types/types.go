@@ -3,7 +3,23 @@
 // value crosses (PostgreSQL text and binary wire formats, memcomparable keys
 // for storage and hashing, compact row values). It is the leaf every other
 // package builds on, so it knows nothing of plans, protocols or storage.
+//
+// Text and binary formats follow PostgreSQL 15 with DateStyle ISO, MDY,
+// IntervalStyle postgres, TimeZone UTC and extra_float_digits 1
+// (FormatText, ParseText, EncodeBinary, DecodeBinary). Compare is the one
+// total order of values; AppendKey encodes a value so that byte order is
+// that order, and AppendRow stores values exactly.
+//
+// Key groups: a distributed job's rows are spread over G key groups by
+//
+//	vnode(key) = xxhash64(AppendKey(c1, asc) ++ ... ++ AppendKey(cn, asc)) mod G
+//
+// over the distribution key columns c1..cn (cast to their declared types
+// first), using github.com/cespare/xxhash/v2; see VNode. This formula is
+// persistent: state is stored under its vnode, so it must never change.
 package types
+
+import "strings"
 
 // OID is a PostgreSQL type OID.
 type OID uint32
@@ -142,6 +158,9 @@ func (t T) WireMod() int32 {
 func (t T) String() string {
 	name := familyInfo[t.Family].name
 	if t.Mod < 0 {
+		if t.Family == Bpchar {
+			return "bpchar"
+		}
 		return name
 	}
 	switch t.Family {
@@ -149,6 +168,9 @@ func (t T) String() string {
 		return name + "(" + itoa(int(t.Mod)) + ")"
 	case Numeric:
 		return name + "(" + itoa(int(t.Mod>>16)) + "," + itoa(int(t.Mod&0xffff)) + ")"
+	case Time, Timestamp, TimestampTZ:
+		base, zone, _ := strings.Cut(name, " ")
+		return base + "(" + itoa(int(t.Mod)) + ") " + zone
 	}
 	return name
 }

@@ -38,8 +38,11 @@ var (
 )
 
 // Open opens, creating it if needed, the store in dir. logger receives
-// Pebble's messages.
+// Pebble's messages; nil means slog.Default().
 func Open(dir string, logger *slog.Logger) (*Store, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
 	db, err := storage.OpenDB(dir, &pebble.Options{
 		FormatMajorVersion: pebble.FormatNewest,
 		Logger:             storage.PebbleLogger{L: logger},

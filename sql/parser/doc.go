@@ -1,5 +1,103 @@
 // Package parser is streamdb's SQL front: it turns PostgreSQL-dialect text
-// into statements. Query bodies and DML are translated token by token into
-// text the TiDB parser accepts and parsed into a TiDB AST; streaming and
-// utility DDL is parsed by a small recursive-descent grammar of our own.
+// (as psql, pgx and sqllogictest files send it) into statements.
+//
+// Parse lexes the text with a PostgreSQL lexer (identifiers, keywords,
+// numbers, '...', E'...', U&'...' and $tag$...$tag$ strings, $n,
+// operators, comments) and splits it at top-level semicolons. Streaming and utility statements
+// (CREATE TABLE/VIEW/MATERIALIZED VIEW/INDEX, DROP, ALTER ... SET
+// PARALLELISM, SET/RESET/SHOW, transaction control, FLUSH, DISCARD,
+// EXPLAIN) go to a small recursive-descent grammar and come back as
+// Statement.Utility. Queries and DML (SELECT, VALUES, TABLE, WITH, set
+// operations, INSERT, UPDATE, DELETE) are translated token by token into
+// text the TiDB parser accepts (SQL mode ANSI_QUOTES | PIPES_AS_CONCAT |
+// NO_BACKSLASH_ESCAPES) and come back as Statement.AST.
+//
+// # Translation contract
+//
+// PostgreSQL meaning that TiDB's grammar cannot express travels in marker
+// function calls (ast.FuncCallExpr, FnName.L as below). The binder relies
+// on exactly this:
+//
+//   - Identifiers are emitted backquoted with their final case (unquoted
+//     lowercased, "quoted" exact), so MySQL-reserved words work as names.
+//     Function names are emitted bare and lowercased so TiDB keeps its
+//     builtin syntax (count(*), substring(x FROM a FOR b), trim(BOTH ...),
+//     position(a IN b)); a few names TiDB rejects bare (int4, text, numeric,
+//     mode, ...) are backquoted, which still gives a generic call. A
+//     pg_catalog qualification on functions and types is dropped.
+//   - x::type and CAST(x AS type) become pg_cast(x, 'type'), type being the
+//     PostgreSQL type text lowercased and whitespace-normalized ('int8',
+//     'double precision', 'varchar(10)', 'timestamp with time zone',
+//     'int4[]', 'interval hour to minute'; a quoted type name keeps its
+//     double quotes, as in '"char"'). :: binds to the preceding primary, so
+//     -x::int is -(pg_cast(x, 'int')) and casts chain.
+//   - Typed literals (DATE '...', INTERVAL '1' HOUR, int '1', timestamp with
+//     time zone '...', any type name followed by a string) become
+//     pg_cast('...', 'type'); an interval field is appended to the string
+//     ('1 hour'), a field range goes into the type ('interval hour to minute').
+//   - $n becomes pg_param(n); Statement.NumParams is the highest n. In
+//     LIMIT/OFFSET, where TiDB takes only literals, the Limit node holds the
+//     same pg_param(n) call after parsing.
+//   - Numbers: integers are int literals; decimals keep their scale
+//     (1.50); exponent forms and "5." become pg_cast('1e5', 'numeric');
+//     0x/0o/0b and 1_000 forms become plain integers. Literals are *Literal
+//     (see driver.go): int4 when they fit, else int8, else numeric; strings
+//     are unknown-typed; TRUE/FALSE are bool; NULL is an unknown NULL. TiDB
+//     itself turns ORDER BY/GROUP BY integer literals into ast.PositionExpr
+//     and count(*) into COUNT(1).
+//   - Strings ('...', E'...', $$...$$, U&'...', newline-continued) reach
+//     TiDB as '...' and come back unchanged in the *Literal.
+//   - ORDER BY expr NULLS FIRST|LAST becomes pg_nulls_first(expr) or
+//     pg_nulls_last(expr), ASC/DESC kept after the call (also in window
+//     specifications). ORDER BY 1 NULLS FIRST gives pg_nulls_first(1): the
+//     binder must read an integer literal there as a position.
+//   - FULL [OUTER] JOIN ... ON becomes STRAIGHT_JOIN ... ON: the binder reads
+//     ast.Join{StraightJoin: true} as FULL OUTER (TiDB sets the flag on the
+//     right node also inside parenthesized and chained joins). FULL JOIN
+//     USING and NATURAL FULL JOIN are 0A000.
+//   - a IS DISTINCT FROM b becomes (a <=> b IS FALSE) and a IS NOT DISTINCT
+//     FROM b becomes (a <=> b), operands following PostgreSQL precedence.
+//   - a ~~ b, !~~, ~~*, !~~* become (a LIKE b), NOT LIKE, ILIKE, NOT ILIKE.
+//   - Every other PostgreSQL operator TiDB lacks or binds differently —
+//     || (string/array/jsonb concatenation), regex ~ ~* !~ !~*, jsonb -> ->>
+//     #> #>> @> <@ ? ?| ?&, bitwise & | # << >> ~, and any user operator —
+//     becomes pg_op('op', left, right), or pg_op('op', operand) when prefix,
+//     with PostgreSQL's precedence: tighter than comparisons, LIKE, IN and
+//     BETWEEN, looser than + - * / % ^. (|| is not left to TiDB's concat,
+//     whose precedence differs and which the binder could not tell from a
+//     call of PostgreSQL's NULL-skipping concat().) OPERATOR(pg_catalog.op)
+//     is the operator itself. + - * / % ^ and comparisons stay TiDB's; ^ is
+//     opcode.Xor, which the binder reads as power.
+//   - ISNULL/NOTNULL become IS NULL/IS NOT NULL.
+//   - EXTRACT(field FROM x) becomes date_part('field', x), field lowercased.
+//   - LIMIT ALL and LIMIT NULL are no limit; OFFSET n without a limit gets
+//     LIMIT 18446744073709551615; OFFSET n ROWS and FETCH FIRST|NEXT [n]
+//     ROW|ROWS ONLY (n defaulting to 1) become LIMIT n OFFSET m.
+//   - CURRENT_DATE, CURRENT_TIME, CURRENT_TIMESTAMP, LOCALTIME,
+//     LOCALTIMESTAMP, CURRENT_USER, CURRENT_ROLE, SESSION_USER, SYSTEM_USER,
+//     USER, CURRENT_SCHEMA and CURRENT_CATALOG become calls of the same
+//     lowercased name (with their precision argument if given).
+//   - x AT TIME ZONE z becomes timezone(z, x); COLLATE clauses are dropped
+//     (streamdb compares strings bytewise, as the "C" collation does).
+//   - VALUES (...), (...) as a query becomes VALUES ROW(...), ROW(...); in
+//     INSERT the rows stay. INSERT ... DEFAULT VALUES becomes () VALUES ().
+//   - A FROM item with a column alias list — (subquery) AS s(a, b), or a
+//     table t AS u(a), which becomes (SELECT * FROM t) AS u(a) — is carried
+//     by TiDB's LATERAL syntax; the LATERAL flag is cleared after parsing,
+//     so ast.TableSource has Lateral false and ColumnNames set.
+//   - A function call in FROM (generate_series(...), tumble(t, ts, interval),
+//     hop(...)) becomes LATERAL (SELECT pg_table_function(f(args))) AS alias
+//     [(columns)], the alias defaulting to the function name; Lateral stays
+//     true (table functions may refer to earlier FROM items).
+//   - RETURNING list is cut off the INSERT/UPDATE/DELETE and parsed into
+//     Statement.Returning.
+//   - Recognized but unsupported forms are 0A000 feature_not_supported:
+//     DISTINCT ON, ON CONFLICT, arrays and subscripts, FILTER, WITHIN GROUP,
+//     FETCH ... WITH TIES, SIMILAR TO, BETWEEN SYMMETRIC, UPDATE ... FROM,
+//     DELETE ... USING, SELECT ... FOR UPDATE, bit-string literals, and
+//     statement kinds such as GRANT, COPY, TRUNCATE, CREATE SOURCE/SINK.
+//
+// Errors are *pgerror.Error: 42601 `syntax error at or near "tok"` (or `at
+// end of input`) with Position the 1-based character offset into the text
+// given to Parse, also when TiDB finds the error in translated text.
 package parser

@@ -14,8 +14,8 @@ import (
 )
 
 // The TiDB parser builds literals through these hooks; ours type them the
-// PostgreSQL way. The translator never emits `?`, hex or bit literals, so
-// those hooks only guard against surprises.
+// PostgreSQL way. The translator never emits hex or bit literals, so those
+// hooks only guard against surprises.
 func init() {
 	ast.NewValueExpr = func(value any, _, _ string) ast.ValueExpr {
 		if l, ok := value.(*Literal); ok {
@@ -25,8 +25,8 @@ func init() {
 		l.SetValue(value)
 		return l
 	}
-	ast.NewParamMarkerExpr = func(int) ast.ParamMarkerExpr {
-		return &paramMarker{Literal: Literal{projectionOffset: -1, Type: types.TUnknown}}
+	ast.NewParamMarkerExpr = func(offset int) ast.ParamMarkerExpr {
+		return &paramMarker{Literal: Literal{projectionOffset: -1, Type: types.TUnknown}, offset: offset}
 	}
 	ast.NewDecimal = func(s string) (any, error) {
 		d, _, err := apd.NewFromString(s)
@@ -192,11 +192,20 @@ func quoteString(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
-// paramMarker satisfies the TiDB hook for `?`, which the translator never
-// emits (PostgreSQL parameters become pg_param(n)).
+// paramMarker is TiDB's `?`, which the translator emits only for $n in
+// LIMIT and OFFSET (TiDB takes nothing else there); parsing then turns it
+// back into pg_param(n) by its offset in the translated text.
 type paramMarker struct {
 	Literal
+	offset int
 }
 
 // SetOrder implements ast.ParamMarkerExpr.
 func (*paramMarker) SetOrder(int) {}
+
+// Accept implements ast.Node (not promoted from Literal, so that visitors
+// keep the marker).
+func (m *paramMarker) Accept(v ast.Visitor) (ast.Node, bool) {
+	n, _ := v.Enter(m)
+	return v.Leave(n)
+}

@@ -177,7 +177,7 @@ func (l *lexer) next() error {
 }
 
 // lexString lexes a quoted string whose opening quote is at l.pos. With
-// escapes set it is an E'' string with C-style backslash escapes. Adjacent
+// escapes set it is an E'...' string with C-style backslash escapes. Adjacent
 // strings separated by whitespace that includes a newline are concatenated,
 // as PostgreSQL does.
 func (l *lexer) lexString(start int, escapes bool) error {
@@ -250,7 +250,7 @@ func (l *lexer) continuesString() bool {
 	return false
 }
 
-// lexEscape decodes one backslash escape of an E'' string at l.pos.
+// lexEscape decodes one backslash escape of an E'...' string at l.pos.
 func (l *lexer) lexEscape(b *strings.Builder) error {
 	start := l.pos
 	l.pos++ // backslash
@@ -306,7 +306,7 @@ func (l *lexer) lexEscape(b *strings.Builder) error {
 	return nil
 }
 
-// decodeUnicode decodes the \XXXX and \+XXXXXX escapes of the U&'' string
+// decodeUnicode decodes the \XXXX and \+XXXXXX escapes of the U&'...' string
 // just lexed (UESCAPE is not supported).
 func (l *lexer) decodeUnicode(start int) error {
 	t := &l.toks[len(l.toks)-1]

@@ -11,8 +11,8 @@ type Statement struct {
 	// AST is the TiDB AST of a SELECT, INSERT, UPDATE, DELETE, set operation
 	// or WITH query, translated as the package doc describes; nil otherwise.
 	AST ast.StmtNode
-	// Utility is one of the statement structs of this package (CreateTable,
-	// DropObject, SetVar, ...) when AST is nil.
+	// Utility is a pointer to one of the statement structs of this package
+	// (*CreateTable, *DropObject, *SetVar, ...) when AST is nil.
 	Utility any
 	// NumParams is the highest $n used by the statement.
 	NumParams int
@@ -50,10 +50,23 @@ type CreateTable struct {
 	// PrimaryKey lists the primary-key columns, from a table constraint or
 	// from a column's PRIMARY KEY option.
 	PrimaryKey []string
+	// Unique lists the column lists of table-level UNIQUE constraints.
+	Unique [][]string
+	// Watermark is RisingWave's WATERMARK FOR column AS expr, nil if none.
+	Watermark *Watermark
 	// AppendOnly is set by RisingWave's APPEND ONLY clause.
 	AppendOnly bool
 	// With holds WITH (key = value, ...) options, keys lowercased.
 	With map[string]string
+}
+
+// Watermark is WATERMARK FOR Column AS Expr in CREATE TABLE.
+type Watermark struct {
+	Column string
+	// Expr is translated like a query expression.
+	Expr ast.ExprNode
+	// ExprSQL is Expr's original text.
+	ExprSQL string
 }
 
 // ColumnDef is one column of CREATE TABLE.
@@ -67,6 +80,8 @@ type ColumnDef struct {
 	Unique     bool
 	// Default is the DEFAULT expression, translated like a query expression.
 	Default ast.ExprNode
+	// DefaultSQL is the DEFAULT expression's original text.
+	DefaultSQL string
 }
 
 // DropObject is DROP TABLE / VIEW / MATERIALIZED VIEW / INDEX / SOURCE / SINK.
@@ -88,6 +103,8 @@ type CreateView struct {
 	OrReplace    bool
 	Materialized bool
 	IfNotExists  bool
+	// EmitOnWindowClose is set by RisingWave's EMIT ON WINDOW CLOSE.
+	EmitOnWindowClose bool
 	// With holds WITH (key = value, ...) options, keys lowercased.
 	With map[string]string
 }

@@ -17,6 +17,8 @@ var createPattern = regexp.MustCompile(`(?is)^create\s+(?:or\s+replace\s+)?(?:(?
 	`(table|view|materialized\s+view|source|index|sink)\s+(?:concurrently\s+)?(?:if\s+not\s+exists\s+)?` +
 	`(` + ident + `(?:\s*\.\s*` + ident + `)*)`)
 
+var aroundDot = regexp.MustCompile(`\s*\.\s*`)
+
 // createdObjects returns the objects the CREATE statements in sql make.
 // Statements are split at every ';', which is good enough to find names.
 func createdObjects(sql string) []object {
@@ -27,7 +29,7 @@ func createdObjects(sql string) []object {
 			continue
 		}
 		kind := strings.ToUpper(strings.Join(strings.Fields(m[1]), " "))
-		name := strings.Join(strings.Fields(m[2]), "")
+		name := aroundDot.ReplaceAllString(m[2], ".")
 		if kind == "INDEX" && strings.EqualFold(name, "on") { // CREATE INDEX ON t(...)
 			continue
 		}

@@ -149,11 +149,18 @@ func isBlank(l string) bool   { return strings.TrimSpace(l) == "" }
 func isComment(l string) bool { return strings.HasPrefix(l, "#") }
 
 // body reads the lines of the current record up to the next blank line,
-// dropping comments, and splits them at the first "----" line.
-func (p *parser) body() (sql, results []string, separated bool) {
-	for ; p.pos < len(p.lines) && !isBlank(p.lines[p.pos]); p.pos++ {
+// dropping comments, and splits them at the first "----" line. With
+// multiline, what follows "----" ends at two blank lines in a row instead, as
+// sqllogictest-rs reads expected error messages and command output.
+func (p *parser) body(multiline bool) (sql, results []string) {
+	separated := false
+	for ; p.pos < len(p.lines); p.pos++ {
 		l := p.lines[p.pos]
 		switch {
+		case isBlank(l) && !(separated && multiline):
+			return sql, results
+		case isBlank(l) && (p.pos+1 == len(p.lines) || isBlank(p.lines[p.pos+1])):
+			return sql, results
 		case isComment(l):
 		case !separated && strings.TrimSpace(l) == "----":
 			separated = true
@@ -163,7 +170,7 @@ func (p *parser) body() (sql, results []string, separated bool) {
 			sql = append(sql, l)
 		}
 	}
-	return sql, results, separated
+	return sql, results
 }
 
 // headerFields splits a directive line into fields, stopping at a "#"
@@ -247,7 +254,7 @@ func (p *parser) records() ([]record, error) {
 			}
 		case "system":
 			r.kind = kindSystem
-			p.body()
+			p.body(true)
 		default:
 			err = p.errorf(line, "unknown record type %q", f[0])
 		}
@@ -319,7 +326,7 @@ func (p *parser) statement(r *record, l string, f []string) error {
 			return p.errorf(r.line, "statement: %v", err)
 		}
 	}
-	sql, _, _ := p.body()
+	sql, _ := p.body(r.expectErr) // lines after "----" are the expected error text
 	return p.setSQL(r, sql)
 }
 
@@ -339,7 +346,7 @@ func (p *parser) query(r *record, l string, f []string) error {
 	if f[1] == "error" {
 		r.expectErr = true
 		r.errPattern = rest(l, 2)
-		sql, _, _ := p.body() // lines after "----" are the expected error text
+		sql, _ := p.body(true) // lines after "----" are the expected error text
 		return p.setSQL(r, sql)
 	}
 	r.types = f[1]
@@ -364,7 +371,7 @@ func (p *parser) query(r *record, l string, f []string) error {
 			r.label = f[i]
 		}
 	}
-	sql, results, _ := p.body()
+	sql, results := p.body(false)
 	r.expected = results
 	return p.setSQL(r, sql)
 }
@@ -378,7 +385,7 @@ func (p *parser) let(r *record, l string) error {
 		}
 		r.vars = append(r.vars, v)
 	}
-	sql, _, _ := p.body()
+	sql, _ := p.body(false)
 	return p.setSQL(r, sql)
 }
 

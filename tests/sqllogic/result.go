@@ -51,11 +51,13 @@ func (r *Result) add(f FileResult) {
 	r.Skipped += f.Skipped
 }
 
-// failure describes why a record failed. expected and actual, when set, are
-// result lines shown one per line.
+// failure describes why a record failed. expected and actual, when either is
+// set, are result lines shown one per line.
 type failure struct {
 	msg              string
 	expected, actual []string
+	// final means retrying cannot help (the record could not even be sent).
+	final bool
 }
 
 // maxShown is how many failures per file are printed unless Options.Verbose.
@@ -78,10 +80,8 @@ func (rp *reporter) report(where, sql string, f *failure) {
 	fmt.Fprintf(&b, "FAIL %s: %s\n", where, f.msg)
 	writeIndented(&b, "    ", sql)
 	if f.expected != nil || f.actual != nil {
-		b.WriteString("  expected:\n")
-		writeIndented(&b, "    ", f.expected...)
-		b.WriteString("  actual:\n")
-		writeIndented(&b, "    ", f.actual...)
+		writeResults(&b, "expected", f.expected)
+		writeResults(&b, "actual", f.actual)
 	}
 	io.WriteString(rp.w, b.String())
 }
@@ -91,6 +91,15 @@ func (rp *reporter) finish(path string) {
 	if hidden := rp.failed - maxShown; !rp.verbose && hidden > 0 {
 		fmt.Fprintf(rp.w, "%s: %d more failures not shown (run verbose to see all)\n", path, hidden)
 	}
+}
+
+func writeResults(b *strings.Builder, title string, lines []string) {
+	if len(lines) == 0 {
+		fmt.Fprintf(b, "  %s: (no rows)\n", title)
+		return
+	}
+	fmt.Fprintf(b, "  %s:\n", title)
+	writeIndented(b, "    ", lines...)
 }
 
 func writeIndented(b *strings.Builder, indent string, texts ...string) {

@@ -189,6 +189,9 @@ func (f *fileRun) check(ctx context.Context, r *record) {
 			f.res.Passed++
 			return
 		}
+		if fail.final {
+			break
+		}
 	}
 	f.res.Failed++
 	f.rep.report(fmt.Sprintf("%s:%d", r.file, r.line), r.sql, fail)
@@ -200,7 +203,7 @@ func (f *fileRun) attempt(ctx context.Context, r *record) *failure {
 	if f.substOn {
 		var err error
 		if sql, err = f.subst.expand(sql); err != nil {
-			return &failure{msg: err.Error()}
+			return &failure{msg: err.Error(), final: true}
 		}
 	}
 	conn, err := f.conn(ctx, r.conn)
@@ -289,8 +292,8 @@ func (f *fileRun) compare(r *record, rs *resultSet) *failure {
 	if !rs.matches(r.expected, r.sort) {
 		return &failure{
 			msg:      "query result mismatch",
-			expected: append([]string{}, r.expected...),
-			actual:   append([]string{}, rs.render(r.expected, f.sqlite)...),
+			expected: r.expected,
+			actual:   rs.render(r.expected, f.sqlite),
 		}
 	}
 	if err := f.labels.check(r.label, rs.hash(), fmt.Sprintf("%s:%d", r.file, r.line)); err != nil {

@@ -90,13 +90,16 @@ func (s *substituter) expand(text string) (string, error) {
 			}
 			name, def, hasDef = strings.Cut(text[i+2:i+2+end], ":")
 			i += 3 + end
-		} else if n := nameLen(text[i+1:]); n > 0 {
+		} else {
+			n := nameLen(text[i+1:])
+			if n == 0 || strings.HasPrefix(text[i+1+n:], "$") {
+				// "$1", "$$" or a dollar-quote tag like "$body$": not a variable.
+				b.WriteString(text[i : i+1+n])
+				i += 1 + n
+				continue
+			}
 			name = text[i+1 : i+1+n]
 			i += 1 + n
-		} else {
-			b.WriteByte('$')
-			i++
-			continue
 		}
 		v, ok, err := s.lookup(name)
 		switch {

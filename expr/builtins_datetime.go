@@ -1,0 +1,481 @@
+package expr
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+var errIntervalRange = pgerror.New(pgerror.CodeDatetimeFieldOverflow, "interval out of range")
+
+func init() {
+	now := func(f func(c *Ctx) types.Datum) builtinFn {
+		return func(c *Ctx, _ []types.Datum) (types.Datum, error) { return f(c), nil }
+	}
+	// The current-time functions read the statement's clock, Ctx.Now: they
+	// are stable within a statement (not volatile) but must not be folded
+	// into a plan that outlives it.
+	stamp := func(c *Ctx) types.Datum { return types.NewTimestampTZ(c.Now.UnixMicro()) }
+	for _, name := range []string{"now", "transaction_timestamp", "statement_timestamp"} {
+		RegisterBuiltin(name, sig(types.TTimestampTZ, now(stamp)))
+	}
+	RegisterBuiltin("clock_timestamp", volatile(sig(types.TTimestampTZ, func(*Ctx, []types.Datum) (types.Datum, error) {
+		return types.NewTimestampTZ(time.Now().UnixMicro()), nil
+	})))
+	RegisterBuiltin("current_date", sig(types.TDate, now(func(c *Ctx) types.Datum {
+		days, _ := splitMicros(c.Now.UnixMicro())
+		return types.NewDate(days)
+	})))
+	currentWithPrecision("current_timestamp", types.TTimestampTZ, types.NewTimestampTZ)
+	currentWithPrecision("localtimestamp", types.TTimestamp, types.NewTimestamp)
+	timeOfDay := func(us int64) types.Datum {
+		_, tod := splitMicros(us)
+		return types.NewTime(tod)
+	}
+	currentWithPrecision("current_time", types.TTime, timeOfDay)
+	currentWithPrecision("localtime", types.TTime, timeOfDay)
+
+	// timestamptz comes first: PostgreSQL prefers it for a date argument.
+	RegisterBuiltin("date_trunc",
+		sig(types.TTimestampTZ, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return datumOf(types.NewTimestampTZ)(truncTimestamp(a[0].Str(), a[1].Micros(), types.TTimestampTZ))
+		}, types.Text, types.TimestampTZ),
+		sig(types.TTimestamp, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return datumOf(types.NewTimestamp)(truncTimestamp(a[0].Str(), a[1].Micros(), types.TTimestamp))
+		}, types.Text, types.Timestamp),
+		sig(types.TInterval, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return datumOf(types.NewInterval)(truncInterval(a[0].Str(), a[1].Interval()))
+		}, types.Text, types.Interval))
+
+	ageDatum := func(a, b int64) (types.Datum, error) { return datumOf(types.NewInterval)(age(a, b)) }
+	midnight := func(c *Ctx) int64 {
+		days, _ := splitMicros(c.Now.UnixMicro())
+		return days * microsPerDay
+	}
+	for _, f := range []types.Family{types.TimestampTZ, types.Timestamp} {
+		RegisterBuiltin("age",
+			sig(types.TInterval, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+				return ageDatum(a[0].Micros(), a[1].Micros())
+			}, f, f),
+			sig(types.TInterval, func(c *Ctx, a []types.Datum) (types.Datum, error) {
+				return ageDatum(midnight(c), a[0].Micros())
+			}, f))
+	}
+
+	RegisterBuiltin("make_date", sig(types.TDate, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		return datumOf(types.NewDate)(makeDate(a[0].Int(), a[1].Int(), a[2].Int()))
+	}, types.Int4, types.Int4, types.Int4))
+	RegisterBuiltin("make_time", sig(types.TTime, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		return datumOf(types.NewTime)(makeTime(a[0].Int(), a[1].Int(), a[2].Float()))
+	}, types.Int4, types.Int4, types.Float8))
+	for _, m := range []struct {
+		name string
+		t    types.T
+		mk   func(us int64) types.Datum
+	}{{"make_timestamp", types.TTimestamp, types.NewTimestamp}, {"make_timestamptz", types.TTimestampTZ, types.NewTimestampTZ}} {
+		RegisterBuiltin(m.name, sig(m.t, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return datumOf(m.mk)(makeTimestamp(a[0].Int(), a[1].Int(), a[2].Int(), a[3].Int(), a[4].Int(), a[5].Float()))
+		}, types.Int4, types.Int4, types.Int4, types.Int4, types.Int4, types.Float8))
+	}
+	intervalArgs := []types.Family{types.Int4, types.Int4, types.Int4, types.Int4, types.Int4, types.Int4, types.Float8}
+	for n := range len(intervalArgs) + 1 {
+		RegisterBuiltin("make_interval", sig(types.TInterval, makeInterval, intervalArgs[:n]...))
+	}
+	RegisterBuiltin("to_timestamp", sig(types.TTimestampTZ, toTimestamp, types.Float8))
+
+	justify := func(f func(types.IntervalValue) (types.IntervalValue, error)) Overload {
+		return sig(types.TInterval, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return datumOf(types.NewInterval)(f(a[0].Interval()))
+		}, types.Interval)
+	}
+	RegisterBuiltin("justify_days", justify(justifyDays))
+	RegisterBuiltin("justify_hours", justify(justifyHours))
+	RegisterBuiltin("justify_interval", justify(justifyInterval))
+}
+
+// currentWithPrecision registers name() and name(precision) returning the
+// statement's start time as mk builds it, rounded to precision fractional
+// digits of a second.
+func currentWithPrecision(name string, t types.T, mk func(us int64) types.Datum) {
+	what, zone := "TIMESTAMP", ""
+	if t.Family == types.Time {
+		what = "TIME"
+	}
+	if name == "current_timestamp" || name == "current_time" {
+		zone = " WITH TIME ZONE"
+	}
+	RegisterBuiltin(name,
+		sig(t, func(c *Ctx, _ []types.Datum) (types.Datum, error) { return mk(c.Now.UnixMicro()), nil }),
+		sig(t, func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			p := a[0].Int()
+			if p < 0 {
+				return types.Null, pgerror.New(pgerror.CodeInvalidParameterValue, "%s(%d)%s precision must not be negative", what, p, zone)
+			}
+			return mk(roundToPrecision(c.Now.UnixMicro(), p)), nil
+		}, types.Int4))
+}
+
+// roundToPrecision rounds microseconds half away from zero to p fractional
+// digits of a second (p >= 6 leaves them alone).
+func roundToPrecision(us, p int64) int64 {
+	if p >= 6 {
+		return us
+	}
+	scale := pow10(int(6 - p))
+	if us >= 0 {
+		return (us + scale/2) / scale * scale
+	}
+	return -((-us + scale/2) / scale * scale)
+}
+
+// pow10 returns 10^n for small n >= 0.
+func pow10(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
+}
+
+var errTimestampRange = pgerror.New(pgerror.CodeDatetimeFieldOverflow, "timestamp out of range")
+
+// truncTimestamp is date_trunc(unit, timestamp[tz]).
+func truncTimestamp(unit string, us int64, t types.T) (int64, error) {
+	if isInfinite(us) {
+		return us, nil
+	}
+	low, u := parseUnit(unit)
+	c := toCivil(splitMicros(us))
+	switch u {
+	case unitWeek:
+		c = toCivil(c.days-(c.isoDow()-1), 0)
+	case unitMillennium:
+		if c.year > 0 {
+			c.year = (c.year+999)/1000*1000 - 999
+		} else {
+			c.year = -((999-(c.year-1))/1000)*1000 + 1
+		}
+		fallthrough
+	case unitCentury:
+		if c.year > 0 {
+			c.year = (c.year+99)/100*100 - 99
+		} else {
+			c.year = -((99-(c.year-1))/100)*100 + 1
+		}
+		fallthrough
+	case unitDecade:
+		if u == unitDecade {
+			if c.year > 0 {
+				c.year = c.year / 10 * 10
+			} else {
+				c.year = -((8 - (c.year - 1)) / 10) * 10
+			}
+		}
+		fallthrough
+	case unitYear:
+		c.month = 1
+		fallthrough
+	case unitQuarter:
+		c.month = (c.month-1)/3*3 + 1
+		fallthrough
+	case unitMonth:
+		c.day = 1
+		fallthrough
+	case unitDay:
+		c.hour = 0
+		fallthrough
+	case unitHour:
+		c.minute = 0
+		fallthrough
+	case unitMinute:
+		c.second = 0
+		fallthrough
+	case unitSecond:
+		c.micros = 0
+	case unitMillisecond:
+		c.micros = c.micros / 1000 * 1000
+	case unitMicrosecond:
+	default:
+		return 0, unitError(low, u, t)
+	}
+	r := civilDays(c.year, c.month, c.day)*microsPerDay + c.timeOfDay()
+	if r < minDateDays*microsPerDay {
+		return 0, errTimestampRange
+	}
+	return r, nil
+}
+
+// truncInterval is date_trunc(unit, interval).
+func truncInterval(unit string, iv types.IntervalValue) (types.IntervalValue, error) {
+	low, u := parseUnit(unit)
+	years, months, days := int64(iv.Months)/12, int64(iv.Months)%12, int64(iv.Days)
+	hour, minute, second, micros := clockFields(iv.Micros)
+	switch u {
+	case unitMillennium:
+		years = years / 1000 * 1000
+		fallthrough
+	case unitCentury:
+		years = years / 100 * 100
+		fallthrough
+	case unitDecade:
+		years = years / 10 * 10
+		fallthrough
+	case unitYear:
+		months = 0
+		fallthrough
+	case unitQuarter:
+		months = months / 3 * 3
+		fallthrough
+	case unitMonth:
+		days = 0
+		fallthrough
+	case unitDay:
+		hour = 0
+		fallthrough
+	case unitHour:
+		minute = 0
+		fallthrough
+	case unitMinute:
+		second = 0
+		fallthrough
+	case unitSecond:
+		micros = 0
+	case unitMillisecond:
+		micros = micros / 1000 * 1000
+	case unitMicrosecond:
+	case unitWeek:
+		return iv, pgerror.New(pgerror.CodeFeatureNotSupported, "unit \"%s\" not supported for type interval", low).
+			WithDetail("Months usually have fractional weeks.")
+	default:
+		return iv, unitError(low, u, types.TInterval)
+	}
+	return types.IntervalValue{
+		Months: int32(years*12 + months),
+		Days:   int32(days),
+		Micros: ((hour*60+minute)*60+second)*microsPerSecond + micros,
+	}, nil
+}
+
+// age is age(a, b): a - b as years, months and days counted on the
+// calendar, borrowing from b's month (or a's when a < b) as PostgreSQL does.
+func age(a, b int64) (types.IntervalValue, error) {
+	if isInfinite(a) || isInfinite(b) {
+		return types.IntervalValue{}, errTimestampRange
+	}
+	c1, c2 := toCivil(splitMicros(a)), toCivil(splitMicros(b))
+	d := civil{
+		year: c1.year - c2.year, month: c1.month - c2.month, day: c1.day - c2.day,
+		hour: c1.hour - c2.hour, minute: c1.minute - c2.minute, second: c1.second - c2.second, micros: c1.micros - c2.micros,
+	}
+	neg := a < b
+	if neg {
+		d = negateCivil(d)
+	}
+	borrow := c2
+	if neg {
+		borrow = c1
+	}
+	for d.micros < 0 {
+		d.micros += microsPerSecond
+		d.second--
+	}
+	for d.second < 0 {
+		d.second += 60
+		d.minute--
+	}
+	for d.minute < 0 {
+		d.minute += 60
+		d.hour--
+	}
+	for d.hour < 0 {
+		d.hour += 24
+		d.day--
+	}
+	for d.day < 0 {
+		d.day += int64(daysIn(int(borrow.year), time.Month(borrow.month)))
+		d.month--
+	}
+	for d.month < 0 {
+		d.month += 12
+		d.year--
+	}
+	if neg {
+		d = negateCivil(d)
+	}
+	return types.IntervalValue{Months: int32(d.year*12 + d.month), Days: int32(d.day), Micros: d.timeOfDay()}, nil
+}
+
+func negateCivil(c civil) civil {
+	return civil{year: -c.year, month: -c.month, day: -c.day, hour: -c.hour, minute: -c.minute, second: -c.second, micros: -c.micros}
+}
+
+// validDate returns the days since 1970 of a date given with a signed year
+// (negative years are BC), and false when a field is out of range.
+func validDate(year, month, day int64) (int64, bool) {
+	if year < 0 {
+		year++
+	} else if year == 0 {
+		return 0, false
+	}
+	if month < 1 || month > 12 || day < 1 || day > int64(daysIn(int(year), time.Month(month))) {
+		return 0, false
+	}
+	return civilDays(year, month, day), true
+}
+
+// makeDate is make_date(year, month, day).
+func makeDate(year, month, day int64) (int64, error) {
+	days, ok := validDate(year, month, day)
+	if !ok {
+		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "date field value out of range: %d-%02d-%02d", year, month, day)
+	}
+	if days < minDateDays || days >= endDateDays {
+		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "date out of range: %d-%02d-%02d", year, month, day)
+	}
+	return days, nil
+}
+
+// makeTime checks clock fields as PostgreSQL's float_time_overflows does and
+// returns the microseconds since midnight.
+func makeTime(hour, minute int64, sec float64) (int64, error) {
+	us := math.RoundToEven(sec * microsPerSecond)
+	if hour < 0 || hour > 24 || minute < 0 || minute >= 60 || math.IsNaN(sec) || us < 0 || us > 60*microsPerSecond ||
+		(hour*60+minute)*microsPerMinute+int64(us) > microsPerDay {
+		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "time field value out of range: %d:%02d:%s", hour, minute, formatG(sec, 2))
+	}
+	return (hour*60+minute)*microsPerMinute + int64(us), nil
+}
+
+// formatG formats f as C's printf %0*g does with the given width.
+func formatG(f float64, width int) string {
+	s := strconv.FormatFloat(f, 'g', 6, 64)
+	for len(s) < width {
+		s = "0" + s
+	}
+	return s
+}
+
+// makeTimestamp is make_timestamp(year, month, day, hour, min, sec).
+func makeTimestamp(year, month, day, hour, minute int64, sec float64) (int64, error) {
+	days, err := makeDate(year, month, day)
+	if err != nil {
+		return 0, err
+	}
+	tod, err := makeTime(hour, minute, sec)
+	if err != nil {
+		return 0, err
+	}
+	if days > (maxTimestamp-tod)/microsPerDay {
+		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "timestamp out of range: %d-%02d-%02d %d:%02d:%s",
+			year, month, day, hour, minute, formatG(sec, 2))
+	}
+	return days*microsPerDay + tod, nil
+}
+
+// makeInterval is make_interval(years, months, weeks, days, hours, mins,
+// secs), every argument defaulting to zero.
+func makeInterval(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	var f [7]int64
+	for i := range min(len(a), 6) {
+		f[i] = a[i].Int()
+	}
+	secs := 0.0
+	if len(a) == 7 {
+		secs = a[6].Float()
+	}
+	if math.IsInf(secs, 0) || math.IsNaN(secs) {
+		return types.Null, errIntervalRange
+	}
+	months, days := f[0]*12+f[1], f[2]*7+f[3]
+	secUs := math.RoundToEven(secs * microsPerSecond)
+	clock := f[4]*microsPerHour + f[5]*microsPerMinute
+	us := clock + int64(secUs)
+	if months != int64(int32(months)) || days != int64(int32(days)) || math.Abs(secUs) >= 1<<62 || (us > clock) != (secUs > 0) {
+		return types.Null, errIntervalRange
+	}
+	return types.NewInterval(types.IntervalValue{Months: int32(months), Days: int32(days), Micros: us}), nil
+}
+
+// toTimestamp is to_timestamp(seconds since the Unix epoch).
+func toTimestamp(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	secs := a[0].Float()
+	switch {
+	case math.IsNaN(secs):
+		return types.Null, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "timestamp cannot be NaN")
+	case math.IsInf(secs, 1):
+		return types.NewTimestampTZ(types.DateTimeInfinity), nil
+	case math.IsInf(secs, -1):
+		return types.NewTimestampTZ(types.DateTimeNegInfinity), nil
+	}
+	// PostgreSQL rounds relative to its own epoch, 2000-01-01.
+	const pgEpochSecs = 946684800
+	us := math.RoundToEven((secs-pgEpochSecs)*microsPerSecond) + pgEpochSecs*microsPerSecond
+	if secs < float64(minDateDays)*86400 || us > maxTimestamp {
+		return types.Null, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "timestamp out of range: \"%s\"", formatG(secs, 0))
+	}
+	return types.NewTimestampTZ(int64(us)), nil
+}
+
+// justifyDays turns each 30 days into a month.
+func justifyDays(iv types.IntervalValue) (types.IntervalValue, error) {
+	months := int64(iv.Months) + int64(iv.Days/30)
+	days := iv.Days % 30
+	if months > 0 && days < 0 {
+		days += 30
+		months--
+	} else if months < 0 && days > 0 {
+		days -= 30
+		months++
+	}
+	if months != int64(int32(months)) {
+		return iv, errIntervalRange
+	}
+	return types.IntervalValue{Months: int32(months), Days: days, Micros: iv.Micros}, nil
+}
+
+// justifyHours turns each 24 hours into a day.
+func justifyHours(iv types.IntervalValue) (types.IntervalValue, error) {
+	days := int64(iv.Days) + iv.Micros/microsPerDay
+	us := iv.Micros % microsPerDay
+	if days > 0 && us < 0 {
+		us += microsPerDay
+		days--
+	} else if days < 0 && us > 0 {
+		us -= microsPerDay
+		days++
+	}
+	if days != int64(int32(days)) {
+		return iv, errIntervalRange
+	}
+	return types.IntervalValue{Months: iv.Months, Days: int32(days), Micros: us}, nil
+}
+
+// justifyInterval justifies hours into days and days into months, giving
+// every field the same sign.
+func justifyInterval(iv types.IntervalValue) (types.IntervalValue, error) {
+	days := int64(iv.Days) + iv.Micros/microsPerDay
+	us := iv.Micros % microsPerDay
+	months := int64(iv.Months) + days/30
+	days %= 30
+	if months > 0 && (days < 0 || (days == 0 && us < 0)) {
+		days += 30
+		months--
+	} else if months < 0 && (days > 0 || (days == 0 && us > 0)) {
+		days -= 30
+		months++
+	}
+	if days > 0 && us < 0 {
+		us += microsPerDay
+		days--
+	} else if days < 0 && us > 0 {
+		us -= microsPerDay
+		days++
+	}
+	if months != int64(int32(months)) {
+		return iv, errIntervalRange
+	}
+	return types.IntervalValue{Months: int32(months), Days: int32(days), Micros: us}, nil
+}

@@ -1,0 +1,53 @@
+package expr
+
+import "github.com/streamdb/streamdb/types"
+
+// Identity of the server as the session-information functions report it.
+const (
+	// serverVersion is what version() returns; clients parse the
+	// "PostgreSQL <major>.<minor>" prefix.
+	serverVersion = "PostgreSQL 15.0 (streamdb)"
+	databaseName  = "streamdb"
+	defaultUser   = "streamdb"
+	defaultSchema = "public"
+)
+
+func init() {
+	constant := func(t types.T, v string) Overload {
+		return sig(t, func(*Ctx, []types.Datum) (types.Datum, error) { return types.NewString(v), nil })
+	}
+	for _, name := range []string{"current_user", "session_user", "user", "current_role"} {
+		RegisterBuiltin(name, constant(types.TName, defaultUser))
+	}
+	RegisterBuiltin("current_schema", constant(types.TName, defaultSchema))
+	RegisterBuiltin("current_database", constant(types.TName, databaseName))
+	RegisterBuiltin("current_catalog", constant(types.TName, databaseName))
+	RegisterBuiltin("version", constant(types.TText, serverVersion))
+	// greatest and least take arguments the binder has already coerced to
+	// one type; NULLs are skipped, and only all-NULL arguments give NULL.
+	for _, g := range []struct {
+		name string
+		sign int
+	}{{"greatest", 1}, {"least", -1}} {
+		RegisterBuiltin(g.name, Overload{Args: []types.Family{Any, Any}, Variadic: true, Ret: SameAsArg(0), NonStrict: true,
+			Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+				best := types.Null
+				for _, v := range a {
+					if !v.IsNull() && (best.IsNull() || types.Compare(v, best)*g.sign > 0) {
+						best = v
+					}
+				}
+				return best, nil
+			}})
+	}
+	// pg_typeof has one overload per type family, so that resolution tells
+	// each overload its argument's type (the value alone does not, and may
+	// be NULL). Its result is the type's name as text rather than regtype.
+	for f := types.Unknown; f <= types.Oid; f++ {
+		name := types.T{Family: f, Mod: -1}.String()
+		o := constant(types.TText, name)
+		o.Args = []types.Family{f}
+		o.NonStrict = true
+		RegisterBuiltin("pg_typeof", o)
+	}
+}

@@ -1,0 +1,666 @@
+package parser
+
+import "strings"
+
+// This file holds the keyword-driven parts of the translator: clause
+// keywords, FROM items, WITH, VALUES, LIMIT/OFFSET/FETCH, ORDER BY ...
+// NULLS, and the heads of INSERT, UPDATE and DELETE.
+
+// noLimit is the LIMIT emitted for OFFSET without LIMIT (TiDB needs one).
+const noLimit = "18446744073709551615"
+
+// word translates the word at token i.
+func (t *translator) word(s *seq, i int) (int, error) {
+	tk := t.at(i)
+	v, next := tk.val, t.at(i+1)
+	if !reserved[v] || s.mode == modeWindow && windowWords[v] {
+		return t.softWord(s, i)
+	}
+	switch v {
+	case "select":
+		s.clause = "select"
+	case "distinct":
+		if next.is("on") {
+			return i, notSupportedAt(t.src, tk.pos, "SELECT DISTINCT ON is not supported").
+				WithHint("use a window function such as row_number() in a subquery")
+		}
+	case "from":
+		if s.mode == modeQuery || s.mode == modeFrom {
+			switch s.clause {
+			case "set":
+				return i, notSupportedAt(t.src, tk.pos, "UPDATE ... FROM is not supported").WithHint("use a subquery in SET or WHERE")
+			case "select", "":
+				s.clause, s.fromItem = "from", true
+			}
+		}
+	case "where", "having", "window", "group":
+		if s.mode == modeQuery {
+			s.clause = v
+		}
+	case "order":
+		if next.is("by") {
+			s.add(wordUnit("order", tk.pos))
+			s.add(wordUnit("by", next.pos))
+			s.orderStart = len(s.units)
+			if s.mode == modeQuery {
+				s.clause = "order"
+			}
+			return i + 2, nil
+		}
+	case "limit", "offset", "fetch":
+		s.orderStart = -1
+		return t.limitClause(s, i)
+	case "for":
+		if s.mode == modeQuery {
+			return i, notSupportedAt(t.src, tk.pos, "SELECT ... FOR UPDATE/SHARE is not supported")
+		}
+	case "union", "intersect", "except":
+		s.orderStart, s.clause = -1, ""
+	case "join":
+		s.fromItem = s.clause == "from"
+	case "natural":
+		if next.is("full") {
+			return i, notSupportedAt(t.src, tk.pos, "NATURAL FULL JOIN is not supported").WithHint("use FULL JOIN ... ON")
+		}
+	case "full":
+		j := i + 1
+		if t.at(j).is("outer") {
+			j++
+		}
+		if !t.at(j).is("join") {
+			return j, t.syntaxErr(j)
+		}
+		s.add(unit{kind: uWord, word: "join", frags: []frag{{text: "STRAIGHT_JOIN", src: tk.pos}}})
+		s.fullJoin, s.fromItem = true, s.clause == "from"
+		return j + 1, nil
+	case "using":
+		if s.fullJoin {
+			return i, notSupportedAt(t.src, tk.pos, "FULL JOIN ... USING is not supported").WithHint("use FULL JOIN ... ON")
+		}
+		if s.clause == "delete" {
+			return i, notSupportedAt(t.src, tk.pos, "DELETE ... USING is not supported").WithHint("use a subquery in WHERE")
+		}
+	case "on":
+		if next.is("conflict") {
+			return i, notSupportedAt(t.src, tk.pos, "INSERT ... ON CONFLICT is not supported")
+		}
+		s.fullJoin = false
+	case "and":
+		if s.betweens > 0 {
+			s.betweens--
+			s.add(opUnit("AND", lvlLike, rwNone, tk.pos, i+1))
+		} else {
+			s.add(opUnit("AND", lvlAnd, rwNone, tk.pos, i+1))
+		}
+		return i + 1, nil
+	case "or":
+		s.add(opUnit("OR", lvlOr, rwNone, tk.pos, i+1))
+		return i + 1, nil
+	case "not":
+		if next.is("like") || next.is("ilike") || next.is("in") || next.is("between") || next.is("similar") {
+			return t.likeOp(s, i+1, "NOT ")
+		}
+		s.add(opUnit("NOT", lvlNot, rwNone, tk.pos, i+1))
+		return i + 1, nil
+	case "like", "ilike", "in", "between", "similar":
+		return t.likeOp(s, i, "")
+	case "is":
+		return t.isOp(s, i)
+	case "isnull", "notnull":
+		text := map[string]string{"isnull": "IS NULL", "notnull": "IS NOT NULL"}[v]
+		s.add(opUnit(text, lvlIs, rwNone, tk.pos, i+1))
+		return i + 1, nil
+	case "overlaps":
+		return i, notSupportedAt(t.src, tk.pos, "OVERLAPS is not supported")
+	case "tablesample":
+		return i, notSupportedAt(t.src, tk.pos, "TABLESAMPLE is not supported")
+	case "returning":
+		return i, notSupportedAt(t.src, tk.pos, "RETURNING is only supported at the end of INSERT, UPDATE and DELETE")
+	case "into":
+		if s.clause == "select" {
+			return i, notSupportedAt(t.src, tk.pos, "SELECT ... INTO is not supported").WithHint("use CREATE TABLE and INSERT ... SELECT")
+		}
+	case "as":
+		s.add(wordUnit("as", tk.pos))
+		if next.kind == tkIdent || next.kind == tkQIdent {
+			s.add(primaryOf(identFrag(next, false)))
+			return i + 2, nil
+		}
+		return i + 1, nil
+	case "with":
+		return t.withClause(s, i)
+	case "values":
+		return t.values(s, i)
+	case "default":
+		if next.is("values") {
+			s.add(unit{kind: uWord, word: "values", frags: []frag{{text: "( ) VALUES ( )", src: tk.pos}}})
+			return i + 2, nil
+		}
+		return t.primaryStep(s, i)
+	case "all", "any", "some":
+		if next.isPunct("(") {
+			return t.primaryStep(s, i)
+		}
+	case "null", "true", "false", "cast", "extract", "case", "exists", "row", "array", "left", "right":
+		if (v == "left" || v == "right") && !next.isPunct("(") {
+			break
+		}
+		return t.primaryStep(s, i)
+	default:
+		if sqlValueFunctions[v] {
+			return t.primaryStep(s, i)
+		}
+	}
+	s.add(wordUnit(v, tk.pos))
+	return i + 1, nil
+}
+
+// softWord translates a non-reserved word at token i: a keyword its
+// context makes one, or else an operand.
+func (t *translator) softWord(s *seq, i int) (int, error) {
+	tk := t.at(i)
+	v, next := tk.val, t.at(i+1)
+	switch {
+	case s.mode == modeWindow && windowWords[v]:
+		if v == "rows" || v == "range" || v == "groups" {
+			s.orderStart = -1
+		}
+	case v == "by" && (s.last().isWord("group") || s.last().isWord("partition")):
+	case v == "nulls" && (next.is("first") || next.is("last")) && s.orderStart >= 0:
+		return t.nullsOrder(s, i)
+	case v == "operator" && next.isPunct("("):
+		return t.qualifiedOperator(s, i)
+	case v == "escape" && s.last().kind == uPrimary && likeBefore(s.units):
+		s.add(opUnit("ESCAPE", lvlLike, rwNone, tk.pos, i+1))
+		return i + 1, nil
+	case s.mode == modeQuery && (s.clause == "" || s.clause == "with") && v == "insert" && next.is("into"):
+		return t.dmlHead(s, i, "into")
+	case s.mode == modeQuery && (s.clause == "" || s.clause == "with") && v == "update":
+		return t.dmlHead(s, i, "set")
+	case s.mode == modeQuery && (s.clause == "" || s.clause == "with") && v == "delete" && next.is("from"):
+		return t.dmlHead(s, i, "delete")
+	default:
+		return t.primaryStep(s, i)
+	}
+	s.add(wordUnit(v, tk.pos))
+	return i + 1, nil
+}
+
+// qualifiedOperator translates OPERATOR([schema.]op) at token i (psql
+// writes OPERATOR(pg_catalog.~)) as the operator itself.
+func (t *translator) qualifiedOperator(s *seq, i int) (int, error) {
+	j := i + 2
+	if k := t.at(j); (k.kind == tkIdent || k.kind == tkQIdent) && t.at(j+1).isPunct(".") {
+		j += 2
+	}
+	if t.at(j).kind != tkOp || !t.at(j+1).isPunct(")") {
+		return j, t.syntaxErr(j)
+	}
+	t.operator(s, j)
+	return j + 2, nil
+}
+
+// likeBefore reports whether the current operand follows a LIKE or ILIKE,
+// so that ESCAPE is LIKE's.
+func likeBefore(us []unit) bool {
+	for k := len(us) - 1; k >= 0; k-- {
+		switch u := us[k]; {
+		case u.kind == uOp && (u.op == "LIKE" || u.op == "ILIKE" || u.op == "NOT LIKE" || u.op == "NOT ILIKE"):
+			return true
+		case u.kind == uWord || u.kind == uOp && u.level < lvlLike:
+			return false
+		}
+	}
+	return false
+}
+
+// likeOp translates LIKE, ILIKE, IN, BETWEEN (SIMILAR TO is refused) at
+// token i, with prefix "NOT " when negated.
+func (t *translator) likeOp(s *seq, i int, not string) (int, error) {
+	tk := t.at(i)
+	j := i + 1
+	switch tk.val {
+	case "similar":
+		return i, notSupportedAt(t.src, tk.pos, "SIMILAR TO is not supported").WithHint("use LIKE or a regular expression operator")
+	case "between":
+		if t.at(j).is("symmetric") {
+			return j, notSupportedAt(t.src, t.at(j).pos, "BETWEEN SYMMETRIC is not supported")
+		}
+		if t.at(j).is("asymmetric") {
+			j++
+		}
+		s.betweens++
+	}
+	start := tk.pos
+	if not != "" {
+		start = t.at(i - 1).pos
+	}
+	s.add(opUnit(not+strings.ToUpper(tk.val), lvlLike, rwNone, start, j))
+	return j, nil
+}
+
+// isOp translates IS [NOT] {NULL|TRUE|FALSE|UNKNOWN|DISTINCT FROM} at token i.
+func (t *translator) isOp(s *seq, i int) (int, error) {
+	tk := t.at(i)
+	j := i + 1
+	not := t.at(j).is("not")
+	if not {
+		j++
+	}
+	w := t.at(j)
+	switch {
+	case w.is("distinct") && t.at(j+1).is("from"):
+		rw := rwDistinct
+		if not {
+			rw = rwNotDistinct
+		}
+		s.add(opUnit("IS DISTINCT FROM", lvlIs, rw, tk.pos, j+2))
+		return j + 2, nil
+	case w.is("null") || w.is("true") || w.is("false") || w.is("unknown"):
+		text := "IS " + strings.ToUpper(w.val)
+		if not {
+			text = "IS NOT " + strings.ToUpper(w.val)
+		}
+		s.add(opUnit(text, lvlIs, rwNone, tk.pos, j+1))
+		return j + 1, nil
+	case w.is("document") || w.is("normalized") || w.is("json") || w.is("of"):
+		return j, notSupportedAt(t.src, w.pos, "IS %s is not supported", strings.ToUpper(w.val))
+	}
+	return j, t.syntaxErr(j)
+}
+
+// nullsOrder wraps the current ORDER BY item's expression, at NULLS
+// FIRST|LAST (token i), into pg_nulls_first(expr) or pg_nulls_last(expr),
+// keeping ASC or DESC after the call.
+func (t *translator) nullsOrder(s *seq, i int) (int, error) {
+	end := len(s.units)
+	if end > s.orderStart && (s.last().isWord("asc") || s.last().isWord("desc")) {
+		end--
+	}
+	if end == s.orderStart {
+		return i, t.syntaxErr(i)
+	}
+	expr, err := t.fold(append([]unit(nil), s.units[s.orderStart:end]...))
+	if err != nil {
+		return i, err
+	}
+	name := "pg_nulls_" + t.at(i+1).val + "("
+	src := expr[0].frags[0].src
+	fs := append([]frag{{text: name, src: src}}, appendUnits(nil, expr)...)
+	fs = append(fs, frag{text: ")", src: t.at(i).pos})
+	tail := append([]unit(nil), s.units[end:]...)
+	s.units = append(append(s.units[:s.orderStart], unit{kind: uPrimary, frags: fs}), tail...)
+	return i + 2, nil
+}
+
+// limitClause translates a run of LIMIT, OFFSET and FETCH clauses at
+// token i into TiDB's LIMIT count [OFFSET offset].
+func (t *translator) limitClause(s *seq, i int) (int, error) {
+	var count, offset []frag
+	src := t.at(i).pos
+	for {
+		tk := t.at(i)
+		var err error
+		switch {
+		case tk.is("limit") && t.at(i+1).is("all"):
+			count, i = nil, i+2
+		case tk.is("limit"):
+			if count, i, err = t.limitValue(i + 1); err != nil {
+				return i, err
+			}
+		case tk.is("offset"):
+			if offset, i, err = t.limitValue(i + 1); err != nil {
+				return i, err
+			}
+			if t.at(i).is("row") || t.at(i).is("rows") {
+				i++
+			}
+		case tk.is("fetch"):
+			if count, i, err = t.fetch(i + 1); err != nil {
+				return i, err
+			}
+		default:
+			fs := []frag{{text: "LIMIT", src: src}}
+			switch {
+			case count != nil:
+				fs = append(fs, count...)
+			case offset != nil:
+				fs = append(fs, frag{text: noLimit, src: src})
+			default:
+				return i, nil
+			}
+			if offset != nil {
+				fs = append(append(fs, frag{text: "OFFSET", src: src}), offset...)
+			}
+			s.add(unit{kind: uWord, word: "limit", frags: fs})
+			return i, nil
+		}
+	}
+}
+
+// fetch translates FIRST|NEXT [n] ROW|ROWS ONLY at token i into a count.
+func (t *translator) fetch(i int) ([]frag, int, error) {
+	if !t.at(i).is("first") && !t.at(i).is("next") {
+		return nil, i, t.syntaxErr(i)
+	}
+	i++
+	count := []frag{{text: "1", src: t.at(i).pos}}
+	if !t.at(i).is("row") && !t.at(i).is("rows") {
+		var err error
+		if count, i, err = t.limitValue(i); err != nil {
+			return nil, i, err
+		}
+	}
+	if !t.at(i).is("row") && !t.at(i).is("rows") {
+		return nil, i, t.syntaxErr(i)
+	}
+	i++
+	switch {
+	case t.at(i).is("only"):
+		return count, i + 1, nil
+	case t.at(i).is("with") && t.at(i+1).is("ties"):
+		return nil, i, notSupportedAt(t.src, t.at(i).pos, "FETCH ... WITH TIES is not supported")
+	}
+	return nil, i, t.syntaxErr(i)
+}
+
+// limitValue translates a LIMIT, OFFSET or FETCH count at token i: an
+// integer, or $n (emitted as `?` and restored as pg_param(n) after
+// parsing, since TiDB takes only those in LIMIT). LIMIT NULL is no limit.
+func (t *translator) limitValue(i int) ([]frag, int, error) {
+	tk := t.at(i)
+	switch {
+	case tk.kind == tkParam:
+		n := atoi(tk.val)
+		t.numParams = max(t.numParams, n)
+		return []frag{{text: "?", src: tk.pos, param: n}}, i + 1, nil
+	case tk.is("null"):
+		return nil, i + 1, nil
+	}
+	u, j, err := t.primary(nil, i)
+	return u.frags, j, err
+}
+
+// fromItem translates one FROM item at token i: a table, a derived table,
+// a parenthesized join or a table function, with its alias.
+func (t *translator) fromItem(s *seq, i int) (int, error) {
+	s.fromItem = false
+	tk := t.at(i)
+	switch {
+	case tk.is("lateral"):
+		s.add(wordUnit("lateral", tk.pos))
+		t.laterals = append(t.laterals, false)
+		s.lateral, s.fromItem = true, true
+		return i + 1, nil
+	case tk.is("only"):
+		s.fromItem = true
+		return i + 1, nil
+	case tk.is("rows") && t.at(i+1).is("from"):
+		return i, notSupportedAt(t.src, tk.pos, "ROWS FROM is not supported")
+	}
+	lateral := s.lateral
+	s.lateral = false
+	var body []frag
+	j := i
+	kind := "table"
+	switch {
+	case tk.isPunct("("):
+		m := t.groupMode(s, i)
+		kind = "derived"
+		if m != modeQuery {
+			m, kind = modeFrom, "join"
+		}
+		g, k, err := t.group(i, m)
+		if err != nil {
+			return k, err
+		}
+		body, j = g.frags, k
+	case tk.kind == tkQIdent || tk.kind == tkIdent && !reserved[tk.val]:
+		name := i
+		for t.at(name+1).isPunct(".") && (t.at(name+2).kind == tkIdent || t.at(name+2).kind == tkQIdent) {
+			name += 2
+		}
+		if t.at(name + 1).isPunct("(") {
+			u, k, err := t.call(i, name)
+			if err != nil {
+				return k, err
+			}
+			kind, body, j = "function", u.frags, k
+			break
+		}
+		body, j = t.nameFrags(i, name), name+1
+	default:
+		return i, t.syntaxErr(i)
+	}
+	if t.at(j).is("with") && t.at(j+1).is("ordinality") {
+		return j, notSupportedAt(t.src, t.at(j).pos, "WITH ORDINALITY is not supported")
+	}
+	alias, cols, j, err := t.alias(s, j)
+	if err != nil {
+		return j, err
+	}
+	var fs []frag
+	switch kind {
+	case "join":
+		if alias != nil {
+			return j, notSupportedAt(t.src, alias[len(alias)-1].src, "an alias on a parenthesized join is not supported")
+		}
+		fs = body
+	case "function":
+		if !lateral {
+			fs = append(fs, keyword("lateral", tk.pos))
+			t.laterals = append(t.laterals, false)
+		}
+		if alias == nil {
+			alias = []frag{keyword("as", tk.pos), identFrag(token{val: t.funcName(i), pos: tk.pos}, false)}
+		}
+		fs = append(fs, frag{text: "(SELECT pg_table_function(", src: tk.pos})
+		fs = append(fs, body...)
+		fs = append(fs, frag{text: "))", src: tk.pos})
+	case "table", "derived":
+		if cols != nil && !lateral {
+			fs = append(fs, keyword("lateral", tk.pos))
+			t.laterals = append(t.laterals, true)
+		}
+		if cols != nil && kind == "table" {
+			fs = append(fs, frag{text: "(SELECT * FROM", src: tk.pos})
+			fs = append(fs, body...)
+			fs = append(fs, frag{text: ")", src: tk.pos})
+		} else {
+			fs = append(fs, body...)
+		}
+	}
+	fs = append(append(fs, alias...), cols...)
+	s.add(unit{kind: uPrimary, frags: fs})
+	return j, nil
+}
+
+// funcName returns the (last) name of the function called at token i.
+func (t *translator) funcName(i int) string {
+	for t.at(i + 1).isPunct(".") {
+		i += 2
+	}
+	return t.at(i).val
+}
+
+// nameFrags renders the qualified name spanning tokens [i, last].
+func (t *translator) nameFrags(i, last int) []frag {
+	var fs []frag
+	for k := i; k <= last; k += 2 {
+		if k > i {
+			fs = append(fs, frag{text: ".", src: t.at(k - 1).pos, glue: true})
+		}
+		fs = append(fs, identFrag(t.at(k), k > i))
+	}
+	return fs
+}
+
+// alias translates an optional [AS] alias [(column, ...)] at token j.
+func (t *translator) alias(s *seq, j int) (alias, cols []frag, next int, err error) {
+	tk := t.at(j)
+	switch {
+	case tk.is("as"):
+		n := t.at(j + 1)
+		if n.kind != tkIdent && n.kind != tkQIdent {
+			return nil, nil, j + 1, t.syntaxErr(j + 1)
+		}
+		alias, j = []frag{keyword("as", tk.pos), identFrag(n, false)}, j+2
+	case tk.kind == tkQIdent || tk.kind == tkIdent && !reserved[tk.val] && !(tk.val == "set" && s.clause == "set"):
+		alias, j = []frag{keyword("as", tk.pos), identFrag(tk, false)}, j+1
+	default:
+		return nil, nil, j, nil
+	}
+	if t.at(j).isPunct("(") {
+		cols, j, err = t.identList(j)
+	}
+	return alias, cols, j, err
+}
+
+// identList translates a parenthesized list of column names at token j.
+func (t *translator) identList(j int) ([]frag, int, error) {
+	fs := []frag{{text: "(", src: t.at(j).pos}}
+	for k := j + 1; ; k += 2 {
+		n := t.at(k)
+		if n.kind != tkIdent && n.kind != tkQIdent {
+			return nil, k, t.syntaxErr(k)
+		}
+		fs = append(fs, identFrag(n, false))
+		switch d := t.at(k + 1); {
+		case d.isPunct(")"):
+			return append(fs, frag{text: ")", src: d.pos}), k + 2, nil
+		case !d.isPunct(","):
+			return nil, k + 1, t.syntaxErr(k + 1)
+		}
+		fs = append(fs, frag{text: ",", src: t.at(k + 1).pos, glue: true})
+	}
+}
+
+// withClause translates WITH [RECURSIVE] name [(cols)] AS [[NOT]
+// MATERIALIZED] (query), ... at token i.
+func (t *translator) withClause(s *seq, i int) (int, error) {
+	fs := []frag{keyword("with", t.at(i).pos)}
+	j := i + 1
+	if t.at(j).is("recursive") {
+		fs = append(fs, keyword("recursive", t.at(j).pos))
+		j++
+	}
+	for {
+		name := t.at(j)
+		if name.kind != tkQIdent && (name.kind != tkIdent || reserved[name.val]) {
+			return j, t.syntaxErr(j)
+		}
+		fs = append(fs, identFrag(name, false))
+		j++
+		if t.at(j).isPunct("(") {
+			cols, k, err := t.identList(j)
+			if err != nil {
+				return k, err
+			}
+			fs, j = append(fs, cols...), k
+		}
+		if !t.at(j).is("as") {
+			return j, t.syntaxErr(j)
+		}
+		fs = append(fs, keyword("as", t.at(j).pos))
+		j++
+		if t.at(j).is("not") && t.at(j+1).is("materialized") {
+			j += 2
+		} else if t.at(j).is("materialized") {
+			j++
+		}
+		if !t.at(j).isPunct("(") {
+			return j, t.syntaxErr(j)
+		}
+		g, k, err := t.group(j, modeQuery)
+		if err != nil {
+			return k, err
+		}
+		fs, j = append(fs, g.frags...), k
+		if !t.at(j).isPunct(",") {
+			break
+		}
+		fs = append(fs, frag{text: ",", src: t.at(j).pos, glue: true})
+		j++
+	}
+	if t.at(j).is("search") || t.at(j).is("cycle") {
+		return j, notSupportedAt(t.src, t.at(j).pos, "SEARCH and CYCLE clauses are not supported")
+	}
+	s.add(unit{kind: uWord, word: "with", frags: fs})
+	s.clause = "with"
+	return j, nil
+}
+
+// values translates VALUES (row), ... at token i. In INSERT the rows stay
+// as they are; as a query TiDB needs VALUES ROW(...), ROW(...).
+func (t *translator) values(s *seq, i int) (int, error) {
+	if s.clause == "into" {
+		s.add(wordUnit("values", t.at(i).pos))
+		return i + 1, nil
+	}
+	fs := []frag{keyword("values", t.at(i).pos)}
+	j := i + 1
+	for {
+		if !t.at(j).isPunct("(") {
+			return j, t.syntaxErr(j)
+		}
+		g, k, err := t.group(j, modeExpr)
+		if err != nil {
+			return k, err
+		}
+		fs = append(append(fs, keyword("row", t.at(j).pos)), g.frags...)
+		j = k
+		if !t.at(j).isPunct(",") {
+			break
+		}
+		fs = append(fs, frag{text: ",", src: t.at(j).pos, glue: true})
+		j++
+	}
+	s.add(unit{kind: uWord, word: "values", frags: fs})
+	s.clause = "values"
+	return j, nil
+}
+
+// dmlHead translates INSERT INTO t [AS a], UPDATE [ONLY] t [[AS] a] SET
+// or DELETE FROM [ONLY] t [[AS] a] at token i; clause is the clause that
+// follows ("into", "set" or "delete").
+func (t *translator) dmlHead(s *seq, i int, clause string) (int, error) {
+	tk := t.at(i)
+	fs := []frag{keyword(tk.val, tk.pos)}
+	j := i + 1
+	if clause != "set" {
+		fs = append(fs, keyword(t.at(j).val, t.at(j).pos))
+		j++
+	}
+	if t.at(j).is("only") && clause != "into" {
+		j++
+	}
+	if n := t.at(j); n.kind != tkQIdent && (n.kind != tkIdent || reserved[n.val]) {
+		return j, t.syntaxErr(j)
+	}
+	last := j
+	for t.at(last+1).isPunct(".") && (t.at(last+2).kind == tkIdent || t.at(last+2).kind == tkQIdent) {
+		last += 2
+	}
+	fs = append(fs, t.nameFrags(j, last)...)
+	j = last + 1
+	s.clause = clause
+	if clause != "into" || t.at(j).is("as") {
+		alias, cols, k, err := t.alias(s, j)
+		if err != nil {
+			return k, err
+		}
+		if cols != nil {
+			return k, t.syntaxErr(j)
+		}
+		fs, j = append(fs, alias...), k
+	}
+	if clause == "set" {
+		if !t.at(j).is("set") {
+			return j, t.syntaxErr(j)
+		}
+		fs = append(fs, keyword("set", t.at(j).pos))
+		j++
+	}
+	s.add(unit{kind: uWord, word: clause, frags: fs})
+	return j, nil
+}

@@ -1,0 +1,371 @@
+package parser
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/streamdb/streamdb/pgerror"
+)
+
+// columnStops end a column's DEFAULT expression.
+var columnStops = wordSet("not", "null", "primary", "unique", "check", "references",
+	"constraint", "collate", "generated", "default")
+
+// create parses CREATE TABLE / [MATERIALIZED] VIEW / INDEX.
+func (p *uparser) create() (any, error) {
+	p.i++
+	orReplace := p.accept("or", "replace")
+	switch {
+	case p.accept("table"):
+		if orReplace {
+			return nil, p.syntaxErr(p.i - 1)
+		}
+		return p.createTable()
+	case p.accept("materialized", "view"):
+		return p.createView(orReplace, true)
+	case p.accept("view"):
+		return p.createView(orReplace, false)
+	case p.peek().is("unique") && p.at(p.i+1).is("index"):
+		p.i += 2
+		return p.createIndex(true)
+	case p.accept("index"):
+		return p.createIndex(false)
+	case p.peek().is("temp") || p.peek().is("temporary"):
+		return nil, p.notSupported(p.i, "CREATE TEMPORARY")
+	}
+	return nil, p.errUnsupportedKind("CREATE", p.i)
+}
+
+// ifNotExists consumes IF NOT EXISTS.
+func (p *uparser) ifNotExists() bool { return p.accept("if", "not", "exists") }
+
+// createTable parses the rest of CREATE TABLE.
+func (p *uparser) createTable() (any, error) {
+	ct := &CreateTable{IfNotExists: p.ifNotExists()}
+	name, err := p.objectName()
+	if err != nil {
+		return nil, err
+	}
+	ct.Schema, ct.Name = name.Schema, name.Name
+	if p.peek().is("as") {
+		return nil, p.notSupported(p.i, "CREATE TABLE ... AS")
+	}
+	if err := p.expectPunct("("); err != nil {
+		return nil, err
+	}
+	for !p.acceptPunct(")") {
+		if len(ct.Columns) > 0 || ct.PrimaryKey != nil || ct.Unique != nil || ct.Watermark != nil {
+			if err := p.expectPunct(","); err != nil {
+				return nil, err
+			}
+		}
+		if err := p.tableElement(ct); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		switch {
+		case p.accept("append", "only"):
+			ct.AppendOnly = true
+		case p.accept("with"):
+			if ct.With, err = p.options(); err != nil {
+				return nil, err
+			}
+		case p.peek().is("format") || p.peek().is("on"):
+			return nil, p.notSupported(p.i, "CREATE TABLE with a connector")
+		default:
+			return ct, nil
+		}
+	}
+}
+
+// tableElement parses one column definition or table constraint.
+func (p *uparser) tableElement(ct *CreateTable) error {
+	if p.accept("constraint") {
+		if _, err := p.ident(); err != nil {
+			return err
+		}
+	}
+	switch tk := p.peek(); {
+	case p.accept("primary", "key"):
+		if ct.PrimaryKey != nil {
+			return errMultiplePrimaryKeys(p, tk)
+		}
+		cols, err := p.identList()
+		ct.PrimaryKey = cols
+		return err
+	case p.accept("unique"):
+		cols, err := p.identList()
+		ct.Unique = append(ct.Unique, cols)
+		return err
+	case tk.is("check"), tk.is("foreign"), tk.is("exclude"):
+		return p.notSupported(p.i, strings.ToUpper(tk.val)+" constraint")
+	case tk.is("watermark") && p.at(p.i+1).is("for"):
+		p.i += 2
+		return p.watermark(ct)
+	case tk.is("like"):
+		return p.notSupported(p.i, "CREATE TABLE ... LIKE")
+	}
+	return p.column(ct)
+}
+
+// watermark parses the rest of WATERMARK FOR column AS expr.
+func (p *uparser) watermark(ct *CreateTable) error {
+	if ct.Watermark != nil {
+		return p.notSupported(p.i-2, "more than one WATERMARK")
+	}
+	col, err := p.ident()
+	if err != nil {
+		return err
+	}
+	if err := p.expect("as"); err != nil {
+		return err
+	}
+	end := p.exprEnd(p.i, nil)
+	expr, _, err := expression(p.selectCursor(p.i, end))
+	if err != nil {
+		return err
+	}
+	ct.Watermark = &Watermark{Column: col, Expr: expr, ExprSQL: p.text(p.i, end)}
+	p.i = end
+	return nil
+}
+
+// column parses a column definition.
+func (p *uparser) column(ct *CreateTable) error {
+	name, err := p.ident()
+	if err != nil {
+		return err
+	}
+	typ, j, err := p.typeName(p.i)
+	if err != nil {
+		return err
+	}
+	p.i = j
+	col := ColumnDef{Name: name, TypeName: typ}
+	for {
+		tk := p.peek()
+		switch {
+		case p.accept("not", "null"):
+			col.NotNull = true
+		case p.accept("null"):
+		case p.accept("primary", "key"):
+			if ct.PrimaryKey != nil {
+				return errMultiplePrimaryKeys(p, tk)
+			}
+			col.PrimaryKey, col.NotNull = true, true
+			ct.PrimaryKey = []string{name}
+		case p.accept("unique"):
+			col.Unique = true
+		case p.accept("constraint"):
+			if _, err := p.ident(); err != nil {
+				return err
+			}
+		case p.accept("collate"):
+			if _, err := p.objectName(); err != nil {
+				return err
+			}
+		case p.accept("default"):
+			end := p.exprEnd(p.i, columnStops)
+			if col.Default, _, err = expression(p.selectCursor(p.i, end)); err != nil {
+				return err
+			}
+			col.DefaultSQL = p.text(p.i, end)
+			p.i = end
+		case tk.is("check"), tk.is("references"), tk.is("generated"):
+			return p.notSupported(p.i, "a "+strings.ToUpper(tk.val)+" column option")
+		default:
+			ct.Columns = append(ct.Columns, col)
+			return nil
+		}
+	}
+}
+
+// errMultiplePrimaryKeys is PostgreSQL's error for a second primary key.
+func errMultiplePrimaryKeys(p *uparser, tk token) error {
+	return pgerror.New("42P16", "multiple primary keys for table are not allowed").WithPosition(charPos(p.src, tk.pos))
+}
+
+// createView parses the rest of CREATE [OR REPLACE] [MATERIALIZED] VIEW.
+func (p *uparser) createView(orReplace, materialized bool) (any, error) {
+	cv := &CreateView{OrReplace: orReplace, Materialized: materialized, IfNotExists: p.ifNotExists()}
+	var err error
+	if cv.Name, err = p.objectName(); err != nil {
+		return nil, err
+	}
+	if p.peek().isPunct("(") {
+		if cv.Columns, err = p.identList(); err != nil {
+			return nil, err
+		}
+	}
+	if p.accept("with") {
+		if cv.With, err = p.options(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.expect("as"); err != nil {
+		return nil, err
+	}
+	end := len(p.toks) - 1
+	if end-p.i > 4 && p.at(end-4).is("emit") && p.at(end-3).is("on") && p.at(end-2).is("window") && p.at(end-1).is("close") {
+		cv.EmitOnWindowClose = true
+		end -= 4
+	}
+	switch q := p.peek(); {
+	case q.is("select"), q.is("with"), q.is("values"), q.is("table"), q.isPunct("("):
+	default:
+		return nil, p.syntaxErr(p.i)
+	}
+	if cv.Query, err = parseQuery(p.subCursor(p.i, end)); err != nil {
+		return nil, err
+	}
+	switch cv.Query.AST.(type) {
+	case *ast.SelectStmt, *ast.SetOprStmt:
+	default:
+		return nil, p.syntaxErr(p.i)
+	}
+	p.i = len(p.toks) - 1
+	return cv, nil
+}
+
+// createIndex parses the rest of CREATE [UNIQUE] INDEX.
+func (p *uparser) createIndex(unique bool) (any, error) {
+	ci := &CreateIndex{Unique: unique}
+	if p.peek().is("concurrently") {
+		p.i++
+	}
+	ci.IfNotExists = p.ifNotExists()
+	if !p.peek().is("on") {
+		name, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		ci.Name = name
+	}
+	if err := p.expect("on"); err != nil {
+		return nil, err
+	}
+	p.accept("only")
+	var err error
+	if ci.Table, err = p.objectName(); err != nil {
+		return nil, err
+	}
+	if p.accept("using") {
+		if _, err := p.ident(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.expectPunct("("); err != nil {
+		return nil, err
+	}
+	for {
+		if p.peek().isPunct("(") {
+			return nil, p.notSupported(p.i, "an index on an expression")
+		}
+		col, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		if p.peek().isPunct("(") {
+			return nil, p.notSupported(p.i-1, "an index on an expression")
+		}
+		ci.Columns = append(ci.Columns, col)
+		if p.accept("collate") {
+			if _, err := p.objectName(); err != nil {
+				return nil, err
+			}
+		}
+		_ = p.accept("asc") || p.accept("desc")
+		_ = p.accept("nulls", "first") || p.accept("nulls", "last")
+		if p.acceptPunct(")") {
+			break
+		}
+		if err := p.expectPunct(","); err != nil {
+			return nil, err
+		}
+	}
+	if tk := p.peek(); tk.is("include") || tk.is("where") || tk.is("with") {
+		return nil, p.notSupported(p.i, "CREATE INDEX ... "+strings.ToUpper(tk.val))
+	}
+	return ci, nil
+}
+
+// dropKinds are the object kinds DROP knows, by their first word.
+var dropKinds = map[string]string{
+	"table": "TABLE", "view": "VIEW", "index": "INDEX", "source": "SOURCE", "sink": "SINK",
+}
+
+// drop parses DROP kind [IF EXISTS] name, ... [CASCADE|RESTRICT].
+func (p *uparser) drop() (any, error) {
+	p.i++
+	d := &DropObject{}
+	if p.accept("materialized", "view") {
+		d.Kind = "MATERIALIZED VIEW"
+	} else if kind, ok := dropKinds[p.peek().val]; ok && p.peek().kind == tkIdent {
+		d.Kind = kind
+		p.i++
+	} else {
+		return nil, p.errUnsupportedKind("DROP", p.i)
+	}
+	if d.Kind == "INDEX" {
+		p.accept("concurrently")
+	}
+	d.IfExists = p.accept("if", "exists")
+	for {
+		name, err := p.objectName()
+		if err != nil {
+			return nil, err
+		}
+		d.Names = append(d.Names, name)
+		if !p.acceptPunct(",") {
+			break
+		}
+	}
+	if p.accept("cascade") {
+		d.Cascade = true
+	} else {
+		p.accept("restrict")
+	}
+	return d, nil
+}
+
+// alter parses ALTER {MATERIALIZED VIEW|TABLE|SINK|SOURCE} name SET PARALLELISM {=|TO} n.
+func (p *uparser) alter() (any, error) {
+	p.i++
+	a := &AlterParallelism{}
+	switch {
+	case p.accept("materialized", "view"):
+		a.Kind = "MATERIALIZED VIEW"
+	case p.accept("table"):
+		a.Kind = "TABLE"
+	case p.accept("sink"):
+		a.Kind = "SINK"
+	case p.accept("source"):
+		a.Kind = "SOURCE"
+	default:
+		return nil, p.errUnsupportedKind("ALTER", p.i)
+	}
+	var err error
+	if a.Name, err = p.objectName(); err != nil {
+		return nil, err
+	}
+	if !p.peek().is("set") || !p.at(p.i+1).is("parallelism") {
+		return nil, p.notSupported(p.i, "ALTER "+a.Kind+" "+strings.ToUpper(p.peek().val))
+	}
+	p.i += 2
+	if !p.acceptPunct("=") {
+		if err := p.expect("to"); err != nil {
+			return nil, err
+		}
+	}
+	n := p.peek()
+	v, convErr := strconv.Atoi(n.val)
+	if n.kind != tkInt || convErr != nil || v < 1 {
+		return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "parallelism must be a positive integer").
+			WithPosition(charPos(p.src, n.pos))
+	}
+	p.i++
+	a.Parallelism = v
+	return a, nil
+}

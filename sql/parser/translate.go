@@ -1,0 +1,554 @@
+package parser
+
+import (
+	"strings"
+)
+
+// translator turns the PostgreSQL tokens of one query or DML statement
+// into text for the TiDB parser (see the package doc for the contract).
+// It walks the tokens once, building per parenthesized group a sequence of
+// units (operands, operators, words), rewriting PostgreSQL-only forms as it
+// goes; fold then fixes operators whose precedence TiDB does not share.
+type translator struct {
+	cursor
+	match     []int // for ( [ and CASE: the index of the matching ) ] END
+	numParams int
+	// laterals records, in text order, each LATERAL emitted: true when the
+	// translator added it only to carry a column alias list.
+	laterals []bool
+}
+
+// mode says what a token sequence is.
+type mode uint8
+
+const (
+	modeExpr   mode = iota // expressions, argument lists
+	modeQuery              // a query or DML statement
+	modeFrom               // a parenthesized join: FROM items
+	modeWindow             // a window specification
+)
+
+// seq is the state of translating one token sequence.
+type seq struct {
+	mode  mode
+	units []unit
+	// clause is the current clause keyword of a query: select, from,
+	// where, group, having, window, order, into, set, with, or "".
+	clause string
+	// orderStart is the index in units where the current ORDER BY item
+	// starts, -1 outside ORDER BY.
+	orderStart int
+	fromItem   bool // the next tokens start a FROM item
+	lateral    bool // the user wrote LATERAL before the coming FROM item
+	fullJoin   bool // a FULL JOIN waits for its ON
+	betweens   int  // BETWEENs waiting for their AND
+}
+
+func (s *seq) add(u unit) { s.units = append(s.units, u) }
+
+func (s *seq) last() unit {
+	if len(s.units) == 0 {
+		return unit{kind: uWord}
+	}
+	return s.units[len(s.units)-1]
+}
+
+// newTranslator prepares toks (ending with tkEOF) for translation.
+func newTranslator(src string, toks []token) (*translator, error) {
+	t := &translator{cursor: cursor{src: src, toks: toks}, match: make([]int, len(toks))}
+	var stack []int
+	for i, tk := range toks {
+		t.match[i] = -1
+		switch {
+		case tk.isPunct("(") || tk.isPunct("[") || tk.is("case"):
+			stack = append(stack, i)
+		case tk.isPunct(")") || tk.isPunct("]") || tk.is("end"):
+			if len(stack) == 0 {
+				if tk.is("end") {
+					continue // END outside CASE: left to the grammar
+				}
+				return nil, t.syntaxErr(i)
+			}
+			open := stack[len(stack)-1]
+			want := map[string]string{"(": ")", "[": "]", "case": "end"}[toks[open].val]
+			if tk.val != want {
+				return nil, t.syntaxErr(i)
+			}
+			stack = stack[:len(stack)-1]
+			t.match[open] = i
+		}
+	}
+	if len(stack) > 0 {
+		return nil, t.syntaxErr(len(toks) - 1)
+	}
+	return t, nil
+}
+
+// translate translates tokens [lo, hi) in mode m into folded units' frags.
+func (t *translator) translate(lo, hi int, m mode) ([]frag, error) {
+	s := &seq{mode: m, orderStart: -1}
+	if m == modeFrom {
+		s.clause, s.fromItem = "from", true
+	}
+	for i := lo; i < hi; {
+		var err error
+		if i, err = t.step(s, i); err != nil {
+			return nil, err
+		}
+	}
+	us, err := t.fold(s.units)
+	if err != nil {
+		return nil, err
+	}
+	return appendUnits(nil, us), nil
+}
+
+// step translates the construct starting at token i and returns the index
+// after it.
+func (t *translator) step(s *seq, i int) (int, error) {
+	if s.fromItem {
+		return t.fromItem(s, i)
+	}
+	tk := t.at(i)
+	switch tk.kind {
+	case tkIdent:
+		return t.word(s, i)
+	case tkOp:
+		t.operator(s, i)
+		return i + 1, nil
+	case tkPunct:
+		switch tk.val {
+		case "(":
+			return t.primaryStep(s, i)
+		case ",":
+			s.add(wordUnit(",", tk.pos))
+			if s.orderStart >= 0 {
+				s.orderStart = len(s.units)
+			}
+			s.fromItem = s.clause == "from"
+			return i + 1, nil
+		case "[":
+			return i, notSupportedAt(t.src, tk.pos, "array subscripts are not supported")
+		}
+		return i, t.syntaxErr(i)
+	}
+	return t.primaryStep(s, i)
+}
+
+// primaryStep translates an operand with its postfix forms.
+func (t *translator) primaryStep(s *seq, i int) (int, error) {
+	u, j, err := t.primary(s, i)
+	if err != nil {
+		return j, err
+	}
+	s.add(u)
+	return j, nil
+}
+
+// primary translates the operand at token i, followed by its postfix
+// forms (::type, COLLATE, AT TIME ZONE).
+func (t *translator) primary(s *seq, i int) (unit, int, error) {
+	u, j, err := t.operand(s, i)
+	if err != nil {
+		return u, j, err
+	}
+	return t.postfix(u, j)
+}
+
+// operand translates the operand at token i without postfix forms.
+func (t *translator) operand(s *seq, i int) (unit, int, error) {
+	tk := t.at(i)
+	switch tk.kind {
+	case tkString:
+		if i > 0 && t.at(i-1).kind == tkString {
+			// Same-line adjacent strings are an error in PostgreSQL, while
+			// TiDB would concatenate them.
+			return unit{}, i, t.syntaxErr(i)
+		}
+		return primaryOf(frag{text: quoteString(tk.val), src: tk.pos}), i + 1, nil
+	case tkInt:
+		return primaryOf(frag{text: tk.val, src: tk.pos}), i + 1, nil
+	case tkNumeric:
+		text := tk.val
+		if text[0] == '.' {
+			text = "0" + text
+		}
+		return primaryOf(frag{text: text, src: tk.pos}), i + 1, nil
+	case tkFloat:
+		return castOf(tk.pos, []frag{{text: quoteString(tk.val), src: tk.pos}}, "numeric"), i + 1, nil
+	case tkParam:
+		n := atoi(tk.val)
+		t.numParams = max(t.numParams, n)
+		return primaryOf(frag{text: "pg_param(" + tk.val + ")", src: tk.pos}), i + 1, nil
+	case tkQIdent:
+		return t.identOrCall(i)
+	case tkPunct:
+		if tk.val == "(" {
+			return t.group(i, t.groupMode(s, i))
+		}
+	case tkIdent:
+		if !reserved[tk.val] {
+			if u, j, ok := t.typedLiteral(i); ok {
+				return u, j, nil
+			}
+			return t.identOrCall(i)
+		}
+		return t.keywordOperand(s, i)
+	}
+	return unit{}, i, t.syntaxErr(i)
+}
+
+// keywordOperand translates an operand that starts with a reserved word.
+func (t *translator) keywordOperand(s *seq, i int) (unit, int, error) {
+	tk := t.at(i)
+	next := t.at(i + 1)
+	switch v := tk.val; {
+	case v == "null" || v == "true" || v == "false" || v == "default":
+		return primaryOf(keyword(v, tk.pos)), i + 1, nil
+	case sqlValueFunctions[v]:
+		if next.isPunct("(") {
+			return t.call(i, i)
+		}
+		return primaryOf(frag{text: v + "()", src: tk.pos}), i + 1, nil
+	case v == "cast" && next.isPunct("("):
+		return t.cast(i)
+	case v == "extract" && next.isPunct("("):
+		return t.extract(i)
+	case v == "case":
+		return t.caseExpr(i)
+	case v == "left" || v == "right":
+		if next.isPunct("(") {
+			return t.call(i, i)
+		}
+	case (v == "exists" || v == "any" || v == "some" || v == "all" || v == "row") && next.isPunct("("):
+		g, j, err := t.group(i+1, t.groupMode(s, i+1))
+		if err != nil {
+			return g, j, err
+		}
+		return unit{kind: uPrimary, frags: append([]frag{keyword(v, tk.pos)}, g.frags...)}, j, nil
+	case v == "array":
+		return unit{}, i, notSupportedAt(t.src, tk.pos, "arrays are not supported")
+	}
+	return unit{}, i, t.syntaxErr(i)
+}
+
+// postfix applies ::type, COLLATE and AT TIME ZONE to the operand u, the
+// next token being j.
+func (t *translator) postfix(u unit, j int) (unit, int, error) {
+	for {
+		tk := t.at(j)
+		switch {
+		case tk.isPunct("::"):
+			typ, k, err := t.typeName(j + 1)
+			if err != nil {
+				return u, k, err
+			}
+			u, j = castOf(u.frags[0].src, u.frags, typ), k
+		case tk.isPunct("["):
+			return u, j, notSupportedAt(t.src, tk.pos, "array subscripts are not supported")
+		case tk.is("collate"):
+			// streamdb compares strings bytewise (the "C" collation).
+			k, err := t.skipName(j + 1)
+			if err != nil {
+				return u, k, err
+			}
+			j = k
+		case tk.is("at") && t.at(j+1).is("time") && t.at(j+2).is("zone"):
+			zone, k, err := t.operand(nil, j+3)
+			if err != nil {
+				return u, k, err
+			}
+			if zone, k, err = t.castsOnly(zone, k); err != nil {
+				return u, k, err
+			}
+			fs := append([]frag{{text: "timezone(", src: u.frags[0].src}}, zone.frags...)
+			fs = append(fs, frag{text: ",", src: tk.pos, glue: true})
+			fs = append(fs, u.frags...)
+			u, j = unit{kind: uPrimary, frags: append(fs, frag{text: ")", src: tk.pos})}, k
+		case tk.isPunct(".") && u.frags[len(u.frags)-1].text == ")":
+			return u, j, notSupportedAt(t.src, tk.pos, "field selection from a composite value is not supported")
+		default:
+			return u, j, nil
+		}
+	}
+}
+
+// castsOnly applies only ::type postfixes (the AT TIME ZONE operand binds
+// looser than ::).
+func (t *translator) castsOnly(u unit, j int) (unit, int, error) {
+	for t.at(j).isPunct("::") {
+		typ, k, err := t.typeName(j + 1)
+		if err != nil {
+			return u, k, err
+		}
+		u, j = castOf(u.frags[0].src, u.frags, typ), k
+	}
+	return u, j, nil
+}
+
+// skipName skips a possibly qualified name at token i.
+func (t *translator) skipName(i int) (int, error) {
+	for {
+		if k := t.at(i).kind; k != tkIdent && k != tkQIdent {
+			return i, t.syntaxErr(i)
+		}
+		if !t.at(i + 1).isPunct(".") {
+			return i + 1, nil
+		}
+		i += 2
+	}
+}
+
+// groupMode returns the mode of the parenthesized group at token i.
+func (t *translator) groupMode(s *seq, i int) mode {
+	j := i + 1
+	for t.at(j).isPunct("(") {
+		j++
+	}
+	if tk := t.at(j); tk.is("select") || tk.is("with") || tk.is("values") || tk.is("table") {
+		return modeQuery
+	}
+	if s != nil && s.clause == "window" {
+		return modeWindow
+	}
+	return modeExpr
+}
+
+// group translates the parenthesized group at token i.
+func (t *translator) group(i int, m mode) (unit, int, error) {
+	end := t.match[i]
+	inner, err := t.translate(i+1, end, m)
+	if err != nil {
+		return unit{}, end, err
+	}
+	fs := append([]frag{{text: "(", src: t.at(i).pos}}, inner...)
+	fs = append(fs, frag{text: ")", src: t.at(end).pos})
+	return unit{kind: uPrimary, frags: fs}, end + 1, nil
+}
+
+// identOrCall translates a possibly qualified identifier, t.*, or a
+// function call with its OVER clause.
+func (t *translator) identOrCall(i int) (unit, int, error) {
+	start := i
+	var fs []frag
+	for {
+		tk := t.at(i)
+		if t.at(i + 1).isPunct("(") {
+			return t.call(start, i)
+		}
+		fs = append(fs, identFrag(tk, len(fs) > 0))
+		if !t.at(i + 1).isPunct(".") {
+			return unit{kind: uPrimary, frags: fs}, i + 1, nil
+		}
+		fs = append(fs, frag{text: ".", src: t.at(i + 1).pos, glue: true})
+		switch n := t.at(i + 2); {
+		case n.kind == tkIdent || n.kind == tkQIdent:
+			i += 2
+		case n.isPunct("*"):
+			fs = append(fs, frag{text: "*", src: n.pos, glue: true})
+			return unit{kind: uPrimary, frags: fs}, i + 3, nil
+		default:
+			return unit{}, i + 2, t.syntaxErr(i + 2)
+		}
+	}
+}
+
+// identFrag renders an identifier token backquoted with its final case.
+func identFrag(tk token, glue bool) frag {
+	return frag{text: "`" + strings.ReplaceAll(tk.val, "`", "``") + "`", src: tk.pos, glue: glue}
+}
+
+// call translates the function call whose qualified name spans tokens
+// [start, name] and whose argument list opens at name+1.
+func (t *translator) call(start, name int) (unit, int, error) {
+	var fs []frag
+	for k := start; k < name; k += 2 {
+		if t.at(k).val != "pg_catalog" || t.at(k).kind != tkIdent {
+			fs = append(fs, identFrag(t.at(k), k > start), frag{text: ".", src: t.at(k + 1).pos, glue: true})
+		}
+	}
+	tk := t.at(name)
+	fn := tk.val
+	if tk.kind == tkQIdent || backquotedFuncs[fn] {
+		fn = identFrag(tk, false).text
+	}
+	args, err := t.translate(name+2, t.match[name+1], modeExpr)
+	if err != nil {
+		return unit{}, name, err
+	}
+	fs = append(fs, frag{text: fn + "(", src: tk.pos, glue: len(fs) > 0})
+	fs = append(fs, args...)
+	j := t.match[name+1]
+	fs = append(fs, frag{text: ")", src: t.at(j).pos})
+	j++
+	switch n := t.at(j); {
+	case n.is("filter") && t.at(j+1).isPunct("("):
+		return unit{}, j, notSupportedAt(t.src, n.pos, "aggregate FILTER clauses are not supported").
+			WithHint("use CASE WHEN inside the aggregate")
+	case n.is("within") && t.at(j+1).is("group"):
+		return unit{}, j, notSupportedAt(t.src, n.pos, "WITHIN GROUP is not supported")
+	case n.is("over") && t.at(j+1).isPunct("("):
+		w, k, err := t.group(j+1, modeWindow)
+		if err != nil {
+			return w, k, err
+		}
+		fs = append(append(fs, keyword("over", n.pos)), w.frags...)
+		j = k
+	case n.is("over") && (t.at(j+1).kind == tkIdent || t.at(j+1).kind == tkQIdent):
+		fs = append(fs, keyword("over", n.pos), identFrag(t.at(j+1), false))
+		j += 2
+	}
+	return unit{kind: uPrimary, frags: fs}, j, nil
+}
+
+// backquotedFuncs are PostgreSQL function names TiDB rejects or gives a
+// special syntax when bare; backquoted, TiDB parses them as generic calls.
+var backquotedFuncs = wordSet("int2", "int4", "int8", "float4", "float8", "numeric",
+	"decimal", "text", "bool", "boolean", "varchar", "key", "range", "index", "mode",
+	"cardinality", "against", "match", "convert", "div", "date_add", "date_sub")
+
+// cast translates CAST(expr AS type) at token i into pg_cast(expr, 'type').
+func (t *translator) cast(i int) (unit, int, error) {
+	open, end := i+1, t.match[i+1]
+	as := -1
+	for k := open + 1; k < end; k++ {
+		if t.match[k] > 0 {
+			k = t.match[k]
+			continue
+		}
+		if t.at(k).is("as") {
+			as = k
+			break
+		}
+	}
+	if as < 0 {
+		return unit{}, end, t.syntaxErr(end)
+	}
+	expr, err := t.translate(open+1, as, modeExpr)
+	if err != nil {
+		return unit{}, as, err
+	}
+	typ, k, err := t.typeName(as + 1)
+	if err != nil {
+		return unit{}, k, err
+	}
+	if k != end {
+		return unit{}, k, t.syntaxErr(k)
+	}
+	return castOf(t.at(i).pos, expr, typ), end + 1, nil
+}
+
+// extract translates EXTRACT(field FROM expr) at token i into
+// date_part('field', expr).
+func (t *translator) extract(i int) (unit, int, error) {
+	open, end := i+1, t.match[i+1]
+	field := t.at(open + 1)
+	switch field.kind {
+	case tkIdent, tkQIdent, tkString:
+	default:
+		return unit{}, open + 1, t.syntaxErr(open + 1)
+	}
+	name := field.val
+	if field.kind == tkString {
+		name = asciiLower(name)
+	}
+	if !t.at(open + 2).is("from") {
+		return unit{}, open + 2, t.syntaxErr(open + 2)
+	}
+	expr, err := t.translate(open+3, end, modeExpr)
+	if err != nil {
+		return unit{}, open + 3, err
+	}
+	if len(expr) == 0 {
+		return unit{}, end, t.syntaxErr(end)
+	}
+	fs := []frag{{text: "date_part(", src: t.at(i).pos}, {text: quoteString(name) + ",", src: field.pos, glue: true}}
+	fs = append(fs, expr...)
+	fs = append(fs, frag{text: ")", src: t.at(end).pos})
+	return unit{kind: uPrimary, frags: fs}, end + 1, nil
+}
+
+// caseExpr translates CASE ... END at token i.
+func (t *translator) caseExpr(i int) (unit, int, error) {
+	end := t.match[i]
+	inner, err := t.translate(i+1, end, modeExpr)
+	if err != nil {
+		return unit{}, i, err
+	}
+	fs := append([]frag{keyword("case", t.at(i).pos)}, inner...)
+	fs = append(fs, keyword("end", t.at(end).pos))
+	return unit{kind: uPrimary, frags: fs}, end + 1, nil
+}
+
+// typedLiteral translates type 'string' (DATE '...', INTERVAL '1' HOUR,
+// int '1', ...) at token i into pg_cast('string', 'type').
+func (t *translator) typedLiteral(i int) (unit, int, bool) {
+	typ, j, err := t.typeName(i)
+	if err != nil || t.at(j).kind != tkString {
+		return unit{}, i, false
+	}
+	str := t.at(j)
+	val := str.val
+	j++
+	if typ == "interval" {
+		if f := t.at(j); f.kind == tkIdent && intervalFields[f.val] {
+			if t.at(j+1).is("to") && t.at(j+2).kind == tkIdent && intervalFields[t.at(j+2).val] {
+				typ += " " + f.val + " to " + t.at(j+2).val
+				j += 3
+			} else {
+				val += " " + f.val
+				j++
+			}
+		}
+	}
+	return castOf(t.at(i).pos, []frag{{text: quoteString(val), src: str.pos}}, typ), j, true
+}
+
+// castOf returns pg_cast(expr, 'typ').
+func castOf(src int, expr []frag, typ string) unit {
+	fs := make([]frag, 0, len(expr)+2)
+	fs = append(fs, frag{text: "pg_cast(", src: src})
+	fs = append(fs, expr...)
+	fs = append(fs, frag{text: ",", src: src, glue: true}, frag{text: quoteString(typ) + ")", src: src})
+	return unit{kind: uPrimary, frags: fs}
+}
+
+func primaryOf(f frag) unit { return unit{kind: uPrimary, frags: []frag{f}} }
+
+func keyword(w string, src int) frag { return frag{text: strings.ToUpper(w), src: src} }
+
+func wordUnit(w string, src int) unit {
+	return unit{kind: uWord, word: w, frags: []frag{keyword(w, src)}}
+}
+
+func opUnit(op string, level int, rw rewrite, src, next int) unit {
+	return unit{kind: uOp, op: op, level: level, rw: rw, next: next, frags: []frag{{text: op, src: src}}}
+}
+
+// operator translates the operator token i.
+func (t *translator) operator(s *seq, i int) {
+	tk := t.at(i)
+	switch tk.val {
+	case "=", "<", ">", "<=", ">=", "<>", "!=":
+		s.add(opUnit(tk.val, lvlCmp, rwNone, tk.pos, i+1))
+	case "+", "-":
+		s.add(opUnit(tk.val, lvlAdd, rwNone, tk.pos, i+1))
+	case "*":
+		if s.last().kind == uPrimary {
+			s.add(opUnit("*", lvlMul, rwNone, tk.pos, i+1))
+		} else {
+			s.add(primaryOf(frag{text: "*", src: tk.pos}))
+		}
+	case "/", "%":
+		s.add(opUnit(tk.val, lvlMul, rwNone, tk.pos, i+1))
+	case "^":
+		s.add(opUnit("^", lvlExp, rwNone, tk.pos, i+1))
+	case "~~", "!~~", "~~*", "!~~*":
+		like := map[string]string{"~~": "LIKE", "!~~": "NOT LIKE", "~~*": "ILIKE", "!~~*": "NOT ILIKE"}[tk.val]
+		u := opUnit(tk.val, lvlOther, rwLike, tk.pos, i+1)
+		u.op = like
+		s.add(u)
+	default:
+		s.add(opUnit(tk.val, lvlOther, rwPgOp, tk.pos, i+1))
+	}
+}

@@ -1,0 +1,153 @@
+package e2e
+
+import (
+	"context"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// typedRow is one row of every wire type point 3 of the skeleton lists.
+type typedRow struct {
+	ID      int64
+	B       bool
+	I2      int16
+	I4      int32
+	I8      int64
+	F4      float32
+	F8      float64
+	Num     pgtype.Numeric
+	Text    string
+	Varchar string
+	Bytes   []byte
+	Date    time.Time
+	TS      time.Time
+	TSTZ    time.Time
+	IV      pgtype.Interval
+}
+
+const createTyped = `CREATE TABLE typed (
+	id BIGINT PRIMARY KEY, b BOOL, i2 SMALLINT, i4 INT, i8 BIGINT, f4 REAL, f8 DOUBLE PRECISION,
+	num NUMERIC(12,3), txt TEXT, vc VARCHAR(20), bin BYTEA, d DATE, ts TIMESTAMP, tstz TIMESTAMPTZ, iv INTERVAL)`
+
+func sampleRow(id int64) typedRow {
+	return typedRow{
+		ID: id, B: true, I2: -12, I4: 123456, I8: -9_000_000_000_000, F4: 1.5, F8: 3.25,
+		Num:  pgtype.Numeric{Int: big.NewInt(1234567), Exp: -3, Valid: true},
+		Text: "héllo, wörld", Varchar: "v'c", Bytes: []byte{0, 1, 2, 0xff},
+		Date: time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC),
+		TS:   time.Date(2024, 1, 2, 3, 4, 5, 123456000, time.UTC),
+		TSTZ: time.Date(1999, 12, 31, 23, 59, 59, 500000000, time.UTC),
+		IV:   pgtype.Interval{Months: 14, Days: 3, Microseconds: 4*3600e6 + 5*60e6 + 6e6 + 500000, Valid: true},
+	}
+}
+
+func (r typedRow) args() []any {
+	return []any{r.ID, r.B, r.I2, r.I4, r.I8, r.F4, r.F8, r.Num, r.Text, r.Varchar, r.Bytes, r.Date, r.TS, r.TSTZ, r.IV}
+}
+
+func (r *typedRow) dest() []any {
+	return []any{&r.ID, &r.B, &r.I2, &r.I4, &r.I8, &r.F4, &r.F8, &r.Num, &r.Text, &r.Varchar, &r.Bytes, &r.Date, &r.TS, &r.TSTZ, &r.IV}
+}
+
+func checkRow(t *testing.T, mode string, got, want typedRow) {
+	t.Helper()
+	gotNum, _ := got.Num.Float64Value()
+	wantNum, _ := want.Num.Float64Value()
+	switch {
+	case got.ID != want.ID || got.B != want.B || got.I2 != want.I2 || got.I4 != want.I4 || got.I8 != want.I8,
+		got.F4 != want.F4 || got.F8 != want.F8 || gotNum != wantNum,
+		got.Text != want.Text || got.Varchar != want.Varchar || string(got.Bytes) != string(want.Bytes),
+		!got.Date.Equal(want.Date) || !got.TS.Equal(want.TS) || !got.TSTZ.Equal(want.TSTZ),
+		got.IV != want.IV:
+		t.Errorf("%s: row mismatch\n got  %+v\n want %+v", mode, got, want)
+	}
+}
+
+// TestPgxAllTypes runs the same parameters and results through pgx's
+// default mode (Parse/Describe, cached statements, binary formats) and its
+// simple protocol (text, client-side interpolation).
+func TestPgxAllTypes(t *testing.T) {
+	n := startNode(t)
+	ctx := context.Background()
+	setup := connect(t, n.Addr(), pgx.QueryExecModeCacheStatement)
+	if _, err := setup.Exec(ctx, createTyped); err != nil {
+		t.Fatal(err)
+	}
+	modes := []struct {
+		name string
+		mode pgx.QueryExecMode
+		id   int64
+	}{
+		{"cache_statement", pgx.QueryExecModeCacheStatement, 1},
+		{"cache_describe", pgx.QueryExecModeCacheDescribe, 2},
+		{"describe_exec", pgx.QueryExecModeDescribeExec, 3},
+		{"simple_protocol", pgx.QueryExecModeSimpleProtocol, 4},
+	}
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			conn := connect(t, n.Addr(), m.mode)
+			want := sampleRow(m.id)
+			insert := `INSERT INTO typed VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`
+			if _, err := conn.Exec(ctx, insert, want.args()...); err != nil {
+				t.Fatalf("insert: %v", err)
+			}
+			// Run the select three times: pgx prepares on first use, then
+			// only binds and executes the cached statement.
+			for i := 0; i < 3; i++ {
+				var got typedRow
+				if err := conn.QueryRow(ctx, `SELECT * FROM typed WHERE id = $1`, m.id).Scan(got.dest()...); err != nil {
+					t.Fatalf("select #%d: %v", i, err)
+				}
+				checkRow(t, m.name, got, want)
+			}
+			// Parameters echoed through expressions, typed by casts.
+			var echo typedRow
+			err := conn.QueryRow(ctx, `SELECT $1::int8, $2::bool, $3::int2, $4::int4, $5::int8, $6::float4, $7::float8,
+				$8::numeric, $9::text, $10::varchar, $11::bytea, $12::date, $13::timestamp, $14::timestamptz, $15::interval`, want.args()...).Scan(echo.dest()...)
+			if err != nil {
+				t.Fatalf("echo: %v", err)
+			}
+			checkRow(t, m.name+" echo", echo, want)
+		})
+	}
+}
+
+// TestPgxBatch sends a pgx.Batch of inserts (one round trip) and reads
+// them back with an aggregate.
+func TestPgxBatch(t *testing.T) {
+	n := startNode(t)
+	ctx := context.Background()
+	conn := connect(t, n.Addr(), pgx.QueryExecModeCacheStatement)
+	if _, err := conn.Exec(ctx, `CREATE TABLE items (id INT PRIMARY KEY, name TEXT, qty INT)`); err != nil {
+		t.Fatal(err)
+	}
+	batch := &pgx.Batch{}
+	for i := 1; i <= 100; i++ {
+		batch.Queue(`INSERT INTO items VALUES ($1, $2, $3)`, i, "item", i%7)
+	}
+	if err := conn.SendBatch(ctx, batch).Close(); err != nil {
+		t.Fatal(err)
+	}
+	var count, sum int64
+	if err := conn.QueryRow(ctx, `SELECT count(*), sum(qty) FROM items`).Scan(&count, &sum); err != nil {
+		t.Fatal(err)
+	}
+	wantSum := int64(0)
+	for i := 1; i <= 100; i++ {
+		wantSum += int64(i % 7)
+	}
+	if count != 100 || sum != wantSum {
+		t.Fatalf("count=%d sum=%d, want 100 and %d", count, sum, wantSum)
+	}
+	// A duplicate key inside a batch fails that statement with 23505.
+	batch = &pgx.Batch{}
+	batch.Queue(`INSERT INTO items VALUES (1, 'dup', 0)`)
+	err := conn.SendBatch(ctx, batch).Close()
+	if code := sqlState(err); code != "23505" {
+		t.Fatalf("duplicate insert: got %v (SQLSTATE %q), want 23505", err, code)
+	}
+}

@@ -1,0 +1,136 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/streamdb/streamdb/node"
+)
+
+// startNode runs an in-process node on a free port in a temp dir.
+func startNode(t *testing.T) *node.Node {
+	t.Helper()
+	n, err := node.Start(node.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := n.Close(); err != nil {
+			t.Errorf("close node: %v", err)
+		}
+	})
+	return n
+}
+
+func connString(addr string) string {
+	return fmt.Sprintf("postgres://tester@%s/streamdb?sslmode=disable", addr)
+}
+
+func connect(t *testing.T, addr string, mode pgx.QueryExecMode) *pgx.Conn {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(connString(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DefaultQueryExecMode = mode
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds bin/streamdb once per test run into a temp dir.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "streamdb-e2e-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "streamdb")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/streamdb/streamdb/cmd/streamdb").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// process is a streamdb server running as a child process.
+type process struct {
+	cmd  *exec.Cmd
+	addr string
+	logs *strings.Builder
+	mu   *sync.Mutex
+}
+
+// startProcess runs `streamdb start` on listen/dataDir and waits for "ready".
+func startProcess(t *testing.T, dataDir, listen string) *process {
+	t.Helper()
+	cmd := exec.Command(binary(t), "start", "--listen", listen, "--data-dir", dataDir)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &process{cmd: cmd, addr: listen, logs: &strings.Builder{}, mu: &sync.Mutex{}}
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		once := sync.Once{}
+		for sc.Scan() {
+			p.mu.Lock()
+			p.logs.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+			if strings.Contains(sc.Text(), "ready") {
+				once.Do(func() { close(ready) })
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("server did not become ready; logs:\n%s", p.output())
+	}
+	return p
+}
+
+func (p *process) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.logs.String()
+}
+
+// kill sends SIGKILL and waits for the process to die.
+func (p *process) kill() {
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+}
