@@ -67,7 +67,9 @@ func (e *NullSafeEq) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 }
 
 // String implements Expr.
-func (e *NullSafeEq) String() string { return "(" + e.L.String() + " IS NOT DISTINCT FROM " + e.R.String() + ")" }
+func (e *NullSafeEq) String() string {
+	return "(" + e.L.String() + " IS NOT DISTINCT FROM " + e.R.String() + ")"
+}
 
 // Children implements Expr.
 func (e *NullSafeEq) Children() []Expr { return []Expr{e.L, e.R} }
@@ -389,11 +391,17 @@ func floatArith(op string, t types.T) binaryFn {
 	finite := func(a, b float64) bool { return !math.IsInf(a, 0) && !math.IsInf(b, 0) }
 	switch op {
 	case "+":
-		return func(a, b types.Datum) (types.Datum, error) { return ret(a.Float()+b.Float(), finite(a.Float(), b.Float())) }
+		return func(a, b types.Datum) (types.Datum, error) {
+			return ret(a.Float()+b.Float(), finite(a.Float(), b.Float()))
+		}
 	case "-":
-		return func(a, b types.Datum) (types.Datum, error) { return ret(a.Float()-b.Float(), finite(a.Float(), b.Float())) }
+		return func(a, b types.Datum) (types.Datum, error) {
+			return ret(a.Float()-b.Float(), finite(a.Float(), b.Float()))
+		}
 	case "*":
-		return func(a, b types.Datum) (types.Datum, error) { return ret(a.Float()*b.Float(), finite(a.Float(), b.Float())) }
+		return func(a, b types.Datum) (types.Datum, error) {
+			return ret(a.Float()*b.Float(), finite(a.Float(), b.Float()))
+		}
 	case "/":
 		return func(a, b types.Datum) (types.Datum, error) {
 			if b.Float() == 0 {

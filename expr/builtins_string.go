@@ -62,7 +62,6 @@ func init() {
 		return types.NewInt(int64(utf8.RuneCountInString(s[:i]) + 1)), nil
 	}, types.Text, types.Text)
 	RegisterBuiltin("strpos", strpos)
-	RegisterBuiltin("position", strpos)
 	RegisterBuiltin("replace", sig(types.TText, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		if a[1].Str() == "" {
 			return a[0], nil

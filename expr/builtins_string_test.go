@@ -43,7 +43,7 @@ func TestStringBuiltins(t *testing.T) {
 		{fn: "substr", args: args(bytea(`\x0102`), i4("0")), want: `\x0102`},
 
 		{fn: "strpos", args: args(txt("high"), txt("ig")), want: "2"},
-		{fn: "position", args: args(txt("héllo"), txt("l")), want: "3"},
+		{fn: "strpos", args: args(txt("héllo"), txt("l")), want: "3"},
 		{fn: "strpos", args: args(txt("abc"), txt("")), want: "1"},
 		{fn: "strpos", args: args(txt("abc"), txt("z")), want: "0"},
 

@@ -48,25 +48,29 @@ type Node struct {
 }
 
 // Start opens the data directory and starts serving.
-func Start(cfg Config) (n *Node, err error) {
+func Start(cfg Config) (_ *Node, err error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	n = &Node{cfg: cfg, done: make(chan error, 1)}
+	n := &Node{cfg: cfg, done: make(chan error, 1)}
 	defer func() {
 		if err != nil {
 			n.closeStores()
 		}
 	}()
-	if n.storage, err = storage.Open(filepath.Join(cfg.DataDir, "state"), storage.Options{Logger: cfg.Logger}); err != nil {
+	st, err := storage.Open(filepath.Join(cfg.DataDir, "state"), storage.Options{Logger: cfg.Logger})
+	if err != nil {
 		return nil, err
 	}
-	if n.meta, err = meta.Open(meta.Config{Dir: cfg.DataDir, NodeID: cfg.NodeID, RaftAddr: cfg.RaftAddr, Logger: cfg.Logger}); err != nil {
+	n.storage = st
+	m, err := meta.Open(meta.Config{Dir: cfg.DataDir, NodeID: cfg.NodeID, RaftAddr: cfg.RaftAddr, Logger: cfg.Logger})
+	if err != nil {
 		return nil, err
 	}
+	n.meta = m
 	if n.engine, err = sql.NewEngine(n.meta, n.storage, ServerVersion); err != nil {
 		return nil, err
 	}

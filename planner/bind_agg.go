@@ -24,10 +24,10 @@ type aggRef struct {
 	t   types.T
 }
 
-func (a *aggRef) Type() types.T                             { return a.t }
-func (a *aggRef) String() string                            { return "agg#" + strconv.Itoa(a.idx) }
-func (a *aggRef) Children() []expr.Expr                     { return nil }
-func (a *aggRef) WithChildren([]expr.Expr) expr.Expr        { return a }
+func (a *aggRef) Type() types.T                      { return a.t }
+func (a *aggRef) String() string                     { return "agg#" + strconv.Itoa(a.idx) }
+func (a *aggRef) Children() []expr.Expr              { return nil }
+func (a *aggRef) WithChildren([]expr.Expr) expr.Expr { return a }
 func (a *aggRef) Eval(*expr.Ctx, []types.Datum) (types.Datum, error) {
 	return types.Null, pgerror.New(pgerror.CodeInternal, "unplanned aggregate")
 }
@@ -130,6 +130,9 @@ func aliasField(fl *ast.FieldList, name string) ast.ExprNode {
 
 // ordinal reports whether n is an integer literal (a column position).
 func ordinal(n ast.ExprNode) (int, bool) {
+	if p, ok := n.(*ast.PositionExpr); ok && p.P == nil {
+		return p.N, true
+	}
 	lit, ok := n.(*parser.Literal)
 	if !ok || !lit.Type.IsInteger() {
 		return 0, false

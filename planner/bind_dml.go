@@ -136,6 +136,14 @@ func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
 
 // assign converts a value for storing into col (assignment cast rules).
 func (b *Binder) assign(e expr.Expr, col meta.Column) (expr.Expr, error) {
+	if c, ok := e.(*expr.Const); ok && c.T.Family == types.Unknown && !c.V.IsNull() {
+		// An untyped literal is read by the column type's input function.
+		v, err := types.CastAssign(c.V, c.T, col.Type)
+		if err != nil {
+			return nil, err
+		}
+		return expr.NewConst(v, col.Type), nil
+	}
 	e, err := b.coerce(e, col.Type)
 	if err != nil {
 		return nil, err

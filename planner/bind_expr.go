@@ -298,16 +298,19 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	if expr.IsAggregate(name) {
 		return b.bindAggregate(name, x.Args, false, s)
 	}
-	args, err := b.bindArgs(x.Args, s)
+	argNodes := x.Args
+	if name == "trim" && len(argNodes) == 3 {
+		argNodes = argNodes[:2] // the third is TiDB's TrimDirectionExpr
+	}
+	args, err := b.bindArgs(argNodes, s)
 	if err != nil {
 		return nil, err
 	}
 	switch name {
-	case "concat":
-		if len(args) == 2 {
-			// The TiDB grammar turns the || operator into concat(a, b).
-			return b.binary("||", args[0], args[1])
-		}
+	case "pg_op":
+		return b.bindOperator(args)
+	case "trim":
+		return b.bindTrim(x, args)
 	case "coalesce", "greatest", "least":
 		t, err := b.commonType(args, name)
 		if err != nil {
@@ -332,8 +335,8 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		}
 		l := eq.(*expr.Binary).L
 		return &expr.Case{Whens: []expr.Expr{eq}, Thens: []expr.Expr{expr.NewConst(types.Null, l.Type())}, Else: l, T: l.Type()}, nil
-	case "locate":
-		// POSITION(a IN b) arrives as locate(a, b).
+	case "position":
+		// POSITION(a IN b) arrives as position(a, b).
 		if len(args) == 2 {
 			name, args = "strpos", []expr.Expr{args[1], args[0]}
 		}
@@ -345,6 +348,55 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 					return nil, err
 				}
 			}
+		}
+	}
+	return expr.NewFunc(name, args)
+}
+
+// bindOperator binds pg_op('op', l, r) and pg_op('op', x): the operators
+// of PostgreSQL the TiDB grammar lacks, carried by the SQL front.
+func (b *Binder) bindOperator(args []expr.Expr) (expr.Expr, error) {
+	op := args[0].(*expr.Const).V.Str()
+	if len(args) == 3 {
+		switch op {
+		case "||":
+			return b.binary(op, args[1], args[2])
+		case "~", "~*", "!~", "!~*":
+			l, err := b.coerce(args[1], types.TText)
+			if err != nil {
+				return nil, err
+			}
+			r, err := b.coerce(args[2], types.TText)
+			if err != nil {
+				return nil, err
+			}
+			return expr.NewRegexMatch(op, l, r)
+		}
+		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "operator does not exist: %s %s %s", args[1].Type(), op, args[2].Type()).
+			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	return nil, pgerror.New(pgerror.CodeUndefinedFunction, "operator does not exist: %s %s", op, args[1].Type()).
+		WithHint("No operator matches the given name and argument type. You might need to add an explicit type cast.")
+}
+
+// bindTrim maps TiDB's TRIM([BOTH|LEADING|TRAILING] [chars] FROM s), which
+// arrives as trim(s, chars, direction), onto btrim, ltrim and rtrim.
+func (b *Binder) bindTrim(x *ast.FuncCallExpr, args []expr.Expr) (expr.Expr, error) {
+	name := "btrim"
+	if len(x.Args) == 3 {
+		if d, ok := x.Args[2].(*ast.TrimDirectionExpr); ok {
+			switch d.Direction {
+			case ast.TrimLeading:
+				name = "ltrim"
+			case ast.TrimTrailing:
+				name = "rtrim"
+			}
+		}
+	}
+	for i := range args {
+		var err error
+		if args[i], err = b.coerce(args[i], types.TText); err != nil {
+			return nil, err
 		}
 	}
 	return expr.NewFunc(name, args)

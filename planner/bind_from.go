@@ -46,6 +46,16 @@ func (b *Binder) bindJoin(j *ast.Join, s *scope) (Node, error) {
 	for _, c := range j.Using {
 		using = append(using, c.Name.O)
 	}
+	if f, ok := usingMarker(j); ok {
+		// FULL JOIN ... USING (a, b) arrives as ON pg_using(a, b).
+		for _, arg := range f.Args {
+			c, ok := arg.(*ast.ColumnNameExpr)
+			if !ok {
+				return nil, pgerror.New(pgerror.CodeSyntaxError, "USING takes a list of column names")
+			}
+			using = append(using, c.Name.Name.O)
+		}
+	}
 	if j.NaturalJoin {
 		for _, lc := range l.Columns() {
 			for _, rc := range r.Columns() {
@@ -64,6 +74,14 @@ func (b *Binder) bindJoin(j *ast.Join, s *scope) (Node, error) {
 		}
 	}
 	return join, nil
+}
+
+func usingMarker(j *ast.Join) (*ast.FuncCallExpr, bool) {
+	if j.On == nil {
+		return nil, false
+	}
+	f, ok := j.On.Expr.(*ast.FuncCallExpr)
+	return f, ok && f.FnName.L == "pg_using"
 }
 
 // bindUsing joins on equality of the named columns and projects each of

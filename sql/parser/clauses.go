@@ -75,7 +75,10 @@ func (t *translator) word(s *seq, i int) (int, error) {
 		return j + 1, nil
 	case "using":
 		if s.fullJoin {
-			return i, notSupportedAt(t.src, tk.pos, "FULL JOIN ... USING is not supported").WithHint("use FULL JOIN ... ON")
+			// STRAIGHT_JOIN takes no USING: carry the column list as the
+			// marker condition ON pg_using(a, b).
+			s.add(unit{kind: uWord, word: "on", frags: []frag{{text: "ON pg_using", src: tk.pos}}})
+			return i + 1, nil
 		}
 		if s.clause == "delete" {
 			return i, notSupportedAt(t.src, tk.pos, "DELETE ... USING is not supported").WithHint("use a subquery in WHERE")
