@@ -17,7 +17,7 @@ run: build
 ## test: vet, unit tests, the psql/pgx end-to-end tests and the project's sqllogictest files.
 test: vet build
 	$(GO) test -count=1 -timeout 15m ./...
-	./$(BIN) sqllogic tests/sqllogic/testdata
+	./$(BIN) sqllogic --match-errors tests/sqllogic/testdata
 
 vet:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)

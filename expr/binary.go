@@ -96,6 +96,24 @@ func undefinedOperator(op string, l, r types.T) error {
 // numeric or float, date to timestamp). Operands of unknown type must have
 // been coerced by the caller.
 func NewBinary(op string, l, r Expr) (Expr, error) {
+	e, err := resolveBinary(op, l, r)
+	if err != nil {
+		return nil, err
+	}
+	if isNullConst(l) || isNullConst(r) {
+		// Operators are strict: PostgreSQL folds them to NULL when an
+		// argument is a NULL constant, without evaluating the other one.
+		return NewConst(types.Null, e.Type()), nil
+	}
+	return e, nil
+}
+
+func isNullConst(e Expr) bool {
+	c, ok := e.(*Const)
+	return ok && c.V.IsNull()
+}
+
+func resolveBinary(op string, l, r Expr) (Expr, error) {
 	lt, rt := l.Type(), r.Type()
 	if IsComparison(op) {
 		ct, ok := ComparisonType(lt, rt)

@@ -116,7 +116,15 @@ func NewFunc(name string, args []Expr) (Expr, error) {
 		cast[i] = a
 		argTypes[i] = a.Type()
 	}
-	return &Func{Name: name, Args: cast, T: o.Ret(argTypes), o: o}, nil
+	t := o.Ret(argTypes)
+	if !o.NonStrict && !o.Volatile {
+		for _, a := range cast {
+			if isNullConst(a) {
+				return NewConst(types.Null, t), nil
+			}
+		}
+	}
+	return &Func{Name: name, Args: cast, T: t, o: o}, nil
 }
 
 func paramFamily(o *Overload, i int) types.Family {

@@ -63,7 +63,7 @@ func (s *scope) resolve(table, name string) (expr.Expr, error) {
 		}
 		c := cur.cols[i]
 		if level == 0 {
-			return &expr.ColRef{Idx: i, T: c.T, Name: c.Name}, nil
+			return &expr.ColRef{Idx: i, T: c.T, Name: qualified(c.Table, c.Name)}, nil
 		}
 		for mark := s; mark != cur; mark = mark.parent {
 			if mark.sub != nil {

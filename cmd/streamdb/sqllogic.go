@@ -17,6 +17,7 @@ func runSQLLogic(args []string) error {
 	fs := flag.NewFlagSet("sqllogic", flag.ExitOnError)
 	addr := fs.String("addr", "", "server to test (host:port); empty starts an embedded server in a temporary directory")
 	verbose := fs.Bool("v", false, "print every failing record")
+	matchErrors := fs.Bool("match-errors", false, "require error messages to match the expected regex (for files written against streamdb)")
 	_ = fs.Parse(args)
 	if fs.NArg() == 0 {
 		return fmt.Errorf("sqllogic: name at least one file or directory")
@@ -35,7 +36,7 @@ func runSQLLogic(args []string) error {
 		*addr = n.Addr()
 	}
 	conn := fmt.Sprintf("postgres://streamdb@%s/streamdb?sslmode=disable", *addr)
-	res, err := sqllogic.Run(context.Background(), conn, fs.Args(), sqllogic.Options{Out: os.Stdout, Verbose: *verbose})
+	res, err := sqllogic.Run(context.Background(), conn, fs.Args(), sqllogic.Options{Out: os.Stdout, Verbose: *verbose, MatchErrors: *matchErrors})
 	if err != nil {
 		return err
 	}

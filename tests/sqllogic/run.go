@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -30,6 +31,10 @@ type Options struct {
 	// Timeout bounds each attempt of each record, so that a hung server
 	// fails the record instead of the run; default 60 s.
 	Timeout time.Duration
+	// MatchErrors makes "statement error <regex>" and "query error <regex>"
+	// require the server's message to match the regex. Leave it off for
+	// corpora whose expected messages are another engine's.
+	MatchErrors bool
 }
 
 // Run runs the test files at paths against the server at connString (a
@@ -223,8 +228,7 @@ func (f *fileRun) attempt(ctx context.Context, r *record) *failure {
 	}
 	switch {
 	case err != nil && r.expectErr:
-		// Expected messages are the original engine's; any error passes.
-		return nil
+		return f.matchError(r, err)
 	case err != nil:
 		return &failure{msg: f.describe(err)}
 	}
@@ -244,6 +248,28 @@ func (f *fileRun) attempt(ctx context.Context, r *record) *failure {
 		return f.let(r, rs)
 	case r.kind == kindQuery:
 		return f.compare(r, rs)
+	}
+	return nil
+}
+
+// matchError checks an expected error. Unless Options.MatchErrors is set,
+// expected messages are taken to be the original engine's and any error
+// passes.
+func (f *fileRun) matchError(r *record, err error) *failure {
+	if !f.opts.MatchErrors || r.errPattern == "" {
+		return nil
+	}
+	re, cerr := regexp.Compile(r.errPattern)
+	if cerr != nil {
+		return &failure{msg: fmt.Sprintf("bad expected-error regex %q: %v", r.errPattern, cerr), final: true}
+	}
+	msg := err.Error()
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		msg = pe.Message
+	}
+	if !re.MatchString(msg) {
+		return &failure{msg: fmt.Sprintf("error %q does not match %q", msg, r.errPattern)}
 	}
 	return nil
 }
