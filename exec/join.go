@@ -58,7 +58,11 @@ func (j *Join) Run(c *expr.Ctx, emit Emit) error {
 	}
 	out := make([]types.Datum, j.LeftWidth+j.RightWidth)
 	stopped := false
+	var k canceler
 	err = j.Left.Run(c, func(lrow []types.Datum) (bool, error) {
+		if err := k.check(c); err != nil {
+			return false, err
+		}
 		candidates := build
 		if j.LeftKeys != nil {
 			var ok bool
