@@ -80,11 +80,14 @@ type Limit struct {
 // Run implements Op.
 func (l *Limit) Run(c *expr.Ctx, emit Emit) error {
 	count, offset := int64(-1), int64(0)
+	// As in PostgreSQL, OFFSET is checked before LIMIT, each with its own
+	// SQLSTATE.
 	for _, x := range []struct {
-		e   expr.Expr
-		dst *int64
-		nm  string
-	}{{l.Count, &count, "LIMIT"}, {l.Offset, &offset, "OFFSET"}} {
+		e    expr.Expr
+		dst  *int64
+		nm   string
+		code string
+	}{{l.Offset, &offset, "OFFSET", "2201X"}, {l.Count, &count, "LIMIT", "2201W"}} {
 		if x.e == nil {
 			continue
 		}
@@ -96,7 +99,7 @@ func (l *Limit) Run(c *expr.Ctx, emit Emit) error {
 			continue
 		}
 		if v.Int() < 0 {
-			return pgerror.New("2201W", "%s must not be negative", x.nm)
+			return pgerror.New(x.code, "%s must not be negative", x.nm)
 		}
 		*x.dst = v.Int()
 	}

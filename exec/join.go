@@ -16,6 +16,10 @@ const (
 	Full
 )
 
+func (k JoinKind) String() string {
+	return [...]string{"Inner", "Left", "Right", "Full"}[k]
+}
+
 // Join joins Left and Right. When LeftKeys/RightKeys are set the right side
 // is hashed on them (equi-join); On, if set, is checked on the concatenated
 // row. The right input is materialized once per Run.

@@ -99,6 +99,10 @@ const (
 	Intersect
 )
 
+func (k SetOpKind) String() string {
+	return [...]string{"Union", "Except", "Intersect"}[k]
+}
+
 // SetOp combines two inputs with bag (All) or set semantics.
 type SetOp struct {
 	Kind SetOpKind

@@ -162,22 +162,7 @@ func (e *And) Type() types.T { return types.TBool }
 
 // Eval implements Expr.
 func (e *And) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
-	null := false
-	for _, a := range e.Args {
-		v, err := a.Eval(c, row)
-		if err != nil {
-			return v, err
-		}
-		if v.IsNull() {
-			null = true
-		} else if !v.Bool() {
-			return v, nil
-		}
-	}
-	if null {
-		return types.Null, nil
-	}
-	return types.NewBool(true), nil
+	return evalLogic(c, row, e.Args, false)
 }
 
 // String implements Expr.
@@ -197,22 +182,7 @@ func (e *Or) Type() types.T { return types.TBool }
 
 // Eval implements Expr.
 func (e *Or) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
-	null := false
-	for _, a := range e.Args {
-		v, err := a.Eval(c, row)
-		if err != nil {
-			return v, err
-		}
-		if v.IsNull() {
-			null = true
-		} else if v.Bool() {
-			return v, nil
-		}
-	}
-	if null {
-		return types.Null, nil
-	}
-	return types.NewBool(false), nil
+	return evalLogic(c, row, e.Args, true)
 }
 
 // String implements Expr.
@@ -223,6 +193,28 @@ func (e *Or) Children() []Expr { return e.Args }
 
 // WithChildren implements Expr.
 func (e *Or) WithChildren(ch []Expr) Expr { return &Or{Args: ch} }
+
+// evalLogic evaluates AND (decisive=false) or OR (decisive=true): the first
+// argument equal to decisive decides; otherwise NULL if any argument was
+// NULL, else !decisive.
+func evalLogic(c *Ctx, row []types.Datum, args []Expr, decisive bool) (types.Datum, error) {
+	null := false
+	for _, a := range args {
+		v, err := a.Eval(c, row)
+		if err != nil {
+			return v, err
+		}
+		if v.IsNull() {
+			null = true
+		} else if v.Bool() == decisive {
+			return v, nil
+		}
+	}
+	if null {
+		return types.Null, nil
+	}
+	return types.NewBool(!decisive), nil
+}
 
 // Not negates a boolean (NULL stays NULL).
 type Not struct{ E Expr }

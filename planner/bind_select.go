@@ -270,28 +270,18 @@ func lowerASCII(s string) string {
 	return string(b)
 }
 
-// bindCondition binds a boolean clause (WHERE, HAVING, ON).
+// bindCondition binds a boolean clause (WHERE, ON; HAVING when clause is
+// "", where aggregates stay allowed).
 func (b *Binder) bindCondition(n ast.ExprNode, s *scope, clause string) (expr.Expr, error) {
-	saved := b.aggForbidden
-	if clause != "" {
+	what := clause
+	if clause == "" {
+		what = "HAVING"
+	} else {
+		saved := b.aggForbidden
 		b.aggForbidden = clause
 		defer func() { b.aggForbidden = saved }()
 	}
-	e, err := b.bindExpr(n, s)
-	if err != nil {
-		return nil, err
-	}
-	if e, err = b.coerce(e, types.TBool); err != nil {
-		return nil, err
-	}
-	if e.Type().Family != types.Bool {
-		name := clause
-		if name == "" {
-			name = "HAVING"
-		}
-		return nil, pgerror.New(pgerror.CodeDatatypeMismatch, "argument of %s must be type boolean, not type %s", name, e.Type())
-	}
-	return e, nil
+	return b.bindBool(n, s, what)
 }
 
 func (b *Binder) bindLimit(l *ast.Limit, in Node, s *scope) (Node, error) {

@@ -42,7 +42,7 @@ func Build(n Node) exec.Op {
 	case *Limit:
 		return &exec.Limit{Input: Build(x.Input), Count: x.Count, Offset: x.Offset}
 	case *SetOp:
-		return &exec.SetOp{Kind: exec.SetOpKind(x.Kind), All: x.All, L: Build(x.L), R: Build(x.R)}
+		return &exec.SetOp{Kind: x.Kind, All: x.All, L: Build(x.L), R: Build(x.R)}
 	}
 	panic("planner: unknown node")
 }
@@ -86,7 +86,7 @@ func buildJoin(j *Join) exec.Op {
 		}
 	}
 	nl, nr := len(j.L.Columns()), len(j.R.Columns())
-	op := &exec.Join{Kind: exec.JoinKind(j.Kind), Left: Build(j.L), Right: Build(j.R), LeftWidth: nl, RightWidth: nr}
+	op := &exec.Join{Kind: j.Kind, Left: Build(j.L), Right: Build(j.R), LeftWidth: nl, RightWidth: nr}
 	var residual []expr.Expr
 	if j.On != nil {
 		for _, c := range conjuncts(j.On) {

@@ -7,6 +7,8 @@ package planner
 
 import (
 	"fmt"
+
+	"github.com/streamdb/streamdb/exec"
 	"strings"
 
 	"github.com/streamdb/streamdb/expr"
@@ -61,19 +63,15 @@ type Project struct {
 }
 
 // JoinKind is the kind of a join.
-type JoinKind uint8
+type JoinKind = exec.JoinKind
 
 // Join kinds.
 const (
-	InnerJoin JoinKind = iota
-	LeftJoin
-	RightJoin
-	FullJoin
+	InnerJoin = exec.Inner
+	LeftJoin  = exec.Left
+	RightJoin = exec.Right
+	FullJoin  = exec.Full
 )
-
-func (k JoinKind) String() string {
-	return [...]string{"Inner", "Left", "Right", "Full"}[k]
-}
 
 // Join combines two inputs; output columns are the left's then the right's.
 // On is evaluated over the concatenated row; nil means a cross join.
@@ -115,13 +113,13 @@ type Limit struct {
 }
 
 // SetOpKind is UNION, EXCEPT or INTERSECT.
-type SetOpKind uint8
+type SetOpKind = exec.SetOpKind
 
 // Set operation kinds.
 const (
-	Union SetOpKind = iota
-	Except
-	Intersect
+	Union     = exec.Union
+	Except    = exec.Except
+	Intersect = exec.Intersect
 )
 
 // SetOp combines two inputs with the same column types.
@@ -230,7 +228,7 @@ func (n *SetOp) explain() string {
 	if n.All {
 		all = " All"
 	}
-	return [...]string{"Union", "Except", "Intersect"}[n.Kind] + all
+	return n.Kind.String() + all
 }
 
 // Explain renders a plan tree, one node per line, children indented.
