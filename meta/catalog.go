@@ -84,6 +84,12 @@ type Table struct {
 	ViewSQL string `json:"view_sql,omitempty"`
 	// Indexes are secondary indexes (metadata only for now).
 	Indexes []Index `json:"indexes,omitempty"`
+	// StateTables are the ids of a materialized view's operator state
+	// tables, in the order its plan allocates them.
+	StateTables []uint32 `json:"state_tables,omitempty"`
+	// Parallelism is a materialized view's actor count per fragment (0:
+	// the node's default).
+	Parallelism int `json:"parallelism,omitempty"`
 	// DependsOn holds the ids of the objects a view reads.
 	DependsOn []uint32          `json:"depends_on,omitempty"`
 	Options   map[string]string `json:"options,omitempty"`
@@ -126,6 +132,8 @@ type Catalog struct {
 	indexes map[qualName]*Table // index name → its table
 	ordered []*Table            // by schema, then name
 	nextID  uint32
+	// committedEpoch is the newest epoch whose state is committed.
+	committedEpoch uint64
 }
 
 func newCatalog() *Catalog {
@@ -156,6 +164,9 @@ func (c *Catalog) TableByID(id uint32) (*Table, bool) {
 	return t, ok
 }
 
+// CommittedEpoch returns the newest committed epoch.
+func (c *Catalog) CommittedEpoch() uint64 { return c.committedEpoch }
+
 // Tables returns every relation, sorted by schema and name. The slice is
 // shared and must not be modified.
 func (c *Catalog) Tables() []*Table { return c.ordered }
@@ -173,10 +184,11 @@ func (c *Catalog) Index(schema, name string) (*Table, *Index, bool) {
 // clone returns a copy to modify; Tables stay shared until replaced.
 func (c *Catalog) clone() *Catalog {
 	n := &Catalog{
-		byID:    make(map[uint32]*Table, len(c.byID)+1),
-		byName:  make(map[qualName]*Table, len(c.byName)+1),
-		indexes: make(map[qualName]*Table, len(c.indexes)+1),
-		nextID:  c.nextID,
+		byID:           make(map[uint32]*Table, len(c.byID)+1),
+		byName:         make(map[qualName]*Table, len(c.byName)+1),
+		indexes:        make(map[qualName]*Table, len(c.indexes)+1),
+		nextID:         c.nextID,
+		committedEpoch: c.committedEpoch,
 	}
 	for _, t := range c.byID {
 		n.put(t)

@@ -40,13 +40,14 @@ func (c *Column) UnmarshalJSON(b []byte) error {
 
 // catalogJSON is the persisted form of a Catalog.
 type catalogJSON struct {
-	NextID uint32   `json:"next_id"`
-	Tables []*Table `json:"tables"`
+	NextID         uint32   `json:"next_id"`
+	CommittedEpoch uint64   `json:"committed_epoch,omitempty"`
+	Tables         []*Table `json:"tables"`
 }
 
 // MarshalJSON implements json.Marshaler.
 func (c *Catalog) MarshalJSON() ([]byte, error) {
-	return json.Marshal(catalogJSON{NextID: c.nextID, Tables: c.ordered})
+	return json.Marshal(catalogJSON{NextID: c.nextID, CommittedEpoch: c.committedEpoch, Tables: c.ordered})
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -57,6 +58,7 @@ func (c *Catalog) UnmarshalJSON(b []byte) error {
 	}
 	n := newCatalog()
 	n.nextID = j.NextID
+	n.committedEpoch = j.CommittedEpoch
 	for _, t := range j.Tables {
 		n.put(t)
 	}

@@ -20,6 +20,8 @@ const (
 	opDropObject  op = "drop_object"
 	opCreateIndex op = "create_index"
 	opDropIndex   op = "drop_index"
+	opAllocIDs    op = "alloc_ids"
+	opCommitEpoch op = "commit_epoch"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.
@@ -53,6 +55,14 @@ type dropIndexCmd struct {
 	Schema   string `json:"schema"`
 	Name     string `json:"name"`
 	IfExists bool   `json:"if_exists,omitempty"`
+}
+
+type allocIDsCmd struct {
+	N int `json:"n"`
+}
+
+type commitEpochCmd struct {
+	Epoch uint64 `json:"epoch"`
 }
 
 func encodeCommand(o op, payload any) ([]byte, error) {

@@ -70,9 +70,13 @@ func (c *Catalog) createTable(t *Table, ifNotExists bool) (*Catalog, *Table, err
 	}
 	indexes := t.Indexes
 	t.Indexes = nil
-	t.ID = c.nextID
 	n := c.clone()
-	n.nextID++
+	if t.ID == 0 {
+		t.ID = c.nextID
+		n.nextID++
+	} else if t.ID >= c.nextID || c.byID[t.ID] != nil {
+		return c, nil, pgerror.New(pgerror.CodeInternal, "relation id %d was not allocated or is in use", t.ID)
+	}
 	n.put(t)
 	for _, idx := range indexes {
 		nt, err := n.withIndex(t, idx)
@@ -83,6 +87,24 @@ func (c *Catalog) createTable(t *Table, ifNotExists bool) (*Catalog, *Table, err
 		t = nt
 	}
 	return n.seal(), t, nil
+}
+
+// allocIDs reserves n consecutive object ids and returns the first.
+func (c *Catalog) allocIDs(n int) (*Catalog, uint32) {
+	first := c.nextID
+	nc := c.clone()
+	nc.nextID += uint32(n)
+	return nc.seal(), first
+}
+
+// commitEpoch records epoch as the newest committed one.
+func (c *Catalog) commitEpoch(epoch uint64) *Catalog {
+	if epoch <= c.committedEpoch {
+		return c
+	}
+	nc := c.clone()
+	nc.committedEpoch = epoch
+	return nc.seal()
 }
 
 // withIndex validates idx as a new index of t in n's namespace, names it

@@ -86,6 +86,18 @@ func (f *fsm) apply(data []byte) (any, error) {
 		if cat, err = cat.dropIndex(p.Schema, p.Name, p.IfExists); err != nil {
 			return nil, err
 		}
+	case opAllocIDs:
+		p, err := decodePayload[allocIDsCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		cat, value = cat.allocIDs(p.N)
+	case opCommitEpoch:
+		p, err := decodePayload[commitEpochCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		cat = cat.commitEpoch(p.Epoch)
 	default:
 		return nil, fmt.Errorf("meta: unknown command %q: upgrade this node", c.Op)
 	}

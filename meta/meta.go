@@ -291,6 +291,23 @@ func (m *Meta) DropObject(ctx context.Context, kind ObjectKind, schema, name str
 	return v.([]*Table), nil
 }
 
+// AllocIDs reserves n consecutive object ids (for state tables and views
+// created in several steps) and returns the first.
+func (m *Meta) AllocIDs(ctx context.Context, n int) (uint32, error) {
+	v, err := m.apply(ctx, opAllocIDs, allocIDsCmd{N: n})
+	if err != nil {
+		return 0, err
+	}
+	return v.(uint32), nil
+}
+
+// CommitEpoch records epoch as committed: the recovery point and the
+// newest state readers see. One Raft entry per checkpoint.
+func (m *Meta) CommitEpoch(ctx context.Context, epoch uint64) error {
+	_, err := m.apply(ctx, opCommitEpoch, commitEpochCmd{Epoch: epoch})
+	return err
+}
+
 // CreateIndex adds a secondary index to schema.table. An index without a
 // name gets one like PostgreSQL's (table_col_idx).
 func (m *Meta) CreateIndex(ctx context.Context, schema, table string, idx Index, ifNotExists bool) error {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgwire"
@@ -33,7 +34,12 @@ type Config struct {
 	RaftAddr string
 	// NodeID is the node's Raft server id; default "node1".
 	NodeID string
-	Logger *slog.Logger
+	// BarrierInterval is the time between checkpoint barriers; default 1 s.
+	BarrierInterval time.Duration
+	// Parallelism is the default actor count per fragment of a
+	// materialized view; default the number of cores.
+	Parallelism int
+	Logger      *slog.Logger
 }
 
 // Node is a running streamdb node.
@@ -71,7 +77,7 @@ func Start(cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 	n.meta = m
-	if n.engine, err = sql.NewEngine(n.meta, n.storage, ServerVersion); err != nil {
+	if n.engine, err = sql.NewEngine(n.meta, n.storage, sql.Options{Version: ServerVersion, BarrierInterval: cfg.BarrierInterval, Parallelism: cfg.Parallelism, Logger: cfg.Logger}); err != nil {
 		return nil, err
 	}
 	if n.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
@@ -101,6 +107,9 @@ func (n *Node) Close() error {
 
 func (n *Node) closeStores() error {
 	var errs []error
+	if n.engine != nil {
+		n.engine.Close()
+	}
 	if n.meta != nil {
 		errs = append(errs, n.meta.Close())
 	}

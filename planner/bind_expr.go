@@ -170,6 +170,10 @@ func unknownPeer(op string, other types.T) types.T {
 	if (op == "+" || op == "-") && (other.Family == types.Timestamp || other.Family == types.TimestampTZ || other.Family == types.Date) {
 		return types.TInterval
 	}
+	if other.Family == types.Varchar {
+		// varchar has no operators of its own; PostgreSQL resolves to text's.
+		return types.TText
+	}
 	other.Mod = -1
 	return other
 }
@@ -433,9 +437,8 @@ func (b *Binder) bindAggregate(name string, argNodes []ast.ExprNode, distinct bo
 		}
 	}
 	collector := b.agg
-	b.agg = nil
-	b.aggForbidden = "aggregate function calls"
-	defer func() { b.agg, b.aggForbidden = collector, "" }()
+	b.agg = nil // a nested aggregate call is an error
+	defer func() { b.agg = collector }()
 	var args []expr.Expr
 	if !star {
 		var err error

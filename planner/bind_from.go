@@ -126,16 +126,22 @@ func (b *Binder) bindUsing(join *Join, using []string) (Node, error) {
 			return nil, err
 		}
 		conds = append(conds, eq)
-		var merged expr.Expr = lref
+		// The merged column has the comparison's common type, as in
+		// PostgreSQL; an uncoerced column keeps its origin.
+		cmp := eq.(*expr.Binary)
+		merged, origin := cmp.L, lcols[li]
 		switch join.Kind {
 		case RightJoin:
-			merged = rref
+			merged, origin = cmp.R, rcols[ri]
 		case FullJoin:
-			t := eq.(*expr.Binary).L.Type()
-			merged = &expr.Coalesce{Args: []expr.Expr{eq.(*expr.Binary).L, eq.(*expr.Binary).R}, T: t}
+			merged = &expr.Coalesce{Args: []expr.Expr{cmp.L, cmp.R}, T: cmp.L.Type()}
 		}
 		exprs = append(exprs, merged)
-		cols = append(cols, Column{Name: name, T: merged.Type()})
+		col := Column{Name: name, T: merged.Type()}
+		if _, ok := merged.(*expr.ColRef); ok {
+			col.TableID, col.Attr = origin.TableID, origin.Attr
+		}
+		cols = append(cols, col)
 	}
 	join.On = andOf(conds)
 	all := join.Columns()
@@ -183,11 +189,25 @@ func (b *Binder) bindTableSource(ts *ast.TableSource, s *scope) (Node, error) {
 		}
 		return scan, nil
 	case *ast.SelectStmt, *ast.SetOprStmt:
+		if ts.Lateral {
+			// The SQL front also carries table functions as LATERAL.
+			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "LATERAL and table functions in FROM are not supported yet")
+		}
 		node, err := b.bindQuery(src, s.parent, s.sub)
 		if err != nil {
 			return nil, err
 		}
-		return requalify(node, node.Columns(), alias), nil
+		cols := node.Columns()
+		if len(ts.ColumnNames) > len(cols) {
+			return nil, pgerror.New(pgerror.CodeInvalidColumnReference, "table %q has %d columns available but %d columns specified", alias, len(cols), len(ts.ColumnNames))
+		}
+		if len(ts.ColumnNames) > 0 {
+			cols = append([]Column(nil), cols...)
+			for i, name := range ts.ColumnNames {
+				cols[i].Name = name.O
+			}
+		}
+		return requalify(node, cols, alias), nil
 	}
 	return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "FROM item %T is not supported", ts.Source)
 }
@@ -211,6 +231,8 @@ func (b *Binder) bindView(t *meta.Table, alias string, s *scope) (Node, error) {
 		if i < len(t.Columns) {
 			cols[i].Name = t.Columns[i].Name
 		}
+		// PostgreSQL reports a view's columns as the view's own.
+		cols[i].TableID, cols[i].Attr = t.ID, int16(i+1)
 	}
 	return requalify(node, cols, alias), nil
 }

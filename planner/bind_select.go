@@ -7,6 +7,7 @@ import (
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/sql/parser"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -14,6 +15,8 @@ import (
 // FROM → WHERE → GROUP BY/aggregates → HAVING → select list → DISTINCT →
 // ORDER BY → LIMIT.
 func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo) (Node, error) {
+	setOpMember := b.setOpMember
+	b.setOpMember = false
 	pop, err := b.pushCTEs(sel.With, outer, sub)
 	if err != nil {
 		return nil, err
@@ -109,12 +112,15 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 
 	cols := make([]Column, len(exprs))
 	for i, e := range exprs {
-		cols[i] = Column{Name: names[i], T: outputType(e.Type())}
-		if cr, ok := e.(*expr.ColRef); ok && !grouped {
+		cols[i] = Column{Name: names[i], T: e.Type()}
+		if cr, ok := e.(*expr.ColRef); ok {
 			src := input.Columns()[cr.Idx]
 			cols[i].TableID, cols[i].Attr = src.TableID, src.Attr
 		}
-		exprs[i], _ = b.coerce(exprs[i], types.TText)
+		if !setOpMember {
+			cols[i].T = outputType(e.Type())
+			exprs[i], _ = b.coerce(exprs[i], types.TText)
+		}
 	}
 	projExprs := append(exprs, order.extra...)
 	projCols := append([]Column(nil), cols...)
@@ -206,10 +212,14 @@ func columnName(e ast.ExprNode) string {
 					}
 				}
 			}
-		case "pg_param":
+		case "pg_param", "pg_op":
 			return "?column?"
 		}
 		return x.FnName.L
+	case *parser.Literal:
+		if x.Type.Family == types.Bool {
+			return "bool" // TRUE is 't'::bool in PostgreSQL's grammar
+		}
 	case *ast.AggregateFuncExpr:
 		return lowerASCII(x.F)
 	case *ast.ParenthesesExpr:
@@ -279,6 +289,9 @@ func (b *Binder) bindCondition(n ast.ExprNode, s *scope, clause string) (expr.Ex
 	} else {
 		saved := b.aggForbidden
 		b.aggForbidden = clause
+		if clause == "JOIN/ON" {
+			b.aggForbidden = "JOIN conditions" // PostgreSQL's wording there
+		}
 		defer func() { b.aggForbidden = saved }()
 	}
 	return b.bindBool(n, s, what)

@@ -21,14 +21,20 @@ func (b *Binder) bindSetOpr(q *ast.SetOprStmt, outer *scope, sub *subqueryInfo) 
 	return b.finishSetOp(node, q.OrderBy, q.Limit, outer, sub)
 }
 
+// bindSetList binds one level of a set operation chain. INTERSECT binds
+// tighter than UNION and EXCEPT (TiDB's parser leaves the list flat), so
+// INTERSECTs fold into their left operand first; the remaining operands
+// then fold left to right.
 func (b *Binder) bindSetList(list *ast.SetOprSelectList, outer *scope, sub *subqueryInfo) (Node, error) {
-	var acc Node
+	var operands []Node
+	var ops []*ast.SetOprType // ops[i] combines the result so far with operands[i+1]
 	for i, item := range list.Selects {
 		var n Node
 		var err error
 		var op *ast.SetOprType
 		switch x := item.(type) {
 		case *ast.SelectStmt:
+			b.setOpMember = true
 			n, err = b.bindSelect(x, outer, sub)
 			op = x.AfterSetOperator
 		case *ast.SetOprSelectList:
@@ -43,11 +49,23 @@ func (b *Binder) bindSetList(list *ast.SetOprSelectList, outer *scope, sub *subq
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 {
-			acc = n
-			continue
+		switch {
+		case i == 0:
+			operands = append(operands, n)
+		case *op == ast.Intersect || *op == ast.IntersectAll:
+			last := len(operands) - 1
+			if operands[last], err = b.combine(operands[last], n, op); err != nil {
+				return nil, err
+			}
+		default:
+			operands = append(operands, n)
+			ops = append(ops, op)
 		}
-		if acc, err = b.combine(acc, n, op); err != nil {
+	}
+	acc := operands[0]
+	for i, op := range ops {
+		var err error
+		if acc, err = b.combine(acc, operands[i+1], op); err != nil {
 			return nil, err
 		}
 	}

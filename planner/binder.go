@@ -19,6 +19,10 @@ type Binder struct {
 	agg *aggCollector
 	// aggForbidden names the clause where aggregates are not allowed.
 	aggForbidden string
+	// setOpMember marks the SELECT about to be bound as a member of a set
+	// operation: its unknown-typed outputs (NULL, 'literal') stay unknown
+	// so that the set operation resolves them, as in PostgreSQL.
+	setOpMember bool
 }
 
 type cte struct {

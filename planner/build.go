@@ -79,37 +79,51 @@ func pushIntoJoin(j *Join, cond expr.Expr) *Join {
 }
 
 func buildJoin(j *Join) exec.Op {
-	if j.Kind == InnerJoin && j.On != nil {
-		// Conditions inside ON of inner joins may also move down.
-		if pushed := pushIntoJoin(&Join{Kind: j.Kind, L: j.L, R: j.R}, j.On); pushed.L != j.L || pushed.R != j.R {
-			return buildJoin(pushed)
-		}
-	}
+	j = pushOnDown(j)
 	nl, nr := len(j.L.Columns()), len(j.R.Columns())
 	op := &exec.Join{Kind: j.Kind, Left: Build(j.L), Right: Build(j.R), LeftWidth: nl, RightWidth: nr}
-	var residual []expr.Expr
-	if j.On != nil {
-		for _, c := range conjuncts(j.On) {
-			if b, ok := c.(*expr.Binary); ok && b.Op == "=" && b.L.Type().Family == b.R.Type().Family {
-				ls, rs := side(b.L, nl), side(b.R, nl)
-				if ls == sideLeft && rs == sideRight {
-					op.LeftKeys = append(op.LeftKeys, b.L)
-					op.RightKeys = append(op.RightKeys, shift(b.R, -nl))
-					continue
-				}
-				if ls == sideRight && rs == sideLeft {
-					op.LeftKeys = append(op.LeftKeys, b.R)
-					op.RightKeys = append(op.RightKeys, shift(b.L, -nl))
-					continue
-				}
-			}
-			residual = append(residual, c)
-		}
-	}
-	if len(residual) > 0 {
-		op.On = andOf(residual)
-	}
+	op.LeftKeys, op.RightKeys, op.On = equiJoin(j.On, nl)
 	return op
+}
+
+// pushOnDown moves the one-sided conjuncts of an inner join's ON clause
+// below the join; other joins are returned as they are.
+func pushOnDown(j *Join) *Join {
+	if j.Kind != InnerJoin || j.On == nil {
+		return j
+	}
+	return pushIntoJoin(&Join{Kind: j.Kind, L: j.L, R: j.R}, j.On)
+}
+
+// equiJoin splits a join condition over the concatenated row (nl left
+// columns first) into equality keys, left ones over the left input and
+// right ones over the right input, and the residual condition (nil if
+// none).
+func equiJoin(on expr.Expr, nl int) (left, right []expr.Expr, residual expr.Expr) {
+	if on == nil {
+		return nil, nil, nil
+	}
+	var rest []expr.Expr
+	for _, c := range conjuncts(on) {
+		if b, ok := c.(*expr.Binary); ok && b.Op == "=" && b.L.Type().Family == b.R.Type().Family {
+			ls, rs := side(b.L, nl), side(b.R, nl)
+			if ls == sideLeft && rs == sideRight {
+				left = append(left, b.L)
+				right = append(right, shift(b.R, -nl))
+				continue
+			}
+			if ls == sideRight && rs == sideLeft {
+				left = append(left, b.R)
+				right = append(right, shift(b.L, -nl))
+				continue
+			}
+		}
+		rest = append(rest, c)
+	}
+	if len(rest) > 0 {
+		residual = andOf(rest)
+	}
+	return left, right, residual
 }
 
 func conjuncts(e expr.Expr) []expr.Expr {
@@ -167,9 +181,14 @@ func side(e expr.Expr, nl int) sideOf {
 
 // shift moves column references by delta.
 func shift(e expr.Expr, delta int) expr.Expr {
+	return mapCols(e, func(i int) int { return i + delta })
+}
+
+// mapCols renumbers column references: column i becomes column to(i).
+func mapCols(e expr.Expr, to func(int) int) expr.Expr {
 	out, _ := expr.Transform(e, func(x expr.Expr) (expr.Expr, bool, error) {
 		if r, ok := x.(*expr.ColRef); ok {
-			return &expr.ColRef{Idx: r.Idx + delta, T: r.T, Name: r.Name}, true, nil
+			return &expr.ColRef{Idx: to(r.Idx), T: r.T, Name: r.Name}, true, nil
 		}
 		return nil, false, nil
 	})

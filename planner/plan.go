@@ -7,10 +7,9 @@ package planner
 
 import (
 	"fmt"
-
-	"github.com/streamdb/streamdb/exec"
 	"strings"
 
+	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/types"
@@ -245,7 +244,8 @@ func Explain(n Node) []string {
 	return lines
 }
 
-// Dependencies returns the ids of the tables and views a plan reads.
+// Dependencies returns the ids of the tables and views a plan reads,
+// including through subqueries in expressions.
 func Dependencies(n Node) []uint32 {
 	seen := map[uint32]bool{}
 	var out []uint32
@@ -258,7 +258,54 @@ func Dependencies(n Node) []uint32 {
 		for _, in := range n.Inputs() {
 			walk(in)
 		}
+		for _, e := range exprsOf(n) {
+			expr.Walk(e, func(x expr.Expr) bool {
+				if sq, ok := x.(*expr.Subquery); ok {
+					if p, ok := sq.Plan.(*subPlan); ok {
+						walk(p.node)
+					}
+				}
+				return true
+			})
+		}
 	}
 	walk(n)
+	return out
+}
+
+// exprsOf returns the expressions a node evaluates.
+func exprsOf(n Node) []expr.Expr {
+	switch x := n.(type) {
+	case *Filter:
+		return []expr.Expr{x.Cond}
+	case *Project:
+		return x.Exprs
+	case *Join:
+		return nonNil(x.On)
+	case *Aggregate:
+		out := append([]expr.Expr(nil), x.Group...)
+		for _, a := range x.Aggs {
+			out = append(out, a.Args...)
+		}
+		return out
+	case *Values:
+		var out []expr.Expr
+		for _, r := range x.Rows {
+			out = append(out, r...)
+		}
+		return out
+	case *Limit:
+		return nonNil(x.Count, x.Offset)
+	}
+	return nil
+}
+
+func nonNil(es ...expr.Expr) []expr.Expr {
+	var out []expr.Expr
+	for _, e := range es {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
 	return out
 }

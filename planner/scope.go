@@ -75,7 +75,11 @@ func (s *scope) resolve(table, name string) (expr.Expr, error) {
 	if table != "" && !s.hasTable(table) {
 		return nil, pgerror.New(pgerror.CodeUndefinedTable, "missing FROM-clause entry for table %q", table)
 	}
-	return nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %q does not exist", qualified(table, name))
+	if table != "" {
+		// PostgreSQL quotes neither part of a qualified name here.
+		return nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %s.%s does not exist", table, name)
+	}
+	return nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %q does not exist", name)
 }
 
 func (s *scope) hasTable(table string) bool {

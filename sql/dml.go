@@ -1,9 +1,12 @@
 package sql
 
 import (
+	"context"
+	"encoding/binary"
 	"fmt"
 	"strings"
 
+	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
@@ -12,21 +15,25 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// writeSet collects one statement's row changes before they are committed
-// in one batch at one epoch.
+// writeSet collects one statement's row changes against the committed
+// state of its table; they enter the table's stream as one chunk.
 type writeSet struct {
 	e     *Engine
 	t     *meta.Table
-	epoch uint64
-	// final holds the statement's last word on each key (nil row: deleted),
-	// in first-touch order.
-	final map[string][]types.Datum
-	order []string
-	key   []byte
+	epoch uint64 // the committed epoch the statement reads
+	// touched holds, per key in first-touch order, the committed row (nil:
+	// absent) and the statement's last word on it (nil: deleted).
+	touched map[string]*change
+	order   []string
+	key     []byte
+}
+
+type change struct {
+	old, new []types.Datum
 }
 
 func (e *Engine) newWriteSet(t *meta.Table) *writeSet {
-	return &writeSet{e: e, t: t, epoch: e.committed.Load() + 1, final: map[string][]types.Datum{}}
+	return &writeSet{e: e, t: t, epoch: e.ReadEpoch(), touched: map[string]*change{}}
 }
 
 func (w *writeSet) rowKey(row []types.Datum) string {
@@ -34,20 +41,48 @@ func (w *writeSet) rowKey(row []types.Datum) string {
 	return string(w.key)
 }
 
-// exists reports whether key holds a row, counting this statement's changes.
-func (w *writeSet) exists(key string) (bool, error) {
-	if row, ok := w.final[key]; ok {
-		return row != nil, nil
+// touch returns the change record of key, reading its committed row on
+// first use.
+func (w *writeSet) touch(key string) (*change, error) {
+	if c, ok := w.touched[key]; ok {
+		return c, nil
 	}
-	_, ok, err := w.e.Storage.Get([]byte(key), w.epoch-1)
-	return ok, err
+	c := &change{}
+	v, ok, err := w.e.Storage.Get([]byte(key), w.epoch)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		ts := make([]types.T, len(w.t.Columns))
+		for i, col := range w.t.Columns {
+			ts[i] = col.Type
+		}
+		if c.old, err = types.DecodeRow(v, ts, nil); err != nil {
+			return nil, err
+		}
+		c.new = c.old
+	}
+	w.touched[key] = c
+	w.order = append(w.order, key)
+	return c, nil
 }
 
-func (w *writeSet) set(key string, row []types.Datum) {
-	if _, ok := w.final[key]; !ok {
-		w.order = append(w.order, key)
+// exists reports whether key holds a row, counting this statement's changes.
+func (w *writeSet) exists(key string) (bool, error) {
+	c, err := w.touch(key)
+	if err != nil {
+		return false, err
 	}
-	w.final[key] = row
+	return c.new != nil, nil
+}
+
+func (w *writeSet) set(key string, row []types.Datum) error {
+	c, err := w.touch(key)
+	if err != nil {
+		return err
+	}
+	c.new = row
+	return nil
 }
 
 // check enforces NOT NULL (primary key columns included).
@@ -72,7 +107,7 @@ func (w *writeSet) duplicate(row []types.Datum) error {
 	var names, vals []string
 	for _, i := range w.t.PK {
 		names = append(names, w.t.Columns[i].Name)
-		vals = append(vals, row[i].String())
+		vals = append(vals, formatValue(w.t.Columns[i].Type, row[i]))
 	}
 	return pgerror.New(pgerror.CodeUniqueViolation, "duplicate key value violates unique constraint %q", w.t.Name+"_pkey").
 		WithDetail("Key (%s)=(%s) already exists.", strings.Join(names, ", "), strings.Join(vals, ", "))
@@ -84,40 +119,69 @@ func formatRow(t *meta.Table, row []types.Datum) string {
 		if c.Hidden {
 			continue
 		}
-		if row[i].IsNull() {
-			parts = append(parts, "null")
-		} else {
-			parts = append(parts, string(types.FormatText(nil, c.Type, row[i])))
-		}
+		parts = append(parts, formatValue(c.Type, row[i]))
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-// flush commits the write set at its epoch.
-func (w *writeSet) flush() error {
-	if len(w.order) == 0 {
+// formatValue renders a value of type t as PostgreSQL's error details do.
+func formatValue(t types.T, v types.Datum) string {
+	if v.IsNull() {
+		return "null"
+	}
+	return string(types.FormatText(nil, t, v))
+}
+
+// chunk turns the write set into changelog ops against the committed rows.
+func (w *writeSet) chunk() *dataflow.Chunk {
+	c := &dataflow.Chunk{}
+	for _, k := range w.order {
+		ch := w.touched[k]
+		switch {
+		case ch.old == nil && ch.new != nil:
+			c.Append(dataflow.Insert, ch.new)
+		case ch.old != nil && ch.new == nil:
+			c.Append(dataflow.Delete, ch.old)
+		case ch.old != nil && !sameRow(ch.old, ch.new):
+			c.Append(dataflow.UpdateDelete, ch.old)
+			c.Append(dataflow.UpdateInsert, ch.new)
+		}
+	}
+	return c
+}
+
+func sameRow(a, b []types.Datum) bool {
+	for i := range a {
+		if a[i].IsNull() != b[i].IsNull() || (!a[i].IsNull() && types.Compare(a[i], b[i]) != 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// flush sends the write set into the table's stream and waits until the
+// epoch carrying it is committed.
+func (w *writeSet) flush(ctx context.Context) error {
+	c := w.chunk()
+	if c.Len() == 0 {
 		return nil
 	}
-	b := w.e.Storage.NewBatch()
-	defer b.Close()
-	var val []byte
-	for _, k := range w.order {
-		row := w.final[k]
-		if row == nil {
-			b.Delete([]byte(k), w.epoch)
-			continue
-		}
-		val = types.AppendRow(val[:0], row)
-		b.Put([]byte(k), w.epoch, val)
+	var hw [8]byte
+	binary.BigEndian.PutUint64(hw[:], uint64(w.e.nextRowID))
+	epoch, err := w.e.mgr.Send(ctx, w.t.ID, c, []dataflow.Write{{Key: rowIDKey, Value: hw[:]}})
+	if err != nil {
+		return err
 	}
-	return w.e.commit(b, w.epoch)
+	w.e.mgr.RequestBarrier()
+	return w.e.mgr.WaitCommitted(ctx, epoch)
 }
 
 // runDML executes a bound INSERT, UPDATE or DELETE and returns its row count.
 func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
-	c.Context = exec.WithEnv(c.Context, &exec.Env{Engine: e.Storage, Epoch: e.committed.Load()})
+	stmtCtx := c.Context
+	c.Context = exec.WithEnv(c.Context, &exec.Env{Engine: e.Storage, Epoch: e.ReadEpoch()})
 	var n int64
 	var w *writeSet
 	var err error
@@ -141,7 +205,9 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 			if dup {
 				return false, w.duplicate(full)
 			}
-			w.set(key, full)
+			if err := w.set(key, full); err != nil {
+				return false, err
+			}
 			n++
 			return true, nil
 		})
@@ -156,7 +222,9 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 		newRows := make([][]types.Datum, len(rows))
 		newKeys := make([]string, len(rows))
 		for i, r := range rows {
-			w.set(w.rowKey(r[:width]), nil)
+			if err := w.set(w.rowKey(r[:width]), nil); err != nil {
+				return 0, err
+			}
 			newRows[i] = r[width:]
 		}
 		for i, r := range newRows {
@@ -169,15 +237,16 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 			} else if dup {
 				return 0, w.duplicate(r)
 			}
-			w.set(newKeys[i], r)
+			if err := w.set(newKeys[i], r); err != nil {
+				return 0, err
+			}
 		}
 		n = int64(len(rows))
 	case *planner.Delete:
 		w = e.newWriteSet(p.Table)
 		err = planner.Build(p.Source).Run(c, func(row []types.Datum) (bool, error) {
-			w.set(w.rowKey(row), nil)
 			n++
-			return true, nil
+			return true, w.set(w.rowKey(row), nil)
 		})
 	default:
 		return 0, fmt.Errorf("sql: unknown DML plan %T", plan)
@@ -185,5 +254,5 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return n, w.flush()
+	return n, w.flush(stmtCtx)
 }

@@ -1,78 +1,136 @@
 // Package sql runs SQL sessions: it parses statements with sql/parser,
 // binds and plans them with planner, executes DDL through the Raft catalog
-// (meta), runs queries over storage, and writes DML as epoch-versioned
-// batches. It implements pgwire's Handler and Session interfaces.
+// (meta), runs queries over storage at the newest committed epoch, and
+// feeds DML into the streaming runtime, acknowledging it once the epoch
+// that carries it is committed. It implements pgwire's Handler and Session
+// interfaces.
 package sql
 
 import (
+	"context"
 	"encoding/binary"
+	"fmt"
+	"log/slog"
 	"math"
+	"sort"
 	"sync"
-	"sync/atomic"
+	"time"
 
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/storage"
 )
 
+// Options configure an Engine.
+type Options struct {
+	// Version is reported to clients as server_version.
+	Version string
+	// BarrierInterval is the time between checkpoint barriers; default 1 s.
+	BarrierInterval time.Duration
+	// Parallelism is the default number of actors per fragment of a
+	// materialized view; default the number of cores.
+	Parallelism int
+	Logger      *slog.Logger
+}
+
 // Engine is a node's SQL engine: the catalog, the state store and the
-// epoch clock that orders writes.
+// streaming runtime whose epochs order every write.
 type Engine struct {
 	Meta    *meta.Meta
 	Storage *storage.Engine
-	// Version is reported to clients as server_version.
-	Version string
+	opts    Options
+	rt      *dataflow.Runtime
+	mgr     *dataflow.BarrierManager
+	cancel  context.CancelFunc
 
-	// writeMu serializes DML: uniqueness checks and the epoch order.
+	// writeMu serializes DML: primary-key checks read the committed state,
+	// so a DML holds it until its epoch is committed.
 	writeMu sync.Mutex
-	// committed is the newest epoch whose writes are durable and visible.
-	committed atomic.Uint64
 	// nextRowID is the next hidden row id (guarded by writeMu).
 	nextRowID int64
+	// ddlMu serializes DDL that starts or stops streaming jobs.
+	ddlMu sync.Mutex
 }
 
-// System keys of the node-local metadata kept in storage.
-var (
-	epochKey = storage.AppendKey(nil, 0, 0, []byte("epoch"))
-	rowIDKey = storage.AppendKey(nil, 0, 0, []byte("row_id"))
-)
+// rowIDKey is the node-local high-water mark of hidden row ids.
+var rowIDKey = storage.AppendKey(nil, 0, 0, []byte("row_id"))
 
-// NewEngine returns an engine over an open catalog and state store,
-// recovering the epoch clock and id sequences from storage.
-func NewEngine(m *meta.Meta, st *storage.Engine, version string) (*Engine, error) {
-	e := &Engine{Meta: m, Storage: st, Version: version}
-	for _, x := range []struct {
-		key []byte
-		set func(uint64)
-	}{
-		{epochKey, e.committed.Store},
-		{rowIDKey, func(v uint64) { e.nextRowID = int64(v) }},
-	} {
-		v, ok, err := st.Get(x.key, math.MaxUint64)
-		if err != nil {
-			return nil, err
-		}
-		if ok && len(v) == 8 {
-			x.set(binary.BigEndian.Uint64(v))
-		}
+// NewEngine recovers the node's streaming state and starts it: versions
+// written after the last committed epoch are deleted, every table's and
+// materialized view's job restarts from that epoch, and barriers begin.
+func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) {
+	if opts.BarrierInterval <= 0 {
+		opts.BarrierInterval = time.Second
 	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	committed := m.Catalog().CommittedEpoch()
+	if n, err := st.Rollback(committed); err != nil {
+		return nil, fmt.Errorf("recovery: %w", err)
+	} else if n > 0 {
+		opts.Logger.Info("recovery removed uncommitted state", "versions", n, "committed_epoch", committed)
+	}
+	e := &Engine{Meta: m, Storage: st, opts: opts}
+	if v, ok, err := st.Get(rowIDKey, math.MaxUint64); err != nil {
+		return nil, err
+	} else if ok && len(v) == 8 {
+		e.nextRowID = int64(binary.BigEndian.Uint64(v))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	e.cancel = cancel
+	store := dataflow.NewStore(st)
+	e.mgr = dataflow.NewBarrierManager(store, committed, m.CommitEpoch)
+	e.rt = dataflow.NewRuntime(ctx, store, e.mgr, exec.VNodes, opts.Logger)
+	if err := e.startJobs(); err != nil {
+		cancel()
+		return nil, err
+	}
+	go e.mgr.Run(ctx, opts.BarrierInterval)
 	return e, nil
 }
 
+// startJobs restarts the jobs of every table and materialized view, in id
+// order (a view's inputs have smaller ids).
+func (e *Engine) startJobs() error {
+	tables := append([]*meta.Table(nil), e.Meta.Catalog().Tables()...)
+	sort.Slice(tables, func(i, j int) bool { return tables[i].ID < tables[j].ID })
+	for _, t := range tables {
+		var err error
+		switch t.Kind {
+		case meta.KindTable:
+			err = e.rt.StartTable(tableRef(t))
+		case meta.KindMaterializedView:
+			err = e.restartView(t)
+		}
+		if err != nil {
+			return fmt.Errorf("recovery of %s %q: %w", t.Kind, t.Name, err)
+		}
+	}
+	return nil
+}
+
+// Close stops streaming. Uncommitted epochs are discarded by the next
+// start's recovery.
+func (e *Engine) Close() { e.cancel() }
+
 // ReadEpoch returns the epoch a new statement reads at: the newest
 // committed one.
-func (e *Engine) ReadEpoch() uint64 { return e.committed.Load() }
+func (e *Engine) ReadEpoch() uint64 { return e.mgr.Committed() }
 
-// commit writes a DML batch at the next epoch, synced, together with the
-// clock and id high-water marks. Callers hold writeMu.
-func (e *Engine) commit(b *storage.Batch, epoch uint64) error {
-	var buf [8]byte
-	binary.BigEndian.PutUint64(buf[:], epoch)
-	b.Put(epochKey, epoch, buf[:])
-	binary.BigEndian.PutUint64(buf[:], uint64(e.nextRowID))
-	b.Put(rowIDKey, epoch, buf[:])
-	if err := b.Commit(true); err != nil {
-		return err
+// Flush returns once everything acknowledged before it is visible in every
+// materialized view: the current epoch is committed.
+func (e *Engine) Flush(ctx context.Context) error {
+	epoch := e.mgr.CurrentEpoch()
+	e.mgr.RequestBarrier()
+	return e.mgr.WaitCommitted(ctx, epoch)
+}
+
+func tableRef(t *meta.Table) *dataflow.TableRef {
+	ref := &dataflow.TableRef{ID: t.ID, Name: t.Name, PK: t.PK, AppendOnly: t.AppendOnly}
+	for _, c := range t.Columns {
+		ref.Types = append(ref.Types, c.Type)
 	}
-	e.committed.Store(epoch)
-	return nil
+	return ref
 }

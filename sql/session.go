@@ -27,7 +27,7 @@ func (e *Engine) Connect(_ context.Context, params map[string]string) (pgwire.Se
 		return nil, pgerror.New(pgerror.CodeInvalidCatalogName, "database %q does not exist", db).
 			WithHint("streamdb serves one database: connect to database %q.", DatabaseName)
 	}
-	return &Session{e: e, user: user, vars: newVars(params, e.Version, user), tx: 'I'}, nil
+	return &Session{e: e, user: user, vars: newVars(params, e.opts.Version, user), tx: 'I'}, nil
 }
 
 // Session is one client connection's SQL state.
@@ -41,8 +41,15 @@ type Session struct {
 
 var _ pgwire.Session = (*Session)(nil)
 
-// Prepare implements pgwire.Session.
+// Prepare implements pgwire.Session. As in PostgreSQL, an error aborts
+// the transaction block, and in an aborted block a lone statement other
+// than COMMIT or ROLLBACK is refused here already.
 func (s *Session) Prepare(_ context.Context, query string, paramTypes []types.OID) ([]pgwire.Statement, error) {
+	stmts, err := s.prepare(query, paramTypes)
+	return stmts, s.fail(err)
+}
+
+func (s *Session) prepare(query string, paramTypes []types.OID) ([]pgwire.Statement, error) {
 	parsed, err := parser.Parse(query)
 	if err != nil {
 		return nil, err
@@ -63,6 +70,9 @@ func (s *Session) Prepare(_ context.Context, query string, paramTypes []types.OI
 	for i, p := range parsed {
 		st := &statement{s: s, parsed: p, declared: declared}
 		if len(parsed) == 1 {
+			if s.tx == 'E' && !isTxEnd(p) {
+				return nil, errAborted()
+			}
 			// A lone statement (the extended protocol) is bound now, so that
 			// Parse reports unknown tables and infers parameter types.
 			if err := st.bind(); err != nil {
@@ -118,6 +128,10 @@ func (s *Session) Exec(ctx context.Context, query string) error {
 		}
 	}
 	return nil
+}
+
+func errAborted() error {
+	return pgerror.New(pgerror.CodeInFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 }
 
 func isTxEnd(p *parser.Statement) bool {

@@ -25,10 +25,13 @@ type statement struct {
 
 	cat     *meta.Catalog
 	bindErr error
-	params  []types.T
-	cols    []pgwire.Column
-	query   planner.Node // SELECT and set operations
-	dml     any          // *planner.Insert, *planner.Update or *planner.Delete
+	// bound is set once a bind succeeded; from then on cols are the result
+	// columns the client was told, which later binds must keep.
+	bound  bool
+	params []types.T
+	cols   []pgwire.Column
+	query  planner.Node // SELECT and set operations
+	dml    any          // *planner.Insert, *planner.Update or *planner.Delete
 }
 
 var _ pgwire.Statement = (*statement)(nil)
@@ -40,13 +43,16 @@ func (st *statement) bind() error {
 		return st.bindErr
 	}
 	prevCols := st.cols
-	wasBound := st.cat != nil && st.bindErr == nil
 	st.cat = cat
 	st.bindErr = st.doBind(cat)
-	if st.bindErr == nil && wasBound && !sameColumns(prevCols, st.cols) {
+	if st.bindErr == nil && st.bound && !sameColumns(prevCols, st.cols) {
 		st.bindErr = pgerror.New(pgerror.CodeFeatureNotSupported, "cached plan must not change result type").
 			WithHint("Prepare the statement again.")
 	}
+	if st.bindErr != nil && st.bound {
+		st.cols = prevCols
+	}
+	st.bound = st.bound || st.bindErr == nil
 	return st.bindErr
 }
 
@@ -126,7 +132,7 @@ func (st *statement) Columns() []pgwire.Column {
 func (st *statement) Open(ctx context.Context, params []types.Datum) (pgwire.Rows, error) {
 	s := st.s
 	if s.tx == 'E' && !isTxEnd(st.parsed) {
-		return nil, pgerror.New(pgerror.CodeInFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
+		return nil, errAborted()
 	}
 	rows, err := st.run(ctx, params)
 	if err != nil {

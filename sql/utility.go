@@ -27,7 +27,7 @@ func utilityColumns(u any) []pgwire.Column {
 		if x.Name == "all" {
 			return textColumns("name", "setting", "description")
 		}
-		return textColumns(canonicalVar(x.Name))
+		return textColumns(displayName(canonicalVar(x.Name)))
 	case *parser.ShowObjects:
 		return textColumns("Name")
 	case *parser.Explain:
@@ -57,8 +57,16 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		if err != nil {
 			return nil, err
 		}
-		if _, err := m.CreateTable(ctx, t, x.IfNotExists); err != nil {
+		s.e.ddlMu.Lock()
+		defer s.e.ddlMu.Unlock()
+		created, err := m.CreateTable(ctx, t, x.IfNotExists)
+		if err != nil {
 			return nil, err
+		}
+		if created != nil {
+			if err := s.e.rt.StartTable(tableRef(created)); err != nil {
+				return nil, err
+			}
 		}
 		return done("CREATE TABLE"), nil
 	case *parser.CreateView:
@@ -72,19 +80,21 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 	case *parser.DropObject:
 		return s.drop(ctx, x)
 	case *parser.SetVar:
+		var err error
 		if x.Default {
-			s.vars.reset(x.Name)
-		} else if err := s.vars.set(x.Name, strings.Join(x.Values, ", ")); err != nil {
+			err = s.vars.reset(x.Name)
+		} else {
+			err = s.vars.set(x.Name, strings.Join(x.Values, ", "))
+		}
+		if err != nil {
 			return nil, err
 		}
 		return done("SET"), nil
 	case *parser.ResetVar:
 		if x.Name == "all" {
-			for name := range sessionVars {
-				s.vars.reset(name)
-			}
-		} else {
-			s.vars.reset(x.Name)
+			s.vars.resetAll()
+		} else if err := s.vars.reset(x.Name); err != nil {
+			return nil, err
 		}
 		return done("RESET"), nil
 	case *parser.ShowVar:
@@ -105,7 +115,9 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 	case *parser.TxControl:
 		return s.txControl(x), nil
 	case *parser.Flush:
-		// Every acknowledged write is already committed and visible.
+		if err := s.e.Flush(ctx); err != nil {
+			return nil, err
+		}
 		return done("FLUSH"), nil
 	case *parser.Discard:
 		return done("DISCARD " + strings.ToUpper(x.What)), nil
@@ -152,7 +164,7 @@ func tableFromDef(x *parser.CreateTable) (*meta.Table, error) {
 
 func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.Rows, error) {
 	if x.Materialized {
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "CREATE MATERIALIZED VIEW is not supported yet")
+		return s.createMaterializedView(ctx, x)
 	}
 	cat := s.e.Meta.Catalog()
 	node, err := planner.NewBinder(cat, nil).BindQuery(x.Query.AST)
@@ -200,16 +212,14 @@ func (s *Session) drop(ctx context.Context, x *parser.DropObject) (pgwire.Rows, 
 			}
 			continue
 		}
+		s.e.ddlMu.Lock()
 		dropped, err := s.e.Meta.DropObject(ctx, kind, n.Schema, n.Name, x.IfExists, x.Cascade)
+		if err == nil {
+			err = s.e.dropped(ctx, dropped)
+		}
+		s.e.ddlMu.Unlock()
 		if err != nil {
 			return nil, err
-		}
-		for _, t := range dropped {
-			if t.Kind == meta.KindTable {
-				if err := s.e.Storage.DropTable(t.ID); err != nil {
-					return nil, err
-				}
-			}
 		}
 	}
 	return done("DROP " + x.Kind), nil
@@ -252,6 +262,9 @@ func (s *Session) txControl(x *parser.TxControl) pgwire.Rows {
 }
 
 func (s *Session) explain(x *parser.Explain) (pgwire.Rows, error) {
+	if cv, ok := x.Statement.Utility.(*parser.CreateView); ok && cv.Materialized {
+		return s.explainView(cv)
+	}
 	if x.Statement.AST == nil {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "EXPLAIN of this statement is not supported yet")
 	}

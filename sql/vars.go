@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"maps"
 	"sort"
 	"strings"
 
@@ -72,6 +73,9 @@ func canonicalVar(name string) string {
 // vars is one session's variable values.
 type vars struct {
 	values map[string]string
+	// initial holds the values at connection start (defaults overridden by
+	// startup parameters): what RESET restores, as in PostgreSQL.
+	initial map[string]string
 }
 
 func newVars(params map[string]string, version, user string) *vars {
@@ -87,6 +91,7 @@ func newVars(params map[string]string, version, user string) *vars {
 			v.values[name] = val
 		}
 	}
+	v.initial = maps.Clone(v.values)
 	return v
 }
 
@@ -94,21 +99,33 @@ func (v *vars) get(name string) (string, error) {
 	name = canonicalVar(name)
 	val, ok := v.values[name]
 	if !ok {
-		return "", pgerror.New(pgerror.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+		return "", errUnrecognized(name)
 	}
 	return val, nil
 }
 
-func (v *vars) set(name, value string) error {
-	name = canonicalVar(name)
+func errUnrecognized(name string) error {
+	return pgerror.New(pgerror.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+}
+
+// checkSettable reports why SET and RESET may not change a variable.
+func checkSettable(name string) error {
 	d, ok := sessionVars[name]
 	switch {
 	case !ok && strings.Contains(name, "."):
 		// Custom (extension-style) parameters are accepted as PostgreSQL does.
 	case !ok:
-		return pgerror.New(pgerror.CodeUndefinedObject, "unrecognized configuration parameter %q", name)
+		return errUnrecognized(name)
 	case d.readOnly:
 		return pgerror.New("55P02", "parameter %q cannot be changed", name)
+	}
+	return nil
+}
+
+func (v *vars) set(name, value string) error {
+	name = canonicalVar(name)
+	if err := checkSettable(name); err != nil {
+		return err
 	}
 	if name == "timezone" && !strings.EqualFold(value, "utc") && value != "0" && !strings.EqualFold(value, "Etc/UTC") && !strings.EqualFold(value, "GMT") {
 		return pgerror.New(pgerror.CodeFeatureNotSupported, "time zone %q is not supported yet", value).
@@ -128,26 +145,44 @@ func (v *vars) set(name, value string) error {
 	return nil
 }
 
-func (v *vars) reset(name string) {
+func (v *vars) reset(name string) error {
 	name = canonicalVar(name)
-	if d, ok := sessionVars[name]; ok && !d.readOnly {
-		v.values[name] = d.def
+	if err := checkSettable(name); err != nil {
+		return err
+	}
+	v.values[name] = v.initial[name] // "" for a custom parameter
+	return nil
+}
+
+// resetAll resets every variable that SET can change.
+func (v *vars) resetAll() {
+	for name, d := range sessionVars {
+		if !d.readOnly {
+			v.values[name] = v.initial[name]
+		}
 	}
 }
 
-// reported returns the variables sent as ParameterStatus, with
-// PostgreSQL's spelling of their names.
+// displayName is PostgreSQL's spelling of a canonical (lowercase) variable
+// name, as ParameterStatus and SHOW's column report it.
+func displayName(name string) string {
+	switch name {
+	case "datestyle":
+		return "DateStyle"
+	case "intervalstyle":
+		return "IntervalStyle"
+	case "timezone":
+		return "TimeZone"
+	}
+	return name
+}
+
+// reported returns the variables sent as ParameterStatus.
 func (v *vars) reported() map[string]string {
-	spell := map[string]string{"datestyle": "DateStyle", "intervalstyle": "IntervalStyle", "timezone": "TimeZone"}
 	out := map[string]string{}
 	for name, d := range sessionVars {
-		if !d.report {
-			continue
-		}
-		if s, ok := spell[name]; ok {
-			out[s] = v.values[name]
-		} else {
-			out[name] = v.values[name]
+		if d.report {
+			out[displayName(name)] = v.values[name]
 		}
 	}
 	return out

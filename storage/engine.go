@@ -132,3 +132,35 @@ func (e *Engine) DropTable(tableID uint32) error {
 
 // Metrics returns Pebble's metrics as a human-readable table.
 func (e *Engine) Metrics() string { return e.db.Metrics().String() }
+
+// Rollback deletes every version written at an epoch after epoch (written
+// but never committed), durably, and returns how many it deleted. Recovery
+// calls it before any actor starts. It scans the whole store; a block
+// property filter on the epoch suffix can make it skip most blocks later.
+func (e *Engine) Rollback(epoch uint64) (int, error) {
+	it, err := e.db.NewIter(nil)
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	b := e.db.NewBatch()
+	defer b.Close()
+	n := 0
+	for valid := it.First(); valid; valid = it.Next() {
+		k := it.Key()
+		if split(k) == len(k) || versionEpoch(k) <= epoch {
+			continue
+		}
+		if err := b.Delete(k, nil); err != nil {
+			return n, err
+		}
+		n++
+	}
+	if err := it.Error(); err != nil {
+		return n, err
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	return n, b.Commit(pebble.Sync)
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/streamdb/streamdb/node"
 )
@@ -19,6 +20,8 @@ func runStart(args []string) error {
 	raftAddr := fs.String("raft-addr", "127.0.0.1:0", "address of the Raft transport (metadata replication)")
 	nodeID := fs.String("node-id", "node1", "this node's permanent Raft server id")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	barrierMS := fs.Int("barrier-interval-ms", 1000, "milliseconds between checkpoint barriers (DML also asks for one at once)")
+	parallelism := fs.Int("parallelism", 0, "default actors per fragment of a materialized view (0: the number of cores)")
 	_ = fs.Parse(args)
 
 	var level slog.Level
@@ -26,7 +29,8 @@ func runStart(args []string) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	n, err := node.Start(node.Config{Listen: *listen, DataDir: *dataDir, RaftAddr: *raftAddr, NodeID: *nodeID, Logger: logger})
+	n, err := node.Start(node.Config{Listen: *listen, DataDir: *dataDir, RaftAddr: *raftAddr, NodeID: *nodeID, Logger: logger,
+		BarrierInterval: time.Duration(*barrierMS) * time.Millisecond, Parallelism: *parallelism})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,175 @@
+package dataflow
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// inbound is a message tagged with the input it arrived on.
+type inbound struct {
+	input int
+	msg   Message
+}
+
+// inputPort is one upstream queue of an actor.
+type inputPort struct {
+	ch     chan Message
+	input  int
+	resume chan struct{}
+}
+
+// actor runs one fragment's pipeline over the vnodes it owns: it merges
+// its input queues with barrier alignment, drives the operator chain and
+// dispatches the output.
+type actor struct {
+	id  int
+	job uint32
+	// publishes is the relation whose changes this actor's output carries
+	// (a table's or view's materialize actor), or 0.
+	publishes uint32
+	ports     []*inputPort
+	// pre holds per-input stages before the chain (backfills).
+	pre   map[int]Operator
+	chain []Operator
+	out   *dispatcher
+	mgr   *BarrierManager
+	emits []Emit
+}
+
+// setPre puts op in front of input number input.
+func (a *actor) setPre(input int, op Operator) {
+	if a.pre == nil {
+		a.pre = map[int]Operator{}
+	}
+	a.pre[input] = op
+}
+
+// toChain returns the emitter that feeds input number input of the chain.
+func (a *actor) toChain(input int) Emit {
+	return func(c *Chunk) error { return a.chain[0].Process(input, c, a.emits[0]) }
+}
+
+func (a *actor) init() {
+	a.emits = make([]Emit, len(a.chain))
+	for i := range a.chain {
+		if i+1 < len(a.chain) {
+			next := a.chain[i+1]
+			nextEmit := &a.emits[i+1]
+			a.emits[i] = func(c *Chunk) error { return next.Process(0, c, *nextEmit) }
+		}
+	}
+}
+
+// run processes messages until a stop mutation for its job or an error.
+func (a *actor) run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	merged := make(chan inbound, len(a.ports))
+	for _, p := range a.ports {
+		go p.forward(ctx, merged)
+	}
+	last := len(a.chain) - 1
+	a.emits[last] = func(c *Chunk) error { return a.out.push(ctx, c) }
+	arrived := 0
+	for {
+		var in inbound
+		select {
+		case in = <-merged:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		switch m := in.msg.(type) {
+		case *Chunk:
+			var err error
+			if pre, ok := a.pre[in.input]; ok {
+				err = pre.Process(0, m, a.toChain(in.input))
+			} else {
+				err = a.chain[0].Process(in.input, m, a.emits[0])
+			}
+			if err != nil {
+				return fmt.Errorf("actor %d: %w", a.id, err)
+			}
+		case *Barrier:
+			arrived++
+			if arrived < len(a.ports) {
+				continue
+			}
+			arrived = 0
+			stop, err := a.barrier(ctx, m)
+			if err != nil {
+				return fmt.Errorf("actor %d: %w", a.id, err)
+			}
+			a.mgr.collect(m.Epoch)
+			if stop {
+				return nil
+			}
+			for _, p := range a.ports {
+				p.resume <- struct{}{}
+			}
+		}
+	}
+}
+
+// barrier passes an aligned barrier through the chain and downstream,
+// applying its mutation. It reports whether the actor stops.
+func (a *actor) barrier(ctx context.Context, b *Barrier) (bool, error) {
+	for input, pre := range a.pre {
+		if err := pre.Barrier(b, a.toChain(input)); err != nil {
+			return false, err
+		}
+	}
+	for i, op := range a.chain {
+		if err := op.Barrier(b, a.emits[i]); err != nil {
+			return false, err
+		}
+	}
+	if err := a.out.barrier(ctx, b); err != nil {
+		return false, err
+	}
+	if mu, ok := b.Mutation.(*StopMutation); ok {
+		// A stopping job's actors pass the barrier on to each other, then
+		// end; other actors send it to them last, then stop sending.
+		if slices.Contains(mu.Jobs, a.job) {
+			return true, nil
+		}
+		a.out.groups = slices.DeleteFunc(a.out.groups, func(g *outputGroup) bool { return slices.Contains(mu.Jobs, g.job) })
+	}
+	if mu, ok := b.Mutation.(*AddMutation); ok {
+		for _, s := range mu.Subscribers[a] {
+			g := s.group()
+			g.job = s.job
+			a.out.groups = append(a.out.groups, g)
+			// The new consumers' first message is this barrier.
+			if err := g.barrier(ctx, b); err != nil {
+				return false, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// forward moves messages from the port's queue to the actor, pausing after
+// each barrier until the actor has aligned it.
+func (p *inputPort) forward(ctx context.Context, merged chan<- inbound) {
+	for {
+		var m Message
+		select {
+		case m = <-p.ch:
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case merged <- inbound{p.input, m}:
+		case <-ctx.Done():
+			return
+		}
+		if _, ok := m.(*Barrier); ok {
+			select {
+			case <-p.resume:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,721 @@
+package dataflow
+
+import (
+	"encoding/binary"
+	"math"
+	"strings"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+// aggAcc is one aggregate's running state for one group during an epoch:
+// loaded from the group's state row (and its multiset group) when the
+// group is first touched, saved back at the barrier. Unlike
+// expr.AggState it takes retractions.
+type aggAcc interface {
+	// add folds one row's argument values in, or takes them out.
+	add(args []types.Datum, retract bool) error
+	// result returns the aggregate's current value, as expr.AggFunc
+	// computes it over the live rows.
+	result() (types.Datum, error)
+	// save appends the state columns to dst.
+	save(dst []types.Datum) []types.Datum
+}
+
+// aggKind says how a streaming aggregate keeps its state.
+type aggKind struct {
+	// cols are the types of its columns in the group's state row.
+	cols []types.T
+	// multiset: it keeps values in the multiset table.
+	multiset bool
+	// load returns the accumulator over saved state columns (nil: the
+	// empty state) and the group's multiset entries of this aggregate.
+	load func(cols []types.Datum, ms *Group) aggAcc
+}
+
+// newAggKind chooses the state of a for an input with or without
+// retractions.
+func newAggKind(a *expr.AggFunc, appendOnly bool) (*aggKind, error) {
+	var k *aggKind
+	switch a.Name {
+	case "count":
+		star := a.Args == nil
+		k = &aggKind{cols: []types.T{types.TInt8}, load: func(c []types.Datum, _ *Group) aggAcc {
+			return &countAcc{star: star, n: intCol(c, 0)}
+		}}
+	case "sum", "avg":
+		k = sumKind(a)
+	case "min", "max":
+		isMax := a.Name == "max"
+		if appendOnly {
+			return &aggKind{cols: []types.T{a.T}, load: func(c []types.Datum, _ *Group) aggAcc {
+				return &minMaxAcc{max: isMax, v: col(c, 0)}
+			}}, nil
+		}
+		// DISTINCT does not change min or max.
+		return &aggKind{multiset: true, load: func(_ []types.Datum, ms *Group) aggAcc {
+			return &minMaxSetAcc{max: isMax, ms: ms}
+		}}, nil
+	case "string_agg":
+		bytea := a.T.Family == types.Bytea
+		if appendOnly && !a.Distinct {
+			return &aggKind{cols: []types.T{a.T}, load: func(c []types.Datum, _ *Group) aggAcc {
+				acc := &stringAggAcc{bytea: bytea, any: len(c) > 0 && !c[0].IsNull()}
+				if acc.any {
+					acc.b.WriteString(c[0].Str())
+				}
+				return acc
+			}}, nil
+		}
+		distinct := a.Distinct
+		return &aggKind{multiset: true, load: func(_ []types.Datum, ms *Group) aggAcc {
+			return &stringAggSetAcc{bytea: bytea, distinct: distinct, ms: ms}
+		}}, nil
+	case "bool_and", "bool_or", "every":
+		and := a.Name != "bool_or"
+		k = &aggKind{cols: []types.T{types.TInt8, types.TInt8}, load: func(c []types.Datum, _ *Group) aggAcc {
+			return &boolAcc{and: and, t: intCol(c, 0), f: intCol(c, 1)}
+		}}
+	}
+	if k == nil {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "aggregate %s is not supported in streaming queries", a)
+	}
+	if a.Distinct {
+		inner := k.load
+		k = &aggKind{cols: k.cols, multiset: true, load: func(c []types.Datum, ms *Group) aggAcc {
+			return &distinctAcc{inner: inner(c, nil), ms: ms}
+		}}
+	}
+	return k, nil
+}
+
+// sumKind returns the state of sum or avg of a's argument type.
+func sumKind(a *expr.AggFunc) *aggKind {
+	avg := a.Name == "avg"
+	switch in := a.Args[0].Type(); in.Family {
+	case types.Int2, types.Int4, types.Int8:
+		return &aggKind{cols: []types.T{types.TInt8, types.TInt8, types.TNumeric}, load: func(c []types.Datum, _ *Group) aggAcc {
+			acc := &sumIntAcc{out: a.T, avg: avg, n: intCol(c, 0), i: intCol(c, 1)}
+			if d := col(c, 2); !d.IsNull() {
+				acc.dec = d.Decimal()
+			}
+			return acc
+		}}
+	case types.Numeric:
+		return &aggKind{cols: []types.T{types.TInt8, types.TNumeric, types.TBytea, types.TInt8, types.TInt8, types.TInt8},
+			load: func(c []types.Datum, _ *Group) aggAcc {
+				acc := &sumNumericAcc{avg: avg, n: intCol(c, 0), sum: new(apd.Decimal),
+					special: specialCounts{intCol(c, 3), intCol(c, 4), intCol(c, 5)}}
+				if d := col(c, 1); !d.IsNull() {
+					acc.sum = d.Decimal()
+				}
+				acc.scales = decodeScales(col(c, 2).Str())
+				return acc
+			}}
+	case types.Float4, types.Float8:
+		return &aggKind{cols: []types.T{types.TInt8, types.TFloat8, types.TInt8, types.TInt8, types.TInt8},
+			load: func(c []types.Datum, _ *Group) aggAcc {
+				return &sumFloatAcc{out: a.T, avg: avg, n: intCol(c, 0), f: col(c, 1).Float(),
+					special: specialCounts{intCol(c, 2), intCol(c, 3), intCol(c, 4)}}
+			}}
+	case types.Interval:
+		return &aggKind{cols: []types.T{types.TInt8, types.TInterval}, load: func(c []types.Datum, _ *Group) aggAcc {
+			return &sumIntervalAcc{avg: avg, n: intCol(c, 0), iv: col(c, 1).Interval()}
+		}}
+	}
+	return nil
+}
+
+// col returns saved column i, or NULL for the empty state.
+func col(c []types.Datum, i int) types.Datum {
+	if c == nil {
+		return types.Null
+	}
+	return c[i]
+}
+
+// intCol returns saved integer column i, or 0 for the empty state.
+func intCol(c []types.Datum, i int) int64 { return col(c, i).Int() }
+
+// step returns +1, or -1 for a retraction.
+func step(retract bool) int64 {
+	if retract {
+		return -1
+	}
+	return 1
+}
+
+// countAcc counts rows (count(*)) or non-NULL values.
+type countAcc struct {
+	star bool
+	n    int64
+}
+
+func (a *countAcc) add(args []types.Datum, retract bool) error {
+	if a.star || !args[0].IsNull() {
+		a.n += step(retract)
+	}
+	return nil
+}
+
+func (a *countAcc) result() (types.Datum, error) { return types.NewInt(a.n), nil }
+
+func (a *countAcc) save(dst []types.Datum) []types.Datum { return append(dst, types.NewInt(a.n)) }
+
+// sumIntAcc sums integers in an int64, with what overflows it in a
+// numeric (as expr's sum does).
+type sumIntAcc struct {
+	out  types.T
+	avg  bool
+	n, i int64
+	dec  *apd.Decimal // nil when nothing overflowed
+}
+
+func (a *sumIntAcc) add(args []types.Datum, retract bool) error {
+	v := args[0]
+	if v.IsNull() {
+		return nil
+	}
+	a.n += step(retract)
+	x := v.Int()
+	var s int64
+	var ok bool
+	if retract {
+		s = a.i - x
+		ok = (s < a.i) == (x > 0) || x == 0
+	} else {
+		s = a.i + x
+		ok = (s > a.i) == (x > 0) || x == 0
+	}
+	if ok {
+		a.i = s
+		return nil
+	}
+	d := expr.DecimalFromInt(x)
+	if a.dec == nil {
+		a.dec = new(apd.Decimal)
+	}
+	var err error
+	if retract {
+		a.dec, err = expr.NumericSub(a.dec, d)
+	} else {
+		a.dec, err = expr.NumericAdd(a.dec, d)
+	}
+	if a.dec.IsZero() {
+		a.dec = nil
+	}
+	return err
+}
+
+func (a *sumIntAcc) result() (types.Datum, error) {
+	if a.n == 0 {
+		return types.Null, nil
+	}
+	total := expr.DecimalFromInt(a.i)
+	if a.dec != nil {
+		var err error
+		if total, err = expr.NumericAdd(total, a.dec); err != nil {
+			return types.Null, err
+		}
+	}
+	switch {
+	case a.out.Family == types.Int8:
+		if a.dec == nil {
+			return types.NewInt(a.i), nil
+		}
+		v, err := total.Int64()
+		if err != nil {
+			return types.Null, expr.IntRangeError(a.out)
+		}
+		return types.NewInt(v), nil
+	case a.avg:
+		q, err := expr.NumericDiv(total, expr.DecimalFromInt(a.n))
+		return types.NewDecimal(q), err
+	}
+	return types.NewDecimal(total), nil
+}
+
+func (a *sumIntAcc) save(dst []types.Datum) []types.Datum {
+	dec := types.Null
+	if a.dec != nil {
+		dec = types.NewDecimal(a.dec)
+	}
+	return append(dst, types.NewInt(a.n), types.NewInt(a.i), dec)
+}
+
+// specialCounts counts the NaN, +Infinity and -Infinity values of a float
+// or numeric sum, which a running sum could not take out again.
+type specialCounts struct{ nan, posInf, negInf int64 }
+
+// add counts v if it is special (nan, or infinite with sign neg) and
+// reports whether it was.
+func (s *specialCounts) add(nan, inf, neg, retract bool) bool {
+	d := step(retract)
+	switch {
+	case nan:
+		s.nan += d
+	case inf && neg:
+		s.negInf += d
+	case inf:
+		s.posInf += d
+	default:
+		return false
+	}
+	return true
+}
+
+// Special values of a sum.
+const (
+	finite = iota
+	sumNaN
+	sumPosInf
+	sumNegInf
+)
+
+// value returns what the special values make of the sum, as PostgreSQL
+// adds them: finite when there are none.
+func (s *specialCounts) value() int {
+	switch {
+	case s.nan > 0 || (s.posInf > 0 && s.negInf > 0):
+		return sumNaN
+	case s.posInf > 0:
+		return sumPosInf
+	case s.negInf > 0:
+		return sumNegInf
+	}
+	return finite
+}
+
+func (s *specialCounts) save(dst []types.Datum) []types.Datum {
+	return append(dst, types.NewInt(s.nan), types.NewInt(s.posInf), types.NewInt(s.negInf))
+}
+
+// sumNumericAcc sums numerics exactly. PostgreSQL shows a sum with the
+// largest scale of its inputs, so the scales of the live values are
+// counted too.
+type sumNumericAcc struct {
+	avg     bool
+	n       int64
+	sum     *apd.Decimal // of the finite values
+	scales  []scaleCount // sorted by scale
+	special specialCounts
+}
+
+// scaleCount is how many live values have a scale.
+type scaleCount struct {
+	scale int32
+	n     int64
+}
+
+func (a *sumNumericAcc) add(args []types.Datum, retract bool) error {
+	v := args[0]
+	if v.IsNull() {
+		return nil
+	}
+	a.n += step(retract)
+	d := v.Decimal()
+	if a.special.add(d.Form == apd.NaN || d.Form == apd.NaNSignaling, d.Form == apd.Infinite, d.Negative, retract) {
+		return nil
+	}
+	a.countScale(expr.Scale(d), step(retract))
+	var err error
+	if retract {
+		a.sum, err = expr.NumericSub(a.sum, d)
+	} else {
+		a.sum, err = expr.NumericAdd(a.sum, d)
+	}
+	return err
+}
+
+// countScale adds delta to the count of scale.
+func (a *sumNumericAcc) countScale(scale int32, delta int64) {
+	i := 0
+	for i < len(a.scales) && a.scales[i].scale < scale {
+		i++
+	}
+	if i == len(a.scales) || a.scales[i].scale != scale {
+		a.scales = append(a.scales, scaleCount{})
+		copy(a.scales[i+1:], a.scales[i:])
+		a.scales[i] = scaleCount{scale: scale}
+	}
+	if a.scales[i].n += delta; a.scales[i].n == 0 {
+		a.scales = append(a.scales[:i], a.scales[i+1:]...)
+	}
+}
+
+func (a *sumNumericAcc) result() (types.Datum, error) {
+	if a.n == 0 {
+		return types.Null, nil
+	}
+	switch a.special.value() {
+	case sumNaN:
+		return types.NewDecimal(&apd.Decimal{Form: apd.NaN}), nil
+	case sumPosInf:
+		return types.NewDecimal(&apd.Decimal{Form: apd.Infinite}), nil
+	case sumNegInf:
+		return types.NewDecimal(&apd.Decimal{Form: apd.Infinite, Negative: true}), nil
+	}
+	scale := int32(0)
+	if len(a.scales) > 0 {
+		scale = a.scales[len(a.scales)-1].scale
+	}
+	// Retracted values may have left a larger scale; the live values'
+	// digits beyond scale are zeros, so this rounding is exact.
+	total, err := expr.NumericRound(a.sum, scale)
+	if err != nil || !a.avg {
+		return types.NewDecimal(total), err
+	}
+	q, err := expr.NumericDiv(total, expr.DecimalFromInt(a.n))
+	return types.NewDecimal(q), err
+}
+
+func (a *sumNumericAcc) save(dst []types.Datum) []types.Datum {
+	var b []byte
+	for _, s := range a.scales {
+		b = binary.AppendUvarint(b, uint64(s.scale))
+		b = binary.AppendUvarint(b, uint64(s.n))
+	}
+	dst = append(dst, types.NewInt(a.n), types.NewDecimal(a.sum), types.NewBytes(b))
+	return a.special.save(dst)
+}
+
+// decodeScales decodes the scale counts saved by sumNumericAcc.
+func decodeScales(s string) []scaleCount {
+	var out []scaleCount
+	b := []byte(s)
+	for len(b) > 0 {
+		scale, k := binary.Uvarint(b)
+		n, k2 := binary.Uvarint(b[k:])
+		if k <= 0 || k2 <= 0 {
+			break
+		}
+		out = append(out, scaleCount{scale: int32(scale), n: int64(n)})
+		b = b[k+k2:]
+	}
+	return out
+}
+
+// sumFloatAcc sums floats. Finite values are summed in a float64 (so a
+// retraction may leave rounding differences in the last digits); special
+// values are counted.
+type sumFloatAcc struct {
+	out     types.T
+	avg     bool
+	n       int64
+	f       float64
+	special specialCounts
+}
+
+func (a *sumFloatAcc) add(args []types.Datum, retract bool) error {
+	v := args[0]
+	if v.IsNull() {
+		return nil
+	}
+	a.n += step(retract)
+	f := v.Float()
+	if a.special.add(math.IsNaN(f), math.IsInf(f, 0), f < 0, retract) {
+		return nil
+	}
+	a.f += float64(step(retract)) * f
+	return nil
+}
+
+func (a *sumFloatAcc) result() (types.Datum, error) {
+	if a.n == 0 {
+		return types.Null, nil
+	}
+	var f float64
+	switch a.special.value() {
+	case finite:
+		f = a.f
+		if a.avg {
+			f /= float64(a.n)
+		}
+	case sumNaN:
+		f = math.NaN()
+	case sumPosInf:
+		f = math.Inf(1)
+	case sumNegInf:
+		f = math.Inf(-1)
+	}
+	if a.out.Family == types.Float4 {
+		f = float64(float32(f))
+	}
+	return types.NewFloat(f), nil
+}
+
+func (a *sumFloatAcc) save(dst []types.Datum) []types.Datum {
+	return a.special.save(append(dst, types.NewInt(a.n), types.NewFloat(a.f)))
+}
+
+// sumIntervalAcc sums intervals field by field.
+type sumIntervalAcc struct {
+	avg bool
+	n   int64
+	iv  types.IntervalValue
+}
+
+func (a *sumIntervalAcc) add(args []types.Datum, retract bool) error {
+	v := args[0]
+	if v.IsNull() {
+		return nil
+	}
+	d := step(retract)
+	a.n += d
+	iv := v.Interval()
+	a.iv.Months += int32(d) * iv.Months
+	a.iv.Days += int32(d) * iv.Days
+	a.iv.Micros += d * iv.Micros
+	return nil
+}
+
+func (a *sumIntervalAcc) result() (types.Datum, error) {
+	switch {
+	case a.n == 0:
+		return types.Null, nil
+	case a.avg:
+		return types.NewInterval(expr.ScaleInterval(a.iv, 1/float64(a.n))), nil
+	}
+	return types.NewInterval(a.iv), nil
+}
+
+func (a *sumIntervalAcc) save(dst []types.Datum) []types.Datum {
+	return append(dst, types.NewInt(a.n), types.NewInterval(a.iv))
+}
+
+// minMaxAcc keeps the minimum or maximum of an append-only input.
+type minMaxAcc struct {
+	max bool
+	v   types.Datum
+}
+
+func (a *minMaxAcc) add(args []types.Datum, retract bool) error {
+	if retract {
+		return errAppendOnly
+	}
+	v := args[0]
+	if v.IsNull() {
+		return nil
+	}
+	if c := types.Compare(v, a.v); a.v.IsNull() || (a.max && c > 0) || (!a.max && c < 0) {
+		a.v = v
+	}
+	return nil
+}
+
+func (a *minMaxAcc) result() (types.Datum, error) { return a.v, nil }
+
+func (a *minMaxAcc) save(dst []types.Datum) []types.Datum { return append(dst, a.v) }
+
+// minMaxSetAcc finds the minimum or maximum in the multiset of live
+// values.
+type minMaxSetAcc struct {
+	max bool
+	ms  *Group
+	key []byte
+}
+
+func (a *minMaxSetAcc) add(args []types.Datum, retract bool) error {
+	if args[0].IsNull() {
+		return nil
+	}
+	a.key = types.AppendKey(a.key[:0], args[0], false)
+	_, _, err := multisetAdd(a.ms, a.key, args[:1], retract)
+	return err
+}
+
+func (a *minMaxSetAcc) result() (types.Datum, error) {
+	v := types.Null
+	visit := func(_ []byte, row []types.Datum) bool {
+		v = row[1]
+		return false
+	}
+	if a.max {
+		a.ms.Descend(visit)
+	} else {
+		a.ms.Ascend(visit)
+	}
+	return v, nil
+}
+
+func (a *minMaxSetAcc) save(dst []types.Datum) []types.Datum { return dst }
+
+// stringAggAcc concatenates the values of an append-only input in arrival
+// order, as expr's string_agg does.
+type stringAggAcc struct {
+	bytea bool
+	any   bool
+	b     strings.Builder
+}
+
+func (a *stringAggAcc) add(args []types.Datum, retract bool) error {
+	if retract {
+		return errAppendOnly
+	}
+	if args[0].IsNull() {
+		return nil
+	}
+	if a.any && !args[1].IsNull() {
+		a.b.WriteString(args[1].Str())
+	}
+	a.any = true
+	a.b.WriteString(args[0].Str())
+	return nil
+}
+
+func (a *stringAggAcc) result() (types.Datum, error) {
+	return stringDatum(a.any, a.bytea, a.b.String()), nil
+}
+
+func (a *stringAggAcc) save(dst []types.Datum) []types.Datum {
+	v, _ := a.result()
+	return append(dst, v)
+}
+
+// stringDatum returns s as text or bytea, or NULL if there was no value.
+func stringDatum(any, bytea bool, s string) types.Datum {
+	switch {
+	case !any:
+		return types.Null
+	case bytea:
+		return types.NewBytes([]byte(s))
+	}
+	return types.NewString(s)
+}
+
+// stringAggSetAcc concatenates the multiset of live (value, delimiter)
+// pairs in the order of their keys (value, then delimiter): PostgreSQL
+// leaves the order unspecified without ORDER BY, and this one does not
+// depend on arrival order. With DISTINCT each pair counts once.
+type stringAggSetAcc struct {
+	bytea, distinct bool
+	ms              *Group
+	key             []byte
+}
+
+func (a *stringAggSetAcc) add(args []types.Datum, retract bool) error {
+	if args[0].IsNull() || (a.distinct && args[1].IsNull()) {
+		return nil
+	}
+	a.key = types.AppendKey(a.key[:0], args[0], false)
+	a.key = types.AppendKey(a.key, args[1], false)
+	_, _, err := multisetAdd(a.ms, a.key, args[:2], retract)
+	return err
+}
+
+func (a *stringAggSetAcc) result() (types.Datum, error) {
+	var b strings.Builder
+	any := false
+	a.ms.Ascend(func(_ []byte, row []types.Datum) bool {
+		n := row[0].Int()
+		if a.distinct {
+			n = 1
+		}
+		for ; n > 0; n-- {
+			if any && !row[2].IsNull() {
+				b.WriteString(row[2].Str())
+			}
+			any = true
+			b.WriteString(row[1].Str())
+		}
+		return true
+	})
+	return stringDatum(any, a.bytea, b.String()), nil
+}
+
+func (a *stringAggSetAcc) save(dst []types.Datum) []types.Datum { return dst }
+
+// boolAcc counts true and false values for bool_and and bool_or.
+type boolAcc struct {
+	and  bool
+	t, f int64
+}
+
+func (a *boolAcc) add(args []types.Datum, retract bool) error {
+	switch v := args[0]; {
+	case v.IsNull():
+	case v.Bool():
+		a.t += step(retract)
+	default:
+		a.f += step(retract)
+	}
+	return nil
+}
+
+func (a *boolAcc) result() (types.Datum, error) {
+	switch {
+	case a.t+a.f == 0:
+		return types.Null, nil
+	case a.and:
+		return types.NewBool(a.f == 0), nil
+	}
+	return types.NewBool(a.t > 0), nil
+}
+
+func (a *boolAcc) save(dst []types.Datum) []types.Datum {
+	return append(dst, types.NewInt(a.t), types.NewInt(a.f))
+}
+
+// distinctAcc feeds its inner aggregate each distinct argument tuple
+// once: when the tuple's count in the multiset rises from zero, or drops
+// to it (a tuple with a NULL is skipped, as expr's DISTINCT does).
+type distinctAcc struct {
+	inner aggAcc
+	ms    *Group
+	key   []byte
+}
+
+func (a *distinctAcc) add(args []types.Datum, retract bool) error {
+	a.key = a.key[:0]
+	for _, v := range args {
+		if v.IsNull() {
+			return nil
+		}
+		a.key = types.AppendKey(a.key, v, false)
+	}
+	n, stored, err := multisetAdd(a.ms, a.key, args, retract)
+	if err != nil || n != 0 {
+		return err
+	}
+	// The tuple appeared or vanished: the inner aggregate sees the values
+	// first stored for it (their representation may differ from args').
+	return a.inner.add(stored, retract)
+}
+
+func (a *distinctAcc) result() (types.Datum, error) { return a.inner.result() }
+
+func (a *distinctAcc) save(dst []types.Datum) []types.Datum { return a.inner.save(dst) }
+
+// multisetAdd adds one occurrence of vals under key to a multiset group
+// (or removes one) whose entries are [count, vals...]. It returns the
+// count before an add or after a removal (0: the key appeared or
+// vanished) and the values stored for the key.
+func multisetAdd(ms *Group, key []byte, vals []types.Datum, retract bool) (int64, []types.Datum, error) {
+	row, ok := ms.Get(key)
+	switch {
+	case retract && !ok:
+		return 0, nil, errRetractMissing
+	case retract && row[0].Int() == 1:
+		ms.Delete(key)
+		return 0, row[1:], nil
+	case ok:
+		// The group owns its rows: update the count in place.
+		n := row[0].Int()
+		if retract {
+			row[0] = types.NewInt(n - 1)
+			ms.Put(key, row)
+			return n - 1, row[1:], nil
+		}
+		row[0] = types.NewInt(n + 1)
+		ms.Put(key, row)
+		return n, row[1:], nil
+	}
+	row = make([]types.Datum, 1+len(vals))
+	row[0] = types.NewInt(1)
+	copy(row[1:], vals)
+	ms.Put(key, row)
+	return 0, row[1:], nil
+}

@@ -1,0 +1,155 @@
+package dataflow
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/storage"
+	"github.com/streamdb/streamdb/types"
+)
+
+// backfillBatchRows is how many snapshot rows one actor reads per barrier.
+const backfillBatchRows = 20000
+
+// backfill feeds a new job the current contents of an upstream relation,
+// then its changes, without blocking the upstream's writers (DESIGN.md §5).
+// It scans the upstream's rows in storage-key order; pos is the last key
+// emitted. Changes of an epoch are held until its barrier: then the next
+// batch of the snapshot as of the previous (committed) epoch is emitted,
+// followed by the held changes whose keys are <= pos; changes beyond pos
+// are dropped, since a later snapshot read includes them. Once the scan
+// reaches the end, changes pass straight through.
+type backfill struct {
+	ctx    context.Context
+	table  *TableRef
+	engine *storage.Engine
+	wait   func(context.Context, uint64) error
+	// owns filters snapshot rows to those routed to this actor.
+	owns func(row []types.Datum) bool
+	pos  []byte
+	done bool
+	held []*Chunk
+	key  []byte
+	// finished is called once when the backfill completes.
+	finished func()
+	// more asks for the next barrier at once while the scan goes on.
+	more func()
+}
+
+func (bf *backfill) rowKey(row []types.Datum) []byte {
+	bf.key = exec.RowKey(bf.key[:0], bf.table.ID, bf.table.PK, row)
+	return bf.key
+}
+
+// Process implements Operator.
+func (bf *backfill) Process(_ int, c *Chunk, emit Emit) error {
+	if bf.done {
+		return emit(c)
+	}
+	bf.held = append(bf.held, c)
+	return nil
+}
+
+// Barrier implements Operator.
+func (bf *backfill) Barrier(b *Barrier, emit Emit) error {
+	if bf.done {
+		return nil
+	}
+	if err := bf.wait(bf.ctx, b.Epoch-1); err != nil {
+		return err
+	}
+	if err := bf.readBatch(b.Epoch-1, emit); err != nil {
+		return err
+	}
+	held := bf.held
+	bf.held = nil
+	for _, c := range held {
+		out := &Chunk{}
+		for i, row := range c.Rows {
+			if bf.done || bytes.Compare(bf.rowKey(row), bf.pos) <= 0 {
+				out.Append(c.Ops[i], row)
+			}
+		}
+		if out.Len() > 0 {
+			if err := emit(fixPairs(out)); err != nil {
+				return err
+			}
+		}
+	}
+	if !bf.done {
+		bf.more()
+	} else if bf.finished != nil {
+		bf.finished()
+		bf.finished = nil
+	}
+	return nil
+}
+
+// readBatch emits the next snapshot rows as of epoch after pos.
+func (bf *backfill) readBatch(epoch uint64, emit Emit) error {
+	lower := storage.TablePrefix(bf.table.ID)
+	if bf.pos != nil {
+		lower = append(append([]byte(nil), bf.pos...), 0)
+	}
+	upper := storage.TablePrefix(bf.table.ID + 1)
+	out := &Chunk{}
+	n := 0
+	bf.done = true
+	err := bf.engine.Scan(lower, upper, epoch, func(key, value []byte) error {
+		if n >= backfillBatchRows {
+			bf.done = false
+			return errStopScan
+		}
+		n++
+		bf.pos = append(bf.pos[:0], key...)
+		row, err := types.DecodeRow(value, bf.table.Types, nil)
+		if err != nil {
+			return err
+		}
+		if !bf.owns(row) {
+			return nil
+		}
+		out.Append(Insert, row)
+		if out.Len() >= MaxChunkRows {
+			c := out
+			out = &Chunk{}
+			return emit(c)
+		}
+		return nil
+	})
+	if err != nil && err != errStopScan {
+		return err
+	}
+	if bf.pos == nil {
+		bf.pos = []byte{}
+	}
+	if out.Len() > 0 {
+		return emit(out)
+	}
+	return nil
+}
+
+type stopScan struct{}
+
+func (stopScan) Error() string { return "stop scan" }
+
+var errStopScan error = stopScan{}
+
+// fixPairs turns a lone half of an update pair (its other half was
+// filtered out) into a plain delete or insert.
+func fixPairs(c *Chunk) *Chunk {
+	for i, op := range c.Ops {
+		switch op {
+		case UpdateDelete:
+			if i+1 >= len(c.Ops) || c.Ops[i+1] != UpdateInsert {
+				c.Ops[i] = Delete
+			}
+		case UpdateInsert:
+			if i == 0 || c.Ops[i-1] != UpdateDelete {
+				c.Ops[i] = Insert
+			}
+		}
+	}
+	return c
+}

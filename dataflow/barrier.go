@@ -1,0 +1,262 @@
+package dataflow
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// BarrierManager drives epochs on a node. It injects each barrier into
+// every source queue (table DML) at once, so that one epoch spans all jobs;
+// every actor reports when it has passed a barrier; once all have, the
+// epoch's state is sealed into the store in one synced batch and committed
+// through the committer (meta's Raft log). Committed epochs are the only
+// ones readers see and the only recovery points.
+type BarrierManager struct {
+	store  *Store
+	commit func(ctx context.Context, epoch uint64) error
+
+	// injectMu orders barrier injection against source writes: a chunk
+	// sent to a source belongs to the epoch of the next barrier.
+	injectMu sync.Mutex
+	sources  map[uint32]chan<- Message
+
+	mu        sync.Mutex
+	cond      *sync.Cond
+	prev      uint64 // last injected epoch
+	actors    int    // actors that will see the next barrier
+	inflight  []*epochState
+	committed uint64
+	err       error
+
+	kick   chan struct{}
+	sealed chan struct{}
+}
+
+type epochState struct {
+	epoch       uint64
+	expect, got int
+	stopping    int
+	complete    bool
+	onCommitted func()
+}
+
+// NewBarrierManager starts epochs after committed (the last committed
+// epoch, from meta). commit records an epoch as committed (durably).
+func NewBarrierManager(store *Store, committed uint64, commit func(context.Context, uint64) error) *BarrierManager {
+	m := &BarrierManager{
+		store: store, commit: commit, sources: map[uint32]chan<- Message{},
+		prev: committed, committed: committed,
+		kick: make(chan struct{}, 1), sealed: make(chan struct{}, 1),
+	}
+	m.cond = sync.NewCond(&m.mu)
+	return m
+}
+
+// Run injects a checkpoint barrier every interval, and at once when asked
+// (RequestBarrier), and commits collected epochs in order, until ctx ends.
+func (m *BarrierManager) Run(ctx context.Context, interval time.Duration) {
+	go m.committer(ctx)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			m.fail(ctx.Err())
+			return
+		case <-t.C:
+		case <-m.kick:
+		}
+		if _, err := m.Inject(ctx, nil, 0, 0); err != nil {
+			m.fail(err)
+		}
+	}
+}
+
+// RequestBarrier asks for a barrier as soon as possible (group commit:
+// concurrent requests share one barrier).
+func (m *BarrierManager) RequestBarrier() {
+	select {
+	case m.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Inject sends one checkpoint barrier carrying mutation to every source.
+// added actors start with this barrier (they count towards it); stopping
+// actors pass it and end.
+func (m *BarrierManager) Inject(ctx context.Context, mutation Mutation, added, stopping int) (uint64, error) {
+	m.injectMu.Lock()
+	defer m.injectMu.Unlock()
+	m.mu.Lock()
+	if m.err != nil {
+		m.mu.Unlock()
+		return 0, m.err
+	}
+	m.prev++
+	es := &epochState{epoch: m.prev, expect: m.actors + added}
+	m.actors = es.expect - stopping
+	m.inflight = append(m.inflight, es)
+	b := &Barrier{Epoch: es.epoch, Checkpoint: true, Mutation: mutation}
+	if es.expect == 0 {
+		es.complete = true
+		m.signalSealed()
+	}
+	m.mu.Unlock()
+	for _, ch := range m.sources {
+		if err := send(ctx, ch, b); err != nil {
+			return 0, err
+		}
+	}
+	return b.Epoch, nil
+}
+
+// AddSource registers a source queue (a table's DML input) and its actors,
+// which see barriers from the next injection on.
+func (m *BarrierManager) AddSource(id uint32, ch chan<- Message, actors int) {
+	m.injectMu.Lock()
+	defer m.injectMu.Unlock()
+	m.sources[id] = ch
+	m.mu.Lock()
+	m.actors += actors
+	m.mu.Unlock()
+}
+
+// RemoveSource unregisters a source whose actors have stopped.
+func (m *BarrierManager) RemoveSource(id uint32) {
+	m.injectMu.Lock()
+	defer m.injectMu.Unlock()
+	delete(m.sources, id)
+}
+
+// Send puts a chunk into a source queue and returns the epoch it belongs
+// to; extra writes (for example id high-water marks) are staged with that
+// epoch's checkpoint.
+func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extra []Write) (uint64, error) {
+	m.injectMu.Lock()
+	defer m.injectMu.Unlock()
+	ch, ok := m.sources[source]
+	if !ok {
+		return 0, errors.New("dataflow: no such source")
+	}
+	m.mu.Lock()
+	epoch, err := m.prev+1, m.err
+	m.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	if len(extra) > 0 {
+		m.store.Stage(epoch, extra)
+	}
+	return epoch, send(ctx, ch, c)
+}
+
+// collect records that one actor passed the barrier of epoch.
+func (m *BarrierManager) collect(epoch uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, es := range m.inflight {
+		if es.epoch == epoch {
+			es.got++
+			if es.got == es.expect {
+				es.complete = true
+				m.signalSealed()
+			}
+			return
+		}
+	}
+}
+
+func (m *BarrierManager) signalSealed() {
+	select {
+	case m.sealed <- struct{}{}:
+	default:
+	}
+}
+
+// committer seals and commits complete epochs in order.
+func (m *BarrierManager) committer(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.sealed:
+		}
+		for {
+			m.mu.Lock()
+			if len(m.inflight) == 0 || !m.inflight[0].complete || m.err != nil {
+				m.mu.Unlock()
+				break
+			}
+			es := m.inflight[0]
+			m.mu.Unlock()
+			err := m.store.Seal(es.epoch, nil)
+			if err == nil {
+				err = m.commit(ctx, es.epoch)
+			}
+			m.mu.Lock()
+			if err != nil {
+				m.err = err
+			} else {
+				m.inflight = m.inflight[1:]
+				m.committed = es.epoch
+			}
+			m.cond.Broadcast()
+			m.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}
+}
+
+// fail stops the manager: waiters get err.
+func (m *BarrierManager) fail(err error) {
+	m.mu.Lock()
+	if m.err == nil {
+		m.err = err
+	}
+	m.cond.Broadcast()
+	m.mu.Unlock()
+}
+
+// Fail reports a fatal error of an actor: streaming stops and every waiter
+// gets err (the node must recover).
+func (m *BarrierManager) Fail(err error) { m.fail(err) }
+
+// Committed returns the newest committed epoch.
+func (m *BarrierManager) Committed() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.committed
+}
+
+// CurrentEpoch returns the epoch that changes sent now belong to.
+func (m *BarrierManager) CurrentEpoch() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.prev + 1
+}
+
+// WaitCommitted blocks until epoch is committed (or the manager failed).
+func (m *BarrierManager) WaitCommitted(ctx context.Context, epoch uint64) error {
+	stop := context.AfterFunc(ctx, func() {
+		m.mu.Lock()
+		m.cond.Broadcast()
+		m.mu.Unlock()
+	})
+	defer stop()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for m.committed < epoch {
+		if m.err != nil {
+			return m.err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m.cond.Wait()
+	}
+	return nil
+}

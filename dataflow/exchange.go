@@ -1,0 +1,131 @@
+package dataflow
+
+import (
+	"context"
+
+	"github.com/streamdb/streamdb/types"
+)
+
+// queueLen bounds every exchange queue (in messages of at most
+// MaxChunkRows rows): a slow consumer blocks its producers, so memory stays
+// bounded and barriers stay close behind the data (DESIGN.md §6 lessons).
+const queueLen = 16
+
+// outputGroup sends a fragment's output to one consuming fragment: each
+// row to the actor owning its vnode (hash) or to the single actor.
+type outputGroup struct {
+	// job is the consuming job.
+	job        uint32
+	dist       DistKind
+	keys       []int
+	vnodeCount int
+	// owner maps each vnode to an index into outs.
+	owner []int
+	outs  []chan<- Message
+	bufs  []*Chunk
+	key   []byte
+}
+
+func newOutputGroup(dist DistKind, keys []int, vnodeCount int, owner []int, outs []chan<- Message) *outputGroup {
+	return &outputGroup{dist: dist, keys: keys, vnodeCount: vnodeCount, owner: owner, outs: outs, bufs: make([]*Chunk, len(outs))}
+}
+
+func (g *outputGroup) route(row []types.Datum) int {
+	if g.dist == DistSingle {
+		return 0
+	}
+	g.key = g.key[:0]
+	for _, k := range g.keys {
+		g.key = types.AppendKey(g.key, row[k], false)
+	}
+	return g.owner[types.VNode(g.key, g.vnodeCount)]
+}
+
+func (g *outputGroup) add(ctx context.Context, target int, op Op, row []types.Datum) error {
+	b := g.bufs[target]
+	if b == nil {
+		b = &Chunk{}
+		g.bufs[target] = b
+	}
+	b.Append(op, row)
+	if b.Len() >= MaxChunkRows {
+		g.bufs[target] = nil
+		return send(ctx, g.outs[target], b)
+	}
+	return nil
+}
+
+func (g *outputGroup) push(ctx context.Context, c *Chunk) error {
+	for i := 0; i < len(c.Rows); i++ {
+		op, row := c.Ops[i], c.Rows[i]
+		t := g.route(row)
+		if op == UpdateDelete && i+1 < len(c.Rows) && c.Ops[i+1] == UpdateInsert {
+			if t2 := g.route(c.Rows[i+1]); t2 != t {
+				// The update moves the row to another actor: send it as a
+				// delete there and an insert here.
+				if err := g.add(ctx, t, Delete, row); err != nil {
+					return err
+				}
+				if err := g.add(ctx, t2, Insert, c.Rows[i+1]); err != nil {
+					return err
+				}
+				i++
+				continue
+			}
+		}
+		if err := g.add(ctx, t, op, row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// barrier flushes buffered rows, then sends b to every consumer actor.
+func (g *outputGroup) barrier(ctx context.Context, b *Barrier) error {
+	for i, buf := range g.bufs {
+		if buf != nil && buf.Len() > 0 {
+			g.bufs[i] = nil
+			if err := send(ctx, g.outs[i], buf); err != nil {
+				return err
+			}
+		}
+	}
+	for _, out := range g.outs {
+		if err := send(ctx, out, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func send(ctx context.Context, ch chan<- Message, m Message) error {
+	select {
+	case ch <- m:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// dispatcher is an actor's output: one group per consuming fragment.
+type dispatcher struct {
+	groups []*outputGroup
+}
+
+func (d *dispatcher) push(ctx context.Context, c *Chunk) error {
+	for _, g := range d.groups {
+		if err := g.push(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *dispatcher) barrier(ctx context.Context, b *Barrier) error {
+	for _, g := range d.groups {
+		if err := g.barrier(ctx, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}

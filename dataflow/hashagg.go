@@ -1,0 +1,246 @@
+package dataflow
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+// Build implements Spec.
+func (s *HashAggSpec) Build(env *Env) (Operator, error) {
+	a := &hashAgg{spec: s, ctx: env.Eval, groups: env.VNodeCount, touched: map[string]*aggGroup{}}
+	rowTypes := make([]types.T, 0, len(s.GroupKey)+1)
+	for _, c := range s.GroupKey {
+		rowTypes = append(rowTypes, s.InputTypes[c])
+	}
+	rowTypes = append(rowTypes, types.TInt8)
+	needMultiset := false
+	for _, f := range s.Aggs {
+		k, err := newAggKind(f, s.AppendOnly)
+		if err != nil {
+			return nil, err
+		}
+		a.kinds = append(a.kinds, k)
+		a.args = append(a.args, make([]types.Datum, len(f.Args)))
+		rowTypes = append(rowTypes, k.cols...)
+		needMultiset = needMultiset || k.multiset
+	}
+	if needMultiset && s.MultisetTable == 0 {
+		return nil, pgerror.New(pgerror.CodeInternal, "streaming aggregation %s needs a multiset table", s.Explain())
+	}
+	a.state = NewStateTable(env.Store, s.StateTable, rowTypes)
+	if needMultiset {
+		// Entries are [count, value, delimiter] of any types.
+		a.multiset = NewStateTable(env.Store, s.MultisetTable, []types.T{types.TInt8, types.TUnknown, types.TUnknown})
+	}
+	return a, nil
+}
+
+// Explain implements Spec.
+func (s *HashAggSpec) Explain() string {
+	aggs := make([]string, len(s.Aggs))
+	for i, f := range s.Aggs {
+		aggs[i] = f.String()
+	}
+	mode := ""
+	if s.AppendOnly {
+		mode = " append-only"
+	}
+	return fmt.Sprintf("HashAgg group=%v aggs=%v%s", s.GroupKey, aggs, mode)
+}
+
+// hashAgg maintains grouped aggregates. A group's state row is its group
+// key values (as first seen: the key's encoding would lose numeric
+// scales), its row count and each aggregate's state columns; aggregates
+// that need their values keep them in the multiset table under (group key,
+// aggregate index). The groups touched in an epoch are decoded into
+// accumulators on first touch, together with their output row at that
+// moment; at the barrier each is compared with its new output, the
+// difference emitted and the state saved.
+type hashAgg struct {
+	spec     *HashAggSpec
+	ctx      *expr.Ctx
+	groups   int
+	kinds    []*aggKind
+	args     [][]types.Datum
+	state    *StateTable
+	multiset *StateTable
+	touched  map[string]*aggGroup
+	order    []*aggGroup
+	key      []byte
+	msKey    []byte
+	out      chunkOut
+	cmp      rowComparer
+}
+
+// aggGroup is a group touched in the current epoch.
+type aggGroup struct {
+	state *Group
+	// gk are the group key values; count the number of live input rows.
+	gk    []types.Datum
+	count int64
+	accs  []aggAcc
+	// changed: input rows arrived for the group in the epoch.
+	changed bool
+	// old is the group's output row before the epoch, nil if none.
+	old []types.Datum
+}
+
+// global reports whether the aggregation has no group key: one group that
+// always has an output row.
+func (a *hashAgg) global() bool { return len(a.spec.GroupKey) == 0 }
+
+// touch returns the group of row (nil: the global group), loading it on
+// its first touch in the epoch.
+func (a *hashAgg) touch(row []types.Datum) (*aggGroup, error) {
+	a.key, _ = appendKeyCols(a.key[:0], row, a.spec.GroupKey)
+	if g := a.touched[string(a.key)]; g != nil {
+		return g, nil
+	}
+	vnode := distVNode(a.key, len(a.spec.GroupKey), a.groups)
+	sg, err := a.state.Group(vnode, a.key)
+	if err != nil {
+		return nil, err
+	}
+	g := &aggGroup{state: sg, accs: make([]aggAcc, len(a.kinds))}
+	stored, found := sg.Get(nil)
+	var cols []types.Datum
+	nk := len(a.spec.GroupKey)
+	if found {
+		g.gk, g.count, cols = stored[:nk], stored[nk].Int(), stored[nk+1:]
+	} else {
+		g.gk = make([]types.Datum, nk)
+		for i, c := range a.spec.GroupKey {
+			g.gk[i] = row[c]
+		}
+	}
+	for i, k := range a.kinds {
+		var ms *Group
+		if k.multiset {
+			a.msKey = binary.BigEndian.AppendUint16(append(a.msKey[:0], a.key...), uint16(i))
+			if !found {
+				// A group without a state row has no live values.
+				ms = a.multiset.emptyGroup(vnode, a.msKey)
+			} else if ms, err = a.multiset.Group(vnode, a.msKey); err != nil {
+				return nil, err
+			}
+		}
+		var c []types.Datum
+		if found {
+			c, cols = cols[:len(k.cols)], cols[len(k.cols):]
+		}
+		g.accs[i] = k.load(c, ms)
+	}
+	if found {
+		if g.old, err = a.output(g); err != nil {
+			return nil, err
+		}
+	}
+	a.touched[string(a.key)] = g
+	a.order = append(a.order, g)
+	return g, nil
+}
+
+// output returns the group's current output row.
+func (a *hashAgg) output(g *aggGroup) ([]types.Datum, error) {
+	row := a.out.row(len(g.gk) + len(g.accs))
+	copy(row, g.gk)
+	for i, acc := range g.accs {
+		v, err := acc.result()
+		if err != nil {
+			return nil, err
+		}
+		row[len(g.gk)+i] = v
+	}
+	return row, nil
+}
+
+// Process implements Operator.
+func (a *hashAgg) Process(_ int, c *Chunk, _ Emit) error {
+	for i, row := range c.Rows {
+		g, err := a.touch(row)
+		if err != nil {
+			return err
+		}
+		retract := !c.Ops[i].IsInsert()
+		g.changed = true
+		g.count += step(retract)
+		for j, f := range a.spec.Aggs {
+			args := a.args[j]
+			for k, e := range f.Args {
+				if args[k], err = e.Eval(a.ctx, row); err != nil {
+					return err
+				}
+			}
+			if err := g.accs[j].add(args, retract); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Barrier implements Operator: it emits the changed groups' outputs and
+// saves their state.
+func (a *hashAgg) Barrier(b *Barrier, emit Emit) error {
+	if a.global() {
+		// The global group has a row from the first barrier on.
+		if _, err := a.touch(nil); err != nil {
+			return err
+		}
+	}
+	for _, g := range a.order {
+		if !g.changed && g.old != nil {
+			continue // the global group, unchanged
+		}
+		if g.count < 0 {
+			return errRetractMissing
+		}
+		var cur []types.Datum
+		if g.count > 0 || a.global() {
+			var err error
+			if cur, err = a.output(g); err != nil {
+				return err
+			}
+			row := append(append(make([]types.Datum, 0, len(a.state.types)), g.gk...), types.NewInt(g.count))
+			for _, acc := range g.accs {
+				row = acc.save(row)
+			}
+			g.state.Put(nil, row)
+		} else {
+			g.state.Delete(nil)
+		}
+		if err := a.emitChange(g.old, cur, emit); err != nil {
+			return err
+		}
+	}
+	clear(a.touched)
+	clear(a.order)
+	a.order = a.order[:0]
+	if b.Checkpoint {
+		a.state.Commit(b.Epoch)
+		if a.multiset != nil {
+			a.multiset.Commit(b.Epoch)
+		}
+	}
+	return a.out.flush(emit)
+}
+
+// emitChange emits the change of a group's output row from old to cur
+// (nil: no row); nothing if the row is unchanged.
+func (a *hashAgg) emitChange(old, cur []types.Datum, emit Emit) error {
+	switch {
+	case old == nil && cur == nil:
+		return nil
+	case old == nil:
+		return a.out.add(Insert, cur, emit)
+	case cur == nil:
+		return a.out.add(Delete, old, emit)
+	case a.cmp.identical(old, cur):
+		return nil
+	}
+	return a.out.update(old, cur, emit)
+}

@@ -1,0 +1,213 @@
+package dataflow
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+func TestHashAgg(t *testing.T) {
+	i8, i4, num, txt, boo, f8 := types.TInt8, types.TInt4, types.TNumeric, types.TText, types.TBool, types.TFloat8
+	x := func(tt types.T) expr.Expr { return colRef(1, tt) }
+	comma := expr.NewConst(types.NewString(","), types.TText)
+	tests := []struct {
+		name       string
+		input      []types.T
+		group      []int
+		aggs       func(t *testing.T) []*expr.AggFunc
+		appendOnly bool
+		steps      []testStep
+	}{
+		{
+			name: "grouped with retractions and updates", input: []types.T{i8, i4}, group: []int{0},
+			aggs: func(t *testing.T) []*expr.AggFunc {
+				return []*expr.AggFunc{newAgg(t, "count", false), newAgg(t, "sum", false, x(i4)),
+					newAgg(t, "min", false, x(i4)), newAgg(t, "max", false, x(i4))}
+			},
+			steps: []testStep{
+				in("+ 1 10", "+ 1 20", "+ 2 5", "+ NULL 7", "+ 1 NULL"),
+				barrier().emits("+ 1 3 30 10 20", "+ 2 1 5 5 5", "+ NULL 1 7 7 7"),
+				in("- 1 10"),
+				barrier().emits("U- 1 3 30 10 20", "U+ 1 2 20 20 20"),
+				in("U- 2 5", "U+ 2 6", "- 1 NULL"),
+				barrier().emits("U- 2 1 5 5 5", "U+ 2 1 6 6 6", "U- 1 2 20 20 20", "U+ 1 1 20 20 20"),
+				in("- 2 6"),
+				barrier().emits("- 2 1 6 6 6"),
+				in("+ 3 1", "- 3 1", "+ 1 30", "- 1 30"),
+				barrier(),
+				barrier(),
+				in("+ 2 1"),
+				barrier().emits("+ 2 1 1 1 1"),
+			},
+		},
+		{
+			name: "global over empty input and back", input: []types.T{i8, i4},
+			aggs: func(t *testing.T) []*expr.AggFunc {
+				return []*expr.AggFunc{newAgg(t, "count", false), newAgg(t, "sum", false, x(i4)), newAgg(t, "max", false, x(i4))}
+			},
+			steps: []testStep{
+				barrier().emits("+ 0 NULL NULL"),
+				barrier(),
+				in("+ 0 5", "+ 0 NULL"),
+				barrier().emits("U- 0 NULL NULL", "U+ 2 5 5"),
+				in("- 0 5", "- 0 NULL"),
+				barrier().emits("U- 2 5 5", "U+ 0 NULL NULL"),
+			},
+		},
+		{
+			name: "numeric sum and avg keep the live values' scale", input: []types.T{i8, num}, group: []int{0},
+			aggs: func(t *testing.T) []*expr.AggFunc {
+				return []*expr.AggFunc{newAgg(t, "sum", false, x(num)), newAgg(t, "avg", false, x(num))}
+			},
+			steps: []testStep{
+				in("+ 1 1.5", "+ 1 2.250"),
+				barrier().emits("+ 1 3.750 1.8750000000000000"),
+				in("- 1 2.250"),
+				barrier().emits("U- 1 3.750 1.8750000000000000", "U+ 1 1.5 1.50000000000000000000"),
+				in("+ 1 NaN"),
+				barrier().emits("U- 1 1.5 1.50000000000000000000", "U+ 1 NaN NaN"),
+				in("- 1 NaN", "+ 1 Infinity", "+ 1 -Infinity"),
+				barrier(), // NaN still
+				in("- 1 -Infinity"),
+				barrier().emits("U- 1 NaN NaN", "U+ 1 Infinity Infinity"),
+				in("- 1 Infinity"),
+				barrier().emits("U- 1 Infinity Infinity", "U+ 1 1.5 1.50000000000000000000"),
+			},
+		},
+		{
+			name: "integer sums overflow into numeric and back", input: []types.T{i8, i8}, group: []int{0},
+			aggs: func(t *testing.T) []*expr.AggFunc {
+				return []*expr.AggFunc{newAgg(t, "sum", false, x(i8)), newAgg(t, "avg", false, x(i8))}
+			},
+			steps: []testStep{
+				in("+ 1 9223372036854775807", "+ 1 9223372036854775807", "+ 1 -1"),
+				barrier().emits("+ 1 18446744073709551613 6148914691236517204"),
+				in("- 1 9223372036854775807"),
+				barrier().emits("U- 1 18446744073709551613 6148914691236517204",
+					"U+ 1 9223372036854775806 4611686018427387903"),
+			},
+		},
+		{
+			name: "float sums take specials out again", input: []types.T{i8, f8}, group: []int{0},
+			aggs: func(t *testing.T) []*expr.AggFunc {
+				return []*expr.AggFunc{newAgg(t, "sum", false, x(f8)), newAgg(t, "avg", false, x(f8))}
+			},
+			steps: []testStep{
+				in("+ 1 1.5", "+ 1 Infinity"),
+				barrier().emits("+ 1 Infinity Infinity"),
+				in("- 1 Infinity", "+ 1 2"),
+				barrier().emits("U- 1 Infinity Infinity", "U+ 1 3.5 1.75"),
+			},
+		},
+		{
+			name: "multiset aggregates", input: []types.T{i8, txt, boo}, group: []int{0},
+			aggs: func(t *testing.T) []*expr.AggFunc {
+				return []*expr.AggFunc{newAgg(t, "string_agg", false, x(txt), comma), newAgg(t, "string_agg", true, x(txt), comma),
+					newAgg(t, "count", true, x(txt)), newAgg(t, "bool_and", false, colRef(2, boo)), newAgg(t, "bool_or", false, colRef(2, boo))}
+			},
+			steps: []testStep{
+				in("+ 1 b true", "+ 1 a NULL", "+ 1 b false", "+ 1 NULL true"),
+				barrier().emits("+ 1 a,b,b a,b 2 f t"),
+				in("- 1 b false"),
+				barrier().emits("U- 1 a,b,b a,b 2 f t", "U+ 1 a,b a,b 2 t t"),
+				in("- 1 b true", "- 1 NULL true"),
+				barrier().emits("U- 1 a,b a,b 2 t t", "U+ 1 a a 1 NULL NULL"),
+			},
+		},
+		{
+			name: "distinct sums count each value once", input: []types.T{i8, i4}, group: []int{0},
+			aggs: func(t *testing.T) []*expr.AggFunc {
+				return []*expr.AggFunc{newAgg(t, "sum", true, x(i4)), newAgg(t, "count", false, x(i4))}
+			},
+			steps: []testStep{
+				in("+ 1 3", "+ 1 3", "+ 1 4"),
+				barrier().emits("+ 1 7 3"),
+				in("- 1 3"),
+				barrier().emits("U- 1 7 3", "U+ 1 7 2"),
+				in("- 1 3"),
+				barrier().emits("U- 1 7 2", "U+ 1 4 1"),
+			},
+		},
+		{
+			name: "append-only keeps arrival order without a multiset", input: []types.T{i8, txt}, group: []int{0}, appendOnly: true,
+			aggs: func(t *testing.T) []*expr.AggFunc {
+				return []*expr.AggFunc{newAgg(t, "string_agg", false, x(txt), comma), newAgg(t, "min", false, x(txt))}
+			},
+			steps: []testStep{
+				in("+ 1 b", "+ 1 a"),
+				barrier().emits("+ 1 b,a a"),
+				in("+ 1 c"),
+				barrier().emits("U- 1 b,a a", "U+ 1 b,a,c a"),
+			},
+		},
+		{
+			name: "representation changes are emitted", input: []types.T{i8, num}, group: []int{0},
+			aggs: func(t *testing.T) []*expr.AggFunc { return []*expr.AggFunc{newAgg(t, "sum", false, x(num))} },
+			steps: []testStep{
+				in("+ 1 1.5"),
+				barrier().emits("+ 1 1.5"),
+				in("+ 1 1.00", "- 1 1.00"),
+				barrier(),
+				in("+ 1 0.00"),
+				barrier().emits("U- 1 1.5", "U+ 1 1.50"),
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := newEnv(t)
+			spec := &HashAggSpec{GroupKey: tt.group, Aggs: tt.aggs(t), InputTypes: tt.input,
+				StateTable: 1, MultisetTable: 2, AppendOnly: tt.appendOnly}
+			if tt.appendOnly {
+				spec.MultisetTable = 0
+			}
+			op, err := spec.Build(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runSteps(t, op, [][]types.T{tt.input}, tt.steps)
+		})
+	}
+}
+
+func TestHashAggErrors(t *testing.T) {
+	ts := []types.T{types.TInt8, types.TInt4}
+	minX := func(t *testing.T) []*expr.AggFunc {
+		return []*expr.AggFunc{newAgg(t, "min", false, colRef(1, types.TInt4))}
+	}
+	tests := []struct {
+		name       string
+		aggs       func(t *testing.T) []*expr.AggFunc
+		appendOnly bool
+		multiset   uint32
+		rows       []string
+		want       string
+	}{
+		{"retraction on append-only input", minX, true, 0, []string{"+ 1 1", "- 1 1"}, "append-only"},
+		{"retraction of an absent row", minX, false, 2, []string{"- 1 1"}, "no live row"},
+		{"retraction of an absent group", func(t *testing.T) []*expr.AggFunc { return nil }, false, 2, []string{"- 1 1"}, "no live row"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := &HashAggSpec{GroupKey: []int{0}, Aggs: tt.aggs(t), InputTypes: ts, StateTable: 1, MultisetTable: tt.multiset, AppendOnly: tt.appendOnly}
+			op, err := spec.Build(newEnv(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = op.Process(0, parseChunk(t, ts, tt.rows...), nil)
+			if err == nil {
+				err = op.Barrier(&Barrier{Epoch: 1}, func(*Chunk) error { return nil })
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) || pgerror.Code(err) != pgerror.CodeInternal {
+				t.Fatalf("error %v, want an internal error about %q", err, tt.want)
+			}
+		})
+	}
+	spec := &HashAggSpec{Aggs: minX(t), InputTypes: ts, StateTable: 1}
+	if _, err := spec.Build(newEnv(t)); err == nil {
+		t.Fatal("min over a retractable input without a multiset table built")
+	}
+}

@@ -1,0 +1,234 @@
+package dataflow
+
+import (
+	"fmt"
+
+	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/types"
+)
+
+// Build implements Spec.
+func (s *HashJoinSpec) Build(env *Env) (Operator, error) {
+	j := &hashJoin{cond: s.Cond, ctx: env.Eval, groups: env.VNodeCount,
+		joined: make([]types.Datum, len(s.LeftTypes)+len(s.RightTypes))}
+	j.sides[0] = newJoinSide(env.Store, s.LeftTable, s.LeftTypes, s.LeftKey, s.LeftStreamKey,
+		s.Kind == exec.Left || s.Kind == exec.Full)
+	j.sides[1] = newJoinSide(env.Store, s.RightTable, s.RightTypes, s.RightKey, s.RightStreamKey,
+		s.Kind == exec.Right || s.Kind == exec.Full)
+	return j, nil
+}
+
+// Explain implements Spec.
+func (s *HashJoinSpec) Explain() string {
+	cond := ""
+	if s.Cond != nil {
+		cond = " cond=" + s.Cond.String()
+	}
+	return fmt.Sprintf("HashJoin %s left=%v right=%v%s", s.Kind, s.LeftKey, s.RightKey, cond)
+}
+
+// hashJoin joins its inputs symmetrically: each side's rows are kept in its
+// state table grouped by join key and keyed by stream key; a change on one
+// side is joined with the other side's group at once. Rows of an outer side
+// carry their degree (the number of matching rows of the other side) as an
+// extra last column, so that a NULL-padded row is retracted when its first
+// match appears and emitted again when its last match goes. Rows with a
+// NULL in the join key match nothing and are not stored; those of an outer
+// side pass through padded.
+type hashJoin struct {
+	cond   expr.Expr
+	ctx    *expr.Ctx
+	groups int
+	sides  [2]joinSide
+	key    []byte
+	sk     []byte
+	// joined is scratch space for evaluating cond.
+	joined  []types.Datum
+	matches []joinMatch
+	out     chunkOut
+}
+
+// joinSide is one input of a join.
+type joinSide struct {
+	keys, streamKey []int
+	width           int
+	outer           bool
+	table           *StateTable
+}
+
+// joinMatch is a stored row of the other side that matches the current row.
+type joinMatch struct {
+	suffix []byte
+	row    []types.Datum
+}
+
+func newJoinSide(store *Store, table uint32, rowTypes []types.T, keys, streamKey []int, outer bool) joinSide {
+	stored := rowTypes
+	if outer {
+		stored = append(append([]types.T(nil), rowTypes...), types.TInt8)
+	}
+	return joinSide{keys: keys, streamKey: streamKey, width: len(rowTypes), outer: outer,
+		table: NewStateTable(store, table, stored)}
+}
+
+// Process implements Operator.
+func (j *hashJoin) Process(input int, c *Chunk, emit Emit) error {
+	self, other := &j.sides[input], &j.sides[1-input]
+	for i, row := range c.Rows {
+		if err := j.change(input, self, other, row, c.Ops[i].IsInsert(), emit); err != nil {
+			return err
+		}
+	}
+	return j.out.flush(emit)
+}
+
+// change applies one insert or delete of row on side input.
+func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, insert bool, emit Emit) error {
+	key, null := appendKeyCols(j.key[:0], row, self.keys)
+	j.key = key
+	if null {
+		if self.outer {
+			return j.out.add(opOf(insert), j.padded(input, row), emit)
+		}
+		return nil
+	}
+	vnode := distVNode(key, len(self.keys), j.groups)
+	mine, err := self.table.Group(vnode, key)
+	if err != nil {
+		return err
+	}
+	theirs, err := other.table.Group(vnode, key)
+	if err != nil {
+		return err
+	}
+	if err := j.match(input, row, theirs, other.width); err != nil {
+		return err
+	}
+	j.sk, _ = appendKeyCols(j.sk[:0], row, self.streamKey)
+	if !insert {
+		if _, ok := mine.Get(j.sk); !ok {
+			return errRetractMissing
+		}
+	}
+	for _, m := range j.matches {
+		orow := m.row[:other.width]
+		if !other.outer {
+			if err := j.emitJoined(opOf(insert), input, row, orow, emit); err != nil {
+				return err
+			}
+			continue
+		}
+		// The other side's degree counts this side's matching rows: its
+		// padded row goes at the first match and comes back after the last.
+		d := m.row[other.width].Int()
+		if insert {
+			if d == 0 {
+				if err := j.out.add(Delete, j.padded(1-input, orow), emit); err != nil {
+					return err
+				}
+			}
+			if err := j.emitJoined(Insert, input, row, orow, emit); err != nil {
+				return err
+			}
+			d++
+		} else {
+			if err := j.emitJoined(Delete, input, row, orow, emit); err != nil {
+				return err
+			}
+			if d--; d == 0 {
+				if err := j.out.add(Insert, j.padded(1-input, orow), emit); err != nil {
+					return err
+				}
+			}
+		}
+		// The group owns its rows: update the degree in place.
+		m.row[other.width] = types.NewInt(d)
+		theirs.Put(m.suffix, m.row)
+	}
+	if self.outer && len(j.matches) == 0 {
+		if err := j.out.add(opOf(insert), j.padded(input, row), emit); err != nil {
+			return err
+		}
+	}
+	if !insert {
+		mine.Delete(j.sk)
+		return nil
+	}
+	stored := row
+	if self.outer {
+		stored = append(append(make([]types.Datum, 0, len(row)+1), row...), types.NewInt(int64(len(j.matches))))
+	}
+	mine.Put(j.sk, stored)
+	return nil
+}
+
+// match collects into j.matches the rows of the other side's group that
+// match row (of side input) on the residual condition.
+func (j *hashJoin) match(input int, row []types.Datum, theirs *Group, width int) error {
+	clear(j.matches)
+	j.matches = j.matches[:0]
+	var err error
+	theirs.Ascend(func(suffix []byte, orow []types.Datum) bool {
+		if j.cond != nil {
+			j.concat(j.joined, input, row, orow[:width])
+			var v types.Datum
+			if v, err = j.cond.Eval(j.ctx, j.joined); err != nil {
+				return false
+			}
+			if v.IsNull() || !v.Bool() {
+				return true
+			}
+		}
+		j.matches = append(j.matches, joinMatch{suffix: suffix, row: orow})
+		return true
+	})
+	return err
+}
+
+// concat writes the joined row of row (of side input) and orow (of the
+// other side) into dst, left columns first.
+func (j *hashJoin) concat(dst []types.Datum, input int, row, orow []types.Datum) {
+	left, right := row, orow
+	if input == 1 {
+		left, right = orow, row
+	}
+	copy(dst, left)
+	copy(dst[len(left):], right)
+}
+
+// emitJoined emits the join of row (of side input) with orow.
+func (j *hashJoin) emitJoined(op Op, input int, row, orow []types.Datum, emit Emit) error {
+	out := j.out.row(len(j.joined))
+	j.concat(out, input, row, orow)
+	return j.out.add(op, out, emit)
+}
+
+// padded returns row of side input padded with NULLs for the other side.
+func (j *hashJoin) padded(input int, row []types.Datum) []types.Datum {
+	out := j.out.row(len(j.joined))
+	if input == 0 {
+		copy(out, row)
+	} else {
+		copy(out[j.sides[0].width:], row)
+	}
+	return out
+}
+
+// opOf returns Insert or Delete.
+func opOf(insert bool) Op {
+	if insert {
+		return Insert
+	}
+	return Delete
+}
+
+// Barrier implements Operator.
+func (j *hashJoin) Barrier(b *Barrier, _ Emit) error {
+	if b.Checkpoint {
+		for i := range j.sides {
+			j.sides[i].table.Commit(b.Epoch)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,47 @@
+package dataflow
+
+import (
+	"context"
+
+	"github.com/streamdb/streamdb/expr"
+)
+
+// Emit passes an operator's output chunk downstream. The receiver owns the
+// chunk afterwards.
+type Emit func(c *Chunk) error
+
+// Operator is one step of an actor's pipeline. An actor calls it from one
+// goroutine: Process for each input chunk, Barrier once a barrier has
+// arrived on every input.
+type Operator interface {
+	// Process handles one chunk from input number input (always 0 for
+	// single-input operators).
+	Process(input int, c *Chunk, emit Emit) error
+	// Barrier emits whatever the operator holds back for the epoch, then,
+	// for a checkpoint barrier, commits the epoch's state delta to the
+	// store. No per-vnode data may stay outside state tables across a
+	// barrier (the rescale protocol moves vnodes at barriers).
+	Barrier(b *Barrier, emit Emit) error
+}
+
+// Env is what an actor gives the operators it builds.
+type Env struct {
+	Ctx context.Context
+	// VNodes are the key groups this actor owns; VNodeCount is the job's G.
+	VNodes     *Bitmap
+	VNodeCount int
+	// Store is the node's state store.
+	Store *Store
+	// Eval evaluates expressions (no parameters, no outer rows).
+	Eval *expr.Ctx
+	// WaitCommitted blocks until an epoch is committed.
+	WaitCommitted func(ctx context.Context, epoch uint64) error
+}
+
+// Spec describes an operator of a streaming plan; the runtime builds one
+// Operator per actor from it.
+type Spec interface {
+	Build(env *Env) (Operator, error)
+	// Explain renders the operator for EXPLAIN.
+	Explain() string
+}

@@ -1,0 +1,62 @@
+package dataflow
+
+import "github.com/streamdb/streamdb/types"
+
+// arenaBlock is the number of datums allocated at once for output rows.
+const arenaBlock = 1024
+
+// chunkOut accumulates an operator's output changes into chunks of up to
+// MaxChunkRows rows. Rows built with row share large allocations, so
+// building an output row costs no allocation of its own; keep one chunkOut
+// per operator so that the allocations serve many chunks.
+type chunkOut struct {
+	c     *Chunk
+	arena []types.Datum
+}
+
+// row returns storage for a new output row of n datums, all NULL.
+func (o *chunkOut) row(n int) []types.Datum {
+	if cap(o.arena)-len(o.arena) < n {
+		o.arena = make([]types.Datum, 0, max(n, arenaBlock))
+	}
+	start := len(o.arena)
+	o.arena = o.arena[:start+n]
+	return o.arena[start : start+n : start+n]
+}
+
+// add appends a change, emitting the chunk once it is full. The row is
+// kept: it must not be modified afterwards.
+func (o *chunkOut) add(op Op, row []types.Datum, emit Emit) error {
+	if o.c == nil {
+		o.c = &Chunk{}
+	}
+	o.c.Append(op, row)
+	if o.c.Len() >= MaxChunkRows {
+		return o.flush(emit)
+	}
+	return nil
+}
+
+// update appends an update pair, keeping both halves in one chunk.
+func (o *chunkOut) update(old, cur []types.Datum, emit Emit) error {
+	if o.c != nil && o.c.Len()+2 > MaxChunkRows {
+		if err := o.flush(emit); err != nil {
+			return err
+		}
+	}
+	if o.c == nil {
+		o.c = &Chunk{}
+	}
+	o.c.Append(UpdateDelete, old)
+	return o.add(UpdateInsert, cur, emit)
+}
+
+// flush emits the pending chunk, if any.
+func (o *chunkOut) flush(emit Emit) error {
+	if o.c == nil || o.c.Len() == 0 {
+		return nil
+	}
+	c := o.c
+	o.c = nil
+	return emit(c)
+}

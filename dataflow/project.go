@@ -1,0 +1,81 @@
+package dataflow
+
+import (
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/types"
+)
+
+// Build implements Spec.
+func (s *ProjectSpec) Build(env *Env) (Operator, error) {
+	return &project{exprs: s.Exprs, ctx: env.Eval}, nil
+}
+
+// Explain implements Spec.
+func (s *ProjectSpec) Explain() string {
+	return "Project " + exprList(s.Exprs)
+}
+
+// exprList renders expressions as [e1, e2, ...].
+func exprList(es []expr.Expr) string {
+	b := []byte{'['}
+	for i, e := range es {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, e.String()...)
+	}
+	return string(append(b, ']'))
+}
+
+// project computes its expressions over each row. An update pair whose
+// projections are identical is dropped.
+type project struct {
+	exprs []expr.Expr
+	ctx   *expr.Ctx
+	cmp   rowComparer
+	out   chunkOut
+}
+
+// Process implements Operator.
+func (p *project) Process(_ int, c *Chunk, emit Emit) error {
+	o := &p.out
+	for i := 0; i < len(c.Rows); i++ {
+		row, err := p.eval(o, c.Rows[i])
+		if err != nil {
+			return err
+		}
+		if isPair(c, i) {
+			i++
+			next, err := p.eval(o, c.Rows[i])
+			if err != nil {
+				return err
+			}
+			if p.cmp.identical(row, next) {
+				continue
+			}
+			if err := o.add(UpdateDelete, row, emit); err != nil {
+				return err
+			}
+			row = next
+		}
+		if err := o.add(c.Ops[i], row, emit); err != nil {
+			return err
+		}
+	}
+	return o.flush(emit)
+}
+
+func (p *project) eval(o *chunkOut, in []types.Datum) ([]types.Datum, error) {
+	row := o.row(len(p.exprs))
+	for j, e := range p.exprs {
+		v, err := e.Eval(p.ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		row[j] = v
+	}
+	return row, nil
+}
+
+// Barrier implements Operator.
+func (p *project) Barrier(*Barrier, Emit) error { return nil }

@@ -1,0 +1,223 @@
+package dataflow
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/types"
+)
+
+// Runtime runs a node's streaming jobs: one job per table (its DML source
+// and materialization) and one per materialized view.
+type Runtime struct {
+	ctx    context.Context
+	store  *Store
+	mgr    *BarrierManager
+	log    *slog.Logger
+	vnodes int
+
+	mu sync.Mutex
+	// publishers are the actors whose output carries a relation's changes.
+	publishers map[uint32][]*actor
+	jobs       map[uint32]*job
+}
+
+type job struct {
+	actors []*actor
+	// source is set for a table's job, whose input is a source queue.
+	source bool
+	// created is closed when every backfill of the job has finished.
+	created chan struct{}
+}
+
+// NewRuntime returns a runtime over store whose epochs mgr drives.
+func NewRuntime(ctx context.Context, store *Store, mgr *BarrierManager, vnodes int, log *slog.Logger) *Runtime {
+	return &Runtime{ctx: ctx, store: store, mgr: mgr, log: log, vnodes: vnodes,
+		publishers: map[uint32][]*actor{}, jobs: map[uint32]*job{}}
+}
+
+// Barriers returns the barrier manager.
+func (r *Runtime) Barriers() *BarrierManager { return r.mgr }
+
+func (r *Runtime) env(vnodes *Bitmap) *Env {
+	return &Env{Ctx: r.ctx, VNodes: vnodes, VNodeCount: r.vnodes, Store: r.store, Eval: expr.NewCtx(r.ctx, nil),
+		WaitCommitted: r.mgr.WaitCommitted}
+}
+
+func (r *Runtime) start(a *actor) {
+	a.mgr = r.mgr
+	a.init()
+	go func() {
+		if err := a.run(r.ctx); err != nil && r.ctx.Err() == nil {
+			r.log.Error("streaming actor failed; streaming stops until restart", "actor", a.id, "job", a.job, "err", err)
+			r.mgr.Fail(err)
+		}
+	}()
+}
+
+// StartTable starts a table's job: its DML source queue feeds one actor
+// that materializes the rows and publishes the changes.
+func (r *Runtime) StartTable(t *TableRef) error {
+	mat, err := (&MaterializeSpec{TableID: t.ID, PK: t.PK, Types: t.Types}).Build(r.env(FullBitmap(r.vnodes)))
+	if err != nil {
+		return err
+	}
+	ch := make(chan Message, queueLen)
+	a := &actor{id: int(t.ID), job: t.ID, publishes: t.ID, chain: []Operator{mat}, out: &dispatcher{},
+		ports: []*inputPort{{ch: ch, resume: make(chan struct{})}}}
+	r.mu.Lock()
+	r.publishers[t.ID] = []*actor{a}
+	r.jobs[t.ID] = &job{actors: []*actor{a}, source: true}
+	r.mu.Unlock()
+	r.start(a)
+	r.mgr.AddSource(t.ID, ch, 1)
+	return nil
+}
+
+// assign splits vnodes 0..g-1 into n balanced contiguous ranges.
+func assign(g, n int) (owner []int, sets []*Bitmap) {
+	owner = make([]int, g)
+	sets = make([]*Bitmap, n)
+	for i := range sets {
+		sets[i] = NewBitmap(g)
+	}
+	for v := 0; v < g; v++ {
+		a := v * n / g
+		owner[v] = a
+		sets[a].Set(v)
+	}
+	return owner, sets
+}
+
+// StartJob starts a materialized view's job with the given parallelism.
+// With backfill, it first feeds the view the current contents of its
+// inputs; the returned channel is closed when that is done. The job joins
+// the running graph at one barrier.
+func (r *Runtime) StartJob(id uint32, g *GraphSpec, parallelism int, withBackfill bool) (<-chan struct{}, error) {
+	j := &job{created: make(chan struct{})}
+	byID := map[int][]*actor{}
+	owners := map[int][]int{}
+	subs := map[*actor][]*subscription{}
+	var pending sync.WaitGroup
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, f := range g.Fragments {
+		n := parallelism
+		if f.Singleton {
+			n = 1
+		}
+		owner, sets := assign(r.vnodes, n)
+		owners[f.ID] = owner
+		actors := make([]*actor, n)
+		for i := range actors {
+			env := r.env(sets[i])
+			a := &actor{id: len(j.actors), job: id, out: &dispatcher{}}
+			for _, spec := range f.Chain {
+				op, err := spec.Build(env)
+				if err != nil {
+					return nil, err
+				}
+				a.chain = append(a.chain, op)
+			}
+			actors[i] = a
+			j.actors = append(j.actors, a)
+		}
+		byID[f.ID] = actors
+		for input, in := range f.Inputs {
+			in := in
+			// One queue per (upstream actor, downstream actor) pair.
+			var ups int
+			if in.Fragment >= 0 {
+				ups = len(byID[in.Fragment])
+			} else {
+				ups = len(r.publishers[in.Table.ID])
+				if ups == 0 {
+					return nil, fmt.Errorf("dataflow: relation %q is not running", in.Table.Name)
+				}
+			}
+			chans := make([][]chan Message, ups) // [upstream][downstream]
+			for u := range chans {
+				chans[u] = make([]chan Message, n)
+				for d := range chans[u] {
+					ch := make(chan Message, queueLen)
+					chans[u][d] = ch
+					actors[d].ports = append(actors[d].ports, &inputPort{ch: ch, input: input, resume: make(chan struct{})})
+				}
+			}
+			group := func(u int) *outputGroup {
+				outs := make([]chan<- Message, n)
+				for d := range outs {
+					outs[d] = chans[u][d]
+				}
+				return newOutputGroup(in.Dist, in.Keys, r.vnodes, owner, outs)
+			}
+			if in.Fragment >= 0 {
+				for u, up := range byID[in.Fragment] {
+					g := group(u)
+					g.job = id
+					up.out.groups = append(up.out.groups, g)
+				}
+				continue
+			}
+			for u, pub := range r.publishers[in.Table.ID] {
+				u := u
+				subs[pub] = append(subs[pub], &subscription{job: id, group: func() *outputGroup { return group(u) }})
+			}
+			if withBackfill {
+				for d, a := range actors {
+					route := group(0)
+					d := d
+					pending.Add(1)
+					a.setPre(input, &backfill{ctx: r.ctx, table: in.Table, engine: r.store.Engine(), wait: r.mgr.WaitCommitted,
+						owns: func(row []types.Datum) bool { return route.route(row) == d }, finished: pending.Done, more: r.mgr.RequestBarrier})
+				}
+			}
+		}
+	}
+	last := g.Fragments[len(g.Fragments)-1]
+	for _, a := range byID[last.ID] {
+		a.publishes = id
+	}
+	r.publishers[id] = byID[last.ID]
+	r.jobs[id] = j
+	for _, a := range j.actors {
+		r.start(a)
+	}
+	if _, err := r.mgr.Inject(r.ctx, &AddMutation{Subscribers: subs}, len(j.actors), 0); err != nil {
+		return nil, err
+	}
+	go func() {
+		pending.Wait()
+		close(j.created)
+	}()
+	if withBackfill {
+		r.mgr.RequestBarrier()
+	}
+	return j.created, nil
+}
+
+// StopJob stops a job's actors at one barrier and waits until that epoch
+// is committed.
+func (r *Runtime) StopJob(ctx context.Context, id uint32) error {
+	r.mu.Lock()
+	j, ok := r.jobs[id]
+	if ok {
+		delete(r.jobs, id)
+		delete(r.publishers, id)
+	}
+	r.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	epoch, err := r.mgr.Inject(ctx, &StopMutation{Jobs: []uint32{id}}, 0, len(j.actors))
+	if err != nil {
+		return err
+	}
+	if j.source {
+		r.mgr.RemoveSource(id)
+	}
+	return r.mgr.WaitCommitted(ctx, epoch)
+}

@@ -1,0 +1,90 @@
+package dataflow
+
+import (
+	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/types"
+)
+
+// The operator specs of streaming plans. Column numbers refer to the
+// operator's input row (for joins: the left input's columns, then the
+// right's). Every stream has a stream key: columns that identify a row
+// among the live rows, so that a Delete or UpdateDelete names exactly one
+// earlier Insert. State tables are identified by catalog-allocated ids;
+// their keys start with the vnode of the operator's distribution key.
+
+// FilterSpec keeps rows for which Cond is true.
+type FilterSpec struct{ Cond expr.Expr }
+
+// ProjectSpec computes Exprs over each row. Update pairs stay pairs (an
+// UpdateDelete/UpdateInsert pair whose projections are equal is dropped).
+type ProjectSpec struct{ Exprs []expr.Expr }
+
+// HashAggSpec groups by GroupKey and maintains Aggs under inserts and
+// retractions. Output rows: the group key columns, then one column per
+// aggregate. A group appears (Insert) with its first row and disappears
+// (Delete) when its row count drops to zero, except for the global
+// aggregation (no group key), which always has exactly one row, as a
+// PostgreSQL query over an empty table does. Changed groups are emitted at
+// each barrier as UpdateDelete/UpdateInsert pairs.
+type HashAggSpec struct {
+	GroupKey []int
+	// Aggs' argument expressions are evaluated over the input row.
+	Aggs       []*expr.AggFunc
+	InputTypes []types.T
+	// StateTable holds one row per group: its row count and each
+	// aggregate's running state.
+	StateTable uint32
+	// MultisetTable holds, per group, the values of aggregates that a
+	// retraction cannot undo without them (min, max, string_agg, and
+	// DISTINCT arguments), as (group, agg index, value) -> count. Unused
+	// (0) when the input is append-only and no DISTINCT is present.
+	MultisetTable uint32
+	// AppendOnly input: no retractions arrive.
+	AppendOnly bool
+}
+
+// HashJoinSpec joins its two inputs (input 0 left, input 1 right) on
+// LeftKey = RightKey (NULL keys never match), with an optional residual
+// Cond over the concatenated row. Output: left columns then right columns,
+// NULL-padded for outer joins; a padded row is retracted when its first
+// match appears and re-emitted when its last match goes.
+type HashJoinSpec struct {
+	Kind                          exec.JoinKind
+	LeftKey, RightKey             []int
+	Cond                          expr.Expr
+	LeftTypes, RightTypes         []types.T
+	LeftStreamKey, RightStreamKey []int
+	// LeftTable and RightTable hold each side's rows keyed by (join key,
+	// stream key), with the row's match count (degree) for outer sides.
+	LeftTable, RightTable uint32
+}
+
+// SortKey is one ordering column of a Top-N.
+type SortKey = exec.SortKey
+
+// TopNSpec keeps, per group of GroupKey (none: one global group), the rows
+// ranked Offset+1 .. Offset+Limit by Order (ties broken by StreamKey), and
+// emits changes to that set. Limit < 0 means no limit.
+type TopNSpec struct {
+	GroupKey      []int
+	Order         []SortKey
+	Limit, Offset int64
+	InputTypes    []types.T
+	StreamKey     []int
+	// StateTable holds each group's rows keyed by (group, order key, stream key).
+	StateTable uint32
+}
+
+// UnionSpec merges its inputs (all of the same row type) unchanged. The
+// planner makes stream keys unique across inputs beforehand.
+type UnionSpec struct{ Inputs int }
+
+// MaterializeSpec writes its input into a table keyed by PK (the rows of a
+// table or a materialized view, readable by SELECT) and passes the input
+// through for downstream jobs.
+type MaterializeSpec struct {
+	TableID uint32
+	PK      []int
+	Types   []types.T
+}

@@ -1,0 +1,191 @@
+package dataflow
+
+import (
+	"bytes"
+	"math"
+
+	"github.com/RaduBerinde/btreemap"
+	"github.com/streamdb/streamdb/storage"
+	"github.com/streamdb/streamdb/types"
+)
+
+// StateTable is one operator's view of a state table within one actor: the
+// state of the actor's vnodes, read by group and cached in memory. A key is
+// storage.AppendKey(table, vnode, prefix||suffix) and a value the row's
+// types.AppendRow encoding. A group is every entry sharing a prefix (a join
+// key, an aggregation group, a Top-N group); memcomparable prefixes are
+// self-delimiting, so the key range of a prefix holds exactly its group.
+// A group is loaded whole from storage on first use and then served from
+// the cache, which is partitioned by vnode so that a vnode's cache can
+// change owner. A StateTable is used from one goroutine.
+type StateTable struct {
+	store    *Store
+	id       uint32
+	types    []types.T
+	vnodes   map[uint16]map[string]*Group
+	dirty    []*Group
+	freelist *btreemap.FreeList[[]byte, []types.Datum]
+	key      []byte
+	writes   writeBuf
+}
+
+// Group is the cached entries of one prefix, ordered by suffix.
+type Group struct {
+	t      *StateTable
+	vnode  uint16
+	prefix []byte
+	rows   *btreemap.BTreeMap[[]byte, []types.Datum]
+	// dirty maps each suffix changed since the last Commit to whether the
+	// key existed in storage before the change (if not, deleting it again
+	// needs no tombstone).
+	dirty map[string]bool
+}
+
+// btreeDegree is the degree of the B-trees ordering a group's entries.
+const btreeDegree = 16
+
+// NewStateTable returns an empty view of table tableID whose rows have
+// rowTypes (types.TUnknown accepts a value of any type).
+func NewStateTable(store *Store, tableID uint32, rowTypes []types.T) *StateTable {
+	return &StateTable{
+		store: store, id: tableID, types: rowTypes,
+		vnodes:   map[uint16]map[string]*Group{},
+		freelist: btreemap.NewFreeList[[]byte, []types.Datum](btreemap.DefaultFreeListSize),
+	}
+}
+
+// Group returns the group of prefix in vnode, loading it from storage on
+// first use (the latest sealed versions: recovery removes uncommitted ones
+// before actors start).
+func (t *StateTable) Group(vnode uint16, prefix []byte) (*Group, error) {
+	return t.group(vnode, prefix, true)
+}
+
+// emptyGroup returns the group of prefix in vnode, which the caller knows
+// has no entries in storage, without reading storage.
+func (t *StateTable) emptyGroup(vnode uint16, prefix []byte) *Group {
+	g, _ := t.group(vnode, prefix, false)
+	return g
+}
+
+// group returns the cached group or a new one, loaded from storage if load
+// is set.
+func (t *StateTable) group(vnode uint16, prefix []byte, load bool) (*Group, error) {
+	groups := t.vnodes[vnode]
+	if groups == nil {
+		groups = map[string]*Group{}
+		t.vnodes[vnode] = groups
+	} else if g := groups[string(prefix)]; g != nil {
+		return g, nil
+	}
+	g := &Group{
+		t: t, vnode: vnode, prefix: bytes.Clone(prefix),
+		rows: btreemap.NewWithFreeList[[]byte, []types.Datum](btreeDegree, bytes.Compare, t.freelist),
+	}
+	if load {
+		lower := storage.AppendKey(nil, t.id, vnode, prefix)
+		err := t.store.Engine().Scan(lower, prefixEnd(lower), math.MaxUint64, func(key, value []byte) error {
+			row, err := types.DecodeRow(value, t.types, nil)
+			if err != nil {
+				return err
+			}
+			g.rows.ReplaceOrInsert(bytes.Clone(key[len(lower):]), row)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	groups[string(g.prefix)] = g
+	return g, nil
+}
+
+// prefixEnd returns the smallest key greater than every key starting with
+// prefix, or nil if there is none.
+func prefixEnd(prefix []byte) []byte {
+	end := bytes.Clone(prefix)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] != 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// Commit stages every entry changed since the last Commit (deleted ones as
+// tombstones) with the store for epoch.
+func (t *StateTable) Commit(epoch uint64) {
+	for _, g := range t.dirty {
+		for suffix, existed := range g.dirty {
+			row, live := g.Get([]byte(suffix))
+			if !live && !existed {
+				continue
+			}
+			t.key = storage.AppendKey(t.key[:0], t.id, g.vnode, g.prefix)
+			t.key = append(t.key, suffix...)
+			if live {
+				t.writes.put(t.key, row)
+			} else {
+				t.writes.del(t.key)
+			}
+		}
+		clear(g.dirty)
+	}
+	t.dirty = t.dirty[:0]
+	t.writes.stage(t.store, epoch)
+}
+
+// Get returns the row stored under suffix. The row must not be modified.
+func (g *Group) Get(suffix []byte) ([]types.Datum, bool) {
+	_, row, ok := g.rows.Get(suffix)
+	return row, ok
+}
+
+// Put stores row under suffix and marks it for the next Commit. The row is
+// kept, not copied; suffix is copied.
+func (g *Group) Put(suffix []byte, row []types.Datum) {
+	key, _, ok := g.rows.Get(suffix)
+	if !ok {
+		key = bytes.Clone(suffix)
+	}
+	g.markDirty(key, ok)
+	g.rows.ReplaceOrInsert(key, row)
+}
+
+// Delete removes the entry under suffix, if any, and marks it for the next
+// Commit.
+func (g *Group) Delete(suffix []byte) {
+	if key, _, ok := g.rows.Delete(suffix); ok {
+		g.markDirty(key, true)
+	}
+}
+
+// markDirty records a change of key; existed says whether it had an entry
+// before the change.
+func (g *Group) markDirty(key []byte, existed bool) {
+	if g.dirty == nil {
+		g.dirty = map[string]bool{}
+	}
+	if len(g.dirty) == 0 {
+		g.t.dirty = append(g.t.dirty, g)
+	}
+	if _, seen := g.dirty[string(key)]; !seen {
+		g.dirty[string(key)] = existed
+	}
+}
+
+// Ascend calls fn for each entry in suffix byte order until fn returns
+// false. fn must not modify the group, suffix or row.
+func (g *Group) Ascend(fn func(suffix []byte, row []types.Datum) bool) {
+	g.rows.AscendFunc(btreemap.Min[[]byte](), btreemap.Max[[]byte](), fn)
+}
+
+// Descend calls fn for each entry in reverse suffix byte order until fn
+// returns false. fn must not modify the group, suffix or row.
+func (g *Group) Descend(fn func(suffix []byte, row []types.Datum) bool) {
+	g.rows.DescendFunc(btreemap.Max[[]byte](), btreemap.Min[[]byte](), fn)
+}
+
+// Len returns the number of entries.
+func (g *Group) Len() int { return g.rows.Len() }

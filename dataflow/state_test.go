@@ -1,0 +1,201 @@
+package dataflow
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/streamdb/streamdb/storage"
+	"github.com/streamdb/streamdb/types"
+)
+
+var pairTypes = []types.T{types.TInt8, types.TText}
+
+func pair(i int64, s string) []types.Datum {
+	return []types.Datum{types.NewInt(i), types.NewString(s)}
+}
+
+// groupContents renders a group's entries in order, as suffix=row.
+func groupContents(g *Group) string {
+	var parts []string
+	g.Ascend(func(suffix []byte, row []types.Datum) bool {
+		parts = append(parts, string(suffix)+"="+rowString(row))
+		return true
+	})
+	return strings.Join(parts, ",")
+}
+
+// mustGroup returns the group of prefix, encoded as a memcomparable key
+// (prefixes are self-delimiting).
+func mustGroup(t *testing.T, st *StateTable, vnode uint16, prefix string) *Group {
+	t.Helper()
+	g, err := st.Group(vnode, types.AppendKey(nil, types.NewString(prefix), false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestGroupOps(t *testing.T) {
+	env := newEnv(t)
+	st := NewStateTable(env.Store, 7, pairTypes)
+	g := mustGroup(t, st, 3, "p")
+	if g.Len() != 0 {
+		t.Fatalf("new group has %d entries", g.Len())
+	}
+	tests := []struct {
+		name string
+		do   func()
+		want string
+	}{
+		{"put out of order", func() { g.Put([]byte("b"), pair(2, "two")); g.Put([]byte("a"), pair(1, "one")) }, "a=1 one,b=2 two"},
+		{"replace", func() { g.Put([]byte("a"), pair(10, "ten")) }, "a=10 ten,b=2 two"},
+		{"delete", func() { g.Delete([]byte("b")) }, "a=10 ten"},
+		{"delete absent", func() { g.Delete([]byte("zz")) }, "a=10 ten"},
+		{"prefix suffixes sort first", func() { g.Put([]byte("ab"), pair(3, "x")); g.Put([]byte(""), pair(0, "")) }, "=0 ,a=10 ten,ab=3 x"},
+	}
+	for _, tt := range tests {
+		tt.do()
+		if got := groupContents(g); got != tt.want {
+			t.Fatalf("%s: group %s, want %s", tt.name, got, tt.want)
+		}
+	}
+	if row, ok := g.Get([]byte("a")); !ok || rowString(row) != "10 ten" {
+		t.Fatalf("Get(a) = %v, %v", row, ok)
+	}
+	if _, ok := g.Get([]byte("b")); ok {
+		t.Fatal("Get of a deleted entry found it")
+	}
+	var desc []string
+	g.Descend(func(suffix []byte, _ []types.Datum) bool {
+		desc = append(desc, string(suffix))
+		return len(desc) < 2
+	})
+	if strings.Join(desc, ",") != "ab,a" {
+		t.Fatalf("Descend stopped at %v", desc)
+	}
+	if g2 := mustGroup(t, st, 3, "p"); g2 != g {
+		t.Fatal("a group is not cached")
+	}
+	if g3 := mustGroup(t, st, 4, "p"); g3 == g || g3.Len() != 0 {
+		t.Fatal("groups of different vnodes are shared")
+	}
+}
+
+// TestStatePersistence checks that committed and sealed state is what a
+// new StateTable loads, over the same Store or a new one, and that staged
+// but unsealed state is invisible to a new Store.
+func TestStatePersistence(t *testing.T) {
+	dir := t.TempDir()
+	engine := openEngine(t, dir)
+	store := NewStore(engine)
+	st := NewStateTable(store, 9, pairTypes)
+	g := mustGroup(t, st, 1, "k1")
+	g.Put([]byte("x"), pair(1, "a"))
+	g.Put([]byte("y"), pair(2, "b"))
+	mustGroup(t, st, 1, "k2").Put([]byte("x"), pair(3, "c"))
+	// A neighbouring prefix must not leak into k1's range.
+	mustGroup(t, st, 1, "k1x").Put([]byte(""), pair(4, "d"))
+	mustGroup(t, st, 2, "k1").Put([]byte("x"), pair(5, "e"))
+	st.Commit(1)
+
+	g.Delete([]byte("x"))
+	g.Put([]byte("z"), pair(6, "f"))
+	// Inserted and deleted within one epoch: no write at all.
+	g.Put([]byte("w"), pair(7, "g"))
+	g.Delete([]byte("w"))
+	st.Commit(2)
+	if err := store.Seal(2, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	// Epoch 3 is staged, never sealed.
+	g.Put([]byte("y"), pair(8, "h"))
+	st.Commit(3)
+
+	reload := func(s *Store) string {
+		fresh := NewStateTable(s, 9, pairTypes)
+		var parts []string
+		for _, k := range []struct {
+			vnode  uint16
+			prefix string
+		}{{1, "k1"}, {1, "k2"}, {1, "k1x"}, {2, "k1"}, {3, "k1"}} {
+			parts = append(parts, groupContents(mustGroup(t, fresh, k.vnode, k.prefix)))
+		}
+		return strings.Join(parts, " | ")
+	}
+	want := "y=2 b,z=6 f | x=3 c | =4 d | x=5 e | "
+	if got := reload(NewStore(engine)); got != want {
+		t.Fatalf("reloaded state %q, want %q", got, want)
+	}
+
+	// Reopening the engine (a restart) drops the staged epoch.
+	if err := engine.Close(); err != nil {
+		t.Fatal(err)
+	}
+	engine = openEngine(t, dir)
+	defer engine.Close()
+	if got := reload(NewStore(engine)); got != want {
+		t.Fatalf("state after reopening %q, want %q", got, want)
+	}
+
+	// Versions are kept per epoch: epoch 1 still reads the old rows.
+	key := storage.AppendKey(nil, 9, 1, types.AppendKey(nil, types.NewString("k1"), false))
+	key = append(key, 'x')
+	if v, ok, err := engine.Get(key, 1); err != nil || !ok || !bytes.Equal(v, types.AppendRow(nil, pair(1, "a"))) {
+		t.Fatalf("k1x at epoch 1: %v %v %v", v, ok, err)
+	}
+	if _, ok, _ := engine.Get(key, 2); ok {
+		t.Fatal("k1x is not deleted at epoch 2")
+	}
+}
+
+func TestSealPartialAndExtra(t *testing.T) {
+	env := newEnv(t)
+	store := env.Store
+	store.Stage(1, []Write{{Key: []byte("\x00\x00\x00\x05\x00\x00a"), Value: []byte("1")}})
+	store.Stage(3, []Write{{Key: []byte("\x00\x00\x00\x05\x00\x00b"), Value: []byte("3")}})
+	store.Stage(1, []Write{{Key: []byte("\x00\x00\x00\x05\x00\x00a"), Value: nil}})
+	extraKey := storage.AppendKey(nil, storage.SystemTableID, 0, []byte("last"))
+	if err := store.Seal(2, func(b *storage.Batch) { b.Put(extraKey, 2, []byte("x")) }); err != nil {
+		t.Fatal(err)
+	}
+	e := store.Engine()
+	read := func(key string) string {
+		v, ok, err := e.Get([]byte(key), math.MaxUint64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return "-"
+		}
+		return string(v)
+	}
+	// The later write of a key in one epoch wins; epoch 3 stays staged.
+	if a, b, x := read("\x00\x00\x00\x05\x00\x00a"), read("\x00\x00\x00\x05\x00\x00b"), read(string(extraKey)); a != "-" || b != "-" || x != "x" {
+		t.Fatalf("after sealing 2: a=%s b=%s extra=%s", a, b, x)
+	}
+	if err := store.Seal(3, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b := read("\x00\x00\x00\x05\x00\x00b"); b != "3" {
+		t.Fatalf("after sealing 3: b=%s", b)
+	}
+	if len(store.staged) != 0 {
+		t.Fatalf("still staged: %v", store.staged)
+	}
+}
+
+func TestPrefixEnd(t *testing.T) {
+	tests := []struct{ in, want []byte }{
+		{[]byte{1, 2}, []byte{1, 3}},
+		{[]byte{1, 0xff}, []byte{2}},
+		{[]byte{0xff, 0xff}, nil},
+	}
+	for _, tt := range tests {
+		if got := prefixEnd(tt.in); !bytes.Equal(got, tt.want) {
+			t.Errorf("prefixEnd(%x) = %x, want %x", tt.in, got, tt.want)
+		}
+	}
+}

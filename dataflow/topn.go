@@ -1,0 +1,204 @@
+package dataflow
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/streamdb/streamdb/types"
+)
+
+// Build implements Spec.
+func (s *TopNSpec) Build(env *Env) (Operator, error) {
+	return &topN{spec: s, groups: env.VNodeCount, touched: map[string]*topNGroup{},
+		state: NewStateTable(env.Store, s.StateTable, s.InputTypes)}, nil
+}
+
+// Explain implements Spec.
+func (s *TopNSpec) Explain() string {
+	order := make([]string, len(s.Order))
+	for i, k := range s.Order {
+		order[i] = fmt.Sprintf("$%d", k.Col)
+		if k.Desc {
+			order[i] += " DESC"
+		}
+		if k.NullsFirst {
+			order[i] += " NULLS FIRST"
+		} else {
+			order[i] += " NULLS LAST"
+		}
+	}
+	return fmt.Sprintf("TopN group=%v order=%v limit=%d offset=%d", s.GroupKey, order, s.Limit, s.Offset)
+}
+
+// topN keeps every row of each group in its state table under (order key,
+// stream key), so the group's entries are in rank order. The visible
+// window of a group is its entries Offset .. Offset+Limit-1. A group's
+// window is copied when the group is first touched in an epoch; at the
+// barrier it is compared with the new window and the difference emitted
+// (deletes first, then updates and inserts), so changes within an epoch
+// are coalesced.
+type topN struct {
+	spec    *TopNSpec
+	groups  int
+	state   *StateTable
+	touched map[string]*topNGroup
+	order   []*topNGroup
+	key     []byte
+	suffix  []byte
+	out     chunkOut
+	cmp     rowComparer
+	adds    []windowChange
+}
+
+// topNGroup is a group touched in the current epoch with its window before
+// the epoch.
+type topNGroup struct {
+	g   *Group
+	old []topNEntry
+}
+
+// topNEntry is one entry of a window.
+type topNEntry struct {
+	suffix []byte
+	row    []types.Datum
+}
+
+// windowChange is an insert or an update of a window row: old is nil for
+// an insert.
+type windowChange struct{ old, cur []types.Datum }
+
+// Order-key markers: NULLs sort before or after every value by their
+// marker, whatever the direction of the values.
+const (
+	nullFirstMarker byte = 0x00
+	valueMarker     byte = 0x01
+	nullLastMarker  byte = 0x02
+)
+
+// appendOrderKey appends the entry key of row: its order key, encoded so
+// that byte order is the Top-N order, then its stream key.
+func (t *topN) appendOrderKey(dst []byte, row []types.Datum) []byte {
+	for _, k := range t.spec.Order {
+		v := row[k.Col]
+		switch {
+		case !v.IsNull():
+			dst = types.AppendKey(append(dst, valueMarker), v, k.Desc)
+		case k.NullsFirst:
+			dst = append(dst, nullFirstMarker)
+		default:
+			dst = append(dst, nullLastMarker)
+		}
+	}
+	dst, _ = appendKeyCols(dst, row, t.spec.StreamKey)
+	return dst
+}
+
+// window returns the group's visible entries, in order.
+func (t *topN) window(g *Group) []topNEntry {
+	var w []topNEntry
+	if t.spec.Limit == 0 {
+		return nil
+	}
+	skip := t.spec.Offset
+	g.Ascend(func(suffix []byte, row []types.Datum) bool {
+		if skip > 0 {
+			skip--
+			return true
+		}
+		w = append(w, topNEntry{suffix: suffix, row: row})
+		return t.spec.Limit < 0 || int64(len(w)) < t.spec.Limit
+	})
+	return w
+}
+
+// Process implements Operator.
+func (t *topN) Process(_ int, c *Chunk, _ Emit) error {
+	for i, row := range c.Rows {
+		t.key, _ = appendKeyCols(t.key[:0], row, t.spec.GroupKey)
+		tg := t.touched[string(t.key)]
+		if tg == nil {
+			g, err := t.state.Group(distVNode(t.key, len(t.spec.GroupKey), t.groups), t.key)
+			if err != nil {
+				return err
+			}
+			tg = &topNGroup{g: g, old: t.window(g)}
+			t.touched[string(t.key)] = tg
+			t.order = append(t.order, tg)
+		}
+		t.suffix = t.appendOrderKey(t.suffix[:0], row)
+		if c.Ops[i].IsInsert() {
+			tg.g.Put(t.suffix, row)
+			continue
+		}
+		if _, ok := tg.g.Get(t.suffix); !ok {
+			return errRetractMissing
+		}
+		tg.g.Delete(t.suffix)
+	}
+	return nil
+}
+
+// Barrier implements Operator: it emits the changes of the touched groups'
+// windows.
+func (t *topN) Barrier(b *Barrier, emit Emit) error {
+	for _, tg := range t.order {
+		if err := t.emitDiff(tg.old, t.window(tg.g), emit); err != nil {
+			return err
+		}
+	}
+	clear(t.touched)
+	clear(t.order)
+	t.order = t.order[:0]
+	if b.Checkpoint {
+		t.state.Commit(b.Epoch)
+	}
+	return t.out.flush(emit)
+}
+
+// emitDiff emits the change from window old to window cur: deletes first,
+// so that a row moving within the window is deleted before it is inserted
+// again under its new order key.
+func (t *topN) emitDiff(old, cur []topNEntry, emit Emit) error {
+	t.adds = t.adds[:0]
+	i, k := 0, 0
+	for i < len(old) || k < len(cur) {
+		c := 0
+		switch {
+		case i == len(old):
+			c = 1
+		case k == len(cur):
+			c = -1
+		default:
+			c = bytes.Compare(old[i].suffix, cur[k].suffix)
+		}
+		switch {
+		case c < 0:
+			if err := t.out.add(Delete, old[i].row, emit); err != nil {
+				return err
+			}
+			i++
+		case c > 0:
+			t.adds = append(t.adds, windowChange{cur: cur[k].row})
+			k++
+		default:
+			if !t.cmp.identical(old[i].row, cur[k].row) {
+				t.adds = append(t.adds, windowChange{old: old[i].row, cur: cur[k].row})
+			}
+			i++
+			k++
+		}
+	}
+	for _, a := range t.adds {
+		var err error
+		if a.old == nil {
+			err = t.out.add(Insert, a.cur, emit)
+		} else {
+			err = t.out.update(a.old, a.cur, emit)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	clear(t.adds)
+	return nil
+}

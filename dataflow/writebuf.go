@@ -1,0 +1,50 @@
+package dataflow
+
+import "github.com/streamdb/streamdb/types"
+
+// writeBuf collects an epoch's writes in one buffer before they are staged
+// with the store.
+type writeBuf struct {
+	buf   []byte
+	spans []writeSpan
+}
+
+// writeSpan locates one write in writeBuf.buf: the key is buf[key:value],
+// the value buf[value:end]. An encoded row is never empty, so value == end
+// marks a delete.
+type writeSpan struct{ key, value, end int }
+
+// put adds a write of row under key (copied).
+func (w *writeBuf) put(key []byte, row []types.Datum) {
+	s := writeSpan{key: len(w.buf)}
+	w.buf = append(w.buf, key...)
+	s.value = len(w.buf)
+	w.buf = types.AppendRow(w.buf, row)
+	s.end = len(w.buf)
+	w.spans = append(w.spans, s)
+}
+
+// del adds a delete of key (copied).
+func (w *writeBuf) del(key []byte) {
+	s := writeSpan{key: len(w.buf)}
+	w.buf = append(w.buf, key...)
+	s.value, s.end = len(w.buf), len(w.buf)
+	w.spans = append(w.spans, s)
+}
+
+// stage hands the writes to the store for epoch and empties the buffer.
+func (w *writeBuf) stage(store *Store, epoch uint64) {
+	if len(w.spans) == 0 {
+		return
+	}
+	writes := make([]Write, len(w.spans))
+	for i, s := range w.spans {
+		writes[i].Key = w.buf[s.key:s.value:s.value]
+		if s.end > s.value {
+			writes[i].Value = w.buf[s.value:s.end:s.end]
+		}
+	}
+	store.Stage(epoch, writes)
+	// The store keeps the writes: start a new buffer.
+	w.buf, w.spans = nil, w.spans[:0]
+}

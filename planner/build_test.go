@@ -1,0 +1,207 @@
+package planner_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/planner"
+)
+
+func exprList(es []expr.Expr) string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shape renders an operator tree, one operator per line, children indented.
+func shape(op exec.Op) []string {
+	var lines []string
+	var walk func(op exec.Op, depth int)
+	walk = func(op exec.Op, depth int) {
+		line := func(format string, args ...any) {
+			lines = append(lines, strings.Repeat("  ", depth)+fmt.Sprintf(format, args...))
+		}
+		switch x := op.(type) {
+		case *exec.TableScan:
+			tb, _ := catalog.TableByID(x.TableID)
+			line("TableScan %s", tb.Name)
+		case *exec.Values:
+			line("Values (%d rows)", len(x.Rows))
+		case *exec.Filter:
+			line("Filter %s", x.Cond)
+			walk(x.Input, depth+1)
+		case *exec.Project:
+			line("Project %s", exprList(x.Exprs))
+			walk(x.Input, depth+1)
+		case *exec.Join:
+			s := x.Kind.String() + "Join"
+			if x.LeftKeys != nil {
+				s += fmt.Sprintf(" keys (%s) = (%s)", exprList(x.LeftKeys), exprList(x.RightKeys))
+			}
+			if x.On != nil {
+				s += " ON " + x.On.String()
+			}
+			line("%s", s)
+			walk(x.Left, depth+1)
+			walk(x.Right, depth+1)
+		case *exec.HashAgg:
+			line("HashAgg")
+			walk(x.Input, depth+1)
+		case *exec.Sort:
+			line("Sort %v", x.Keys)
+			walk(x.Input, depth+1)
+		case *exec.Limit:
+			line("Limit")
+			walk(x.Input, depth+1)
+		case *exec.Distinct:
+			line("Distinct")
+			walk(x.Input, depth+1)
+		case *exec.SetOp:
+			line("%s all=%v", x.Kind, x.All)
+			walk(x.L, depth+1)
+			walk(x.R, depth+1)
+		default:
+			line("%T", op)
+		}
+	}
+	walk(op, 0)
+	return lines
+}
+
+// TestBuildJoins checks filter pushdown into inner joins and the hashing of
+// equi-joins.
+func TestBuildJoins(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want []string
+	}{
+		{"SELECT t.a, u.x FROM t JOIN u ON t.a = u.a WHERE t.b > 1 AND u.x < 5 AND t.c = u.y", []string{
+			"Project $0, $7",
+			"  InnerJoin keys ($0, $2) = ($0, ($2)::text)",
+			"    Filter ($1 > '1'::integer)",
+			"      TableScan t",
+			"    Filter ($1 < '5'::bigint)",
+			"      TableScan u",
+		}},
+		{"SELECT 1 FROM t, u WHERE t.a = u.x", []string{
+			"Project '1'::integer",
+			"  InnerJoin keys (($0)::bigint) = ($1)",
+			"    TableScan t",
+			"    TableScan u",
+		}},
+		{"SELECT 1 FROM t, u WHERE t.b < u.x", []string{
+			"Project '1'::integer",
+			"  InnerJoin ON (($1)::bigint < $7)",
+			"    TableScan t",
+			"    TableScan u",
+		}},
+		{"SELECT 1 FROM t JOIN u ON t.a = u.a AND t.b = 1 AND t.b < u.x", []string{
+			"Project '1'::integer",
+			"  InnerJoin keys ($0) = ($0) ON (($1)::bigint < $7)",
+			"    Filter ($1 = '1'::integer)",
+			"      TableScan t",
+			"    TableScan u",
+		}},
+		{"SELECT 1 FROM t JOIN u ON t.a = u.a JOIN w ON w.a = t.a WHERE w.c = 'x'", []string{
+			"Project '1'::integer",
+			"  InnerJoin keys ($0) = ($0)",
+			"    InnerJoin keys ($0) = ($0)",
+			"      TableScan t",
+			"      TableScan u",
+			"    Filter ($1 = 'x'::text)",
+			"      TableScan w",
+		}},
+		// Outer joins keep WHERE above them and one-sided ON conditions in
+		// place, but still hash on equalities.
+		{"SELECT t.a FROM t LEFT JOIN u ON t.a = u.a AND u.x > 1 WHERE t.b > 1", []string{
+			"Project $0",
+			"  Filter ($1 > '1'::integer)",
+			"    LeftJoin keys ($0) = ($0) ON ($7 > '1'::bigint)",
+			"      TableScan t",
+			"      TableScan u",
+		}},
+		{"SELECT 1 FROM t FULL JOIN u ON t.a = u.a", []string{
+			"Project '1'::integer",
+			"  FullJoin keys ($0) = ($0)",
+			"    TableScan t",
+			"    TableScan u",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sql, func(t *testing.T) {
+			if got := shape(planner.Build(mustBind(t, tt.sql))); !slices.Equal(got, tt.want) {
+				t.Errorf("operators\n got  %q\n want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestExplain checks the shape of logical plans as EXPLAIN prints them.
+func TestExplain(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want []string
+	}{
+		{"SELECT t.a, u.x FROM t JOIN u ON t.a = u.a WHERE t.b > 1", []string{
+			"Project $0, $7",
+			"  Filter ($1 > '1'::integer)",
+			"    InnerJoin ON ($0 = $6)",
+			"      Scan t",
+			"      Scan u",
+		}},
+		{"SELECT b, count(*) FROM t GROUP BY b HAVING count(*) > 1 ORDER BY 2 DESC LIMIT 3", []string{
+			"Limit",
+			"  Sort [{1 true true}]",
+			"    Project $0, $1",
+			"      Filter ($1 > '1'::bigint)",
+			"        Aggregate $1, count(*)",
+			"          Scan t",
+		}},
+		{"SELECT DISTINCT c FROM t UNION ALL SELECT y FROM u", []string{
+			"Union All",
+			"  Project $0",
+			"    Distinct",
+			"      Project $2",
+			"        Scan t",
+			"  Project ($0)::text",
+			"    Project $2",
+			"      Scan u",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sql, func(t *testing.T) {
+			if got := planner.Explain(mustBind(t, tt.sql)); !slices.Equal(got, tt.want) {
+				t.Errorf("plan\n got  %q\n want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDependencies(t *testing.T) {
+	id := func(name string) uint32 {
+		tb, _ := catalog.Table("public", name)
+		return tb.ID
+	}
+	tests := []struct {
+		sql  string
+		want []uint32
+	}{
+		{"SELECT 1", nil},
+		{"SELECT 1 FROM t JOIN u ON t.a = u.a UNION SELECT a FROM w", []uint32{id("t"), id("u"), id("w")}},
+		{"SELECT a FROM t WHERE b IN (SELECT x FROM u) AND EXISTS (SELECT 1 FROM t)", []uint32{id("t"), id("u")}},
+		{"SELECT (SELECT max(a) FROM w)", []uint32{id("w")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sql, func(t *testing.T) {
+			if got := planner.Dependencies(mustBind(t, tt.sql)); !slices.Equal(got, tt.want) {
+				t.Errorf("dependencies %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,148 @@
+package planner
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+)
+
+// StreamPlan is a planned materialized view.
+type StreamPlan struct {
+	Graph *dataflow.GraphSpec
+	// Columns of the view's table: the query's output columns, then hidden
+	// columns that complete the stream key.
+	Columns []Column
+	// PK is the stream key, as indexes into Columns: the view table's
+	// primary key (empty when the view has at most one row).
+	PK []int
+	// AppendOnly is set when the view's stream carries inserts only.
+	AppendOnly bool
+}
+
+// PlanStream plans query, the logical plan of a materialized view's query,
+// as a streaming job that maintains the view table viewID over vnodes key
+// groups; alloc returns a fresh catalog id for each state table. Shapes a
+// streaming job cannot maintain yet are *pgerror.Error 0A000.
+func PlanStream(query Node, viewID uint32, vnodes int, alloc func() uint32) (*StreamPlan, error) {
+	p := &streamPlanner{alloc: alloc}
+	s, err := p.plan(query)
+	if err != nil {
+		return nil, err
+	}
+	frag := p.into(s, hashOn(s.key))
+	frag.Chain = append(frag.Chain, &dataflow.MaterializeSpec{TableID: viewID, PK: s.key, Types: typesOf(s.cols)})
+	frag.OutTypes = typesOf(s.cols)
+	return &StreamPlan{
+		Graph:      &dataflow.GraphSpec{Fragments: p.frags, VNodeCount: vnodes},
+		Columns:    viewColumns(s.cols),
+		PK:         s.key,
+		AppendOnly: s.appendOnly,
+	}, nil
+}
+
+// streamPlanner builds the fragments of one job.
+type streamPlanner struct {
+	alloc func() uint32
+	// frags are the fragments made so far, in creation order (= ID).
+	frags []*dataflow.FragmentSpec
+}
+
+// plan plans the subtree n as a stream whose first columns are n's.
+func (p *streamPlanner) plan(n Node) (*stream, error) {
+	if err := checkStreamable(exprsOf(n)...); err != nil {
+		return nil, err
+	}
+	switch x := n.(type) {
+	case *Scan:
+		return scanStream(x)
+	case *Filter:
+		if j, ok := x.Input.(*Join); ok && j.Kind == InnerJoin {
+			return p.plan(pushIntoJoin(j, x.Cond))
+		}
+		s, err := p.plan(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		s.add(&dataflow.FilterSpec{Cond: x.Cond})
+		return s, nil
+	case *Project:
+		s, err := p.plan(x.Input)
+		if err != nil {
+			return nil, err
+		}
+		s.project(x.Exprs, x.Cols)
+		return s, nil
+	case *Aggregate:
+		return p.planAggregate(x)
+	case *Distinct:
+		return p.planDistinct(x)
+	case *Join:
+		return p.planJoin(x)
+	case *Sort:
+		// A view is unordered: only a Sort under a Limit matters.
+		return p.plan(x.Input)
+	case *Limit:
+		return p.planLimit(x)
+	case *SetOp:
+		return p.planSetOp(x)
+	case *Values:
+		return nil, notStreamable("VALUES lists and SELECT without FROM")
+	}
+	return nil, pgerror.New(pgerror.CodeInternal, "streaming plan of %T is not implemented", n)
+}
+
+// scanStream reads the changes of a table or materialized view; its
+// stream key is the relation's primary key.
+func scanStream(x *Scan) (*stream, error) {
+	t := x.Table
+	if t.Kind != meta.KindTable && t.Kind != meta.KindMaterializedView {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "materialized views over %s %q are not supported yet", t.Kind, t.Name)
+	}
+	ref := &dataflow.TableRef{ID: t.ID, Name: t.Name, PK: t.PK, AppendOnly: t.AppendOnly}
+	origin := make([]int, len(t.Columns))
+	for i, c := range t.Columns {
+		ref.Types = append(ref.Types, c.Type)
+		origin[i] = i
+	}
+	return &stream{cols: x.Cols, key: slices.Clone(t.PK), appendOnly: t.AppendOnly, table: ref, origin: origin}, nil
+}
+
+// newFragment adds a fragment reading inputs through chain.
+func (p *streamPlanner) newFragment(singleton bool, inputs []dataflow.InputSpec, chain ...dataflow.Spec) *dataflow.FragmentSpec {
+	f := &dataflow.FragmentSpec{ID: len(p.frags), Inputs: inputs, Chain: chain, Singleton: singleton}
+	p.frags = append(p.frags, f)
+	return f
+}
+
+// viewColumns names the view table's columns: the query's, then the hidden
+// key columns under names made unique among all of them (computed ones
+// are called _key).
+func viewColumns(cols []Column) []Column {
+	out := make([]Column, len(cols))
+	taken := map[string]bool{}
+	for i, c := range cols {
+		out[i] = Column{Name: c.Name, T: c.T, Hidden: c.Hidden}
+		if !c.Hidden {
+			taken[c.Name] = true
+		}
+	}
+	for i := range out {
+		if !out[i].Hidden {
+			continue
+		}
+		base := out[i].Name
+		if base == "?column?" {
+			// A computed group key.
+			base = "_key"
+			out[i].Name = base
+		}
+		for n := 1; taken[out[i].Name]; n++ {
+			out[i].Name = base + "_" + strconv.Itoa(n)
+		}
+		taken[out[i].Name] = true
+	}
+	return out
+}

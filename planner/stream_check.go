@@ -1,0 +1,47 @@
+package planner
+
+import (
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/pgerror"
+)
+
+// notStreamable is the error for a query shape that materialized views do
+// not support yet.
+func notStreamable(what string) *pgerror.Error {
+	return pgerror.New(pgerror.CodeFeatureNotSupported, "%s in materialized views are not supported yet", what)
+}
+
+// clockFuncs read the statement's clock: a view maintained long after its
+// creation cannot give them one value.
+var clockFuncs = map[string]bool{
+	"now": true, "transaction_timestamp": true, "statement_timestamp": true, "current_date": true,
+	"current_timestamp": true, "localtimestamp": true, "current_time": true, "localtime": true,
+}
+
+// checkStreamable rejects expressions a streaming job cannot evaluate
+// incrementally: subqueries, parameters, and functions whose result is not
+// determined by their arguments (a retraction must recompute exactly the
+// value its insertion did).
+func checkStreamable(es ...expr.Expr) error {
+	var err error
+	for _, e := range es {
+		expr.Walk(e, func(x expr.Expr) bool {
+			switch f := x.(type) {
+			case *expr.Subquery, *expr.OuterRef:
+				err = notStreamable("subqueries")
+			case *expr.Param:
+				err = pgerror.New(pgerror.CodeFeatureNotSupported, "materialized views may not be defined using bound parameters")
+			case *expr.Func:
+				if f.Volatile() || clockFuncs[f.Name] || f.Name == "age" && len(f.Args) == 1 {
+					err = pgerror.New(pgerror.CodeFeatureNotSupported, "function %s() is not supported in materialized views yet", f.Name).
+						WithDetail("Its result changes over time, so the view could not be kept up to date.")
+				}
+			}
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,68 @@
+package planner
+
+import (
+	"slices"
+
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/pgerror"
+)
+
+// planJoin joins in a fragment whose inputs are hashed on the equi-join
+// keys. The output's stream key is the left key, then the right key.
+func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
+	j = pushOnDown(j)
+	nl, nr := len(j.L.Columns()), len(j.R.Columns())
+	lk, rk, residual := equiJoin(j.On, nl)
+	if len(lk) == 0 {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "streaming joins need an equality condition between columns of both sides").
+			WithHint("Cross joins and joins on inequalities only are not supported in materialized views yet.")
+	}
+	l, err := p.plan(j.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.plan(j.R)
+	if err != nil {
+		return nil, err
+	}
+	spec := &dataflow.HashJoinSpec{Kind: j.Kind, LeftKey: l.columnsFor(lk), RightKey: r.columnsFor(rk),
+		LeftStreamKey: l.key, RightStreamKey: r.key}
+	inputs := []dataflow.InputSpec{p.input(l, hashOn(spec.LeftKey)), p.input(r, hashOn(spec.RightKey))}
+	lw := len(l.cols)
+	spec.LeftTypes, spec.RightTypes = typesOf(l.cols), typesOf(r.cols)
+	if residual != nil {
+		// The residual condition sees the right columns after all of the
+		// left input's, hidden ones included.
+		spec.Cond = mapCols(residual, func(i int) int {
+			if i >= nl {
+				return i - nl + lw
+			}
+			return i
+		})
+	}
+	spec.LeftTable, spec.RightTable = p.alloc(), p.alloc()
+	out := &stream{
+		cols:       slices.Concat(l.cols, r.cols),
+		key:        slices.Concat(l.key, shiftCols(r.key, lw)),
+		appendOnly: j.Kind == InnerJoin && l.appendOnly && r.appendOnly,
+		frag:       p.newFragment(false, inputs, spec),
+	}
+	switch j.Kind {
+	case InnerJoin, LeftJoin:
+		out.dist = spec.LeftKey
+	case RightJoin:
+		out.dist = shiftCols(spec.RightKey, lw)
+	}
+	// Bring the join's columns first, then the hidden key columns.
+	out.pick(slices.Concat(seq(0, nl), seq(lw, lw+nr)))
+	return out, nil
+}
+
+// shiftCols adds delta to each column number.
+func shiftCols(cols []int, delta int) []int {
+	out := make([]int, len(cols))
+	for i, c := range cols {
+		out[i] = c + delta
+	}
+	return out
+}

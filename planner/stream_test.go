@@ -1,0 +1,528 @@
+package planner_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/types"
+)
+
+// viewID is the table id the test views materialize into; state tables
+// get ids from firstState on.
+const (
+	viewID     = 99
+	firstState = 100
+)
+
+// planView binds and plans sql as a materialized view; tables is the
+// number of state tables allocated.
+func planView(t *testing.T, sql string, params ...types.T) (sp *planner.StreamPlan, tables int, err error) {
+	t.Helper()
+	n, _, err := bindQuery(t, sql, params...)
+	if err != nil {
+		t.Fatalf("bind %q: %v", sql, err)
+	}
+	next := uint32(firstState)
+	sp, err = planner.PlanStream(n, viewID, 16, func() uint32 { next++; return next - 1 })
+	return sp, int(next - firstState), err
+}
+
+// columns renders a view's columns as "name type", hidden ones marked.
+func columns(cols []planner.Column) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = c.Name + " " + c.T.String()
+		if c.Hidden {
+			parts[i] += " hidden"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func TestPlanStream(t *testing.T) {
+	tests := []struct {
+		name, sql string
+		// graph is the expected Explain output, cols the view's columns,
+		// pk its primary key.
+		graph      string
+		cols, pk   string
+		appendOnly bool
+		tables     int
+	}{
+		{
+			name: "filter and project keep the primary key hidden",
+			sql:  "SELECT b, c FROM t WHERE b > 1",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[2]
+    Project [$1, $2, $0]
+      Filter ($1 > '1'::integer)
+        Exchange Hash[0] <- Table t`,
+			cols: "b integer, c text, a integer hidden", pk: "[2]",
+		},
+		{
+			name: "hidden row id",
+			sql:  "SELECT a, x FROM u",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[2]
+    Project [$0, $1, $3]
+      Exchange Hash[3] <- Table u`,
+			cols: "a integer, x bigint, _row_id bigint hidden", pk: "[2]",
+		},
+		{
+			name: "projection of every column is dropped",
+			sql:  "SELECT * FROM u",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[3]
+    Exchange Hash[3] <- Table u`,
+			cols: "a integer, x bigint, y character varying(10), _row_id bigint hidden", pk: "[3]",
+		},
+		{
+			name: "append-only table",
+			sql:  "SELECT k, v FROM e WHERE v > 0",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[2]
+    Project [$0, $1, $3]
+      Filter ($1 > '0'::integer)
+        Exchange Hash[3] <- Table e`,
+			cols: "k bigint, v integer, _row_id bigint hidden", pk: "[2]", appendOnly: true,
+		},
+		{
+			name: "grouped aggregation reads the table hashed on the group key",
+			sql:  "SELECT b, count(*), sum(n) FROM t GROUP BY b",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[0]
+    HashAgg group=[1] aggs=[count(*) sum($3)]
+      Exchange Hash[1] <- Table t`,
+			cols: "b integer, count bigint, sum numeric", pk: "[0]", tables: 1,
+		},
+		{
+			name: "group key expression is computed before the exchange",
+			sql:  "SELECT b + 1 AS k, min(c) FROM t WHERE a > 0 GROUP BY b + 1",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0]
+    HashAgg group=[6] aggs=[min($2)]
+      Exchange Hash[6] <- Fragment 0
+Fragment 0 (parallelism default)
+  Project [$0, $1, $2, $3, $4, $5, ($1 + '1'::integer)]
+    Filter ($0 > '0'::integer)
+      Exchange Hash[0] <- Table t`,
+			cols: "k integer, min text", pk: "[0]", tables: 2,
+		},
+		{
+			name: "computed group key dropped by the select list",
+			sql:  "SELECT count(*) FROM t GROUP BY b + 1",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[1]
+    Project [$1, $0]
+      HashAgg group=[6] aggs=[count(*)]
+        Exchange Hash[6] <- Fragment 0
+Fragment 0 (parallelism default)
+  Project [$0, $1, $2, $3, $4, $5, ($1 + '1'::integer)]
+    Exchange Hash[0] <- Table t`,
+			cols: "count bigint, _key integer hidden", pk: "[1]", tables: 1,
+		},
+		{
+			name: "global aggregation is a singleton with an empty key",
+			sql:  "SELECT count(*), max(b) FROM t",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[]
+    Exchange Hash[] <- Fragment 0
+Fragment 0 (singleton)
+  HashAgg group=[] aggs=[count(*) max($1)]
+    Exchange Single <- Table t`,
+			cols: "count bigint, max integer", pk: "[]", tables: 2,
+		},
+		{
+			name: "count distinct",
+			sql:  "SELECT b, count(DISTINCT c) FROM t GROUP BY b",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[0]
+    HashAgg group=[1] aggs=[count(DISTINCT $2)]
+      Exchange Hash[1] <- Table t`,
+			cols: "b integer, count bigint", pk: "[0]", tables: 2,
+		},
+		{
+			name: "append-only aggregation needs no multiset for max",
+			sql:  "SELECT v, max(k) FROM e GROUP BY v HAVING count(*) > 1",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[0]
+    Project [$0, $1]
+      Filter ($2 > '1'::bigint)
+        HashAgg group=[1] aggs=[max($0) count(*)] append-only
+          Exchange Hash[1] <- Table e`,
+			cols: "v integer, max bigint", pk: "[0]", tables: 1,
+		},
+		{
+			name: "distinct",
+			sql:  "SELECT DISTINCT b FROM t",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[0]
+    HashAgg group=[0] aggs=[]
+      Project [$1, $0]
+        Exchange Hash[1] <- Table t`,
+			cols: "b integer", pk: "[0]", tables: 1,
+		},
+		{
+			name: "inner join with a residual condition",
+			sql:  "SELECT t.a, u.x FROM t JOIN u ON t.a = u.a AND t.b < u.x",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0 2]
+    Exchange Hash[0 2] <- Fragment 0
+Fragment 0 (parallelism default)
+  Project [$0, $7, $9]
+    HashJoin Inner left=[0] right=[0] cond=(($1)::bigint < $7)
+      Exchange Hash[0] <- Table t
+      Exchange Hash[0] <- Table u`,
+			cols: "a integer, x bigint, _row_id bigint hidden", pk: "[0 2]", tables: 2,
+		},
+		{
+			name: "where clause over a comma join becomes the join condition",
+			sql:  "SELECT t.a FROM t, u WHERE t.a = u.a AND t.b > 2",
+			graph: `
+Fragment 2 (parallelism default)
+  Materialize table=99 pk=[0 1]
+    Exchange Hash[0 1] <- Fragment 1
+Fragment 1 (parallelism default)
+  Project [$0, $9]
+    HashJoin Inner left=[0] right=[0]
+      Exchange Hash[0] <- Fragment 0
+      Exchange Hash[0] <- Table u
+Fragment 0 (parallelism default)
+  Filter ($1 > '2'::integer)
+    Exchange Hash[0] <- Table t`,
+			cols: "a integer, _row_id bigint hidden", pk: "[0 1]", tables: 2,
+		},
+		{
+			name: "left join keeps its ON condition",
+			sql:  "SELECT t.a, u.x FROM t LEFT JOIN u ON t.a = u.a AND u.x > 1",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0 2]
+    Exchange Hash[0 2] <- Fragment 0
+Fragment 0 (parallelism default)
+  Project [$0, $7, $9]
+    HashJoin Left left=[0] right=[0] cond=($7 > '1'::bigint)
+      Exchange Hash[0] <- Table t
+      Exchange Hash[0] <- Table u`,
+			cols: "a integer, x bigint, _row_id bigint hidden", pk: "[0 2]", tables: 2,
+		},
+		{
+			name: "full join keeps both keys hidden",
+			sql:  "SELECT t.b, u.y FROM t FULL JOIN u ON t.a = u.a AND t.c <> u.y",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[2 3]
+    Exchange Hash[2 3] <- Fragment 0
+Fragment 0 (parallelism default)
+  Project [$1, $8, $0, $9]
+    HashJoin Full left=[0] right=[0] cond=($2 <> ($8)::text)
+      Exchange Hash[0] <- Table t
+      Exchange Hash[0] <- Table u`,
+			cols: "b integer, y character varying(10), a integer hidden, _row_id bigint hidden", pk: "[2 3]", tables: 2,
+		},
+		{
+			name: "computed join key",
+			sql:  "SELECT t.a FROM t JOIN u ON t.a + 1 = u.a",
+			graph: `
+Fragment 2 (parallelism default)
+  Materialize table=99 pk=[0 1]
+    Exchange Hash[0 1] <- Fragment 1
+Fragment 1 (parallelism default)
+  Project [$0, $10]
+    HashJoin Inner left=[6] right=[0]
+      Exchange Hash[6] <- Fragment 0
+      Exchange Hash[0] <- Table u
+Fragment 0 (parallelism default)
+  Project [$0, $1, $2, $3, $4, $5, ($0 + '1'::integer)]
+    Exchange Hash[0] <- Table t`,
+			cols: "a integer, _row_id bigint hidden", pk: "[0 1]", tables: 2,
+		},
+		{
+			name: "inner join of append-only inputs",
+			sql:  "SELECT e1.k, e2.v FROM e e1 JOIN e e2 ON e1.k = e2.k",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[2 3]
+    Exchange Hash[2 3] <- Fragment 0
+Fragment 0 (parallelism default)
+  Project [$0, $5, $3, $7]
+    HashJoin Inner left=[0] right=[0]
+      Exchange Hash[0] <- Table e
+      Exchange Hash[0] <- Table e`,
+			cols: "k bigint, v integer, _row_id bigint hidden, _row_id_1 bigint hidden", pk: "[2 3]", appendOnly: true, tables: 2,
+		},
+		{
+			name: "join with a global aggregation, whose key is empty",
+			sql:  "SELECT x.cnt, y.total FROM mv x JOIN (SELECT count(*) AS total FROM t) y ON x.cnt = y.total",
+			graph: `
+Fragment 2 (parallelism default)
+  Materialize table=99 pk=[2]
+    Exchange Hash[2] <- Fragment 1
+Fragment 1 (parallelism default)
+  Project [$1, $2, $0]
+    HashJoin Inner left=[1] right=[0]
+      Exchange Hash[1] <- Table mv
+      Exchange Hash[0] <- Fragment 0
+Fragment 0 (singleton)
+  HashAgg group=[] aggs=[count(*)]
+    Exchange Single <- Table t`,
+			cols: "cnt bigint, total bigint, b integer hidden", pk: "[2]", tables: 3,
+		},
+		{
+			name: "union all adds a branch number and key slots",
+			sql:  "SELECT a FROM t UNION ALL SELECT a FROM u",
+			graph: `
+Fragment 2 (parallelism default)
+  Materialize table=99 pk=[1 2 3]
+    Union inputs=2
+      Exchange Hash[1 2 3] <- Fragment 0
+      Exchange Hash[1 2 3] <- Fragment 1
+Fragment 1 (parallelism default)
+  Project [$0, '1'::integer, NULL, $3]
+    Exchange Hash[3] <- Table u
+Fragment 0 (parallelism default)
+  Project [$0, '0'::integer, $0, NULL]
+    Exchange Hash[0] <- Table t`,
+			cols: "a integer, _branch integer hidden, a_1 integer hidden, _row_id bigint hidden", pk: "[1 2 3]",
+		},
+		{
+			name: "union distinct",
+			sql:  "SELECT a FROM t UNION SELECT a FROM u UNION SELECT v FROM e",
+			graph: `
+Fragment 3 (parallelism default)
+  Materialize table=99 pk=[0]
+    HashAgg group=[0] aggs=[]
+      Union inputs=3
+        Exchange Hash[0] <- Fragment 0
+        Exchange Hash[0] <- Fragment 1
+        Exchange Hash[0] <- Fragment 2
+Fragment 2 (parallelism default)
+  Project [$1]
+    Exchange Hash[1] <- Table e
+Fragment 1 (parallelism default)
+  Project [$0]
+    Exchange Hash[0] <- Table u
+Fragment 0 (parallelism default)
+  Project [$0]
+    Exchange Hash[0] <- Table t`,
+			cols: "a integer", pk: "[0]", tables: 1,
+		},
+		{
+			name: "top-n",
+			sql:  "SELECT a, b FROM t ORDER BY b DESC LIMIT 3",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0]
+    Exchange Hash[0] <- Fragment 0
+Fragment 0 (singleton)
+  TopN group=[] order=[$1 DESC NULLS FIRST] limit=3 offset=0
+    Project [$0, $1]
+      Exchange Single <- Table t`,
+			cols: "a integer, b integer", pk: "[0]", tables: 1,
+		},
+		{
+			name: "top-n with offset over a column not in the output",
+			sql:  "SELECT b FROM t ORDER BY c LIMIT 3 OFFSET 2",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[1]
+    Exchange Hash[1] <- Fragment 0
+Fragment 0 (singleton)
+  Project [$0, $2]
+    TopN group=[] order=[$1 NULLS LAST] limit=3 offset=2
+      Project [$1, $2, $0]
+        Exchange Single <- Table t`,
+			cols: "b integer, a integer hidden", pk: "[1]", tables: 1,
+		},
+		{
+			name: "limit without order by ranks by the stream key",
+			sql:  "SELECT a, x FROM u LIMIT 5",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[2]
+    Exchange Hash[2] <- Fragment 0
+Fragment 0 (singleton)
+  TopN group=[] order=[$2 NULLS LAST] limit=5 offset=0
+    Project [$0, $1, $3]
+      Exchange Single <- Table u`,
+			cols: "a integer, x bigint, _row_id bigint hidden", pk: "[2]", tables: 1,
+		},
+		{
+			name: "order by without limit is ignored",
+			sql:  "SELECT a FROM t ORDER BY b",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[0]
+    Project [$0]
+      Exchange Hash[0] <- Table t`,
+			cols: "a integer", pk: "[0]",
+		},
+		{
+			name: "view over a materialized view",
+			sql:  "SELECT cnt, count(*) FROM mv WHERE b > 0 GROUP BY cnt",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[0]
+    HashAgg group=[1] aggs=[count(*)]
+      Filter ($0 > '0'::integer)
+        Exchange Hash[1] <- Table mv`,
+			cols: "cnt bigint, count bigint", pk: "[0]", tables: 1,
+		},
+		{
+			name: "plain views are expanded",
+			sql:  "SELECT c FROM v",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[1]
+    Project [$2, $0]
+      Exchange Hash[0] <- Table t`,
+			cols: "c text, a integer hidden", pk: "[1]",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sp, tables, err := planView(t, tc.sql)
+			if err != nil {
+				t.Fatalf("PlanStream(%q): %v", tc.sql, err)
+			}
+			if got, want := strings.Join(sp.Graph.Explain(), "\n"), strings.TrimPrefix(tc.graph, "\n"); got != want {
+				t.Errorf("graph of %q:\n%s\nwant:\n%s", tc.sql, got, want)
+			}
+			if got := columns(sp.Columns); got != tc.cols {
+				t.Errorf("columns of %q: %s, want %s", tc.sql, got, tc.cols)
+			}
+			if got := fmt.Sprint(sp.PK); got != tc.pk {
+				t.Errorf("pk of %q: %s, want %s", tc.sql, got, tc.pk)
+			}
+			if sp.AppendOnly != tc.appendOnly {
+				t.Errorf("append-only of %q: %v, want %v", tc.sql, sp.AppendOnly, tc.appendOnly)
+			}
+			if tables != tc.tables {
+				t.Errorf("state tables of %q: %d, want %d", tc.sql, tables, tc.tables)
+			}
+			checkGraph(t, sp)
+		})
+	}
+}
+
+// checkGraph checks what the runtime relies on: fragment ids in order,
+// inputs before their readers, output types of the last fragment equal to
+// the view's columns, and the job's key group count.
+func checkGraph(t *testing.T, sp *planner.StreamPlan) {
+	t.Helper()
+	g := sp.Graph
+	if g.VNodeCount != 16 {
+		t.Errorf("VNodeCount = %d, want 16", g.VNodeCount)
+	}
+	for i, f := range g.Fragments {
+		if f.ID != i {
+			t.Errorf("fragment %d has id %d", i, f.ID)
+		}
+		for _, in := range f.Inputs {
+			if in.Fragment >= i || (in.Fragment < 0) != (in.Table != nil) {
+				t.Errorf("fragment %d has input %+v", i, in)
+			}
+			if in.Fragment >= 0 && len(g.Fragments[in.Fragment].OutTypes) == 0 {
+				t.Errorf("fragment %d has no output types", in.Fragment)
+			}
+		}
+	}
+	last := g.Fragments[len(g.Fragments)-1].OutTypes
+	if len(last) != len(sp.Columns) {
+		t.Fatalf("last fragment emits %d columns, the view has %d", len(last), len(sp.Columns))
+	}
+	for i, c := range sp.Columns {
+		if last[i] != c.T {
+			t.Errorf("column %d: fragment emits %s, view has %s", i, last[i], c.T)
+		}
+	}
+}
+
+func TestPlanStreamUnsupported(t *testing.T) {
+	tests := []struct {
+		sql    string
+		params []types.T
+		msg    string
+	}{
+		{sql: "SELECT 1", msg: "VALUES lists and SELECT without FROM in materialized views are not supported yet"},
+		{sql: "SELECT a FROM t WHERE b > (SELECT max(x) FROM u)", msg: "subqueries in materialized views are not supported yet"},
+		{sql: "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.a)", msg: "subqueries in materialized views are not supported yet"},
+		{sql: "SELECT a, random() FROM t", msg: "function random() is not supported in materialized views yet"},
+		{sql: "SELECT a FROM t WHERE ts > now()", msg: "function now() is not supported in materialized views yet"},
+		{sql: "SELECT a FROM t WHERE b = $1", params: []types.T{types.TInt4}, msg: "materialized views may not be defined using bound parameters"},
+		{sql: "SELECT a FROM t EXCEPT SELECT a FROM u", msg: "EXCEPT queries in materialized views are not supported yet"},
+		{sql: "SELECT a FROM t INTERSECT SELECT a FROM u", msg: "INTERSECT queries in materialized views are not supported yet"},
+		{sql: "SELECT t.a FROM t, u", msg: "streaming joins need an equality condition between columns of both sides"},
+		{sql: "SELECT t.a FROM t JOIN u ON t.a < u.a", msg: "streaming joins need an equality condition between columns of both sides"},
+	}
+	for _, tc := range tests {
+		_, _, err := planView(t, tc.sql, tc.params...)
+		var pe *pgerror.Error
+		if !errors.As(err, &pe) || pe.Code != pgerror.CodeFeatureNotSupported || pe.Message != tc.msg {
+			t.Errorf("PlanStream(%q) = %v, want 0A000 %q", tc.sql, err, tc.msg)
+		}
+	}
+}
+
+func TestPlanStreamLimitClauses(t *testing.T) {
+	n := mustBind(t, "SELECT a FROM t")
+	limit := func(count, offset int64) *planner.Limit {
+		return &planner.Limit{Input: n, Count: expr.NewConst(types.NewInt(count), types.TInt8),
+			Offset: expr.NewConst(types.NewInt(offset), types.TInt8)}
+	}
+	for _, tc := range []struct {
+		plan *planner.Limit
+		want string // the Top-N's explain line, or the error's SQLSTATE
+	}{
+		{limit(2, 1), "TopN group=[] order=[$0 NULLS LAST] limit=2 offset=1"},
+		{&planner.Limit{Input: n, Count: expr.NewConst(types.Null, types.TInt8)}, ""},
+		{limit(-1, 0), "2201W"},
+		{limit(-1, -1), "2201X"},
+	} {
+		sp, err := planner.PlanStream(tc.plan, viewID, 16, func() uint32 { return firstState })
+		got := ""
+		var pe *pgerror.Error
+		switch {
+		case errors.As(err, &pe):
+			got = pe.Code
+		case err != nil:
+			t.Fatalf("PlanStream(%s): %v", tc.want, err)
+		default:
+			for _, l := range sp.Graph.Explain() {
+				if l = strings.TrimSpace(l); strings.HasPrefix(l, "TopN") {
+					got = l
+				}
+			}
+		}
+		if got != tc.want {
+			t.Errorf("PlanStream(%v, %v) = %q, want %q", tc.plan.Count, tc.plan.Offset, got, tc.want)
+		}
+	}
+}
+
+func TestPlanStreamSource(t *testing.T) {
+	src := &meta.Table{ID: 7, Name: "events", Kind: meta.KindSource, Columns: []meta.Column{{Name: "a", Type: types.TInt4}}}
+	_, err := planner.PlanStream(&planner.Scan{Table: src}, viewID, 16, func() uint32 { return firstState })
+	var pe *pgerror.Error
+	if !errors.As(err, &pe) || pe.Code != pgerror.CodeFeatureNotSupported {
+		t.Errorf("PlanStream over a source = %v, want 0A000", err)
+	}
+}

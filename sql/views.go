@@ -1,0 +1,167 @@
+package sql
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+
+	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql/parser"
+)
+
+// planView binds and plans a materialized view's query. alloc hands out
+// state table ids.
+func (e *Engine) planView(sqlText string, viewID uint32, alloc func() uint32) (*planner.StreamPlan, planner.Node, error) {
+	stmts, err := parser.Parse(sqlText)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(stmts) != 1 || stmts[0].AST == nil {
+		return nil, nil, pgerror.New(pgerror.CodeSyntaxError, "a materialized view needs one SELECT query")
+	}
+	node, err := planner.NewBinder(e.Meta.Catalog(), nil).BindQuery(stmts[0].AST)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := planner.PlanStream(node, viewID, exec.VNodes, alloc)
+	return plan, node, err
+}
+
+// parallelism returns a view's actor count per fragment.
+func (e *Engine) parallelism(n int) int {
+	if n > 0 {
+		return n
+	}
+	if e.opts.Parallelism > 0 {
+		return e.opts.Parallelism
+	}
+	return runtime.NumCPU()
+}
+
+// createMaterializedView plans the view, starts its job with a backfill of
+// the current contents of its inputs (writers are not blocked), waits for
+// the backfill, then records the view in the catalog.
+func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateView) (pgwire.Rows, error) {
+	e := s.e
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	schema := x.Name.Schema
+	if schema == "" {
+		schema = meta.DefaultSchema
+	}
+	if _, ok := e.Meta.Catalog().Table(schema, x.Name.Name); ok {
+		if x.IfNotExists {
+			return done("CREATE MATERIALIZED VIEW"), nil
+		}
+		return nil, pgerror.New(pgerror.CodeDuplicateTable, "relation %q already exists", x.Name.Name)
+	}
+	par := 0
+	for k, v := range x.With {
+		if k != "parallelism" {
+			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "materialized view option %q is not supported", k)
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > exec.VNodes {
+			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "parallelism must be an integer from 1 to %d", exec.VNodes)
+		}
+		par = n
+	}
+	// A dry run counts the state tables; then the ids are allocated at once.
+	var count uint32
+	if _, _, err := e.planView(x.Query.SQL, 1, func() uint32 { count++; return count }); err != nil {
+		return nil, err
+	}
+	first, err := e.Meta.AllocIDs(ctx, int(count)+1)
+	if err != nil {
+		return nil, err
+	}
+	viewID := first
+	var stateTables []uint32
+	next := first
+	plan, node, err := e.planView(x.Query.SQL, viewID, func() uint32 {
+		next++
+		stateTables = append(stateTables, next)
+		return next
+	})
+	if err != nil {
+		return nil, err
+	}
+	created, err := e.rt.StartJob(viewID, plan.Graph, e.parallelism(par), true)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-created:
+	case <-ctx.Done():
+		_ = e.rt.StopJob(context.Background(), viewID)
+		return nil, ctx.Err()
+	}
+	t := &meta.Table{ID: viewID, Schema: x.Name.Schema, Name: x.Name.Name, Kind: meta.KindMaterializedView,
+		ViewSQL: x.Query.SQL, PK: plan.PK, AppendOnly: plan.AppendOnly, StateTables: stateTables,
+		Parallelism: par, DependsOn: planner.Dependencies(node)}
+	for i, c := range plan.Columns {
+		name := c.Name
+		if i < len(x.Columns) {
+			name = x.Columns[i]
+		}
+		t.Columns = append(t.Columns, meta.Column{Name: name, Type: c.T, Hidden: c.Hidden})
+	}
+	if _, err := e.Meta.CreateTable(ctx, t, false); err != nil {
+		_ = e.rt.StopJob(context.Background(), viewID)
+		return nil, err
+	}
+	return done("CREATE MATERIALIZED VIEW"), nil
+}
+
+// restartView restarts a materialized view's job after a restart: same
+// plan, same state tables, no backfill (its state is as of the committed
+// epoch, like its inputs').
+func (e *Engine) restartView(t *meta.Table) error {
+	i := 0
+	plan, _, err := e.planView(t.ViewSQL, t.ID, func() uint32 {
+		id := t.StateTables[i]
+		i++
+		return id
+	})
+	if err != nil {
+		return err
+	}
+	_, err = e.rt.StartJob(t.ID, plan.Graph, e.parallelism(t.Parallelism), false)
+	return err
+}
+
+// dropped stops the jobs of dropped relations and deletes their state.
+func (e *Engine) dropped(ctx context.Context, ts []*meta.Table) error {
+	for _, t := range ts {
+		if t.Kind != meta.KindTable && t.Kind != meta.KindMaterializedView {
+			continue
+		}
+		if err := e.rt.StopJob(ctx, t.ID); err != nil {
+			return err
+		}
+		for _, id := range append([]uint32{t.ID}, t.StateTables...) {
+			if err := e.Storage.DropTable(id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// explainView renders the streaming plan of CREATE MATERIALIZED VIEW.
+func (s *Session) explainView(x *parser.CreateView) (pgwire.Rows, error) {
+	var n uint32
+	plan, _, err := s.e.planView(x.Query.SQL, 0, func() uint32 { n++; return n })
+	if err != nil {
+		return nil, err
+	}
+	var vals [][]string
+	for _, line := range plan.Graph.Explain() {
+		vals = append(vals, []string{line})
+	}
+	return &memRows{rows: textRows(vals...), tag: "EXPLAIN"}, nil
+}
