@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/streamdb/streamdb/storage"
@@ -197,5 +198,41 @@ func TestPrefixEnd(t *testing.T) {
 		if got := prefixEnd(tt.in); !bytes.Equal(got, tt.want) {
 			t.Errorf("prefixEnd(%x) = %x, want %x", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestStageConcurrently(t *testing.T) {
+	store := newEnv(t).Store
+	const actors, writes = 4, 100
+	var wg sync.WaitGroup
+	for a := 0; a < actors; a++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st := NewStateTable(store, 11, pairTypes)
+			for i := 0; i < writes; i++ {
+				g, err := st.Group(uint16(a), types.AppendKey(nil, types.NewInt(int64(i)), false))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				g.Put(nil, pair(int64(i), "v"))
+				if i%10 == 9 {
+					st.Commit(uint64(i / 10))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := store.Seal(writes/10, nil); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err := store.Engine().Scan(storage.TablePrefix(11), storage.TablePrefix(12), math.MaxUint64, func(_, _ []byte) error {
+		n++
+		return nil
+	})
+	if err != nil || n != actors*writes {
+		t.Fatalf("%d rows sealed (%v), want %d", n, err, actors*writes)
 	}
 }

@@ -134,13 +134,12 @@ func resolveBinary(op string, l, r Expr) (Expr, error) {
 	}
 	if lt.IsNumeric() && rt.IsNumeric() {
 		t := NumericResultType(lt, rt)
+		if op == "^" && t.IsInteger() {
+			t = types.TFloat8 // PostgreSQL has ^ for float8 and numeric only
+		}
 		fn := arithFn(op, t)
 		if fn == nil {
 			return nil, undefinedOperator(op, lt, rt)
-		}
-		if op == "^" && t.IsInteger() {
-			t = types.TFloat8
-			fn = arithFn(op, t)
 		}
 		return &Binary{Op: op, L: castTo(l, t), R: castTo(r, t), T: t, fn: fn}, nil
 	}

@@ -339,6 +339,8 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		}
 		l := eq.(*expr.Binary).L
 		return &expr.Case{Whens: []expr.Expr{eq}, Thens: []expr.Expr{expr.NewConst(types.Null, l.Type())}, Else: l, T: l.Type()}, nil
+	case "pg_extract":
+		name = "extract" // EXTRACT(field FROM x), see sql/parser
 	case "position":
 		// POSITION(a IN b) arrives as position(a, b).
 		if len(args) == 2 {

@@ -214,6 +214,8 @@ func columnName(e ast.ExprNode) string {
 			}
 		case "pg_param", "pg_op":
 			return "?column?"
+		case "pg_extract":
+			return "extract"
 		}
 		return x.FnName.L
 	case *parser.Literal:

@@ -90,6 +90,9 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	if err != nil {
 		return nil, err
 	}
+	if visible := visibleCount(plan.Columns); len(x.Columns) > 0 && len(x.Columns) != visible {
+		return nil, pgerror.New(pgerror.CodeSyntaxError, "materialized view %q names %d columns but its query returns %d", x.Name.Name, len(x.Columns), visible)
+	}
 	created, err := e.rt.StartJob(viewID, plan.Graph, e.parallelism(par), true)
 	if err != nil {
 		return nil, err
@@ -99,6 +102,11 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	case <-ctx.Done():
 		_ = e.rt.StopJob(context.Background(), viewID)
 		return nil, ctx.Err()
+	}
+	// The backfill's last rows belong to an epoch that may not be
+	// committed yet: the view is readable once it is.
+	if err := e.Flush(ctx); err != nil {
+		return nil, err
 	}
 	t := &meta.Table{ID: viewID, Schema: x.Name.Schema, Name: x.Name.Name, Kind: meta.KindMaterializedView,
 		ViewSQL: x.Query.SQL, PK: plan.PK, AppendOnly: plan.AppendOnly, StateTables: stateTables,
@@ -164,4 +172,14 @@ func (s *Session) explainView(x *parser.CreateView) (pgwire.Rows, error) {
 		vals = append(vals, []string{line})
 	}
 	return &memRows{rows: textRows(vals...), tag: "EXPLAIN"}, nil
+}
+
+func visibleCount(cols []planner.Column) int {
+	n := 0
+	for _, c := range cols {
+		if !c.Hidden {
+			n++
+		}
+	}
+	return n
 }

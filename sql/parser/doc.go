@@ -69,7 +69,8 @@
 //     is the operator itself. + - * / % ^ and comparisons stay TiDB's; ^ is
 //     opcode.Xor, which the binder reads as power.
 //   - ISNULL/NOTNULL become IS NULL/IS NOT NULL.
-//   - EXTRACT(field FROM x) becomes date_part('field', x), field lowercased.
+//   - EXTRACT(field FROM x) becomes pg_extract('field', x), field lowercased:
+//     PostgreSQL 15's numeric-valued extract, not float8 date_part.
 //   - LIMIT ALL and LIMIT NULL are no limit; OFFSET n without a limit gets
 //     LIMIT 18446744073709551615; OFFSET n ROWS and FETCH FIRST|NEXT [n]
 //     ROW|ROWS ONLY (n defaulting to 1) become LIMIT n OFFSET m.

@@ -439,7 +439,8 @@ func (t *translator) cast(i int) (unit, int, error) {
 }
 
 // extract translates EXTRACT(field FROM expr) at token i into
-// date_part('field', expr).
+// pg_extract('field', expr), which the binder resolves to the
+// extract built-in (TiDB reserves the name extract for its own syntax).
 func (t *translator) extract(i int) (unit, int, error) {
 	open, end := i+1, t.match[i+1]
 	field := t.at(open + 1)
@@ -462,7 +463,7 @@ func (t *translator) extract(i int) (unit, int, error) {
 	if len(expr) == 0 {
 		return unit{}, end, t.syntaxErr(end)
 	}
-	fs := []frag{{text: "date_part(", src: t.at(i).pos}, {text: quoteString(name) + ",", src: field.pos, glue: true}}
+	fs := []frag{{text: "pg_extract(", src: t.at(i).pos}, {text: quoteString(name) + ",", src: field.pos, glue: true}}
 	fs = append(fs, expr...)
 	fs = append(fs, frag{text: ")", src: t.at(end).pos})
 	return unit{kind: uPrimary, frags: fs}, end + 1, nil
