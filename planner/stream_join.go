@@ -8,7 +8,10 @@ import (
 )
 
 // planJoin joins in a fragment whose inputs are hashed on the equi-join
-// keys. The output's stream key is the left key, then the right key.
+// keys. The output's stream key is the left key, then the right key, plus
+// the join keys: a row whose join key changes is retracted by one actor and
+// re-emitted by another, and only distinct stream keys keep the two from
+// colliding downstream, where their order is not preserved.
 func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	j = pushOnDown(j)
 	nl, nr := len(j.L.Columns()), len(j.R.Columns())
@@ -43,7 +46,7 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	spec.LeftTable, spec.RightTable = p.alloc(), p.alloc()
 	out := &stream{
 		cols:       slices.Concat(l.cols, r.cols),
-		key:        slices.Concat(l.key, shiftCols(r.key, lw)),
+		key:        joinStreamKey(j.Kind, l.key, spec.LeftKey, shiftCols(r.key, lw), shiftCols(spec.RightKey, lw)),
 		appendOnly: j.Kind == InnerJoin && l.appendOnly && r.appendOnly,
 		frag:       p.newFragment(false, inputs, spec),
 	}
@@ -56,6 +59,28 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	// Bring the join's columns first, then the hidden key columns.
 	out.pick(slices.Concat(seq(0, nl), seq(lw, lw+nr)))
 	return out, nil
+}
+
+// joinStreamKey is the output key of a join: both inputs' keys plus the
+// join key of a side that is never NULL-padded (both sides' for a full
+// join), without repeats.
+func joinStreamKey(kind JoinKind, lkey, ljoin, rkey, rjoin []int) []int {
+	parts := [][]int{lkey, rkey, ljoin}
+	switch kind {
+	case RightJoin:
+		parts[2] = rjoin
+	case FullJoin:
+		parts = append(parts, rjoin)
+	}
+	var out []int
+	for _, p := range parts {
+		for _, c := range p {
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // shiftCols adds delta to each column number.

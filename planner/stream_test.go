@@ -229,53 +229,53 @@ Fragment 0 (parallelism default)
 			sql:  "SELECT t.b, u.y FROM t FULL JOIN u ON t.a = u.a AND t.c <> u.y",
 			graph: `
 Fragment 1 (parallelism default)
-  Materialize table=99 pk=[2 3]
-    Exchange Hash[2 3] <- Fragment 0
+  Materialize table=99 pk=[2 3 4]
+    Exchange Hash[2 3 4] <- Fragment 0
 Fragment 0 (parallelism default)
-  Project [$1, $8, $0, $9]
+  Project [$1, $8, $0, $9, $6]
     HashJoin Full left=[0] right=[0] cond=($2 <> ($8)::text)
       Exchange Hash[0] <- Table t
       Exchange Hash[0] <- Table u`,
-			cols: "b integer, y character varying(10), a integer hidden, _row_id bigint hidden", pk: "[2 3]", tables: 2,
+			cols: "b integer, y character varying(10), a integer hidden, _row_id bigint hidden, a_1 integer hidden", pk: "[2 3 4]", tables: 2,
 		},
 		{
 			name: "computed join key",
 			sql:  "SELECT t.a FROM t JOIN u ON t.a + 1 = u.a",
 			graph: `
 Fragment 2 (parallelism default)
-  Materialize table=99 pk=[0 1]
-    Exchange Hash[0 1] <- Fragment 1
+  Materialize table=99 pk=[0 1 2]
+    Exchange Hash[0 1 2] <- Fragment 1
 Fragment 1 (parallelism default)
-  Project [$0, $10]
+  Project [$0, $10, $6]
     HashJoin Inner left=[6] right=[0]
       Exchange Hash[6] <- Fragment 0
       Exchange Hash[0] <- Table u
 Fragment 0 (parallelism default)
   Project [$0, $1, $2, $3, $4, $5, ($0 + '1'::integer)]
     Exchange Hash[0] <- Table t`,
-			cols: "a integer, _row_id bigint hidden", pk: "[0 1]", tables: 2,
+			cols: "a integer, _row_id bigint hidden, _key integer hidden", pk: "[0 1 2]", tables: 2,
 		},
 		{
 			name: "inner join of append-only inputs",
 			sql:  "SELECT e1.k, e2.v FROM e e1 JOIN e e2 ON e1.k = e2.k",
 			graph: `
 Fragment 1 (parallelism default)
-  Materialize table=99 pk=[2 3]
-    Exchange Hash[2 3] <- Fragment 0
+  Materialize table=99 pk=[2 3 0]
+    Exchange Hash[2 3 0] <- Fragment 0
 Fragment 0 (parallelism default)
   Project [$0, $5, $3, $7]
     HashJoin Inner left=[0] right=[0]
       Exchange Hash[0] <- Table e
       Exchange Hash[0] <- Table e`,
-			cols: "k bigint, v integer, _row_id bigint hidden, _row_id_1 bigint hidden", pk: "[2 3]", appendOnly: true, tables: 2,
+			cols: "k bigint, v integer, _row_id bigint hidden, _row_id_1 bigint hidden", pk: "[2 3 0]", appendOnly: true, tables: 2,
 		},
 		{
 			name: "join with a global aggregation, whose key is empty",
 			sql:  "SELECT x.cnt, y.total FROM mv x JOIN (SELECT count(*) AS total FROM t) y ON x.cnt = y.total",
 			graph: `
 Fragment 2 (parallelism default)
-  Materialize table=99 pk=[2]
-    Exchange Hash[2] <- Fragment 1
+  Materialize table=99 pk=[2 0]
+    Exchange Hash[2 0] <- Fragment 1
 Fragment 1 (parallelism default)
   Project [$1, $2, $0]
     HashJoin Inner left=[1] right=[0]
@@ -284,7 +284,7 @@ Fragment 1 (parallelism default)
 Fragment 0 (singleton)
   HashAgg group=[] aggs=[count(*)]
     Exchange Single <- Table t`,
-			cols: "cnt bigint, total bigint, b integer hidden", pk: "[2]", tables: 3,
+			cols: "cnt bigint, total bigint, b integer hidden", pk: "[2 0]", tables: 3,
 		},
 		{
 			name: "union all adds a branch number and key slots",

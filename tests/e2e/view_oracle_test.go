@@ -1,0 +1,161 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"pgregory.net/rapid"
+)
+
+// viewTemplates are materialized-view queries over tables a(id, k, v, s)
+// and b(id, k, w); %s is replaced by the check's table prefix.
+var viewTemplates = []string{
+	"SELECT id, v + 1 AS x, s FROM %[1]sa WHERE v > 3",
+	"SELECT k, count(*) AS n, sum(v) AS sv, min(v) AS lo, max(v) AS hi, avg(v) AS av FROM %[1]sa GROUP BY k",
+	"SELECT k, count(DISTINCT v) AS dv, string_agg(s, ',') IS NULL AS no_s FROM %[1]sa GROUP BY k",
+	"SELECT count(*) AS n, sum(v) AS sv, bool_and(v > 2) AS all_big, bool_or(v IS NULL) AS any_null FROM %[1]sa",
+	"SELECT %[1]sa.id AS aid, %[1]sb.id AS bid, v, w FROM %[1]sa JOIN %[1]sb ON %[1]sa.k = %[1]sb.k",
+	"SELECT %[1]sa.id AS aid, %[1]sb.id AS bid, v, w FROM %[1]sa LEFT JOIN %[1]sb ON %[1]sa.k = %[1]sb.k AND w > 1",
+	"SELECT %[1]sa.id AS aid, %[1]sb.id AS bid FROM %[1]sa FULL JOIN %[1]sb ON %[1]sa.k = %[1]sb.k",
+	"SELECT %[1]sa.k, count(*) AS n, sum(w) AS sw FROM %[1]sa JOIN %[1]sb ON %[1]sa.k = %[1]sb.k GROUP BY %[1]sa.k",
+	"SELECT id, v FROM %[1]sa ORDER BY v DESC, id LIMIT 3",
+	"SELECT id, v FROM %[1]sa ORDER BY v, id LIMIT 2 OFFSET 1",
+	"SELECT k FROM %[1]sa UNION ALL SELECT k FROM %[1]sb",
+	"SELECT k FROM %[1]sa UNION SELECT k FROM %[1]sb",
+	"SELECT DISTINCT k, v > 4 AS big FROM %[1]sa",
+	"SELECT k, v FROM %[1]sa WHERE k IS NOT NULL AND s LIKE 'x%%'",
+}
+
+// TestViewOracle drives random INSERT/UPDATE/DELETE streams through
+// randomly chosen materialized views (created before, between and after
+// the changes, at parallelism 1, 2 and 4) and checks after FLUSH that each
+// view equals its query run as a batch query over the tables.
+func TestViewOracle(t *testing.T) {
+	n := startNode(t)
+	conn := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
+	ctx := context.Background()
+	exec := func(t *rapid.T, sql string, args ...any) {
+		if _, err := conn.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	check := 0
+	rapid.Check(t, func(t *rapid.T) {
+		check++
+		p := fmt.Sprintf("o%d_", check)
+		exec(t, fmt.Sprintf("CREATE TABLE %sa (id INT PRIMARY KEY, k INT, v INT, s TEXT)", p))
+		exec(t, fmt.Sprintf("CREATE TABLE %sb (id INT PRIMARY KEY, k INT, w INT)", p))
+		views := map[string]string{}
+		live := map[string]map[int]bool{"a": {}, "b": {}}
+		steps := rapid.IntRange(5, 25).Draw(t, "steps")
+		for step := 0; step < steps; step++ {
+			switch rapid.IntRange(0, 9).Draw(t, "action") {
+			case 0: // create a view
+				q := fmt.Sprintf(rapid.SampledFrom(viewTemplates).Draw(t, "view"), p)
+				name := fmt.Sprintf("%sv%d", p, len(views))
+				par := rapid.SampledFrom([]int{1, 2, 4}).Draw(t, "parallelism")
+				exec(t, fmt.Sprintf("CREATE MATERIALIZED VIEW %s WITH (parallelism = %d) AS %s", name, par, q))
+				views[name] = q
+			default:
+				table := rapid.SampledFrom([]string{"a", "b"}).Draw(t, "table")
+				mutate(t, exec, p+table, table, live[table])
+			}
+		}
+		exec(t, "FLUSH")
+		for name, q := range views {
+			got := rowsOf(t, conn, "SELECT * FROM "+name)
+			want := rowsOf(t, conn, q)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("view %s = %s\n got:\n%s\n want:\n%s", name, q, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		}
+		exec(t, fmt.Sprintf("DROP TABLE %sa CASCADE", p))
+		exec(t, fmt.Sprintf("DROP TABLE %sb CASCADE", p))
+	})
+}
+
+// mutate applies one random INSERT, UPDATE or DELETE (of several rows) to
+// table, keeping live (the ids present) in step.
+func mutate(t *rapid.T, exec func(*rapid.T, string, ...any), table, kind string, live map[int]bool) {
+	val := func(label string) any {
+		if rapid.IntRange(0, 9).Draw(t, label+"_null") == 0 {
+			return nil
+		}
+		return rapid.IntRange(0, 6).Draw(t, label)
+	}
+	ids := make([]int, 0, len(live))
+	for id := range live {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	switch op := rapid.IntRange(0, 3).Draw(t, "op"); {
+	case op <= 1 || len(ids) == 0:
+		var rows []string
+		var args []any
+		for i := rapid.IntRange(1, 4).Draw(t, "rows"); i > 0; i-- {
+			id := rapid.IntRange(0, 30).Draw(t, "id")
+			if live[id] {
+				continue
+			}
+			live[id] = true
+			n := len(args)
+			if kind == "a" {
+				rows = append(rows, fmt.Sprintf("($%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4))
+				args = append(args, id, val("k"), val("v"), rapid.SampledFrom([]any{"x1", "x2", "y", nil}).Draw(t, "s"))
+			} else {
+				rows = append(rows, fmt.Sprintf("($%d, $%d, $%d)", n+1, n+2, n+3))
+				args = append(args, id, val("k"), val("w"))
+			}
+		}
+		if len(rows) > 0 {
+			exec(t, "INSERT INTO "+table+" VALUES "+strings.Join(rows, ", "), args...)
+		}
+	case op == 2:
+		id := rapid.SampledFrom(ids).Draw(t, "upd")
+		col := "v"
+		if kind == "b" {
+			col = "w"
+		}
+		if rapid.Bool().Draw(t, "updk") {
+			col = "k"
+		}
+		exec(t, fmt.Sprintf("UPDATE %s SET %s = $1 WHERE id = $2 OR id = $3", table, col), val("new"), id, rapid.IntRange(0, 30).Draw(t, "upd2"))
+	default:
+		lo := rapid.SampledFrom(ids).Draw(t, "del")
+		hi := lo + rapid.IntRange(0, 3).Draw(t, "span")
+		exec(t, fmt.Sprintf("DELETE FROM %s WHERE id BETWEEN $1 AND $2", table), lo, hi)
+		for id := lo; id <= hi; id++ {
+			delete(live, id)
+		}
+	}
+}
+
+// rowsOf returns a query's rows as sorted text lines.
+func rowsOf(t *rapid.T, conn *pgx.Conn, sql string) []string {
+	rows, err := conn.Query(context.Background(), sql)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var parts []string
+		for _, raw := range rows.RawValues() {
+			if raw == nil {
+				parts = append(parts, "NULL")
+			} else {
+				parts = append(parts, string(raw))
+			}
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	sort.Strings(out)
+	return out
+}
