@@ -169,6 +169,12 @@ func (a *hashAgg) Process(_ int, c *Chunk, _ Emit) error {
 		g.changed = true
 		g.count += step(retract)
 		for j, f := range a.spec.Aggs {
+			if ok, err := f.Accepts(a.ctx, row); err != nil || !ok {
+				if err != nil {
+					return err
+				}
+				continue
+			}
 			args := a.args[j]
 			for k, e := range f.Args {
 				if args[k], err = e.Eval(a.ctx, row); err != nil {

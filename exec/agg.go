@@ -55,6 +55,12 @@ func (a *HashAgg) Run(c *expr.Ctx, emit Emit) error {
 			groups[string(key)] = g
 		}
 		for i, ag := range a.Aggs {
+			if ok, err := ag.Accepts(c, row); err != nil || !ok {
+				if err != nil {
+					return false, err
+				}
+				continue
+			}
 			args := argBufs[i]
 			for j, e := range ag.Args {
 				v, err := e.Eval(c, row)

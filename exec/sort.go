@@ -26,7 +26,7 @@ func (s *Sort) Run(c *expr.Ctx, emit Emit) error {
 	if err != nil {
 		return err
 	}
-	sort.SliceStable(rows, func(i, j int) bool { return s.less(rows[i], rows[j]) })
+	sortRows(rows, s.Keys)
 	for _, r := range rows {
 		if more, err := emit(r); err != nil || !more {
 			return err
@@ -35,8 +35,15 @@ func (s *Sort) Run(c *expr.Ctx, emit Emit) error {
 	return nil
 }
 
-func (s *Sort) less(a, b []types.Datum) bool {
-	for _, k := range s.Keys {
+// sortRows orders rows by keys, keeping the input order of equal rows.
+func sortRows(rows [][]types.Datum, keys []SortKey) {
+	sort.SliceStable(rows, func(i, j int) bool { return compareRows(keys, rows[i], rows[j]) < 0 })
+}
+
+// compareRows compares two rows by keys: negative when a sorts first,
+// zero when they are peers.
+func compareRows(keys []SortKey, a, b []types.Datum) int {
+	for _, k := range keys {
 		x, y := a[k.Col], b[k.Col]
 		var cmp int
 		switch {
@@ -59,10 +66,10 @@ func (s *Sort) less(a, b []types.Datum) bool {
 			}
 		}
 		if cmp != 0 {
-			return cmp < 0
+			return cmp
 		}
 	}
-	return false
+	return 0
 }
 
 // Distinct passes the first occurrence of each distinct row.

@@ -14,19 +14,35 @@ type AggFunc struct {
 	Name     string
 	Args     []Expr // nil for count(*)
 	Distinct bool
-	T        types.T
+	// Filter, if set, is the FILTER (WHERE ...) condition: rows for which it
+	// is not true are left out of this aggregate.
+	Filter Expr
+	T      types.T
+}
+
+// Accepts reports whether row feeds the aggregate (its FILTER holds).
+func (a *AggFunc) Accepts(c *Ctx, row []types.Datum) (bool, error) {
+	if a.Filter == nil {
+		return true, nil
+	}
+	v, err := a.Filter.Eval(c, row)
+	return err == nil && !v.IsNull() && v.Bool(), err
 }
 
 // String renders the call.
 func (a *AggFunc) String() string {
+	filter := ""
+	if a.Filter != nil {
+		filter = " FILTER (WHERE " + a.Filter.String() + ")"
+	}
 	if a.Args == nil {
-		return a.Name + "(*)"
+		return a.Name + "(*)" + filter
 	}
 	d := ""
 	if a.Distinct {
 		d = "DISTINCT "
 	}
-	return a.Name + "(" + d + joinStrings(a.Args, ", ") + ")"
+	return a.Name + "(" + d + joinStrings(a.Args, ", ") + ")" + filter
 }
 
 // IsAggregate reports whether name is an aggregate function.

@@ -31,7 +31,7 @@ func (b *Binder) bindExpr(n ast.ExprNode, s *scope) (expr.Expr, error) {
 	case *ast.FuncCallExpr:
 		return b.bindFuncCall(x, s)
 	case *ast.AggregateFuncExpr:
-		return b.bindAggregate(lowerASCII(x.F), x.Args, x.Distinct, s)
+		return b.bindAggregate(lowerASCII(x.F), x.Args, x.Distinct, nil, s)
 	case *ast.CaseExpr:
 		return b.bindCase(x, s)
 	case *ast.IsNullExpr:
@@ -300,7 +300,19 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "NULLS FIRST/LAST is only allowed in ORDER BY")
 	}
 	if expr.IsAggregate(name) {
-		return b.bindAggregate(name, x.Args, false, s)
+		return b.bindAggregate(name, x.Args, false, nil, s)
+	}
+	if name == "pg_filter" {
+		// agg(...) FILTER (WHERE cond), see sql/parser.
+		switch agg := x.Args[0].(type) {
+		case *ast.AggregateFuncExpr:
+			return b.bindAggregate(lowerASCII(agg.F), agg.Args, agg.Distinct, x.Args[1], s)
+		case *ast.FuncCallExpr:
+			if expr.IsAggregate(agg.FnName.L) {
+				return b.bindAggregate(agg.FnName.L, agg.Args, false, x.Args[1], s)
+			}
+		}
+		return nil, pgerror.New(pgerror.CodeWrongObjectType, "FILTER specified, but %s is not an aggregate function", columnName(x.Args[0]))
 	}
 	argNodes := x.Args
 	if name == "trim" && len(argNodes) == 3 {
@@ -424,7 +436,7 @@ func (b *Binder) bindCast(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) {
 	return expr.CastTo(e, t)
 }
 
-func (b *Binder) bindAggregate(name string, argNodes []ast.ExprNode, distinct bool, s *scope) (expr.Expr, error) {
+func (b *Binder) bindAggregate(name string, argNodes []ast.ExprNode, distinct bool, filter ast.ExprNode, s *scope) (expr.Expr, error) {
 	if b.aggForbidden != "" {
 		return nil, pgerror.New(pgerror.CodeGroupingError, "aggregate functions are not allowed in %s", b.aggForbidden)
 	}
@@ -451,6 +463,11 @@ func (b *Binder) bindAggregate(name string, argNodes []ast.ExprNode, distinct bo
 	a, err := expr.NewAgg(name, args, distinct, star)
 	if err != nil {
 		return nil, err
+	}
+	if filter != nil {
+		if a.Filter, err = b.bindBool(filter, s, "FILTER"); err != nil {
+			return nil, err
+		}
 	}
 	return collector.add(a), nil
 }

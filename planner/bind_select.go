@@ -216,6 +216,8 @@ func columnName(e ast.ExprNode) string {
 			return "?column?"
 		case "pg_extract":
 			return "extract"
+		case "pg_filter":
+			return columnName(x.Args[0])
 		}
 		return x.FnName.L
 	case *parser.Literal:

@@ -69,6 +69,7 @@
 //     is the operator itself. + - * / % ^ and comparisons stay TiDB's; ^ is
 //     opcode.Xor, which the binder reads as power.
 //   - ISNULL/NOTNULL become IS NULL/IS NOT NULL.
+//   - agg(args) FILTER (WHERE cond) becomes pg_filter(agg(args), cond).
 //   - EXTRACT(field FROM x) becomes pg_extract('field', x), field lowercased:
 //     PostgreSQL 15's numeric-valued extract, not float8 date_part.
 //   - LIMIT ALL and LIMIT NULL are no limit; OFFSET n without a limit gets
@@ -93,7 +94,7 @@
 //   - RETURNING list is cut off the INSERT/UPDATE/DELETE and parsed into
 //     Statement.Returning.
 //   - Recognized but unsupported forms are 0A000 feature_not_supported:
-//     DISTINCT ON, ON CONFLICT, arrays and subscripts, FILTER, WITHIN GROUP,
+//     DISTINCT ON, ON CONFLICT, arrays and subscripts, WITHIN GROUP,
 //     FETCH ... WITH TIES, SIMILAR TO, BETWEEN SYMMETRIC, UPDATE ... FROM,
 //     DELETE ... USING, SELECT ... FOR UPDATE, bit-string literals, and
 //     statement kinds such as GRANT, COPY, TRUNCATE, CREATE SOURCE/SINK.

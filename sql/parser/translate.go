@@ -382,9 +382,15 @@ func (t *translator) call(start, name int) (unit, int, error) {
 	fs = append(fs, frag{text: ")", src: t.at(j).pos})
 	j++
 	switch n := t.at(j); {
-	case n.is("filter") && t.at(j+1).isPunct("("):
-		return unit{}, j, notSupportedAt(t.src, n.pos, "aggregate FILTER clauses are not supported").
-			WithHint("use CASE WHEN inside the aggregate")
+	case n.is("filter") && t.at(j+1).isPunct("(") && t.at(j+2).is("where"):
+		// agg(...) FILTER (WHERE cond) → pg_filter(agg(...), cond).
+		cond, err := t.translate(j+3, t.match[j+1], modeExpr)
+		if err != nil {
+			return unit{}, j, err
+		}
+		fs = append([]frag{{text: "pg_filter(", src: n.pos}}, fs...)
+		fs = append(append(append(fs, frag{text: ",", src: n.pos, glue: true}), cond...), frag{text: ")", src: t.at(t.match[j+1]).pos})
+		j = t.match[j+1] + 1
 	case n.is("within") && t.at(j+1).is("group"):
 		return unit{}, j, notSupportedAt(t.src, n.pos, "WITHIN GROUP is not supported")
 	case n.is("over") && t.at(j+1).isPunct("("):

@@ -28,6 +28,8 @@ var viewTemplates = []string{
 	"SELECT k FROM %[1]sa UNION SELECT k FROM %[1]sb",
 	"SELECT DISTINCT k, v > 4 AS big FROM %[1]sa",
 	"SELECT k, v FROM %[1]sa WHERE k IS NOT NULL AND s LIKE 'x%%'",
+	"SELECT k, count(*) FILTER (WHERE v > 2) AS c, sum(v) FILTER (WHERE s = 'y') AS sy FROM %[1]sa GROUP BY k",
+	"SELECT x.k, x.n, %[1]sb.w FROM (SELECT k, count(*) AS n FROM %[1]sa GROUP BY k) x JOIN %[1]sb ON x.k = %[1]sb.k",
 }
 
 // TestViewOracle drives random INSERT/UPDATE/DELETE streams through
