@@ -23,12 +23,9 @@ type inputPort struct {
 // its input queues with barrier alignment, drives the operator chain and
 // dispatches the output.
 type actor struct {
-	id  int
-	job uint32
-	// publishes is the relation whose changes this actor's output carries
-	// (a table's or view's materialize actor), or 0.
-	publishes uint32
-	ports     []*inputPort
+	id    int
+	job   uint32
+	ports []*inputPort
 	// pre holds per-input stages before the chain (backfills).
 	pre   map[int]Operator
 	chain []Operator

@@ -66,7 +66,7 @@ func (r *Runtime) StartTable(t *TableRef) error {
 		return err
 	}
 	ch := make(chan Message, queueLen)
-	a := &actor{id: int(t.ID), job: t.ID, publishes: t.ID, chain: []Operator{mat}, out: &dispatcher{},
+	a := &actor{id: int(t.ID), job: t.ID, chain: []Operator{mat}, out: &dispatcher{},
 		ports: []*inputPort{{ch: ch, resume: make(chan struct{})}}}
 	r.mu.Lock()
 	r.publishers[t.ID] = []*actor{a}
@@ -178,9 +178,6 @@ func (r *Runtime) StartJob(id uint32, g *GraphSpec, parallelism int, withBackfil
 		}
 	}
 	last := g.Fragments[len(g.Fragments)-1]
-	for _, a := range byID[last.ID] {
-		a.publishes = id
-	}
 	r.publishers[id] = byID[last.ID]
 	r.jobs[id] = j
 	for _, a := range j.actors {
