@@ -43,16 +43,23 @@ var sessionVars = map[string]varDef{
 	"bytea_output":                        {def: "hex", desc: "Sets the output format for bytea."},
 	"max_identifier_length":               {def: "63", readOnly: true, desc: "Shows the maximum identifier length."},
 	"implicit_flush":                      {def: "off", desc: "Makes each DML statement wait until its effects are visible in every materialized view."},
-	"server_version_num":                  {def: "150000", readOnly: true, desc: "Shows the server version as an integer."},
-	"row_security":                        {def: "on", desc: "Enable row security."},
-	"synchronous_commit":                  {def: "on", desc: "Sets the current transaction's synchronization level."},
-	"enable_seqscan":                      {def: "on", desc: "Enables the planner's use of sequential-scan plans."},
-	"join_collapse_limit":                 {def: "8", desc: "Sets the FROM-list size beyond which JOIN constructs are not flattened."},
-	"cursor_tuple_fraction":               {def: "0.1", desc: "Sets the planner's estimate of the fraction of a cursor's rows that will be retrieved."},
-	"check_function_bodies":               {def: "on", desc: "Check routine bodies during CREATE FUNCTION and CREATE PROCEDURE."},
-	"default_with_oids":                   {def: "off", desc: "Deprecated."},
-	"geqo":                                {def: "on", desc: "Enables genetic query optimization."},
-	"work_mem":                            {def: "4MB", desc: "Sets the maximum memory to be used for query workspaces."},
+	"streaming_parallelism":               {def: "0", desc: "Actors per fragment of new materialized views (0: the server's default)."},
+	// Accepted for RisingWave compatibility; they tune RisingWave's own
+	// executors and have no effect here.
+	"streaming_join_encoding":       {def: "memory_optimized", desc: "Accepted for RisingWave compatibility; no effect."},
+	"streaming_asof_join_use_cache": {def: "true", desc: "Accepted for RisingWave compatibility; no effect."},
+	"rw_force_two_phase_agg":        {def: "false", desc: "Accepted for RisingWave compatibility; no effect."},
+	"enable_two_phase_agg":          {def: "true", desc: "Accepted for RisingWave compatibility; no effect."},
+	"server_version_num":            {def: "150000", readOnly: true, desc: "Shows the server version as an integer."},
+	"row_security":                  {def: "on", desc: "Enable row security."},
+	"synchronous_commit":            {def: "on", desc: "Sets the current transaction's synchronization level."},
+	"enable_seqscan":                {def: "on", desc: "Enables the planner's use of sequential-scan plans."},
+	"join_collapse_limit":           {def: "8", desc: "Sets the FROM-list size beyond which JOIN constructs are not flattened."},
+	"cursor_tuple_fraction":         {def: "0.1", desc: "Sets the planner's estimate of the fraction of a cursor's rows that will be retrieved."},
+	"check_function_bodies":         {def: "on", desc: "Check routine bodies during CREATE FUNCTION and CREATE PROCEDURE."},
+	"default_with_oids":             {def: "off", desc: "Deprecated."},
+	"geqo":                          {def: "on", desc: "Enables genetic query optimization."},
+	"work_mem":                      {def: "4MB", desc: "Sets the maximum memory to be used for query workspaces."},
 }
 
 var varAliases = map[string]string{

@@ -60,6 +60,13 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 		return nil, pgerror.New(pgerror.CodeDuplicateTable, "relation %q already exists", x.Name.Name)
 	}
 	par := 0
+	if v, _ := s.vars.get("streaming_parallelism"); v != "0" && v != "default" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > exec.VNodes {
+			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "streaming_parallelism must be an integer from 0 to %d", exec.VNodes)
+		}
+		par = n
+	}
 	for k, v := range x.With {
 		if k != "parallelism" {
 			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "materialized view option %q is not supported", k)

@@ -67,7 +67,7 @@ var typeNames = map[string]Family{
 	"float4": Float4, "real": Float4,
 	"float8": Float8, "double precision": Float8, "double": Float8, "float": Float8,
 	"numeric": Numeric, "decimal": Numeric, "dec": Numeric,
-	"text":    Text,
+	"text": Text, "string": Text, // string: RisingWave's and Spark's name for text
 	"varchar": Varchar, "character varying": Varchar, "char varying": Varchar,
 	"bpchar": Bpchar, "char": Bpchar, "character": Bpchar,
 	"bytea": Bytea,
