@@ -92,6 +92,7 @@ func (b *Binder) bindGroupBy(sel *ast.SelectStmt, fields []ast.ExprNode, s *scop
 	saved := b.aggForbidden
 	b.aggForbidden = "GROUP BY"
 	defer func() { b.aggForbidden = saved }()
+	defer b.noWindows(windowsNotAllowed("GROUP BY"))()
 	var out []expr.Expr
 	for _, item := range sel.GroupBy.Items {
 		n := item.Expr

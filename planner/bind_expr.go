@@ -68,7 +68,7 @@ func (b *Binder) bindExpr(n ast.ExprNode, s *scope) (expr.Expr, error) {
 	case *ast.DefaultExpr:
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "DEFAULT is not allowed in this context")
 	case *ast.WindowFuncExpr:
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "window functions are not supported yet")
+		return b.bindWindowFunc(x, s)
 	case *ast.RowExpr:
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "row expressions are not supported yet")
 	}
@@ -443,16 +443,11 @@ func (b *Binder) bindAggregate(name string, argNodes []ast.ExprNode, distinct bo
 	if b.agg == nil {
 		return nil, pgerror.New(pgerror.CodeGroupingError, "aggregate function calls cannot be nested")
 	}
-	star := false
-	if name == "count" && len(argNodes) == 1 {
-		// TiDB parses count(*) as count(1); both count every row.
-		if lit, ok := argNodes[0].(*parser.Literal); ok && !lit.Value.IsNull() && !distinct {
-			star = true
-		}
-	}
+	star := isCountStar(name, argNodes, distinct)
 	collector := b.agg
 	b.agg = nil // a nested aggregate call is an error
 	defer func() { b.agg = collector }()
+	defer b.noWindows(pgerror.New(pgerror.CodeGroupingError, "aggregate function calls cannot contain window function calls"))()
 	var args []expr.Expr
 	if !star {
 		var err error
@@ -470,6 +465,16 @@ func (b *Binder) bindAggregate(name string, argNodes []ast.ExprNode, distinct bo
 		}
 	}
 	return collector.add(a), nil
+}
+
+// isCountStar reports whether a call is count(*), which TiDB parses as
+// count(1); both count every row.
+func isCountStar(name string, args []ast.ExprNode, distinct bool) bool {
+	if name != "count" || len(args) != 1 || distinct {
+		return false
+	}
+	lit, ok := args[0].(*parser.Literal)
+	return ok && !lit.Value.IsNull()
 }
 
 func (b *Binder) bindCase(x *ast.CaseExpr, s *scope) (expr.Expr, error) {

@@ -12,21 +12,25 @@ import (
 )
 
 // bindSelect binds one SELECT block:
-// FROM → WHERE → GROUP BY/aggregates → HAVING → select list → DISTINCT →
-// ORDER BY → LIMIT.
+// FROM → WHERE → GROUP BY/aggregates → HAVING → window functions → select
+// list → DISTINCT → ORDER BY → LIMIT.
 func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo) (Node, error) {
 	setOpMember := b.setOpMember
 	b.setOpMember = false
+	// Window functions of an enclosing query do not reach in here.
+	defer b.noWindows(nil)()
 	pop, err := b.pushCTEs(sel.With, outer, sub)
 	if err != nil {
 		return nil, err
 	}
 	defer pop()
 	if sel.Kind == ast.SelectStmtKindValues {
+		b.winErr = windowsNotAllowed("VALUES")
 		return b.bindValues(sel.Lists, outer, sub)
 	}
-	if sel.WindowSpecs != nil {
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "window functions are not supported yet")
+	windows, err := newWindowCollector(sel.WindowSpecs)
+	if err != nil {
+		return nil, err
 	}
 
 	var input Node = &Values{Rows: [][]expr.Expr{{}}}
@@ -65,7 +69,7 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 		collector.group = groupExprs
 	}
 	saved := b.agg
-	b.agg = collector
+	b.agg, b.win = collector, windows
 	defer func() { b.agg = saved }()
 
 	exprs := make([]expr.Expr, len(fields))
@@ -84,7 +88,7 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 	if err != nil {
 		return nil, err
 	}
-	b.agg = saved
+	b.agg, b.win = saved, nil
 
 	if grouped {
 		agg, err := collector.plan(input, s)
@@ -107,6 +111,21 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 			if order.extra[i], err = collector.rewrite(order.extra[i]); err != nil {
 				return nil, err
 			}
+		}
+		for _, c := range windows.calls {
+			if err := c.mapExprs(collector.rewrite); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(windows.calls) > 0 {
+		var refs []expr.Expr
+		input, refs = windows.plan(input)
+		for i := range exprs {
+			exprs[i] = replaceWindowRefs(exprs[i], refs)
+		}
+		for i := range order.extra {
+			order.extra[i] = replaceWindowRefs(order.extra[i], refs)
 		}
 	}
 
@@ -226,6 +245,8 @@ func columnName(e ast.ExprNode) string {
 		}
 	case *ast.AggregateFuncExpr:
 		return lowerASCII(x.F)
+	case *ast.WindowFuncExpr:
+		return lowerASCII(x.Name)
 	case *ast.ParenthesesExpr:
 		return columnName(x.Expr)
 	case *ast.CaseExpr:
@@ -285,19 +306,21 @@ func lowerASCII(s string) string {
 }
 
 // bindCondition binds a boolean clause (WHERE, ON; HAVING when clause is
-// "", where aggregates stay allowed).
+// "", where aggregates stay allowed). Window functions are not allowed.
 func (b *Binder) bindCondition(n ast.ExprNode, s *scope, clause string) (expr.Expr, error) {
-	what := clause
-	if clause == "" {
-		what = "HAVING"
-	} else {
+	what, where := clause, clause
+	switch clause {
+	case "":
+		what, where = "HAVING", "HAVING"
+	case "JOIN/ON":
+		where = "JOIN conditions" // PostgreSQL's wording there
+	}
+	if clause != "" {
 		saved := b.aggForbidden
-		b.aggForbidden = clause
-		if clause == "JOIN/ON" {
-			b.aggForbidden = "JOIN conditions" // PostgreSQL's wording there
-		}
+		b.aggForbidden = where
 		defer func() { b.aggForbidden = saved }()
 	}
+	defer b.noWindows(windowsNotAllowed(where))()
 	return b.bindBool(n, s, what)
 }
 

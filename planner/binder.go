@@ -19,6 +19,11 @@ type Binder struct {
 	agg *aggCollector
 	// aggForbidden names the clause where aggregates are not allowed.
 	aggForbidden string
+	// win collects the window functions of the current SELECT's select
+	// list and ORDER BY; elsewhere it is nil and winErr, when set, says
+	// why window functions are not allowed.
+	win    *windowCollector
+	winErr error
 	// setOpMember marks the SELECT about to be bound as a member of a set
 	// operation: its unknown-typed outputs (NULL, 'literal') stay unknown
 	// so that the set operation resolves them, as in PostgreSQL.

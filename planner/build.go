@@ -34,17 +34,24 @@ func Build(n Node) exec.Op {
 	case *Distinct:
 		return &exec.Distinct{Input: Build(x.Input)}
 	case *Sort:
-		keys := make([]exec.SortKey, len(x.Keys))
-		for i, k := range x.Keys {
-			keys[i] = exec.SortKey(k)
-		}
-		return &exec.Sort{Input: Build(x.Input), Keys: keys}
+		return &exec.Sort{Input: Build(x.Input), Keys: execKeys(x.Keys)}
+	case *Window:
+		return &exec.Window{Input: Build(x.Input), Partition: x.Partition, Order: execKeys(x.Order), Funcs: x.Funcs}
 	case *Limit:
 		return &exec.Limit{Input: Build(x.Input), Count: x.Count, Offset: x.Offset}
 	case *SetOp:
 		return &exec.SetOp{Kind: x.Kind, All: x.All, L: Build(x.L), R: Build(x.R)}
 	}
 	panic("planner: unknown node")
+}
+
+// execKeys converts sort keys for exec.
+func execKeys(keys []SortKey) []exec.SortKey {
+	out := make([]exec.SortKey, len(keys))
+	for i, k := range keys {
+		out[i] = exec.SortKey(k)
+	}
+	return out
 }
 
 // pushIntoJoin distributes the conjuncts of a filter over an inner join:

@@ -1,7 +1,8 @@
 // Package planner turns parsed SQL (the TiDB AST as translated by
 // sql/parser) into typed logical plans: it binds names against the catalog,
 // resolves operators and functions with PostgreSQL's typing rules, plans
-// aggregation, sorting and subqueries, and builds executable batch plans.
+// aggregation, window functions, sorting and subqueries, and builds
+// executable batch plans.
 // Streaming plans for materialized views build on the same logical plans.
 package planner
 
@@ -111,6 +112,20 @@ type Limit struct {
 	Count, Offset expr.Expr
 }
 
+// WindowFunc is one window function call of a Window node.
+type WindowFunc = exec.WindowFunc
+
+// Window computes window functions over the partitions of its input: the
+// rows equal on the Partition columns, each ordered by Order. Output: the
+// input's columns, then one column per function.
+type Window struct {
+	Input     Node
+	Partition []int
+	Order     []SortKey
+	Funcs     []WindowFunc
+	Cols      []Column
+}
+
 // SetOpKind is UNION, EXCEPT or INTERSECT.
 type SetOpKind = exec.SetOpKind
 
@@ -162,6 +177,9 @@ func (n *Limit) Columns() []Column { return n.Input.Columns() }
 // Columns implements Node.
 func (n *SetOp) Columns() []Column { return n.Cols }
 
+// Columns implements Node.
+func (n *Window) Columns() []Column { return n.Cols }
+
 // Inputs implements Node.
 func (n *Scan) Inputs() []Node { return nil }
 
@@ -191,6 +209,9 @@ func (n *Limit) Inputs() []Node { return []Node{n.Input} }
 
 // Inputs implements Node.
 func (n *SetOp) Inputs() []Node { return []Node{n.L, n.R} }
+
+// Inputs implements Node.
+func (n *Window) Inputs() []Node { return []Node{n.Input} }
 
 func (n *Scan) explain() string     { return "Scan " + n.Table.Name }
 func (n *Values) explain() string   { return fmt.Sprintf("Values (%d rows)", len(n.Rows)) }
@@ -228,6 +249,26 @@ func (n *SetOp) explain() string {
 		all = " All"
 	}
 	return n.Kind.String() + all
+}
+func (n *Window) explain() string {
+	order := make([]string, len(n.Order))
+	for i, k := range n.Order {
+		order[i] = fmt.Sprintf("$%d", k.Col)
+		if k.Desc {
+			order[i] += " DESC"
+		}
+		switch {
+		case k.NullsFirst && !k.Desc:
+			order[i] += " NULLS FIRST"
+		case !k.NullsFirst && k.Desc:
+			order[i] += " NULLS LAST"
+		}
+	}
+	funcs := make([]string, len(n.Funcs))
+	for i := range n.Funcs {
+		funcs[i] = n.Funcs[i].String()
+	}
+	return fmt.Sprintf("Window partition=%v order=[%s] %s", n.Partition, strings.Join(order, " "), strings.Join(funcs, ", "))
 }
 
 // Explain renders a plan tree, one node per line, children indented.
@@ -296,6 +337,13 @@ func exprsOf(n Node) []expr.Expr {
 		return out
 	case *Limit:
 		return nonNil(x.Count, x.Offset)
+	case *Window:
+		var out []expr.Expr
+		for _, f := range x.Funcs {
+			out = append(out, f.Args...)
+			out = append(out, nonNil(f.Frame.Start.Offset, f.Frame.End.Offset)...)
+		}
+		return out
 	}
 	return nil
 }

@@ -27,7 +27,7 @@ type StreamPlan struct {
 // groups; alloc returns a fresh catalog id for each state table. Shapes a
 // streaming job cannot maintain yet are *pgerror.Error 0A000.
 func PlanStream(query Node, viewID uint32, vnodes int, alloc func() uint32) (*StreamPlan, error) {
-	p := &streamPlanner{alloc: alloc}
+	p := &streamPlanner{alloc: alloc, uses: windowUses(query)}
 	s, err := p.plan(query)
 	if err != nil {
 		return nil, err
@@ -48,6 +48,8 @@ type streamPlanner struct {
 	alloc func() uint32
 	// frags are the fragments made so far, in creation order (= ID).
 	frags []*dataflow.FragmentSpec
+	// uses tells which output columns of each Window the query reads.
+	uses map[*Window][]bool
 }
 
 // plan plans the subtree n as a stream whose first columns are n's.
@@ -59,6 +61,13 @@ func (p *streamPlanner) plan(n Node) (*stream, error) {
 	case *Scan:
 		return scanStream(x)
 	case *Filter:
+		m, ok, err := matchTopN(x)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return p.plan(m.plan())
+		}
 		if j, ok := x.Input.(*Join); ok && j.Kind == InnerJoin {
 			return p.plan(pushIntoJoin(j, x.Cond))
 		}
@@ -90,6 +99,10 @@ func (p *streamPlanner) plan(n Node) (*stream, error) {
 		return p.planSetOp(x)
 	case *Values:
 		return nil, notStreamable("VALUES lists and SELECT without FROM")
+	case *Window:
+		return nil, windowNotStreamable(x)
+	case *groupTopN:
+		return p.planGroupTopN(x)
 	}
 	return nil, pgerror.New(pgerror.CodeInternal, "streaming plan of %T is not implemented", n)
 }

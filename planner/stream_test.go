@@ -376,6 +376,119 @@ Fragment 0 (parallelism default)
 			cols: "a integer", pk: "[0]",
 		},
 		{
+			name: "row_number top-n per partition hashes on the partition key, which joins the stream key",
+			sql:  "SELECT a, b FROM (SELECT *, row_number() OVER (PARTITION BY b ORDER BY c) AS rn FROM t) s WHERE rn <= 3",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[1 0]
+    Exchange Hash[1 0] <- Fragment 0
+Fragment 0 (parallelism default)
+  Project [$0, $1]
+    TopN group=[1] order=[$2 NULLS LAST] limit=3 offset=0
+      Exchange Hash[1] <- Table t`,
+			cols: "a integer, b integer", pk: "[1 0]", tables: 1,
+		},
+		{
+			name: "row number kept to one value is a constant",
+			sql:  "SELECT * FROM (SELECT a, b, row_number() OVER (PARTITION BY b ORDER BY c DESC) AS rn FROM t) s WHERE rn = 1",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[1 0]
+    Exchange Hash[1 0] <- Fragment 0
+Fragment 0 (parallelism default)
+  Project [$0, $1, '1'::bigint]
+    TopN group=[1] order=[$2 DESC NULLS FIRST] limit=1 offset=0
+      Exchange Hash[1] <- Table t`,
+			cols: "a integer, b integer, rn bigint", pk: "[1 0]", tables: 1,
+		},
+		{
+			name: "reversed bounds give an offset",
+			sql:  "SELECT x FROM (SELECT x, a, row_number() OVER (PARTITION BY a ORDER BY x DESC) AS rn FROM u) s WHERE 3 >= rn AND rn > 1",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[1 2]
+    Exchange Hash[1 2] <- Fragment 0
+Fragment 0 (parallelism default)
+  Project [$1, $0, $3]
+    TopN group=[0] order=[$1 DESC NULLS FIRST] limit=2 offset=1
+      Exchange Hash[0] <- Table u`,
+			cols: "x bigint, a integer hidden, _row_id bigint hidden", pk: "[1 2]", tables: 1,
+		},
+		{
+			name: "top-n without partition is a singleton; other conditions filter its rows",
+			sql:  "SELECT a FROM (SELECT a, b, row_number() OVER (ORDER BY c DESC) AS rn FROM t) s WHERE rn BETWEEN 2 AND 4 AND a > 1",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0]
+    Exchange Hash[0] <- Fragment 0
+Fragment 0 (singleton)
+  Project [$0]
+    Filter ($0 > '1'::integer)
+      Project [$0, $1, NULL]
+        TopN group=[] order=[$2 DESC NULLS FIRST] limit=3 offset=1
+          Exchange Single <- Table t`,
+			cols: "a integer", pk: "[0]", tables: 1,
+		},
+		{
+			name: "computed partition and order keys",
+			sql:  "SELECT x, y FROM (SELECT *, row_number() OVER (PARTITION BY x / 2 ORDER BY 6 - y, x) AS r FROM (SELECT a AS x, b AS y FROM t) q) s WHERE r <= 3",
+			graph: `
+Fragment 2 (parallelism default)
+  Materialize table=99 pk=[2 0]
+    Exchange Hash[2 0] <- Fragment 1
+Fragment 1 (parallelism default)
+  Project [$0, $1, $2]
+    TopN group=[2] order=[$3 NULLS LAST $0 NULLS LAST] limit=3 offset=0
+      Exchange Hash[2] <- Fragment 0
+Fragment 0 (parallelism default)
+  Project [$0, $1, ($0 / '2'::integer), ('6'::integer - $1)]
+    Exchange Hash[0] <- Table t`,
+			cols: "x integer, y integer, _key integer hidden", pk: "[2 0]", tables: 1,
+		},
+		{
+			name: "aggregation over a top-n on its partition key needs no exchange",
+			sql:  "SELECT b, count(*) FROM (SELECT a, b, row_number() OVER (PARTITION BY b ORDER BY c) AS rn FROM t) s WHERE rn < 3 GROUP BY b",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[0]
+    HashAgg group=[1] aggs=[count(*)]
+      Project [$0, $1, NULL]
+        TopN group=[1] order=[$2 NULLS LAST] limit=2 offset=0
+          Exchange Hash[1] <- Table t`,
+			cols: "b integer, count bigint", pk: "[0]", tables: 2,
+		},
+		{
+			name: "filter on the row number pushed below a join",
+			sql:  "SELECT s.a, u.x FROM (SELECT a, row_number() OVER (PARTITION BY a ORDER BY b) AS rn FROM t) s JOIN u ON s.a = u.a WHERE s.rn <= 2",
+			graph: `
+Fragment 2 (parallelism default)
+  Materialize table=99 pk=[0 2]
+    Exchange Hash[0 2] <- Fragment 1
+Fragment 1 (parallelism default)
+  Project [$0, $3, $5]
+    HashJoin Inner left=[0] right=[0]
+      Exchange Hash[0] <- Fragment 0
+      Exchange Hash[0] <- Table u
+Fragment 0 (parallelism default)
+  Project [$0, NULL]
+    TopN group=[0] order=[$1 NULLS LAST] limit=2 offset=0
+      Exchange Hash[0] <- Table t`,
+			cols: "a integer, x bigint, _row_id bigint hidden", pk: "[0 2]", tables: 3,
+		},
+		{
+			name: "top-n over an append-only table is not append-only",
+			sql:  "SELECT k, v FROM (SELECT k, v, row_number() OVER (PARTITION BY v ORDER BY k) AS rn FROM e) s WHERE rn = 2",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[1 2]
+    Exchange Hash[1 2] <- Fragment 0
+Fragment 0 (parallelism default)
+  Project [$0, $1, $3]
+    TopN group=[1] order=[$0 NULLS LAST] limit=1 offset=1
+      Exchange Hash[1] <- Table e`,
+			cols: "k bigint, v integer, _row_id bigint hidden", pk: "[1 2]", tables: 1,
+		},
+		{
 			name: "view over a materialized view",
 			sql:  "SELECT cnt, count(*) FROM mv WHERE b > 0 GROUP BY cnt",
 			graph: `
@@ -472,6 +585,19 @@ func TestPlanStreamUnsupported(t *testing.T) {
 		{sql: "SELECT a FROM t INTERSECT SELECT a FROM u", msg: "INTERSECT queries in materialized views are not supported yet"},
 		{sql: "SELECT t.a FROM t, u", msg: "streaming joins need an equality condition between columns of both sides"},
 		{sql: "SELECT t.a FROM t JOIN u ON t.a < u.a", msg: "streaming joins need an equality condition between columns of both sides"},
+		{sql: "SELECT * FROM (SELECT a, row_number() OVER (PARTITION BY b ORDER BY c) AS rn FROM t) s WHERE rn <= 2",
+			msg: "selecting the row number of a streaming Top-N is not supported yet"},
+		{sql: "SELECT max(rn) FROM (SELECT a, row_number() OVER (PARTITION BY b ORDER BY c) AS rn FROM t) s WHERE rn <= 2",
+			msg: "selecting the row number of a streaming Top-N is not supported yet"},
+		{sql: "SELECT a FROM (SELECT a, row_number() OVER (PARTITION BY b ORDER BY c) AS rn FROM t) s WHERE rn <> 2",
+			msg: "this condition on a row number cannot be maintained by a materialized view yet"},
+		{sql: "SELECT a FROM (SELECT a, b, row_number() OVER (PARTITION BY b ORDER BY c) AS rn FROM t) s WHERE rn <= b",
+			msg: "this condition on a row number cannot be maintained by a materialized view yet"},
+		{sql: "SELECT a FROM (SELECT a, row_number() OVER (ORDER BY c) AS rn FROM t) s", msg: "window functions in materialized views are not supported yet"},
+		{sql: "SELECT a, sum(b) OVER (PARTITION BY c) FROM t", msg: "window functions in materialized views are not supported yet"},
+		{sql: "SELECT a FROM (SELECT a, row_number() OVER () AS rn, lag(a) OVER () AS l FROM t) s WHERE rn <= 2",
+			msg: "window functions in materialized views are not supported yet"},
+		{sql: "SELECT a FROM (SELECT a, rank() OVER (PARTITION BY b ORDER BY c) AS r FROM t) s WHERE r <= 2", msg: "rank() in materialized views is not supported yet"},
 	}
 	for _, tc := range tests {
 		_, _, err := planView(t, tc.sql, tc.params...)

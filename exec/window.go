@@ -1,0 +1,176 @@
+package exec
+
+import (
+	"strings"
+
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+// WindowFunc is one window function a Window operator computes for every
+// row: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag,
+// lead, first_value, last_value, nth_value, or an aggregate over the
+// row's frame (Agg set, whose arguments are Args).
+type WindowFunc struct {
+	Name  string
+	Args  []expr.Expr
+	Agg   *expr.AggFunc
+	Frame Frame
+}
+
+// String renders the call with its frame when that is not the default.
+func (f *WindowFunc) String() string {
+	var s string
+	if f.Agg != nil {
+		s = f.Agg.String()
+	} else {
+		args := make([]string, len(f.Args))
+		for i, a := range f.Args {
+			args[i] = a.String()
+		}
+		s = f.Name + "(" + strings.Join(args, ", ") + ")"
+	}
+	if f.Frame != DefaultFrame {
+		s += " " + f.Frame.String()
+	}
+	return s
+}
+
+// Window computes window functions over the partitions of its input: the
+// rows equal on the Partition columns, each ordered by Order. It emits each
+// input row followed by one value per function, partition after partition
+// in window order.
+type Window struct {
+	Input     Op
+	Partition []int
+	Order     []SortKey
+	Funcs     []WindowFunc
+}
+
+// Run implements Op.
+func (w *Window) Run(c *expr.Ctx, emit Emit) error {
+	frames, err := w.frames(c)
+	if err != nil {
+		return err
+	}
+	rows, err := Collect(c, w.Input)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	part := make([]SortKey, len(w.Partition), len(w.Partition)+len(w.Order))
+	for i, col := range w.Partition {
+		part[i] = SortKey{Col: col}
+	}
+	sortRows(rows, append(part, w.Order...))
+	width := len(rows[0])
+	out := make([]types.Datum, width+len(w.Funcs))
+	results := make([][]types.Datum, len(w.Funcs))
+	var p windowPartition
+	var k canceler
+	for lo := 0; lo < len(rows); {
+		hi := lo + 1
+		for hi < len(rows) && compareRows(part, rows[lo], rows[hi]) == 0 {
+			hi++
+		}
+		p.reset(rows[lo:hi], w.Order)
+		for f := range w.Funcs {
+			results[f] = resize(results[f], hi-lo)
+			if err := p.compute(c, &w.Funcs[f], &frames[f], results[f]); err != nil {
+				return err
+			}
+		}
+		for i, r := range p.rows {
+			if err := k.check(c); err != nil {
+				return err
+			}
+			copy(out, r)
+			for f, res := range results {
+				out[width+f] = res[i]
+			}
+			if more, err := emit(out); err != nil || !more {
+				return err
+			}
+		}
+		lo = hi
+	}
+	return nil
+}
+
+// frames evaluates the frame offsets of every function.
+func (w *Window) frames(c *expr.Ctx) ([]frameSpec, error) {
+	out := make([]frameSpec, len(w.Funcs))
+	for i, f := range w.Funcs {
+		out[i].Frame = f.Frame
+		var err error
+		if out[i].startOff, err = frameOffset(c, f.Frame.Start, "starting"); err != nil {
+			return nil, err
+		}
+		if out[i].endOff, err = frameOffset(c, f.Frame.End, "ending"); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// frameOffset evaluates the offset of a bound (0 for bounds without one);
+// which is "starting" or "ending" for the messages.
+func frameOffset(c *expr.Ctx, b FrameBound, which string) (int64, error) {
+	if b.Offset == nil {
+		return 0, nil
+	}
+	v, err := b.Offset.Eval(c, nil)
+	switch {
+	case err != nil:
+		return 0, err
+	case v.IsNull():
+		return 0, pgerror.New(codeNullValueNotAllowed, "frame %s offset must not be null", which)
+	case v.Int() < 0:
+		return 0, pgerror.New(codeInvalidFrameSize, "frame %s offset must not be negative", which)
+	}
+	return v.Int(), nil
+}
+
+// SQLSTATEs of window function errors.
+const (
+	codeNullValueNotAllowed = "22004"
+	codeInvalidFrameSize    = "22013"
+	codeInvalidNtile        = "22014"
+	codeInvalidNthValue     = "22016"
+)
+
+// resize returns s with length n, reusing its array when it is big enough.
+func resize(s []types.Datum, n int) []types.Datum {
+	if cap(s) < n {
+		return make([]types.Datum, n)
+	}
+	return s[:n]
+}
+
+// windowPartition is one partition's rows in window order, with their
+// peer groups (rows equal on the window's ORDER BY).
+type windowPartition struct {
+	rows [][]types.Datum
+	// group is the peer group of each row; start the first row of each
+	// group, followed by len(rows).
+	group, start []int
+	// args is the argument buffer of aggregates.
+	args []types.Datum
+}
+
+func (p *windowPartition) reset(rows [][]types.Datum, order []SortKey) {
+	p.rows, p.group, p.start = rows, p.group[:0], p.start[:0]
+	for i, r := range rows {
+		if i == 0 || compareRows(order, rows[i-1], r) != 0 {
+			p.start = append(p.start, i)
+		}
+		p.group = append(p.group, len(p.start)-1)
+	}
+	p.start = append(p.start, len(rows))
+}
+
+// peers returns the rows [lo, hi) of row i's peer group.
+func (p *windowPartition) peers(i int) (lo, hi int) {
+	g := p.group[i]
+	return p.start[g], p.start[g+1]
+}

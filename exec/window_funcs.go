@@ -1,0 +1,187 @@
+package exec
+
+import (
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+// compute fills res with fn's value for each row of the partition.
+func (p *windowPartition) compute(c *expr.Ctx, fn *WindowFunc, fr *frameSpec, res []types.Datum) error {
+	n := len(p.rows)
+	switch fn.Name {
+	case "row_number":
+		for i := range res {
+			res[i] = types.NewInt(int64(i + 1))
+		}
+	case "rank":
+		for i := range res {
+			lo, _ := p.peers(i)
+			res[i] = types.NewInt(int64(lo + 1))
+		}
+	case "dense_rank":
+		for i := range res {
+			res[i] = types.NewInt(int64(p.group[i] + 1))
+		}
+	case "percent_rank":
+		for i := range res {
+			lo, _ := p.peers(i)
+			v := 0.0
+			if n > 1 {
+				v = float64(lo) / float64(n-1)
+			}
+			res[i] = types.NewFloat(v)
+		}
+	case "cume_dist":
+		for i := range res {
+			_, hi := p.peers(i)
+			res[i] = types.NewFloat(float64(hi) / float64(n))
+		}
+	case "ntile":
+		return p.ntile(c, fn.Args[0], res)
+	case "lag", "lead":
+		return p.shifted(c, fn, res)
+	case "first_value", "last_value", "nth_value":
+		return p.nthInFrame(c, fn, fr, res)
+	default:
+		return p.aggregate(c, fn.Agg, fr, res)
+	}
+	return nil
+}
+
+// ntile numbers buckets from 1 as evenly as possible, the first buckets
+// taking one row more, for the bucket count on the partition's first row.
+func (p *windowPartition) ntile(c *expr.Ctx, arg expr.Expr, res []types.Datum) error {
+	v, err := arg.Eval(c, p.rows[0])
+	if err != nil {
+		return err
+	}
+	if v.IsNull() {
+		clear(res)
+		return nil
+	}
+	if v.Int() <= 0 {
+		return pgerror.New(codeInvalidNtile, "argument of ntile must be greater than zero")
+	}
+	n := int64(len(res))
+	size, extra := n/v.Int(), n%v.Int()
+	big := extra * (size + 1) // rows in the buckets of size+1
+	for i := range res {
+		k := int64(i)
+		if k < big {
+			res[i] = types.NewInt(k/(size+1) + 1)
+		} else {
+			res[i] = types.NewInt(extra + (k-big)/size + 1)
+		}
+	}
+	return nil
+}
+
+// shifted computes lag and lead: the value offset rows before (lag) or
+// after (lead) the current row, or the default outside the partition.
+// A NULL offset gives NULL.
+func (p *windowPartition) shifted(c *expr.Ctx, fn *WindowFunc, res []types.Datum) error {
+	for i, row := range p.rows {
+		off := int64(1)
+		if len(fn.Args) > 1 {
+			v, err := fn.Args[1].Eval(c, row)
+			if err != nil {
+				return err
+			}
+			if v.IsNull() {
+				res[i] = types.Null
+				continue
+			}
+			off = v.Int()
+		}
+		if fn.Name == "lag" {
+			off = -off
+		}
+		var err error
+		if j := offsetFrom(i, off, len(p.rows)); j >= 0 && j < len(p.rows) {
+			res[i], err = fn.Args[0].Eval(c, p.rows[j])
+		} else if len(fn.Args) > 2 {
+			res[i], err = fn.Args[2].Eval(c, row)
+		} else {
+			res[i] = types.Null
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nthInFrame computes first_value, last_value and nth_value: the value at
+// a position of the row's frame, NULL when the frame is too short.
+func (p *windowPartition) nthInFrame(c *expr.Ctx, fn *WindowFunc, fr *frameSpec, res []types.Datum) error {
+	for i, row := range p.rows {
+		lo, hi := fr.bounds(p, i)
+		j := lo
+		switch fn.Name {
+		case "last_value":
+			j = hi - 1
+		case "nth_value":
+			v, err := fn.Args[1].Eval(c, row)
+			if err != nil {
+				return err
+			}
+			if v.IsNull() {
+				res[i] = types.Null
+				continue
+			}
+			if v.Int() <= 0 {
+				return pgerror.New(codeInvalidNthValue, "argument of nth_value must be greater than zero")
+			}
+			j = offsetFrom(lo, v.Int()-1, hi)
+		}
+		if j < lo || j >= hi {
+			res[i] = types.Null
+			continue
+		}
+		var err error
+		if res[i], err = fn.Args[0].Eval(c, p.rows[j]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// aggregate computes an aggregate over each row's frame. An accumulator
+// holding the rows [from, to) serves the next row while its frame starts at
+// from and does not shrink (frames starting at UNBOUNDED PRECEDING, and
+// peers): each row is then added once.
+func (p *windowPartition) aggregate(c *expr.Ctx, agg *expr.AggFunc, fr *frameSpec, res []types.Datum) error {
+	var state expr.AggState
+	from, to := -1, 0
+	prevLo, prevHi := -1, -1
+	p.args = resize(p.args, len(agg.Args))
+	for i := range p.rows {
+		lo, hi := fr.bounds(p, i)
+		if lo == prevLo && hi == prevHi {
+			res[i] = res[i-1]
+			continue
+		}
+		if lo != from || hi < to {
+			state, from, to = agg.NewState(), lo, lo
+		}
+		for ; to < hi; to++ {
+			for k, a := range agg.Args {
+				v, err := a.Eval(c, p.rows[to])
+				if err != nil {
+					return err
+				}
+				p.args[k] = v
+			}
+			if err := state.Add(p.args); err != nil {
+				return err
+			}
+		}
+		v, err := state.Result()
+		if err != nil {
+			return err
+		}
+		res[i], prevLo, prevHi = v, lo, hi
+	}
+	return nil
+}
