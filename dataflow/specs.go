@@ -65,11 +65,14 @@ type SortKey = exec.SortKey
 
 // TopNSpec keeps, per group of GroupKey (none: one global group), the rows
 // ranked Offset+1 .. Offset+Limit by Order (ties broken by StreamKey), and
-// emits changes to that set. Limit < 0 means no limit.
+// emits changes to that set. Limit < 0 means no limit. WithTies ranks the
+// way rank() does: a row's rank is 1 + the number of rows strictly before
+// it by Order, so rows tied with a kept row are kept too.
 type TopNSpec struct {
 	GroupKey      []int
 	Order         []SortKey
 	Limit, Offset int64
+	WithTies      bool
 	InputTypes    []types.T
 	StreamKey     []int
 	// StateTable holds each group's rows keyed by (group, order key, stream key).

@@ -27,7 +27,11 @@ func (s *TopNSpec) Explain() string {
 			order[i] += " NULLS LAST"
 		}
 	}
-	return fmt.Sprintf("TopN group=%v order=%v limit=%d offset=%d", s.GroupKey, order, s.Limit, s.Offset)
+	ties := ""
+	if s.WithTies {
+		ties = " with ties"
+	}
+	return fmt.Sprintf("TopN group=%v order=%v limit=%d offset=%d%s", s.GroupKey, order, s.Limit, s.Offset, ties)
 }
 
 // topN keeps every row of each group in its state table under (order key,
@@ -99,6 +103,9 @@ func (t *topN) window(g *Group) []topNEntry {
 	if t.spec.Limit == 0 {
 		return nil
 	}
+	if t.spec.WithTies {
+		return t.rankWindow(g)
+	}
 	skip := t.spec.Offset
 	g.Ascend(func(suffix []byte, row []types.Datum) bool {
 		if skip > 0 {
@@ -109,6 +116,40 @@ func (t *topN) window(g *Group) []topNEntry {
 		return t.spec.Limit < 0 || int64(len(w)) < t.spec.Limit
 	})
 	return w
+}
+
+// rankWindow returns the entries whose rank() is in Offset+1 ..
+// Offset+Limit: a row's rank is 1 + the number of rows strictly before it.
+func (t *topN) rankWindow(g *Group) []topNEntry {
+	var w []topNEntry
+	var prev []types.Datum
+	rank, i := int64(0), int64(0)
+	g.Ascend(func(suffix []byte, row []types.Datum) bool {
+		i++
+		if prev == nil || !t.sameOrder(prev, row) {
+			rank = i
+		}
+		prev = row
+		if t.spec.Limit >= 0 && rank > t.spec.Offset+t.spec.Limit {
+			return false
+		}
+		if rank > t.spec.Offset {
+			w = append(w, topNEntry{suffix: suffix, row: row})
+		}
+		return true
+	})
+	return w
+}
+
+// sameOrder reports whether two rows tie on the order key.
+func (t *topN) sameOrder(a, b []types.Datum) bool {
+	for _, k := range t.spec.Order {
+		x, y := a[k.Col], b[k.Col]
+		if x.IsNull() != y.IsNull() || (!x.IsNull() && types.Compare(x, y) != 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // Process implements Operator.

@@ -29,6 +29,8 @@ import (
 type groupTopN struct {
 	w             *Window
 	limit, offset int64
+	// ties: the numbers are rank()s, so rows tied with a kept row are kept.
+	ties bool
 }
 
 // Columns implements Node.
@@ -66,10 +68,18 @@ func matchTopN(f *Filter) (*topNFilter, bool, error) {
 	if !ok {
 		return nil, false, nil
 	}
+	ties := false
 	for _, fn := range w.Funcs {
-		if fn.Name != "row_number" {
+		switch fn.Name {
+		case "row_number":
+		case "rank":
+			ties = true
+		default:
 			return nil, false, nil
 		}
+	}
+	if ties && len(w.Funcs) > 1 {
+		return nil, false, nil
 	}
 	// isRN reports whether column c of the filter's input is a row number.
 	isRN := func(c int) bool {
@@ -98,7 +108,7 @@ func matchTopN(f *Filter) (*topNFilter, bool, error) {
 	if !bounded {
 		return nil, false, nil
 	}
-	m.top = &groupTopN{w: w, limit: -1, offset: lo - 1}
+	m.top = &groupTopN{w: w, limit: -1, offset: lo - 1, ties: ties}
 	if hi < math.MaxInt64 {
 		m.top.limit = max(hi-lo+1, 0)
 	}
@@ -199,7 +209,7 @@ func (p *streamPlanner) planGroupTopN(x *groupTopN) (*stream, error) {
 		d = hashOn(w.Partition)
 	}
 	frag := p.into(in, d)
-	spec := &dataflow.TopNSpec{GroupKey: w.Partition, Limit: x.limit, Offset: x.offset,
+	spec := &dataflow.TopNSpec{GroupKey: w.Partition, Limit: x.limit, Offset: x.offset, WithTies: x.ties,
 		InputTypes: typesOf(in.cols), StreamKey: in.key, StateTable: p.alloc()}
 	for _, k := range w.Order {
 		spec.Order = append(spec.Order, dataflow.SortKey(k))
@@ -243,9 +253,9 @@ func (p *streamPlanner) planGroupTopN(x *groupTopN) (*stream, error) {
 // row_number() filtered into a Top-N.
 func windowNotStreamable(w *Window) error {
 	for _, f := range w.Funcs {
-		if f.Name == "rank" || f.Name == "dense_rank" {
+		if f.Name == "dense_rank" {
 			return pgerror.New(pgerror.CodeFeatureNotSupported, "%s() in materialized views is not supported yet", f.Name).
-				WithHint("A Top-N over row_number() is supported; it breaks ties by the stream key.")
+				WithHint("A Top-N over row_number() or rank() is supported.")
 		}
 	}
 	return notStreamable("window functions").

@@ -29,6 +29,8 @@ var viewTemplates = []string{
 	"SELECT DISTINCT k, v > 4 AS big FROM %[1]sa",
 	"SELECT k, v FROM %[1]sa WHERE k IS NOT NULL AND s LIKE 'x%%'",
 	"SELECT k, count(*) FILTER (WHERE v > 2) AS c, sum(v) FILTER (WHERE s = 'y') AS sy FROM %[1]sa GROUP BY k",
+	"SELECT id, v FROM (SELECT id, v, rank() OVER (PARTITION BY k ORDER BY v DESC) AS r FROM %[1]sa) s WHERE r <= 2",
+	"SELECT id, k FROM (SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY v, id) AS rn FROM %[1]sa) s WHERE rn BETWEEN 2 AND 3",
 	"SELECT x.k, x.n, %[1]sb.w FROM (SELECT k, count(*) AS n FROM %[1]sa GROUP BY k) x JOIN %[1]sb ON x.k = %[1]sb.k",
 }
 
