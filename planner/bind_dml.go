@@ -281,6 +281,9 @@ func (b *Binder) BindUpdate(st *ast.UpdateStmt) (*Update, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := appendOnlyCheck(t, "UPDATE"); err != nil {
+		return nil, err
+	}
 	in, s, err := b.dmlScan(t, tableAlias(st.TableRefs.TableRefs), st.Where)
 	if err != nil {
 		return nil, err
@@ -327,9 +330,22 @@ func (b *Binder) BindDelete(st *ast.DeleteStmt) (*Delete, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := appendOnlyCheck(t, "DELETE"); err != nil {
+		return nil, err
+	}
 	in, _, err := b.dmlScan(t, tableAlias(st.TableRefs.TableRefs), st.Where)
 	if err != nil {
 		return nil, err
 	}
 	return &Delete{Table: t, Source: in}, nil
+}
+
+// appendOnlyCheck refuses UPDATE and DELETE on an APPEND ONLY table: its
+// streams carry inserts only, which lets views drop retraction state.
+func appendOnlyCheck(t *meta.Table, stmt string) error {
+	if !t.AppendOnly {
+		return nil
+	}
+	return pgerror.New(pgerror.CodeFeatureNotSupported, "%s is not allowed on append-only table %q", stmt, t.Name).
+		WithHint("Create the table without APPEND ONLY to change or delete rows.")
 }
