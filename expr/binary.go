@@ -190,6 +190,9 @@ func ComparisonType(lt, rt types.T) (types.T, bool) {
 		return lt, true
 	case lt.IsNumeric() && rt.IsNumeric():
 		return NumericResultType(lt, rt), true
+	case (lt.Family == types.Oid && rt.IsInteger()) || (lt.IsInteger() && rt.Family == types.Oid):
+		// PostgreSQL casts integers to oid implicitly (reloftype = 0).
+		return types.TOid, true
 	case lt.IsString() && rt.IsString():
 		return types.TText, true
 	case isDatetime(lt) && isDatetime(rt):

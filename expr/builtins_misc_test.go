@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/streamdb/streamdb/types"
@@ -27,4 +28,46 @@ func TestMiscBuiltins(t *testing.T) {
 		{fn: "pg_typeof", args: args(lit(types.T{Family: types.Numeric, Mod: types.NumericMod(10, 2)}, "1.5")), want: "numeric"},
 		{fn: "pg_typeof", args: args(tstz("2001-01-01 00:00+00")), want: "timestamp with time zone"},
 	})
+}
+
+func TestPgCatalogBuiltins(t *testing.T) {
+	oid := func(s string) Expr { return lit(types.TOid, s) }
+	runFnCases(t, []fnCase{
+		{fn: "pg_table_is_visible", args: args(oid("1000")), want: "t"},
+		{fn: "pg_get_userbyid", args: args(oid("10")), want: "streamdb"},
+		{fn: "has_table_privilege", args: args(txt("t"), txt("SELECT")), want: "t"},
+		{fn: "obj_description", args: args(oid("1000"), txt("pg_class")), want: nullOut},
+		{fn: "pg_get_expr", args: args(txt("1 + 2"), oid("1000")), want: "1 + 2"},
+		{fn: "pg_get_expr", args: args(txt("'x'::text"), oid("1000"), lit(types.TBool, "t")), want: "'x'::text"},
+		{fn: "pg_encoding_to_char", args: args(i4("6")), want: "UTF8"},
+		{fn: "format_type", args: args(oid("23"), i4("-1")), want: "integer"},
+		{fn: "format_type", args: args(oid("1043"), i4("14")), want: "character varying(10)"},
+		{fn: "format_type", args: args(oid("1700"), i4(fmt.Sprint(types.NumericMod(10, 2)+4))), want: "numeric(10,2)"},
+		{fn: "format_type", args: args(oid("1184"), i4("NULL")), want: "timestamp with time zone"},
+		{fn: "format_type", args: args(oid("424242"), i4("-1")), want: "???"},
+		{fn: "format_type", args: args(oid("NULL"), i4("-1")), want: nullOut},
+	})
+}
+
+func TestOidIntegerComparison(t *testing.T) {
+	for _, c := range []struct {
+		l, r Expr
+		want bool
+	}{
+		{lit(types.TOid, "0"), i4("0"), true},
+		{i8("1000"), lit(types.TOid, "1000"), true},
+		{lit(types.TOid, "1001"), i4("1000"), false},
+	} {
+		e, err := NewBinary("=", c.l, c.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Type() != types.TBool {
+			t.Fatalf("%v: type %v", e, e.Type())
+		}
+		v, err := e.Eval(nil, nil)
+		if err != nil || v.Bool() != c.want {
+			t.Errorf("%v = %v, %v; want %v", e, v, err, c.want)
+		}
+	}
 }

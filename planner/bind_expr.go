@@ -422,6 +422,12 @@ func (b *Binder) bindTrim(x *ast.FuncCallExpr, args []expr.Expr) (expr.Expr, err
 
 func (b *Binder) bindCast(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) {
 	typeName := x.Args[1].(*parser.Literal).Value.Str()
+	if lit, ok := x.Args[0].(*parser.Literal); ok && typeName == "regclass" && lit.Value.Kind() == types.KindString {
+		return b.regclass(lit.Value.Str())
+	}
+	if oidAliasTypes[typeName] {
+		typeName = "oid"
+	}
 	t, err := types.ParseTypeName(typeName)
 	if err != nil {
 		return nil, err

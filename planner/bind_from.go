@@ -176,6 +176,9 @@ func (b *Binder) bindTableSource(ts *ast.TableSource, s *scope) (Node, error) {
 				return requalify(c.node, c.cols, alias), nil
 			}
 		}
+		if st, ok := lookupSysTable(src.Schema.O, name); ok {
+			return b.bindSysTable(st, alias), nil
+		}
 		t, err := b.table(src.Schema.O, name)
 		if err != nil {
 			return nil, err

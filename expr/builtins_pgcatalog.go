@@ -1,0 +1,70 @@
+package expr
+
+import "github.com/streamdb/streamdb/types"
+
+// The pg_catalog functions that psql's describe commands and other
+// clients call. streamdb has one user, no privileges and one search path
+// with every relation visible, so most of them are constant.
+func init() {
+	always := func(v types.Datum, t types.T, args ...types.Family) Overload {
+		o := sig(t, func(*Ctx, []types.Datum) (types.Datum, error) { return v, nil }, args...)
+		o.NonStrict = true
+		return o
+	}
+	yes := types.NewBool(true)
+	RegisterBuiltin("pg_table_is_visible", always(yes, types.TBool, types.Oid))
+	RegisterBuiltin("pg_type_is_visible", always(yes, types.TBool, types.Oid))
+	RegisterBuiltin("has_table_privilege",
+		always(yes, types.TBool, types.Text, types.Text),
+		always(yes, types.TBool, types.Oid, types.Text),
+		always(yes, types.TBool, types.Text, types.Text, types.Text),
+		always(yes, types.TBool, types.Text, types.Oid, types.Text))
+	RegisterBuiltin("has_schema_privilege",
+		always(yes, types.TBool, types.Text, types.Text),
+		always(yes, types.TBool, types.Text, types.Text, types.Text))
+	RegisterBuiltin("pg_get_userbyid", sig(types.TName, func(*Ctx, []types.Datum) (types.Datum, error) {
+		return types.NewString(defaultUser), nil
+	}, types.Oid))
+	RegisterBuiltin("obj_description",
+		always(types.Null, types.TText, types.Oid),
+		always(types.Null, types.TText, types.Oid, types.Text))
+	RegisterBuiltin("col_description", always(types.Null, types.TText, types.Oid, types.Int4))
+	RegisterBuiltin("shobj_description", always(types.Null, types.TText, types.Oid, types.Text))
+	// Catalog expressions (pg_attrdef.adbin) are stored as SQL text.
+	getExpr := func(_ *Ctx, a []types.Datum) (types.Datum, error) { return a[0], nil }
+	RegisterBuiltin("pg_get_expr",
+		sig(types.TText, getExpr, types.Text, types.Oid),
+		sig(types.TText, getExpr, types.Text, types.Oid, types.Bool))
+	RegisterBuiltin("pg_encoding_to_char", sig(types.TName, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		if a[0].Int() == utf8Encoding {
+			return types.NewString("UTF8"), nil
+		}
+		return types.NewString(""), nil
+	}, types.Int4))
+	RegisterBuiltin("format_type", Overload{Args: []types.Family{types.Oid, types.Int4}, Ret: Returns(types.TText), NonStrict: true, Fn: formatType})
+}
+
+// utf8Encoding is PostgreSQL's number for the UTF8 encoding, the only one
+// streamdb speaks.
+const utf8Encoding = 6
+
+// formatType is format_type(type_oid, typmod): the type's SQL name with its
+// modifier (typmod as the wire and pg_attribute carry it, -1 or NULL for
+// none); "???" for an unknown OID, NULL for a NULL OID.
+func formatType(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	if a[0].IsNull() {
+		return types.Null, nil
+	}
+	t, ok := types.FromOID(types.OID(a[0].Int()))
+	if !ok {
+		return types.NewString("???"), nil
+	}
+	if !a[1].IsNull() && a[1].Int() >= 0 {
+		t.Mod = int32(a[1].Int())
+		switch t.Family {
+		case types.Varchar, types.Bpchar, types.Numeric:
+			t.Mod -= 4 // PostgreSQL's VARHDRSZ offset
+		}
+	}
+	return types.NewString(t.String()), nil
+}

@@ -1,0 +1,111 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/types"
+)
+
+// Namespace OIDs of the system catalogs, as in PostgreSQL (information_schema's
+// varies between PostgreSQL installations).
+const (
+	pgCatalogOID         = 11
+	publicOID            = 2200
+	informationSchemaOID = 13000
+	superuserOID         = 10
+	heapAMOID            = 2
+	defaultCollationOID  = 100
+)
+
+// Schema names of the virtual catalogs.
+const (
+	pgCatalogSchema         = "pg_catalog"
+	informationSchemaSchema = "information_schema"
+)
+
+// sysTable is a pg_catalog or information_schema relation: its rows are
+// computed from the catalog snapshot when a query is bound.
+type sysTable struct {
+	cols []Column
+	rows func(cat *meta.Catalog) [][]types.Datum
+}
+
+// sysCols parses column specs "name type" (type as types.ParseTypeName
+// reads it).
+func sysCols(specs ...string) []Column {
+	cols := make([]Column, len(specs))
+	for i, s := range specs {
+		name, typ, _ := strings.Cut(s, " ")
+		t, err := types.ParseTypeName(typ)
+		if err != nil {
+			panic("planner: system column " + s + ": " + err.Error())
+		}
+		cols[i] = Column{Name: name, T: t}
+	}
+	return cols
+}
+
+// lookupSysTable finds a system relation; an unqualified name finds
+// pg_catalog's, as PostgreSQL's search path puts pg_catalog first.
+func lookupSysTable(schema, name string) (*sysTable, bool) {
+	switch schema {
+	case "", pgCatalogSchema:
+		t, ok := pgCatalogTables[name]
+		return t, ok
+	case informationSchemaSchema:
+		t, ok := informationSchemaTables[name]
+		return t, ok
+	}
+	return nil, false
+}
+
+// bindSysTable turns a system relation into constant rows under alias.
+func (b *Binder) bindSysTable(t *sysTable, alias string) Node {
+	cols := make([]Column, len(t.cols))
+	for i, c := range t.cols {
+		c.Table = alias
+		cols[i] = c
+	}
+	rows := t.rows(b.cat)
+	out := make([][]expr.Expr, len(rows))
+	for i, r := range rows {
+		out[i] = make([]expr.Expr, len(r))
+		for j, d := range r {
+			out[i][j] = expr.NewConst(d, cols[j].T)
+		}
+	}
+	return &Values{Rows: out, Cols: cols}
+}
+
+// Datum shorthands for the row builders.
+var (
+	dTrue  = types.NewBool(true)
+	dFalse = types.NewBool(false)
+	dNull  = types.Null
+)
+
+func dInt(i int64) types.Datum    { return types.NewInt(i) }
+func dStr(s string) types.Datum   { return types.NewString(s) }
+func dBool(b bool) types.Datum    { return types.NewBool(b) }
+func dOID(i uint32) types.Datum   { return types.NewInt(int64(i)) }
+func dType(t types.T) types.Datum { return dOID(uint32(t.OID())) }
+
+// oidAliasTypes are PostgreSQL's OID alias types that catalog queries cast
+// to (c.reloftype::regtype); they bind as plain oid.
+var oidAliasTypes = map[string]bool{"regtype": true, "regnamespace": true, "regproc": true, "regprocedure": true, "regrole": true, "regoper": true}
+
+// regclass resolves 'name'::regclass, a relation name optionally
+// schema-qualified, to the relation's OID (its catalog id).
+func (b *Binder) regclass(name string) (expr.Expr, error) {
+	schema, rel, ok := strings.Cut(name, ".")
+	if !ok {
+		schema, rel = "", name
+	}
+	t, err := b.table(schema, rel)
+	if err != nil {
+		return nil, err
+	}
+	return expr.NewConst(types.NewInt(int64(t.ID)), types.TOid), nil
+}

@@ -1,0 +1,218 @@
+package planner
+
+import (
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/types"
+)
+
+// pgCatalogTables are the pg_catalog relations streamdb provides: the
+// columns clients (psql's describe commands above all) read, with "char"
+// columns as text and array columns (ACLs, options) as always-NULL text.
+var pgCatalogTables = map[string]*sysTable{
+	"pg_namespace": {
+		cols: sysCols("oid oid", "nspname name", "nspowner oid", "nspacl text"),
+		rows: func(*meta.Catalog) [][]types.Datum {
+			return [][]types.Datum{
+				{dOID(pgCatalogOID), dStr(pgCatalogSchema), dOID(superuserOID), dNull},
+				{dOID(publicOID), dStr(meta.DefaultSchema), dOID(superuserOID), dNull},
+				{dOID(informationSchemaOID), dStr(informationSchemaSchema), dOID(superuserOID), dNull},
+			}
+		},
+	},
+	"pg_class": {
+		cols: sysCols("oid oid", "relname name", "relnamespace oid", "reltype oid", "reloftype oid",
+			"relowner oid", "relam oid", "relfilenode oid", "reltablespace oid", "relpages int4",
+			"reltuples float4", "reltoastrelid oid", "relhasindex bool", "relisshared bool",
+			"relpersistence text", "relkind text", "relnatts int2", "relchecks int2", "relhasrules bool",
+			"relhastriggers bool", "relhassubclass bool", "relrowsecurity bool", "relforcerowsecurity bool",
+			"relispopulated bool", "relreplident text", "relispartition bool", "relacl text", "reloptions text"),
+		rows: func(cat *meta.Catalog) [][]types.Datum {
+			var rows [][]types.Datum
+			for _, t := range cat.Tables() {
+				am := dOID(heapAMOID)
+				if t.Kind == meta.KindView {
+					am = dOID(0)
+				}
+				rows = append(rows, []types.Datum{dOID(t.ID), dStr(t.Name), dOID(namespaceOID(t.Schema)), dOID(0), dOID(0),
+					dOID(superuserOID), am, dOID(t.ID), dOID(0), dInt(0),
+					types.NewFloat(-1), dOID(0), dFalse, dFalse,
+					dStr("p"), dStr(relkind(t.Kind)), dInt(int64(len(userColumns(t)))), dInt(0), dBool(t.Kind == meta.KindView),
+					dFalse, dFalse, dFalse, dFalse,
+					dTrue, dStr("d"), dFalse, dNull, dNull})
+			}
+			return rows
+		},
+	},
+	"pg_attribute": {
+		cols: sysCols("attrelid oid", "attname name", "atttypid oid", "attstattarget int4", "attlen int2",
+			"attnum int2", "attndims int4", "atttypmod int4", "attbyval bool", "attalign text", "attstorage text",
+			"attnotnull bool", "atthasdef bool", "atthasmissing bool", "attidentity text", "attgenerated text",
+			"attisdropped bool", "attislocal bool", "attinhcount int4", "attcollation oid", "attacl text", "attoptions text"),
+		rows: func(cat *meta.Catalog) [][]types.Datum {
+			var rows [][]types.Datum
+			for _, t := range cat.Tables() {
+				for i, c := range userColumns(t) {
+					coll := dOID(0)
+					if c.Type.IsString() {
+						coll = dOID(defaultCollationOID)
+					}
+					rows = append(rows, []types.Datum{dOID(t.ID), dStr(c.Name), dType(c.Type), dInt(-1), dInt(int64(c.Type.Size())),
+						dInt(int64(i + 1)), dInt(0), dInt(int64(c.Type.WireMod())), dBool(c.Type.Size() > 0), dStr("i"), dStr("p"),
+						dBool(c.NotNull || isPKColumn(t, i)), dBool(c.Default != ""), dFalse, dStr(""), dStr(""),
+						dFalse, dTrue, dInt(0), coll, dNull, dNull})
+				}
+			}
+			return rows
+		},
+	},
+	"pg_attrdef": {
+		cols: sysCols("oid oid", "adrelid oid", "adnum int2", "adbin text"),
+		rows: func(cat *meta.Catalog) [][]types.Datum {
+			var rows [][]types.Datum
+			for _, t := range cat.Tables() {
+				for i, c := range userColumns(t) {
+					if c.Default != "" {
+						rows = append(rows, []types.Datum{dOID(0), dOID(t.ID), dInt(int64(i + 1)), dStr(c.Default)})
+					}
+				}
+			}
+			return rows
+		},
+	},
+	"pg_type": {
+		cols: sysCols("oid oid", "typname name", "typnamespace oid", "typowner oid", "typlen int2", "typbyval bool",
+			"typtype text", "typcategory text", "typisdefined bool", "typrelid oid", "typelem oid", "typarray oid",
+			"typnotnull bool", "typbasetype oid", "typtypmod int4", "typcollation oid"),
+		rows: func(*meta.Catalog) [][]types.Datum {
+			var rows [][]types.Datum
+			for _, t := range typeRows {
+				coll := dOID(0)
+				if t.T.IsString() {
+					coll = dOID(defaultCollationOID)
+				}
+				rows = append(rows, []types.Datum{dType(t.T), dStr(t.name), dOID(pgCatalogOID), dOID(superuserOID), dInt(int64(t.T.Size())), dBool(t.T.Size() > 0),
+					dStr("b"), dStr(t.category), dTrue, dOID(0), dOID(0), dOID(0),
+					dFalse, dOID(0), dInt(-1), coll})
+			}
+			return rows
+		},
+	},
+	"pg_collation": {
+		cols: sysCols("oid oid", "collname name", "collnamespace oid", "collowner oid", "collprovider text", "collencoding int4"),
+		rows: func(*meta.Catalog) [][]types.Datum {
+			return [][]types.Datum{
+				{dOID(defaultCollationOID), dStr("default"), dOID(pgCatalogOID), dOID(superuserOID), dStr("d"), dInt(-1)},
+				{dOID(950), dStr("C"), dOID(pgCatalogOID), dOID(superuserOID), dStr("c"), dInt(-1)},
+			}
+		},
+	},
+	"pg_am": {
+		cols: sysCols("oid oid", "amname name", "amhandler oid", "amtype text"),
+		rows: func(*meta.Catalog) [][]types.Datum {
+			return [][]types.Datum{
+				{dOID(heapAMOID), dStr("heap"), dOID(0), dStr("t")},
+				{dOID(403), dStr("btree"), dOID(0), dStr("i")},
+			}
+		},
+	},
+	"pg_database": {
+		cols: sysCols("oid oid", "datname name", "datdba oid", "encoding int4", "datlocprovider text",
+			"datistemplate bool", "datallowconn bool", "datconnlimit int4", "dattablespace oid",
+			"datcollate text", "datctype text", "daticulocale text", "datacl text"),
+		rows: func(*meta.Catalog) [][]types.Datum {
+			return [][]types.Datum{{dOID(databaseOID), dStr(databaseName), dOID(superuserOID), dInt(utf8Encoding), dStr("c"),
+				dFalse, dTrue, dInt(-1), dOID(1663), dStr("C"), dStr("C"), dNull, dNull}}
+		},
+	},
+	"pg_index": {
+		cols: sysCols("indexrelid oid", "indrelid oid", "indnatts int2", "indnkeyatts int2", "indisunique bool",
+			"indisprimary bool", "indisexclusion bool", "indimmediate bool", "indisclustered bool",
+			"indisvalid bool", "indisready bool", "indislive bool", "indisreplident bool"),
+		rows: noRows,
+	},
+	"pg_constraint": {
+		cols: sysCols("oid oid", "conname name", "connamespace oid", "contype text", "condeferrable bool",
+			"condeferred bool", "convalidated bool", "conrelid oid", "contypid oid", "conindid oid",
+			"conparentid oid", "confrelid oid", "conislocal bool"),
+		rows: noRows,
+	},
+	"pg_inherits": {
+		cols: sysCols("inhrelid oid", "inhparent oid", "inhseqno int4", "inhdetachpending bool"),
+		rows: noRows,
+	},
+	"pg_description": {
+		cols: sysCols("objoid oid", "classoid oid", "objsubid int4", "description text"),
+		rows: noRows,
+	},
+}
+
+// The database's identity in pg_database; the encoding is UTF8.
+const (
+	databaseOID  = 16384
+	databaseName = "streamdb"
+	utf8Encoding = 6
+)
+
+func noRows(*meta.Catalog) [][]types.Datum { return nil }
+
+// typeRows are pg_type's rows: each supported type's pg_type name and
+// category.
+var typeRows = []struct {
+	T        types.T
+	name     string
+	category string
+}{
+	{types.TBool, "bool", "B"}, {types.TBytea, "bytea", "U"}, {types.TName, "name", "S"},
+	{types.TInt8, "int8", "N"}, {types.TInt2, "int2", "N"}, {types.TInt4, "int4", "N"},
+	{types.TText, "text", "S"}, {types.TOid, "oid", "N"}, {types.TFloat4, "float4", "N"},
+	{types.TFloat8, "float8", "N"}, {types.TUnknown, "unknown", "X"}, {types.TBpchar, "bpchar", "S"},
+	{types.TVarchar, "varchar", "S"}, {types.TDate, "date", "D"}, {types.TTime, "time", "D"},
+	{types.TTimestamp, "timestamp", "D"}, {types.TTimestampTZ, "timestamptz", "D"},
+	{types.TInterval, "interval", "T"}, {types.TNumeric, "numeric", "N"}, {types.TJsonb, "jsonb", "U"},
+}
+
+// namespaceOID is the OID of a schema in pg_namespace.
+func namespaceOID(schema string) uint32 {
+	switch schema {
+	case pgCatalogSchema:
+		return pgCatalogOID
+	case informationSchemaSchema:
+		return informationSchemaOID
+	}
+	return publicOID
+}
+
+// relkind is pg_class.relkind for an object kind.
+func relkind(k meta.ObjectKind) string {
+	switch k {
+	case meta.KindView:
+		return "v"
+	case meta.KindMaterializedView:
+		return "m"
+	case meta.KindIndex:
+		return "i"
+	}
+	return "r"
+}
+
+// userColumns are a relation's user columns (without the hidden row id),
+// numbered from 1 as attnum.
+func userColumns(t *meta.Table) []meta.Column {
+	cols := t.Columns
+	for len(cols) > 0 && cols[len(cols)-1].Hidden {
+		cols = cols[:len(cols)-1]
+	}
+	return cols
+}
+
+func isPKColumn(t *meta.Table, i int) bool {
+	if t.HiddenRowID {
+		return false
+	}
+	for _, k := range t.PK {
+		if k == i {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,40 @@
+package e2e
+
+import "testing"
+
+// TestPsqlDescribe runs psql's describe commands, which query pg_catalog,
+// and the information_schema views tools read.
+func TestPsqlDescribe(t *testing.T) {
+	n := startNode(t)
+	if out, err := psql(t, n.Addr(),
+		"CREATE TABLE t (a INT PRIMARY KEY, b TEXT NOT NULL DEFAULT 'x', c DOUBLE PRECISION, d VARCHAR(10))",
+		"CREATE VIEW v AS SELECT b, d FROM t",
+		"CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n FROM t"); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	for _, c := range []struct{ cmd, want string }{
+		{`\dt`, "public|t|table|streamdb\n"},
+		{`\dv`, "public|v|view|streamdb\n"},
+		{`\dm`, "public|m|materialized view|streamdb\n"},
+		{`\d`, "public|m|materialized view|streamdb\npublic|t|table|streamdb\npublic|v|view|streamdb\n"},
+		{`\d v`, "b|text|||\nd|character varying(10)|||\n"},
+		// The column listing \d t runs (its later footer queries use arrays).
+		{`SELECT a.attname, pg_catalog.format_type(a.atttypid, a.atttypmod),
+		  (SELECT pg_catalog.pg_get_expr(d.adbin, d.adrelid, true) FROM pg_catalog.pg_attrdef d
+		   WHERE d.adrelid = a.attrelid AND d.adnum = a.attnum AND a.atthasdef), a.attnotnull
+		 FROM pg_catalog.pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+		 WHERE c.relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default
+		   AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+			"a|integer||t\nb|text|'x'|t\nc|double precision||f\nd|character varying(10)||f\n"},
+		{`SELECT c.relkind, c.reloftype = 0, c.reloftype::pg_catalog.regtype FROM pg_catalog.pg_class c WHERE c.relname = 'm'`, "m|t|0\n"},
+		{"SELECT table_schema, table_name, table_type FROM information_schema.tables ORDER BY table_name",
+			"public|m|MATERIALIZED VIEW\npublic|t|BASE TABLE\npublic|v|VIEW\n"},
+		{"SELECT table_name, column_name, ordinal_position, is_nullable, data_type, character_maximum_length FROM information_schema.columns WHERE table_name IN ('t', 'm') ORDER BY 1, 3",
+			"m|n|1|YES|bigint|\nt|a|1|NO|integer|\nt|b|2|NO|text|\nt|c|3|YES|double precision|\nt|d|4|YES|character varying|10\n"},
+	} {
+		out, err := psql(t, n.Addr(), c.cmd)
+		if err != nil || out != c.want {
+			t.Errorf("%s: err=%v output\n%q\nwant\n%q", c.cmd, err, out, c.want)
+		}
+	}
+}
