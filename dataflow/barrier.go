@@ -30,8 +30,9 @@ type BarrierManager struct {
 	committed uint64
 	err       error
 
-	kick   chan struct{}
-	sealed chan struct{}
+	kick     chan struct{}
+	sealed   chan struct{}
+	interval chan time.Duration
 }
 
 type epochState struct {
@@ -48,7 +49,7 @@ func NewBarrierManager(store *Store, committed uint64, commit func(context.Conte
 	m := &BarrierManager{
 		store: store, commit: commit, sources: map[uint32]chan<- Message{},
 		prev: committed, committed: committed,
-		kick: make(chan struct{}, 1), sealed: make(chan struct{}, 1),
+		kick: make(chan struct{}, 1), sealed: make(chan struct{}, 1), interval: make(chan time.Duration),
 	}
 	m.cond = sync.NewCond(&m.mu)
 	return m
@@ -65,12 +66,24 @@ func (m *BarrierManager) Run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			m.fail(ctx.Err())
 			return
+		case d := <-m.interval:
+			t.Reset(d)
+			continue
 		case <-t.C:
 		case <-m.kick:
 		}
 		if _, err := m.Inject(ctx, nil, 0, 0); err != nil {
 			m.fail(err)
 		}
+	}
+}
+
+// SetInterval changes the time between periodic barriers of a running
+// manager.
+func (m *BarrierManager) SetInterval(ctx context.Context, d time.Duration) {
+	select {
+	case m.interval <- d:
+	case <-ctx.Done():
 	}
 }
 

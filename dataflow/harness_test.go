@@ -303,10 +303,18 @@ var tableIDs atomic.Uint32
 func freshTable() uint32 { return tableIDs.Add(1) + 1000 }
 
 // check runs one random scenario against the operator built from spec
-// over engine. Operators are rebuilt over a new Store after some
-// checkpoints (a recovery): their state must carry over.
+// over engine, with a cache budget of nothing, a few groups or the
+// default. Operators are rebuilt over a new Store after some checkpoints
+// (a recovery): their state must carry over. Checkpoints are sealed at
+// once or later, so that groups become evictable at different times.
 func (o *oracle) check(t *rapid.T, engine *storage.Engine, spec Spec) {
-	store := NewStore(engine)
+	cacheBytes := rapid.SampledFrom([]int64{0, 2 << 10, DefaultCacheBytes}).Draw(t, "cacheBytes")
+	newStore := func() *Store {
+		s := NewStore(engine)
+		s.SetCacheBytes(cacheBytes)
+		return s
+	}
+	store := newStore()
 	build := func() Operator {
 		op, err := spec.Build(envOver(store))
 		if err != nil {
@@ -381,11 +389,16 @@ func (o *oracle) check(t *rapid.T, engine *storage.Engine, spec Spec) {
 			if got, want := v.sorted(), o.want(rows); strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Fatalf("after epoch %d the view is\n%s\nwant\n%s", epoch, strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
-			if action == "recover" {
+			if b.Checkpoint && (action == "recover" || rapid.Bool().Draw(t, "seal")) {
 				if err := store.Seal(epoch, nil); err != nil {
 					t.Fatal(err)
 				}
-				store = NewStore(engine)
+			}
+			if used := store.CacheUsage(); used < 0 {
+				t.Fatalf("cache usage %d", used)
+			}
+			if action == "recover" {
+				store = newStore()
 				op = build()
 			}
 		}

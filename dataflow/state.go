@@ -17,28 +17,47 @@ import (
 // self-delimiting, so the key range of a prefix holds exactly its group.
 // A group is loaded whole from storage on first use and then served from
 // the cache, which is partitioned by vnode so that a vnode's cache can
-// change owner. A StateTable is used from one goroutine.
+// change owner, until it is evicted under the store's cache budget (see
+// stateCache). A StateTable is used from one goroutine.
 type StateTable struct {
 	store    *Store
 	id       uint32
 	types    []types.T
 	vnodes   map[uint16]map[string]*Group
-	dirty    []*Group
 	freelist *btreemap.FreeList[[]byte, []types.Datum]
 	key      []byte
 	writes   writeBuf
+	// lru orders the cached groups by use; used are the groups used since
+	// the last Commit (pinned in the cache), those whose gen is gen.
+	lru  groupLRU
+	used []*Group
+	gen  uint64
+	// unreported is the change of cached bytes not yet in acct and the
+	// store's usage.
+	unreported int64
+	acct       *cacheAccount
 }
 
-// Group is the cached entries of one prefix, ordered by suffix.
+// Group is the cached entries of one prefix, ordered by suffix. A group
+// stays valid until the next Commit of its table; after that, get it again
+// with StateTable.Group (it may have been evicted).
 type Group struct {
 	t      *StateTable
 	vnode  uint16
-	prefix []byte
-	rows   *btreemap.BTreeMap[[]byte, []types.Datum]
+	prefix string
+	// rows is nil once the group is evicted.
+	rows *btreemap.BTreeMap[[]byte, []types.Datum]
 	// dirty maps each suffix changed since the last Commit to whether the
 	// key existed in storage before the change (if not, deleting it again
 	// needs no tombstone).
 	dirty map[string]bool
+	// prev and next link the table's LRU list; gen is the table generation
+	// of the last use; epoch is that of the last Commit since the use (the
+	// group is all in storage once that epoch is sealed); bytes is the
+	// estimated memory of the group.
+	prev, next *Group
+	gen, epoch uint64
+	bytes      int64
 }
 
 // btreeDegree is the degree of the B-trees ordering a group's entries.
@@ -47,16 +66,19 @@ const btreeDegree = 16
 // NewStateTable returns an empty view of table tableID whose rows have
 // rowTypes (types.TUnknown accepts a value of any type).
 func NewStateTable(store *Store, tableID uint32, rowTypes []types.T) *StateTable {
-	return &StateTable{
+	t := &StateTable{
 		store: store, id: tableID, types: rowTypes,
 		vnodes:   map[uint16]map[string]*Group{},
 		freelist: btreemap.NewFreeList[[]byte, []types.Datum](btreemap.DefaultFreeListSize),
+		gen:      1,
 	}
+	t.acct = newCacheAccount(t, store)
+	return t
 }
 
 // Group returns the group of prefix in vnode, loading it from storage on
 // first use (the latest sealed versions: recovery removes uncommitted ones
-// before actors start).
+// before actors start). A cache hit does not allocate.
 func (t *StateTable) Group(vnode uint16, prefix []byte) (*Group, error) {
 	return t.group(vnode, prefix, true)
 }
@@ -69,17 +91,18 @@ func (t *StateTable) emptyGroup(vnode uint16, prefix []byte) *Group {
 }
 
 // group returns the cached group or a new one, loaded from storage if load
-// is set.
+// is set; it may evict other groups.
 func (t *StateTable) group(vnode uint16, prefix []byte, load bool) (*Group, error) {
 	groups := t.vnodes[vnode]
 	if groups == nil {
 		groups = map[string]*Group{}
 		t.vnodes[vnode] = groups
 	} else if g := groups[string(prefix)]; g != nil {
+		t.touch(g)
 		return g, nil
 	}
 	g := &Group{
-		t: t, vnode: vnode, prefix: bytes.Clone(prefix),
+		t: t, vnode: vnode, prefix: string(prefix), bytes: groupOverhead + int64(len(prefix)),
 		rows: btreemap.NewWithFreeList[[]byte, []types.Datum](btreeDegree, bytes.Compare, t.freelist),
 	}
 	if load {
@@ -89,14 +112,17 @@ func (t *StateTable) group(vnode uint16, prefix []byte, load bool) (*Group, erro
 			if err != nil {
 				return err
 			}
-			g.rows.ReplaceOrInsert(bytes.Clone(key[len(lower):]), row)
+			suffix := bytes.Clone(key[len(lower):])
+			g.rows.ReplaceOrInsert(suffix, row)
+			g.bytes += entryBytes(suffix, row)
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	groups[string(g.prefix)] = g
+	t.cacheNew(g)
+	t.evict()
 	return g, nil
 }
 
@@ -114,16 +140,18 @@ func prefixEnd(prefix []byte) []byte {
 }
 
 // Commit stages every entry changed since the last Commit (deleted ones as
-// tombstones) with the store for epoch.
+// tombstones) with the store for epoch, unpins the groups used since, and
+// evicts groups if the node is over its cache budget.
 func (t *StateTable) Commit(epoch uint64) {
-	for _, g := range t.dirty {
+	for _, g := range t.used {
+		g.epoch = epoch
 		for suffix, existed := range g.dirty {
 			row, live := g.Get([]byte(suffix))
 			if !live && !existed {
 				continue
 			}
-			t.key = storage.AppendKey(t.key[:0], t.id, g.vnode, g.prefix)
-			t.key = append(t.key, suffix...)
+			t.key = storage.AppendKey(t.key[:0], t.id, g.vnode, nil)
+			t.key = append(append(t.key, g.prefix...), suffix...)
 			if live {
 				t.writes.put(t.key, row)
 			} else {
@@ -132,8 +160,12 @@ func (t *StateTable) Commit(epoch uint64) {
 		}
 		clear(g.dirty)
 	}
-	t.dirty = t.dirty[:0]
+	clear(t.used)
+	t.used = t.used[:0]
+	t.gen++
 	t.writes.stage(t.store, epoch)
+	t.evict()
+	t.report()
 }
 
 // Get returns the row stored under suffix. The row must not be modified.
@@ -143,11 +175,16 @@ func (g *Group) Get(suffix []byte) ([]types.Datum, bool) {
 }
 
 // Put stores row under suffix and marks it for the next Commit. The row is
-// kept, not copied; suffix is copied.
+// kept, not copied (changing it in place afterwards must keep its size, or
+// the cache's estimate drifts); suffix is copied.
 func (g *Group) Put(suffix []byte, row []types.Datum) {
-	key, _, ok := g.rows.Get(suffix)
-	if !ok {
+	g.t.touch(g)
+	key, old, ok := g.rows.Get(suffix)
+	if ok {
+		g.resize(rowBytes(row) - rowBytes(old))
+	} else {
 		key = bytes.Clone(suffix)
+		g.resize(entryBytes(key, row))
 	}
 	g.markDirty(key, ok)
 	g.rows.ReplaceOrInsert(key, row)
@@ -156,7 +193,9 @@ func (g *Group) Put(suffix []byte, row []types.Datum) {
 // Delete removes the entry under suffix, if any, and marks it for the next
 // Commit.
 func (g *Group) Delete(suffix []byte) {
-	if key, _, ok := g.rows.Delete(suffix); ok {
+	g.t.touch(g)
+	if key, old, ok := g.rows.Delete(suffix); ok {
+		g.resize(-entryBytes(key, old))
 		g.markDirty(key, true)
 	}
 }
@@ -166,9 +205,6 @@ func (g *Group) Delete(suffix []byte) {
 func (g *Group) markDirty(key []byte, existed bool) {
 	if g.dirty == nil {
 		g.dirty = map[string]bool{}
-	}
-	if len(g.dirty) == 0 {
-		g.t.dirty = append(g.t.dirty, g)
 	}
 	if _, seen := g.dirty[string(key)]; !seen {
 		g.dirty[string(key)] = existed

@@ -3,17 +3,23 @@ package dataflow
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/streamdb/streamdb/storage"
 )
 
 // Store is the node's state store over storage.Engine: state tables stage
 // their per-epoch deltas here; the checkpoint writes everything staged for
-// an epoch in one synced Pebble batch.
+// an epoch in one synced Pebble batch. It also keeps the node's budget for
+// the groups state tables cache (see stateCache).
 type Store struct {
 	engine *storage.Engine
 	mu     sync.Mutex
 	staged map[uint64][]Write
+	// sealed is the newest epoch up to which every staged write is in
+	// storage; written under mu.
+	sealed atomic.Uint64
+	cache  stateCache
 }
 
 // Write is one staged change of a state table.
@@ -24,9 +30,12 @@ type Write struct {
 	Value []byte
 }
 
-// NewStore returns a store over e with nothing staged.
+// NewStore returns a store over e with nothing staged and a cache budget
+// of DefaultCacheBytes.
 func NewStore(e *storage.Engine) *Store {
-	return &Store{engine: e, staged: map[uint64][]Write{}}
+	s := &Store{engine: e, staged: map[uint64][]Write{}}
+	s.cache.budget.Store(DefaultCacheBytes)
+	return s
 }
 
 // Engine returns the underlying storage engine.
@@ -34,7 +43,9 @@ func (s *Store) Engine() *storage.Engine { return s.engine }
 
 // Stage adds writes to epoch's delta. The store keeps the slices: callers
 // must not modify them afterwards. Writes of one epoch are applied in the
-// order staged, so a later write of a key wins. Safe for concurrent use.
+// order staged, so a later write of a key wins; they must be staged before
+// the epoch is sealed (else the cache may take them for sealed). Safe for
+// concurrent use.
 func (s *Store) Stage(epoch uint64, writes []Write) {
 	if len(writes) == 0 {
 		return
@@ -88,6 +99,15 @@ func (s *Store) Seal(epoch uint64, extra func(*storage.Batch)) error {
 		} else {
 			delete(s.staged, e)
 		}
+	}
+	through := epoch
+	for e := range s.staged {
+		if e <= through {
+			through = e - 1
+		}
+	}
+	if through > s.sealed.Load() {
+		s.sealed.Store(through)
 	}
 	s.mu.Unlock()
 	return nil

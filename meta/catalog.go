@@ -134,6 +134,8 @@ type Catalog struct {
 	nextID  uint32
 	// committedEpoch is the newest epoch whose state is committed.
 	committedEpoch uint64
+	// system holds cluster settings (ALTER SYSTEM SET).
+	system map[string]string
 }
 
 func newCatalog() *Catalog {
@@ -164,6 +166,12 @@ func (c *Catalog) TableByID(id uint32) (*Table, bool) {
 	return t, ok
 }
 
+// System returns a cluster setting and whether it was ever set.
+func (c *Catalog) System(name string) (string, bool) {
+	v, ok := c.system[name]
+	return v, ok
+}
+
 // CommittedEpoch returns the newest committed epoch.
 func (c *Catalog) CommittedEpoch() uint64 { return c.committedEpoch }
 
@@ -189,6 +197,7 @@ func (c *Catalog) clone() *Catalog {
 		indexes:        make(map[qualName]*Table, len(c.indexes)+1),
 		nextID:         c.nextID,
 		committedEpoch: c.committedEpoch,
+		system:         c.system,
 	}
 	for _, t := range c.byID {
 		n.put(t)

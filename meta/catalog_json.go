@@ -40,14 +40,15 @@ func (c *Column) UnmarshalJSON(b []byte) error {
 
 // catalogJSON is the persisted form of a Catalog.
 type catalogJSON struct {
-	NextID         uint32   `json:"next_id"`
-	CommittedEpoch uint64   `json:"committed_epoch,omitempty"`
-	Tables         []*Table `json:"tables"`
+	NextID         uint32            `json:"next_id"`
+	CommittedEpoch uint64            `json:"committed_epoch,omitempty"`
+	System         map[string]string `json:"system,omitempty"`
+	Tables         []*Table          `json:"tables"`
 }
 
 // MarshalJSON implements json.Marshaler.
 func (c *Catalog) MarshalJSON() ([]byte, error) {
-	return json.Marshal(catalogJSON{NextID: c.nextID, CommittedEpoch: c.committedEpoch, Tables: c.ordered})
+	return json.Marshal(catalogJSON{NextID: c.nextID, CommittedEpoch: c.committedEpoch, System: c.system, Tables: c.ordered})
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -59,6 +60,7 @@ func (c *Catalog) UnmarshalJSON(b []byte) error {
 	n := newCatalog()
 	n.nextID = j.NextID
 	n.committedEpoch = j.CommittedEpoch
+	n.system = j.System
 	for _, t := range j.Tables {
 		n.put(t)
 	}

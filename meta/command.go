@@ -22,6 +22,7 @@ const (
 	opDropIndex   op = "drop_index"
 	opAllocIDs    op = "alloc_ids"
 	opCommitEpoch op = "commit_epoch"
+	opSetSystem   op = "set_system"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.
@@ -63,6 +64,11 @@ type allocIDsCmd struct {
 
 type commitEpochCmd struct {
 	Epoch uint64 `json:"epoch"`
+}
+
+type setSystemCmd struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 func encodeCommand(o op, payload any) ([]byte, error) {

@@ -2,6 +2,7 @@ package meta
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -95,6 +96,17 @@ func (c *Catalog) allocIDs(n int) (*Catalog, uint32) {
 	nc := c.clone()
 	nc.nextID += uint32(n)
 	return nc.seal(), first
+}
+
+// setSystem sets a cluster setting.
+func (c *Catalog) setSystem(name, value string) *Catalog {
+	nc := c.clone()
+	nc.system = maps.Clone(c.system)
+	if nc.system == nil {
+		nc.system = map[string]string{}
+	}
+	nc.system[name] = value
+	return nc.seal()
 }
 
 // commitEpoch records epoch as the newest committed one.

@@ -92,6 +92,12 @@ func (f *fsm) apply(data []byte) (any, error) {
 			return nil, err
 		}
 		cat, value = cat.allocIDs(p.N)
+	case opSetSystem:
+		p, err := decodePayload[setSystemCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		cat = cat.setSystem(p.Name, p.Value)
 	case opCommitEpoch:
 		p, err := decodePayload[commitEpochCmd](c)
 		if err != nil {

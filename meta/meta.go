@@ -301,6 +301,12 @@ func (m *Meta) AllocIDs(ctx context.Context, n int) (uint32, error) {
 	return v.(uint32), nil
 }
 
+// SetSystem sets a cluster setting (ALTER SYSTEM SET).
+func (m *Meta) SetSystem(ctx context.Context, name, value string) error {
+	_, err := m.apply(ctx, opSetSystem, setSystemCmd{Name: name, Value: value})
+	return err
+}
+
 // CommitEpoch records epoch as committed: the recovery point and the
 // newest state readers see. One Raft entry per checkpoint.
 func (m *Meta) CommitEpoch(ctx context.Context, epoch uint64) error {

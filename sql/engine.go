@@ -13,12 +13,14 @@ import (
 	"log/slog"
 	"math"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/storage"
 )
 
@@ -87,8 +89,47 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 		cancel()
 		return nil, err
 	}
-	go e.mgr.Run(ctx, opts.BarrierInterval)
+	interval := opts.BarrierInterval
+	if v, ok := m.Catalog().System(barrierIntervalParam); ok {
+		// ALTER SYSTEM SET outlives restarts and wins over the flag.
+		if ms, err := strconv.Atoi(v); err == nil {
+			interval = time.Duration(ms) * time.Millisecond
+		}
+	}
+	go e.mgr.Run(ctx, interval)
 	return e, nil
+}
+
+// barrierIntervalParam is the cluster setting for the barrier interval.
+const barrierIntervalParam = "barrier_interval_ms"
+
+// alterSystem sets a cluster setting: barrier_interval_ms (10 to
+// 3600000) takes effect at once and is kept in the catalog.
+func (e *Engine) alterSystem(ctx context.Context, name, value string) error {
+	if name != barrierIntervalParam {
+		return pgerror.New(pgerror.CodeUndefinedObject, "unrecognized system parameter %q", name).
+			WithHint("The system parameters are: %s.", barrierIntervalParam)
+	}
+	ms, err := strconv.Atoi(value)
+	if err != nil || ms < 10 || ms > 3600000 {
+		return pgerror.New(pgerror.CodeInvalidParameterValue, "%s must be an integer from 10 to 3600000", name)
+	}
+	if err := e.Meta.SetSystem(ctx, name, value); err != nil {
+		return err
+	}
+	e.mgr.SetInterval(ctx, time.Duration(ms)*time.Millisecond)
+	return nil
+}
+
+// systemParam returns a cluster setting's current value.
+func (e *Engine) systemParam(name string) (string, bool) {
+	if name != barrierIntervalParam {
+		return "", false
+	}
+	if v, ok := e.Meta.Catalog().System(name); ok {
+		return v, true
+	}
+	return strconv.Itoa(int(e.opts.BarrierInterval / time.Millisecond)), true
 }
 
 // startJobs restarts the jobs of every table and materialized view, in id
@@ -122,8 +163,16 @@ func (e *Engine) ReadEpoch() uint64 { return e.mgr.Committed() }
 // Flush returns once everything acknowledged before it is visible in every
 // materialized view: the current epoch is committed.
 func (e *Engine) Flush(ctx context.Context) error {
-	epoch := e.mgr.CurrentEpoch()
-	e.mgr.RequestBarrier()
+	return e.WaitCommitted(ctx, e.mgr.CurrentEpoch())
+}
+
+// WaitCommitted returns once epoch is committed. If the barrier that ends
+// epoch has not been injected yet, it asks for one at once (group commit)
+// rather than waiting for the barrier interval.
+func (e *Engine) WaitCommitted(ctx context.Context, epoch uint64) error {
+	if epoch >= e.mgr.CurrentEpoch() {
+		e.mgr.RequestBarrier()
+	}
 	return e.mgr.WaitCommitted(ctx, epoch)
 }
 

@@ -27,6 +27,9 @@ func utilityColumns(u any) []pgwire.Column {
 		if x.Name == "all" {
 			return textColumns("name", "setting", "description")
 		}
+		if x.Name == barrierIntervalParam {
+			return textColumns(x.Name)
+		}
 		return textColumns(displayName(canonicalVar(x.Name)))
 	case *parser.ShowObjects:
 		return textColumns("Name")
@@ -97,7 +100,18 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 			return nil, err
 		}
 		return done("RESET"), nil
+	case *parser.AlterSystem:
+		if len(x.Set.Values) != 1 {
+			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "ALTER SYSTEM SET %s takes one value", x.Set.Name)
+		}
+		if err := s.e.alterSystem(ctx, x.Set.Name, x.Set.Values[0]); err != nil {
+			return nil, err
+		}
+		return done("ALTER SYSTEM"), nil
 	case *parser.ShowVar:
+		if v, ok := s.e.systemParam(x.Name); ok {
+			return &memRows{rows: textRows([]string{v}), tag: "SHOW"}, nil
+		}
 		if x.Name == "all" {
 			var vals [][]string
 			for _, v := range s.vars.all() {

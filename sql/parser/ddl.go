@@ -333,6 +333,16 @@ func (p *uparser) drop() (any, error) {
 // alter parses ALTER {MATERIALIZED VIEW|TABLE|SINK|SOURCE} name SET PARALLELISM {=|TO} n.
 func (p *uparser) alter() (any, error) {
 	p.i++
+	if p.accept("system") {
+		if !p.peek().is("set") {
+			return nil, p.notSupported(p.i, "ALTER SYSTEM "+strings.ToUpper(p.peek().val))
+		}
+		sv, err := p.set()
+		if err != nil {
+			return nil, err
+		}
+		return &AlterSystem{Set: sv.(*SetVar)}, nil
+	}
 	a := &AlterParallelism{}
 	switch {
 	case p.accept("materialized", "view"):

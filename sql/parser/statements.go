@@ -181,3 +181,9 @@ type AlterParallelism struct {
 	Name        ObjectName
 	Parallelism int
 }
+
+// AlterSystem is ALTER SYSTEM SET name {=|TO} value: a setting of the whole
+// cluster, kept in the catalog.
+type AlterSystem struct {
+	Set *SetVar
+}
