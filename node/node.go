@@ -39,7 +39,10 @@ type Config struct {
 	// Parallelism is the default actor count per fragment of a
 	// materialized view; default the number of cores.
 	Parallelism int
-	Logger      *slog.Logger
+	// StateCacheBytes bounds the memory of cached operator state (0: the
+	// default).
+	StateCacheBytes int64
+	Logger          *slog.Logger
 }
 
 // Node is a running streamdb node.
@@ -77,7 +80,7 @@ func Start(cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 	n.meta = m
-	if n.engine, err = sql.NewEngine(n.meta, n.storage, sql.Options{Version: ServerVersion, BarrierInterval: cfg.BarrierInterval, Parallelism: cfg.Parallelism, Logger: cfg.Logger}); err != nil {
+	if n.engine, err = sql.NewEngine(n.meta, n.storage, sql.Options{Version: ServerVersion, BarrierInterval: cfg.BarrierInterval, Parallelism: cfg.Parallelism, StateCacheBytes: cfg.StateCacheBytes, Logger: cfg.Logger}); err != nil {
 		return nil, err
 	}
 	if n.ln, err = net.Listen("tcp", cfg.Listen); err != nil {

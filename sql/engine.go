@@ -33,7 +33,10 @@ type Options struct {
 	// Parallelism is the default number of actors per fragment of a
 	// materialized view; default the number of cores.
 	Parallelism int
-	Logger      *slog.Logger
+	// StateCacheBytes bounds the memory of cached operator state; default
+	// dataflow.DefaultCacheBytes.
+	StateCacheBytes int64
+	Logger          *slog.Logger
 }
 
 // Engine is a node's SQL engine: the catalog, the state store and the
@@ -83,6 +86,9 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	store := dataflow.NewStore(st)
+	if opts.StateCacheBytes > 0 {
+		store.SetCacheBytes(opts.StateCacheBytes)
+	}
 	e.mgr = dataflow.NewBarrierManager(store, committed, m.CommitEpoch)
 	e.rt = dataflow.NewRuntime(ctx, store, e.mgr, exec.VNodes, opts.Logger)
 	if err := e.startJobs(); err != nil {

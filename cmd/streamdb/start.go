@@ -22,6 +22,7 @@ func runStart(args []string) error {
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "milliseconds between checkpoint barriers (DML also asks for one at once)")
 	parallelism := fs.Int("parallelism", 0, "default actors per fragment of a materialized view (0: the number of cores)")
+	cacheMB := fs.Int64("state-cache-mb", 256, "memory for cached operator state, in MiB (state beyond it stays in Pebble)")
 	_ = fs.Parse(args)
 
 	var level slog.Level
@@ -30,7 +31,7 @@ func runStart(args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	n, err := node.Start(node.Config{Listen: *listen, DataDir: *dataDir, RaftAddr: *raftAddr, NodeID: *nodeID, Logger: logger,
-		BarrierInterval: time.Duration(*barrierMS) * time.Millisecond, Parallelism: *parallelism})
+		BarrierInterval: time.Duration(*barrierMS) * time.Millisecond, Parallelism: *parallelism, StateCacheBytes: *cacheMB << 20})
 	if err != nil {
 		return err
 	}
