@@ -85,22 +85,47 @@ func (w *writeSet) set(key string, row []types.Datum) error {
 	return nil
 }
 
-// check enforces NOT NULL (primary key columns included).
-func (w *writeSet) check(row []types.Datum) error {
-	for i, c := range w.t.Columns {
-		if !row[i].IsNull() {
+// checkNotNull enforces NOT NULL (primary key columns included) on a row
+// of table t, with or without its hidden row id.
+func checkNotNull(t *meta.Table, row []types.Datum) error {
+	for i, v := range row {
+		if !v.IsNull() {
 			continue
 		}
+		c := t.Columns[i]
 		notNull := c.NotNull
-		for _, p := range w.t.PK {
+		for _, p := range t.PK {
 			notNull = notNull || p == i
 		}
 		if notNull {
-			return pgerror.New(pgerror.CodeNotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, w.t.Name).
-				WithDetail("Failing row contains %s.", formatRow(w.t, row))
+			return pgerror.New(pgerror.CodeNotNullViolation, "null value in column %q of relation %q violates not-null constraint", c.Name, t.Name).
+				WithDetail("Failing row contains %s.", formatRow(t, row))
 		}
 	}
 	return nil
+}
+
+// fullRow returns a copy of row completed to t's width: with a new hidden
+// row id appended if t has one (writeMu held).
+func (e *Engine) fullRow(t *meta.Table, row []types.Datum) []types.Datum {
+	full := append(make([]types.Datum, 0, len(t.Columns)), row...)
+	if t.HiddenRowID {
+		full = append(full, types.NewInt(e.nextRowID))
+		e.nextRowID++
+	}
+	return full
+}
+
+// send puts c into t's stream and returns the epoch that carries it; the
+// high-water mark of hidden row ids is staged with that epoch (writeMu
+// held).
+func (e *Engine) send(ctx context.Context, t *meta.Table, c *dataflow.Chunk) (uint64, error) {
+	var extra []dataflow.Write
+	if t.HiddenRowID {
+		hw := binary.BigEndian.AppendUint64(nil, uint64(e.nextRowID))
+		extra = []dataflow.Write{{Key: rowIDKey, Value: hw}}
+	}
+	return e.mgr.Send(ctx, t.ID, c, extra)
 }
 
 func (w *writeSet) duplicate(row []types.Datum) error {
@@ -166,14 +191,11 @@ func (w *writeSet) flush(ctx context.Context) error {
 	if c.Len() == 0 {
 		return nil
 	}
-	var hw [8]byte
-	binary.BigEndian.PutUint64(hw[:], uint64(w.e.nextRowID))
-	epoch, err := w.e.mgr.Send(ctx, w.t.ID, c, []dataflow.Write{{Key: rowIDKey, Value: hw[:]}})
+	epoch, err := w.e.send(ctx, w.t, c)
 	if err != nil {
 		return err
 	}
-	w.e.mgr.RequestBarrier()
-	return w.e.mgr.WaitCommitted(ctx, epoch)
+	return w.e.WaitCommitted(ctx, epoch)
 }
 
 // runDML executes a bound INSERT, UPDATE or DELETE and returns its row count.
@@ -189,12 +211,8 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 	case *planner.Insert:
 		w = e.newWriteSet(p.Table)
 		err = planner.Build(p.Source).Run(c, func(row []types.Datum) (bool, error) {
-			full := append(make([]types.Datum, 0, len(p.Table.Columns)), row...)
-			if p.Table.HiddenRowID {
-				full = append(full, types.NewInt(e.nextRowID))
-				e.nextRowID++
-			}
-			if err := w.check(full); err != nil {
+			full := e.fullRow(p.Table, row)
+			if err := checkNotNull(p.Table, full); err != nil {
 				return false, err
 			}
 			key := w.rowKey(full)
@@ -228,7 +246,7 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 			newRows[i] = r[width:]
 		}
 		for i, r := range newRows {
-			if err := w.check(r); err != nil {
+			if err := checkNotNull(w.t, r); err != nil {
 				return 0, err
 			}
 			newKeys[i] = w.rowKey(r)
