@@ -205,6 +205,8 @@ func (t *StateTable) evict() {
 
 // drop removes g from the cache.
 func (t *StateTable) drop(g *Group) {
+	// The evicted group's entries are now only in storage.
+	t.bare[g.vnode] = false
 	t.lru.remove(g)
 	delete(t.vnodes[g.vnode], g.prefix)
 	t.account(-g.bytes)

@@ -379,3 +379,30 @@ func TestRowBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestBareVnodes checks the shortcut for a new job's state: a vnode with
+// nothing in storage is marked bare (misses skip storage reads) until one of
+// its groups is evicted, and a vnode with stored entries never is.
+func TestBareVnodes(t *testing.T) {
+	store := newEnv(t).Store
+	st := NewStateTable(store, 22, pairTypes)
+	mustGroup(t, st, 3, "k").Put([]byte("x"), pair(1, "one"))
+	if !st.bare[3] {
+		t.Fatal("a vnode with nothing stored is not bare")
+	}
+	st.Commit(1)
+	mustSeal(t, store, 1)
+	store.SetCacheBytes(0)
+	st.Commit(2) // evicts "k", whose entry is now only in storage
+	if cached(st, 3, "k") || st.bare[3] {
+		t.Fatalf("after eviction: cached=%v bare=%v", cached(st, 3, "k"), st.bare[3])
+	}
+	if got := groupContents(mustGroup(t, st, 3, "k")); got != "x=1 one" {
+		t.Fatalf("reloaded group: %s", got)
+	}
+	again := NewStateTable(store, 22, pairTypes)
+	mustGroup(t, again, 3, "other")
+	if again.bare[3] {
+		t.Fatal("a vnode with stored entries is bare")
+	}
+}

@@ -20,10 +20,14 @@ import (
 // change owner, until it is evicted under the store's cache budget (see
 // stateCache). A StateTable is used from one goroutine.
 type StateTable struct {
-	store    *Store
-	id       uint32
-	types    []types.T
-	vnodes   map[uint16]map[string]*Group
+	store  *Store
+	id     uint32
+	types  []types.T
+	vnodes map[uint16]map[string]*Group
+	// bare marks vnodes that had no entries in storage when first used and
+	// none of whose groups was evicted since: every group of such a vnode
+	// is either cached or absent from storage, so a miss needs no read.
+	bare     map[uint16]bool
 	freelist *btreemap.FreeList[[]byte, []types.Datum]
 	key      []byte
 	writes   writeBuf
@@ -69,6 +73,7 @@ func NewStateTable(store *Store, tableID uint32, rowTypes []types.T) *StateTable
 	t := &StateTable{
 		store: store, id: tableID, types: rowTypes,
 		vnodes:   map[uint16]map[string]*Group{},
+		bare:     map[uint16]bool{},
 		freelist: btreemap.NewFreeList[[]byte, []types.Datum](btreemap.DefaultFreeListSize),
 		gen:      1,
 	}
@@ -97,10 +102,18 @@ func (t *StateTable) group(vnode uint16, prefix []byte, load bool) (*Group, erro
 	if groups == nil {
 		groups = map[string]*Group{}
 		t.vnodes[vnode] = groups
+		if load {
+			bare, err := t.storedNothing(vnode)
+			if err != nil {
+				return nil, err
+			}
+			t.bare[vnode] = bare
+		}
 	} else if g := groups[string(prefix)]; g != nil {
 		t.touch(g)
 		return g, nil
 	}
+	load = load && !t.bare[vnode]
 	g := &Group{
 		t: t, vnode: vnode, prefix: string(prefix), bytes: groupOverhead + int64(len(prefix)),
 		rows: btreemap.NewWithFreeList[[]byte, []types.Datum](btreeDegree, bytes.Compare, t.freelist),
@@ -124,6 +137,21 @@ func (t *StateTable) group(vnode uint16, prefix []byte, load bool) (*Group, erro
 	t.cacheNew(g)
 	t.evict()
 	return g, nil
+}
+
+// storedNothing reports whether storage holds no entry of the table in
+// vnode (a new job's state: its groups need no storage reads).
+func (t *StateTable) storedNothing(vnode uint16) (bool, error) {
+	lower := storage.AppendKey(nil, t.id, vnode, nil)
+	found := false
+	err := t.store.Engine().Scan(lower, prefixEnd(lower), math.MaxUint64, func(_, _ []byte) error {
+		found = true
+		return errStopScan
+	})
+	if err != nil && err != errStopScan {
+		return false, err
+	}
+	return !found, nil
 }
 
 // prefixEnd returns the smallest key greater than every key starting with
