@@ -9,6 +9,7 @@ package storage
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"log/slog"
 	"math"
@@ -23,9 +24,14 @@ const (
 	valueLive      byte = 1
 )
 
+// DefaultCacheSize is the default block cache: large enough that operator
+// state evicted from the in-memory caches is usually read back without
+// decompressing blocks again (Pebble's own default is 8 MiB).
+const DefaultCacheSize = 128 << 20
+
 // Options configures an Engine.
 type Options struct {
-	// CacheSize is the block cache size in bytes; 0 means Pebble's default.
+	// CacheSize is the block cache size in bytes; 0 means DefaultCacheSize.
 	CacheSize int64
 	// Logger receives Pebble's messages; nil means slog.Default().
 	Logger *slog.Logger
@@ -45,7 +51,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 	}
 	po := &pebble.Options{
 		Comparer:           Comparer,
-		CacheSize:          opts.CacheSize,
+		CacheSize:          cmp.Or(opts.CacheSize, DefaultCacheSize),
 		FormatMajorVersion: pebble.FormatNewest,
 		Logger:             PebbleLogger{L: logger},
 	}
