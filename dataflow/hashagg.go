@@ -32,6 +32,7 @@ func (s *HashAggSpec) Build(env *Env) (Operator, error) {
 		return nil, pgerror.New(pgerror.CodeInternal, "streaming aggregation %s needs a multiset table", s.Explain())
 	}
 	a.state = NewStateTable(env.Store, s.StateTable, rowTypes)
+	a.state.pointGroups = true // one state row per group
 	if needMultiset {
 		// Entries are [count, value, delimiter] of any types.
 		a.multiset = NewStateTable(env.Store, s.MultisetTable, []types.T{types.TInt8, types.TUnknown, types.TUnknown})

@@ -27,10 +27,14 @@ type StateTable struct {
 	// bare marks vnodes that had no entries in storage when first used and
 	// none of whose groups was evicted since: every group of such a vnode
 	// is either cached or absent from storage, so a miss needs no read.
-	bare     map[uint16]bool
-	freelist *btreemap.FreeList[[]byte, []types.Datum]
-	key      []byte
-	writes   writeBuf
+	bare map[uint16]bool
+	// pointGroups: every group holds at most one entry, under the empty
+	// suffix (an aggregation's state row), so a miss is a point read that
+	// Pebble's bloom filters answer without touching most files.
+	pointGroups bool
+	freelist    *btreemap.FreeList[[]byte, []types.Datum]
+	key         []byte
+	writes      writeBuf
 	// lru orders the cached groups by use; used are the groups used since
 	// the last Commit (pinned in the cache), those whose gen is gen.
 	lru  groupLRU
@@ -118,7 +122,21 @@ func (t *StateTable) group(vnode uint16, prefix []byte, load bool) (*Group, erro
 		t: t, vnode: vnode, prefix: string(prefix), bytes: groupOverhead + int64(len(prefix)),
 		rows: btreemap.NewWithFreeList[[]byte, []types.Datum](btreeDegree, bytes.Compare, t.freelist),
 	}
-	if load {
+	if load && t.pointGroups {
+		key := storage.AppendKey(nil, t.id, vnode, prefix)
+		v, ok, err := t.store.Engine().Get(key, math.MaxUint64)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			row, err := types.DecodeRow(v, t.types, nil)
+			if err != nil {
+				return nil, err
+			}
+			g.rows.ReplaceOrInsert([]byte{}, row)
+			g.bytes += entryBytes(nil, row)
+		}
+	} else if load {
 		lower := storage.AppendKey(nil, t.id, vnode, prefix)
 		err := t.store.Engine().Scan(lower, prefixEnd(lower), math.MaxUint64, func(key, value []byte) error {
 			row, err := types.DecodeRow(value, t.types, nil)
