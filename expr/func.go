@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/streamdb/streamdb/pgerror"
@@ -79,9 +78,6 @@ func (e *Func) Children() []Expr { return e.Args }
 
 // WithChildren implements Expr.
 func (e *Func) WithChildren(ch []Expr) Expr { c := *e; c.Args = ch; return &c }
-
-// HasBuiltin reports whether a function of that name exists.
-func HasBuiltin(name string) bool { _, ok := builtins[name]; return ok }
 
 // NewFunc resolves a call of the named built-in for the argument types, the
 // way PostgreSQL does in outline: an exact match of families first, then a
@@ -203,14 +199,4 @@ func signature(name string, args []Expr) string {
 		ts[i] = a.Type().String()
 	}
 	return name + "(" + strings.Join(ts, ", ") + ")"
-}
-
-// BuiltinNames lists the registered function names, sorted.
-func BuiltinNames() []string {
-	names := make([]string, 0, len(builtins))
-	for n := range builtins {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

@@ -2,7 +2,6 @@ package sql
 
 import (
 	"context"
-	"strings"
 
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
@@ -105,31 +104,6 @@ func (s *Session) fail(err error) error {
 	return err
 }
 
-// Exec runs a whole query string and discards results; for tools and tests.
-func (s *Session) Exec(ctx context.Context, query string) error {
-	stmts, err := s.Prepare(ctx, query, nil)
-	if err != nil {
-		return err
-	}
-	for _, st := range stmts {
-		rows, err := st.Open(ctx, nil)
-		if err != nil {
-			return err
-		}
-		for {
-			r, err := rows.Next(ctx)
-			if err != nil || r == nil {
-				rows.Close()
-				if err != nil {
-					return err
-				}
-				break
-			}
-		}
-	}
-	return nil
-}
-
 func errAborted() error {
 	return pgerror.New(pgerror.CodeInFailedTransaction, "current transaction is aborted, commands ignored until end of transaction block")
 }
@@ -138,5 +112,3 @@ func isTxEnd(p *parser.Statement) bool {
 	tc, ok := p.Utility.(*parser.TxControl)
 	return ok && (tc.Op == "COMMIT" || tc.Op == "ROLLBACK")
 }
-
-func lower(s string) string { return strings.ToLower(s) }
