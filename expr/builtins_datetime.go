@@ -368,7 +368,7 @@ func makeTimestamp(year, month, day, hour, minute int64, sec float64) (int64, er
 	if err != nil {
 		return 0, err
 	}
-	if days > (maxTimestamp-tod)/microsPerDay {
+	if days > (types.EndTimestamp-1-tod)/microsPerDay {
 		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "timestamp out of range: %d-%02d-%02d %d:%02d:%s",
 			year, month, day, hour, minute, formatG(sec, 2))
 	}
@@ -413,7 +413,7 @@ func toTimestamp(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	// PostgreSQL rounds relative to its own epoch, 2000-01-01.
 	const pgEpochSecs = 946684800
 	us := math.RoundToEven((secs-pgEpochSecs)*microsPerSecond) + pgEpochSecs*microsPerSecond
-	if secs < float64(minDateDays)*86400 || us > maxTimestamp {
+	if secs < float64(minDateDays)*86400 || us >= float64(types.EndTimestamp) {
 		return types.Null, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "timestamp out of range: \"%s\"", formatG(secs, 0))
 	}
 	return types.NewTimestampTZ(int64(us)), nil
@@ -438,19 +438,23 @@ func justifyDays(iv types.IntervalValue) (types.IntervalValue, error) {
 
 // justifyHours turns each 24 hours into a day.
 func justifyHours(iv types.IntervalValue) (types.IntervalValue, error) {
-	days := int64(iv.Days) + iv.Micros/microsPerDay
-	us := iv.Micros % microsPerDay
-	if days > 0 && us < 0 {
-		us += microsPerDay
-		days--
-	} else if days < 0 && us > 0 {
-		us -= microsPerDay
-		days++
-	}
+	days, us := sameSign(int64(iv.Days)+iv.Micros/microsPerDay, iv.Micros%microsPerDay)
 	if days != int64(int32(days)) {
 		return iv, errIntervalRange
 	}
 	return types.IntervalValue{Months: iv.Months, Days: int32(days), Micros: us}, nil
+}
+
+// sameSign moves a day between days and us (microseconds of less than a
+// day) so that both have the same sign, as PostgreSQL's justify functions do.
+func sameSign(days, us int64) (int64, int64) {
+	switch {
+	case days > 0 && us < 0:
+		return days - 1, us + microsPerDay
+	case days < 0 && us > 0:
+		return days + 1, us - microsPerDay
+	}
+	return days, us
 }
 
 // justifyInterval justifies hours into days and days into months, giving
@@ -467,13 +471,7 @@ func justifyInterval(iv types.IntervalValue) (types.IntervalValue, error) {
 		days -= 30
 		months++
 	}
-	if days > 0 && us < 0 {
-		us += microsPerDay
-		days--
-	} else if days < 0 && us > 0 {
-		us -= microsPerDay
-		days++
-	}
+	days, us = sameSign(days, us)
 	if months != int64(int32(months)) {
 		return iv, errIntervalRange
 	}

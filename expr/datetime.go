@@ -145,16 +145,11 @@ func AddInterval(ts int64, iv types.IntervalValue) (int64, error) {
 		ts = t.UnixMicro()
 	}
 	r := ts + int64(iv.Days)*microsPerDay + iv.Micros
-	if (iv.Micros > 0 && r < ts) || r > maxTimestamp || r < minTimestamp {
+	if (iv.Micros > 0 && r < ts) || r >= types.EndTimestamp || r < types.MinTimestamp {
 		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "timestamp out of range")
 	}
 	return r, nil
 }
-
-const (
-	maxTimestamp = 9223371331199999999
-	minTimestamp = -211813488000000000
-)
 
 func daysIn(y int, m time.Month) int {
 	return time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Day()

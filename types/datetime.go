@@ -38,6 +38,14 @@ const (
 // stops 30 years earlier.
 var endTimestampMicros = (date2j(294247, 1, 1) - unixEpochJD) * usecsPerDay
 
+// MinTimestamp and EndTimestamp bound timestamp and timestamptz values, in
+// microseconds since 1970-01-01: [MinTimestamp, EndTimestamp) (4714 BC to
+// 294247 AD).
+var (
+	MinTimestamp int64 = minTimestampMicros
+	EndTimestamp       = endTimestampMicros
+)
+
 // date2j returns the Julian day number of a proleptic Gregorian date, with
 // year 0 meaning 1 BC (PostgreSQL's date2j).
 func date2j(year, month, day int64) int64 {
