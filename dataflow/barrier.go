@@ -20,7 +20,7 @@ type BarrierManager struct {
 	// injectMu orders barrier injection against source writes: a chunk
 	// sent to a source belongs to the epoch of the next barrier.
 	injectMu sync.Mutex
-	sources  map[uint32]chan<- Message
+	sources  map[sourceKey]chan<- Message
 
 	mu        sync.Mutex
 	cond      *sync.Cond
@@ -35,6 +35,13 @@ type BarrierManager struct {
 	interval chan time.Duration
 }
 
+// sourceKey names a queue the manager injects barriers into: a table's DML
+// queue (fragment 0) or the root of fragment number fragment-1 of a job.
+type sourceKey struct {
+	job      uint32
+	fragment int
+}
+
 type epochState struct {
 	epoch       uint64
 	expect, got int
@@ -47,7 +54,7 @@ type epochState struct {
 // epoch, from meta). commit records an epoch as committed (durably).
 func NewBarrierManager(store *Store, committed uint64, commit func(context.Context, uint64) error) *BarrierManager {
 	m := &BarrierManager{
-		store: store, commit: commit, sources: map[uint32]chan<- Message{},
+		store: store, commit: commit, sources: map[sourceKey]chan<- Message{},
 		prev: committed, committed: committed,
 		kick: make(chan struct{}, 1), sealed: make(chan struct{}, 1), interval: make(chan time.Duration),
 	}
@@ -125,9 +132,9 @@ func (m *BarrierManager) Inject(ctx context.Context, mutation Mutation, added, s
 	return b.Epoch, nil
 }
 
-// AddSource registers a source queue (a table's DML input) and its actors,
-// which see barriers from the next injection on.
-func (m *BarrierManager) AddSource(id uint32, ch chan<- Message, actors int) {
+// addSource registers a source queue (a table's DML input or a job's
+// root) and its actors, which see barriers from the next injection on.
+func (m *BarrierManager) addSource(id sourceKey, ch chan<- Message, actors int) {
 	m.injectMu.Lock()
 	defer m.injectMu.Unlock()
 	m.sources[id] = ch
@@ -136,8 +143,8 @@ func (m *BarrierManager) AddSource(id uint32, ch chan<- Message, actors int) {
 	m.mu.Unlock()
 }
 
-// RemoveSource unregisters a source whose actors have stopped.
-func (m *BarrierManager) RemoveSource(id uint32) {
+// removeSource unregisters a source whose actors have stopped.
+func (m *BarrierManager) removeSource(id sourceKey) {
 	m.injectMu.Lock()
 	defer m.injectMu.Unlock()
 	delete(m.sources, id)
@@ -149,7 +156,7 @@ func (m *BarrierManager) RemoveSource(id uint32) {
 func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extra []Write) (uint64, error) {
 	m.injectMu.Lock()
 	defer m.injectMu.Unlock()
-	ch, ok := m.sources[source]
+	ch, ok := m.sources[sourceKey{job: source}]
 	if !ok {
 		return 0, errors.New("dataflow: no such source")
 	}

@@ -6,7 +6,7 @@ import (
 
 // Build implements Spec.
 func (s *FilterSpec) Build(env *Env) (Operator, error) {
-	return &filter{cond: s.Cond, ctx: env.Eval}, nil
+	return &filter{cond: s.Cond, ev: env.Eval}, nil
 }
 
 // Explain implements Spec.
@@ -17,7 +17,7 @@ func (s *FilterSpec) Explain() string { return "Filter " + s.Cond.String() }
 // does any update half without its partner in the chunk).
 type filter struct {
 	cond expr.Expr
-	ctx  *expr.Ctx
+	ev   *Evaluator
 	keep []bool
 }
 
@@ -26,7 +26,7 @@ func (f *filter) Process(_ int, c *Chunk, emit Emit) error {
 	f.keep = f.keep[:0]
 	all := true
 	for _, row := range c.Rows {
-		v, err := f.cond.Eval(f.ctx, row)
+		v, err := f.ev.Eval(f.cond, row)
 		if err != nil {
 			return err
 		}

@@ -48,7 +48,7 @@ func newEnv(t testing.TB) *Env {
 func envOver(store *Store) *Env {
 	return &Env{
 		Ctx: context.Background(), VNodes: FullBitmap(testVNodes), VNodeCount: testVNodes,
-		Store: store, Eval: expr.NewCtx(context.Background(), nil),
+		Store: store, Eval: &Evaluator{Ctx: expr.NewCtx(context.Background(), nil)},
 	}
 }
 

@@ -4,14 +4,13 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
 )
 
 // Build implements Spec.
 func (s *HashAggSpec) Build(env *Env) (Operator, error) {
-	a := &hashAgg{spec: s, ctx: env.Eval, groups: env.VNodeCount, touched: map[string]*aggGroup{}}
+	a := &hashAgg{spec: s, ev: env.Eval, groups: env.VNodeCount, touched: map[string]*aggGroup{}}
 	rowTypes := make([]types.T, 0, len(s.GroupKey)+1)
 	for _, c := range s.GroupKey {
 		rowTypes = append(rowTypes, s.InputTypes[c])
@@ -63,7 +62,7 @@ func (s *HashAggSpec) Explain() string {
 // difference emitted and the state saved.
 type hashAgg struct {
 	spec     *HashAggSpec
-	ctx      *expr.Ctx
+	ev       *Evaluator
 	groups   int
 	kinds    []*aggKind
 	args     [][]types.Datum
@@ -170,7 +169,7 @@ func (a *hashAgg) Process(_ int, c *Chunk, _ Emit) error {
 		g.changed = true
 		g.count += step(retract)
 		for j, f := range a.spec.Aggs {
-			if ok, err := f.Accepts(a.ctx, row); err != nil || !ok {
+			if ok, err := a.ev.Accepts(f, row); err != nil || !ok {
 				if err != nil {
 					return err
 				}
@@ -178,7 +177,7 @@ func (a *hashAgg) Process(_ int, c *Chunk, _ Emit) error {
 			}
 			args := a.args[j]
 			for k, e := range f.Args {
-				if args[k], err = e.Eval(a.ctx, row); err != nil {
+				if args[k], err = a.ev.Eval(e, row); err != nil {
 					return err
 				}
 			}

@@ -10,7 +10,7 @@ import (
 
 // Build implements Spec.
 func (s *HashJoinSpec) Build(env *Env) (Operator, error) {
-	j := &hashJoin{cond: s.Cond, ctx: env.Eval, groups: env.VNodeCount,
+	j := &hashJoin{cond: s.Cond, ev: env.Eval, groups: env.VNodeCount,
 		joined: make([]types.Datum, len(s.LeftTypes)+len(s.RightTypes))}
 	j.sides[0] = newJoinSide(env.Store, s.LeftTable, s.LeftTypes, s.LeftKey, s.LeftStreamKey,
 		s.Kind == exec.Left || s.Kind == exec.Full)
@@ -38,7 +38,7 @@ func (s *HashJoinSpec) Explain() string {
 // side pass through padded.
 type hashJoin struct {
 	cond   expr.Expr
-	ctx    *expr.Ctx
+	ev     *Evaluator
 	groups int
 	sides  [2]joinSide
 	key    []byte
@@ -173,7 +173,7 @@ func (j *hashJoin) match(input int, row []types.Datum, theirs *Group, width int)
 		if j.cond != nil {
 			j.concat(j.joined, input, row, orow[:width])
 			var v types.Datum
-			if v, err = j.cond.Eval(j.ctx, j.joined); err != nil {
+			if v, err = j.ev.Eval(j.cond, j.joined); err != nil {
 				return false
 			}
 			if v.IsNull() || !v.Bool() {

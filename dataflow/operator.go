@@ -2,8 +2,6 @@ package dataflow
 
 import (
 	"context"
-
-	"github.com/streamdb/streamdb/expr"
 )
 
 // Emit passes an operator's output chunk downstream. The receiver owns the
@@ -33,7 +31,7 @@ type Env struct {
 	// Store is the node's state store.
 	Store *Store
 	// Eval evaluates expressions (no parameters, no outer rows).
-	Eval *expr.Ctx
+	Eval *Evaluator
 	// WaitCommitted blocks until an epoch is committed.
 	WaitCommitted func(ctx context.Context, epoch uint64) error
 }

@@ -7,7 +7,7 @@ import (
 
 // Build implements Spec.
 func (s *ProjectSpec) Build(env *Env) (Operator, error) {
-	return &project{exprs: s.Exprs, ctx: env.Eval}, nil
+	return &project{exprs: s.Exprs, ev: env.Eval}, nil
 }
 
 // Explain implements Spec.
@@ -31,7 +31,7 @@ func exprList(es []expr.Expr) string {
 // projections are identical is dropped.
 type project struct {
 	exprs []expr.Expr
-	ctx   *expr.Ctx
+	ev    *Evaluator
 	cmp   rowComparer
 	out   chunkOut
 }
@@ -68,7 +68,7 @@ func (p *project) Process(_ int, c *Chunk, emit Emit) error {
 func (p *project) eval(o *chunkOut, in []types.Datum) ([]types.Datum, error) {
 	row := o.row(len(p.exprs))
 	for j, e := range p.exprs {
-		v, err := e.Eval(p.ctx, in)
+		v, err := p.ev.Eval(e, in)
 		if err != nil {
 			return nil, err
 		}

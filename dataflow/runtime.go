@@ -23,27 +23,48 @@ type Runtime struct {
 	// publishers are the actors whose output carries a relation's changes.
 	publishers map[uint32][]*actor
 	jobs       map[uint32]*job
+	rowErrors  *RowErrors
 }
 
 type job struct {
 	actors []*actor
 	// source is set for a table's job, whose input is a source queue.
 	source bool
+	// roots are the sources of its fragments without inputs.
+	roots []sourceKey
 	// created is closed when every backfill of the job has finished.
 	created chan struct{}
+}
+
+// startRoot makes a the root of fragment f of job id, which has no inputs:
+// the barrier manager feeds it barriers directly. Its chain starts with a
+// values operator, which emits its rows only when the job is created
+// (with backfill), not when it restarts from committed state.
+func (r *Runtime) startRoot(j *job, id uint32, f *FragmentSpec, a *actor, withBackfill bool, pending *sync.WaitGroup) {
+	ch := make(chan Message, queueLen)
+	a.ports = append(a.ports, &inputPort{ch: ch, resume: make(chan struct{})})
+	k := sourceKey{job: id, fragment: f.ID + 1}
+	j.roots = append(j.roots, k)
+	// The job's actors are counted when it is added.
+	r.mgr.addSource(k, ch, 0)
+	v := a.chain[0].(*values)
+	if v.done = !withBackfill; !v.done {
+		pending.Add(1)
+		v.finished = pending.Done
+	}
 }
 
 // NewRuntime returns a runtime over store whose epochs mgr drives.
 func NewRuntime(ctx context.Context, store *Store, mgr *BarrierManager, vnodes int, log *slog.Logger) *Runtime {
 	return &Runtime{ctx: ctx, store: store, mgr: mgr, log: log, vnodes: vnodes,
-		publishers: map[uint32][]*actor{}, jobs: map[uint32]*job{}}
+		publishers: map[uint32][]*actor{}, jobs: map[uint32]*job{}, rowErrors: NewRowErrors(log)}
 }
 
 // Barriers returns the barrier manager.
 func (r *Runtime) Barriers() *BarrierManager { return r.mgr }
 
 func (r *Runtime) env(vnodes *Bitmap) *Env {
-	return &Env{Ctx: r.ctx, VNodes: vnodes, VNodeCount: r.vnodes, Store: r.store, Eval: expr.NewCtx(r.ctx, nil),
+	return &Env{Ctx: r.ctx, VNodes: vnodes, VNodeCount: r.vnodes, Store: r.store, Eval: &Evaluator{Ctx: expr.NewCtx(r.ctx, nil), Errors: r.rowErrors},
 		WaitCommitted: r.mgr.WaitCommitted}
 }
 
@@ -73,7 +94,7 @@ func (r *Runtime) StartTable(t *TableRef) error {
 	r.jobs[t.ID] = &job{actors: []*actor{a}, source: true}
 	r.mu.Unlock()
 	r.start(a)
-	r.mgr.AddSource(t.ID, ch, 1)
+	r.mgr.addSource(sourceKey{job: t.ID}, ch, 1)
 	return nil
 }
 
@@ -126,6 +147,9 @@ func (r *Runtime) StartJob(id uint32, g *GraphSpec, parallelism int, withBackfil
 			j.actors = append(j.actors, a)
 		}
 		byID[f.ID] = actors
+		if len(f.Inputs) == 0 {
+			r.startRoot(j, id, f, actors[0], withBackfill, &pending)
+		}
 		for input, in := range f.Inputs {
 			in := in
 			// One queue per (upstream actor, downstream actor) pair.
@@ -214,7 +238,10 @@ func (r *Runtime) StopJob(ctx context.Context, id uint32) error {
 		return err
 	}
 	if j.source {
-		r.mgr.RemoveSource(id)
+		r.mgr.removeSource(sourceKey{job: id})
+	}
+	for _, k := range j.roots {
+		r.mgr.removeSource(k)
 	}
 	return r.mgr.WaitCommitted(ctx, epoch)
 }

@@ -1,6 +1,10 @@
 package dataflow
 
 import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -75,13 +79,11 @@ func (s *Store) Seal(epoch uint64, extra func(*storage.Batch)) error {
 	s.mu.Unlock()
 
 	b := s.engine.NewBatch()
-	for i, e := range epochs {
-		for _, w := range writes[i] {
-			if w.Value == nil {
-				b.Delete(w.Key, e)
-			} else {
-				b.Put(w.Key, e, w.Value)
-			}
+	for _, v := range sortVersions(epochs, writes) {
+		if v.w.Value == nil {
+			b.Delete(v.w.Key, v.epoch)
+		} else {
+			b.Put(v.w.Key, v.epoch, v.w.Value)
 		}
 	}
 	if extra != nil {
@@ -111,4 +113,74 @@ func (s *Store) Seal(epoch uint64, extra func(*storage.Batch)) error {
 	}
 	s.mu.Unlock()
 	return nil
+}
+
+// version is one staged write at its epoch.
+type version struct {
+	w     Write
+	epoch uint64
+}
+
+// versionRef orders one version: hi and lo hold the first 16 bytes of its
+// key (zero-padded), which usually decide, so sorting touches the keys
+// themselves only on ties.
+type versionRef struct {
+	hi, lo uint64
+	i      int32 // index into the versions, in staging order
+}
+
+// sortVersions returns the writes of epochs (writes[i] staged for
+// epochs[i]) in storage order, key ascending then epoch descending, with
+// only the last write staged for a key in an epoch. Pebble sorts a large
+// batch before it commits, comparing entries it decodes from the batch
+// with cache misses on each; handed over sorted, that sort is a linear
+// scan (pdqsort detects ordered input).
+func sortVersions(epochs []uint64, writes [][]Write) []version {
+	n := 0
+	for _, ws := range writes {
+		n += len(ws)
+	}
+	vs := make([]version, 0, n)
+	refs := make([]versionRef, 0, n)
+	for i, ws := range writes {
+		for _, w := range ws {
+			hi, lo := abbreviate(w.Key)
+			refs = append(refs, versionRef{hi: hi, lo: lo, i: int32(len(vs))})
+			vs = append(vs, version{w: w, epoch: epochs[i]})
+		}
+	}
+	slices.SortFunc(refs, func(a, b versionRef) int {
+		if c := cmp.Compare(a.hi, b.hi); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.lo, b.lo); c != 0 {
+			return c
+		}
+		va, vb := &vs[a.i], &vs[b.i]
+		if c := bytes.Compare(va.w.Key, vb.w.Key); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(vb.epoch, va.epoch); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.i, a.i)
+	})
+	out := make([]version, 0, n)
+	for _, r := range refs {
+		v := vs[r.i]
+		// Keep the first of each (key, epoch) run: the last one staged.
+		if k := len(out) - 1; k >= 0 && out[k].epoch == v.epoch && bytes.Equal(out[k].w.Key, v.w.Key) {
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// abbreviate returns the first 16 bytes of k as two big-endian integers,
+// zero-padded.
+func abbreviate(k []byte) (hi, lo uint64) {
+	var b [16]byte
+	copy(b[:], k)
+	return binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
 }

@@ -39,8 +39,8 @@ type Config struct {
 	// Parallelism is the default actor count per fragment of a
 	// materialized view; default the number of cores.
 	Parallelism int
-	// StateCacheBytes bounds the memory of cached operator state (0: the
-	// default).
+	// StateCacheBytes bounds the memory of cached operator state; 0 means
+	// an eighth of the machine's memory, at least 256 MiB.
 	StateCacheBytes int64
 	Logger          *slog.Logger
 }
@@ -63,6 +63,9 @@ func Start(cfg Config) (_ *Node, err error) {
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	if cfg.StateCacheBytes <= 0 {
+		cfg.StateCacheBytes = defaultStateCache()
 	}
 	n := &Node{cfg: cfg, done: make(chan error, 1)}
 	defer func() {
@@ -93,6 +96,9 @@ func Start(cfg Config) (_ *Node, err error) {
 
 // Addr returns the address the node accepts PostgreSQL connections on.
 func (n *Node) Addr() string { return n.ln.Addr().String() }
+
+// Storage returns the node's state store.
+func (n *Node) Storage() *storage.Engine { return n.storage }
 
 // Engine returns the node's SQL engine.
 func (n *Node) Engine() *sql.Engine { return n.engine }

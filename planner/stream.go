@@ -1,12 +1,15 @@
 package planner
 
 import (
+	"context"
 	"slices"
 	"strconv"
 
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
 )
 
 // StreamPlan is a planned materialized view.
@@ -54,9 +57,27 @@ type streamPlanner struct {
 
 // plan plans the subtree n as a stream whose first columns are n's.
 func (p *streamPlanner) plan(n Node) (*stream, error) {
-	if err := checkStreamable(exprsOf(n)...); err != nil {
+	// Volatile functions (random()) are fine where a retraction never
+	// recomputes them: over append-only input and in VALUES, which are
+	// evaluated once.
+	_, once := n.(*Values)
+	_, rowwise := n.(*Project)
+	if _, ok := n.(*Filter); ok {
+		rowwise = true
+	}
+	es := exprsOf(n)
+	if err := checkStreamable(once || rowwise, es...); err != nil {
 		return nil, err
 	}
+	s, err := p.planNode(n)
+	if err == nil && rowwise && !s.appendOnly {
+		err = checkStreamable(false, es...)
+	}
+	return s, err
+}
+
+// planNode plans n; plan checks its expressions.
+func (p *streamPlanner) planNode(n Node) (*stream, error) {
 	switch x := n.(type) {
 	case *Scan:
 		return scanStream(x)
@@ -98,13 +119,36 @@ func (p *streamPlanner) plan(n Node) (*stream, error) {
 	case *SetOp:
 		return p.planSetOp(x)
 	case *Values:
-		return nil, notStreamable("VALUES lists and SELECT without FROM")
+		return p.planValues(x)
 	case *Window:
 		return nil, windowNotStreamable(x)
 	case *groupTopN:
 		return p.planGroupTopN(x)
 	}
 	return nil, pgerror.New(pgerror.CodeInternal, "streaming plan of %T is not implemented", n)
+}
+
+// planValues evaluates a VALUES list (or the row of a SELECT without FROM)
+// once, into a fragment that emits the rows when the view is created; a
+// hidden row number is the stream key.
+func (p *streamPlanner) planValues(x *Values) (*stream, error) {
+	ctx := expr.NewCtx(context.Background(), nil)
+	rows := make([][]types.Datum, len(x.Rows))
+	for i, es := range x.Rows {
+		row := make([]types.Datum, len(es)+1)
+		for j, e := range es {
+			v, err := e.Eval(ctx, nil)
+			if err != nil {
+				return nil, err
+			}
+			row[j] = v
+		}
+		row[len(es)] = types.NewInt(int64(i))
+		rows[i] = row
+	}
+	cols := append(slices.Clip(x.Cols), Column{Name: "_row", T: types.TInt8, Hidden: true})
+	return &stream{cols: cols, key: []int{len(x.Cols)}, appendOnly: true,
+		frag: p.newFragment(true, nil, &dataflow.ValuesSpec{Rows: rows})}, nil
 }
 
 // scanStream reads the changes of a table or materialized view; its

@@ -19,10 +19,11 @@ var clockFuncs = map[string]bool{
 }
 
 // checkStreamable rejects expressions a streaming job cannot evaluate
-// incrementally: subqueries, parameters, and functions whose result is not
-// determined by their arguments (a retraction must recompute exactly the
-// value its insertion did).
-func checkStreamable(es ...expr.Expr) error {
+// incrementally: subqueries, parameters, functions of the clock, and,
+// unless volatileOK, functions whose result is not determined by their
+// arguments (a retraction must recompute exactly the value its insertion
+// did).
+func checkStreamable(volatileOK bool, es ...expr.Expr) error {
 	var err error
 	for _, e := range es {
 		expr.Walk(e, func(x expr.Expr) bool {
@@ -32,9 +33,14 @@ func checkStreamable(es ...expr.Expr) error {
 			case *expr.Param:
 				err = pgerror.New(pgerror.CodeFeatureNotSupported, "materialized views may not be defined using bound parameters")
 			case *expr.Func:
-				if f.Volatile() || clockFuncs[f.Name] || f.Name == "age" && len(f.Args) == 1 {
+				switch {
+				case clockFuncs[f.Name] || f.Name == "age" && len(f.Args) == 1:
 					err = pgerror.New(pgerror.CodeFeatureNotSupported, "function %s() is not supported in materialized views yet", f.Name).
 						WithDetail("Its result changes over time, so the view could not be kept up to date.")
+				case f.Volatile() && !volatileOK:
+					err = pgerror.New(pgerror.CodeFeatureNotSupported, "function %s() is not supported here in materialized views", f.Name).
+						WithDetail("Its result differs at each call, and over input with updates or deletes a retraction must recompute exactly the value its insertion did.").
+						WithHint("Use it over an append-only table or in VALUES.")
 				}
 			}
 			return err == nil

@@ -86,6 +86,28 @@ Fragment 0 (parallelism default)
 			cols: "a integer, x bigint, y character varying(10), _row_id bigint hidden", pk: "[3]",
 		},
 		{
+			name: "volatile functions over an append-only table",
+			sql:  "SELECT k, random() < 2 AS r FROM e",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[2]
+    Project [$0, (random() < '2'::double precision), $3]
+      Exchange Hash[3] <- Table e`,
+			cols: "k bigint, r boolean, _row_id bigint hidden", pk: "[2]", appendOnly: true,
+		},
+		{
+			name: "values are emitted once by a root fragment",
+			sql:  "SELECT x, random() < 2 AS r FROM (VALUES (1), (2)) v(x)",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[2]
+    Exchange Hash[2] <- Fragment 0
+Fragment 0 (singleton)
+  Project [$0, (random() < '2'::double precision), $1]
+    Values 2 rows`,
+			cols: "x integer, r boolean, _row bigint hidden", pk: "[2]", appendOnly: true,
+		},
+		{
 			name: "append-only table",
 			sql:  "SELECT k, v FROM e WHERE v > 0",
 			graph: `
@@ -575,10 +597,10 @@ func TestPlanStreamUnsupported(t *testing.T) {
 		params []types.T
 		msg    string
 	}{
-		{sql: "SELECT 1", msg: "VALUES lists and SELECT without FROM in materialized views are not supported yet"},
 		{sql: "SELECT a FROM t WHERE b > (SELECT max(x) FROM u)", msg: "subqueries in materialized views are not supported yet"},
 		{sql: "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.a)", msg: "subqueries in materialized views are not supported yet"},
-		{sql: "SELECT a, random() FROM t", msg: "function random() is not supported in materialized views yet"},
+		{sql: "SELECT a, random() FROM t", msg: "function random() is not supported here in materialized views"},
+		{sql: "SELECT a FROM t WHERE random() < 0.5", msg: "function random() is not supported here in materialized views"},
 		{sql: "SELECT a FROM t WHERE ts > now()", msg: "function now() is not supported in materialized views yet"},
 		{sql: "SELECT a FROM t WHERE b = $1", params: []types.T{types.TInt4}, msg: "materialized views may not be defined using bound parameters"},
 		{sql: "SELECT a FROM t EXCEPT SELECT a FROM u", msg: "EXCEPT queries in materialized views are not supported yet"},

@@ -136,6 +136,13 @@ func (e *Engine) DropTable(tableID uint32) error {
 	return e.db.DeleteRange(appendBound(nil, TablePrefix(tableID)), appendBound(nil, TablePrefix(tableID+1)), pebble.Sync)
 }
 
+// Busy reports whether Pebble is flushing memtables or compacting: work
+// that writes it deferred and still owes.
+func (e *Engine) Busy() bool {
+	m := e.db.Metrics()
+	return m.Flush.NumInProgress > 0 || m.Compact.NumInProgress > 0 || m.MemTable.Count > 1
+}
+
 // Metrics returns Pebble's metrics as a human-readable table.
 func (e *Engine) Metrics() string { return e.db.Metrics().String() }
 

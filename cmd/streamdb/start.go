@@ -22,7 +22,7 @@ func runStart(args []string) error {
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "milliseconds between checkpoint barriers (DML also asks for one at once)")
 	parallelism := fs.Int("parallelism", 0, "default actors per fragment of a materialized view (0: the number of cores)")
-	cacheMB := fs.Int64("state-cache-mb", 256, "memory for cached operator state, in MiB (state beyond it stays in Pebble)")
+	cacheMB := fs.Int64("state-cache-mb", 0, "memory for cached operator state, in MiB; state beyond it stays in Pebble (0: an eighth of the machine's memory, at least 256)")
 	_ = fs.Parse(args)
 
 	var level slog.Level

@@ -1,0 +1,82 @@
+package dataflow
+
+import (
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+// Evaluator evaluates expressions over the rows of a stream. A data error
+// in one row (SQLSTATE class 22: division by zero, a failed cast, an
+// overflow) must not stop every job of the node, nor refuse the DML that
+// brought the row, which other views may be fine with: as RisingWave does,
+// the value becomes NULL and the error is counted and logged. Because
+// expressions are deterministic, a retraction of the row fails the same
+// way and retracts the same NULL. Other errors (cancellation, internal
+// ones) are returned.
+type Evaluator struct {
+	Ctx *expr.Ctx
+	// Errors counts the data errors; nil returns them instead.
+	Errors *RowErrors
+}
+
+// Eval evaluates e over row.
+func (ev *Evaluator) Eval(e expr.Expr, row []types.Datum) (types.Datum, error) {
+	v, err := e.Eval(ev.Ctx, row)
+	if err != nil && ev.tolerate(err) {
+		return types.Null, nil
+	}
+	return v, err
+}
+
+// Accepts reports whether an aggregate's FILTER lets row in; a data error
+// keeps the row out.
+func (ev *Evaluator) Accepts(f *expr.AggFunc, row []types.Datum) (bool, error) {
+	ok, err := f.Accepts(ev.Ctx, row)
+	if err != nil && ev.tolerate(err) {
+		return false, nil
+	}
+	return ok, err
+}
+
+// tolerate reports whether err is a data error, counting it.
+func (ev *Evaluator) tolerate(err error) bool {
+	if ev.Errors == nil || !strings.HasPrefix(pgerror.Code(err), "22") {
+		return false
+	}
+	ev.Errors.report(err)
+	return true
+}
+
+// RowErrors counts a node's data errors in streaming rows and logs them, at
+// most one line per logEvery.
+type RowErrors struct {
+	log     *slog.Logger
+	count   atomic.Int64
+	logged  atomic.Int64 // count when the last line was logged
+	lastLog atomic.Int64 // unix nanoseconds
+}
+
+const logEvery = 10 * time.Second
+
+// NewRowErrors returns a counter that logs to log.
+func NewRowErrors(log *slog.Logger) *RowErrors { return &RowErrors{log: log} }
+
+// Count returns how many row errors occurred.
+func (r *RowErrors) Count() int64 { return r.count.Load() }
+
+func (r *RowErrors) report(err error) {
+	n := r.count.Add(1)
+	now := time.Now().UnixNano()
+	last := r.lastLog.Load()
+	if now-last < int64(logEvery) || !r.lastLog.CompareAndSwap(last, now) {
+		return
+	}
+	since := n - r.logged.Swap(n)
+	r.log.Warn("expression error in a streaming row: the value is NULL", "err", err, "errors_since_last_report", since, "errors_total", n)
+}
