@@ -3,6 +3,7 @@ package dataflow
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
@@ -74,6 +75,8 @@ func newAggKind(a *expr.AggFunc, appendOnly bool) (*aggKind, error) {
 		return &aggKind{multiset: true, load: func(_ []types.Datum, ms *Group) aggAcc {
 			return &stringAggSetAcc{bytea: bytea, distinct: distinct, ms: ms}
 		}}, nil
+	case "array_agg":
+		return arrayAggKind(a, appendOnly)
 	case "bool_and", "bool_or", "every":
 		and := a.Name != "bool_or"
 		k = &aggKind{cols: []types.T{types.TInt8, types.TInt8}, load: func(c []types.Datum, _ *Group) aggAcc {
@@ -627,6 +630,114 @@ func (a *stringAggSetAcc) result() (types.Datum, error) {
 }
 
 func (a *stringAggSetAcc) save(dst []types.Datum) []types.Datum { return dst }
+
+// arrayAggKind returns array_agg's state. An append-only input keeps the
+// array itself, in arrival order, as expr's array_agg does. Otherwise the
+// group's state row holds the multiset of live values: the distinct values
+// sorted (NULL last) and their counts, and the result lists them in that
+// order (PostgreSQL leaves it unspecified without ORDER BY); with DISTINCT
+// each value once. The result is rebuilt whole at every change anyway, so
+// the row costs no more than a multiset table would.
+func arrayAggKind(a *expr.AggFunc, appendOnly bool) (*aggKind, error) {
+	if appendOnly && !a.Distinct {
+		return &aggKind{cols: []types.T{a.T}, load: func(c []types.Datum, _ *Group) aggAcc {
+			v := col(c, 0)
+			return &arrayAggAcc{any: !v.IsNull(), vals: slices.Clone(v.Array())}
+		}}, nil
+	}
+	counts, err := types.ArrayOf(types.TInt8)
+	if err != nil {
+		return nil, err
+	}
+	distinct := a.Distinct
+	return &aggKind{cols: []types.T{a.T, counts}, load: func(c []types.Datum, _ *Group) aggAcc {
+		acc := &arrayAggSetAcc{distinct: distinct, vals: slices.Clone(col(c, 0).Array())}
+		for _, n := range col(c, 1).Array() {
+			acc.counts = append(acc.counts, n.Int())
+		}
+		return acc
+	}}, nil
+}
+
+// arrayAggAcc collects the values of an append-only input, NULLs included.
+type arrayAggAcc struct {
+	any  bool
+	vals []types.Datum
+}
+
+func (a *arrayAggAcc) add(args []types.Datum, retract bool) error {
+	if retract {
+		return errAppendOnly
+	}
+	a.any = true
+	a.vals = append(a.vals, args[0])
+	return nil
+}
+
+func (a *arrayAggAcc) result() (types.Datum, error) {
+	if !a.any {
+		return types.Null, nil
+	}
+	return types.NewArray(slices.Clone(a.vals)), nil
+}
+
+func (a *arrayAggAcc) save(dst []types.Datum) []types.Datum {
+	v, _ := a.result()
+	return append(dst, v)
+}
+
+// arrayAggSetAcc keeps the multiset of live values as sorted distinct
+// values with their counts.
+type arrayAggSetAcc struct {
+	distinct bool
+	vals     []types.Datum
+	counts   []int64
+}
+
+func (a *arrayAggSetAcc) add(args []types.Datum, retract bool) error {
+	v := args[0]
+	i, found := slices.BinarySearchFunc(a.vals, v, types.Compare)
+	switch {
+	case retract && !found:
+		return errRetractMissing
+	case retract && a.counts[i] == 1:
+		a.vals, a.counts = slices.Delete(a.vals, i, i+1), slices.Delete(a.counts, i, i+1)
+	case retract:
+		a.counts[i]--
+	case found:
+		a.counts[i]++
+	default:
+		a.vals, a.counts = slices.Insert(a.vals, i, v), slices.Insert(a.counts, i, 1)
+	}
+	return nil
+}
+
+func (a *arrayAggSetAcc) result() (types.Datum, error) {
+	if len(a.vals) == 0 {
+		return types.Null, nil
+	}
+	if a.distinct {
+		return types.NewArray(slices.Clone(a.vals)), nil
+	}
+	var out []types.Datum
+	for i, v := range a.vals {
+		for range a.counts[i] {
+			out = append(out, v)
+		}
+	}
+	return types.NewArray(out), nil
+}
+
+func (a *arrayAggSetAcc) save(dst []types.Datum) []types.Datum {
+	if len(a.vals) == 0 {
+		return append(dst, types.Null, types.Null)
+	}
+	counts := make([]types.Datum, len(a.counts))
+	for i, n := range a.counts {
+		counts[i] = types.NewInt(n)
+	}
+	return append(dst, types.NewArray(slices.Clone(a.vals)), types.NewArray(counts))
+}
 
 // boolAcc counts true and false values for bool_and and bool_or.
 type boolAcc struct {

@@ -224,6 +224,8 @@ func rowBytes(row []types.Datum) int64 {
 			n += int64(len(d.Str()))
 		case types.KindDecimal:
 			n += decimalBytes
+		case types.KindArray:
+			n += rowBytes(d.Array())
 		}
 	}
 	return n

@@ -59,7 +59,8 @@ func drawValue(t *rapid.T, ty types.T, vals ...string) types.Datum {
 
 // aggCalls returns the aggregates of the property test; string_agg
 // DISTINCT only for retractable inputs (append-only string_agg keeps
-// arrival order, the DISTINCT one value order).
+// arrival order, the DISTINCT one value order; array_agg DISTINCT sorts
+// in both).
 func aggCalls(t tester, appendOnly bool) []*expr.AggFunc {
 	c := func(i int) expr.Expr { return colRef(i, aggCols[i]) }
 	comma := expr.NewConst(types.NewString(","), types.TText)
@@ -72,6 +73,7 @@ func aggCalls(t tester, appendOnly bool) []*expr.AggFunc {
 		newAgg(t, "count", true, c(2)), newAgg(t, "sum", true, c(3)), newAgg(t, "avg", true, c(2)),
 		newAgg(t, "sum", false, c(6)), newAgg(t, "avg", false, c(6)), newAgg(t, "min", false, c(6)),
 		newAgg(t, "sum", false, c(7)), newAgg(t, "avg", false, c(7)), newAgg(t, "max", false, c(7)),
+		newAgg(t, "array_agg", false, c(4)), newAgg(t, "array_agg", true, c(2)),
 	}
 	if !appendOnly {
 		dash := expr.NewConst(types.NewString("-"), types.TText)
@@ -101,7 +103,7 @@ func TestHashAggOracle(t *testing.T) {
 			want: func(live [][][]types.Datum) []string {
 				rows := slices.Clone(live[0])
 				if !appendOnly {
-					// Retractable string_agg concatenates in value order.
+					// Retractable string_agg and array_agg list values in value order.
 					slices.SortStableFunc(rows, func(a, b []types.Datum) int { return types.Compare(a[4], b[4]) })
 				}
 				return sortedRows(batch(rt, &exec.HashAgg{Input: rowsOp(rows), Group: group, Aggs: spec.Aggs}))

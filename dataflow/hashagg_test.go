@@ -144,6 +144,30 @@ func TestHashAgg(t *testing.T) {
 			},
 		},
 		{
+			name: "array_agg keeps NULLs and orders a retractable input by value", input: []types.T{i8, i4}, group: []int{0},
+			aggs: func(t *testing.T) []*expr.AggFunc {
+				return []*expr.AggFunc{newAgg(t, "array_agg", false, x(i4)), newAgg(t, "array_agg", true, x(i4))}
+			},
+			steps: []testStep{
+				in("+ 1 3", "+ 1 NULL", "+ 1 1", "+ 1 3"),
+				barrier().emits("+ 1 {1,3,3,NULL} {1,3,NULL}"),
+				in("- 1 3", "- 1 NULL"),
+				barrier().emits("U- 1 {1,3,3,NULL} {1,3,NULL}", "U+ 1 {1,3} {1,3}"),
+				in("- 1 1", "- 1 3"),
+				barrier().emits("- 1 {1,3} {1,3}"),
+			},
+		},
+		{
+			name: "append-only array_agg keeps arrival order", input: []types.T{i8, i4}, group: []int{0}, appendOnly: true,
+			aggs: func(t *testing.T) []*expr.AggFunc { return []*expr.AggFunc{newAgg(t, "array_agg", false, x(i4))} },
+			steps: []testStep{
+				in("+ 1 3", "+ 1 NULL", "+ 1 1"),
+				barrier().emits("+ 1 {3,NULL,1}"),
+				in("+ 1 2"),
+				barrier().emits("U- 1 {3,NULL,1}", "U+ 1 {3,NULL,1,2}"),
+			},
+		},
+		{
 			name: "representation changes are emitted", input: []types.T{i8, num}, group: []int{0},
 			aggs: func(t *testing.T) []*expr.AggFunc { return []*expr.AggFunc{newAgg(t, "sum", false, x(num))} },
 			steps: []testStep{

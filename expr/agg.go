@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/cockroachdb/apd/v3"
@@ -9,7 +11,7 @@ import (
 )
 
 // AggFunc is a resolved aggregate call: count(*), count(x), sum, avg, min,
-// max, string_agg, bool_and, bool_or, with an optional DISTINCT.
+// max, string_agg, array_agg, bool_and, bool_or, with an optional DISTINCT.
 type AggFunc struct {
 	Name     string
 	Args     []Expr // nil for count(*)
@@ -48,7 +50,7 @@ func (a *AggFunc) String() string {
 // IsAggregate reports whether name is an aggregate function.
 func IsAggregate(name string) bool {
 	switch name {
-	case "count", "sum", "avg", "min", "max", "string_agg", "bool_and", "bool_or", "every":
+	case "count", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and", "bool_or", "every":
 		return true
 	}
 	return false
@@ -108,6 +110,12 @@ func NewAgg(name string, args []Expr, distinct, star bool) (*AggFunc, error) {
 		} else if t.Family == types.Bytea {
 			a.T = types.TBytea
 		}
+	case "array_agg":
+		at, err := types.ArrayOf(t.WithoutMod())
+		if err != nil {
+			return nil, err
+		}
+		a.T = at
 	case "bool_and", "bool_or", "every":
 		if t.Family == types.Bool {
 			a.T = types.TBool
@@ -130,23 +138,28 @@ type AggState interface {
 
 // NewState returns an empty accumulator.
 func (a *AggFunc) NewState() AggState {
-	var s AggState
+	if a.Distinct {
+		// array_agg is the one aggregate that does not skip NULLs.
+		return &distinctState{inner: a.newState, keepNulls: a.Name == "array_agg", seen: map[string][]types.Datum{}}
+	}
+	return a.newState()
+}
+
+// newState returns an empty accumulator without DISTINCT.
+func (a *AggFunc) newState() AggState {
 	switch a.Name {
 	case "count":
-		s = &countState{star: a.Args == nil}
+		return &countState{star: a.Args == nil}
 	case "sum", "avg":
-		s = &sumState{in: a.Args[0].Type(), out: a.T, avg: a.Name == "avg"}
+		return &sumState{in: a.Args[0].Type(), out: a.T, avg: a.Name == "avg"}
 	case "min", "max":
-		s = &minMaxState{max: a.Name == "max"}
+		return &minMaxState{max: a.Name == "max"}
 	case "string_agg":
-		s = &stringAggState{}
-	default:
-		s = &boolState{and: a.Name != "bool_or"}
+		return &stringAggState{}
+	case "array_agg":
+		return &arrayAggState{}
 	}
-	if a.Distinct {
-		return &distinctState{inner: s, seen: map[string]struct{}{}}
-	}
-	return s
+	return &boolState{and: a.Name != "bool_or"}
 }
 
 type countState struct {
@@ -302,6 +315,26 @@ func (s *stringAggState) Result() (types.Datum, error) {
 	return types.NewString(s.b.String()), nil
 }
 
+// arrayAggState collects array_agg's values, NULLs included, in arrival
+// order.
+type arrayAggState struct {
+	vals []types.Datum
+	any  bool
+}
+
+func (s *arrayAggState) Add(args []types.Datum) error {
+	s.any = true
+	s.vals = append(s.vals, args[0])
+	return nil
+}
+
+func (s *arrayAggState) Result() (types.Datum, error) {
+	if !s.any {
+		return types.Null, nil
+	}
+	return types.NewArray(slices.Clone(s.vals)), nil
+}
+
 type boolState struct {
 	and  bool
 	any  bool
@@ -331,26 +364,36 @@ func (s *boolState) Result() (types.Datum, error) {
 	return types.NewBool(s.vals), nil
 }
 
-// distinctState forwards each distinct argument tuple once.
+// distinctState feeds a fresh inner accumulator each distinct argument
+// tuple once, in sort order (as PostgreSQL sorts a DISTINCT aggregate's
+// input), skipping tuples with a NULL unless keepNulls.
 type distinctState struct {
-	inner AggState
-	seen  map[string]struct{}
-	key   []byte
+	inner     func() AggState
+	keepNulls bool
+	seen      map[string][]types.Datum // by the tuple's key
+	key       []byte
 }
 
 func (s *distinctState) Add(args []types.Datum) error {
 	s.key = s.key[:0]
 	for _, a := range args {
-		if a.IsNull() {
+		if a.IsNull() && !s.keepNulls {
 			return nil
 		}
 		s.key = types.AppendKey(s.key, a, false)
 	}
-	if _, ok := s.seen[string(s.key)]; ok {
-		return nil
+	if _, ok := s.seen[string(s.key)]; !ok {
+		s.seen[string(s.key)] = slices.Clone(args)
 	}
-	s.seen[string(s.key)] = struct{}{}
-	return s.inner.Add(args)
+	return nil
 }
 
-func (s *distinctState) Result() (types.Datum, error) { return s.inner.Result() }
+func (s *distinctState) Result() (types.Datum, error) {
+	inner := s.inner()
+	for _, k := range slices.Sorted(maps.Keys(s.seen)) {
+		if err := inner.Add(s.seen[k]); err != nil {
+			return types.Null, err
+		}
+	}
+	return inner.Result()
+}

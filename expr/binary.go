@@ -100,7 +100,7 @@ func NewBinary(op string, l, r Expr) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if isNullConst(l) || isNullConst(r) {
+	if _, strict := e.(*Binary); strict && (isNullConst(l) || isNullConst(r)) {
 		// Operators are strict: PostgreSQL folds them to NULL when an
 		// argument is a NULL constant, without evaluating the other one.
 		return NewConst(types.Null, e.Type()), nil
@@ -123,7 +123,16 @@ func resolveBinary(op string, l, r Expr) (Expr, error) {
 		l, r = castTo(l, ct), castTo(r, ct)
 		return &Binary{Op: op, L: l, R: r, T: types.TBool, fn: compareFn(op)}, nil
 	}
+	if fn, ok := arrayOperators[op]; ok && (lt.Family == types.Array || rt.Family == types.Array) {
+		if lt.WithoutMod() != rt.WithoutMod() {
+			return nil, undefinedOperator(op, lt, rt)
+		}
+		return NewFunc(fn, []Expr{l, r})
+	}
 	if op == "||" {
+		if lt.Family == types.Array || rt.Family == types.Array {
+			return arrayConcat(l, r)
+		}
 		if lt.Family == types.Bytea && rt.Family == types.Bytea {
 			return &Binary{Op: op, L: l, R: r, T: types.TBytea, fn: concatFn}, nil
 		}
@@ -149,9 +158,31 @@ func resolveBinary(op string, l, r Expr) (Expr, error) {
 	return nil, undefinedOperator(op, lt, rt)
 }
 
-// castTo wraps e in an implicit cast unless it already has type t's family.
+// arrayOperators are the functions of the array operators @>, <@ and &&.
+var arrayOperators = map[string]string{"@>": "arraycontains", "<@": "arraycontained", "&&": "arrayoverlap"}
+
+// arrayConcat resolves || with an array operand (an unknown one having
+// been given the array type): array_cat of two arrays, array_append or
+// array_prepend of an element.
+func arrayConcat(l, r Expr) (Expr, error) {
+	name := "array_cat"
+	switch {
+	case l.Type().Family != types.Array:
+		name = "array_prepend"
+	case r.Type().Family != types.Array:
+		name = "array_append"
+	}
+	e, err := NewFunc(name, []Expr{l, r})
+	if err != nil {
+		return nil, undefinedOperator("||", l.Type(), r.Type())
+	}
+	return e, nil
+}
+
+// castTo wraps e in an implicit cast unless it already has type t's family
+// (and element family).
 func castTo(e Expr, t types.T) Expr {
-	if e.Type().Family == t.Family {
+	if e.Type().WithoutMod() == t.WithoutMod() {
 		return e
 	}
 	if c, ok := e.(*Const); ok {
@@ -186,6 +217,9 @@ func CastTo(e Expr, t types.T) (Expr, error) {
 // ComparisonType returns the type both operands of a comparison are cast to.
 func ComparisonType(lt, rt types.T) (types.T, bool) {
 	switch {
+	case lt.Family == types.Array || rt.Family == types.Array:
+		// Arrays compare only with arrays of the same element type.
+		return lt, lt.WithoutMod() == rt.WithoutMod()
 	case lt.Family == rt.Family:
 		return lt, true
 	case lt.IsNumeric() && rt.IsNumeric():

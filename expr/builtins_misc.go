@@ -50,4 +50,9 @@ func init() {
 		o.NonStrict = true
 		RegisterBuiltin("pg_typeof", o)
 	}
+	RegisterBuiltin("pg_typeof", Overload{Args: []types.Family{AnyArray}, Ret: Returns(types.TText), NonStrict: true,
+		Typed: func(args []types.T) builtinFn {
+			name := types.NewString(args[0].String())
+			return func(*Ctx, []types.Datum) (types.Datum, error) { return name, nil }
+		}})
 }

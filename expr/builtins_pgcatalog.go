@@ -61,7 +61,11 @@ func formatType(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	}
 	if !a[1].IsNull() && a[1].Int() >= 0 {
 		t.Mod = int32(a[1].Int())
-		switch t.Family {
+		f := t.Family
+		if f == types.Array {
+			f = t.Elem // an array's typmod is its element's
+		}
+		switch f {
 		case types.Varchar, types.Bpchar, types.Numeric:
 			t.Mod -= 4 // PostgreSQL's VARHDRSZ offset
 		}

@@ -10,6 +10,15 @@ import (
 // Any in an overload's argument list accepts any type.
 const Any = types.Family(255)
 
+// Polymorphic parameters (PostgreSQL's anycompatiblearray and
+// anycompatible): AnyArray takes an array, AnyElem a value of its element
+// type. A call's polymorphic arguments are resolved to one element type,
+// the common type of the known ones, and cast to it.
+const (
+	AnyArray = types.Family(254)
+	AnyElem  = types.Family(253)
+)
+
 // Overload is one signature of a built-in function.
 type Overload struct {
 	// Args are the parameter families; Any accepts every type.
@@ -25,6 +34,10 @@ type Overload struct {
 	// Volatile marks functions whose result changes between calls
 	// (random(), clock_timestamp()): never folded.
 	Volatile bool
+	// Typed, if set, returns Fn for the (cast) argument types, for
+	// functions whose values do not say enough (array_to_string prints
+	// elements by their type).
+	Typed func(args []types.T) func(c *Ctx, args []types.Datum) (types.Datum, error)
 }
 
 var builtins = map[string][]Overload{}
@@ -46,6 +59,7 @@ type Func struct {
 	Args []Expr
 	T    types.T
 	o    *Overload
+	fn   builtinFn
 }
 
 // Type implements Expr.
@@ -67,7 +81,7 @@ func (e *Func) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 		}
 		args[i] = v
 	}
-	return e.o.Fn(c, args)
+	return e.fn(c, args)
 }
 
 // String implements Expr.
@@ -100,17 +114,32 @@ func NewFunc(name string, args []Expr) (Expr, error) {
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	o := &overloads[best]
+	elem, err := polymorphicElem(name, o, args)
+	if err != nil {
+		return nil, err
+	}
 	cast := make([]Expr, len(args))
 	argTypes := make([]types.T, len(args))
 	for i, a := range args {
-		f := paramFamily(o, i)
-		if f != Any && a.Type().Family != f {
+		switch f := paramFamily(o, i); {
+		case f == AnyArray:
+			arr, err := types.ArrayOf(elem)
+			if err != nil {
+				return nil, err
+			}
+			a = castTo(a, arr)
+		case f == AnyElem:
+			a = castTo(a, elem)
+		case f != Any && a.Type().Family != f:
 			a = castTo(a, types.T{Family: f, Mod: -1})
-		} else if f == Any && a.Type().Family == types.Unknown {
+		case f == Any && a.Type().Family == types.Unknown:
 			a = castTo(a, types.TText)
 		}
 		cast[i] = a
 		argTypes[i] = a.Type()
+		if f := paramFamily(o, i); f == AnyArray || f == AnyElem {
+			argTypes[i] = argTypes[i].WithoutMod() // polymorphic types drop modifiers
+		}
 	}
 	t := o.Ret(argTypes)
 	if !o.NonStrict && !o.Volatile {
@@ -120,7 +149,50 @@ func NewFunc(name string, args []Expr) (Expr, error) {
 			}
 		}
 	}
-	return &Func{Name: name, Args: cast, T: t, o: o}, nil
+	fn := o.Fn
+	if o.Typed != nil {
+		fn = o.Typed(argTypes)
+	}
+	return &Func{Name: name, Args: cast, T: t, o: o, fn: fn}, nil
+}
+
+// polymorphicElem resolves the element type of o's polymorphic parameters
+// for args: the common type of the array arguments' elements and the
+// element arguments (unknown literals follow the others).
+func polymorphicElem(name string, o *Overload, args []Expr) (types.T, error) {
+	elem, found, poly := types.TUnknown, false, false
+	for i, a := range args {
+		t := a.Type()
+		switch paramFamily(o, i) {
+		case AnyArray:
+			poly = true
+			if t.Family != types.Array {
+				continue
+			}
+			t = t.ElemType()
+		case AnyElem:
+			poly = true
+			if t.Family == types.Unknown {
+				continue
+			}
+		default:
+			continue
+		}
+		if !found {
+			elem, found = t, true
+			continue
+		}
+		ct, ok := ComparisonType(elem, t)
+		if !ok {
+			return elem, pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args)).
+				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		}
+		elem = ct
+	}
+	if poly && !found {
+		return elem, pgerror.New(pgerror.CodeDatatypeMismatch, "could not determine polymorphic type because input has type unknown")
+	}
+	return elem.WithoutMod(), nil
 }
 
 func paramFamily(o *Overload, i int) types.Family {
@@ -154,6 +226,13 @@ func castCost(from types.T, to types.Family) (int, bool) {
 		return 0, true
 	case to == Any:
 		return 1, true
+	case to == AnyArray:
+		if f == types.Array {
+			return 0, true
+		}
+		return 2, f == types.Unknown
+	case to == AnyElem:
+		return 0, f != types.Array
 	case f == types.Unknown:
 		if to == types.Text {
 			return 1, true

@@ -23,6 +23,7 @@ const (
 	SubExists                     // EXISTS (SELECT ...)
 	SubAny                        // x op ANY (SELECT ...), also x IN (SELECT ...)
 	SubAll                        // x op ALL (SELECT ...)
+	SubArray                      // ARRAY(SELECT ...): the values as an array
 )
 
 // Subquery evaluates a nested query. For SubAny/SubAll, Test is the left
@@ -62,7 +63,7 @@ func (e *Subquery) WithChildren(ch []Expr) Expr {
 }
 
 // rows returns the subquery's first-column values (all of them for
-// ANY/ALL, at most two for scalar, at most one for EXISTS).
+// ANY/ALL and ARRAY, at most two for scalar, at most one for EXISTS).
 func (e *Subquery) rows(c *Ctx, row []types.Datum) ([]types.Datum, error) {
 	if !e.Correlated {
 		if vals, ok := c.subCache[e]; ok {
@@ -114,18 +115,26 @@ func (e *Subquery) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 		return vals[0], nil
 	case SubExists:
 		return types.NewBool(len(vals) > 0), nil
+	case SubArray:
+		return types.NewArray(vals), nil
 	}
 	test, err := e.Test.Eval(c, row)
 	if err != nil {
 		return types.Null, err
 	}
-	any := e.Mode == SubAny
+	return quantified(c, e.Cmp, test, vals, e.Mode == SubAny)
+}
+
+// quantified is x op ANY (vals), or x op ALL (vals) when any is false: cmp
+// compares over the row [x, value]. ANY is true when some comparison is,
+// ALL false when some comparison is; otherwise the result is NULL if some
+// comparison was NULL.
+func quantified(c *Ctx, cmp Expr, x types.Datum, vals []types.Datum, any bool) (types.Datum, error) {
 	sawNull := false
-	pair := make([]types.Datum, 2)
-	pair[0] = test
+	pair := []types.Datum{x, types.Null}
 	for _, v := range vals {
 		pair[1] = v
-		r, err := e.Cmp.Eval(c, pair)
+		r, err := cmp.Eval(c, pair)
 		if err != nil {
 			return types.Null, err
 		}

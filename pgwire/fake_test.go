@@ -116,13 +116,6 @@ func (s *fakeSession) isClosed() bool {
 	return s.closed
 }
 
-var fakeTypes = map[string]types.T{
-	"bool": types.TBool, "int2": types.TInt2, "int4": types.TInt4, "int8": types.TInt8,
-	"float8": types.TFloat8, "text": types.TText, "bytea": types.TBytea,
-	"varchar(10)": {Family: types.Varchar, Mod: 10}, "numeric": types.TNumeric, "date": types.TDate,
-	"timestamptz": types.TTimestampTZ, "timestamp": types.TTimestamp, "interval": types.TInterval, "jsonb": types.TJsonb,
-}
-
 func (s *fakeSession) parse(text string, paramTypes []types.OID) (Statement, error) {
 	verb, rest, _ := strings.Cut(text, " ")
 	rest = strings.TrimSpace(rest)
@@ -167,15 +160,17 @@ func (s *fakeSession) parse(text string, paramTypes []types.OID) (Statement, err
 func parseSelect(h *fakeHandler, list string, paramTypes []types.OID) (Statement, error) {
 	st := &fakeStmt{h: h, tag: "SELECT 1", rows: [][]types.Datum{nil}}
 	var exprs []string
-	for e := range strings.SplitSeq(list, ",") {
+	for _, e := range splitList(list) {
 		e = strings.TrimSpace(e)
 		val, typeName, cast := strings.Cut(e, "::")
 		val = strings.TrimSpace(val)
-		t, ok := fakeTypes[strings.TrimSpace(typeName)]
+		t := types.TText
 		if !cast {
-			t, typeName = types.TText, "?column?"
-		} else if !ok {
-			return nil, pgerror.New(pgerror.CodeUndefinedObject, "type %q does not exist", typeName)
+			typeName = "?column?"
+		} else if parsed, err := types.ParseTypeName(typeName); err != nil {
+			return nil, err
+		} else {
+			t = parsed
 		}
 		if n, ok := strings.CutPrefix(val, "$"); ok {
 			i, err := strconv.Atoi(n)
@@ -198,6 +193,24 @@ func parseSelect(h *fakeHandler, list string, paramTypes []types.OID) (Statement
 	}
 	st.literals = exprs
 	return st, nil
+}
+
+// splitList splits a select list at the commas outside quotes.
+func splitList(list string) []string {
+	var out []string
+	quoted, start := false, 0
+	for i := 0; i < len(list); i++ {
+		switch list[i] {
+		case '\'':
+			quoted = !quoted
+		case ',':
+			if !quoted {
+				out = append(out, list[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, list[start:])
 }
 
 // fakeStmt is every statement of the fake; its fields say what it does.

@@ -104,7 +104,13 @@ func testPgxValues(t *testing.T, conn *pgx.Conn) {
 		{"select $1::timestamptz", time.Date(2024, 2, 29, 13, 14, 15, 123456000, time.UTC), new(time.Time)},
 		{"select $1::timestamp", time.Date(1999, 12, 31, 23, 59, 59, 0, time.UTC), new(time.Time)},
 		{"select $1::interval", 90 * time.Minute, new(time.Duration)},
-		{"select $1::jsonb", `{"a": [true]}`, new(string)}, // no comma: the fake splits on them
+		{"select $1::jsonb", `{"a": [true], "b": 1}`, new(string)},
+		{"select $1::int4[]", []int32{1, -2}, new([]int32)},
+		{"select $1::int8[]", []int64{}, new([]int64)},
+		{"select $1::int8[]", []*int64{new(int64(7)), nil}, new([]*int64)},
+		{"select $1::text[]", []string{"a b", "", "NULL", `q"\`, "{,}"}, new([]string)},
+		{"select $1::float8[]", []float64{1.5, -0.25}, new([]float64)},
+		{"select $1::bool[]", []bool{true, false}, new([]bool)},
 	}
 	for _, tc := range tests {
 		if err := conn.QueryRow(ctx, tc.query, tc.arg).Scan(tc.dst); err != nil {

@@ -173,6 +173,8 @@ func (b *Binder) assign(e expr.Expr, col meta.Column) (expr.Expr, error) {
 // from one type to another.
 func assignable(from, to types.T) bool {
 	switch {
+	case from.Family == types.Array && to.Family == types.Array:
+		return assignable(from.ElemType(), to.ElemType())
 	case from.Family == to.Family:
 		return true
 	case from.IsNumeric() && to.IsNumeric():

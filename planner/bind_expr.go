@@ -130,6 +130,9 @@ func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, s *scope) (expr.Expr, er
 	if !ok {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "operator %s is not supported", x.Op)
 	}
+	if call, ok := quantifiedArray(x.R); ok && expr.IsComparison(op) {
+		return b.bindArrayCompare(op, x.L, call, s)
+	}
 	l, r, err := b.bindPair(x.L, x.R, s)
 	if err != nil {
 		return nil, err
@@ -164,6 +167,9 @@ func (b *Binder) binary(op string, l, r expr.Expr) (expr.Expr, error) {
 
 // unknownPeer is the type an unknown literal takes opposite a known operand.
 func unknownPeer(op string, other types.T) types.T {
+	if other.Family == types.Array {
+		return other.WithoutMod() // so array || '{...}' is array_cat
+	}
 	if op == "||" && !other.IsString() && other.Family != types.Bytea {
 		return types.TText
 	}
@@ -298,21 +304,29 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		return &expr.Param{Idx: idx, T: b.params[idx]}, nil
 	case "pg_nulls_first", "pg_nulls_last":
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "NULLS FIRST/LAST is only allowed in ORDER BY")
-	}
-	if expr.IsAggregate(name) {
-		return b.bindAggregate(name, x.Args, false, nil, s)
+	case "pg_array":
+		return b.bindArray(x.Args, s, types.TUnknown)
+	case "pg_subscript", "pg_slice":
+		return b.bindSubscript(x.Args, s)
+	case "pg_array_query":
+		return b.bindArraySubquery(x.Args[0], s)
+	case "pg_any", "pg_all":
+		quant := map[string]string{"pg_any": "ANY", "pg_all": "ALL"}[name]
+		return nil, pgerror.New(pgerror.CodeSyntaxError, "syntax error at or near \"%s\"", quant)
 	}
 	if name == "pg_filter" {
 		// agg(...) FILTER (WHERE cond), see sql/parser.
-		switch agg := x.Args[0].(type) {
-		case *ast.AggregateFuncExpr:
-			return b.bindAggregate(lowerASCII(agg.F), agg.Args, agg.Distinct, x.Args[1], s)
-		case *ast.FuncCallExpr:
-			if expr.IsAggregate(agg.FnName.L) {
-				return b.bindAggregate(agg.FnName.L, agg.Args, false, x.Args[1], s)
-			}
+		agg, args, distinct, ok := aggregateCall(x.Args[0])
+		if !ok {
+			return nil, pgerror.New(pgerror.CodeWrongObjectType, "FILTER specified, but %s is not an aggregate function", columnName(x.Args[0]))
 		}
-		return nil, pgerror.New(pgerror.CodeWrongObjectType, "FILTER specified, but %s is not an aggregate function", columnName(x.Args[0]))
+		return b.bindAggregate(agg, args, distinct, x.Args[1], s)
+	}
+	if agg, args, distinct, ok := aggregateCall(x); ok {
+		return b.bindAggregate(agg, args, distinct, nil, s)
+	}
+	if name == "pg_distinct" {
+		return nil, pgerror.New(pgerror.CodeWrongObjectType, "DISTINCT specified, but %s is not an aggregate function", columnName(x.Args[0]))
 	}
 	argNodes := x.Args
 	if name == "trim" && len(argNodes) == 3 {
@@ -371,13 +385,31 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	return expr.NewFunc(name, args)
 }
 
+// aggregateCall recognizes an aggregate call: TiDB's, a generic call of an
+// aggregate's name, or pg_distinct(agg(args)) (see sql/parser).
+func aggregateCall(n ast.ExprNode) (name string, args []ast.ExprNode, distinct, ok bool) {
+	switch x := n.(type) {
+	case *ast.AggregateFuncExpr:
+		return lowerASCII(x.F), x.Args, x.Distinct, true
+	case *ast.FuncCallExpr:
+		if x.FnName.L == "pg_distinct" {
+			if inner, ok := x.Args[0].(*ast.FuncCallExpr); ok && expr.IsAggregate(inner.FnName.L) {
+				return inner.FnName.L, inner.Args, true, true
+			}
+		} else if expr.IsAggregate(x.FnName.L) {
+			return x.FnName.L, x.Args, false, true
+		}
+	}
+	return "", nil, false, false
+}
+
 // bindOperator binds pg_op('op', l, r) and pg_op('op', x): the operators
 // of PostgreSQL the TiDB grammar lacks, carried by the SQL front.
 func (b *Binder) bindOperator(args []expr.Expr) (expr.Expr, error) {
 	op := args[0].(*expr.Const).V.Str()
 	if len(args) == 3 {
 		switch op {
-		case "||":
+		case "||", "@>", "<@", "&&":
 			return b.binary(op, args[1], args[2])
 		case "~", "~*", "!~", "!~*":
 			l, err := b.coerce(args[1], types.TText)
@@ -431,6 +463,9 @@ func (b *Binder) bindCast(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) {
 	t, err := types.ParseTypeName(typeName)
 	if err != nil {
 		return nil, err
+	}
+	if call, ok := x.Args[0].(*ast.FuncCallExpr); ok && call.FnName.L == "pg_array" && t.Family == types.Array {
+		return b.bindArray(call.Args, s, t)
 	}
 	e, err := b.bindExpr(x.Args[0], s)
 	if err != nil {
@@ -699,26 +734,39 @@ func (b *Binder) commonType(es []expr.Expr, context string) (types.T, error) {
 			t, found = et, true
 			continue
 		}
-		if et == t {
-			continue
+		ct, ok := meetTypes(t, et)
+		if !ok {
+			return t, pgerror.New(pgerror.CodeDatatypeMismatch, "%s types %s and %s cannot be matched", context, t, et)
 		}
-		switch {
-		case et.Family == t.Family:
-			t.Mod = -1
-		case et.IsNumeric() && t.IsNumeric():
-			t = expr.NumericResultType(t, et)
-		case et.IsString() && t.IsString():
-			t = types.TText
-		default:
-			ct, ok := expr.ComparisonType(t, et)
-			if !ok || ct.Family == types.Unknown {
-				return t, pgerror.New(pgerror.CodeDatatypeMismatch, "%s types %s and %s cannot be matched", context, t, et)
-			}
-			t = ct
-		}
+		t = ct
 	}
 	if !found {
 		return types.TText, nil
 	}
 	return t, nil
+}
+
+// meetTypes is the common type of two known types: numeric types widen,
+// string types meet at text, dates meet timestamps, arrays meet at the
+// array of their elements' common type.
+func meetTypes(t, et types.T) (types.T, bool) {
+	switch {
+	case et == t:
+		return t, true
+	case et.WithoutMod() == t.WithoutMod():
+		return t.WithoutMod(), true
+	case et.Family == types.Array && t.Family == types.Array:
+		elem, ok := meetTypes(t.ElemType(), et.ElemType())
+		if !ok {
+			return t, false
+		}
+		at, err := types.ArrayOf(elem)
+		return at, err == nil
+	case et.IsNumeric() && t.IsNumeric():
+		return expr.NumericResultType(t, et), true
+	case et.IsString() && t.IsString():
+		return types.TText, true
+	}
+	ct, ok := expr.ComparisonType(t, et)
+	return ct, ok && ct.Family != types.Unknown
 }

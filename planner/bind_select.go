@@ -235,8 +235,10 @@ func columnName(e ast.ExprNode) string {
 			return "?column?"
 		case "pg_extract":
 			return "extract"
-		case "pg_filter":
+		case "pg_filter", "pg_distinct", "pg_subscript", "pg_slice":
 			return columnName(x.Args[0])
+		case "pg_array":
+			return "array"
 		}
 		return x.FnName.L
 	case *parser.Literal:
@@ -267,6 +269,8 @@ func columnName(e ast.ExprNode) string {
 // pgTypeColumnName is the column name PostgreSQL gives a cast of a literal.
 func pgTypeColumnName(t types.T) string {
 	switch t.Family {
+	case types.Array:
+		return pgTypeColumnName(t.ElemType())
 	case types.Int2:
 		return "int2"
 	case types.Int4:

@@ -46,7 +46,7 @@ var informationSchemaTables = map[string]*sysTable{
 					}
 					charLen, prec, scale, dtPrec := typeFacets(c.Type)
 					rows = append(rows, []types.Datum{dStr(databaseName), dStr(t.Schema), dStr(t.Name), dStr(c.Name),
-						dInt(int64(i + 1)), def, dStr(nullable), dStr(types.T{Family: c.Type.Family, Mod: -1}.String()),
+						dInt(int64(i + 1)), def, dStr(nullable), dStr(dataType(c.Type)),
 						charLen, prec, scale, dtPrec, dStr(databaseName), dStr(pgCatalogSchema), dStr(typeName(c.Type))})
 				}
 			}
@@ -89,8 +89,20 @@ func typeFacets(t types.T) (charLen, prec, scale, dtPrec types.Datum) {
 	return charLen, prec, scale, dtPrec
 }
 
-// typeName is a type's pg_type.typname.
+// dataType is information_schema's data_type: the type's name without
+// modifiers, or ARRAY.
+func dataType(t types.T) string {
+	if t.Family == types.Array {
+		return "ARRAY"
+	}
+	return t.WithoutMod().String()
+}
+
+// typeName is a type's pg_type.typname (_elem for an array).
 func typeName(t types.T) string {
+	if t.Family == types.Array {
+		return "_" + typeName(t.ElemType())
+	}
 	for _, r := range typeRows {
 		if r.T.Family == t.Family {
 			return r.name

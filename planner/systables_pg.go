@@ -57,7 +57,7 @@ var pgCatalogTables = map[string]*sysTable{
 						coll = dOID(defaultCollationOID)
 					}
 					rows = append(rows, []types.Datum{dOID(t.ID), dStr(c.Name), dType(c.Type), dInt(-1), dInt(int64(c.Type.Size())),
-						dInt(int64(i + 1)), dInt(0), dInt(int64(c.Type.WireMod())), dBool(c.Type.Size() > 0), dStr("i"), dStr("p"),
+						dInt(int64(i + 1)), dInt(attndims(c.Type)), dInt(int64(c.Type.WireMod())), dBool(c.Type.Size() > 0), dStr("i"), dStr("p"),
 						dBool(c.NotNull || isPKColumn(t, i)), dBool(c.Default != ""), dFalse, dStr(""), dStr(""),
 						dFalse, dTrue, dInt(0), coll, dNull, dNull})
 				}
@@ -85,14 +85,15 @@ var pgCatalogTables = map[string]*sysTable{
 			"typnotnull bool", "typbasetype oid", "typtypmod int4", "typcollation oid"),
 		rows: func(*meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
-			for _, t := range typeRows {
-				coll := dOID(0)
-				if t.T.IsString() {
-					coll = dOID(defaultCollationOID)
+			for _, r := range typeRows {
+				row := pgTypeRow(r.T, r.name, r.category)
+				rows = append(rows, row)
+				if at, err := types.ArrayOf(r.T); err == nil {
+					row[typarrayCol] = dType(at)
+					arr := pgTypeRow(at, "_"+r.name, "A")
+					arr[typelemCol] = dType(r.T)
+					rows = append(rows, arr)
 				}
-				rows = append(rows, []types.Datum{dType(t.T), dStr(t.name), dOID(pgCatalogOID), dOID(superuserOID), dInt(int64(t.T.Size())), dBool(t.T.Size() > 0),
-					dStr("b"), dStr(t.category), dTrue, dOID(0), dOID(0), dOID(0),
-					dFalse, dOID(0), dInt(-1), coll})
 			}
 			return rows
 		},
@@ -153,10 +154,36 @@ const (
 	utf8Encoding = 6
 )
 
+// attndims is pg_attribute.attndims: 1 for an array column, else 0.
+func attndims(t types.T) int64 {
+	if t.Family == types.Array {
+		return 1
+	}
+	return 0
+}
+
 func noRows(*meta.Catalog) [][]types.Datum { return nil }
 
+// Columns of pg_type set apart from pgTypeRow.
+const (
+	typelemCol  = 10
+	typarrayCol = 11
+)
+
+// pgTypeRow is pg_type's row of a base or array type, without its element
+// and array types.
+func pgTypeRow(t types.T, name, category string) []types.Datum {
+	coll := dOID(0)
+	if t.IsString() {
+		coll = dOID(defaultCollationOID)
+	}
+	return []types.Datum{dType(t), dStr(name), dOID(pgCatalogOID), dOID(superuserOID), dInt(int64(t.Size())), dBool(t.Size() > 0),
+		dStr("b"), dStr(category), dTrue, dOID(0), dOID(0), dOID(0),
+		dFalse, dOID(0), dInt(-1), coll}
+}
+
 // typeRows are pg_type's rows: each supported type's pg_type name and
-// category.
+// category (each has an array type too, but unknown).
 var typeRows = []struct {
 	T        types.T
 	name     string

@@ -42,9 +42,9 @@ func EncodeBinary(dst []byte, t T, d Datum) ([]byte, error) {
 	case Int8, Time:
 		return binary.BigEndian.AppendUint64(dst, uint64(d.i)), nil
 	case Float4:
-		return binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(d.f))), nil
+		return binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(d.Float()))), nil
 	case Float8:
-		return binary.BigEndian.AppendUint64(dst, math.Float64bits(d.f)), nil
+		return binary.BigEndian.AppendUint64(dst, math.Float64bits(d.Float())), nil
 	case Numeric:
 		return appendNumericBinary(dst, d.d), nil
 	case Date:
@@ -71,6 +71,8 @@ func EncodeBinary(dst []byte, t T, d Datum) ([]byte, error) {
 		return binary.BigEndian.AppendUint32(dst, uint32(iv.Months)), nil
 	case Jsonb:
 		return append(append(dst, 1), d.s...), nil
+	case Array:
+		return appendArrayBinary(dst, t.ElemType(), d.Array())
 	case Unknown:
 		return FormatText(dst, t, d), nil
 	}
@@ -83,14 +85,28 @@ var familyKinds = [...]Kind{
 	Float4: KindFloat, Float8: KindFloat, Numeric: KindDecimal,
 	Text: KindString, Varchar: KindString, Bpchar: KindString, Name: KindString, Bytea: KindBytes,
 	Date: KindDate, Time: KindTime, Timestamp: KindTimestamp, TimestampTZ: KindTimestampTZ,
-	Interval: KindInterval, Jsonb: KindJSON,
+	Interval: KindInterval, Jsonb: KindJSON, Array: KindArray,
 }
 
-// kindFits reports whether d is NULL or of the kind holding t's values;
-// unknown-typed values may be of any kind.
+// kindFits reports whether d is NULL or of the kind holding t's values (for
+// an array, and its elements of the kind of t's elements); unknown-typed
+// values may be of any kind.
 func kindFits(d Datum, t T) bool {
-	return d.kind == KindNull || t.Family == Unknown ||
-		int(t.Family) < len(familyKinds) && d.kind == familyKinds[t.Family]
+	if d.kind == KindNull || t.Family == Unknown {
+		return true
+	}
+	if int(t.Family) >= len(familyKinds) || d.kind != familyKinds[t.Family] {
+		return false
+	}
+	if d.kind == KindArray {
+		elem := t.ElemType()
+		for _, e := range d.Array() {
+			if !kindFits(e, elem) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // kindNames names datum kinds in messages.
@@ -98,6 +114,7 @@ var kindNames = [...]string{
 	KindNull: "NULL", KindBool: "bool", KindInt: "integer", KindFloat: "float", KindDecimal: "numeric",
 	KindString: "string", KindBytes: "bytea", KindDate: "date", KindTime: "time",
 	KindTimestamp: "timestamp", KindTimestampTZ: "timestamptz", KindInterval: "interval", KindJSON: "jsonb",
+	KindArray: "array",
 }
 
 // appendNumericBinary appends numeric_send's format: ndigits, weight, sign,
@@ -303,6 +320,8 @@ func DecodeBinary(t T, src []byte) (Datum, error) {
 			return Null, errBinary("unsupported jsonb version number")
 		}
 		return ParseText(t, string(src[1:]))
+	case Array:
+		return decodeArrayBinary(t.ElemType(), src)
 	}
 	return ParseText(t, string(src)) // the string types' binary form is their text
 }

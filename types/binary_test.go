@@ -71,10 +71,10 @@ func TestDecodeBinaryModifiersAndErrors(t *testing.T) {
 		want string // text, or "CODE message"
 	}{
 		{TNumeric, "0001ffff00000001" + "04d2", "0.1"}, // digits beyond dscale are truncated
-		{T{Numeric, NumericMod(3, 1)}, "0002000000000002" + "00011388", "1.5"},
-		{T{Numeric, NumericMod(3, 2)}, "0001000100000000" + "0001", "22003 numeric field overflow"},
-		{T{Bpchar, 3}, "6162", "ab "},
-		{T{Varchar, 1}, "6162", "22001 value too long for type character varying(1)"},
+		{T{Family: Numeric, Mod: NumericMod(3, 1)}, "0002000000000002" + "00011388", "1.5"},
+		{T{Family: Numeric, Mod: NumericMod(3, 2)}, "0001000100000000" + "0001", "22003 numeric field overflow"},
+		{T{Family: Bpchar, Mod: 3}, "6162", "ab "},
+		{T{Family: Varchar, Mod: 1}, "6162", "22001 value too long for type character varying(1)"},
 		{TText, "ff", "22021 invalid byte sequence for encoding \"UTF8\": 0xff"},
 		{TInt4, "000001", "22P03 incorrect binary data format"},
 		{TInt8, "", "22P03 incorrect binary data format"},

@@ -15,8 +15,8 @@ import (
 // output and input functions for casts to and from string types (bool
 // becomes true/false, char(n) loses its padding), varchar(n) and char(n)
 // truncating silently, date/timestamp/timestamptz conversions in UTC, and
-// jsonb scalars to bool and numbers. A pair without a cast is an error 42846
-// (see CanCast).
+// jsonb scalars to bool and numbers, arrays element by element. A pair
+// without a cast is an error 42846 (see CanCast).
 func Cast(d Datum, from, to T) (Datum, error) { return castDatum(d, from, to, true) }
 
 // CastAssign is Cast with assignment semantics (INSERT and UPDATE into a
@@ -30,6 +30,10 @@ func CastAssign(d Datum, from, to T) (Datum, error) { return castDatum(d, from, 
 func CanCast(from, to T) bool {
 	f, t := from.Family, to.Family
 	switch {
+	case f == Array && t == Array:
+		return CanCast(from.ElemType(), to.ElemType())
+	case f == Array || t == Array:
+		return f == Unknown || from.IsString() || to.IsString()
 	case f == t, f == Unknown, from.IsString(), to.IsString():
 		return true
 	case isNumberFamily(f) && isNumberFamily(t):
@@ -62,6 +66,9 @@ func castDatum(d Datum, from, to T, explicit bool) (Datum, error) {
 	}
 	if d.kind == KindNull {
 		return Null, nil
+	}
+	if from.Family == Array && to.Family == Array {
+		return castArray(d, from.ElemType(), to.ElemType(), explicit)
 	}
 	if to.IsString() {
 		return castToString(d, from, to, explicit)
@@ -138,6 +145,22 @@ func castDatum(d Datum, from, to T, explicit bool) (Datum, error) {
 	return d, nil
 }
 
+// castArray casts each element of an array from type from to type to.
+func castArray(d Datum, from, to T, explicit bool) (Datum, error) {
+	if from == to {
+		return d, nil
+	}
+	elems := d.Array()
+	out := make([]Datum, len(elems))
+	for i, e := range elems {
+		var err error
+		if out[i], err = castDatum(e, from, to, explicit); err != nil {
+			return Null, err
+		}
+	}
+	return NewArray(out), nil
+}
+
 // castToString converts to text, varchar, char or name through the output
 // function, applying the target's length.
 func castToString(d Datum, from, to T, explicit bool) (Datum, error) {
@@ -187,7 +210,7 @@ func castToInt(d Datum, to T) (Datum, error) {
 		}
 		return NewInt(d.i), nil
 	case KindFloat:
-		f := math.RoundToEven(d.f)
+		f := math.RoundToEven(d.Float())
 		// -float64(lo) is 2^15, 2^31 or 2^63 exactly, the first value out of range.
 		if f != f || f < float64(lo) || f >= -float64(lo) {
 			return Null, errOutOfRange(typ)
@@ -223,11 +246,12 @@ func castToFloat(d Datum, to T) (Datum, error) {
 		if bits == 64 {
 			return d, nil
 		}
-		f := float64(float32(d.f))
+		in := d.Float()
+		f := float64(float32(in))
 		switch {
-		case math.IsInf(f, 0) && !math.IsInf(d.f, 0):
+		case math.IsInf(f, 0) && !math.IsInf(in, 0):
 			return Null, pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: overflow")
-		case f == 0 && d.f != 0:
+		case f == 0 && in != 0:
 			return Null, pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: underflow")
 		}
 		return NewFloat(f), nil
@@ -254,7 +278,7 @@ func castToNumeric(d Datum, from, to T) (Datum, error) {
 		if from.Family == Float4 {
 			digits = 6
 		}
-		n = numericFromFloat(d.f, digits)
+		n = numericFromFloat(d.Float(), digits)
 	case KindJSON:
 		if err := checkJSONCast(d.s, "number", to); err != nil {
 			return Null, err

@@ -7,7 +7,7 @@ import (
 )
 
 func TestCast(t *testing.T) {
-	num52 := T{Numeric, NumericMod(5, 2)}
+	num52 := T{Family: Numeric, Mod: NumericMod(5, 2)}
 	tests := []struct {
 		from   T
 		in     string // ParseText input of the source value
@@ -34,7 +34,7 @@ func TestCast(t *testing.T) {
 		{TNumeric, "1e30", TInt8, "22003 bigint out of range", false},
 		{TInt4, "123", num52, "123.00", false},
 		{TInt4, "1234", num52, "22003 numeric field overflow", false},
-		{TNumeric, "12.345", T{Numeric, NumericMod(3, 1)}, "12.3", false},
+		{TNumeric, "12.345", T{Family: Numeric, Mod: NumericMod(3, 1)}, "12.3", false},
 		{TFloat8, "0.1", TNumeric, "0.1", false},
 		{TFloat8, "0.3333333333333333", TNumeric, "0.333333333333333", false},
 		{TFloat8, "1e20", TNumeric, "100000000000000000000", false},
@@ -54,16 +54,16 @@ func TestCast(t *testing.T) {
 		{TBool, "t", TInt4, "1", false},
 		{TBool, "t", TText, "true", false},
 		{TBool, "f", TVarchar, "false", false},
-		{TBool, "t", T{Varchar, 2}, "tr", false},
-		{TBool, "t", T{Varchar, 2}, "22001 value too long for type character varying(2)", true},
-		{T{Bpchar, 5}, "ab", TText, "ab", false},
-		{T{Bpchar, 5}, "ab", TVarchar, "ab", false},
-		{T{Bpchar, 5}, "ab", T{Bpchar, 3}, "ab ", false},
-		{TText, "ab", T{Bpchar, 5}, "ab   ", false},
-		{TText, "abcdef", T{Varchar, 3}, "abc", false},
-		{TText, "abcdef", T{Varchar, 3}, "22001 value too long for type character varying(3)", true},
-		{TText, "abc   ", T{Varchar, 3}, "abc", true},
-		{TText, "abcdef", T{Bpchar, 3}, "22001 value too long for type character(3)", true},
+		{TBool, "t", T{Family: Varchar, Mod: 2}, "tr", false},
+		{TBool, "t", T{Family: Varchar, Mod: 2}, "22001 value too long for type character varying(2)", true},
+		{T{Family: Bpchar, Mod: 5}, "ab", TText, "ab", false},
+		{T{Family: Bpchar, Mod: 5}, "ab", TVarchar, "ab", false},
+		{T{Family: Bpchar, Mod: 5}, "ab", T{Family: Bpchar, Mod: 3}, "ab ", false},
+		{TText, "ab", T{Family: Bpchar, Mod: 5}, "ab   ", false},
+		{TText, "abcdef", T{Family: Varchar, Mod: 3}, "abc", false},
+		{TText, "abcdef", T{Family: Varchar, Mod: 3}, "22001 value too long for type character varying(3)", true},
+		{TText, "abc   ", T{Family: Varchar, Mod: 3}, "abc", true},
+		{TText, "abcdef", T{Family: Bpchar, Mod: 3}, "22001 value too long for type character(3)", true},
 		{TText, "12", TInt4, "12", false},
 		{TText, " 12 ", TInt4, "12", false},
 		{TText, "x", TInt4, "22P02 invalid input syntax for type integer: \"x\"", false},
@@ -84,7 +84,7 @@ func TestCast(t *testing.T) {
 		{TTimestamp, "1969-12-31 23:00", TDate, "1969-12-31", false},
 		{TTimestampTZ, "-infinity", TDate, "-infinity", false},
 		{TTimestampTZ, "2024-01-02 03:04:05+02", TTimestamp, "2024-01-02 01:04:05", false},
-		{TTimestamp, "2024-01-02 03:04:05.5", T{Timestamp, 0}, "2024-01-02 03:04:06", false},
+		{TTimestamp, "2024-01-02 03:04:05.5", T{Family: Timestamp, Mod: 0}, "2024-01-02 03:04:06", false},
 		{TTimestamp, "2024-01-02 03:04:05", TTime, "03:04:05", false},
 		{TTimestamp, "1969-12-31 23:00", TTime, "23:00:00", false},
 		{TTimestamp, "infinity", TTime, "", false},
@@ -92,7 +92,7 @@ func TestCast(t *testing.T) {
 		{TInterval, "-1 hour", TTime, "23:00:00", false},
 		{TInterval, "1 day 02:00", TTime, "02:00:00", false},
 		{TTime, "03:04:05", TInterval, "03:04:05", false},
-		{TTime, "03:04:05.678", T{Time, 1}, "03:04:05.7", false},
+		{TTime, "03:04:05.678", T{Family: Time, Mod: 1}, "03:04:05.7", false},
 		{TJsonb, "1.6", TInt4, "2", false},
 		{TJsonb, `"x"`, TInt4, "22023 cannot cast jsonb string to type integer", false},
 		{TJsonb, "null", TInt8, "22023 cannot cast jsonb null to type bigint", false},

@@ -16,7 +16,9 @@ import (
 // and jsonb compare bytewise (C collation; jsonb by its canonical text).
 // Dates, timestamps and timestamptz compare by instant (a date is its
 // midnight), times by value, intervals as interval_cmp does (30-day months,
-// 24-hour days). Values of unrelated kinds order by kind.
+// 24-hour days). Arrays compare element by element, then the shorter
+// first (array_cmp; NULL elements sort last as NULL does). Values of
+// unrelated kinds order by kind.
 func Compare(a, b Datum) int {
 	if a.kind == KindNull || b.kind == KindNull {
 		return cmp.Compare(nullRank(a), nullRank(b))
@@ -26,13 +28,15 @@ func Compare(a, b Datum) int {
 		case KindBool, KindInt, KindDate, KindTime, KindTimestamp, KindTimestampTZ:
 			return cmp.Compare(a.i, b.i)
 		case KindFloat:
-			return cmpFloat(a.f, b.f)
+			return cmpFloat(a.Float(), b.Float())
 		case KindDecimal:
 			return cmpNumeric(a.d, b.d)
 		case KindString, KindBytes, KindJSON:
 			return strings.Compare(a.s, b.s)
 		case KindInterval:
 			return cmpInterval(a.Interval(), b.Interval())
+		case KindArray:
+			return cmpArray(a.Array(), b.Array())
 		}
 		return 0
 	}
@@ -43,6 +47,16 @@ func Compare(a, b Datum) int {
 		return cmp.Compare(instant(a), instant(b))
 	}
 	return cmp.Compare(a.kind, b.kind)
+}
+
+// cmpArray is array_cmp for one-dimensional arrays.
+func cmpArray(a, b []Datum) int {
+	for i := range min(len(a), len(b)) {
+		if c := Compare(a[i], b[i]); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(a), len(b))
 }
 
 func nullRank(d Datum) int {
@@ -87,9 +101,9 @@ func instant(d Datum) int64 {
 func cmpNumbers(a, b Datum) int {
 	switch {
 	case a.kind == KindInt && b.kind == KindFloat:
-		return cmpIntFloat(a.i, b.f)
+		return cmpIntFloat(a.i, b.Float())
 	case a.kind == KindFloat && b.kind == KindInt:
-		return -cmpIntFloat(b.i, a.f)
+		return -cmpIntFloat(b.i, a.Float())
 	}
 	return cmpNumeric(numberAsDecimal(a), numberAsDecimal(b))
 }
@@ -117,13 +131,14 @@ func numberAsDecimal(d Datum) *apd.Decimal {
 	case KindInt:
 		return decimalFromInt(d.i)
 	case KindFloat:
-		switch {
-		case d.f != d.f:
+		switch f := d.Float(); {
+		case f != f:
 			return &apd.Decimal{Form: apd.NaN}
-		case math.IsInf(d.f, 0):
-			return &apd.Decimal{Form: apd.Infinite, Negative: d.f < 0}
+		case math.IsInf(f, 0):
+			return &apd.Decimal{Form: apd.Infinite, Negative: f < 0}
+		default:
+			return exactDecimal(f)
 		}
-		return exactDecimal(d.f)
 	}
 	return d.d
 }

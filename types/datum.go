@@ -1,6 +1,8 @@
 package types
 
 import (
+	"math"
+
 	"github.com/cockroachdb/apd/v3"
 )
 
@@ -22,7 +24,8 @@ const (
 	KindTimestamp   // microseconds since 1970-01-01 00:00:00, no zone
 	KindTimestampTZ // microseconds since 1970-01-01 00:00:00 UTC
 	KindInterval
-	KindJSON // canonical JSON text in s
+	KindJSON  // canonical JSON text in s
+	KindArray // one-dimensional array: elements behind a
 )
 
 // IntervalValue is PostgreSQL's interval: months, days and microseconds kept apart.
@@ -33,14 +36,15 @@ type IntervalValue struct {
 }
 
 // Datum is one SQL value. The zero Datum is NULL. Datums are small values
-// passed by copy; the decimal pointer is never mutated once set.
+// passed by copy; what the decimal and array pointers point to is never
+// mutated once set.
 type Datum struct {
 	kind Kind
-	i    int64 // bool, integers, date, time, timestamps, interval micros
-	j    int64 // interval: months<<32 | uint32(days)
-	f    float64
+	i    int64  // bool, integers, date, time, timestamps, interval micros, float bits
+	j    int64  // interval: months<<32 | uint32(days)
 	s    string // text, bytea, json
 	d    *apd.Decimal
+	a    *[]Datum // array elements
 }
 
 // Null is the SQL NULL.
@@ -58,7 +62,7 @@ func NewBool(b bool) Datum {
 func NewInt(i int64) Datum { return Datum{kind: KindInt, i: i} }
 
 // NewFloat returns a float datum (for float4 and float8).
-func NewFloat(f float64) Datum { return Datum{kind: KindFloat, f: f} }
+func NewFloat(f float64) Datum { return Datum{kind: KindFloat, i: int64(math.Float64bits(f))} }
 
 // NewDecimal returns a numeric datum; d must not be mutated afterwards.
 func NewDecimal(d *apd.Decimal) Datum { return Datum{kind: KindDecimal, d: d} }
@@ -104,7 +108,7 @@ func (d Datum) Bool() bool { return d.i != 0 }
 func (d Datum) Int() int64 { return d.i }
 
 // Float returns the value of a float datum.
-func (d Datum) Float() float64 { return d.f }
+func (d Datum) Float() float64 { return math.Float64frombits(uint64(d.i)) }
 
 // Decimal returns the value of a numeric datum; callers must not mutate it.
 func (d Datum) Decimal() *apd.Decimal { return d.d }

@@ -10,9 +10,21 @@ import (
 	"pgregory.net/rapid"
 )
 
-// testFamilies are the families the property tests cover.
-var testFamilies = []T{TBool, TInt2, TInt4, TInt8, TOid, TFloat4, TFloat8, TNumeric, TText, TVarchar,
-	TBpchar, TName, TBytea, TDate, TTime, TTimestamp, TTimestampTZ, TInterval, TJsonb}
+// testFamilies are the families the property tests cover: each scalar
+// type and its array type.
+var testFamilies = func() []T {
+	scalars := []T{TBool, TInt2, TInt4, TInt8, TOid, TFloat4, TFloat8, TNumeric, TText, TVarchar,
+		TBpchar, TName, TBytea, TDate, TTime, TTimestamp, TTimestampTZ, TInterval, TJsonb}
+	out := append([]T(nil), scalars...)
+	for _, t := range scalars {
+		a, err := ArrayOf(t)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, a)
+	}
+	return out
+}()
 
 // genDatum generates non-NULL values of type t, biased to edge cases.
 func genDatum(t T) *rapid.Generator[Datum] {
@@ -68,6 +80,9 @@ func genDatum(t T) *rapid.Generator[Datum] {
 			}
 			return NewJSON(s)
 		})
+	case Array:
+		elem := rapid.OneOf(genDatum(t.ElemType()), rapid.Just(Null))
+		return rapid.Map(rapid.SliceOfN(elem, 0, 5), NewArray)
 	}
 	panic("no generator for " + t.String())
 }
@@ -166,9 +181,20 @@ func identical(a, b Datum) bool {
 	}
 	switch a.kind {
 	case KindFloat:
-		return math.Float64bits(a.f) == math.Float64bits(b.f) || a.f != a.f && b.f != b.f
+		return a.i == b.i || a.Float() != a.Float() && b.Float() != b.Float()
 	case KindDecimal:
 		return a.d.CmpTotal(b.d) == 0
+	case KindArray:
+		ae, be := a.Array(), b.Array()
+		if len(ae) != len(be) {
+			return false
+		}
+		for i := range ae {
+			if !identical(ae[i], be[i]) {
+				return false
+			}
+		}
+		return true
 	}
 	return a.i == b.i && a.j == b.j && a.s == b.s
 }

@@ -30,8 +30,13 @@ const (
 	keyTimestampTZ = 0x1e
 	keyInterval    = 0x1f
 	keyJSON        = 0x20
+	keyArray       = 0x21
 	keyNull        = 0xff
 )
+
+// keyArrayEnd ends the elements of an array key; it sorts below every tag,
+// so an array sorts before its extensions.
+const keyArrayEnd = 0x00
 
 // Byte strings end with escEnd after escByte; a zero byte inside is
 // written as escByte escZero, so a prefix sorts before its extensions.
@@ -49,7 +54,10 @@ const (
 // Datums that Compare equal encode equal, so the encoding is also the
 // grouping and hashing key: numerics are encoded without their display
 // scale (2.5 and 2.50 are one key), floats with -0 as 0 and one NaN,
-// intervals by interval_cmp's total. Numbers of different kinds (int 1,
+// intervals by interval_cmp's total. An array is its elements' keys (a
+// NULL element's tag sorting above all values) and an end byte below every
+// tag, so arrays order element by element, then shorter first, as
+// PostgreSQL's array comparison does. Numbers of different kinds (int 1,
 // float 1, numeric 1) are not encoded alike; cast key columns to one type
 // first.
 func AppendKey(dst []byte, d Datum, desc bool) []byte {
@@ -70,7 +78,7 @@ func appendKeyAsc(dst []byte, d Datum) []byte {
 	case KindInt:
 		return appendOrderedInt(append(dst, keyInt), d.i)
 	case KindFloat:
-		return binary.BigEndian.AppendUint64(append(dst, keyFloat), floatKeyBits(d.f))
+		return binary.BigEndian.AppendUint64(append(dst, keyFloat), floatKeyBits(d.Float()))
 	case KindDecimal:
 		return appendDecimalKey(dst, d.d)
 	case KindString:
@@ -90,6 +98,12 @@ func appendKeyAsc(dst []byte, d Datum) []byte {
 	case KindInterval:
 		days, micros := intervalKey(d.Interval())
 		return appendOrderedInt(appendOrderedInt(append(dst, keyInterval), days), micros)
+	case KindArray:
+		dst = append(dst, keyArray)
+		for _, e := range d.Array() {
+			dst = appendKeyAsc(dst, e)
+		}
+		return append(dst, keyArrayEnd)
 	}
 	return append(dst, keyNull)
 }
@@ -240,8 +254,28 @@ func decodeKey(src []byte, mask byte) (Datum, []byte, bool) {
 		days, ok1 := orderedInt()
 		micros, ok2 := orderedInt()
 		return NewInterval(intervalFromKey(days, micros)), src, ok1 && ok2
+	case keyArray:
+		return decodeArrayKey(src, mask)
 	}
 	return decodeDecimalKey(tag, src, mask)
+}
+
+// decodeArrayKey decodes an array's element keys up to its end byte.
+func decodeArrayKey(src []byte, mask byte) (Datum, []byte, bool) {
+	var elems []Datum
+	for {
+		if len(src) == 0 {
+			return Null, src, false
+		}
+		if src[0]^mask == keyArrayEnd {
+			return NewArray(elems), src[1:], true
+		}
+		e, rest, ok := decodeKey(src, mask)
+		if !ok || e.kind == KindArray {
+			return Null, src, false
+		}
+		elems, src = append(elems, e), rest
+	}
 }
 
 // intKeyKind returns the kind of a tag encoded as an ordered int64.

@@ -21,12 +21,21 @@ const (
 // timestamp(3) with time zone, ...), optionally pg_catalog-qualified, plus
 // the MySQL/SQLite spellings of test corpora (DOUBLE, FLOAT, ...). serial
 // types are their integer types; json and regclass are jsonb and oid. An
-// unknown name is an error 42704.
+// unknown name is an error 42704. Array types are written elem[] (any
+// number of brackets, sizes ignored, as in PostgreSQL) or by PostgreSQL's
+// internal names (_int4).
 func ParseTypeName(name string) (T, error) {
 	norm := normalizeTypeName(name)
 	norm = strings.TrimPrefix(norm, "pg_catalog.")
-	if strings.HasSuffix(norm, "[]") {
-		return TUnknown, pgerror.New(pgerror.CodeFeatureNotSupported, "array types are not supported: %s", norm)
+	if elem, ok := cutArrayBounds(norm); ok {
+		t, err := ParseTypeName(elem)
+		if err != nil {
+			return TUnknown, err
+		}
+		return ArrayOf(t)
+	}
+	if f, ok := internalArrayNames[norm]; ok {
+		return ArrayOf(T{Family: f, Mod: -1})
 	}
 	base, args, ok := splitTypeArgs(norm)
 	if !ok {
@@ -54,7 +63,7 @@ func ParseTypeName(name string) (T, error) {
 	if args != nil {
 		return TUnknown, pgerror.New(pgerror.CodeSyntaxError, "type modifier is not allowed for type \"%s\"", base)
 	}
-	return T{f, -1}, nil
+	return T{Family: f, Mod: -1}, nil
 }
 
 // typeNames maps normalized type names (modifiers removed) to families.
@@ -79,6 +88,28 @@ var typeNames = map[string]Family{
 	"jsonb":    Jsonb, "json": Jsonb,
 	"name": Name,
 	"oid":  Oid, "regclass": Oid,
+}
+
+// internalArrayNames are PostgreSQL's names of array types, by element.
+var internalArrayNames = map[string]Family{
+	"_bool": Bool, "_int2": Int2, "_int4": Int4, "_int8": Int8, "_float4": Float4, "_float8": Float8,
+	"_numeric": Numeric, "_text": Text, "_varchar": Varchar, "_bpchar": Bpchar, "_name": Name,
+	"_bytea": Bytea, "_date": Date, "_time": Time, "_timestamp": Timestamp, "_timestamptz": TimestampTZ,
+	"_interval": Interval, "_jsonb": Jsonb, "_oid": Oid,
+}
+
+// cutArrayBounds removes trailing array bounds ([] or [n], repeated) from a
+// normalized type name and reports whether there were any.
+func cutArrayBounds(s string) (string, bool) {
+	found := false
+	for strings.HasSuffix(s, "]") {
+		open := strings.LastIndexByte(s, '[')
+		if open < 0 || strings.Trim(s[open+1:len(s)-1], "0123456789") != "" {
+			break
+		}
+		s, found = strings.TrimSpace(s[:open]), true
+	}
+	return s, found
 }
 
 // unsupportedTypes are PostgreSQL types streamdb does not implement; they
@@ -160,9 +191,9 @@ func stringType(f Family, base string, args []int) (T, error) {
 	}
 	switch {
 	case args == nil && (base == "char" || base == "character"):
-		return T{Bpchar, 1}, nil
+		return T{Family: Bpchar, Mod: 1}, nil
 	case args == nil:
-		return T{f, -1}, nil
+		return T{Family: f, Mod: -1}, nil
 	case len(args) != 1:
 		return TUnknown, errTypeMod("invalid type modifier")
 	case args[0] < 1:
@@ -170,7 +201,7 @@ func stringType(f Family, base string, args []int) (T, error) {
 	case args[0] > maxStringLength:
 		return TUnknown, errTypeMod("length for type %s cannot exceed %d", short, maxStringLength)
 	}
-	return T{f, int32(args[0])}, nil
+	return T{Family: f, Mod: int32(args[0])}, nil
 }
 
 // numericType builds numeric, numeric(p) or numeric(p,s).
@@ -193,7 +224,7 @@ func numericType(args []int) (T, error) {
 	case s > numericMaxPrecision:
 		return TUnknown, errTypeMod("NUMERIC scale %d must be between -%d and %d", s, numericMaxPrecision, numericMaxPrecision)
 	}
-	return T{Numeric, NumericMod(p, s)}, nil
+	return T{Family: Numeric, Mod: NumericMod(p, s)}, nil
 }
 
 // timeType builds time(p) or timestamp(p); precisions above 6 are reduced
@@ -201,7 +232,7 @@ func numericType(args []int) (T, error) {
 func timeType(f Family, args []int) (T, error) {
 	switch {
 	case args == nil:
-		return T{f, -1}, nil
+		return T{Family: f, Mod: -1}, nil
 	case len(args) != 1:
 		return TUnknown, errTypeMod("invalid type modifier")
 	case args[0] < 0:
@@ -211,7 +242,7 @@ func timeType(f Family, args []int) (T, error) {
 		}
 		return TUnknown, errTypeMod("%s(%d) precision must not be negative", name, args[0])
 	}
-	return T{f, int32(min(args[0], maxTimePrecision))}, nil
+	return T{Family: f, Mod: int32(min(args[0], maxTimePrecision))}, nil
 }
 
 // floatType resolves float(p): up to 24 bits is real, up to 53 double.

@@ -2,7 +2,6 @@ package types
 
 import (
 	"encoding/binary"
-	"math"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -18,29 +17,40 @@ const (
 // AppendRow appends the compact value encoding of row to dst: a uvarint
 // count, then per datum its kind byte and payload (zigzag varints for
 // integers and date/time values, 8 little-endian bytes for floats,
-// length-prefixed bytes for strings, exact numerics with their scale).
-// Unlike AppendKey it keeps every value exactly (numeric scale, -0, the
-// fields of an interval).
+// length-prefixed bytes for strings, exact numerics with their scale, an
+// array as a uvarint count and its elements encoded alike). Unlike
+// AppendKey it keeps every value exactly (numeric scale, -0, the fields of
+// an interval).
 func AppendRow(dst []byte, row []Datum) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(row)))
 	for i := range row {
-		d := &row[i]
-		dst = append(dst, byte(d.kind))
-		switch d.kind {
-		case KindBool:
-			dst = append(dst, byte(d.i))
-		case KindInt, KindDate, KindTime, KindTimestamp, KindTimestampTZ:
-			dst = binary.AppendVarint(dst, d.i)
-		case KindFloat:
-			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(d.f))
-		case KindDecimal:
-			dst = appendRowDecimal(dst, d.d)
-		case KindString, KindBytes, KindJSON:
-			dst = binary.AppendUvarint(dst, uint64(len(d.s)))
-			dst = append(dst, d.s...)
-		case KindInterval:
-			dst = binary.AppendVarint(dst, d.i)
-			dst = binary.AppendVarint(dst, d.j)
+		dst = appendRowDatum(dst, &row[i])
+	}
+	return dst
+}
+
+func appendRowDatum(dst []byte, d *Datum) []byte {
+	dst = append(dst, byte(d.kind))
+	switch d.kind {
+	case KindBool:
+		dst = append(dst, byte(d.i))
+	case KindInt, KindDate, KindTime, KindTimestamp, KindTimestampTZ:
+		dst = binary.AppendVarint(dst, d.i)
+	case KindFloat:
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(d.i))
+	case KindDecimal:
+		dst = appendRowDecimal(dst, d.d)
+	case KindString, KindBytes, KindJSON:
+		dst = binary.AppendUvarint(dst, uint64(len(d.s)))
+		dst = append(dst, d.s...)
+	case KindInterval:
+		dst = binary.AppendVarint(dst, d.i)
+		dst = binary.AppendVarint(dst, d.j)
+	case KindArray:
+		elems := d.Array()
+		dst = binary.AppendUvarint(dst, uint64(len(elems)))
+		for i := range elems {
+			dst = appendRowDatum(dst, &elems[i])
 		}
 	}
 	return dst
@@ -152,7 +162,7 @@ func (r *rowReader) datum() (Datum, bool) {
 			return Null, false
 		}
 		r.pos += 8
-		return NewFloat(math.Float64frombits(binary.LittleEndian.Uint64(r.src[r.pos-8:]))), true
+		return Datum{kind: KindFloat, i: int64(binary.LittleEndian.Uint64(r.src[r.pos-8:]))}, true
 	case KindDecimal:
 		return r.decimal()
 	case KindString, KindBytes, KindJSON:
@@ -166,8 +176,25 @@ func (r *rowReader) datum() (Datum, bool) {
 		i, ok1 := r.varint()
 		j, ok2 := r.varint()
 		return Datum{kind: KindInterval, i: i, j: j}, ok1 && ok2
+	case KindArray:
+		return r.array()
 	}
 	return Null, false
+}
+
+// array reads an array's elements (arrays do not nest).
+func (r *rowReader) array() (Datum, bool) {
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.src)-r.pos) { // each element takes a byte at least
+		return Null, false
+	}
+	elems := make([]Datum, n)
+	for i := range elems {
+		if elems[i], ok = r.datum(); !ok || elems[i].kind == KindArray {
+			return Null, false
+		}
+	}
+	return NewArray(elems), true
 }
 
 func (r *rowReader) decimal() (Datum, bool) {

@@ -18,9 +18,9 @@ func FormatText(dst []byte, t T, d Datum) []byte {
 		return strconv.AppendInt(dst, d.i, 10)
 	case KindFloat:
 		if t.Family == Float4 {
-			return appendFloat(dst, d.f, 32)
+			return appendFloat(dst, d.Float(), 32)
 		}
-		return appendFloat(dst, d.f, 64)
+		return appendFloat(dst, d.Float(), 64)
 	case KindDecimal:
 		return appendNumeric(dst, d.d)
 	case KindString, KindJSON:
@@ -37,6 +37,8 @@ func FormatText(dst []byte, t T, d Datum) []byte {
 		return appendTimestamp(dst, d.i, true)
 	case KindInterval:
 		return appendInterval(dst, d.Interval())
+	case KindArray:
+		return appendArrayText(dst, t.ElemType(), d.Array())
 	}
 	return dst
 }
@@ -66,6 +68,7 @@ var kindTypes = [...]T{
 	KindTimestampTZ: TTimestampTZ,
 	KindInterval:    TInterval,
 	KindJSON:        TJsonb,
+	KindArray:       {Family: Array, Mod: -1}, // elements format by their kinds
 }
 
 // String returns d's PostgreSQL text form for debugging and logs, or NULL.

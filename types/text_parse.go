@@ -72,6 +72,8 @@ func ParseText(t T, s string) (Datum, error) {
 	case Jsonb:
 		j, err := parseJSONB(s)
 		return NewJSON(j), err
+	case Array:
+		return parseArray(t.ElemType(), s)
 	}
 	return Null, pgerror.New(pgerror.CodeFeatureNotSupported, "type %s has no text input", t)
 }

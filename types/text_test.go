@@ -10,8 +10,8 @@ import (
 // TestParseFormatText checks ParseText then FormatText against PostgreSQL
 // 15's output for the same '...'::type literal.
 func TestParseFormatText(t *testing.T) {
-	varchar3, char3 := T{Varchar, 3}, T{Bpchar, 3}
-	num52, ts0, ts3 := T{Numeric, NumericMod(5, 2)}, T{Timestamp, 0}, T{TimestampTZ, 3}
+	varchar3, char3 := T{Family: Varchar, Mod: 3}, T{Family: Bpchar, Mod: 3}
+	num52, ts0, ts3 := T{Family: Numeric, Mod: NumericMod(5, 2)}, T{Family: Timestamp, Mod: 0}, T{Family: TimestampTZ, Mod: 3}
 	tests := []struct {
 		typ      T
 		in, want string
@@ -32,7 +32,7 @@ func TestParseFormatText(t *testing.T) {
 		{TNumeric, ".5", "0.5"}, {TNumeric, "5.", "5"}, {TNumeric, "1e-3", "0.001"}, {TNumeric, "nan", "NaN"},
 		{TNumeric, "-Infinity", "-Infinity"}, {TNumeric, "+inf", "Infinity"}, {TNumeric, "000123.4500", "123.4500"},
 		{num52, "123.456", "123.46"}, {num52, "-123.455", "-123.46"}, {num52, "1", "1.00"}, {num52, "999.994", "999.99"},
-		{num52, "NaN", "NaN"}, {T{Numeric, NumericMod(3, 0)}, "2.5", "3"},
+		{num52, "NaN", "NaN"}, {T{Family: Numeric, Mod: NumericMod(3, 0)}, "2.5", "3"},
 		{TText, " a b ", " a b "}, {varchar3, "abc", "abc"}, {varchar3, "abc   ", "abc"}, {varchar3, "日本語", "日本語"},
 		{char3, "ab", "ab "}, {char3, "abc  ", "abc"}, {TBpchar, "ab  ", "ab  "},
 		{TName, "0123456789012345678901234567890123456789012345678901234567890123456789",
@@ -49,7 +49,7 @@ func TestParseFormatText(t *testing.T) {
 		{TTime, "04:05:06.789", "04:05:06.789"}, {TTime, "04:05 PM", "16:05:00"}, {TTime, "12:00 am", "00:00:00"},
 		{TTime, "12:30 pm", "12:30:00"}, {TTime, "04:05:06+02", "04:05:06"}, {TTime, "allballs", "00:00:00"},
 		{TTime, "2024-01-02 04:05:06", "04:05:06"}, {TTime, "24:00:00", "24:00:00"}, {TTime, "00:00:00.000001", "00:00:00.000001"},
-		{T{Time, 2}, "04:05:06.789", "04:05:06.79"},
+		{T{Family: Time, Mod: 2}, "04:05:06.789", "04:05:06.79"},
 		{TTimestamp, "2024-01-02 03:04:05", "2024-01-02 03:04:05"}, {TTimestamp, "2024-01-02", "2024-01-02 00:00:00"},
 		{TTimestamp, "2024-01-02T03:04:05Z", "2024-01-02 03:04:05"}, {TTimestamp, "2024-01-02 03:04:05+05", "2024-01-02 03:04:05"},
 		{TTimestamp, "2024-01-02 03:04:05.1234567", "2024-01-02 03:04:05.123457"},
@@ -118,10 +118,10 @@ func TestParseTextErrors(t *testing.T) {
 		{TFloat4, "1e40", "22003", `"1e40" is out of range for type real`},
 		{TNumeric, "1.2.3", "22P02", `invalid input syntax for type numeric: "1.2.3"`},
 		{TNumeric, "1e1001", "22P02", `invalid input syntax for type numeric: "1e1001"`},
-		{T{Numeric, NumericMod(5, 2)}, "1234.5", "22003", "numeric field overflow"},
-		{T{Numeric, NumericMod(5, 2)}, "Infinity", "22003", "numeric field overflow"},
-		{T{Varchar, 3}, "abcd", "22001", "value too long for type character varying(3)"},
-		{T{Bpchar, 3}, "abcd", "22001", "value too long for type character(3)"},
+		{T{Family: Numeric, Mod: NumericMod(5, 2)}, "1234.5", "22003", "numeric field overflow"},
+		{T{Family: Numeric, Mod: NumericMod(5, 2)}, "Infinity", "22003", "numeric field overflow"},
+		{T{Family: Varchar, Mod: 3}, "abcd", "22001", "value too long for type character varying(3)"},
+		{T{Family: Bpchar, Mod: 3}, "abcd", "22001", "value too long for type character(3)"},
 		{TText, "a\x00b", "22021", `invalid byte sequence for encoding "UTF8": 0x00`},
 		{TText, "a\xffb", "22021", `invalid byte sequence for encoding "UTF8": 0xff`},
 		{TBytea, `\xzz`, "22023", `invalid hexadecimal digit: "z"`},
@@ -189,9 +189,9 @@ func TestNumericOverflowDetail(t *testing.T) {
 		typ        T
 		in, detail string
 	}{
-		{T{Numeric, NumericMod(5, 2)}, "1234.5", "A field with precision 5, scale 2 must round to an absolute value less than 10^3."},
-		{T{Numeric, NumericMod(2, 2)}, "1", "A field with precision 2, scale 2 must round to an absolute value less than 1."},
-		{T{Numeric, NumericMod(5, 2)}, "-Infinity", "A field with precision 5, scale 2 cannot hold an infinite value."},
+		{T{Family: Numeric, Mod: NumericMod(5, 2)}, "1234.5", "A field with precision 5, scale 2 must round to an absolute value less than 10^3."},
+		{T{Family: Numeric, Mod: NumericMod(2, 2)}, "1", "A field with precision 2, scale 2 must round to an absolute value less than 1."},
+		{T{Family: Numeric, Mod: NumericMod(5, 2)}, "-Infinity", "A field with precision 5, scale 2 cannot hold an infinite value."},
 	}
 	for _, tt := range tests {
 		_, err := ParseText(tt.typ, tt.in)

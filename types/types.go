@@ -75,38 +75,42 @@ const (
 	Jsonb
 	Name
 	Oid
+	Array // a one-dimensional array of Elem
 )
 
 // T is a SQL type: a family plus PostgreSQL's type modifier (typmod), -1 when
 // absent. For varchar(n) and char(n) the modifier is n; for numeric(p,s) it is
-// p<<16 | s (without PostgreSQL's +4 offset; the wire adds it).
+// p<<16 | s (without PostgreSQL's +4 offset; the wire adds it). An array type
+// has family Array and its element's family in Elem; its modifier is the
+// element's, as in PostgreSQL (varchar(10)[]). Elem is Unknown otherwise.
 type T struct {
 	Family Family
+	Elem   Family
 	Mod    int32
 }
 
 // Predefined types without modifiers.
 var (
-	TUnknown     = T{Unknown, -1}
-	TBool        = T{Bool, -1}
-	TInt2        = T{Int2, -1}
-	TInt4        = T{Int4, -1}
-	TInt8        = T{Int8, -1}
-	TFloat4      = T{Float4, -1}
-	TFloat8      = T{Float8, -1}
-	TNumeric     = T{Numeric, -1}
-	TText        = T{Text, -1}
-	TVarchar     = T{Varchar, -1}
-	TBpchar      = T{Bpchar, -1}
-	TBytea       = T{Bytea, -1}
-	TDate        = T{Date, -1}
-	TTime        = T{Time, -1}
-	TTimestamp   = T{Timestamp, -1}
-	TTimestampTZ = T{TimestampTZ, -1}
-	TInterval    = T{Interval, -1}
-	TJsonb       = T{Jsonb, -1}
-	TName        = T{Name, -1}
-	TOid         = T{Oid, -1}
+	TUnknown     = T{Family: Unknown, Mod: -1}
+	TBool        = T{Family: Bool, Mod: -1}
+	TInt2        = T{Family: Int2, Mod: -1}
+	TInt4        = T{Family: Int4, Mod: -1}
+	TInt8        = T{Family: Int8, Mod: -1}
+	TFloat4      = T{Family: Float4, Mod: -1}
+	TFloat8      = T{Family: Float8, Mod: -1}
+	TNumeric     = T{Family: Numeric, Mod: -1}
+	TText        = T{Family: Text, Mod: -1}
+	TVarchar     = T{Family: Varchar, Mod: -1}
+	TBpchar      = T{Family: Bpchar, Mod: -1}
+	TBytea       = T{Family: Bytea, Mod: -1}
+	TDate        = T{Family: Date, Mod: -1}
+	TTime        = T{Family: Time, Mod: -1}
+	TTimestamp   = T{Family: Timestamp, Mod: -1}
+	TTimestampTZ = T{Family: TimestampTZ, Mod: -1}
+	TInterval    = T{Family: Interval, Mod: -1}
+	TJsonb       = T{Family: Jsonb, Mod: -1}
+	TName        = T{Family: Name, Mod: -1}
+	TOid         = T{Family: Oid, Mod: -1}
 )
 
 var familyInfo = [...]struct {
@@ -134,16 +138,25 @@ var familyInfo = [...]struct {
 	Jsonb:       {OIDJsonb, "jsonb", -1},
 	Name:        {OIDName, "name", 64},
 	Oid:         {OIDOid, "oid", 4},
+	Array:       {0, "", -1}, // OID and name depend on the element type
 }
 
 // OID returns the PostgreSQL type OID of t.
-func (t T) OID() OID { return familyInfo[t.Family].oid }
+func (t T) OID() OID {
+	if t.Family == Array {
+		return arrayOIDs[t.Elem]
+	}
+	return familyInfo[t.Family].oid
+}
 
 // Size returns PostgreSQL's typlen for t (-1 for variable length).
 func (t T) Size() int16 { return familyInfo[t.Family].size }
 
 // WireMod returns the typmod as PostgreSQL reports it in RowDescription.
 func (t T) WireMod() int32 {
+	if t.Family == Array {
+		return t.ElemType().WireMod()
+	}
 	if t.Mod < 0 {
 		return -1
 	}
@@ -156,6 +169,9 @@ func (t T) WireMod() int32 {
 
 // String returns the type's name as PostgreSQL's format_type prints it.
 func (t T) String() string {
+	if t.Family == Array {
+		return t.ElemType().String() + "[]"
+	}
 	name := familyInfo[t.Family].name
 	if t.Mod < 0 {
 		if t.Family == Bpchar {
@@ -178,11 +194,22 @@ func (t T) String() string {
 // FromOID returns the type with the given OID, and false if it is unknown.
 func FromOID(oid OID) (T, bool) {
 	for f, info := range familyInfo {
-		if info.oid == oid {
-			return T{Family(f), -1}, true
+		if info.oid == oid && Family(f) != Array {
+			return T{Family: Family(f), Mod: -1}, true
+		}
+	}
+	for f, a := range arrayOIDs {
+		if a == oid && a != 0 {
+			return T{Family: Array, Elem: Family(f), Mod: -1}, true
 		}
 	}
 	return TUnknown, false
+}
+
+// WithoutMod returns t without its type modifier.
+func (t T) WithoutMod() T {
+	t.Mod = -1
+	return t
 }
 
 // IsNumeric reports whether t is an integer, float or numeric type.

@@ -35,6 +35,12 @@
 //     time zone '...', any type name followed by a string) become
 //     pg_cast('...', 'type'); an interval field is appended to the string
 //     ('1 hour'), a field range goes into the type ('interval hour to minute').
+//   - ARRAY[a, b] becomes pg_array(a, b) (ARRAY[] is pg_array()); x[i]
+//     becomes pg_subscript(x, i) and the slice x[lo:hi] pg_slice(x, lo, hi),
+//     an omitted bound being 1 or 2147483647. x op ANY|SOME (e) and x op ALL
+//     (e), e not a subquery, become x op pg_any(e) and x op pg_all(e): the
+//     binder reads the marker as the comparison's right operand.
+//     ARRAY(query) becomes pg_array_query((query)); ARRAY[[...]] is 0A000.
 //   - $n becomes pg_param(n); Statement.NumParams is the highest n. In
 //     LIMIT/OFFSET, where TiDB takes only literals, the Limit node holds the
 //     same pg_param(n) call after parsing.
@@ -70,6 +76,8 @@
 //     opcode.Xor, which the binder reads as power.
 //   - ISNULL/NOTNULL become IS NULL/IS NOT NULL.
 //   - agg(args) FILTER (WHERE cond) becomes pg_filter(agg(args), cond).
+//   - agg(DISTINCT args) of an aggregate other than count, sum, avg, min
+//     and max (whose DISTINCT TiDB parses) becomes pg_distinct(agg(args)).
 //   - EXTRACT(field FROM x) becomes pg_extract('field', x), field lowercased:
 //     PostgreSQL 15's numeric-valued extract, not float8 date_part.
 //   - LIMIT ALL and LIMIT NULL are no limit; OFFSET n without a limit gets
@@ -94,7 +102,7 @@
 //   - RETURNING list is cut off the INSERT/UPDATE/DELETE and parsed into
 //     Statement.Returning.
 //   - Recognized but unsupported forms are 0A000 feature_not_supported:
-//     DISTINCT ON, ON CONFLICT, arrays and subscripts, WITHIN GROUP,
+//     DISTINCT ON, ON CONFLICT, WITHIN GROUP,
 //     FETCH ... WITH TIES, SIMILAR TO, BETWEEN SYMMETRIC, UPDATE ... FROM,
 //     DELETE ... USING, SELECT ... FOR UPDATE, bit-string literals, and
 //     statement kinds such as GRANT, COPY, TRUNCATE, CREATE SOURCE/SINK.

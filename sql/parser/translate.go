@@ -127,8 +127,6 @@ func (t *translator) step(s *seq, i int) (int, error) {
 			}
 			s.fromItem = s.clause == "from"
 			return i + 1, nil
-		case "[":
-			return i, notSupportedAt(t.src, tk.pos, "array subscripts are not supported")
 		}
 		return i, t.syntaxErr(i)
 	}
@@ -220,14 +218,29 @@ func (t *translator) keywordOperand(s *seq, i int) (unit, int, error) {
 		if next.isPunct("(") {
 			return t.call(i, i)
 		}
+	case (v == "any" || v == "some" || v == "all") && next.isPunct("(") && t.groupMode(s, i+1) != modeQuery:
+		// x op ANY (array) → x op pg_any(array); a subquery stays TiDB's.
+		marker := map[string]string{"any": "pg_any", "some": "pg_any", "all": "pg_all"}[v]
+		return t.marker(marker, tk.pos, i+1)
 	case (v == "exists" || v == "any" || v == "some" || v == "all" || v == "row") && next.isPunct("("):
 		g, j, err := t.group(i+1, t.groupMode(s, i+1))
 		if err != nil {
 			return g, j, err
 		}
 		return unit{kind: uPrimary, frags: append([]frag{keyword(v, tk.pos)}, g.frags...)}, j, nil
-	case v == "array":
-		return unit{}, i, notSupportedAt(t.src, tk.pos, "arrays are not supported")
+	case v == "array" && next.isPunct("["):
+		if t.at(i + 2).isPunct("[") {
+			return unit{}, i, notSupportedAt(t.src, t.at(i+2).pos, "multidimensional arrays are not supported")
+		}
+		return t.marker("pg_array", tk.pos, i+1)
+	case v == "array" && next.isPunct("(") && t.groupMode(s, i+1) == modeQuery:
+		// ARRAY(query) → pg_array_query((query)).
+		g, j, err := t.group(i+1, modeQuery)
+		if err != nil {
+			return g, j, err
+		}
+		fs := append([]frag{{text: "pg_array_query(", src: tk.pos}}, g.frags...)
+		return unit{kind: uPrimary, frags: append(fs, frag{text: ")", src: t.at(j - 1).pos})}, j, nil
 	}
 	return unit{}, i, t.syntaxErr(i)
 }
@@ -245,7 +258,10 @@ func (t *translator) postfix(u unit, j int) (unit, int, error) {
 			}
 			u, j = castOf(u.frags[0].src, u.frags, typ), k
 		case tk.isPunct("["):
-			return u, j, notSupportedAt(t.src, tk.pos, "array subscripts are not supported")
+			var err error
+			if u, j, err = t.subscript(u, j); err != nil {
+				return u, j, err
+			}
 		case tk.is("collate"):
 			// streamdb compares strings bytewise (the "C" collation).
 			k, err := t.skipName(j + 1)
@@ -271,6 +287,71 @@ func (t *translator) postfix(u unit, j int) (unit, int, error) {
 			return u, j, nil
 		}
 	}
+}
+
+// marker translates the bracketed or parenthesized list opening at token
+// open into the marker call name(list).
+func (t *translator) marker(name string, src, open int) (unit, int, error) {
+	end := t.match[open]
+	inner, err := t.translate(open+1, end, modeExpr)
+	if err != nil {
+		return unit{}, end, err
+	}
+	fs := append([]frag{{text: name + "(", src: src}}, inner...)
+	fs = append(fs, frag{text: ")", src: t.at(end).pos})
+	return unit{kind: uPrimary, frags: fs}, end + 1, nil
+}
+
+// subscript translates u[i] into pg_subscript(u, i) and the slice u[lo:hi]
+// into pg_slice(u, lo, hi), an omitted bound being 1 or 2147483647 (the
+// arrays' lower bound is always 1, and slices stop at the upper one).
+func (t *translator) subscript(u unit, open int) (unit, int, error) {
+	end := t.match[open]
+	colon := -1
+	for k := open + 1; k < end; k++ {
+		if t.match[k] > 0 {
+			k = t.match[k]
+		} else if t.at(k).isPunct(":") {
+			colon = k
+			break
+		}
+	}
+	src := t.at(open).pos
+	bound := func(lo, hi int, omitted string) ([]frag, error) {
+		if lo == hi {
+			return []frag{{text: omitted, src: src}}, nil
+		}
+		return t.translate(lo, hi, modeExpr)
+	}
+	name, args := "pg_subscript(", [][]frag{u.frags}
+	if colon < 0 {
+		if end == open+1 {
+			return u, end, t.syntaxErr(end)
+		}
+		i, err := t.translate(open+1, end, modeExpr)
+		if err != nil {
+			return u, end, err
+		}
+		args = append(args, i)
+	} else {
+		lo, err := bound(open+1, colon, "1")
+		if err != nil {
+			return u, end, err
+		}
+		hi, err := bound(colon+1, end, "2147483647")
+		if err != nil {
+			return u, end, err
+		}
+		name, args = "pg_slice(", append(args, lo, hi)
+	}
+	fs := []frag{{text: name, src: u.frags[0].src}}
+	for k, a := range args {
+		if k > 0 {
+			fs = append(fs, frag{text: ",", src: src, glue: true})
+		}
+		fs = append(fs, a...)
+	}
+	return unit{kind: uPrimary, frags: append(fs, frag{text: ")", src: t.at(end).pos})}, end + 1, nil
 }
 
 // castsOnly applies only ::type postfixes (the AT TIME ZONE operand binds
@@ -372,7 +453,14 @@ func (t *translator) call(start, name int) (unit, int, error) {
 	if tk.kind == tkQIdent || backquotedFuncs[fn] {
 		fn = identFrag(tk, false).text
 	}
-	args, err := t.translate(name+2, t.match[name+1], modeExpr)
+	first := name + 2
+	// agg(DISTINCT args) of an aggregate TiDB does not know becomes
+	// pg_distinct(agg(args)).
+	distinct := t.at(first).is("distinct") && tk.kind == tkIdent && !tidbDistinctAggs[tk.val]
+	if distinct {
+		first++
+	}
+	args, err := t.translate(first, t.match[name+1], modeExpr)
 	if err != nil {
 		return unit{}, name, err
 	}
@@ -381,6 +469,12 @@ func (t *translator) call(start, name int) (unit, int, error) {
 	j := t.match[name+1]
 	fs = append(fs, frag{text: ")", src: t.at(j).pos})
 	j++
+	if distinct {
+		if t.at(j).is("over") {
+			return unit{}, j, notSupportedAt(t.src, t.at(j).pos, "DISTINCT is not implemented for window functions")
+		}
+		fs = append(append([]frag{{text: "pg_distinct(", src: tk.pos}}, fs...), frag{text: ")", src: t.at(j - 1).pos})
+	}
 	switch n := t.at(j); {
 	case n.is("filter") && t.at(j+1).isPunct("(") && t.at(j+2).is("where"):
 		// agg(...) FILTER (WHERE cond) → pg_filter(agg(...), cond).
@@ -406,6 +500,9 @@ func (t *translator) call(start, name int) (unit, int, error) {
 	}
 	return unit{kind: uPrimary, frags: fs}, j, nil
 }
+
+// tidbDistinctAggs are the aggregates whose DISTINCT TiDB's grammar takes.
+var tidbDistinctAggs = wordSet("count", "sum", "avg", "min", "max")
 
 // backquotedFuncs are PostgreSQL function names TiDB rejects or gives a
 // special syntax when bare; backquoted, TiDB parses them as generic calls.
