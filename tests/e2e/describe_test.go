@@ -7,7 +7,7 @@ import "testing"
 func TestPsqlDescribe(t *testing.T) {
 	n := startNode(t)
 	if out, err := psql(t, n.Addr(),
-		"CREATE TABLE t (a INT PRIMARY KEY, b TEXT NOT NULL DEFAULT 'x', c DOUBLE PRECISION, d VARCHAR(10))",
+		"CREATE TABLE t (a INT PRIMARY KEY, b TEXT NOT NULL DEFAULT 'x', c DOUBLE PRECISION, d VARCHAR(10), e INT[], f VARCHAR(3) ARRAY)",
 		"CREATE VIEW v AS SELECT b, d FROM t",
 		"CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n FROM t"); err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
@@ -25,12 +25,14 @@ func TestPsqlDescribe(t *testing.T) {
 		 FROM pg_catalog.pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
 		 WHERE c.relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default
 		   AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
-			"a|integer||t\nb|text|'x'|t\nc|double precision||f\nd|character varying(10)||f\n"},
+			"a|integer||t\nb|text|'x'|t\nc|double precision||f\nd|character varying(10)||f\ne|integer[]||f\nf|character varying(3)[]||f\n"},
 		{`SELECT c.relkind, c.reloftype = 0, c.reloftype::pg_catalog.regtype FROM pg_catalog.pg_class c WHERE c.relname = 'm'`, "m|t|0\n"},
 		{"SELECT table_schema, table_name, table_type FROM information_schema.tables ORDER BY table_name",
 			"public|m|MATERIALIZED VIEW\npublic|t|BASE TABLE\npublic|v|VIEW\n"},
-		{"SELECT table_name, column_name, ordinal_position, is_nullable, data_type, character_maximum_length FROM information_schema.columns WHERE table_name IN ('t', 'm') ORDER BY 1, 3",
-			"m|n|1|YES|bigint|\nt|a|1|NO|integer|\nt|b|2|NO|text|\nt|c|3|YES|double precision|\nt|d|4|YES|character varying|10\n"},
+		{"SELECT table_name, column_name, ordinal_position, is_nullable, data_type, character_maximum_length, udt_name FROM information_schema.columns WHERE table_name IN ('t', 'm') ORDER BY 1, 3",
+			"m|n|1|YES|bigint||int8\nt|a|1|NO|integer||int4\nt|b|2|NO|text||text\nt|c|3|YES|double precision||float8\nt|d|4|YES|character varying|10|varchar\nt|e|5|YES|ARRAY||_int4\nt|f|6|YES|ARRAY||_varchar\n"},
+		{"SELECT t.typname, e.typname, e.typarray = t.oid FROM pg_type t JOIN pg_type e ON e.oid = t.typelem WHERE t.typname IN ('_int4', '_text') ORDER BY 1",
+			"_int4|int4|t\n_text|text|t\n"},
 	} {
 		out, err := psql(t, n.Addr(), c.cmd)
 		if err != nil || out != c.want {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"math/big"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,7 +11,8 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// typedRow is one row of every wire type point 3 of the skeleton lists.
+// typedRow is one row of every wire type point 3 of the skeleton lists,
+// and arrays.
 type typedRow struct {
 	ID      int64
 	B       bool
@@ -27,11 +29,17 @@ type typedRow struct {
 	TS      time.Time
 	TSTZ    time.Time
 	IV      pgtype.Interval
+	Ints    []int32
+	Bigs    []*int64
+	Texts   []string
+	Floats  []float64
+	Bools   []bool
 }
 
 const createTyped = `CREATE TABLE typed (
 	id BIGINT PRIMARY KEY, b BOOL, i2 SMALLINT, i4 INT, i8 BIGINT, f4 REAL, f8 DOUBLE PRECISION,
-	num NUMERIC(12,3), txt TEXT, vc VARCHAR(20), bin BYTEA, d DATE, ts TIMESTAMP, tstz TIMESTAMPTZ, iv INTERVAL)`
+	num NUMERIC(12,3), txt TEXT, vc VARCHAR(20), bin BYTEA, d DATE, ts TIMESTAMP, tstz TIMESTAMPTZ, iv INTERVAL,
+	ints INT[], bigs BIGINT[], texts TEXT[], floats FLOAT8[], bools BOOL ARRAY)`
 
 func sampleRow(id int64) typedRow {
 	return typedRow{
@@ -42,15 +50,20 @@ func sampleRow(id int64) typedRow {
 		TS:   time.Date(2024, 1, 2, 3, 4, 5, 123456000, time.UTC),
 		TSTZ: time.Date(1999, 12, 31, 23, 59, 59, 500000000, time.UTC),
 		IV:   pgtype.Interval{Months: 14, Days: 3, Microseconds: 4*3600e6 + 5*60e6 + 6e6 + 500000, Valid: true},
+		Ints: []int32{1, -2, 3}, Bigs: []*int64{new(int64(-9_000_000_000_000)), nil},
+		Texts:  []string{"a b", "", "NULL", `q"\`, "{,}", "é"},
+		Floats: []float64{1.5, -0.25}, Bools: []bool{true, false},
 	}
 }
 
 func (r typedRow) args() []any {
-	return []any{r.ID, r.B, r.I2, r.I4, r.I8, r.F4, r.F8, r.Num, r.Text, r.Varchar, r.Bytes, r.Date, r.TS, r.TSTZ, r.IV}
+	return []any{r.ID, r.B, r.I2, r.I4, r.I8, r.F4, r.F8, r.Num, r.Text, r.Varchar, r.Bytes, r.Date, r.TS, r.TSTZ, r.IV,
+		r.Ints, r.Bigs, r.Texts, r.Floats, r.Bools}
 }
 
 func (r *typedRow) dest() []any {
-	return []any{&r.ID, &r.B, &r.I2, &r.I4, &r.I8, &r.F4, &r.F8, &r.Num, &r.Text, &r.Varchar, &r.Bytes, &r.Date, &r.TS, &r.TSTZ, &r.IV}
+	return []any{&r.ID, &r.B, &r.I2, &r.I4, &r.I8, &r.F4, &r.F8, &r.Num, &r.Text, &r.Varchar, &r.Bytes, &r.Date, &r.TS, &r.TSTZ, &r.IV,
+		&r.Ints, &r.Bigs, &r.Texts, &r.Floats, &r.Bools}
 }
 
 func checkRow(t *testing.T, mode string, got, want typedRow) {
@@ -62,7 +75,11 @@ func checkRow(t *testing.T, mode string, got, want typedRow) {
 		got.F4 != want.F4 || got.F8 != want.F8 || gotNum != wantNum,
 		got.Text != want.Text || got.Varchar != want.Varchar || string(got.Bytes) != string(want.Bytes),
 		!got.Date.Equal(want.Date) || !got.TS.Equal(want.TS) || !got.TSTZ.Equal(want.TSTZ),
-		got.IV != want.IV:
+		got.IV != want.IV,
+		!slices.Equal(got.Ints, want.Ints) || !slices.Equal(got.Texts, want.Texts) || !slices.Equal(got.Floats, want.Floats),
+		!slices.Equal(got.Bools, want.Bools) || !slices.EqualFunc(got.Bigs, want.Bigs, func(a, b *int64) bool {
+			return (a == nil) == (b == nil) && (a == nil || *a == *b)
+		}):
 		t.Errorf("%s: row mismatch\n got  %+v\n want %+v", mode, got, want)
 	}
 }
@@ -91,7 +108,7 @@ func TestPgxAllTypes(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			conn := connect(t, n.Addr(), m.mode)
 			want := sampleRow(m.id)
-			insert := `INSERT INTO typed VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`
+			insert := `INSERT INTO typed VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)`
 			if _, err := conn.Exec(ctx, insert, want.args()...); err != nil {
 				t.Fatalf("insert: %v", err)
 			}
@@ -107,7 +124,8 @@ func TestPgxAllTypes(t *testing.T) {
 			// Parameters echoed through expressions, typed by casts.
 			var echo typedRow
 			err := conn.QueryRow(ctx, `SELECT $1::int8, $2::bool, $3::int2, $4::int4, $5::int8, $6::float4, $7::float8,
-				$8::numeric, $9::text, $10::varchar, $11::bytea, $12::date, $13::timestamp, $14::timestamptz, $15::interval`, want.args()...).Scan(echo.dest()...)
+				$8::numeric, $9::text, $10::varchar, $11::bytea, $12::date, $13::timestamp, $14::timestamptz, $15::interval,
+				$16::int[], $17::int8[], $18::text[], $19::float8[], $20::bool[]`, want.args()...).Scan(echo.dest()...)
 			if err != nil {
 				t.Fatalf("echo: %v", err)
 			}
