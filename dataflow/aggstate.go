@@ -1,6 +1,7 @@
 package dataflow
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"slices"
@@ -37,9 +38,20 @@ type aggKind struct {
 	load func(cols []types.Datum, ms *Group) aggAcc
 }
 
+// NeedsMultiset reports whether the streaming state of aggregate a, over
+// an input with retractions or an append-only one, keeps values in the
+// aggregation's multiset table.
+func NeedsMultiset(a *expr.AggFunc, appendOnly bool) bool {
+	k, err := newAggKind(a, appendOnly)
+	return err == nil && k.multiset
+}
+
 // newAggKind chooses the state of a for an input with or without
 // retractions.
 func newAggKind(a *expr.AggFunc, appendOnly bool) (*aggKind, error) {
+	if a.Ordered() {
+		return orderedKind(a, appendOnly), nil
+	}
 	var k *aggKind
 	switch a.Name {
 	case "count":
@@ -71,10 +83,7 @@ func newAggKind(a *expr.AggFunc, appendOnly bool) (*aggKind, error) {
 				return acc
 			}}, nil
 		}
-		distinct := a.Distinct
-		return &aggKind{multiset: true, load: func(_ []types.Datum, ms *Group) aggAcc {
-			return &stringAggSetAcc{bytea: bytea, distinct: distinct, ms: ms}
-		}}, nil
+		return orderedKind(a, appendOnly), nil
 	case "array_agg":
 		return arrayAggKind(a, appendOnly)
 	case "bool_and", "bool_or", "every":
@@ -589,48 +598,6 @@ func stringDatum(any, bytea bool, s string) types.Datum {
 	return types.NewString(s)
 }
 
-// stringAggSetAcc concatenates the multiset of live (value, delimiter)
-// pairs in the order of their keys (value, then delimiter): PostgreSQL
-// leaves the order unspecified without ORDER BY, and this one does not
-// depend on arrival order. With DISTINCT each pair counts once.
-type stringAggSetAcc struct {
-	bytea, distinct bool
-	ms              *Group
-	key             []byte
-}
-
-func (a *stringAggSetAcc) add(args []types.Datum, retract bool) error {
-	if args[0].IsNull() || (a.distinct && args[1].IsNull()) {
-		return nil
-	}
-	a.key = types.AppendKey(a.key[:0], args[0], false)
-	a.key = types.AppendKey(a.key, args[1], false)
-	_, _, err := multisetAdd(a.ms, a.key, args[:2], retract)
-	return err
-}
-
-func (a *stringAggSetAcc) result() (types.Datum, error) {
-	var b strings.Builder
-	any := false
-	a.ms.Ascend(func(_ []byte, row []types.Datum) bool {
-		n := row[0].Int()
-		if a.distinct {
-			n = 1
-		}
-		for ; n > 0; n-- {
-			if any && !row[2].IsNull() {
-				b.WriteString(row[2].Str())
-			}
-			any = true
-			b.WriteString(row[1].Str())
-		}
-		return true
-	})
-	return stringDatum(any, a.bytea, b.String()), nil
-}
-
-func (a *stringAggSetAcc) save(dst []types.Datum) []types.Datum { return dst }
-
 // arrayAggKind returns array_agg's state. An append-only input keeps the
 // array itself, in arrival order, as expr's array_agg does. Otherwise the
 // group's state row holds the multiset of live values: the distinct values
@@ -829,4 +796,156 @@ func multisetAdd(ms *Group, key []byte, vals []types.Datum, retract bool) (int64
 	copy(row[1:], vals)
 	ms.Put(key, row)
 	return 0, row[1:], nil
+}
+
+// orderedKind returns the state of an aggregate whose result depends on
+// the order of its values: string_agg (ordered by value without ORDER
+// BY), and array_agg, first_value and last_value with ORDER BY. An
+// append-only first_value or last_value keeps one value; the others keep
+// the multiset of live rows, ordered as the result lists them.
+func orderedKind(a *expr.AggFunc, appendOnly bool) *aggKind {
+	nargs := len(a.ValueArgs())
+	if appendOnly && !a.Distinct && (a.Name == "first_value" || a.Name == "last_value") {
+		last := a.Name == "last_value"
+		return &aggKind{cols: []types.T{a.T, types.TBytea}, load: func(c []types.Datum, _ *Group) aggAcc {
+			acc := &firstLastAcc{last: last, order: a.Order, nargs: nargs, v: col(c, 0)}
+			if k := col(c, 1); !k.IsNull() {
+				acc.key = []byte(k.Str())
+			}
+			return acc
+		}}
+	}
+	return &aggKind{multiset: true, load: func(_ []types.Datum, ms *Group) aggAcc {
+		return &orderedSetAcc{agg: a, nargs: nargs, ms: ms}
+	}}
+}
+
+// appendOrderKey appends the key of the ORDER BY key values keys and then
+// of the argument values vals: their memcomparable encodings, each ORDER
+// BY value after a byte that puts NULL first or last as its direction
+// says.
+func appendOrderKey(dst []byte, order []expr.AggOrder, keys, vals []types.Datum) []byte {
+	for i, v := range keys {
+		switch {
+		case !v.IsNull():
+			dst = types.AppendKey(append(dst, 1), v, order[i].Desc)
+		case order[i].NullsFirst:
+			dst = append(dst, 0)
+		default:
+			dst = append(dst, 2)
+		}
+	}
+	for _, v := range vals {
+		dst = types.AppendKey(dst, v, false)
+	}
+	return dst
+}
+
+// orderedSetAcc keeps the live rows of an order-dependent aggregate in
+// the multiset, keyed by appendOrderKey (ties of the ORDER BY keys go by
+// the argument values, as expr's ordered aggregates break them), and
+// walks them in key order for the result. With DISTINCT each argument
+// tuple counts once.
+type orderedSetAcc struct {
+	agg   *expr.AggFunc
+	nargs int
+	ms    *Group
+	key   []byte
+}
+
+func (a *orderedSetAcc) add(args []types.Datum, retract bool) error {
+	vals := args[:a.nargs]
+	switch a.agg.Name {
+	case "string_agg":
+		// NULL values are skipped; under DISTINCT, NULL delimiters too.
+		if vals[0].IsNull() || (a.agg.Distinct && vals[1].IsNull()) {
+			return nil
+		}
+	}
+	a.key = appendOrderKey(a.key[:0], a.agg.Order, args[a.nargs:], vals)
+	_, _, err := multisetAdd(a.ms, a.key, vals, retract)
+	return err
+}
+
+func (a *orderedSetAcc) result() (types.Datum, error) {
+	switch a.agg.Name {
+	case "first_value", "last_value":
+		v := types.Null
+		visit := func(_ []byte, row []types.Datum) bool {
+			v = row[1]
+			return false
+		}
+		if a.agg.Name == "last_value" {
+			a.ms.Descend(visit)
+		} else {
+			a.ms.Ascend(visit)
+		}
+		return v, nil
+	case "array_agg":
+		var out []types.Datum
+		a.each(func(row []types.Datum) { out = append(out, row[1]) })
+		if out == nil {
+			return types.Null, nil
+		}
+		return types.NewArray(out), nil
+	}
+	var b strings.Builder
+	any := false
+	a.each(func(row []types.Datum) {
+		if any && !row[2].IsNull() {
+			b.WriteString(row[2].Str())
+		}
+		any = true
+		b.WriteString(row[1].Str())
+	})
+	return stringDatum(any, a.agg.T.Family == types.Bytea, b.String()), nil
+}
+
+// each calls f for every live row in key order, as many times as it
+// occurs (once with DISTINCT).
+func (a *orderedSetAcc) each(f func(row []types.Datum)) {
+	a.ms.Ascend(func(_ []byte, row []types.Datum) bool {
+		n := row[0].Int()
+		if a.agg.Distinct {
+			n = 1
+		}
+		for ; n > 0; n-- {
+			f(row)
+		}
+		return true
+	})
+}
+
+func (a *orderedSetAcc) save(dst []types.Datum) []types.Datum { return dst }
+
+// firstLastAcc keeps the value of an append-only first_value or
+// last_value with the key (appendOrderKey) it sorts under: the smallest
+// key's for first_value, the largest's for last_value.
+type firstLastAcc struct {
+	last  bool
+	order []expr.AggOrder
+	nargs int
+	v     types.Datum
+	key   []byte // nil: no value yet
+	buf   []byte
+}
+
+func (a *firstLastAcc) add(args []types.Datum, retract bool) error {
+	if retract {
+		return errAppendOnly
+	}
+	a.buf = appendOrderKey(a.buf[:0], a.order, args[a.nargs:], args[:a.nargs])
+	if c := bytes.Compare(a.buf, a.key); a.key == nil || (a.last && c > 0) || (!a.last && c < 0) {
+		a.v, a.key = args[0], append(a.key[:0], a.buf...)
+	}
+	return nil
+}
+
+func (a *firstLastAcc) result() (types.Datum, error) { return a.v, nil }
+
+func (a *firstLastAcc) save(dst []types.Datum) []types.Datum {
+	if a.key == nil {
+		return append(dst, types.Null, types.Null)
+	}
+	return append(dst, a.v, types.NewBytes(a.key))
 }

@@ -75,11 +75,24 @@ func aggCalls(t tester, appendOnly bool) []*expr.AggFunc {
 		newAgg(t, "sum", false, c(7)), newAgg(t, "avg", false, c(7)), newAgg(t, "max", false, c(7)),
 		newAgg(t, "array_agg", false, c(4)), newAgg(t, "array_agg", true, c(2)),
 	}
+	dash := expr.NewConst(types.NewString("-"), types.TText)
 	if !appendOnly {
-		dash := expr.NewConst(types.NewString("-"), types.TText)
 		calls = append(calls, newAgg(t, "string_agg", true, c(4), dash))
 	}
-	return calls
+	// ORDER BY inside the call: the results do not depend on arrival order
+	// (ties go by the argument values).
+	asc, desc := expr.AggOrder{}, expr.AggOrder{Desc: true, NullsFirst: true}
+	ordered := func(a *expr.AggFunc, keys []expr.Expr, order ...expr.AggOrder) *expr.AggFunc {
+		a.WithOrder(keys, order)
+		return a
+	}
+	return append(calls,
+		ordered(newAgg(t, "string_agg", false, c(4), comma), []expr.Expr{c(2), c(3)}, desc, asc),
+		ordered(newAgg(t, "string_agg", true, c(4), dash), []expr.Expr{c(4)}, desc),
+		ordered(newAgg(t, "array_agg", false, c(2)), []expr.Expr{c(4)}, expr.AggOrder{NullsFirst: true}),
+		ordered(newAgg(t, "first_value", false, c(4)), []expr.Expr{c(2)}, asc),
+		ordered(newAgg(t, "last_value", false, c(3)), []expr.Expr{c(4), c(5)}, expr.AggOrder{Desc: true}, asc),
+	)
 }
 
 // TestHashAggOracle checks the streaming aggregation against exec.HashAgg

@@ -44,29 +44,8 @@ func sortRows(rows [][]types.Datum, keys []SortKey) {
 // zero when they are peers.
 func compareRows(keys []SortKey, a, b []types.Datum) int {
 	for _, k := range keys {
-		x, y := a[k.Col], b[k.Col]
-		var cmp int
-		switch {
-		case x.IsNull() && y.IsNull():
-			cmp = 0
-		case x.IsNull():
-			cmp = 1
-			if k.NullsFirst {
-				cmp = -1
-			}
-		case y.IsNull():
-			cmp = -1
-			if k.NullsFirst {
-				cmp = 1
-			}
-		default:
-			cmp = types.Compare(x, y)
-			if k.Desc {
-				cmp = -cmp
-			}
-		}
-		if cmp != 0 {
-			return cmp
+		if c := expr.CompareOrdered(a[k.Col], b[k.Col], k.Desc, k.NullsFirst); c != 0 {
+			return c
 		}
 	}
 	return 0

@@ -11,10 +11,14 @@ import (
 )
 
 // AggFunc is a resolved aggregate call: count(*), count(x), sum, avg, min,
-// max, string_agg, array_agg, bool_and, bool_or, with an optional DISTINCT.
+// max, string_agg, array_agg, bool_and, bool_or, and RisingWave's
+// first_value and last_value, with an optional DISTINCT and ORDER BY.
 type AggFunc struct {
-	Name     string
-	Args     []Expr // nil for count(*)
+	Name string
+	// Args are the arguments (nil for count(*)), then the expressions of
+	// the ORDER BY keys, one per Order entry.
+	Args     []Expr
+	Order    []AggOrder
 	Distinct bool
 	// Filter, if set, is the FILTER (WHERE ...) condition: rows for which it
 	// is not true are left out of this aggregate.
@@ -44,13 +48,14 @@ func (a *AggFunc) String() string {
 	if a.Distinct {
 		d = "DISTINCT "
 	}
-	return a.Name + "(" + d + joinStrings(a.Args, ", ") + ")" + filter
+	return a.Name + "(" + d + joinStrings(a.ValueArgs(), ", ") + a.orderString() + ")" + filter
 }
 
 // IsAggregate reports whether name is an aggregate function.
 func IsAggregate(name string) bool {
 	switch name {
-	case "count", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and", "bool_or", "every":
+	case "count", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and", "bool_or", "every",
+		"first_value", "last_value":
 		return true
 	}
 	return false
@@ -120,6 +125,8 @@ func NewAgg(name string, args []Expr, distinct, star bool) (*AggFunc, error) {
 		if t.Family == types.Bool {
 			a.T = types.TBool
 		}
+	case "first_value", "last_value":
+		a.T = t
 	}
 	if a.T.Family == types.Unknown {
 		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args)).
@@ -138,9 +145,11 @@ type AggState interface {
 
 // NewState returns an empty accumulator.
 func (a *AggFunc) NewState() AggState {
+	if a.Ordered() {
+		return &orderedState{a: a}
+	}
 	if a.Distinct {
-		// array_agg is the one aggregate that does not skip NULLs.
-		return &distinctState{inner: a.newState, keepNulls: a.Name == "array_agg", seen: map[string][]types.Datum{}}
+		return &distinctState{inner: a.newState, keepNulls: a.keepsNulls(), seen: map[string][]types.Datum{}}
 	}
 	return a.newState()
 }
@@ -158,6 +167,8 @@ func (a *AggFunc) newState() AggState {
 		return &stringAggState{}
 	case "array_agg":
 		return &arrayAggState{}
+	case "first_value", "last_value":
+		return &firstLastState{last: a.Name == "last_value"}
 	}
 	return &boolState{and: a.Name != "bool_or"}
 }

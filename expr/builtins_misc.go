@@ -8,16 +8,19 @@ const (
 	// "PostgreSQL <major>.<minor>" prefix.
 	serverVersion = "PostgreSQL 15.0 (streamdb)"
 	databaseName  = "streamdb"
-	defaultUser   = "streamdb"
 	defaultSchema = "public"
 )
+
+// DefaultUser is the one role, the owner of every object: the session's
+// user and what pg_get_userbyid reports.
+const DefaultUser = "streamdb"
 
 func init() {
 	constant := func(t types.T, v string) Overload {
 		return sig(t, func(*Ctx, []types.Datum) (types.Datum, error) { return types.NewString(v), nil })
 	}
 	for _, name := range []string{"current_user", "session_user", "user", "current_role"} {
-		RegisterBuiltin(name, constant(types.TName, defaultUser))
+		RegisterBuiltin(name, constant(types.TName, DefaultUser))
 	}
 	RegisterBuiltin("current_schema", constant(types.TName, defaultSchema))
 	RegisterBuiltin("current_database", constant(types.TName, databaseName))

@@ -46,6 +46,18 @@ func TestPgCatalogBuiltins(t *testing.T) {
 		{fn: "format_type", args: args(oid("1184"), i4("NULL")), want: "timestamp with time zone"},
 		{fn: "format_type", args: args(oid("424242"), i4("-1")), want: "???"},
 		{fn: "format_type", args: args(oid("NULL"), i4("-1")), want: nullOut},
+		{fn: "pg_get_indexdef", args: args(oid("1000"), i4("0"), lit(types.TBool, "t")), want: nullOut},
+		{fn: "pg_relation_is_publishable", args: args(oid("1000")), want: "f"},
+		{fn: "has_database_privilege", args: args(lit(types.TName, "streamdb"), txt("CONNECT")), want: "t"},
+		{fn: "pg_table_size", args: args(oid("1000")), want: "0"},
+		// pg_size_pretty against PostgreSQL 15.
+		{fn: "pg_size_pretty", args: args(i8("0")), want: "0 bytes"},
+		{fn: "pg_size_pretty", args: args(i8("10239")), want: "10239 bytes"},
+		{fn: "pg_size_pretty", args: args(i8("10240")), want: "10 kB"},
+		{fn: "pg_size_pretty", args: args(i8("-10240")), want: "-10 kB"},
+		{fn: "pg_size_pretty", args: args(i8("20971007")), want: "20 MB"},
+		{fn: "pg_size_pretty", args: args(i8("1234567890123")), want: "1150 GB"},
+		{fn: "pg_size_pretty", args: args(i8("9223372036854775807")), want: "8192 PB"},
 	})
 }
 

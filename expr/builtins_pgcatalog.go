@@ -1,6 +1,10 @@
 package expr
 
-import "github.com/streamdb/streamdb/types"
+import (
+	"strconv"
+
+	"github.com/streamdb/streamdb/types"
+)
 
 // The pg_catalog functions that psql's describe commands and other
 // clients call. streamdb has one user, no privileges and one search path
@@ -23,7 +27,7 @@ func init() {
 		always(yes, types.TBool, types.Text, types.Text),
 		always(yes, types.TBool, types.Text, types.Text, types.Text))
 	RegisterBuiltin("pg_get_userbyid", sig(types.TName, func(*Ctx, []types.Datum) (types.Datum, error) {
-		return types.NewString(defaultUser), nil
+		return types.NewString(DefaultUser), nil
 	}, types.Oid))
 	RegisterBuiltin("obj_description",
 		always(types.Null, types.TText, types.Oid),
@@ -41,6 +45,40 @@ func init() {
 		}
 		return types.NewString(""), nil
 	}, types.Int4))
+	// Definitions of objects streamdb does not list in the catalogs
+	// (pg_index, pg_constraint, pg_rewrite, pg_proc and pg_statistic_ext
+	// are empty).
+	null := types.Null
+	RegisterBuiltin("pg_get_indexdef",
+		always(null, types.TText, types.Oid),
+		always(null, types.TText, types.Oid, types.Int4, types.Bool))
+	RegisterBuiltin("pg_get_constraintdef",
+		always(null, types.TText, types.Oid),
+		always(null, types.TText, types.Oid, types.Bool))
+	RegisterBuiltin("pg_get_ruledef",
+		always(null, types.TText, types.Oid),
+		always(null, types.TText, types.Oid, types.Bool))
+	RegisterBuiltin("pg_get_statisticsobjdef_columns", always(null, types.TText, types.Oid))
+	RegisterBuiltin("pg_get_function_result", always(null, types.TText, types.Oid))
+	RegisterBuiltin("pg_get_function_arguments", always(null, types.TText, types.Oid))
+	RegisterBuiltin("pg_function_is_visible", always(yes, types.TBool, types.Oid))
+	// streamdb has no logical replication.
+	RegisterBuiltin("pg_relation_is_publishable", always(types.NewBool(false), types.TBool, types.Oid))
+	RegisterBuiltin("has_database_privilege",
+		always(yes, types.TBool, types.Text, types.Text),
+		always(yes, types.TBool, types.Oid, types.Text),
+		always(yes, types.TBool, types.Text, types.Text, types.Text))
+	// Sizes on disk are not tracked per relation.
+	zero := types.NewInt(0)
+	for _, name := range []string{"pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size"} {
+		RegisterBuiltin(name, always(zero, types.TInt8, types.Oid))
+	}
+	RegisterBuiltin("pg_database_size", always(zero, types.TInt8, types.Name), always(zero, types.TInt8, types.Oid))
+	// The tablespaces are built in (PostgreSQL gives them no location).
+	RegisterBuiltin("pg_tablespace_location", always(types.NewString(""), types.TText, types.Oid))
+	RegisterBuiltin("pg_size_pretty", sig(types.TText, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		return types.NewString(sizePretty(a[0].Int())), nil
+	}, types.Int8))
 	RegisterBuiltin("format_type", Overload{Args: []types.Family{types.Oid, types.Int4}, Ret: Returns(types.TText), NonStrict: true, Fn: formatType})
 }
 
@@ -71,4 +109,30 @@ func formatType(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		}
 	}
 	return types.NewString(t.String()), nil
+}
+
+// sizePretty is pg_size_pretty(bigint): bytes below 10 kB, then the
+// largest unit that keeps the number below 20480, halves rounded away from
+// zero.
+func sizePretty(size int64) string {
+	if size > -10*1024 && size < 10*1024 {
+		return strconv.FormatInt(size, 10) + " bytes"
+	}
+	size /= 1 << 9 // in half kilobytes
+	units := []string{"kB", "MB", "GB", "TB", "PB"}
+	for _, u := range units[:len(units)-1] {
+		if size > -(20*1024-1) && size < 20*1024-1 {
+			return strconv.FormatInt(halfRounded(size), 10) + " " + u
+		}
+		size /= 1 << 10
+	}
+	return strconv.FormatInt(halfRounded(size), 10) + " PB"
+}
+
+// halfRounded halves x, rounding away from zero.
+func halfRounded(x int64) int64 {
+	if x < 0 {
+		return (x - 1) / 2
+	}
+	return (x + 1) / 2
 }

@@ -38,6 +38,9 @@ type Overload struct {
 	// functions whose values do not say enough (array_to_string prints
 	// elements by their type).
 	Typed func(args []types.T) func(c *Ctx, args []types.Datum) (types.Datum, error)
+	// Set starts the values of a set-returning function (see
+	// RegisterSetBuiltin) for non-NULL argument values; Fn is unused then.
+	Set func(c *Ctx, args []types.Datum) (SetIter, error)
 }
 
 var builtins = map[string][]Overload{}
@@ -98,11 +101,29 @@ func (e *Func) WithChildren(ch []Expr) Expr { c := *e; c.Args = ch; return &c }
 // match through implicit casts (integers widen to numeric and float, unknown
 // literals take the parameter's type, string types are interchangeable).
 func NewFunc(name string, args []Expr) (Expr, error) {
-	overloads, ok := builtins[name]
-	if !ok {
-		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args)).
-			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	o, cast, argTypes, err := resolve(name, builtins[name], args)
+	if err != nil {
+		return nil, err
 	}
+	t := o.Ret(argTypes)
+	if !o.NonStrict && !o.Volatile {
+		for _, a := range cast {
+			if isNullConst(a) {
+				return NewConst(types.Null, t), nil
+			}
+		}
+	}
+	fn := o.Fn
+	if o.Typed != nil {
+		fn = o.Typed(argTypes)
+	}
+	return &Func{Name: name, Args: cast, T: t, o: o, fn: fn}, nil
+}
+
+// resolve picks the overload of the named function that fits args best
+// and casts the arguments to its parameter types; it also returns the
+// types the result type is computed from.
+func resolve(name string, overloads []Overload, args []Expr) (*Overload, []Expr, []types.T, error) {
 	best, bestCost := -1, 1<<30
 	for i := range overloads {
 		if cost, ok := matchCost(&overloads[i], args); ok && cost < bestCost {
@@ -110,13 +131,13 @@ func NewFunc(name string, args []Expr) (Expr, error) {
 		}
 	}
 	if best < 0 {
-		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args)).
+		return nil, nil, nil, pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args)).
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
 	o := &overloads[best]
 	elem, err := polymorphicElem(name, o, args)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	cast := make([]Expr, len(args))
 	argTypes := make([]types.T, len(args))
@@ -125,7 +146,7 @@ func NewFunc(name string, args []Expr) (Expr, error) {
 		case f == AnyArray:
 			arr, err := types.ArrayOf(elem)
 			if err != nil {
-				return nil, err
+				return nil, nil, nil, err
 			}
 			a = castTo(a, arr)
 		case f == AnyElem:
@@ -141,19 +162,7 @@ func NewFunc(name string, args []Expr) (Expr, error) {
 			argTypes[i] = argTypes[i].WithoutMod() // polymorphic types drop modifiers
 		}
 	}
-	t := o.Ret(argTypes)
-	if !o.NonStrict && !o.Volatile {
-		for _, a := range cast {
-			if isNullConst(a) {
-				return NewConst(types.Null, t), nil
-			}
-		}
-	}
-	fn := o.Fn
-	if o.Typed != nil {
-		fn = o.Typed(argTypes)
-	}
-	return &Func{Name: name, Args: cast, T: t, o: o, fn: fn}, nil
+	return o, cast, argTypes, nil
 }
 
 // polymorphicElem resolves the element type of o's polymorphic parameters

@@ -93,6 +93,7 @@ func (b *Binder) bindGroupBy(sel *ast.SelectStmt, fields []ast.ExprNode, s *scop
 	b.aggForbidden = "GROUP BY"
 	defer func() { b.aggForbidden = saved }()
 	defer b.noWindows(windowsNotAllowed("GROUP BY"))()
+	defer b.noSRFs(pgerror.New(pgerror.CodeFeatureNotSupported, "set-returning functions in GROUP BY are not supported"))()
 	var out []expr.Expr
 	for _, item := range sel.GroupBy.Items {
 		n := item.Expr

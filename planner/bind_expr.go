@@ -24,6 +24,9 @@ func (b *Binder) bindExpr(n ast.ExprNode, s *scope) (expr.Expr, error) {
 		return b.bindExpr(x.Expr, s)
 	case *ast.ColumnNameExpr:
 		return s.resolve(x.Name.Table.O, x.Name.Name.O)
+	case *starColumn:
+		c := s.cols[x.idx]
+		return &expr.ColRef{Idx: x.idx, T: c.T, Name: qualified(c.Table, c.Name)}, nil
 	case *ast.BinaryOperationExpr:
 		return b.bindBinary(x, s)
 	case *ast.UnaryOperationExpr:
@@ -31,7 +34,8 @@ func (b *Binder) bindExpr(n ast.ExprNode, s *scope) (expr.Expr, error) {
 	case *ast.FuncCallExpr:
 		return b.bindFuncCall(x, s)
 	case *ast.AggregateFuncExpr:
-		return b.bindAggregate(lowerASCII(x.F), x.Args, x.Distinct, nil, s)
+		call, _ := aggregateCall(x)
+		return b.bindAggregate(call, nil, s)
 	case *ast.CaseExpr:
 		return b.bindCase(x, s)
 	case *ast.IsNullExpr:
@@ -314,27 +318,39 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		quant := map[string]string{"pg_any": "ANY", "pg_all": "ALL"}[name]
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "syntax error at or near \"%s\"", quant)
 	}
+	if expr.IsSetReturning(name) {
+		return b.bindSetFunc(name, x.Args, s)
+	}
 	if name == "pg_filter" {
 		// agg(...) FILTER (WHERE cond), see sql/parser.
-		agg, args, distinct, ok := aggregateCall(x.Args[0])
+		call, ok := aggregateCall(x.Args[0])
 		if !ok {
 			return nil, pgerror.New(pgerror.CodeWrongObjectType, "FILTER specified, but %s is not an aggregate function", columnName(x.Args[0]))
 		}
-		return b.bindAggregate(agg, args, distinct, x.Args[1], s)
+		return b.bindAggregate(call, x.Args[1], s)
 	}
-	if agg, args, distinct, ok := aggregateCall(x); ok {
-		return b.bindAggregate(agg, args, distinct, nil, s)
+	if call, ok := aggregateCall(x); ok {
+		return b.bindAggregate(call, nil, s)
 	}
-	if name == "pg_distinct" {
+	switch name {
+	case "pg_distinct":
 		return nil, pgerror.New(pgerror.CodeWrongObjectType, "DISTINCT specified, but %s is not an aggregate function", columnName(x.Args[0]))
+	case "pg_agg_order":
+		return nil, pgerror.New(pgerror.CodeWrongObjectType, "ORDER BY specified, but %s is not an aggregate function", columnName(x.Args[0]))
 	}
 	argNodes := x.Args
+	if name == "coalesce" {
+		defer b.noSRFs(srfsNotAllowed("COALESCE").WithHint(srfHint))()
+	}
 	if name == "trim" && len(argNodes) == 3 {
 		argNodes = argNodes[:2] // the third is TiDB's TrimDirectionExpr
 	}
 	args, err := b.bindArgs(argNodes, s)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := catalogFuncs[name]; ok {
+		return b.bindCatalogFunc(name, args)
 	}
 	switch name {
 	case "pg_op":
@@ -383,24 +399,6 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		}
 	}
 	return expr.NewFunc(name, args)
-}
-
-// aggregateCall recognizes an aggregate call: TiDB's, a generic call of an
-// aggregate's name, or pg_distinct(agg(args)) (see sql/parser).
-func aggregateCall(n ast.ExprNode) (name string, args []ast.ExprNode, distinct, ok bool) {
-	switch x := n.(type) {
-	case *ast.AggregateFuncExpr:
-		return lowerASCII(x.F), x.Args, x.Distinct, true
-	case *ast.FuncCallExpr:
-		if x.FnName.L == "pg_distinct" {
-			if inner, ok := x.Args[0].(*ast.FuncCallExpr); ok && expr.IsAggregate(inner.FnName.L) {
-				return inner.FnName.L, inner.Args, true, true
-			}
-		} else if expr.IsAggregate(x.FnName.L) {
-			return x.FnName.L, x.Args, false, true
-		}
-	}
-	return "", nil, false, false
 }
 
 // bindOperator binds pg_op('op', l, r) and pg_op('op', x): the operators
@@ -477,37 +475,6 @@ func (b *Binder) bindCast(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) {
 	return expr.CastTo(e, t)
 }
 
-func (b *Binder) bindAggregate(name string, argNodes []ast.ExprNode, distinct bool, filter ast.ExprNode, s *scope) (expr.Expr, error) {
-	if b.aggForbidden != "" {
-		return nil, pgerror.New(pgerror.CodeGroupingError, "aggregate functions are not allowed in %s", b.aggForbidden)
-	}
-	if b.agg == nil {
-		return nil, pgerror.New(pgerror.CodeGroupingError, "aggregate function calls cannot be nested")
-	}
-	star := isCountStar(name, argNodes, distinct)
-	collector := b.agg
-	b.agg = nil // a nested aggregate call is an error
-	defer func() { b.agg = collector }()
-	defer b.noWindows(pgerror.New(pgerror.CodeGroupingError, "aggregate function calls cannot contain window function calls"))()
-	var args []expr.Expr
-	if !star {
-		var err error
-		if args, err = b.bindArgs(argNodes, s); err != nil {
-			return nil, err
-		}
-	}
-	a, err := expr.NewAgg(name, args, distinct, star)
-	if err != nil {
-		return nil, err
-	}
-	if filter != nil {
-		if a.Filter, err = b.bindBool(filter, s, "FILTER"); err != nil {
-			return nil, err
-		}
-	}
-	return collector.add(a), nil
-}
-
 // isCountStar reports whether a call is count(*), which TiDB parses as
 // count(1); both count every row.
 func isCountStar(name string, args []ast.ExprNode, distinct bool) bool {
@@ -519,6 +486,7 @@ func isCountStar(name string, args []ast.ExprNode, distinct bool) bool {
 }
 
 func (b *Binder) bindCase(x *ast.CaseExpr, s *scope) (expr.Expr, error) {
+	defer b.noSRFs(srfsNotAllowed("CASE").WithHint(srfHint))()
 	var operand expr.Expr
 	var err error
 	if x.Value != nil {

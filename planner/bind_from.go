@@ -27,7 +27,13 @@ func (b *Binder) bindJoin(j *ast.Join, s *scope) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := b.bindFrom(j.Right, s)
+	var r Node
+	lateral := false
+	if ts, ok := j.Right.(*ast.TableSource); ok && ts.Lateral {
+		r, lateral, err = b.bindDerived(ts, l.Columns(), s)
+	} else {
+		r, err = b.bindFrom(j.Right, s)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -42,6 +48,9 @@ func (b *Binder) bindJoin(j *ast.Join, s *scope) (Node, error) {
 		join.Kind = RightJoin
 	}
 	js := &scope{cols: join.Columns(), parent: s.parent, depth: s.depth, sub: s.sub}
+	if lateral {
+		return b.bindApply(j, join, js)
+	}
 	using := make([]string, 0, len(j.Using))
 	for _, c := range j.Using {
 		using = append(using, c.Name.O)
@@ -192,25 +201,8 @@ func (b *Binder) bindTableSource(ts *ast.TableSource, s *scope) (Node, error) {
 		}
 		return scan, nil
 	case *ast.SelectStmt, *ast.SetOprStmt:
-		if ts.Lateral {
-			// The SQL front also carries table functions as LATERAL.
-			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "LATERAL and table functions in FROM are not supported yet")
-		}
-		node, err := b.bindQuery(src, s.parent, s.sub)
-		if err != nil {
-			return nil, err
-		}
-		cols := node.Columns()
-		if len(ts.ColumnNames) > len(cols) {
-			return nil, pgerror.New(pgerror.CodeInvalidColumnReference, "table %q has %d columns available but %d columns specified", alias, len(cols), len(ts.ColumnNames))
-		}
-		if len(ts.ColumnNames) > 0 {
-			cols = append([]Column(nil), cols...)
-			for i, name := range ts.ColumnNames {
-				cols[i].Name = name.O
-			}
-		}
-		return requalify(node, cols, alias), nil
+		node, _, err := b.bindDerived(ts, nil, s)
+		return node, err
 	}
 	return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "FROM item %T is not supported", ts.Source)
 }

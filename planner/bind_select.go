@@ -19,13 +19,14 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 	b.setOpMember = false
 	// Window functions of an enclosing query do not reach in here.
 	defer b.noWindows(nil)()
+	defer b.noSRFs(nil)()
 	pop, err := b.pushCTEs(sel.With, outer, sub)
 	if err != nil {
 		return nil, err
 	}
 	defer pop()
 	if sel.Kind == ast.SelectStmtKindValues {
-		b.winErr = windowsNotAllowed("VALUES")
+		b.winErr, b.srfErr = windowsNotAllowed("VALUES"), srfsNotAllowed("VALUES")
 		return b.bindValues(sel.Lists, outer, sub)
 	}
 	windows, err := newWindowCollector(sel.WindowSpecs)
@@ -69,7 +70,8 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 		collector.group = groupExprs
 	}
 	saved := b.agg
-	b.agg, b.win = collector, windows
+	srfs := &srfCollector{}
+	b.agg, b.win, b.srf = collector, windows, srfs
 	defer func() { b.agg = saved }()
 
 	exprs := make([]expr.Expr, len(fields))
@@ -88,7 +90,7 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 	if err != nil {
 		return nil, err
 	}
-	b.agg, b.win = saved, nil
+	b.agg, b.win, b.srf = saved, nil, nil
 
 	if grouped {
 		agg, err := collector.plan(input, s)
@@ -117,6 +119,9 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 				return nil, err
 			}
 		}
+		if err := srfs.mapArgs(collector.rewrite); err != nil {
+			return nil, err
+		}
 	}
 	if len(windows.calls) > 0 {
 		var refs []expr.Expr
@@ -127,6 +132,12 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 		for i := range order.extra {
 			order.extra[i] = replaceWindowRefs(order.extra[i], refs)
 		}
+		if err := srfs.mapArgs(func(e expr.Expr) (expr.Expr, error) { return replaceWindowRefs(e, refs), nil }); err != nil {
+			return nil, err
+		}
+	}
+	if len(srfs.funcs) > 0 {
+		input = srfs.plan(input, exprs, order.extra)
 	}
 
 	cols := make([]Column, len(exprs))
@@ -183,7 +194,7 @@ func (b *Binder) expandFields(fl *ast.FieldList, s *scope) ([]ast.ExprNode, []st
 		if f.WildCard != nil {
 			table := f.WildCard.Table.O
 			n := 0
-			for _, c := range s.cols {
+			for i, c := range s.cols {
 				if c.Hidden || (table != "" && c.Table != table) {
 					continue
 				}
@@ -191,7 +202,7 @@ func (b *Binder) expandFields(fl *ast.FieldList, s *scope) ([]ast.ExprNode, []st
 				if c.Table != "" {
 					col.Table = ast.NewCIStr(c.Table)
 				}
-				fields = append(fields, &ast.ColumnNameExpr{Name: col})
+				fields = append(fields, &starColumn{ColumnNameExpr: ast.ColumnNameExpr{Name: col}, idx: i})
 				names = append(names, c.Name)
 				n++
 			}
@@ -211,6 +222,13 @@ func (b *Binder) expandFields(fl *ast.FieldList, s *scope) ([]ast.ExprNode, []st
 		names = append(names, name)
 	}
 	return fields, names, nil
+}
+
+// starColumn is a column * expands to: it binds to its position, so that
+// columns of the same name (two unnest results) stay apart.
+type starColumn struct {
+	ast.ColumnNameExpr
+	idx int
 }
 
 // columnName is PostgreSQL's FigureColname in outline.
@@ -235,7 +253,7 @@ func columnName(e ast.ExprNode) string {
 			return "?column?"
 		case "pg_extract":
 			return "extract"
-		case "pg_filter", "pg_distinct", "pg_subscript", "pg_slice":
+		case "pg_filter", "pg_distinct", "pg_agg_order", "pg_subscript", "pg_slice":
 			return columnName(x.Args[0])
 		case "pg_array":
 			return "array"
@@ -325,6 +343,7 @@ func (b *Binder) bindCondition(n ast.ExprNode, s *scope, clause string) (expr.Ex
 		defer func() { b.aggForbidden = saved }()
 	}
 	defer b.noWindows(windowsNotAllowed(where))()
+	defer b.noSRFs(srfsNotAllowed(where))()
 	return b.bindBool(n, s, what)
 }
 

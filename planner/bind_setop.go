@@ -27,15 +27,24 @@ func (b *Binder) bindSetOpr(q *ast.SetOprStmt, outer *scope, sub *subqueryInfo) 
 // then fold left to right.
 func (b *Binder) bindSetList(list *ast.SetOprSelectList, outer *scope, sub *subqueryInfo) (Node, error) {
 	var operands []Node
-	var ops []*ast.SetOprType // ops[i] combines the result so far with operands[i+1]
+	// ops[i] combines the result so far with operands[i+1], by the
+	// columns corrs[i] says.
+	var ops []*ast.SetOprType
+	var corrs []*correspondence
 	for i, item := range list.Selects {
 		var n Node
 		var err error
 		var op *ast.SetOprType
+		var corr *correspondence
 		switch x := item.(type) {
 		case *ast.SelectStmt:
 			b.setOpMember = true
-			n, err = b.bindSelect(x, outer, sub)
+			if q, c, ok := correspondingOperand(x); ok {
+				corr = c
+				n, err = b.bindQuery(q, outer, sub)
+			} else {
+				n, err = b.bindSelect(x, outer, sub)
+			}
 			op = x.AfterSetOperator
 		case *ast.SetOprSelectList:
 			n, err = b.bindSetList(x, outer, sub)
@@ -54,25 +63,33 @@ func (b *Binder) bindSetList(list *ast.SetOprSelectList, outer *scope, sub *subq
 			operands = append(operands, n)
 		case *op == ast.Intersect || *op == ast.IntersectAll:
 			last := len(operands) - 1
-			if operands[last], err = b.combine(operands[last], n, op); err != nil {
+			if operands[last], err = b.combine(operands[last], n, op, corr); err != nil {
 				return nil, err
 			}
 		default:
 			operands = append(operands, n)
-			ops = append(ops, op)
+			ops, corrs = append(ops, op), append(corrs, corr)
 		}
 	}
 	acc := operands[0]
 	for i, op := range ops {
 		var err error
-		if acc, err = b.combine(acc, operands[i+1], op); err != nil {
+		if acc, err = b.combine(acc, operands[i+1], op, corrs[i]); err != nil {
 			return nil, err
 		}
 	}
 	return acc, nil
 }
 
-func (b *Binder) combine(l, r Node, op *ast.SetOprType) (Node, error) {
+// combine combines l and r by op, their columns matched by position, or
+// by name when corr is set.
+func (b *Binder) combine(l, r Node, op *ast.SetOprType, corr *correspondence) (Node, error) {
+	if corr != nil {
+		var err error
+		if l, r, err = corr.pick(l, r, setOpName(op)); err != nil {
+			return nil, err
+		}
+	}
 	lc, rc := l.Columns(), r.Columns()
 	if len(lc) != len(rc) {
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "each %s query must have the same number of columns", setOpName(op))

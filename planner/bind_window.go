@@ -198,6 +198,7 @@ func (b *Binder) bindWindowFunc(x *ast.WindowFuncExpr, s *scope) (expr.Expr, err
 		return nil, windowsNotAllowed("this context")
 	}
 	defer b.noWindows(pgerror.New(codeWindowingError, "window function calls cannot be nested"))()
+	defer b.noSRFs(pgerror.New(codeWindowingError, "window function calls cannot contain set-returning function calls").WithHint(srfHint))()
 	spec, err := wc.resolve(&x.Spec, len(wc.named))
 	if err != nil {
 		return nil, err
@@ -250,7 +251,9 @@ func (b *Binder) bindWindowCall(x *ast.WindowFuncExpr, c *windowCall, s *scope) 
 	if x.IgnoreNull || x.FromLast {
 		return pgerror.New(pgerror.CodeFeatureNotSupported, "IGNORE NULLS and FROM LAST are not supported")
 	}
-	if expr.IsAggregate(name) {
+	// first_value and last_value with OVER are the window functions, not
+	// RisingWave's aggregates of the same names.
+	if expr.IsAggregate(name) && name != "first_value" && name != "last_value" {
 		star := isCountStar(name, x.Args, false)
 		var args []expr.Expr
 		if !star {

@@ -24,6 +24,11 @@ type Binder struct {
 	// why window functions are not allowed.
 	win    *windowCollector
 	winErr error
+	// srf collects the set-returning function calls of the current
+	// SELECT's select list and ORDER BY; elsewhere it is nil and srfErr,
+	// when set, says why they are not allowed.
+	srf    *srfCollector
+	srfErr error
 	// setOpMember marks the SELECT about to be bound as a member of a set
 	// operation: its unknown-typed outputs (NULL, 'literal') stay unknown
 	// so that the set operation resolves them, as in PostgreSQL.

@@ -29,6 +29,11 @@ func Build(n Node) exec.Op {
 		return &exec.Project{Input: Build(x.Input), Exprs: x.Exprs}
 	case *Join:
 		return buildJoin(x)
+	case *Apply:
+		return &exec.Apply{Kind: x.Kind, Left: Build(x.L), Right: Build(x.R), On: x.On,
+			LeftWidth: len(x.L.Columns()), RightWidth: len(x.R.Columns())}
+	case *ProjectSet:
+		return &exec.ProjectSet{Input: Build(x.Input), Funcs: x.Funcs, Ordinality: x.Ordinality}
 	case *Aggregate:
 		return &exec.HashAgg{Input: Build(x.Input), Group: x.Group, Aggs: x.Aggs}
 	case *Distinct:

@@ -38,6 +38,8 @@ func TestParamTypes(t *testing.T) {
 		{"SELECT a FROM t WHERE $1", nil, []string{"boolean"}},
 		{"SELECT a FROM t WHERE $1 AND b > $2", nil, []string{"boolean", "integer"}},
 		{"SELECT upper($1)", nil, []string{"text"}},
+		{"SELECT * FROM generate_series(1, $1)", nil, []string{"integer"}},
+		{"SELECT unnest($1::int8[]), generate_series($2, 3.5)", nil, []string{"bigint[]", "numeric"}},
 		{"SELECT a FROM t WHERE a = $1 AND b = $1", nil, []string{"integer"}},
 		{"SELECT $1 BETWEEN 1 AND 2", nil, []string{"integer"}},
 		{"SELECT a FROM t WHERE a = (SELECT x FROM u WHERE x = $1)", nil, []string{"bigint"}},

@@ -144,6 +144,28 @@ type SetOp struct {
 	Cols []Column
 }
 
+// ProjectSet appends the values of set-returning functions to each input
+// row: per input row it yields as many rows as the longest function
+// yields, a function that ran out giving NULL (PostgreSQL's rule for
+// several of them in a select list). With Ordinality the row's number
+// (from 1, int8) follows. Cols: the input's, then one per function (and
+// the ordinality).
+type ProjectSet struct {
+	Input      Node
+	Funcs      []*expr.SetFunc
+	Ordinality bool
+	Cols       []Column
+}
+
+// Apply is a lateral join: R is evaluated for each row of L, which it
+// reads as its innermost outer row (expr.OuterRef level 1). Kind is
+// InnerJoin or LeftJoin; On, if set, filters the concatenated rows.
+type Apply struct {
+	Kind JoinKind
+	L, R Node
+	On   expr.Expr
+}
+
 // Columns implements Node.
 func (n *Scan) Columns() []Column { return n.Cols }
 
@@ -157,9 +179,12 @@ func (n *Filter) Columns() []Column { return n.Input.Columns() }
 func (n *Project) Columns() []Column { return n.Cols }
 
 // Columns implements Node.
-func (n *Join) Columns() []Column {
-	l, r := n.L.Columns(), n.R.Columns()
-	return append(append(make([]Column, 0, len(l)+len(r)), l...), r...)
+func (n *Join) Columns() []Column { return concatCols(n.L, n.R) }
+
+// concatCols returns l's columns followed by r's.
+func concatCols(l, r Node) []Column {
+	lc, rc := l.Columns(), r.Columns()
+	return append(append(make([]Column, 0, len(lc)+len(rc)), lc...), rc...)
 }
 
 // Columns implements Node.
@@ -180,8 +205,20 @@ func (n *SetOp) Columns() []Column { return n.Cols }
 // Columns implements Node.
 func (n *Window) Columns() []Column { return n.Cols }
 
+// Columns implements Node.
+func (n *ProjectSet) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
+func (n *Apply) Columns() []Column { return concatCols(n.L, n.R) }
+
 // Inputs implements Node.
 func (n *Scan) Inputs() []Node { return nil }
+
+// Inputs implements Node.
+func (n *ProjectSet) Inputs() []Node { return []Node{n.Input} }
+
+// Inputs implements Node.
+func (n *Apply) Inputs() []Node { return []Node{n.L, n.R} }
 
 // Inputs implements Node.
 func (n *Values) Inputs() []Node { return nil }
@@ -224,12 +261,25 @@ func (n *Project) explain() string {
 	}
 	return "Project " + strings.Join(parts, ", ")
 }
-func (n *Join) explain() string {
-	on := ""
-	if n.On != nil {
-		on = " ON " + n.On.String()
+func (n *Join) explain() string  { return n.Kind.String() + "Join" + onText(n.On) }
+func (n *Apply) explain() string { return n.Kind.String() + "Apply" + onText(n.On) }
+func (n *ProjectSet) explain() string {
+	parts := make([]string, len(n.Funcs))
+	for i, f := range n.Funcs {
+		parts[i] = f.String()
 	}
-	return n.Kind.String() + "Join" + on
+	ord := ""
+	if n.Ordinality {
+		ord = " WITH ORDINALITY"
+	}
+	return "ProjectSet " + strings.Join(parts, ", ") + ord
+}
+
+func onText(on expr.Expr) string {
+	if on == nil {
+		return ""
+	}
+	return " ON " + on.String()
 }
 func (n *Aggregate) explain() string {
 	parts := make([]string, 0, len(n.Group)+len(n.Aggs))
@@ -323,6 +373,14 @@ func exprsOf(n Node) []expr.Expr {
 		return x.Exprs
 	case *Join:
 		return nonNil(x.On)
+	case *Apply:
+		return nonNil(x.On)
+	case *ProjectSet:
+		var out []expr.Expr
+		for _, f := range x.Funcs {
+			out = append(out, f.Args...)
+		}
+		return out
 	case *Aggregate:
 		out := append([]expr.Expr(nil), x.Group...)
 		for _, a := range x.Aggs {

@@ -57,6 +57,11 @@ func TestRun(t *testing.T) {
 		{"SELECT 1 EXCEPT SELECT 1 INTERSECT SELECT 2", []string{"1"}},
 		{"(SELECT 1 UNION SELECT 2) INTERSECT SELECT 2", []string{"2"}},
 		{"SELECT 1 UNION ALL SELECT 1 EXCEPT ALL SELECT 1", []string{"1"}},
+		// Aggregates with ORDER BY in the call; equal calls computed once.
+		{"SELECT string_agg(column1, ',' ORDER BY column2 DESC), array_agg(column2 ORDER BY column1), first_value(column1 ORDER BY column2), string_agg(DISTINCT column1, '' ORDER BY column1 DESC) FROM (VALUES ('a', 2), ('b', 1), ('c', 3)) s",
+			[]string{"c,a,b|{2,1,3}|b|cba"}},
+		{"SELECT g, string_agg(v, '' ORDER BY v), string_agg(v, '' ORDER BY v) FROM (VALUES (1, 'y'), (1, 'x'), (2, 'z')) s(g, v) GROUP BY g ORDER BY g",
+			[]string{"1|xy|xy", "2|z|z"}},
 		// Unknown-typed members of a set operation take the other side's type.
 		{"SELECT NULL UNION ALL SELECT 1", []string{"NULL", "1"}},
 		{"SELECT '2' UNION SELECT 1 ORDER BY 1", []string{"1", "2"}},

@@ -61,6 +61,9 @@ func (p *streamPlanner) plan(n Node) (*stream, error) {
 	// recomputes them: over append-only input and in VALUES, which are
 	// evaluated once.
 	_, once := n.(*Values)
+	if _, ok := n.(*ProjectSet); ok {
+		once = true // evaluated when planned, see planConstant
+	}
 	_, rowwise := n.(*Project)
 	if _, ok := n.(*Filter); ok {
 		rowwise = true
@@ -120,6 +123,10 @@ func (p *streamPlanner) planNode(n Node) (*stream, error) {
 		return p.planSetOp(x)
 	case *Values:
 		return p.planValues(x)
+	case *ProjectSet:
+		return p.planConstant(x)
+	case *Apply:
+		return nil, notStreamable("LATERAL references to other FROM items")
 	case *Window:
 		return nil, windowNotStreamable(x)
 	case *groupTopN:
@@ -135,7 +142,7 @@ func (p *streamPlanner) planValues(x *Values) (*stream, error) {
 	ctx := expr.NewCtx(context.Background(), nil)
 	rows := make([][]types.Datum, len(x.Rows))
 	for i, es := range x.Rows {
-		row := make([]types.Datum, len(es)+1)
+		row := make([]types.Datum, len(es), len(es)+1)
 		for j, e := range es {
 			v, err := e.Eval(ctx, nil)
 			if err != nil {
@@ -143,12 +150,57 @@ func (p *streamPlanner) planValues(x *Values) (*stream, error) {
 			}
 			row[j] = v
 		}
-		row[len(es)] = types.NewInt(int64(i))
 		rows[i] = row
 	}
-	cols := append(slices.Clip(x.Cols), Column{Name: "_row", T: types.TInt8, Hidden: true})
-	return &stream{cols: cols, key: []int{len(x.Cols)}, appendOnly: true,
-		frag: p.newFragment(true, nil, &dataflow.ValuesSpec{Rows: rows})}, nil
+	return p.planRows(rows, x.Cols), nil
+}
+
+// maxConstantRows bounds the rows of a set-returning function evaluated
+// when a materialized view is planned.
+const maxConstantRows = 1_000_000
+
+// planConstant evaluates set-returning functions over constants (FROM
+// generate_series(1, 10), SELECT unnest(ARRAY[...])) once, like VALUES.
+func (p *streamPlanner) planConstant(x *ProjectSet) (*stream, error) {
+	var err error
+	var walk func(Node)
+	walk = func(n Node) {
+		if _, ok := n.(*Scan); ok && err == nil {
+			err = notStreamable("set-returning functions over the rows of a table")
+		}
+		if err == nil {
+			err = checkStreamable(true, exprsOf(n)...)
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	if walk(x); err != nil {
+		return nil, err
+	}
+	var rows [][]types.Datum
+	err = Build(x).Run(expr.NewCtx(context.Background(), nil), func(row []types.Datum) (bool, error) {
+		if len(rows) == maxConstantRows {
+			return false, pgerror.New(pgerror.CodeProgramLimitExceeded, "set-returning functions in a materialized view may produce at most %d rows", maxConstantRows)
+		}
+		rows = append(rows, append(make([]types.Datum, 0, len(row)+1), row...))
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p.planRows(rows, x.Cols), nil
+}
+
+// planRows makes a fragment that emits rows (with room for one more
+// column) when the view is created; a hidden row number is the stream key.
+func (p *streamPlanner) planRows(rows [][]types.Datum, cols []Column) *stream {
+	for i := range rows {
+		rows[i] = append(rows[i], types.NewInt(int64(i)))
+	}
+	cols = append(slices.Clip(cols), Column{Name: "_row", T: types.TInt8, Hidden: true})
+	return &stream{cols: cols, key: []int{len(cols) - 1}, appendOnly: true,
+		frag: p.newFragment(true, nil, &dataflow.ValuesSpec{Rows: rows})}
 }
 
 // scanStream reads the changes of a table or materialized view; its

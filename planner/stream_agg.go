@@ -45,13 +45,14 @@ func (p *streamPlanner) aggregate(in *stream, group []int, aggs []*expr.AggFunc,
 }
 
 // aggTables allocates the state tables of spec: its group table, and a
-// multiset table when some aggregate needs the values it has seen (DISTINCT,
-// or min, max and string_agg under retractions).
+// multiset table when some aggregate needs the values it has seen
+// (DISTINCT, ORDER BY, or min, max and string_agg under retractions).
 func (p *streamPlanner) aggTables(spec *dataflow.HashAggSpec) {
 	spec.StateTable = p.alloc()
 	for _, a := range spec.Aggs {
-		retractable := a.Name != "min" && a.Name != "max" && a.Name != "string_agg"
-		if a.Distinct || !spec.AppendOnly && !retractable {
+		// DISTINCT always gets one (also where min or max do not use it),
+		// so that the tables of existing views keep their ids.
+		if a.Distinct || dataflow.NeedsMultiset(a, spec.AppendOnly) {
 			spec.MultisetTable = p.alloc()
 			return
 		}

@@ -108,6 +108,18 @@ Fragment 0 (singleton)
 			cols: "x integer, r boolean, _row bigint hidden", pk: "[2]", appendOnly: true,
 		},
 		{
+			name: "set-returning functions over constants are evaluated once, like values",
+			sql:  "SELECT g * 2 AS d, unnest(ARRAY['a']) AS u FROM range(1, 3) g",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[2]
+    Exchange Hash[2] <- Fragment 0
+Fragment 0 (singleton)
+  Project [($0 * '2'::integer), $1, $2]
+    Values 2 rows`,
+			cols: "d integer, u text, _row bigint hidden", pk: "[2]", appendOnly: true,
+		},
+		{
 			name: "append-only table",
 			sql:  "SELECT k, v FROM e WHERE v > 0",
 			graph: `
@@ -619,6 +631,9 @@ func TestPlanStreamUnsupported(t *testing.T) {
 		{sql: "SELECT a, sum(b) OVER (PARTITION BY c) FROM t", msg: "window functions in materialized views are not supported yet"},
 		{sql: "SELECT a FROM (SELECT a, row_number() OVER () AS rn, lag(a) OVER () AS l FROM t) s WHERE rn <= 2",
 			msg: "window functions in materialized views are not supported yet"},
+		{sql: "SELECT a, g FROM t, generate_series(1, t.b) g", msg: "LATERAL references to other FROM items in materialized views are not supported yet"},
+		{sql: "SELECT a, generate_series(1, b) FROM t", msg: "set-returning functions over the rows of a table in materialized views are not supported yet"},
+		{sql: "SELECT generate_series(1, (SELECT max(b) FROM t))", msg: "subqueries in materialized views are not supported yet"},
 		{sql: "SELECT a FROM (SELECT a, dense_rank() OVER (PARTITION BY b ORDER BY c) AS r FROM t) s WHERE r <= 2", msg: "dense_rank() in materialized views is not supported yet"},
 	}
 	for _, tc := range tests {

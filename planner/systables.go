@@ -97,11 +97,15 @@ func dType(t types.T) types.Datum { return dOID(uint32(t.OID())) }
 var oidAliasTypes = map[string]bool{"regtype": true, "regnamespace": true, "regproc": true, "regprocedure": true, "regrole": true, "regoper": true}
 
 // regclass resolves 'name'::regclass, a relation name optionally
-// schema-qualified, to the relation's OID (its catalog id).
+// schema-qualified, to the relation's OID (its catalog id, PostgreSQL's
+// OID for a system catalog).
 func (b *Binder) regclass(name string) (expr.Expr, error) {
 	schema, rel, ok := strings.Cut(name, ".")
 	if !ok {
 		schema, rel = "", name
+	}
+	if oid, ok := sysTableOIDs[rel]; ok && (schema == "" || schema == pgCatalogSchema) {
+		return expr.NewConst(types.NewInt(int64(oid)), types.TOid), nil
 	}
 	t, err := b.table(schema, rel)
 	if err != nil {

@@ -7,10 +7,11 @@ import (
 
 // pgCatalogTables are the pg_catalog relations streamdb provides: the
 // columns clients (psql's describe commands above all) read, with "char"
-// columns as text and array columns (ACLs, options) as always-NULL text.
+// columns as text, pg_node_tree ones as text, and access privileges
+// (aclitem[]) as always-NULL text[].
 var pgCatalogTables = map[string]*sysTable{
 	"pg_namespace": {
-		cols: sysCols("oid oid", "nspname name", "nspowner oid", "nspacl text"),
+		cols: sysCols("oid oid", "nspname name", "nspowner oid", "nspacl text[]"),
 		rows: func(*meta.Catalog) [][]types.Datum {
 			return [][]types.Datum{
 				{dOID(pgCatalogOID), dStr(pgCatalogSchema), dOID(superuserOID), dNull},
@@ -25,7 +26,8 @@ var pgCatalogTables = map[string]*sysTable{
 			"reltuples float4", "reltoastrelid oid", "relhasindex bool", "relisshared bool",
 			"relpersistence text", "relkind text", "relnatts int2", "relchecks int2", "relhasrules bool",
 			"relhastriggers bool", "relhassubclass bool", "relrowsecurity bool", "relforcerowsecurity bool",
-			"relispopulated bool", "relreplident text", "relispartition bool", "relacl text", "reloptions text"),
+			"relispopulated bool", "relreplident text", "relispartition bool", "relacl text[]", "reloptions text[]",
+			"relpartbound text"),
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
 			for _, t := range cat.Tables() {
@@ -38,7 +40,7 @@ var pgCatalogTables = map[string]*sysTable{
 					types.NewFloat(-1), dOID(0), dFalse, dFalse,
 					dStr("p"), dStr(relkind(t.Kind)), dInt(int64(len(userColumns(t)))), dInt(0), dBool(t.Kind == meta.KindView),
 					dFalse, dFalse, dFalse, dFalse,
-					dTrue, dStr("d"), dFalse, dNull, dNull})
+					dTrue, dStr("d"), dFalse, dNull, dNull, dNull})
 			}
 			return rows
 		},
@@ -47,7 +49,8 @@ var pgCatalogTables = map[string]*sysTable{
 		cols: sysCols("attrelid oid", "attname name", "atttypid oid", "attstattarget int4", "attlen int2",
 			"attnum int2", "attndims int4", "atttypmod int4", "attbyval bool", "attalign text", "attstorage text",
 			"attnotnull bool", "atthasdef bool", "atthasmissing bool", "attidentity text", "attgenerated text",
-			"attisdropped bool", "attislocal bool", "attinhcount int4", "attcollation oid", "attacl text", "attoptions text"),
+			"attisdropped bool", "attislocal bool", "attinhcount int4", "attcollation oid", "attacl text[]", "attoptions text[]",
+			"attcompression text"),
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
 			for _, t := range cat.Tables() {
@@ -57,9 +60,9 @@ var pgCatalogTables = map[string]*sysTable{
 						coll = dOID(defaultCollationOID)
 					}
 					rows = append(rows, []types.Datum{dOID(t.ID), dStr(c.Name), dType(c.Type), dInt(-1), dInt(int64(c.Type.Size())),
-						dInt(int64(i + 1)), dInt(attndims(c.Type)), dInt(int64(c.Type.WireMod())), dBool(c.Type.Size() > 0), dStr("i"), dStr("p"),
+						dInt(int64(i + 1)), dInt(attndims(c.Type)), dInt(int64(c.Type.WireMod())), dBool(c.Type.Size() > 0), dStr("i"), dStr(attstorage(c.Type)),
 						dBool(c.NotNull || isPKColumn(t, i)), dBool(c.Default != ""), dFalse, dStr(""), dStr(""),
-						dFalse, dTrue, dInt(0), coll, dNull, dNull})
+						dFalse, dTrue, dInt(0), coll, dNull, dNull, dStr("")})
 				}
 			}
 			return rows
@@ -119,10 +122,10 @@ var pgCatalogTables = map[string]*sysTable{
 	"pg_database": {
 		cols: sysCols("oid oid", "datname name", "datdba oid", "encoding int4", "datlocprovider text",
 			"datistemplate bool", "datallowconn bool", "datconnlimit int4", "dattablespace oid",
-			"datcollate text", "datctype text", "daticulocale text", "datacl text"),
+			"datcollate text", "datctype text", "daticulocale text", "datacl text[]"),
 		rows: func(*meta.Catalog) [][]types.Datum {
 			return [][]types.Datum{{dOID(databaseOID), dStr(databaseName), dOID(superuserOID), dInt(utf8Encoding), dStr("c"),
-				dFalse, dTrue, dInt(-1), dOID(1663), dStr("C"), dStr("C"), dNull, dNull}}
+				dFalse, dTrue, dInt(-1), dOID(defaultTablespaceOID), dStr("C"), dStr("C"), dNull, dNull}}
 		},
 	},
 	"pg_index": {
@@ -160,6 +163,18 @@ func attndims(t types.T) int64 {
 		return 1
 	}
 	return 0
+}
+
+// attstorage is pg_attribute.attstorage, PostgreSQL's storage strategy of
+// a type: plain for fixed-size ones, main for numeric, else extended.
+func attstorage(t types.T) string {
+	switch {
+	case t.Size() > 0:
+		return "p"
+	case t.Family == types.Numeric:
+		return "m"
+	}
+	return "x"
 }
 
 func noRows(*meta.Catalog) [][]types.Datum { return nil }

@@ -31,6 +31,16 @@ func TestSystemTables(t *testing.T) {
 			[]string{"a|1|NULL|NO|integer|32|0", "n|4|NULL|YES|numeric|10|2"}},
 		{"SELECT column_name, column_default, is_nullable, udt_name FROM information_schema.columns WHERE table_name = 'w' ORDER BY ordinal_position",
 			[]string{"a|NULL|YES|int4", "c|'none'|NO|text"}},
+		{"SELECT pg_get_viewdef('v'::regclass, true), pg_get_viewdef('t'::regclass), pg_get_viewdef(NULL)",
+			[]string{" SELECT a, c FROM t;|NULL|NULL"}},
+		{"SELECT 'pg_catalog.pg_extension'::regclass, 'pg_class'::regclass", []string{"3079|1259"}},
+		{"SELECT count(*) FROM pg_policy pol WHERE pol.polroles = '{0}'", []string{"0"}},
+		{"SELECT rolname, rolsuper, oid FROM pg_roles", []string{"streamdb|t|10"}},
+		{"SELECT spcname FROM pg_tablespace t JOIN pg_database d ON d.dattablespace = t.oid", []string{"pg_default"}},
+		{"SELECT a.attname, a.attstorage FROM pg_attribute a WHERE a.attrelid = 't'::regclass AND a.attnum IN (1, 3, 4) ORDER BY 1",
+			[]string{"a|p", "c|x", "n|m"}},
+		{"SELECT array_to_string(c.reloptions || ARRAY(SELECT 'toast.' || x FROM unnest(c.reloptions) x), ', ') FROM pg_class c WHERE c.relname = 't'",
+			[]string{""}},
 	}
 	for _, tt := range tests {
 		if got := runQuery(t, tt.sql); !slices.Equal(got, tt.want) {

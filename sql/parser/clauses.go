@@ -56,6 +56,16 @@ func (t *translator) word(s *seq, i int) (int, error) {
 		}
 	case "union", "intersect", "except":
 		s.orderStart, s.clause = -1, ""
+		j := i + 1
+		if t.at(j).is("all") || t.at(j).is("distinct") {
+			j++
+		}
+		if t.at(j).is("corresponding") && s.mode == modeQuery {
+			for k := i; k < j; k++ {
+				s.add(wordUnit(t.at(k).val, t.at(k).pos))
+			}
+			return t.corresponding(s, v, j)
+		}
 	case "join":
 		s.fromItem = s.clause == "from"
 	case "natural":
@@ -435,8 +445,12 @@ func (t *translator) fromItem(s *seq, i int) (int, error) {
 	default:
 		return i, t.syntaxErr(i)
 	}
-	if t.at(j).is("with") && t.at(j+1).is("ordinality") {
-		return j, notSupportedAt(t.src, t.at(j).pos, "WITH ORDINALITY is not supported")
+	ordinality := t.at(j).is("with") && t.at(j+1).is("ordinality")
+	if ordinality {
+		if kind != "function" {
+			return j, t.syntaxErr(j)
+		}
+		j += 2
 	}
 	alias, cols, j, err := t.alias(s, j)
 	if err != nil {
@@ -459,6 +473,9 @@ func (t *translator) fromItem(s *seq, i int) (int, error) {
 		}
 		fs = append(fs, frag{text: "(SELECT pg_table_function(", src: tk.pos})
 		fs = append(fs, body...)
+		if ordinality {
+			fs = append(fs, frag{text: ", 'ordinality'", src: tk.pos, glue: true})
+		}
 		fs = append(fs, frag{text: "))", src: tk.pos})
 	case "table", "derived":
 		if cols != nil && !lateral {

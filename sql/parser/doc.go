@@ -76,6 +76,11 @@
 //     opcode.Xor, which the binder reads as power.
 //   - ISNULL/NOTNULL become IS NULL/IS NOT NULL.
 //   - agg(args) FILTER (WHERE cond) becomes pg_filter(agg(args), cond).
+//   - agg(args ORDER BY k1 [ASC|DESC] [NULLS FIRST|LAST], ...) becomes
+//     pg_agg_order(agg(args), k1, ...), a DESC key as pg_desc(k) and NULLS
+//     FIRST|LAST around it as pg_nulls_first(...) or pg_nulls_last(...);
+//     pg_distinct (below) goes inside, pg_filter outside. first_value and
+//     last_value without OVER (RisingWave's aggregates) are backquoted.
 //   - agg(DISTINCT args) of an aggregate other than count, sum, avg, min
 //     and max (whose DISTINCT TiDB parses) becomes pg_distinct(agg(args)).
 //   - EXTRACT(field FROM x) becomes pg_extract('field', x), field lowercased:
@@ -98,11 +103,19 @@
 //   - A function call in FROM (generate_series(...), tumble(t, ts, interval),
 //     hop(...)) becomes LATERAL (SELECT pg_table_function(f(args))) AS alias
 //     [(columns)], the alias defaulting to the function name; Lateral stays
-//     true (table functions may refer to earlier FROM items).
+//     true (table functions may refer to earlier FROM items). WITH
+//     ORDINALITY after the call adds a second argument: pg_table_function(
+//     f(args), 'ordinality').
+//   - q1 UNION|INTERSECT|EXCEPT [ALL|DISTINCT] CORRESPONDING [BY (a, b)] q2
+//     becomes q1 UNION ... SELECT pg_corresponding('a', 'b') FROM (q2) AS
+//     pg_corresponding (no names without BY), q2 running to the next UNION
+//     or EXCEPT (after INTERSECT, also INTERSECT), ORDER BY, LIMIT, OFFSET,
+//     FETCH or the end.
 //   - RETURNING list is cut off the INSERT/UPDATE/DELETE and parsed into
 //     Statement.Returning.
 //   - Recognized but unsupported forms are 0A000 feature_not_supported:
-//     DISTINCT ON, ON CONFLICT, WITHIN GROUP,
+//     DISTINCT ON, ON CONFLICT, WITHIN GROUP, ROWS FROM, ORDER BY or
+//     DISTINCT in an aggregate call with OVER,
 //     FETCH ... WITH TIES, SIMILAR TO, BETWEEN SYMMETRIC, UPDATE ... FROM,
 //     DELETE ... USING, SELECT ... FOR UPDATE, bit-string literals, and
 //     statement kinds such as GRANT, COPY, TRUNCATE, CREATE SOURCE/SINK.

@@ -460,13 +460,20 @@ func (t *translator) call(start, name int) (unit, int, error) {
 	if distinct {
 		first++
 	}
-	args, err := t.translate(first, t.match[name+1], modeExpr)
+	j := t.match[name+1]
+	// agg(args ORDER BY keys) becomes pg_agg_order(agg(args), keys).
+	orderBy := t.aggOrderBy(first, j)
+	if tk.kind == tkIdent && (fn == "first_value" || fn == "last_value") && !t.at(j+1).is("over") {
+		// RisingWave's aggregates, which TiDB's grammar takes for window
+		// functions.
+		fn = identFrag(tk, false).text
+	}
+	args, err := t.translate(first, orderBy, modeExpr)
 	if err != nil {
 		return unit{}, name, err
 	}
 	fs = append(fs, frag{text: fn + "(", src: tk.pos, glue: len(fs) > 0})
 	fs = append(fs, args...)
-	j := t.match[name+1]
 	fs = append(fs, frag{text: ")", src: t.at(j).pos})
 	j++
 	if distinct {
@@ -474,6 +481,17 @@ func (t *translator) call(start, name int) (unit, int, error) {
 			return unit{}, j, notSupportedAt(t.src, t.at(j).pos, "DISTINCT is not implemented for window functions")
 		}
 		fs = append(append([]frag{{text: "pg_distinct(", src: tk.pos}}, fs...), frag{text: ")", src: t.at(j - 1).pos})
+	}
+	if orderBy < j-1 {
+		if t.at(j).is("over") {
+			return unit{}, j, notSupportedAt(t.src, t.at(j).pos, "aggregate ORDER BY is not implemented for window functions")
+		}
+		keys, err := t.aggOrderKeys(orderBy+2, j-1)
+		if err != nil {
+			return unit{}, j, err
+		}
+		fs = append(append([]frag{{text: "pg_agg_order(", src: t.at(orderBy).pos}}, fs...), keys...)
+		fs = append(fs, frag{text: ")", src: t.at(j - 1).pos})
 	}
 	switch n := t.at(j); {
 	case n.is("filter") && t.at(j+1).isPunct("(") && t.at(j+2).is("where"):

@@ -1,6 +1,9 @@
 package e2e
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestPsqlDescribe runs psql's describe commands, which query pg_catalog,
 // and the information_schema views tools read.
@@ -33,10 +36,30 @@ func TestPsqlDescribe(t *testing.T) {
 			"m|n|1|YES|bigint||int8\nt|a|1|NO|integer||int4\nt|b|2|NO|text||text\nt|c|3|YES|double precision||float8\nt|d|4|YES|character varying|10|varchar\nt|e|5|YES|ARRAY||_int4\nt|f|6|YES|ARRAY||_varchar\n"},
 		{"SELECT t.typname, e.typname, e.typarray = t.oid FROM pg_type t JOIN pg_type e ON e.oid = t.typelem WHERE t.typname IN ('_int4', '_text') ORDER BY 1",
 			"_int4|int4|t\n_text|text|t\n"},
+		// Every query of psql's describe commands succeeds (ON_ERROR_STOP),
+		// catalogs of objects streamdb lacks being empty.
+		{`\d t`, "a|integer||not null|\nb|text||not null|'x'\nc|double precision|||\nd|character varying(10)|||\ne|integer[]|||\nf|character varying(3)[]|||\n"},
+		{`\d+ t`, "a|integer||not null||plain|||\nb|text||not null|'x'|extended|||\nc|double precision||||plain|||\n" +
+			"d|character varying(10)||||extended|||\ne|integer[]||||extended|||\nf|character varying(3)[]||||extended|||\n"},
+		{`\d m`, "n|bigint|||\n"},
+		{`\dt+`, "public|t|table|streamdb|permanent|heap|0 bytes|\n"},
+		{`\l`, "streamdb|streamdb|UTF8|C|C||libc|\n"},
+		{`\l+`, "streamdb|streamdb|UTF8|C|C||libc||0 bytes|pg_default|\n"},
+		{`\dn`, "public|streamdb\n"},
+		{`\dn+`, "public|streamdb||\n"},
+		{`\df`, ""},
+		{`\du`, "streamdb|Superuser, Create role, Create DB, Replication, Bypass RLS|{}\n"},
+		{`\dp t`, "public|t|table|||\n"},
+		{`\dx`, ""},
 	} {
 		out, err := psql(t, n.Addr(), c.cmd)
 		if err != nil || out != c.want {
 			t.Errorf("%s: err=%v output\n%q\nwant\n%q", c.cmd, err, out, c.want)
 		}
+	}
+	// The footers, which tuples-only output leaves out.
+	out, err := psql(t, n.Addr(), `\pset tuples_only off`, `\d+ m`)
+	if want := "View definition:\n SELECT count(*) AS n FROM t;\nAccess method: heap\n"; err != nil || !strings.HasSuffix(out, want) {
+		t.Errorf("\\d+ m: err=%v output\n%q\nwant it to end with\n%q", err, out, want)
 	}
 }

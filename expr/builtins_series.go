@@ -1,0 +1,162 @@
+package expr
+
+import (
+	"math"
+	"math/big"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+func init() {
+	// generate_series stops at stop inclusive; RisingWave's range is the
+	// same series with stop exclusive.
+	for name, inclusive := range map[string]bool{"generate_series": true, "range": false} {
+		RegisterSetBuiltin(name,
+			seriesOverload(types.TInt4, intSeries(math.MinInt32, math.MaxInt32, inclusive), types.Int4, types.Int4),
+			seriesOverload(types.TInt4, intSeries(math.MinInt32, math.MaxInt32, inclusive), types.Int4, types.Int4, types.Int4),
+			seriesOverload(types.TInt8, intSeries(math.MinInt64, math.MaxInt64, inclusive), types.Int8, types.Int8),
+			seriesOverload(types.TInt8, intSeries(math.MinInt64, math.MaxInt64, inclusive), types.Int8, types.Int8, types.Int8),
+			seriesOverload(types.TNumeric, numericSeries(inclusive), types.Numeric, types.Numeric),
+			seriesOverload(types.TNumeric, numericSeries(inclusive), types.Numeric, types.Numeric, types.Numeric),
+			// timestamptz first: PostgreSQL prefers it for unknown literals.
+			seriesOverload(types.TTimestampTZ, timestampSeries(types.NewTimestampTZ, inclusive), types.TimestampTZ, types.TimestampTZ, types.Interval),
+			seriesOverload(types.TTimestamp, timestampSeries(types.NewTimestamp, inclusive), types.Timestamp, types.Timestamp, types.Interval),
+		)
+	}
+	RegisterSetBuiltin("unnest", Overload{Args: []types.Family{AnyArray},
+		Ret: func(a []types.T) types.T { return a[0].ElemType() },
+		Set: func(_ *Ctx, a []types.Datum) (SetIter, error) {
+			elems, i := a[0].Array(), 0
+			return func() (types.Datum, bool, error) {
+				if i == len(elems) {
+					return types.Null, false, nil
+				}
+				i++
+				return elems[i-1], true, nil
+			}, nil
+		}})
+}
+
+// seriesOverload is a set-returning overload taking args and yielding ret.
+func seriesOverload(ret types.T, set func(*Ctx, []types.Datum) (SetIter, error), args ...types.Family) Overload {
+	return Overload{Args: args, Ret: Returns(ret), Set: set}
+}
+
+// intSeries counts from args[0] to args[1] by args[2] (default 1) within
+// [lo, hi], stopping before it would overflow.
+func intSeries(lo, hi int64, inclusive bool) func(*Ctx, []types.Datum) (SetIter, error) {
+	return func(_ *Ctx, a []types.Datum) (SetIter, error) {
+		cur, stop, step := a[0].Int(), a[1].Int(), int64(1)
+		if len(a) == 3 {
+			step = a[2].Int()
+		}
+		if step == 0 {
+			return nil, errZeroStep()
+		}
+		done := false
+		return func() (types.Datum, bool, error) {
+			if done || !inRange(int64Cmp(cur, stop), step > 0, inclusive) {
+				return types.Null, false, nil
+			}
+			v := cur
+			if step > 0 && cur > hi-step || step < 0 && cur < lo-step {
+				done = true
+			} else {
+				cur += step
+			}
+			return types.NewInt(v), true, nil
+		}, nil
+	}
+}
+
+func int64Cmp(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// inRange reports whether a series value comparing cmp to the stop value
+// is still part of the series going up (or down).
+func inRange(cmp int, up, inclusive bool) bool {
+	if !up {
+		cmp = -cmp
+	}
+	return cmp < 0 || inclusive && cmp == 0
+}
+
+// numericSeries counts numerics; the values take the scale of the sums.
+func numericSeries(inclusive bool) func(*Ctx, []types.Datum) (SetIter, error) {
+	return func(_ *Ctx, a []types.Datum) (SetIter, error) {
+		step := apd.New(1, 0)
+		if len(a) == 3 {
+			step = a[2].Decimal()
+		}
+		for i, what := range []string{"start value", "stop value", "step size"} {
+			d := step
+			if i < 2 {
+				d = a[i].Decimal()
+			}
+			switch d.Form {
+			case apd.NaN, apd.NaNSignaling:
+				return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "%s cannot be NaN", what)
+			case apd.Infinite:
+				return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "%s cannot be infinity", what)
+			}
+		}
+		if step.IsZero() {
+			return nil, errZeroStep()
+		}
+		cur, stop, up := a[0].Decimal(), a[1].Decimal(), !step.Negative
+		return func() (types.Datum, bool, error) {
+			if !inRange(cur.Cmp(stop), up, inclusive) {
+				return types.Null, false, nil
+			}
+			v := cur
+			next, err := NumericAdd(cur, step)
+			if err != nil {
+				return types.Null, false, err
+			}
+			cur = next
+			return types.NewDecimal(v), true, nil
+		}, nil
+	}
+}
+
+// timestampSeries steps timestamps (mk makes the datum) by an interval,
+// stopping before a value out of range.
+func timestampSeries(mk func(int64) types.Datum, inclusive bool) func(*Ctx, []types.Datum) (SetIter, error) {
+	return func(_ *Ctx, a []types.Datum) (SetIter, error) {
+		cur, stop, step := a[0].Micros(), a[1].Micros(), a[2].Interval()
+		sign := intervalSign(step)
+		if sign == 0 {
+			return nil, errZeroStep()
+		}
+		done := false
+		return func() (types.Datum, bool, error) {
+			if done || !inRange(int64Cmp(cur, stop), sign > 0, inclusive) {
+				return types.Null, false, nil
+			}
+			v := cur
+			next, err := AddInterval(cur, step)
+			cur, done = next, err != nil
+			return mk(v), true, nil
+		}, nil
+	}
+}
+
+// intervalSign is the sign of an interval as PostgreSQL compares it: a
+// month counts 30 days, a day 24 hours.
+func intervalSign(iv types.IntervalValue) int {
+	span := big.NewInt(int64(iv.Months))
+	span.Mul(span, big.NewInt(30))
+	span.Add(span, big.NewInt(int64(iv.Days)))
+	span.Mul(span, big.NewInt(microsPerDay))
+	span.Add(span, big.NewInt(iv.Micros))
+	return span.Sign()
+}

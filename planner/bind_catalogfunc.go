@@ -1,0 +1,72 @@
+package planner
+
+import (
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+// catalogFuncs are pg_catalog functions of a relation's OID (their first
+// argument; the others, pretty-printing flags, are ignored) answered from
+// the catalog snapshot the statement is bound against: each gives the
+// value for a relation, NULL for other OIDs.
+var catalogFuncs = map[string]struct {
+	minArgs, maxArgs int
+	t                types.T
+	of               func(*meta.Table) types.Datum
+}{
+	// pg_get_viewdef is the query of a view or materialized view.
+	"pg_get_viewdef": {minArgs: 1, maxArgs: 2, t: types.TText, of: func(t *meta.Table) types.Datum {
+		if t.Kind != meta.KindView && t.Kind != meta.KindMaterializedView {
+			return dNull
+		}
+		return dStr(" " + t.ViewSQL + ";")
+	}},
+}
+
+// catalogLookup is a bound call of one of catalogFuncs: its values by OID.
+type catalogLookup struct {
+	name string
+	args []expr.Expr
+	vals map[int64]types.Datum
+	t    types.T
+}
+
+func (c *catalogLookup) Type() types.T         { return c.t }
+func (c *catalogLookup) String() string        { return c.name + "(" + c.args[0].String() + ")" }
+func (c *catalogLookup) Children() []expr.Expr { return c.args }
+func (c *catalogLookup) WithChildren(ch []expr.Expr) expr.Expr {
+	out := *c
+	out.args = ch
+	return &out
+}
+
+// Eval implements expr.Expr.
+func (c *catalogLookup) Eval(ctx *expr.Ctx, row []types.Datum) (types.Datum, error) {
+	v, err := c.args[0].Eval(ctx, row)
+	if err != nil || v.IsNull() {
+		return dNull, err
+	}
+	return c.vals[v.Int()], nil
+}
+
+// bindCatalogFunc binds a call of one of catalogFuncs.
+func (b *Binder) bindCatalogFunc(name string, args []expr.Expr) (expr.Expr, error) {
+	f := catalogFuncs[name]
+	n := len(args)
+	if n < f.minArgs || n > f.maxArgs {
+		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function %s with %d arguments does not exist", name, n).
+			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	oid, err := b.coerceTo(args[0], types.TOid)
+	if err != nil {
+		return nil, err
+	}
+	args[0] = oid
+	vals := map[int64]types.Datum{}
+	for _, t := range b.cat.Tables() {
+		vals[int64(t.ID)] = f.of(t)
+	}
+	return &catalogLookup{name: name, args: args, vals: vals, t: f.t}, nil
+}

@@ -1,0 +1,78 @@
+package planner
+
+import (
+	"maps"
+
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/types"
+)
+
+// emptyCatalogTables are pg_catalog relations of objects streamdb does not
+// have (row-level security policies, extended statistics, publications,
+// rules, functions, extensions, role memberships): psql's describe
+// commands read them, and find them empty.
+var emptyCatalogTables = map[string]*sysTable{
+	"pg_policy": {cols: sysCols("oid oid", "polname name", "polrelid oid", "polcmd text", "polpermissive bool",
+		"polroles oid[]", "polqual text", "polwithcheck text")},
+	"pg_statistic_ext": {cols: sysCols("oid oid", "stxrelid oid", "stxname name", "stxnamespace oid", "stxowner oid",
+		"stxstattarget int4", "stxkeys int2[]", "stxkind text[]")},
+	"pg_publication": {cols: sysCols("oid oid", "pubname name", "pubowner oid", "puballtables bool", "pubinsert bool",
+		"pubupdate bool", "pubdelete bool", "pubtruncate bool", "pubviaroot bool")},
+	"pg_publication_namespace": {cols: sysCols("oid oid", "pnpubid oid", "pnnspid oid")},
+	"pg_publication_rel":       {cols: sysCols("oid oid", "prpubid oid", "prrelid oid", "prqual text", "prattrs int2[]")},
+	"pg_rewrite": {cols: sysCols("oid oid", "rulename name", "ev_class oid", "ev_type text", "ev_enabled text",
+		"is_instead bool", "ev_qual text", "ev_action text")},
+	"pg_proc": {cols: sysCols("oid oid", "proname name", "pronamespace oid", "proowner oid", "prolang oid",
+		"procost float4", "prorows float4", "provariadic oid", "prokind text", "prosecdef bool", "proleakproof bool",
+		"proisstrict bool", "proretset bool", "provolatile text", "proparallel text", "pronargs int2",
+		"pronargdefaults int2", "prorettype oid", "proargtypes oid[]", "proallargtypes oid[]", "proargmodes text[]",
+		"proargnames text[]", "prosrc text", "probin text", "proconfig text[]", "proacl text[]")},
+	"pg_extension": {cols: sysCols("oid oid", "extname name", "extowner oid", "extnamespace oid",
+		"extrelocatable bool", "extversion text", "extconfig oid[]", "extcondition text[]")},
+	"pg_auth_members": {cols: sysCols("roleid oid", "member oid", "grantor oid", "admin_option bool")},
+}
+
+// The tablespace every relation lives in, as in PostgreSQL.
+const defaultTablespaceOID = 1663
+
+// roleCatalogTables describe the one role and the tablespaces.
+var roleCatalogTables = map[string]*sysTable{
+	"pg_roles": {
+		cols: sysCols("rolname name", "rolsuper bool", "rolinherit bool", "rolcreaterole bool", "rolcreatedb bool",
+			"rolcanlogin bool", "rolreplication bool", "rolconnlimit int4", "rolpassword text",
+			"rolvaliduntil timestamptz", "rolbypassrls bool", "rolconfig text[]", "oid oid"),
+		rows: func(*meta.Catalog) [][]types.Datum {
+			return [][]types.Datum{{dStr(expr.DefaultUser), dTrue, dTrue, dTrue, dTrue,
+				dTrue, dTrue, dInt(-1), dStr("********"),
+				dNull, dTrue, dNull, dOID(superuserOID)}}
+		},
+	},
+	"pg_tablespace": {
+		cols: sysCols("oid oid", "spcname name", "spcowner oid", "spcacl text[]", "spcoptions text[]"),
+		rows: func(*meta.Catalog) [][]types.Datum {
+			return [][]types.Datum{
+				{dOID(defaultTablespaceOID), dStr("pg_default"), dOID(superuserOID), dNull, dNull},
+				{dOID(1664), dStr("pg_global"), dOID(superuserOID), dNull, dNull},
+			}
+		},
+	},
+}
+
+func init() {
+	for _, t := range emptyCatalogTables {
+		t.rows = noRows
+	}
+	maps.Copy(pgCatalogTables, emptyCatalogTables)
+	maps.Copy(pgCatalogTables, roleCatalogTables)
+}
+
+// sysTableOIDs are PostgreSQL's OIDs of the pg_catalog relations that
+// clients name as 'pg_catalog.pg_x'::regclass (pg_description's classoid).
+var sysTableOIDs = map[string]uint32{
+	"pg_tablespace": 1213, "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_class": 1259,
+	"pg_auth_members": 1261, "pg_database": 1262, "pg_am": 2601, "pg_attrdef": 2604, "pg_constraint": 2606,
+	"pg_description": 2609, "pg_index": 2610, "pg_inherits": 2611, "pg_namespace": 2615, "pg_rewrite": 2618,
+	"pg_extension": 3079, "pg_policy": 3256, "pg_statistic_ext": 3381, "pg_collation": 3456,
+	"pg_publication": 6104, "pg_publication_rel": 6106, "pg_publication_namespace": 6237,
+}
