@@ -59,6 +59,7 @@ func NewBarrierManager(store *Store, committed uint64, commit func(context.Conte
 		kick: make(chan struct{}, 1), sealed: make(chan struct{}, 1), interval: make(chan time.Duration),
 	}
 	m.cond = sync.NewCond(&m.mu)
+	store.onPressure = m.RequestBarrier
 	return m
 }
 
@@ -152,8 +153,12 @@ func (m *BarrierManager) removeSource(id sourceKey) {
 
 // Send puts a chunk into a source queue and returns the epoch it belongs
 // to; extra writes (for example id high-water marks) are staged with that
-// epoch's checkpoint.
+// epoch's checkpoint. It waits while checkpoints are behind (WaitStaged).
 func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extra []Write) (uint64, error) {
+	// Wait for checkpoints to catch up first, not holding up barriers.
+	if err := m.store.WaitStaged(ctx); err != nil {
+		return 0, err
+	}
 	m.injectMu.Lock()
 	defer m.injectMu.Unlock()
 	ch, ok := m.sources[sourceKey{job: source}]

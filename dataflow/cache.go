@@ -35,7 +35,10 @@ const DefaultCacheBytes int64 = 256 << 20
 //     operator may hold and change a group until then) and with nothing
 //     staged after the newest sealed epoch (a reload reads storage, which
 //     does not hold unsealed writes). The budget is therefore soft: groups
-//     in use or unsealed stay cached whatever it says.
+//     in use or unsealed stay cached whatever it says. A table over budget
+//     with nothing left to evict asks for a barrier at once (once per
+//     sealed epoch), so the groups piling up become evictable sooner than
+//     the barrier interval would make them.
 //
 // Sizes are estimates (key and datum sizes plus fixed overheads) kept per
 // group; a table reports its changes to used in batches of up to
@@ -200,6 +203,9 @@ func (t *StateTable) evict() {
 		}
 		used -= g.bytes
 		t.drop(g)
+	}
+	if used > budget {
+		t.store.pressure()
 	}
 }
 

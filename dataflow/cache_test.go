@@ -1,6 +1,7 @@
 package dataflow
 
 import (
+	"context"
 	"runtime"
 	"strings"
 	"sync"
@@ -404,5 +405,56 @@ func TestBareVnodes(t *testing.T) {
 	mustGroup(t, again, 3, "other")
 	if again.bare[3] {
 		t.Fatal("a vnode with stored entries is bare")
+	}
+}
+
+// TestPressureAsksForOneBarrierPerSeal checks that a table over budget with
+// nothing evictable asks for a barrier, once until the next seal.
+func TestPressureAsksForOneBarrierPerSeal(t *testing.T) {
+	store := newEnv(t).Store
+	store.SetCacheBytes(0)
+	asked := 0
+	store.onPressure = func() { asked++ }
+	st := NewStateTable(store, 22, pairTypes)
+	for _, p := range []string{"a", "b", "c"} {
+		mustGroup(t, st, 1, p).Put([]byte("x"), pair(1, p))
+	}
+	if asked != 1 {
+		t.Fatalf("asked for %d barriers before a seal, want 1", asked)
+	}
+	st.Commit(1)
+	mustSeal(t, store, 1)
+	mustGroup(t, st, 1, "d").Put([]byte("x"), pair(1, "d"))
+	mustGroup(t, st, 1, "e").Put([]byte("x"), pair(1, "e"))
+	if asked != 2 {
+		t.Fatalf("asked for %d barriers after one seal, want 2", asked)
+	}
+}
+
+// TestWaitStaged checks that sources wait while more than MaxStagedBytes
+// are staged and go on once a seal writes them.
+func TestWaitStaged(t *testing.T) {
+	store := newEnv(t).Store
+	ctx := context.Background()
+	if err := store.WaitStaged(ctx); err != nil {
+		t.Fatal(err)
+	}
+	store.Stage(1, []Write{{Key: []byte("k"), Value: make([]byte, MaxStagedBytes)}})
+	done := make(chan error)
+	go func() { done <- store.WaitStaged(ctx) }()
+	select {
+	case err := <-done:
+		t.Fatalf("WaitStaged returned %v with too much staged", err)
+	default:
+	}
+	mustSeal(t, store, 1)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	store.Stage(2, []Write{{Key: []byte("k"), Value: make([]byte, MaxStagedBytes)}})
+	cancel()
+	if err := store.WaitStaged(cancelled); err == nil {
+		t.Fatal("WaitStaged ignored its context")
 	}
 }
