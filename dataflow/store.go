@@ -2,8 +2,8 @@ package dataflow
 
 import (
 	"bytes"
-	"context"
 	"cmp"
+	"context"
 	"encoding/binary"
 	"slices"
 	"sort"
