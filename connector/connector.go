@@ -66,9 +66,8 @@ var Connectors = []string{"datagen", "nexmark"}
 
 // Open validates a source's columns and WITH options (keys lowercased) and
 // returns its configuration. created is the source's creation time (the
-// base of datagen's absolute timestamps: pass the same value at every
-// restart). splits is the split count when the options give none (at
-// least 1).
+// base of datagen's absolute timestamps), splits the split count when the
+// options give none (at least 1); the returned Options make both explicit.
 func Open(cols []Column, opts map[string]string, created time.Time, splits int) (*Source, error) {
 	splits = max(splits, 1)
 	name, ok := opts[Option]
@@ -147,6 +146,7 @@ func openDatagen(cols []Column, opts map[string]string, created time.Time, split
 			return nil, err
 		}
 	}
+	resolveBaseTimes(cols, opts, created)
 	if int64(cfg.SplitNum) > cfg.RowsPerSecond {
 		return nil, pgerror.New(pgerror.CodeInvalidParameterValue,
 			"option %s (%d) exceeds datagen.rows.per.second (%d): some splits would never produce a row", splitKey, cfg.SplitNum, cfg.RowsPerSecond).
@@ -154,4 +154,23 @@ func openDatagen(cols []Column, opts map[string]string, created time.Time, split
 	}
 	return &Source{Connector: "datagen", Options: opts, Splits: cfg.SplitNum, Width: len(cols),
 		newSplit: func(i int) Split { return datagen.NewSplit(cfg, i) }}, nil
+}
+
+// resolveBaseTimes makes the creation time explicit as the basetime of
+// every random time column that goes back from it, so that the options
+// alone generate the same rows after a restart.
+func resolveBaseTimes(cols []Column, opts map[string]string, created time.Time) {
+	for _, c := range cols {
+		switch c.Type.Family {
+		case types.Timestamp, types.TimestampTZ, types.Date:
+		default:
+			continue
+		}
+		key := func(p string) string { return "fields." + c.Name + "." + p }
+		_, based := opts[key("basetime")]
+		if based || strings.EqualFold(opts[key("kind")], "sequence") || strings.EqualFold(opts[key("max_past_mode")], "relative") {
+			continue
+		}
+		opts[key("basetime")] = created.UTC().Format(time.RFC3339Nano)
+	}
 }
