@@ -33,7 +33,7 @@ type backfill struct {
 	// has passed.
 	started bool
 	held    []*Chunk
-	key  []byte
+	key     []byte
 	// finished is called once when the backfill completes.
 	finished func()
 	// more asks for the next barrier at once while the scan goes on.
