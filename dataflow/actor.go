@@ -123,9 +123,14 @@ func (a *actor) run(ctx context.Context) error {
 	}
 }
 
+// backlogWait is how long a source actor waits before it looks again
+// whether checkpoints have caught up.
+const backlogWait = 10 * time.Millisecond
+
 // receive returns the next message. While none is waiting, a source actor
 // that is not paused and has consumers generates rows, a chunk at a time,
-// looking for a message between chunks: barriers are never starved.
+// looking for a message between chunks: barriers are never starved. It
+// holds back while checkpoints lag behind (BarrierManager.backlogged).
 func (a *actor) receive(ctx context.Context, merged <-chan inbound) (inbound, error) {
 	for {
 		var due <-chan time.Time
@@ -135,12 +140,15 @@ func (a *actor) receive(ctx context.Context, merged <-chan inbound) (inbound, er
 				return in, nil
 			default:
 			}
-			wait, err := a.gen.generate(a.emits[0])
-			if err != nil {
-				return inbound{}, err
-			}
-			if wait == 0 {
-				continue
+			wait := backlogWait
+			if !a.mgr.backlogged() {
+				var err error
+				if wait, err = a.gen.generate(a.emits[0]); err != nil {
+					return inbound{}, err
+				}
+				if wait == 0 {
+					continue
+				}
 			}
 			if wait > 0 {
 				// An unstopped timer is collected once unreferenced.

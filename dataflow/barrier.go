@@ -174,6 +174,19 @@ func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extr
 	return epoch, send(ctx, ch, c)
 }
 
+// maxUncommitted is how many epochs may await their commit before sources
+// hold back: checkpoints that fall behind slow the sources down instead of
+// letting staged state grow without bound.
+const maxUncommitted = 3
+
+// backlogged reports whether more than maxUncommitted epochs await their
+// commit.
+func (m *BarrierManager) backlogged() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.inflight) > maxUncommitted
+}
+
 // collect records that one actor passed the barrier of epoch.
 func (m *BarrierManager) collect(epoch uint64) {
 	m.mu.Lock()
