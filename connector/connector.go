@@ -17,8 +17,8 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// Option is the WITH option naming a source's connector.
-const Option = "connector"
+// option is the WITH option naming a source's connector.
+const option = "connector"
 
 // Column is a visible column of a source (the hidden row id excluded).
 type Column struct {
@@ -45,8 +45,6 @@ type Split interface {
 
 // Source is a validated connector configuration.
 type Source struct {
-	// Connector is the connector's name, lowercased.
-	Connector string
 	// Options are the WITH options with the split count made explicit:
 	// opening them again (at a restart) gives the same splits.
 	Options map[string]string
@@ -61,8 +59,8 @@ type Source struct {
 // its first row.
 func (s *Source) NewSplit(split int) Split { return s.newSplit(split) }
 
-// Connectors are the connectors Open knows.
-var Connectors = []string{"datagen", "nexmark"}
+// connectors are the connectors Open knows.
+var connectors = []string{"datagen", "nexmark"}
 
 // Open validates a source's columns and WITH options (keys lowercased) and
 // returns its configuration. created is the source's creation time (the
@@ -70,28 +68,28 @@ var Connectors = []string{"datagen", "nexmark"}
 // options give none (at least 1); the returned Options make both explicit.
 func Open(cols []Column, opts map[string]string, created time.Time, splits int) (*Source, error) {
 	splits = max(splits, 1)
-	name, ok := opts[Option]
+	name, ok := opts[option]
 	if !ok {
-		return nil, pgerror.New(pgerror.CodeSyntaxError, "a source needs the option %s", Option).
+		return nil, pgerror.New(pgerror.CodeSyntaxError, "a source needs the option %s", option).
 			WithHint("Add WITH (connector = 'nexmark' or 'datagen', ...).")
 	}
 	name = strings.ToLower(strings.TrimSpace(name))
 	opts = maps.Clone(opts)
-	opts[Option] = name
+	opts[option] = name
 	switch name {
 	case "nexmark":
 		return openNexmark(cols, opts, splits)
 	case "datagen":
 		return openDatagen(cols, opts, created, splits)
 	}
-	return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "unknown connector %q in option %s", name, Option).
-		WithHint("The connectors are %s.", strings.Join(Connectors, " and "))
+	return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "unknown connector %q in option %s", name, option).
+		WithHint("The connectors are %s.", strings.Join(connectors, " and "))
 }
 
 // checkKeys refuses options outside the connector's namespaces.
 func checkKeys(connector string, opts map[string]string, prefixes ...string) error {
 	for _, key := range slices.Sorted(maps.Keys(opts)) {
-		if key == Option || slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(key, p) }) {
+		if key == option || slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(key, p) }) {
 			continue
 		}
 		return pgerror.New(pgerror.CodeInvalidParameterValue, "unrecognized option %s for connector %s", key, connector).
@@ -116,7 +114,7 @@ func openNexmark(cols []Column, opts map[string]string, splits int) (*Source, er
 	if err := checkNexmarkColumns(cols, cfg.Table); err != nil {
 		return nil, err
 	}
-	return &Source{Connector: "nexmark", Options: opts, Splits: cfg.SplitNum, Width: len(cols),
+	return &Source{Options: opts, Splits: cfg.SplitNum, Width: len(cols),
 		newSplit: func(i int) Split { return nexmark.NewSplit(cfg, i) }}, nil
 }
 
@@ -152,7 +150,7 @@ func openDatagen(cols []Column, opts map[string]string, created time.Time, split
 			"option %s (%d) exceeds datagen.rows.per.second (%d): some splits would never produce a row", splitKey, cfg.SplitNum, cfg.RowsPerSecond).
 			WithHint("Lower %s or raise datagen.rows.per.second.", splitKey)
 	}
-	return &Source{Connector: "datagen", Options: opts, Splits: cfg.SplitNum, Width: len(cols),
+	return &Source{Options: opts, Splits: cfg.SplitNum, Width: len(cols),
 		newSplit: func(i int) Split { return datagen.NewSplit(cfg, i) }}, nil
 }
 
