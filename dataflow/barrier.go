@@ -36,10 +36,12 @@ type BarrierManager struct {
 }
 
 // sourceKey names a queue the manager injects barriers into: a table's DML
-// queue (fragment 0) or the root of fragment number fragment-1 of a job.
+// queue (fragment 0) or root actor number actor of fragment number
+// fragment-1 of a job.
 type sourceKey struct {
 	job      uint32
 	fragment int
+	actor    int
 }
 
 type epochState struct {
@@ -175,6 +177,19 @@ func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extr
 		m.store.Stage(epoch, extra)
 	}
 	return epoch, send(ctx, ch, c)
+}
+
+// maxUncommitted is how many epochs may await their commit before sources
+// hold back: checkpoints that fall behind slow the sources down instead of
+// letting staged state grow without bound.
+const maxUncommitted = 3
+
+// backlogged reports whether more than maxUncommitted epochs await their
+// commit.
+func (m *BarrierManager) backlogged() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.inflight) > maxUncommitted
 }
 
 // collect records that one actor passed the barrier of epoch.
