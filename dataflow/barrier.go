@@ -155,10 +155,11 @@ func (m *BarrierManager) removeSource(id sourceKey) {
 
 // Send puts a chunk into a source queue and returns the epoch it belongs
 // to; extra writes (for example id high-water marks) are staged with that
-// epoch's checkpoint. It waits while checkpoints are behind (WaitStaged).
+// epoch's checkpoint. It first waits while checkpoints lag behind
+// (backlogged).
 func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extra []Write) (uint64, error) {
 	// Wait for checkpoints to catch up first, not holding up barriers.
-	if err := m.store.WaitStaged(ctx); err != nil {
+	if err := m.waitCaughtUp(ctx); err != nil {
 		return 0, err
 	}
 	m.injectMu.Lock()
@@ -185,11 +186,31 @@ func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extr
 const maxUncommitted = 3
 
 // backlogged reports whether more than maxUncommitted epochs await their
-// commit.
+// commit. Source actors check it between chunks (they must keep passing
+// barriers); table writes wait in waitCaughtUp.
 func (m *BarrierManager) backlogged() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.inflight) > maxUncommitted
+}
+
+// waitCaughtUp blocks while the manager is backlogged.
+func (m *BarrierManager) waitCaughtUp(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() {
+		m.mu.Lock()
+		m.cond.Broadcast()
+		m.mu.Unlock()
+	})
+	defer stop()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for len(m.inflight) > maxUncommitted && m.err == nil && ctx.Err() == nil {
+		m.cond.Wait()
+	}
+	if m.err != nil {
+		return m.err
+	}
+	return ctx.Err()
 }
 
 // collect records that one actor passed the barrier of epoch.

@@ -1,7 +1,6 @@
 package dataflow
 
 import (
-	"context"
 	"runtime"
 	"strings"
 	"sync"
@@ -428,33 +427,5 @@ func TestPressureAsksForOneBarrierPerSeal(t *testing.T) {
 	mustGroup(t, st, 1, "e").Put([]byte("x"), pair(1, "e"))
 	if asked != 2 {
 		t.Fatalf("asked for %d barriers after one seal, want 2", asked)
-	}
-}
-
-// TestWaitStaged checks that sources wait while more than MaxStagedBytes
-// are staged and go on once a seal writes them.
-func TestWaitStaged(t *testing.T) {
-	store := newEnv(t).Store
-	ctx := context.Background()
-	if err := store.WaitStaged(ctx); err != nil {
-		t.Fatal(err)
-	}
-	store.Stage(1, []Write{{Key: []byte("k"), Value: make([]byte, MaxStagedBytes)}})
-	done := make(chan error)
-	go func() { done <- store.WaitStaged(ctx) }()
-	select {
-	case err := <-done:
-		t.Fatalf("WaitStaged returned %v with too much staged", err)
-	default:
-	}
-	mustSeal(t, store, 1)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	cancelled, cancel := context.WithCancel(ctx)
-	store.Stage(2, []Write{{Key: []byte("k"), Value: make([]byte, MaxStagedBytes)}})
-	cancel()
-	if err := store.WaitStaged(cancelled); err == nil {
-		t.Fatal("WaitStaged ignored its context")
 	}
 }

@@ -3,7 +3,6 @@ package dataflow
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"encoding/binary"
 	"slices"
 	"sort"
@@ -21,10 +20,6 @@ type Store struct {
 	engine *storage.Engine
 	mu     sync.Mutex
 	staged map[uint64][]Write
-	// stagedBytes is the size of the staged writes; drained is signalled
-	// (under mu) when a seal lowers it.
-	stagedBytes int64
-	drained     *sync.Cond
 	// onPressure asks for an early barrier (nil: none); pressured is set
 	// once it was asked until the next seal.
 	onPressure func()
@@ -47,7 +42,6 @@ type Write struct {
 // of DefaultCacheBytes.
 func NewStore(e *storage.Engine) *Store {
 	s := &Store{engine: e, staged: map[uint64][]Write{}}
-	s.drained = sync.NewCond(&s.mu)
 	s.cache.budget.Store(DefaultCacheBytes)
 	return s
 }
@@ -66,32 +60,7 @@ func (s *Store) Stage(epoch uint64, writes []Write) {
 	}
 	s.mu.Lock()
 	s.staged[epoch] = append(s.staged[epoch], writes...)
-	s.stagedBytes += writesBytes(writes)
 	s.mu.Unlock()
-}
-
-// MaxStagedBytes bounds the writes staged but not yet sealed before
-// sources wait (WaitStaged). Operators keep every group they changed in an
-// unsealed epoch in memory, so when checkpoints fall behind the work that
-// feeds them, memory would grow without this bound.
-const MaxStagedBytes = 128 << 20
-
-// WaitStaged blocks while more than MaxStagedBytes are staged: sources call
-// it before taking more input, so input cannot outrun checkpoints. It must
-// not be called while holding up barriers.
-func (s *Store) WaitStaged(ctx context.Context) error {
-	stop := context.AfterFunc(ctx, func() {
-		s.mu.Lock()
-		s.drained.Broadcast()
-		s.mu.Unlock()
-	})
-	defer stop()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for s.stagedBytes > MaxStagedBytes && ctx.Err() == nil {
-		s.drained.Wait()
-	}
-	return ctx.Err()
 }
 
 // pressure reports that the state cache is over budget with nothing it may
@@ -103,15 +72,6 @@ func (s *Store) pressure() {
 	if s.onPressure != nil && s.pressured.CompareAndSwap(false, true) {
 		s.onPressure()
 	}
-}
-
-// writesBytes is the size of ws' keys and values.
-func writesBytes(ws []Write) int64 {
-	var n int64
-	for _, w := range ws {
-		n += int64(len(w.Key) + len(w.Value))
-	}
-	return n
 }
 
 // Seal writes every write staged for epochs <= epoch, each version at its
@@ -149,10 +109,6 @@ func (s *Store) Seal(epoch uint64, extra func(*storage.Batch)) error {
 	}
 
 	s.mu.Lock()
-	for _, ws := range writes {
-		s.stagedBytes -= writesBytes(ws)
-	}
-	s.drained.Broadcast()
 	s.pressured.Store(false)
 	for i, e := range epochs {
 		// Writes staged for e while the batch was written stay staged.
