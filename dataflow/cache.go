@@ -51,14 +51,14 @@ type stateCache struct {
 }
 
 // Estimated sizes of cached state, in bytes, set from heap measurements
-// (within about 10% for groups of 1 to 300 entries of a few columns).
+// (within about 5% for groups of 1 to 300 entries of two columns).
 const (
-	// groupOverhead is a Group's struct, its map entry, its B-tree root
-	// and its dirty map.
-	groupOverhead = 400
-	// entryOverhead is a B-tree item (with the nodes' spare room), the key
-	// allocation, the row's slice rounding and a dirty map slot.
-	entryOverhead = 144
+	// groupOverhead is a Group's struct, its map entry and its LRU links.
+	groupOverhead = 200
+	// entryOverhead is an entry's slot (in the group's slice or B-tree,
+	// with spare room), the key allocation, the row's slice rounding and
+	// its dirty-list slot.
+	entryOverhead = 290
 	datumBytes    = int64(unsafe.Sizeof(types.Datum{}))
 	decimalBytes  = int64(unsafe.Sizeof(apd.Decimal{}))
 	// accountBatch bounds a table's unreported change of cached bytes.
@@ -144,7 +144,7 @@ func (t *StateTable) touch(g *Group) {
 	if g.gen == t.gen {
 		return
 	}
-	if g.rows == nil {
+	if g.evicted {
 		panic("dataflow: use of a state group evicted from the cache (get it again with Group after Commit)")
 	}
 	g.gen = t.gen
@@ -217,8 +217,8 @@ func (t *StateTable) drop(g *Group) {
 	delete(t.vnodes[g.vnode], g.prefix)
 	t.account(-g.bytes)
 	g.bytes = 0
-	g.rows.Clear(true)
-	g.rows = nil
+	g.rows.clear()
+	g.evicted = true
 }
 
 // rowBytes estimates the memory of a cached row.
