@@ -53,7 +53,7 @@ type Group struct {
 	t      *StateTable
 	vnode  uint16
 	prefix string
-	rows entries
+	rows   entries
 	// evicted is set once the group left the cache.
 	evicted bool
 	// dirty lists each suffix changed since the last Commit with whether
