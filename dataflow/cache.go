@@ -218,6 +218,7 @@ func (t *StateTable) drop(g *Group) {
 	t.account(-g.bytes)
 	g.bytes = 0
 	g.rows.clear()
+	g.memo = nil
 	g.evicted = true
 }
 

@@ -56,6 +56,9 @@ type Group struct {
 	rows   entries
 	// evicted is set once the group left the cache.
 	evicted bool
+	// memo is its operator's decoded form of the group (see SetMemo).
+	memo      any
+	memoBytes int64
 	// dirty lists each suffix changed since the last Commit with whether
 	// the key existed in storage before the change (if not, deleting it
 	// again needs no tombstone).
@@ -298,6 +301,21 @@ func (g *Group) Ascend(fn func(suffix []byte, row []types.Datum) bool) {
 // returns false. fn must not modify the group, suffix or row.
 func (g *Group) Descend(fn func(suffix []byte, row []types.Datum) bool) {
 	g.rows.descend(fn)
+}
+
+// Memo returns what SetMemo last stored, nil if nothing (or the group was
+// evicted and loaded again).
+func (g *Group) Memo() any { return g.memo }
+
+// SetMemo keeps v, an operator's decoded form of the group worth about
+// bytes of memory, with the group in the cache, so that the operator need
+// not decode the group again while it stays cached. nil drops it.
+func (g *Group) SetMemo(v any, bytes int64) {
+	if v == nil {
+		bytes = 0
+	}
+	g.resize(bytes - g.memoBytes)
+	g.memo, g.memoBytes = v, bytes
 }
 
 // Len returns the number of entries.
