@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // inbound is a message tagged with the input it arrived on.
@@ -32,6 +33,18 @@ type actor struct {
 	out   *dispatcher
 	mgr   *BarrierManager
 	emits []Emit
+	// gen is the head of a source actor's chain, which makes rows itself;
+	// paused holds it back until a ResumeMutation (a restarted job).
+	gen    generator
+	paused bool
+}
+
+// generator is the head of a source actor's chain: it makes rows whenever
+// no message is waiting.
+type generator interface {
+	// generate emits the next chunk and returns 0, or returns how long
+	// until rows are due (negative: none ever will be).
+	generate(emit Emit) (time.Duration, error)
 }
 
 // setPre puts op in front of input number input.
@@ -48,6 +61,7 @@ func (a *actor) toChain(input int) Emit {
 }
 
 func (a *actor) init() {
+	a.gen, _ = a.chain[0].(generator)
 	a.emits = make([]Emit, len(a.chain))
 	for i := range a.chain {
 		if i+1 < len(a.chain) {
@@ -70,11 +84,12 @@ func (a *actor) run(ctx context.Context) error {
 	a.emits[last] = func(c *Chunk) error { return a.out.push(ctx, c) }
 	arrived := 0
 	for {
-		var in inbound
-		select {
-		case in = <-merged:
-		case <-ctx.Done():
-			return ctx.Err()
+		in, err := a.receive(ctx, merged)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("actor %d: %w", a.id, err)
 		}
 		switch m := in.msg.(type) {
 		case *Chunk:
@@ -108,6 +123,48 @@ func (a *actor) run(ctx context.Context) error {
 	}
 }
 
+// backlogWait is how long a source actor waits before it looks again
+// whether checkpoints have caught up.
+const backlogWait = 10 * time.Millisecond
+
+// receive returns the next message. While none is waiting, a source actor
+// that is not paused and has consumers generates rows, a chunk at a time,
+// looking for a message between chunks: barriers are never starved. It
+// holds back while checkpoints lag behind (BarrierManager.backlogged).
+func (a *actor) receive(ctx context.Context, merged <-chan inbound) (inbound, error) {
+	for {
+		var due <-chan time.Time
+		if a.gen != nil && !a.paused && len(a.out.groups) > 0 {
+			select {
+			case in := <-merged:
+				return in, nil
+			default:
+			}
+			wait := backlogWait
+			if !a.mgr.backlogged() {
+				var err error
+				if wait, err = a.gen.generate(a.emits[0]); err != nil {
+					return inbound{}, err
+				}
+				if wait == 0 {
+					continue
+				}
+			}
+			if wait > 0 {
+				// An unstopped timer is collected once unreferenced.
+				due = time.NewTimer(wait).C
+			}
+		}
+		select {
+		case in := <-merged:
+			return in, nil
+		case <-due:
+		case <-ctx.Done():
+			return inbound{}, ctx.Err()
+		}
+	}
+}
+
 // barrier passes an aligned barrier through the chain and downstream,
 // applying its mutation. It reports whether the actor stops.
 func (a *actor) barrier(ctx context.Context, b *Barrier) (bool, error) {
@@ -131,6 +188,9 @@ func (a *actor) barrier(ctx context.Context, b *Barrier) (bool, error) {
 			return true, nil
 		}
 		a.out.groups = slices.DeleteFunc(a.out.groups, func(g *outputGroup) bool { return slices.Contains(mu.Jobs, g.job) })
+	}
+	if _, ok := b.Mutation.(*ResumeMutation); ok {
+		a.paused = false
 	}
 	if mu, ok := b.Mutation.(*AddMutation); ok {
 		for _, s := range mu.Subscribers[a] {

@@ -29,8 +29,11 @@ type backfill struct {
 	owns func(row []types.Datum) bool
 	pos  []byte
 	done bool
-	held []*Chunk
-	key  []byte
+	// started is set once the job's first barrier (the one that adds it)
+	// has passed.
+	started bool
+	held    []*Chunk
+	key     []byte
 	// finished is called once when the backfill completes.
 	finished func()
 	// more asks for the next barrier at once while the scan goes on.
@@ -54,6 +57,14 @@ func (bf *backfill) Process(_ int, c *Chunk, emit Emit) error {
 // Barrier implements Operator.
 func (bf *backfill) Barrier(b *Barrier, emit Emit) error {
 	if bf.done {
+		return nil
+	}
+	if !bf.started {
+		// The epoch this first barrier ends holds upstream changes that
+		// were sent before the job subscribed and are not committed yet:
+		// the snapshot reads start at the next barrier, as of this one.
+		bf.started = true
+		bf.more()
 		return nil
 	}
 	if err := bf.wait(bf.ctx, b.Epoch-1); err != nil {

@@ -36,10 +36,12 @@ type BarrierManager struct {
 }
 
 // sourceKey names a queue the manager injects barriers into: a table's DML
-// queue (fragment 0) or the root of fragment number fragment-1 of a job.
+// queue (fragment 0) or root actor number actor of fragment number
+// fragment-1 of a job.
 type sourceKey struct {
 	job      uint32
 	fragment int
+	actor    int
 }
 
 type epochState struct {
@@ -59,6 +61,7 @@ func NewBarrierManager(store *Store, committed uint64, commit func(context.Conte
 		kick: make(chan struct{}, 1), sealed: make(chan struct{}, 1), interval: make(chan time.Duration),
 	}
 	m.cond = sync.NewCond(&m.mu)
+	store.onPressure = m.RequestBarrier
 	return m
 }
 
@@ -152,8 +155,13 @@ func (m *BarrierManager) removeSource(id sourceKey) {
 
 // Send puts a chunk into a source queue and returns the epoch it belongs
 // to; extra writes (for example id high-water marks) are staged with that
-// epoch's checkpoint.
+// epoch's checkpoint. It first waits while checkpoints lag behind
+// (backlogged).
 func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extra []Write) (uint64, error) {
+	// Wait for checkpoints to catch up first, not holding up barriers.
+	if err := m.waitCaughtUp(ctx); err != nil {
+		return 0, err
+	}
 	m.injectMu.Lock()
 	defer m.injectMu.Unlock()
 	ch, ok := m.sources[sourceKey{job: source}]
@@ -170,6 +178,39 @@ func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extr
 		m.store.Stage(epoch, extra)
 	}
 	return epoch, send(ctx, ch, c)
+}
+
+// maxUncommitted is how many epochs may await their commit before sources
+// hold back: checkpoints that fall behind slow the sources down instead of
+// letting staged state grow without bound.
+const maxUncommitted = 3
+
+// backlogged reports whether more than maxUncommitted epochs await their
+// commit. Source actors check it between chunks (they must keep passing
+// barriers); table writes wait in waitCaughtUp.
+func (m *BarrierManager) backlogged() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.inflight) > maxUncommitted
+}
+
+// waitCaughtUp blocks while the manager is backlogged.
+func (m *BarrierManager) waitCaughtUp(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() {
+		m.mu.Lock()
+		m.cond.Broadcast()
+		m.mu.Unlock()
+	})
+	defer stop()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for len(m.inflight) > maxUncommitted && m.err == nil && ctx.Err() == nil {
+		m.cond.Wait()
+	}
+	if m.err != nil {
+		return m.err
+	}
+	return ctx.Err()
 }
 
 // collect records that one actor passed the barrier of epoch.

@@ -35,7 +35,10 @@ const DefaultCacheBytes int64 = 256 << 20
 //     operator may hold and change a group until then) and with nothing
 //     staged after the newest sealed epoch (a reload reads storage, which
 //     does not hold unsealed writes). The budget is therefore soft: groups
-//     in use or unsealed stay cached whatever it says.
+//     in use or unsealed stay cached whatever it says. A table over budget
+//     with nothing left to evict asks for a barrier at once (once per
+//     sealed epoch), so the groups piling up become evictable sooner than
+//     the barrier interval would make them.
 //
 // Sizes are estimates (key and datum sizes plus fixed overheads) kept per
 // group; a table reports its changes to used in batches of up to
@@ -48,14 +51,14 @@ type stateCache struct {
 }
 
 // Estimated sizes of cached state, in bytes, set from heap measurements
-// (within about 10% for groups of 1 to 300 entries of a few columns).
+// (within about 5% for groups of 1 to 300 entries of two columns).
 const (
-	// groupOverhead is a Group's struct, its map entry, its B-tree root
-	// and its dirty map.
-	groupOverhead = 400
-	// entryOverhead is a B-tree item (with the nodes' spare room), the key
-	// allocation, the row's slice rounding and a dirty map slot.
-	entryOverhead = 144
+	// groupOverhead is a Group's struct, its map entry and its LRU links.
+	groupOverhead = 200
+	// entryOverhead is an entry's slot (in the group's slice or B-tree,
+	// with spare room), the key allocation, the row's slice rounding and
+	// its dirty-list slot.
+	entryOverhead = 290
 	datumBytes    = int64(unsafe.Sizeof(types.Datum{}))
 	decimalBytes  = int64(unsafe.Sizeof(apd.Decimal{}))
 	// accountBatch bounds a table's unreported change of cached bytes.
@@ -141,7 +144,7 @@ func (t *StateTable) touch(g *Group) {
 	if g.gen == t.gen {
 		return
 	}
-	if g.rows == nil {
+	if g.evicted {
 		panic("dataflow: use of a state group evicted from the cache (get it again with Group after Commit)")
 	}
 	g.gen = t.gen
@@ -201,6 +204,9 @@ func (t *StateTable) evict() {
 		used -= g.bytes
 		t.drop(g)
 	}
+	if used > budget {
+		t.store.pressure()
+	}
 }
 
 // drop removes g from the cache.
@@ -211,8 +217,9 @@ func (t *StateTable) drop(g *Group) {
 	delete(t.vnodes[g.vnode], g.prefix)
 	t.account(-g.bytes)
 	g.bytes = 0
-	g.rows.Clear(true)
-	g.rows = nil
+	g.rows.clear()
+	g.memo = nil
+	g.evicted = true
 }
 
 // rowBytes estimates the memory of a cached row.

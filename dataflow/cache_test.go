@@ -1,6 +1,7 @@
 package dataflow
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -404,5 +405,62 @@ func TestBareVnodes(t *testing.T) {
 	mustGroup(t, again, 3, "other")
 	if again.bare[3] {
 		t.Fatal("a vnode with stored entries is bare")
+	}
+}
+
+// TestPressureAsksForOneBarrierPerSeal checks that a table over budget with
+// nothing evictable asks for a barrier, once until the next seal.
+func TestPressureAsksForOneBarrierPerSeal(t *testing.T) {
+	store := newEnv(t).Store
+	store.SetCacheBytes(0)
+	asked := 0
+	store.onPressure = func() { asked++ }
+	st := NewStateTable(store, 22, pairTypes)
+	for _, p := range []string{"a", "b", "c"} {
+		mustGroup(t, st, 1, p).Put([]byte("x"), pair(1, p))
+	}
+	if asked != 1 {
+		t.Fatalf("asked for %d barriers before a seal, want 1", asked)
+	}
+	st.Commit(1)
+	mustSeal(t, store, 1)
+	mustGroup(t, st, 1, "d").Put([]byte("x"), pair(1, "d"))
+	mustGroup(t, st, 1, "e").Put([]byte("x"), pair(1, "e"))
+	if asked != 2 {
+		t.Fatalf("asked for %d barriers after one seal, want 2", asked)
+	}
+}
+
+// TestCacheEstimatesMatchHeap checks the cache's size estimates against the
+// heap a table's groups really take, for groups of 1 to 300 entries: the
+// budget means little if they drift.
+func TestCacheEstimatesMatchHeap(t *testing.T) {
+	for _, per := range []int{1, 3, 10, 40, 300} {
+		store := newEnv(t).Store
+		st := NewStateTable(store, 21, pairTypes)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for g := range 20000 / per {
+			grp := mustGroup(t, st, uint16(g%256), fmt.Sprintf("g%07d", g))
+			for e := range per {
+				grp.Put(types.AppendKey(nil, types.NewInt(int64(e)), false), pair(int64(e), "abcdefgh"))
+			}
+		}
+		st.Commit(1)
+		mustSeal(t, store, 1)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		var est int64
+		for _, groups := range st.vnodes {
+			for _, g := range groups {
+				est += g.bytes
+			}
+		}
+		ratio := float64(after.HeapAlloc-before.HeapAlloc) / float64(est)
+		if ratio < 0.8 || ratio > 1.25 {
+			t.Errorf("groups of %d entries: heap/estimate = %.2f", per, ratio)
+		}
+		runtime.KeepAlive(st)
 	}
 }

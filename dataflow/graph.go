@@ -62,6 +62,9 @@ type TableRef struct {
 	Types      []types.T
 	PK         []int
 	AppendOnly bool
+	// Source marks a source, which stores nothing: its consumers get no
+	// backfill.
+	Source bool
 }
 
 // Explain renders the graph, one fragment per paragraph.
@@ -83,7 +86,11 @@ func (g *GraphSpec) Explain() []string {
 				dist = fmt.Sprintf("Hash%v", in.Keys)
 			}
 			src := fmt.Sprintf("Fragment %d", in.Fragment)
-			if in.Fragment < 0 {
+			switch {
+			case in.Fragment >= 0:
+			case in.Table.Source:
+				src = "Source " + in.Table.Name
+			default:
 				src = "Table " + in.Table.Name
 			}
 			lines = append(lines, "  "+strings.Repeat("  ", len(f.Chain))+"Exchange "+dist+" <- "+src)

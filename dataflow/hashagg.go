@@ -3,6 +3,7 @@ package dataflow
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
@@ -32,6 +33,7 @@ func (s *HashAggSpec) Build(env *Env) (Operator, error) {
 	}
 	a.state = NewStateTable(env.Store, s.StateTable, rowTypes)
 	a.state.pointGroups = true // one state row per group
+	a.memoize = !needMultiset
 	if needMultiset {
 		// Entries are [count, value, delimiter] of any types.
 		a.multiset = NewStateTable(env.Store, s.MultisetTable, []types.T{types.TInt8, types.TUnknown, types.TUnknown})
@@ -69,14 +71,21 @@ type hashAgg struct {
 	state    *StateTable
 	multiset *StateTable
 	touched  map[string]*aggGroup
-	order    []*aggGroup
-	key      []byte
-	msKey    []byte
-	out      chunkOut
-	cmp      rowComparer
+	// memoize keeps decoded groups with their cached state (no aggregate
+	// holds a multiset, whose groups are valid for one epoch only).
+	memoize bool
+	order   []*aggGroup
+	key     []byte
+	msKey   []byte
+	out     chunkOut
+	cmp     rowComparer
 }
 
-// aggGroup is a group touched in the current epoch.
+// aggMemoBytes estimates an aggGroup's memory beyond its output row.
+const aggMemoBytes = 160
+
+// aggGroup is a group touched in the current epoch, and kept decoded with
+// the group's cached state between epochs when the aggregation memoizes.
 type aggGroup struct {
 	state *Group
 	// gk are the group key values; count the number of live input rows.
@@ -104,6 +113,14 @@ func (a *hashAgg) touch(row []types.Datum) (*aggGroup, error) {
 	sg, err := a.state.Group(vnode, a.key)
 	if err != nil {
 		return nil, err
+	}
+	if g, ok := sg.Memo().(*aggGroup); ok {
+		// Decoded at an earlier barrier and cached since: its output
+		// then is the old row now.
+		g.state, g.changed = sg, false
+		a.touched[string(a.key)] = g
+		a.order = append(a.order, g)
+		return g, nil
 	}
 	g := &aggGroup{state: sg, accs: make([]aggAcc, len(a.kinds))}
 	stored, found := sg.Get(nil)
@@ -221,6 +238,13 @@ func (a *hashAgg) Barrier(b *Barrier, emit Emit) error {
 		}
 		if err := a.emitChange(g.old, cur, emit); err != nil {
 			return err
+		}
+		if a.memoize && cur != nil {
+			// The emitted row belongs downstream: keep a copy.
+			g.old = slices.Clone(cur)
+			g.state.SetMemo(g, aggMemoBytes+rowBytes(cur))
+		} else {
+			g.state.SetMemo(nil, 0)
 		}
 	}
 	clear(a.touched)

@@ -26,6 +26,13 @@ type StopMutation struct{ Jobs []uint32 }
 
 func (*StopMutation) isMutation() {}
 
+// ResumeMutation starts the sources of jobs restarted from committed
+// state: they wait for it so that every restarted job consuming them is
+// subscribed before they produce anything.
+type ResumeMutation struct{}
+
+func (*ResumeMutation) isMutation() {}
+
 // AddMutation starts new jobs: at this barrier the actors publishing the
 // relations the jobs read start sending to the new jobs' actors (whose
 // first message is this barrier).

@@ -28,6 +28,9 @@ type Env struct {
 	// VNodes are the key groups this actor owns; VNodeCount is the job's G.
 	VNodes     *Bitmap
 	VNodeCount int
+	// Splits are the source splits this actor reads, for a fragment that
+	// starts with a SourceSpec; they are assigned apart from vnodes.
+	Splits []int
 	// Store is the node's state store.
 	Store *Store
 	// Eval evaluates expressions (no parameters, no outer rows).

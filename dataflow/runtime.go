@@ -36,22 +36,45 @@ type job struct {
 	created chan struct{}
 }
 
-// startRoot makes a the root of fragment f of job id, which has no inputs:
-// the barrier manager feeds it barriers directly. Its chain starts with a
-// values operator, which emits its rows only when the job is created
-// (with backfill), not when it restarts from committed state.
-func (r *Runtime) startRoot(j *job, id uint32, f *FragmentSpec, a *actor, withBackfill bool, pending *sync.WaitGroup) {
-	ch := make(chan Message, queueLen)
-	a.ports = append(a.ports, &inputPort{ch: ch, resume: make(chan struct{})})
-	k := sourceKey{job: id, fragment: f.ID + 1}
-	j.roots = append(j.roots, k)
-	// The job's actors are counted when it is added.
-	r.mgr.addSource(k, ch, 0)
-	v := a.chain[0].(*values)
-	if v.done = !withBackfill; !v.done {
-		pending.Add(1)
-		v.finished = pending.Done
+// startRoot makes the actors of fragment f of job id, which has no
+// inputs, roots: the barrier manager feeds each barriers directly. A
+// values operator at the head of the chain emits its rows only when the
+// job is created (with backfill), not when it restarts from committed
+// state; a source at the head of a restarted job waits for Resume.
+func (r *Runtime) startRoot(j *job, id uint32, f *FragmentSpec, actors []*actor, created bool, pending *sync.WaitGroup) {
+	for i, a := range actors {
+		ch := make(chan Message, queueLen)
+		a.ports = append(a.ports, &inputPort{ch: ch, resume: make(chan struct{})})
+		k := sourceKey{job: id, fragment: f.ID + 1, actor: i}
+		j.roots = append(j.roots, k)
+		// The job's actors are counted when it is added.
+		r.mgr.addSource(k, ch, 0)
+		a.paused = !created
+		if v, ok := a.chain[0].(*values); ok {
+			if v.done = !created; !v.done {
+				pending.Add(1)
+				v.finished = pending.Done
+			}
+		}
 	}
+}
+
+// assignSplits returns the splits actor i of n reads: i, i+n, i+2n, ...
+// (DESIGN.md §4: splits are assigned apart from vnodes).
+func assignSplits(splits, n, i int) []int {
+	var out []int
+	for s := i; s < splits; s += n {
+		out = append(out, s)
+	}
+	return out
+}
+
+// Resume starts the sources of restarted jobs at one barrier: call it once
+// every job has restarted, so that each consumer sees their rows from the
+// same point on.
+func (r *Runtime) Resume(ctx context.Context) error {
+	_, err := r.mgr.Inject(ctx, &ResumeMutation{}, 0, 0)
+	return err
 }
 
 // NewRuntime returns a runtime over store whose epochs mgr drives.
@@ -113,10 +136,12 @@ func assign(g, n int) (owner []int, sets []*Bitmap) {
 	return owner, sets
 }
 
-// StartJob starts a materialized view's job with the given parallelism.
-// With backfill, it first feeds the view the current contents of its
-// inputs; the returned channel is closed when that is done. The job joins
-// the running graph at one barrier.
+// StartJob starts a job (a materialized view's, a source's or a table's
+// with a connector) with the given parallelism. With backfill (a new job),
+// it first feeds the job the current contents of its inputs; the returned
+// channel is closed when that is done. Without (a job restarted from
+// committed state), its sources wait for Resume. The job joins the running
+// graph at one barrier.
 func (r *Runtime) StartJob(id uint32, g *GraphSpec, parallelism int, withBackfill bool) (<-chan struct{}, error) {
 	j := &job{created: make(chan struct{})}
 	byID := map[int][]*actor{}
@@ -135,6 +160,9 @@ func (r *Runtime) StartJob(id uint32, g *GraphSpec, parallelism int, withBackfil
 		actors := make([]*actor, n)
 		for i := range actors {
 			env := r.env(sets[i])
+			if src, ok := f.Chain[0].(*SourceSpec); ok {
+				env.Splits = assignSplits(src.Splits, n, i)
+			}
 			a := &actor{id: len(j.actors), job: id, out: &dispatcher{}}
 			for _, spec := range f.Chain {
 				op, err := spec.Build(env)
@@ -148,7 +176,7 @@ func (r *Runtime) StartJob(id uint32, g *GraphSpec, parallelism int, withBackfil
 		}
 		byID[f.ID] = actors
 		if len(f.Inputs) == 0 {
-			r.startRoot(j, id, f, actors[0], withBackfill, &pending)
+			r.startRoot(j, id, f, actors, withBackfill, &pending)
 		}
 		for input, in := range f.Inputs {
 			in := in
@@ -190,7 +218,9 @@ func (r *Runtime) StartJob(id uint32, g *GraphSpec, parallelism int, withBackfil
 				u := u
 				subs[pub] = append(subs[pub], &subscription{job: id, group: func() *outputGroup { return group(u) }})
 			}
-			if withBackfill {
+			// A source stores nothing: its consumers see its rows from
+			// their creation on.
+			if withBackfill && !in.Table.Source {
 				for d, a := range actors {
 					route := group(0)
 					d := d

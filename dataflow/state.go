@@ -53,12 +53,16 @@ type Group struct {
 	t      *StateTable
 	vnode  uint16
 	prefix string
-	// rows is nil once the group is evicted.
-	rows *btreemap.BTreeMap[[]byte, []types.Datum]
-	// dirty maps each suffix changed since the last Commit to whether the
-	// key existed in storage before the change (if not, deleting it again
-	// needs no tombstone).
-	dirty map[string]bool
+	rows   entries
+	// evicted is set once the group left the cache.
+	evicted bool
+	// memo is its operator's decoded form of the group (see SetMemo).
+	memo      any
+	memoBytes int64
+	// dirty lists each suffix changed since the last Commit with whether
+	// the key existed in storage before the change (if not, deleting it
+	// again needs no tombstone).
+	dirty dirtyKeys
 	// prev and next link the table's LRU list; gen is the table generation
 	// of the last use; epoch is that of the last Commit since the use (the
 	// group is all in storage once that epoch is sealed); bytes is the
@@ -67,9 +71,6 @@ type Group struct {
 	gen, epoch uint64
 	bytes      int64
 }
-
-// btreeDegree is the degree of the B-trees ordering a group's entries.
-const btreeDegree = 16
 
 // NewStateTable returns an empty view of table tableID whose rows have
 // rowTypes (types.TUnknown accepts a value of any type).
@@ -120,7 +121,6 @@ func (t *StateTable) group(vnode uint16, prefix []byte, load bool) (*Group, erro
 	load = load && !t.bare[vnode]
 	g := &Group{
 		t: t, vnode: vnode, prefix: string(prefix), bytes: groupOverhead + int64(len(prefix)),
-		rows: btreemap.NewWithFreeList[[]byte, []types.Datum](btreeDegree, bytes.Compare, t.freelist),
 	}
 	if load && t.pointGroups {
 		key := storage.AppendKey(nil, t.id, vnode, prefix)
@@ -133,7 +133,7 @@ func (t *StateTable) group(vnode uint16, prefix []byte, load bool) (*Group, erro
 			if err != nil {
 				return nil, err
 			}
-			g.rows.ReplaceOrInsert([]byte{}, row)
+			g.rows.put([]byte{}, row, t.freelist)
 			g.bytes += entryBytes(nil, row)
 		}
 	} else if load {
@@ -144,7 +144,7 @@ func (t *StateTable) group(vnode uint16, prefix []byte, load bool) (*Group, erro
 				return err
 			}
 			suffix := bytes.Clone(key[len(lower):])
-			g.rows.ReplaceOrInsert(suffix, row)
+			g.rows.put(suffix, row, t.freelist)
 			g.bytes += entryBytes(suffix, row)
 			return nil
 		})
@@ -191,8 +191,9 @@ func prefixEnd(prefix []byte) []byte {
 func (t *StateTable) Commit(epoch uint64) {
 	for _, g := range t.used {
 		g.epoch = epoch
-		for suffix, existed := range g.dirty {
-			row, live := g.Get([]byte(suffix))
+		for _, d := range g.dirty.keys {
+			suffix, existed := d.suffix, d.existed
+			row, live := g.Get(suffix)
 			if !live && !existed {
 				continue
 			}
@@ -204,7 +205,7 @@ func (t *StateTable) Commit(epoch uint64) {
 				t.writes.del(t.key)
 			}
 		}
-		clear(g.dirty)
+		g.dirty.reset()
 	}
 	clear(t.used)
 	t.used = t.used[:0]
@@ -216,7 +217,7 @@ func (t *StateTable) Commit(epoch uint64) {
 
 // Get returns the row stored under suffix. The row must not be modified.
 func (g *Group) Get(suffix []byte) ([]types.Datum, bool) {
-	_, row, ok := g.rows.Get(suffix)
+	_, row, ok := g.rows.get(suffix)
 	return row, ok
 }
 
@@ -225,49 +226,97 @@ func (g *Group) Get(suffix []byte) ([]types.Datum, bool) {
 // the cache's estimate drifts); suffix is copied.
 func (g *Group) Put(suffix []byte, row []types.Datum) {
 	g.t.touch(g)
-	key, old, ok := g.rows.Get(suffix)
+	key, old, ok := g.rows.get(suffix)
 	if ok {
 		g.resize(rowBytes(row) - rowBytes(old))
 	} else {
 		key = bytes.Clone(suffix)
 		g.resize(entryBytes(key, row))
 	}
-	g.markDirty(key, ok)
-	g.rows.ReplaceOrInsert(key, row)
+	g.dirty.mark(key, ok)
+	g.rows.put(key, row, g.t.freelist)
 }
 
 // Delete removes the entry under suffix, if any, and marks it for the next
 // Commit.
 func (g *Group) Delete(suffix []byte) {
 	g.t.touch(g)
-	if key, old, ok := g.rows.Delete(suffix); ok {
+	if key, old, ok := g.rows.delete(suffix); ok {
 		g.resize(-entryBytes(key, old))
-		g.markDirty(key, true)
+		g.dirty.mark(key, true)
 	}
 }
 
-// markDirty records a change of key; existed says whether it had an entry
-// before the change.
-func (g *Group) markDirty(key []byte, existed bool) {
-	if g.dirty == nil {
-		g.dirty = map[string]bool{}
-	}
-	if _, seen := g.dirty[string(key)]; !seen {
-		g.dirty[string(key)] = existed
-	}
+// dirtyKeys are the suffixes of a group changed since the last Commit, in
+// order of first change. A group changes few keys per epoch as a rule, so
+// they are a list; an index over them appears once it grows.
+type dirtyKeys struct {
+	keys  []dirtyKey
+	index map[string]struct{}
 }
+
+type dirtyKey struct {
+	suffix  []byte
+	existed bool
+}
+
+// dirtyIndexAt is the list length from which an index finds keys.
+const dirtyIndexAt = 8
+
+// mark records a change of suffix (kept, not copied); existed says
+// whether it had an entry before its first change.
+func (d *dirtyKeys) mark(suffix []byte, existed bool) {
+	if d.index != nil {
+		if _, seen := d.index[string(suffix)]; seen {
+			return
+		}
+		d.index[string(suffix)] = struct{}{}
+	} else {
+		for _, k := range d.keys {
+			if bytes.Equal(k.suffix, suffix) {
+				return
+			}
+		}
+		if len(d.keys) == dirtyIndexAt {
+			d.index = make(map[string]struct{}, 2*dirtyIndexAt)
+			for _, k := range d.keys {
+				d.index[string(k.suffix)] = struct{}{}
+			}
+			d.index[string(suffix)] = struct{}{}
+		}
+	}
+	d.keys = append(d.keys, dirtyKey{suffix, existed})
+}
+
+// reset forgets every change.
+func (d *dirtyKeys) reset() { *d = dirtyKeys{} }
 
 // Ascend calls fn for each entry in suffix byte order until fn returns
 // false. fn must not modify the group, suffix or row.
 func (g *Group) Ascend(fn func(suffix []byte, row []types.Datum) bool) {
-	g.rows.AscendFunc(btreemap.Min[[]byte](), btreemap.Max[[]byte](), fn)
+	g.rows.ascend(fn)
 }
 
 // Descend calls fn for each entry in reverse suffix byte order until fn
 // returns false. fn must not modify the group, suffix or row.
 func (g *Group) Descend(fn func(suffix []byte, row []types.Datum) bool) {
-	g.rows.DescendFunc(btreemap.Max[[]byte](), btreemap.Min[[]byte](), fn)
+	g.rows.descend(fn)
+}
+
+// Memo returns what SetMemo last stored, nil if nothing (or the group was
+// evicted and loaded again).
+func (g *Group) Memo() any { return g.memo }
+
+// SetMemo keeps v, an operator's decoded form of the group worth about
+// bytes of memory, with the group in the cache, so that the operator need
+// not decode the group again while it stays cached. nil drops it.
+func (g *Group) SetMemo(v any, bytes int64) {
+	if v == nil {
+		bytes = 0
+	}
+	g.resize(bytes - g.memoBytes)
+	g.memo, g.memoBytes = v, bytes
 }
 
 // Len returns the number of entries.
-func (g *Group) Len() int { return g.rows.Len() }
+func (g *Group) Len() int { return g.rows.len() }

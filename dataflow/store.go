@@ -20,6 +20,10 @@ type Store struct {
 	engine *storage.Engine
 	mu     sync.Mutex
 	staged map[uint64][]Write
+	// onPressure asks for an early barrier (nil: none); pressured is set
+	// once it was asked until the next seal.
+	onPressure func()
+	pressured  atomic.Bool
 	// sealed is the newest epoch up to which every staged write is in
 	// storage; written under mu.
 	sealed atomic.Uint64
@@ -59,6 +63,17 @@ func (s *Store) Stage(epoch uint64, writes []Write) {
 	s.mu.Unlock()
 }
 
+// pressure reports that the state cache is over budget with nothing it may
+// evict: the groups changed in the current epoch stay until it is sealed.
+// The first report after each seal asks for a barrier at once, so that a
+// fast input does not pile a whole barrier interval of changed groups into
+// memory.
+func (s *Store) pressure() {
+	if s.onPressure != nil && s.pressured.CompareAndSwap(false, true) {
+		s.onPressure()
+	}
+}
+
 // Seal writes every write staged for epochs <= epoch, each version at its
 // own epoch, in one synced batch, together with whatever extra adds to the
 // batch (nil: nothing). Once it returns without error, reads see the writes
@@ -94,6 +109,7 @@ func (s *Store) Seal(epoch uint64, extra func(*storage.Batch)) error {
 	}
 
 	s.mu.Lock()
+	s.pressured.Store(false)
 	for i, e := range epochs {
 		// Writes staged for e while the batch was written stay staged.
 		if rest := s.staged[e][len(writes[i]):]; len(rest) > 0 {

@@ -91,9 +91,17 @@ type Table struct {
 	// the node's default).
 	Parallelism int `json:"parallelism,omitempty"`
 	// DependsOn holds the ids of the objects a view reads.
-	DependsOn []uint32          `json:"depends_on,omitempty"`
-	Options   map[string]string `json:"options,omitempty"`
+	DependsOn []uint32 `json:"depends_on,omitempty"`
+	// Options are the WITH options of a source or of a table fed by a
+	// connector, as the connector resolved them.
+	Options map[string]string `json:"options,omitempty"`
 }
+
+// ConnectorOption is the option naming the connector of a source or table.
+const ConnectorOption = "connector"
+
+// Connector returns the connector feeding a source or table, "" if none.
+func (t *Table) Connector() string { return t.Options[ConnectorOption] }
 
 // RowIDColumn is the name of the hidden row-id column.
 const RowIDColumn = "_row_id"

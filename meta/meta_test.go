@@ -9,6 +9,7 @@ import (
 
 	"github.com/streamdb/streamdb/meta/raftstore"
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
 )
 
 func openMeta(t *testing.T, cfg Config) *Meta {
@@ -40,6 +41,11 @@ func TestMetaPersists(t *testing.T) {
 	if err := m.CreateIndex(ctx, "", "a", Index{Name: "a_i", Columns: []string{"b"}}, false); err != nil {
 		t.Fatal(err)
 	}
+	src := &Table{Name: "s", Kind: KindSource, HiddenRowID: true, AppendOnly: true, StateTables: []uint32{7},
+		Columns: []Column{col("v", types.TInt8)}, Options: map[string]string{ConnectorOption: "datagen", "fields.v.kind": "sequence"}}
+	if _, err := m.CreateTable(ctx, src, false); err != nil {
+		t.Fatal(err)
+	}
 	_, err := m.CreateTable(ctx, tbl("a", KindTable), false)
 	if pgerror.Code(err) != pgerror.CodeDuplicateTable {
 		t.Fatalf("duplicate create = %v, want 42P07", err)
@@ -50,8 +56,13 @@ func TestMetaPersists(t *testing.T) {
 
 	m = openMeta(t, cfg)
 	defer m.Close()
-	if got := tableNames(m); !slices.Equal(got, []string{"a", "b"}) {
+	if got := tableNames(m); !slices.Equal(got, []string{"a", "b", "s"}) {
 		t.Fatalf("tables after reopen = %v", got)
+	}
+	// A source keeps its kind, options, state table and hidden row id.
+	if s, ok := m.Catalog().Table("", "s"); !ok || s.Kind != KindSource || s.Connector() != "datagen" ||
+		s.Options["fields.v.kind"] != "sequence" || !slices.Equal(s.StateTables, []uint32{7}) || !slices.Equal(s.PK, []int{1}) {
+		t.Fatalf("source after reopen = %+v", s)
 	}
 	if _, _, ok := m.Catalog().Index("", "a_i"); !ok {
 		t.Fatal("index lost on reopen")

@@ -243,6 +243,10 @@ func (b *Binder) dmlTable(refs *ast.Join) (*meta.Table, error) {
 	if t.Kind != meta.KindTable {
 		return nil, pgerror.New(pgerror.CodeWrongObjectType, "cannot change %s %q", t.Kind, t.Name)
 	}
+	if c := t.Connector(); c != "" {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "cannot change table %q: its rows come from connector %s", t.Name, c).
+			WithHint("Write to a table without a connector, and combine the two in a view if needed.")
+	}
 	return t, nil
 }
 

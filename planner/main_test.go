@@ -21,6 +21,7 @@ import (
 //	v: VIEW AS SELECT a, c FROM t
 //	e (k int8, v int4, s text), append-only, with a hidden row id
 //	mv: MATERIALIZED VIEW (b int4, cnt int8) with primary key b
+//	src: SOURCE (k int8) with a hidden row id, from connector datagen
 var catalog *meta.Catalog
 
 func TestMain(m *testing.M) {
@@ -55,6 +56,8 @@ func runTests(m *testing.M) int {
 			col("k", types.TInt8), col("v", types.TInt4), col("s", types.TText)}},
 		{Name: "mv", Kind: meta.KindMaterializedView, PK: []int{0}, Columns: []meta.Column{
 			col("b", types.TInt4), col("cnt", types.TInt8)}},
+		{Name: "src", Kind: meta.KindSource, HiddenRowID: true, AppendOnly: true, Options: map[string]string{"connector": "datagen"},
+			Columns: []meta.Column{col("k", types.TInt8)}},
 	}
 	for _, t := range tables {
 		if _, err := md.CreateTable(context.Background(), t, false); err != nil {

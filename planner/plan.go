@@ -13,6 +13,7 @@ import (
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -338,13 +339,35 @@ func Explain(n Node) []string {
 // Dependencies returns the ids of the tables and views a plan reads,
 // including through subqueries in expressions.
 func Dependencies(n Node) []uint32 {
-	seen := map[uint32]bool{}
 	var out []uint32
+	for _, t := range scanned(n) {
+		out = append(out, t.ID)
+	}
+	return out
+}
+
+// CheckBatch refuses a plan that a batch query cannot run: one reading a
+// source, which stores nothing (only materialized views over it can).
+func CheckBatch(n Node) error {
+	for _, t := range scanned(n) {
+		if t.Kind == meta.KindSource {
+			return pgerror.New(pgerror.CodeFeatureNotSupported, "cannot read source %q directly: a source stores no rows", t.Name).
+				WithHint("Create a materialized view over it, e.g. CREATE MATERIALIZED VIEW v AS SELECT * FROM %s, and query the view; or create a table with the connector instead.", t.Name)
+		}
+	}
+	return nil
+}
+
+// scanned returns the relations a plan reads, once each, including through
+// subqueries in expressions.
+func scanned(n Node) []*meta.Table {
+	seen := map[uint32]bool{}
+	var out []*meta.Table
 	var walk func(Node)
 	walk = func(n Node) {
 		if s, ok := n.(*Scan); ok && !seen[s.Table.ID] {
 			seen[s.Table.ID] = true
-			out = append(out, s.Table.ID)
+			out = append(out, s.Table)
 		}
 		for _, in := range n.Inputs() {
 			walk(in)

@@ -203,14 +203,14 @@ func (p *streamPlanner) planRows(rows [][]types.Datum, cols []Column) *stream {
 		frag: p.newFragment(true, nil, &dataflow.ValuesSpec{Rows: rows})}
 }
 
-// scanStream reads the changes of a table or materialized view; its
-// stream key is the relation's primary key.
+// scanStream reads the changes of a table, materialized view or source;
+// its stream key is the relation's primary key (a source's hidden row id).
 func scanStream(x *Scan) (*stream, error) {
 	t := x.Table
-	if t.Kind != meta.KindTable && t.Kind != meta.KindMaterializedView {
+	if t.Kind != meta.KindTable && t.Kind != meta.KindMaterializedView && t.Kind != meta.KindSource {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "materialized views over %s %q are not supported yet", t.Kind, t.Name)
 	}
-	ref := &dataflow.TableRef{ID: t.ID, Name: t.Name, PK: t.PK, AppendOnly: t.AppendOnly}
+	ref := &dataflow.TableRef{ID: t.ID, Name: t.Name, PK: t.PK, AppendOnly: t.AppendOnly, Source: t.Kind == meta.KindSource}
 	origin := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
 		ref.Types = append(ref.Types, c.Type)

@@ -3,6 +3,7 @@ package planner_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -681,11 +682,31 @@ func TestPlanStreamLimitClauses(t *testing.T) {
 	}
 }
 
+// TestPlanStreamSource plans a view over a source: an append-only stream
+// keyed by the hidden row id, read without backfill; a batch read of the
+// source is refused.
 func TestPlanStreamSource(t *testing.T) {
-	src := &meta.Table{ID: 7, Name: "events", Kind: meta.KindSource, Columns: []meta.Column{{Name: "a", Type: types.TInt4}}}
-	_, err := planner.PlanStream(&planner.Scan{Table: src}, viewID, 16, func() uint32 { return firstState })
+	src := &meta.Table{ID: 7, Name: "events", Kind: meta.KindSource, AppendOnly: true, PK: []int{1},
+		Columns: []meta.Column{{Name: "a", Type: types.TInt4}, {Name: meta.RowIDColumn, Type: types.TInt8, Hidden: true}}}
+	scan := &planner.Scan{Table: src}
+	sp, err := planner.PlanStream(scan, viewID, 16, func() uint32 { return firstState })
+	if err != nil {
+		t.Fatal(err)
+	}
+	explain := strings.Join(sp.Graph.Explain(), "\n")
+	if !sp.AppendOnly || !strings.Contains(explain, "<- Source events") || !slices.Equal(sp.PK, []int{1}) {
+		t.Errorf("plan over a source: append-only %v, pk %v:\n%s", sp.AppendOnly, sp.PK, explain)
+	}
+	in := sp.Graph.Fragments[0].Inputs[0]
+	if !in.Table.Source {
+		t.Errorf("input %+v is not marked as a source", in.Table)
+	}
 	var pe *pgerror.Error
-	if !errors.As(err, &pe) || pe.Code != pgerror.CodeFeatureNotSupported {
-		t.Errorf("PlanStream over a source = %v, want 0A000", err)
+	if err := planner.CheckBatch(scan); !errors.As(err, &pe) || pe.Code != pgerror.CodeFeatureNotSupported {
+		t.Errorf("CheckBatch over a source = %v, want 0A000", err)
+	}
+	src.Kind = meta.KindTable
+	if err := planner.CheckBatch(scan); err != nil {
+		t.Errorf("CheckBatch over a table = %v", err)
 	}
 }

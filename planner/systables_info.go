@@ -7,7 +7,8 @@ import (
 
 // informationSchemaTables are the information_schema views streamdb
 // provides. Materialized views are listed in tables with table_type
-// 'MATERIALIZED VIEW' (PostgreSQL omits them; streamdb's tools need them).
+// 'MATERIALIZED VIEW' and sources with 'SOURCE' (PostgreSQL has neither;
+// streamdb's tools need them).
 var informationSchemaTables = map[string]*sysTable{
 	"tables": {
 		cols: sysCols("table_catalog name", "table_schema name", "table_name name", "table_type text",
@@ -21,6 +22,11 @@ var informationSchemaTables = map[string]*sysTable{
 					typ, insertable = "VIEW", "NO"
 				case meta.KindMaterializedView:
 					typ, insertable = "MATERIALIZED VIEW", "NO"
+				case meta.KindSource:
+					typ, insertable = "SOURCE", "NO"
+				}
+				if t.Connector() != "" {
+					insertable = "NO"
 				}
 				rows = append(rows, []types.Datum{dStr(databaseName), dStr(t.Schema), dStr(t.Name), dStr(typ), dStr(insertable), dStr("NO")})
 			}

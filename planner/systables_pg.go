@@ -224,9 +224,12 @@ func namespaceOID(schema string) uint32 {
 	return publicOID
 }
 
-// relkind is pg_class.relkind for an object kind.
+// relkind is pg_class.relkind for an object kind; a source is 's', as in
+// RisingWave (psql lists only PostgreSQL's kinds).
 func relkind(k meta.ObjectKind) string {
 	switch k {
+	case meta.KindSource:
+		return "s"
 	case meta.KindView:
 		return "v"
 	case meta.KindMaterializedView:

@@ -6,14 +6,15 @@ import (
 )
 
 // TestSystemTables checks pg_catalog and information_schema rows against
-// the test catalog (tables t, u, w, e, view v, materialized view mv).
+// the test catalog (tables t, u, w, e, view v, materialized view mv,
+// source src).
 func TestSystemTables(t *testing.T) {
 	tests := []struct {
 		sql  string
 		want []string
 	}{
-		{"SELECT n.nspname, c.relname, c.relkind FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relname IN ('t', 'v', 'mv') ORDER BY 2",
-			[]string{"public|mv|m", "public|t|r", "public|v|v"}},
+		{"SELECT n.nspname, c.relname, c.relkind FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relname IN ('t', 'v', 'mv', 'src') ORDER BY 2",
+			[]string{"public|mv|m", "public|src|s", "public|t|r", "public|v|v"}},
 		{"SELECT relname FROM pg_class WHERE oid = 'w'::regclass", []string{"w"}},
 		{"SELECT relnatts FROM pg_class WHERE oid = 'public.u'::pg_catalog.regclass", []string{"3"}},
 		{"SELECT a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.atthasdef FROM pg_attribute a WHERE a.attrelid = 'u'::regclass ORDER BY 1",
@@ -25,8 +26,8 @@ func TestSystemTables(t *testing.T) {
 		{"SELECT typname FROM pg_type WHERE oid = 1043", []string{"varchar"}},
 		{"SELECT count(*) FROM pg_catalog.pg_index WHERE indrelid = 0", []string{"0"}},
 		{"SELECT datname FROM pg_database", []string{"streamdb"}},
-		{"SELECT table_name, table_type FROM information_schema.tables WHERE table_name IN ('t', 'v', 'mv') ORDER BY 1",
-			[]string{"mv|MATERIALIZED VIEW", "t|BASE TABLE", "v|VIEW"}},
+		{"SELECT table_name, table_type FROM information_schema.tables WHERE table_name IN ('t', 'v', 'mv', 'src') ORDER BY 1",
+			[]string{"mv|MATERIALIZED VIEW", "src|SOURCE", "t|BASE TABLE", "v|VIEW"}},
 		{"SELECT column_name, ordinal_position, column_default, is_nullable, data_type, numeric_precision, numeric_scale FROM information_schema.columns WHERE table_name = 't' AND ordinal_position IN (1, 4)",
 			[]string{"a|1|NULL|NO|integer|32|0", "n|4|NULL|YES|numeric|10|2"}},
 		{"SELECT column_name, column_default, is_nullable, udt_name FROM information_schema.columns WHERE table_name = 'w' ORDER BY ordinal_position",

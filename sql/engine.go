@@ -62,8 +62,9 @@ type Engine struct {
 var rowIDKey = storage.AppendKey(nil, 0, 0, []byte("row_id"))
 
 // NewEngine recovers the node's streaming state and starts it: versions
-// written after the last committed epoch are deleted, every table's and
-// materialized view's job restarts from that epoch, and barriers begin.
+// written after the last committed epoch are deleted, every table's,
+// source's and materialized view's job restarts from that epoch (sources
+// from their offsets at that epoch), and barriers begin.
 func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) {
 	if opts.BarrierInterval <= 0 {
 		opts.BarrierInterval = time.Second
@@ -103,6 +104,10 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 		}
 	}
 	go e.mgr.Run(ctx, interval)
+	if err := e.rt.Resume(ctx); err != nil {
+		cancel()
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -138,17 +143,20 @@ func (e *Engine) systemParam(name string) (string, bool) {
 	return strconv.Itoa(int(e.opts.BarrierInterval / time.Millisecond)), true
 }
 
-// startJobs restarts the jobs of every table and materialized view, in id
-// order (a view's inputs have smaller ids).
+// startJobs restarts the jobs of every table, source and materialized
+// view, in id order (a view's inputs have smaller ids). Their sources stay
+// paused until every job is subscribed to its inputs (Runtime.Resume).
 func (e *Engine) startJobs() error {
 	tables := append([]*meta.Table(nil), e.Meta.Catalog().Tables()...)
 	sort.Slice(tables, func(i, j int) bool { return tables[i].ID < tables[j].ID })
 	for _, t := range tables {
 		var err error
-		switch t.Kind {
-		case meta.KindTable:
+		switch {
+		case t.Kind == meta.KindSource || t.Connector() != "":
+			err = e.startConnected(t, false)
+		case t.Kind == meta.KindTable:
 			err = e.rt.StartTable(tableRef(t))
-		case meta.KindMaterializedView:
+		case t.Kind == meta.KindMaterializedView:
 			err = e.restartView(t)
 		}
 		if err != nil {

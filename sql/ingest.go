@@ -33,6 +33,9 @@ func (e *Engine) Ingest(ctx context.Context, table string, rows [][]types.Datum)
 		return 0, pgerror.New(pgerror.CodeWrongObjectType, "%q is not a table", table).
 			WithHint("Rows can only be loaded into tables; views follow their tables.")
 	}
+	if c := t.Connector(); c != "" {
+		return 0, pgerror.New(pgerror.CodeFeatureNotSupported, "cannot load rows into table %q: its rows come from connector %s", table, c)
+	}
 	width := len(t.Columns)
 	if t.HiddenRowID {
 		width--

@@ -86,14 +86,26 @@ func (st *statement) doBind(cat *meta.Catalog) error {
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		st.query, err = b.BindQuery(n)
 		if err == nil {
+			err = planner.CheckBatch(st.query)
+		}
+		if err == nil {
 			st.cols = resultColumns(st.query.Columns())
 		}
 	case *ast.InsertStmt:
-		st.dml, err = b.BindInsert(n)
+		var ins *planner.Insert
+		if ins, err = b.BindInsert(n); err == nil {
+			st.dml, err = ins, planner.CheckBatch(ins.Source)
+		}
 	case *ast.UpdateStmt:
-		st.dml, err = b.BindUpdate(n)
+		var up *planner.Update
+		if up, err = b.BindUpdate(n); err == nil {
+			st.dml, err = up, planner.CheckBatch(up.Source)
+		}
 	case *ast.DeleteStmt:
-		st.dml, err = b.BindDelete(n)
+		var del *planner.Delete
+		if del, err = b.BindDelete(n); err == nil {
+			st.dml, err = del, planner.CheckBatch(del.Source)
+		}
 	default:
 		err = pgerror.New(pgerror.CodeFeatureNotSupported, "statement %T is not supported", n)
 	}

@@ -55,7 +55,20 @@ func textRows(vals ...[]string) [][]types.Datum {
 func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.Rows, error) {
 	m := s.e.Meta
 	switch x := p.Utility.(type) {
+	case *parser.CreateSource:
+		return s.createConnected(ctx, (*parser.CreateTable)(x), meta.KindSource)
 	case *parser.CreateTable:
+		if _, ok := x.With[meta.ConnectorOption]; ok {
+			return s.createConnected(ctx, x, meta.KindTable)
+		}
+		if len(x.With) > 0 {
+			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "CREATE TABLE ... WITH (...) is not supported without a connector").
+				WithHint("Tables take WITH (connector = 'nexmark' or 'datagen', ...) only.")
+		}
+		if x.Format != "" {
+			return nil, pgerror.New(pgerror.CodeSyntaxError, "FORMAT ... ENCODE ... needs a connector").
+				WithHint("Add WITH (connector = ...).")
+		}
 		t, err := tableFromDef(x)
 		if err != nil {
 			return nil, err
@@ -143,12 +156,10 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 
 func done(tag string) *memRows { return &memRows{tag: tag} }
 
-// tableFromDef turns CREATE TABLE into a catalog table.
+// tableFromDef turns the columns and keys of CREATE TABLE into a catalog
+// table.
 func tableFromDef(x *parser.CreateTable) (*meta.Table, error) {
-	t := &meta.Table{Schema: x.Schema, Name: x.Name, Kind: meta.KindTable, AppendOnly: x.AppendOnly, Options: x.With}
-	if len(x.With) > 0 {
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "CREATE TABLE ... WITH (...) is not supported yet")
-	}
+	t := &meta.Table{Schema: x.Schema, Name: x.Name, Kind: meta.KindTable, AppendOnly: x.AppendOnly}
 	seen := map[string]bool{}
 	for _, c := range x.Columns {
 		if seen[c.Name] {

@@ -42,6 +42,20 @@ func (e *Engine) parallelism(n int) int {
 	return runtime.NumCPU()
 }
 
+// streamingParallelism returns the session's streaming_parallelism: the
+// actor count per fragment of new jobs (0: the node's default).
+func (s *Session) streamingParallelism() (int, error) {
+	v, _ := s.vars.get("streaming_parallelism")
+	if v == "0" || v == "default" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > exec.VNodes {
+		return 0, pgerror.New(pgerror.CodeInvalidParameterValue, "streaming_parallelism must be an integer from 0 to %d", exec.VNodes)
+	}
+	return n, nil
+}
+
 // createMaterializedView plans the view, starts its job with a backfill of
 // the current contents of its inputs (writers are not blocked), waits for
 // the backfill, then records the view in the catalog.
@@ -59,13 +73,9 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 		}
 		return nil, pgerror.New(pgerror.CodeDuplicateTable, "relation %q already exists", x.Name.Name)
 	}
-	par := 0
-	if v, _ := s.vars.get("streaming_parallelism"); v != "0" && v != "default" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > exec.VNodes {
-			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "streaming_parallelism must be an integer from 0 to %d", exec.VNodes)
-		}
-		par = n
+	par, err := s.streamingParallelism()
+	if err != nil {
+		return nil, err
 	}
 	for k, v := range x.With {
 		if k != "parallelism" {
@@ -152,7 +162,7 @@ func (e *Engine) restartView(t *meta.Table) error {
 // dropped stops the jobs of dropped relations and deletes their state.
 func (e *Engine) dropped(ctx context.Context, ts []*meta.Table) error {
 	for _, t := range ts {
-		if t.Kind != meta.KindTable && t.Kind != meta.KindMaterializedView {
+		if t.Kind != meta.KindTable && t.Kind != meta.KindMaterializedView && t.Kind != meta.KindSource {
 			continue
 		}
 		if err := e.rt.StopJob(ctx, t.ID); err != nil {

@@ -19,6 +19,7 @@ type Split struct {
 	split   int64
 	step    int64
 	next    int64       // offset of the next row
+	first   int64       // offset at the last SetOffset, for Pace
 	bounded []generator // the sequences, which end
 	clock   bool        // a column reads the clock
 	src     *source
@@ -62,7 +63,18 @@ func (s *Split) Rate() int64 {
 func (s *Split) Offset() int64 { return s.next }
 
 // SetOffset positions the split at offset.
-func (s *Split) SetOffset(offset int64) { s.next = offset }
+func (s *Split) SetOffset(offset int64) { s.next, s.first = offset, offset }
+
+// Pace returns how long after the last SetOffset (or NewSplit) the rows
+// generated since may be emitted at the split's Rate. A split without a
+// share of the rate (more splits than rows per second) never may.
+func (s *Split) Pace() time.Duration {
+	rate := s.Rate()
+	if rate == 0 {
+		return math.MaxInt64
+	}
+	return time.Duration(float64(s.next-s.first) * float64(time.Second) / float64(rate))
+}
 
 // row returns the table row number of the split's offset, saturating.
 func (s *Split) row(offset int64) int64 {

@@ -157,6 +157,27 @@ func TestSequenceSplits(t *testing.T) {
 	}
 }
 
+func TestPace(t *testing.T) {
+	cfg := mustParse(t, []Column{{"v", types.TInt8}}, map[string]string{
+		"datagen.rows.per.second": "10", "datagen.split.num": "2", "fields.v.kind": "sequence",
+	})
+	for _, c := range []struct {
+		from, rows int
+		want       time.Duration
+	}{
+		{0, 0, 0},
+		{0, 5, time.Second},
+		{7, 10, 2 * time.Second},
+	} {
+		s := NewSplit(cfg, 0)
+		s.SetOffset(int64(c.from))
+		s.Next(newRows(c.rows, s.Width()))
+		if got := s.Pace(); got != c.want {
+			t.Errorf("%d rows from offset %d at 5 rows/s: Pace = %v, want %v", c.rows, c.from, got, c.want)
+		}
+	}
+}
+
 func TestRate(t *testing.T) {
 	for _, c := range []struct {
 		rps, splits int

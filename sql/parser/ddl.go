@@ -12,7 +12,7 @@ import (
 var columnStops = wordSet("not", "null", "primary", "unique", "check", "references",
 	"constraint", "collate", "generated", "default")
 
-// create parses CREATE TABLE / [MATERIALIZED] VIEW / INDEX.
+// create parses CREATE TABLE / SOURCE / [MATERIALIZED] VIEW / INDEX.
 func (p *uparser) create() (any, error) {
 	p.i++
 	orReplace := p.accept("or", "replace")
@@ -21,7 +21,17 @@ func (p *uparser) create() (any, error) {
 		if orReplace {
 			return nil, p.syntaxErr(p.i - 1)
 		}
-		return p.createTable()
+		ct := &CreateTable{}
+		return ct, p.tableDef(ct)
+	case p.accept("source"):
+		if orReplace {
+			return nil, p.syntaxErr(p.i - 1)
+		}
+		ct := &CreateTable{}
+		if err := p.tableDef(ct); err != nil {
+			return nil, err
+		}
+		return (*CreateSource)(ct), nil
 	case p.accept("materialized", "view"):
 		return p.createView(orReplace, true)
 	case p.accept("view"):
@@ -40,28 +50,22 @@ func (p *uparser) create() (any, error) {
 // ifNotExists consumes IF NOT EXISTS.
 func (p *uparser) ifNotExists() bool { return p.accept("if", "not", "exists") }
 
-// createTable parses the rest of CREATE TABLE.
-func (p *uparser) createTable() (any, error) {
-	ct := &CreateTable{IfNotExists: p.ifNotExists()}
+// tableDef parses the rest of CREATE TABLE or CREATE SOURCE into ct. The
+// column list may be left out before WITH (a connector's columns are
+// checked against it later).
+func (p *uparser) tableDef(ct *CreateTable) error {
+	ct.IfNotExists = p.ifNotExists()
 	name, err := p.objectName()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ct.Schema, ct.Name = name.Schema, name.Name
 	if p.peek().is("as") {
-		return nil, p.notSupported(p.i, "CREATE TABLE ... AS")
+		return p.notSupported(p.i, "CREATE TABLE ... AS")
 	}
-	if err := p.expectPunct("("); err != nil {
-		return nil, err
-	}
-	for !p.acceptPunct(")") {
-		if len(ct.Columns) > 0 || ct.PrimaryKey != nil || ct.Unique != nil || ct.Watermark != nil {
-			if err := p.expectPunct(","); err != nil {
-				return nil, err
-			}
-		}
-		if err := p.tableElement(ct); err != nil {
-			return nil, err
+	if !p.peek().is("with") {
+		if err := p.tableElements(ct); err != nil {
+			return err
 		}
 	}
 	for {
@@ -70,14 +74,45 @@ func (p *uparser) createTable() (any, error) {
 			ct.AppendOnly = true
 		case p.accept("with"):
 			if ct.With, err = p.options(); err != nil {
-				return nil, err
+				return err
 			}
-		case p.peek().is("format") || p.peek().is("on"):
-			return nil, p.notSupported(p.i, "CREATE TABLE with a connector")
+		case p.accept("format"):
+			if ct.Format, err = p.ident(); err != nil {
+				return err
+			}
+			if err := p.expect("encode"); err != nil {
+				return err
+			}
+			if ct.Encode, err = p.ident(); err != nil {
+				return err
+			}
+			if p.peek().isPunct("(") {
+				return p.notSupported(p.i, "FORMAT ... ENCODE ... with options")
+			}
+		case p.peek().is("on"):
+			return p.notSupported(p.i, "CREATE TABLE ... ON CONFLICT")
 		default:
-			return ct, nil
+			return nil
 		}
 	}
+}
+
+// tableElements parses ( column or constraint, ... ).
+func (p *uparser) tableElements(ct *CreateTable) error {
+	if err := p.expectPunct("("); err != nil {
+		return err
+	}
+	for !p.acceptPunct(")") {
+		if len(ct.Columns) > 0 || ct.PrimaryKey != nil || ct.Unique != nil || ct.Watermark != nil {
+			if err := p.expectPunct(","); err != nil {
+				return err
+			}
+		}
+		if err := p.tableElement(ct); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // tableElement parses one column definition or table constraint.

@@ -58,7 +58,14 @@ type CreateTable struct {
 	AppendOnly bool
 	// With holds WITH (key = value, ...) options, keys lowercased.
 	With map[string]string
+	// Format and Encode are RisingWave's FORMAT format ENCODE encode of a
+	// connector's data, lowercased; "" when absent.
+	Format, Encode string
 }
+
+// CreateSource is RisingWave's CREATE SOURCE: a stream of rows from a
+// connector that stores nothing. Its fields mean what CreateTable's do.
+type CreateSource CreateTable
 
 // Watermark is WATERMARK FOR Column AS Expr in CREATE TABLE.
 type Watermark struct {

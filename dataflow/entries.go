@@ -1,0 +1,126 @@
+package dataflow
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/RaduBerinde/btreemap"
+	"github.com/streamdb/streamdb/types"
+)
+
+// entries holds a group's cached entries ordered by suffix. Most groups
+// are small (an aggregation's single state row, a few join rows per key),
+// so they live in a sorted slice; a group that outgrows smallEntries moves
+// to a B-tree, which keeps inserts cheap for groups of any size. A B-tree
+// per group would cost a node allocation sized for dozens of items even
+// for a group of one.
+type entries struct {
+	small []entry
+	tree  *btreemap.BTreeMap[[]byte, []types.Datum]
+}
+
+type entry struct {
+	key []byte
+	row []types.Datum
+}
+
+// smallEntries is the most entries kept in the sorted slice.
+const smallEntries = 32
+
+// btreeDegree is the degree of the B-trees ordering large groups.
+const btreeDegree = 16
+
+func (es *entries) search(suffix []byte) (int, bool) {
+	return slices.BinarySearchFunc(es.small, suffix, func(e entry, k []byte) int { return bytes.Compare(e.key, k) })
+}
+
+// get returns the entry under suffix.
+func (es *entries) get(suffix []byte) (key []byte, row []types.Datum, ok bool) {
+	if es.tree != nil {
+		return es.tree.Get(suffix)
+	}
+	if i, found := es.search(suffix); found {
+		return es.small[i].key, es.small[i].row, true
+	}
+	return nil, nil, false
+}
+
+// put inserts or replaces the entry under key (kept, not copied).
+func (es *entries) put(key []byte, row []types.Datum, free *btreemap.FreeList[[]byte, []types.Datum]) {
+	if es.tree != nil {
+		es.tree.ReplaceOrInsert(key, row)
+		return
+	}
+	i, found := es.search(key)
+	if found {
+		es.small[i].row = row
+		return
+	}
+	if len(es.small) < smallEntries {
+		es.small = slices.Insert(es.small, i, entry{key, row})
+		return
+	}
+	es.tree = btreemap.NewWithFreeList[[]byte, []types.Datum](btreeDegree, bytes.Compare, free)
+	for _, e := range es.small {
+		es.tree.ReplaceOrInsert(e.key, e.row)
+	}
+	es.small = nil
+	es.tree.ReplaceOrInsert(key, row)
+}
+
+// delete removes the entry under suffix and returns it.
+func (es *entries) delete(suffix []byte) (key []byte, row []types.Datum, ok bool) {
+	if es.tree != nil {
+		return es.tree.Delete(suffix)
+	}
+	i, found := es.search(suffix)
+	if !found {
+		return nil, nil, false
+	}
+	e := es.small[i]
+	es.small = slices.Delete(es.small, i, i+1)
+	return e.key, e.row, true
+}
+
+// ascend calls fn for each entry in suffix order until it returns false.
+func (es *entries) ascend(fn func(suffix []byte, row []types.Datum) bool) {
+	if es.tree != nil {
+		es.tree.AscendFunc(btreemap.Min[[]byte](), btreemap.Max[[]byte](), fn)
+		return
+	}
+	for _, e := range es.small {
+		if !fn(e.key, e.row) {
+			return
+		}
+	}
+}
+
+// descend calls fn for each entry in reverse suffix order until it returns
+// false.
+func (es *entries) descend(fn func(suffix []byte, row []types.Datum) bool) {
+	if es.tree != nil {
+		es.tree.DescendFunc(btreemap.Max[[]byte](), btreemap.Min[[]byte](), fn)
+		return
+	}
+	for i := len(es.small) - 1; i >= 0; i-- {
+		if !fn(es.small[i].key, es.small[i].row) {
+			return
+		}
+	}
+}
+
+// len returns the number of entries.
+func (es *entries) len() int {
+	if es.tree != nil {
+		return es.tree.Len()
+	}
+	return len(es.small)
+}
+
+// clear drops every entry, returning B-tree nodes to the free list.
+func (es *entries) clear() {
+	if es.tree != nil {
+		es.tree.Clear(true)
+	}
+	*es = entries{}
+}

@@ -1,0 +1,190 @@
+package dataflow
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/streamdb/streamdb/storage"
+	"github.com/streamdb/streamdb/types"
+)
+
+// SplitReader generates the rows of one split of a source in offset order
+// (connector.Split).
+type SplitReader interface {
+	// Next writes the next rows into the caller's rows and returns how
+	// many; 0 once Done.
+	Next(rows [][]types.Datum) int
+	// Offset is the position of the next row, the value to checkpoint.
+	Offset() int64
+	// SetOffset resumes at a checkpointed offset.
+	SetOffset(offset int64)
+	// Done reports whether the split has no more rows.
+	Done() bool
+	// Pace is how long after the last SetOffset the rows generated since
+	// may be emitted.
+	Pace() time.Duration
+}
+
+// SourceSpec generates the rows of a connector's splits: the head of a
+// fragment without inputs, each of whose actors owns the splits listed in
+// its Env.Splits and gets barriers from the barrier manager directly.
+// Output rows are the Width generated columns, then a hidden row id, the
+// stream key, derived from (split, offset) as offset*Splits + split, so
+// that a replay after recovery produces the same ids. The stream is
+// append-only. At each checkpoint the offset of every split is stored in
+// StateTable (key: the split number), from which a restarted job resumes:
+// nothing is lost or emitted twice across recoveries.
+type SourceSpec struct {
+	// Name names the source in EXPLAIN.
+	Name string
+	// Splits is the number of splits of the source.
+	Splits int
+	// NewSplit returns split number split positioned at its first row.
+	NewSplit func(split int) SplitReader
+	// Width is the number of generated columns.
+	Width int
+	// StateTable holds the splits' offsets.
+	StateTable uint32
+}
+
+// Build implements Spec: it positions the actor's splits at their
+// committed offsets (recovery removed uncommitted ones before actors start).
+func (s *SourceSpec) Build(env *Env) (Operator, error) {
+	op := &source{spec: s, store: env.Store, one: make([][]types.Datum, 1)}
+	for _, id := range env.Splits {
+		sp := &sourceSplit{id: int64(id), reader: s.NewSplit(id), key: offsetKey(s.StateTable, id)}
+		v, ok, err := env.Store.Engine().Get(sp.key, math.MaxUint64)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			row, err := types.DecodeRow(v, offsetTypes, nil)
+			if err != nil {
+				return nil, fmt.Errorf("source %s split %d: %w", s.Name, id, err)
+			}
+			sp.reader.SetOffset(row[0].Int())
+		}
+		sp.saved = sp.reader.Offset()
+		op.splits = append(op.splits, sp)
+	}
+	return op, nil
+}
+
+// Explain implements Spec.
+func (s *SourceSpec) Explain() string {
+	return fmt.Sprintf("Source %s splits=%d offsets=%d", s.Name, s.Splits, s.StateTable)
+}
+
+// offsetTypes are the types of an offsets row: the split's offset.
+var offsetTypes = []types.T{types.TInt8}
+
+// offsetKey is the state key of a split's offset. Splits move between
+// actors apart from vnodes, so every split's offset is under vnode 0.
+func offsetKey(table uint32, split int) []byte {
+	return storage.AppendKey(nil, table, 0, types.AppendKey(nil, types.NewInt(int64(split)), false))
+}
+
+// maxCatchUp bounds how far behind its pace a split may fall (while its
+// source has no consumer, say) and still catch up with a burst.
+const maxCatchUp = time.Second
+
+// sourceSplit is one split an actor reads.
+type sourceSplit struct {
+	id     int64
+	reader SplitReader
+	key    []byte
+	// saved is the offset last written to state.
+	saved int64
+	// start is when the reader was last positioned: its Pace counts from
+	// then; zero until it first generates.
+	start time.Time
+}
+
+// source is the operator of SourceSpec. Its actor calls generate whenever
+// no barrier is waiting, so barriers are never starved; it reads its
+// splits in turn, a chunk at a time, each at its pace.
+type source struct {
+	spec   *SourceSpec
+	store  *Store
+	splits []*sourceSplit
+	next   int // the split to read next
+	out    chunkOut
+	one    [][]types.Datum
+	writes writeBuf
+}
+
+// Process implements Operator: a source has no input rows.
+func (o *source) Process(_ int, c *Chunk, emit Emit) error { return emit(c) }
+
+// Barrier implements Operator: a checkpoint stores the offsets that moved.
+func (o *source) Barrier(b *Barrier, _ Emit) error {
+	if !b.Checkpoint {
+		return nil
+	}
+	for _, sp := range o.splits {
+		if off := sp.reader.Offset(); off != sp.saved {
+			o.writes.put(sp.key, []types.Datum{types.NewInt(off)})
+			sp.saved = off
+		}
+	}
+	o.writes.stage(o.store, b.Epoch)
+	return nil
+}
+
+// generate emits one chunk of the next split whose rows are due and
+// returns 0; if none is due, it returns how long until one is, or a
+// negative duration once every split is done.
+func (o *source) generate(emit Emit) (time.Duration, error) {
+	now := time.Now()
+	wait := time.Duration(-1)
+	for range o.splits {
+		sp := o.splits[o.next]
+		o.next = (o.next + 1) % len(o.splits)
+		if sp.reader.Done() {
+			continue
+		}
+		due := sp.start.Add(sp.reader.Pace())
+		if sp.start.IsZero() || now.Sub(due) > maxCatchUp {
+			sp.reader.SetOffset(sp.reader.Offset())
+			sp.start, due = now, now
+		}
+		if d := due.Sub(now); d > 0 {
+			if wait < 0 || d < wait {
+				wait = d
+			}
+			continue
+		}
+		return 0, o.fill(sp, now, emit)
+	}
+	return wait, nil
+}
+
+// fill emits up to MaxChunkRows rows of sp, stopping after the first row
+// that is not due at now.
+func (o *source) fill(sp *sourceSplit, now time.Time, emit Emit) error {
+	w := o.spec.Width + 1
+	n := int64(o.spec.Splits)
+	paced := true
+	for i := 0; i < MaxChunkRows; i++ {
+		off := sp.reader.Offset()
+		row := o.out.row(w)
+		o.one[0] = row
+		if sp.reader.Next(o.one) == 0 {
+			break
+		}
+		row[w-1] = types.NewInt(off*n + sp.id)
+		if err := o.out.add(Insert, row, emit); err != nil {
+			return err
+		}
+		if paced {
+			pace := sp.reader.Pace()
+			// A split whose first row costs no time is not paced.
+			paced = pace > 0
+			if sp.start.Add(pace).After(now) {
+				break
+			}
+		}
+	}
+	return o.out.flush(emit)
+}

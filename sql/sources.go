@@ -1,0 +1,110 @@
+package sql
+
+import (
+	"context"
+	"time"
+
+	"github.com/streamdb/streamdb/connector"
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/sql/parser"
+)
+
+// createConnected runs CREATE SOURCE (kind KindSource) and CREATE TABLE
+// WITH (connector = ...) (kind KindTable): it validates the connector's
+// options, records the relation in the catalog with its resolved options
+// and starts its job. A source stores nothing: its rows reach only the
+// materialized views over it, from their creation on. A table stores them
+// like DML rows; DML into it is refused (its rows are the connector's).
+// Both are append-only, keyed by a hidden row id derived from each row's
+// split and offset.
+func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, kind meta.ObjectKind) (pgwire.Rows, error) {
+	tag := "CREATE TABLE"
+	if kind == meta.KindSource {
+		tag = "CREATE SOURCE"
+	}
+	if x.PrimaryKey != nil {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "a %s with a connector cannot have a primary key yet", kind).
+			WithHint("Leave the primary key out: rows get a hidden row id.")
+	}
+	if x.Format != "" && (x.Format != "plain" || x.Encode != "json") {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "FORMAT %s ENCODE %s is not supported", x.Format, x.Encode).
+			WithHint("The nexmark and datagen connectors need no FORMAT clause (FORMAT PLAIN ENCODE JSON is accepted).")
+	}
+	t, err := tableFromDef(x)
+	if err != nil {
+		return nil, err
+	}
+	t.Kind, t.AppendOnly, t.HiddenRowID = kind, true, true
+	par, err := s.streamingParallelism()
+	if err != nil {
+		return nil, err
+	}
+	e := s.e
+	src, err := connector.Open(connectorColumns(t), x.With, time.Now(), e.parallelism(par))
+	if err != nil {
+		return nil, err
+	}
+	t.Options, t.Parallelism = src.Options, par
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	if _, ok := e.Meta.Catalog().Table(t.Schema, t.Name); ok && x.IfNotExists {
+		return done(tag), nil
+	}
+	first, err := e.Meta.AllocIDs(ctx, 2)
+	if err != nil {
+		return nil, err
+	}
+	t.ID, t.StateTables = first, []uint32{first + 1}
+	created, err := e.Meta.CreateTable(ctx, t, x.IfNotExists)
+	if err != nil || created == nil {
+		return done(tag), err
+	}
+	if err := e.startConnected(created, true); err != nil {
+		return nil, err
+	}
+	return done(tag), nil
+}
+
+// connectorColumns are a relation's columns a connector generates: all
+// but the hidden row id.
+func connectorColumns(t *meta.Table) []connector.Column {
+	var cols []connector.Column
+	for _, c := range t.Columns {
+		if !c.Hidden {
+			cols = append(cols, connector.Column{Name: c.Name, Type: c.Type})
+		}
+	}
+	return cols
+}
+
+// startConnected starts the job of a source or of a table with a
+// connector: its actors read the connector's splits (from their committed
+// offsets) and, for a table, a second fragment materializes the rows by
+// row id. Created is false for a restart: then the job's sources wait for
+// the runtime's Resume.
+func (e *Engine) startConnected(t *meta.Table, created bool) error {
+	src, err := connector.Open(connectorColumns(t), t.Options, time.Time{}, 1)
+	if err != nil {
+		return err
+	}
+	ref := tableRef(t)
+	spec := &dataflow.SourceSpec{Name: t.Name, Splits: src.Splits, Width: src.Width, StateTable: t.StateTables[0],
+		NewSplit: func(i int) dataflow.SplitReader { return src.NewSplit(i) }}
+	g := &dataflow.GraphSpec{VNodeCount: exec.VNodes, Fragments: []*dataflow.FragmentSpec{
+		{ID: 0, Chain: []dataflow.Spec{spec}, OutTypes: ref.Types},
+	}}
+	if t.Kind == meta.KindTable {
+		g.Fragments = append(g.Fragments, &dataflow.FragmentSpec{
+			ID:       1,
+			Inputs:   []dataflow.InputSpec{{Fragment: 0, Dist: dataflow.DistHash, Keys: t.PK}},
+			Chain:    []dataflow.Spec{&dataflow.MaterializeSpec{TableID: t.ID, PK: t.PK, Types: ref.Types}},
+			OutTypes: ref.Types,
+		})
+	}
+	_, err = e.rt.StartJob(t.ID, g, e.parallelism(t.Parallelism), created)
+	return err
+}
