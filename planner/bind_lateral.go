@@ -87,8 +87,12 @@ func (b *Binder) bindTableFunction(call ast.ExprNode, ordinality bool, alias str
 	one := &Values{Rows: [][]expr.Expr{{}}}
 	ordCol := Column{Name: "ordinality", T: types.TInt8}
 	f, isCall := call.(*ast.FuncCallExpr)
-	if isCall && (f.FnName.L == "tumble" || f.FnName.L == "hop") {
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "table function %s is not supported yet", f.FnName.L)
+	if isCall && f.FnName.L == "tumble" {
+		return b.bindTumble(f, s)
+	}
+	if isCall && f.FnName.L == "hop" {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "table function hop is not supported yet").
+			WithHint("TUMBLE windows are supported.")
 	}
 	if !isCall || !expr.IsSetReturning(f.FnName.L) {
 		e, err := b.bindExpr(call, s)

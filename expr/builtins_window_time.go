@@ -1,0 +1,63 @@
+package expr
+
+import (
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+// Time bucketing: PostgreSQL's date_bin and the tumble_start/tumble_end
+// functions behind TUMBLE windows (RisingWave's), over timestamp and
+// timestamptz alike: both count microseconds, timestamptz from the UTC
+// epoch.
+func init() {
+	for _, ts := range []struct {
+		t  types.T
+		mk func(int64) types.Datum
+	}{{types.TTimestamp, types.NewTimestamp}, {types.TTimestampTZ, types.NewTimestampTZ}} {
+		f := ts.t.Family
+		bin := func(stride types.Datum, source, origin int64, end bool) (types.Datum, error) {
+			start, err := binStart(stride.Interval(), source, origin)
+			if err == nil && end {
+				start += strideMicros(stride.Interval())
+			}
+			return ts.mk(start), err
+		}
+		RegisterBuiltin("date_bin", sig(ts.t, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return bin(a[0], a[1].Int(), a[2].Int(), false)
+		}, types.Interval, f, f))
+		for _, name := range []string{"tumble_start", "tumble_end"} {
+			end := name == "tumble_end"
+			RegisterBuiltin(name,
+				sig(ts.t, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+					return bin(a[1], a[0].Int(), 0, end)
+				}, f, types.Interval),
+				sig(ts.t, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+					return bin(a[1], a[0].Int(), strideMicros(a[2].Interval()), end)
+				}, f, types.Interval, types.Interval))
+		}
+	}
+}
+
+// strideMicros is the length of an interval without months, in
+// microseconds.
+func strideMicros(iv types.IntervalValue) int64 {
+	return int64(iv.Days)*microsPerDay + iv.Micros
+}
+
+// binStart returns the start of the bin of width stride, aligned on origin,
+// that holds source (all in microseconds), as date_bin does.
+func binStart(stride types.IntervalValue, source, origin int64) (int64, error) {
+	if stride.Months != 0 {
+		return 0, pgerror.New(pgerror.CodeFeatureNotSupported, "timestamps cannot be binned into intervals containing months or years")
+	}
+	width := strideMicros(stride)
+	if width <= 0 {
+		return 0, pgerror.New(pgerror.CodeInvalidParameterValue, "stride must be greater than zero")
+	}
+	delta := source - origin
+	rem := delta % width
+	if rem < 0 {
+		rem += width
+	}
+	return source - rem, nil
+}
