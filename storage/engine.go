@@ -140,7 +140,7 @@ func (e *Engine) DropTable(tableID uint32) error {
 // that writes it deferred and still owes.
 func (e *Engine) Busy() bool {
 	m := e.db.Metrics()
-	return m.Flush.NumInProgress > 0 || m.Compact.NumInProgress > 0 || m.MemTable.Count > 1
+	return m.Flush.NumInProgress > 0 || m.Compact.NumInProgress > 0
 }
 
 // Metrics returns Pebble's metrics as a human-readable table.
