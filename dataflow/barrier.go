@@ -196,6 +196,12 @@ func (m *BarrierManager) backlogged() bool {
 
 // waitCaughtUp blocks while the manager is backlogged.
 func (m *BarrierManager) waitCaughtUp(ctx context.Context) error {
+	return m.waitUntil(ctx, func() bool { return len(m.inflight) <= maxUncommitted })
+}
+
+// waitUntil blocks until done (called under mu) holds, the manager failed
+// or ctx ended; commits and failures wake it.
+func (m *BarrierManager) waitUntil(ctx context.Context, done func() bool) error {
 	stop := context.AfterFunc(ctx, func() {
 		m.mu.Lock()
 		m.cond.Broadcast()
@@ -204,13 +210,16 @@ func (m *BarrierManager) waitCaughtUp(ctx context.Context) error {
 	defer stop()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for len(m.inflight) > maxUncommitted && m.err == nil && ctx.Err() == nil {
+	for !done() {
+		if m.err != nil {
+			return m.err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		m.cond.Wait()
 	}
-	if m.err != nil {
-		return m.err
-	}
-	return ctx.Err()
+	return nil
 }
 
 // collect records that one actor passed the barrier of epoch.
@@ -302,22 +311,5 @@ func (m *BarrierManager) CurrentEpoch() uint64 {
 
 // WaitCommitted blocks until epoch is committed (or the manager failed).
 func (m *BarrierManager) WaitCommitted(ctx context.Context, epoch uint64) error {
-	stop := context.AfterFunc(ctx, func() {
-		m.mu.Lock()
-		m.cond.Broadcast()
-		m.mu.Unlock()
-	})
-	defer stop()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for m.committed < epoch {
-		if m.err != nil {
-			return m.err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		m.cond.Wait()
-	}
-	return nil
+	return m.waitUntil(ctx, func() bool { return m.committed >= epoch })
 }
