@@ -61,3 +61,39 @@ func binStart(stride types.IntervalValue, source, origin int64) (int64, error) {
 	}
 	return source - rem, nil
 }
+
+// hopStarts yields the starts of the hopping windows of width size, one
+// every slide (aligned on the epoch), that hold source, in ascending order:
+// the starts s with s <= source < s + size.
+func hopStarts(mk func(int64) types.Datum) func(*Ctx, []types.Datum) (SetIter, error) {
+	return func(_ *Ctx, a []types.Datum) (SetIter, error) {
+		slide, size := a[1].Interval(), a[2].Interval()
+		last, err := binStart(slide, a[0].Int(), 0)
+		if err != nil {
+			return nil, err
+		}
+		if size.Months != 0 || strideMicros(size) <= 0 {
+			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "window size must be a positive interval without months or years")
+		}
+		step, width, into := strideMicros(slide), strideMicros(size), a[0].Int()-last
+		if into >= width {
+			// Windows narrower than their slide leave gaps.
+			return noValues, nil
+		}
+		// The first start is the lowest multiple of step above source - width.
+		cur := last - (width-1-into)/step*step
+		return func() (types.Datum, bool, error) {
+			if cur > last {
+				return types.Null, false, nil
+			}
+			cur += step
+			return mk(cur - step), true, nil
+		}, nil
+	}
+}
+
+func init() {
+	RegisterSetBuiltin("hop_window_starts",
+		Overload{Args: []types.Family{types.Timestamp, types.Interval, types.Interval}, Ret: Returns(types.TTimestamp), Set: hopStarts(types.NewTimestamp)},
+		Overload{Args: []types.Family{types.TimestampTZ, types.Interval, types.Interval}, Ret: Returns(types.TTimestampTZ), Set: hopStarts(types.NewTimestampTZ)})
+}

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -35,6 +36,38 @@ func TestBinStart(t *testing.T) {
 		}
 		if err != nil || got != tc.want {
 			t.Errorf("binStart(%v, %d, %d) = %d, %v; want %d", tc.stride, tc.source, tc.origin, got, err, tc.want)
+		}
+	}
+}
+
+func TestHopStarts(t *testing.T) {
+	min := int64(60e6)
+	iv := func(us int64) types.Datum { return types.NewInterval(types.IntervalValue{Micros: us}) }
+	tests := []struct {
+		ts, slide, size int64
+		want            []int64
+	}{
+		{ts: 7 * min, slide: 5 * min, size: 15 * min, want: []int64{-5 * min, 0, 5 * min}},
+		{ts: 5 * min, slide: 5 * min, size: 10 * min, want: []int64{0, 5 * min}},
+		{ts: 4 * min, slide: 5 * min, size: 5 * min, want: []int64{0}},
+		{ts: 3 * min, slide: 5 * min, size: 2 * min, want: nil},
+		{ts: 1 * min, slide: 5 * min, size: 2 * min, want: []int64{0}},
+		{ts: -1, slide: min, size: 2 * min, want: []int64{-2 * min, -min}},
+	}
+	for _, tc := range tests {
+		it, err := hopStarts(types.NewTimestamp)(nil, []types.Datum{types.NewTimestamp(tc.ts), iv(tc.slide), iv(tc.size)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for v, ok, err := it(); ok || err != nil; v, ok, err = it() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, v.Int())
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("hop starts of %d (slide %d, size %d) = %v, want %v", tc.ts, tc.slide, tc.size, got, tc.want)
 		}
 	}
 }

@@ -91,8 +91,7 @@ func (b *Binder) bindTableFunction(call ast.ExprNode, ordinality bool, alias str
 		return b.bindTumble(f, s)
 	}
 	if isCall && f.FnName.L == "hop" {
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "table function hop is not supported yet").
-			WithHint("TUMBLE windows are supported.")
+		return b.bindHop(f, s)
 	}
 	if !isCall || !expr.IsSetReturning(f.FnName.L) {
 		e, err := b.bindExpr(call, s)

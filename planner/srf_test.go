@@ -105,7 +105,6 @@ func TestTableFunctionErrors(t *testing.T) {
 		{"SELECT unnest(ARRAY[1], ARRAY[2])", "42883", "function unnest(integer[], integer[]) does not exist"},
 		{"SELECT * FROM generate_series(1, t.a), t", "42P01", `missing FROM-clause entry for table "t"`},
 		{"SELECT * FROM t RIGHT JOIN generate_series(1, t.a) g ON true", "42P10", "invalid reference to a FROM-clause entry from a LATERAL item"},
-		{"SELECT * FROM hop(t, ts, INTERVAL '1' HOUR, INTERVAL '2' HOUR)", "0A000", "table function hop is not supported yet"},
 	}
 	for _, tt := range tests {
 		n, _, err := bindQuery(t, tt.sql)

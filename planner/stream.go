@@ -61,12 +61,14 @@ func (p *streamPlanner) plan(n Node) (*stream, error) {
 	// recomputes them: over append-only input and in VALUES, which are
 	// evaluated once.
 	_, once := n.(*Values)
-	if _, ok := n.(*ProjectSet); ok {
-		once = true // evaluated when planned, see planConstant
-	}
 	_, rowwise := n.(*Project)
 	if _, ok := n.(*Filter); ok {
 		rowwise = true
+	}
+	if ps, ok := n.(*ProjectSet); ok {
+		// Over constants it is evaluated when planned (planConstant).
+		rowwise = readsRelation(ps)
+		once = !rowwise
 	}
 	es := exprsOf(n)
 	if err := checkStreamable(once || rowwise, es...); err != nil {
@@ -124,6 +126,9 @@ func (p *streamPlanner) planNode(n Node) (*stream, error) {
 	case *Values:
 		return p.planValues(x)
 	case *ProjectSet:
+		if readsRelation(x) {
+			return p.planProjectSet(x)
+		}
 		return p.planConstant(x)
 	case *Apply:
 		return nil, notStreamable("LATERAL references to other FROM items")
@@ -159,15 +164,49 @@ func (p *streamPlanner) planValues(x *Values) (*stream, error) {
 // when a materialized view is planned.
 const maxConstantRows = 1_000_000
 
+// readsRelation reports whether n reads a table, view or source.
+func readsRelation(n Node) bool {
+	if _, ok := n.(*Scan); ok {
+		return true
+	}
+	return slices.ContainsFunc(n.Inputs(), readsRelation)
+}
+
+// planProjectSet expands the rows of its input stream by set-returning
+// functions; the expansion's row number joins the stream key.
+func (p *streamPlanner) planProjectSet(x *ProjectSet) (*stream, error) {
+	s, err := p.plan(x.Input)
+	if err != nil {
+		return nil, err
+	}
+	in, width := len(x.Input.Columns()), len(s.cols)
+	added := x.Cols[in:]
+	s.add(&dataflow.ProjectSetSpec{Funcs: x.Funcs, Ordinality: x.Ordinality})
+	if s.frag == nil {
+		for range len(added) + 1 {
+			s.origin = append(s.origin, -1)
+		}
+	}
+	s.cols = append(append(slices.Clip(s.cols), added...), Column{Name: "_ordinal", T: types.TInt8, Hidden: true})
+	s.key = append(slices.Clip(s.key), len(s.cols)-1)
+	// x's columns first: the input's, then the functions'.
+	pos := make([]int, 0, in+len(added))
+	for i := range in {
+		pos = append(pos, i)
+	}
+	for i := range added {
+		pos = append(pos, width+i)
+	}
+	s.pick(pos)
+	return s, nil
+}
+
 // planConstant evaluates set-returning functions over constants (FROM
 // generate_series(1, 10), SELECT unnest(ARRAY[...])) once, like VALUES.
 func (p *streamPlanner) planConstant(x *ProjectSet) (*stream, error) {
 	var err error
 	var walk func(Node)
 	walk = func(n Node) {
-		if _, ok := n.(*Scan); ok && err == nil {
-			err = notStreamable("set-returning functions over the rows of a table")
-		}
 		if err == nil {
 			err = checkStreamable(true, exprsOf(n)...)
 		}

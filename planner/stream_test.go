@@ -121,6 +121,19 @@ Fragment 0 (singleton)
 			cols: "d integer, u text, _row bigint hidden", pk: "[2]", appendOnly: true,
 		},
 		{
+			name: "set-returning functions expand rows; their row number joins the key",
+			sql:  "SELECT a, generate_series(1, b) AS g FROM t",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0 2]
+    Exchange Hash[0 2] <- Fragment 0
+Fragment 0 (parallelism default)
+  Project [$0, $6, $7]
+    ProjectSet generate_series('1'::integer, $1)
+      Exchange Hash[0] <- Table t`,
+			cols: "a integer, g integer, _ordinal bigint hidden", pk: "[0 2]",
+		},
+		{
 			name: "append-only table",
 			sql:  "SELECT k, v FROM e WHERE v > 0",
 			graph: `
@@ -633,7 +646,6 @@ func TestPlanStreamUnsupported(t *testing.T) {
 		{sql: "SELECT a FROM (SELECT a, row_number() OVER () AS rn, lag(a) OVER () AS l FROM t) s WHERE rn <= 2",
 			msg: "window functions in materialized views are not supported yet"},
 		{sql: "SELECT a, g FROM t, generate_series(1, t.b) g", msg: "LATERAL references to other FROM items in materialized views are not supported yet"},
-		{sql: "SELECT a, generate_series(1, b) FROM t", msg: "set-returning functions over the rows of a table in materialized views are not supported yet"},
 		{sql: "SELECT generate_series(1, (SELECT max(b) FROM t))", msg: "subqueries in materialized views are not supported yet"},
 		{sql: "SELECT a FROM (SELECT a, dense_rank() OVER (PARTITION BY b ORDER BY c) AS r FROM t) s WHERE r <= 2", msg: "dense_rank() in materialized views is not supported yet"},
 	}

@@ -28,6 +28,7 @@ var viewTemplates = []string{
 	"SELECT k FROM %[1]sa UNION SELECT k FROM %[1]sb",
 	"SELECT DISTINCT k, v > 4 AS big FROM %[1]sa",
 	"SELECT k, v FROM %[1]sa WHERE k IS NOT NULL AND s LIKE 'x%%'",
+	"SELECT id, generate_series(1, v %% 4) AS g FROM %[1]sa",
 	"SELECT k, count(*) FILTER (WHERE v > 2) AS c, sum(v) FILTER (WHERE s = 'y') AS sy FROM %[1]sa GROUP BY k",
 	"SELECT id, v FROM (SELECT id, v, rank() OVER (PARTITION BY k ORDER BY v DESC) AS r FROM %[1]sa) s WHERE r <= 2",
 	"SELECT id, k FROM (SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY v, id) AS rn FROM %[1]sa) s WHERE rn BETWEEN 2 AND 3",
