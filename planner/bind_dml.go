@@ -7,6 +7,7 @@ import (
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/sql/parser"
 	"github.com/streamdb/streamdb/types"
+	"slices"
 )
 
 // Insert writes the rows of Source into Table. Source produces full rows
@@ -15,6 +16,9 @@ import (
 type Insert struct {
 	Table  *meta.Table
 	Source Node
+	// SkipConflicts (ON CONFLICT DO NOTHING) skips rows whose primary key
+	// is taken, by the table or an earlier row of the statement.
+	SkipConflicts bool
 }
 
 // Update rewrites the rows of Table selected by Source. Source produces the
@@ -32,10 +36,11 @@ type Delete struct {
 
 // BindInsert binds INSERT INTO t [(cols)] VALUES ... | SELECT ....
 func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
-	if st.OnDuplicate != nil || st.IsReplace {
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "upsert is not supported yet")
-	}
 	t, err := b.dmlTable(st.Table.TableRefs)
+	if err != nil {
+		return nil, err
+	}
+	skip, err := onConflictDoNothing(st, t)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +136,7 @@ func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
 		exprs = append(exprs, e)
 		cols = append(cols, Column{Name: col.Name, T: col.Type})
 	}
-	return &Insert{Table: t, Source: &Project{Input: src, Exprs: exprs, Cols: cols}}, nil
+	return &Insert{Table: t, Source: &Project{Input: src, Exprs: exprs, Cols: cols}, SkipConflicts: skip}, nil
 }
 
 // assign converts a value for storing into col (assignment cast rules).
@@ -354,4 +359,45 @@ func appendOnlyCheck(t *meta.Table, stmt string) error {
 	}
 	return pgerror.New(pgerror.CodeFeatureNotSupported, "%s is not allowed on append-only table %q", stmt, t.Name).
 		WithHint("Create the table without APPEND ONLY to change or delete rows.")
+}
+
+// onConflictDoNothing reads the SQL front's form of ON CONFLICT [(cols)] DO
+// NOTHING (ON DUPLICATE KEY UPDATE pg_on_conflict =
+// pg_conflict_do_nothing(cols...)); the columns, if given, must be t's
+// primary key, its only unique constraint.
+func onConflictDoNothing(st *ast.InsertStmt, t *meta.Table) (bool, error) {
+	if st.IsReplace {
+		return false, pgerror.New(pgerror.CodeFeatureNotSupported, "REPLACE is not supported").WithHint("use INSERT ... ON CONFLICT DO NOTHING")
+	}
+	if st.OnDuplicate == nil {
+		return false, nil
+	}
+	var call *ast.FuncCallExpr
+	if len(st.OnDuplicate) == 1 && st.OnDuplicate[0].Column.Name.L == "pg_on_conflict" {
+		call, _ = st.OnDuplicate[0].Expr.(*ast.FuncCallExpr)
+	}
+	if call == nil || call.FnName.L != "pg_conflict_do_nothing" {
+		return false, pgerror.New(pgerror.CodeFeatureNotSupported, "ON DUPLICATE KEY UPDATE is not supported").WithHint("use INSERT ... ON CONFLICT DO NOTHING")
+	}
+	if len(call.Args) == 0 {
+		return true, nil
+	}
+	var names []string
+	for _, a := range call.Args {
+		if c, ok := a.(*ast.ColumnNameExpr); ok {
+			names = append(names, c.Name.Name.O)
+		}
+	}
+	var pk []string
+	for _, i := range t.PK {
+		if !t.Columns[i].Hidden {
+			pk = append(pk, t.Columns[i].Name)
+		}
+	}
+	slices.Sort(names)
+	slices.Sort(pk)
+	if len(pk) == 0 || !slices.Equal(slices.Compact(names), pk) {
+		return false, pgerror.New(pgerror.CodeInvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+	}
+	return true, nil
 }

@@ -220,6 +220,9 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 			if err != nil {
 				return false, err
 			}
+			if dup && p.SkipConflicts {
+				return true, nil
+			}
 			if dup {
 				return false, w.duplicate(full)
 			}

@@ -95,7 +95,7 @@ func (t *translator) word(s *seq, i int) (int, error) {
 		}
 	case "on":
 		if next.is("conflict") {
-			return i, notSupportedAt(t.src, tk.pos, "INSERT ... ON CONFLICT is not supported")
+			return t.onConflict(s, i)
 		}
 		s.fullJoin = false
 	case "and":
