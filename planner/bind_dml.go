@@ -19,6 +19,16 @@ type Insert struct {
 	// SkipConflicts (ON CONFLICT DO NOTHING) skips rows whose primary key
 	// is taken, by the table or an earlier row of the statement.
 	SkipConflicts bool
+	// OnConflict (ON CONFLICT (key) DO UPDATE SET ...) updates the row
+	// holding a taken key instead, setting each column Col to Expr
+	// evaluated over that row followed by the proposed one (EXCLUDED).
+	OnConflict []ConflictSet
+}
+
+// ConflictSet is one assignment of ON CONFLICT DO UPDATE.
+type ConflictSet struct {
+	Col  int
+	Expr expr.Expr
 }
 
 // Update rewrites the rows of Table selected by Source. Source produces the
@@ -40,7 +50,7 @@ func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
 	if err != nil {
 		return nil, err
 	}
-	skip, err := onConflictDoNothing(st, t)
+	skip, sets, err := b.onConflict(st, t)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +146,7 @@ func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
 		exprs = append(exprs, e)
 		cols = append(cols, Column{Name: col.Name, T: col.Type})
 	}
-	return &Insert{Table: t, Source: &Project{Input: src, Exprs: exprs, Cols: cols}, SkipConflicts: skip}, nil
+	return &Insert{Table: t, Source: &Project{Input: src, Exprs: exprs, Cols: cols}, SkipConflicts: skip, OnConflict: sets}, nil
 }
 
 // assign converts a value for storing into col (assignment cast rules).
@@ -361,43 +371,80 @@ func appendOnlyCheck(t *meta.Table, stmt string) error {
 		WithHint("Create the table without APPEND ONLY to change or delete rows.")
 }
 
-// onConflictDoNothing reads the SQL front's form of ON CONFLICT [(cols)] DO
-// NOTHING (ON DUPLICATE KEY UPDATE pg_on_conflict =
-// pg_conflict_do_nothing(cols...)); the columns, if given, must be t's
+// onConflict reads the SQL front's form of ON CONFLICT [(cols)] DO NOTHING
+// (ON DUPLICATE KEY UPDATE pg_on_conflict = pg_conflict_do_nothing(cols))
+// and of ON CONFLICT (cols) DO UPDATE SET ... (pg_conflict_do_update(cols)
+// followed by the assignments); the columns, if given, must be t's
 // primary key, its only unique constraint.
-func onConflictDoNothing(st *ast.InsertStmt, t *meta.Table) (bool, error) {
+func (b *Binder) onConflict(st *ast.InsertStmt, t *meta.Table) (skip bool, sets []ConflictSet, err error) {
 	if st.IsReplace {
-		return false, pgerror.New(pgerror.CodeFeatureNotSupported, "REPLACE is not supported").WithHint("use INSERT ... ON CONFLICT DO NOTHING")
+		return false, nil, pgerror.New(pgerror.CodeFeatureNotSupported, "REPLACE is not supported").WithHint("use INSERT ... ON CONFLICT")
 	}
 	if st.OnDuplicate == nil {
-		return false, nil
+		return false, nil, nil
 	}
 	var call *ast.FuncCallExpr
-	if len(st.OnDuplicate) == 1 && st.OnDuplicate[0].Column.Name.L == "pg_on_conflict" {
+	if st.OnDuplicate[0].Column.Name.L == "pg_on_conflict" {
 		call, _ = st.OnDuplicate[0].Expr.(*ast.FuncCallExpr)
 	}
-	if call == nil || call.FnName.L != "pg_conflict_do_nothing" {
-		return false, pgerror.New(pgerror.CodeFeatureNotSupported, "ON DUPLICATE KEY UPDATE is not supported").WithHint("use INSERT ... ON CONFLICT DO NOTHING")
+	update := call != nil && call.FnName.L == "pg_conflict_do_update"
+	if call == nil || !update && (call.FnName.L != "pg_conflict_do_nothing" || len(st.OnDuplicate) > 1) {
+		return false, nil, pgerror.New(pgerror.CodeFeatureNotSupported, "ON DUPLICATE KEY UPDATE is not supported").WithHint("use INSERT ... ON CONFLICT")
 	}
-	if len(call.Args) == 0 {
-		return true, nil
-	}
-	var names []string
-	for _, a := range call.Args {
-		if c, ok := a.(*ast.ColumnNameExpr); ok {
-			names = append(names, c.Name.Name.O)
+	if len(call.Args) > 0 {
+		var names []string
+		for _, a := range call.Args {
+			if c, ok := a.(*ast.ColumnNameExpr); ok {
+				names = append(names, c.Name.Name.O)
+			}
+		}
+		var pk []string
+		for _, i := range t.PK {
+			if !t.Columns[i].Hidden {
+				pk = append(pk, t.Columns[i].Name)
+			}
+		}
+		slices.Sort(names)
+		slices.Sort(pk)
+		if len(pk) == 0 || !slices.Equal(slices.Compact(names), pk) {
+			return false, nil, pgerror.New(pgerror.CodeInvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
 		}
 	}
-	var pk []string
-	for _, i := range t.PK {
-		if !t.Columns[i].Hidden {
-			pk = append(pk, t.Columns[i].Name)
+	if !update {
+		return true, nil, nil
+	}
+	// The assignments see the existing row under the table's name and the
+	// proposed one as EXCLUDED.
+	var cols []Column
+	for _, qual := range []string{t.Name, "excluded"} {
+		for _, c := range t.Columns {
+			cols = append(cols, Column{Name: c.Name, Table: qual, T: c.Type, Hidden: c.Hidden})
 		}
 	}
-	slices.Sort(names)
-	slices.Sort(pk)
-	if len(pk) == 0 || !slices.Equal(slices.Compact(names), pk) {
-		return false, pgerror.New(pgerror.CodeInvalidColumnReference, "there is no unique or exclusion constraint matching the ON CONFLICT specification")
+	s := (&scope{}).child(cols, nil)
+	seen := map[int]bool{}
+	for _, a := range st.OnDuplicate[1:] {
+		i := t.ColumnIndex(a.Column.Name.O)
+		if i < 0 || t.Columns[i].Hidden {
+			return false, nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, t.Name)
+		}
+		if seen[i] {
+			return false, nil, pgerror.New(pgerror.CodeSyntaxError, "multiple assignments to same column %q", t.Columns[i].Name)
+		}
+		seen[i] = true
+		if slices.Contains(t.PK, i) {
+			return false, nil, pgerror.New(pgerror.CodeFeatureNotSupported, "ON CONFLICT DO UPDATE may not change the primary key column %q", t.Columns[i].Name)
+		}
+		var e expr.Expr
+		if _, ok := a.Expr.(*ast.DefaultExpr); ok {
+			e, err = b.defaultValue(t, t.Columns[i])
+		} else if e, err = b.bindExpr(a.Expr, s); err == nil {
+			e, err = b.assign(e, t.Columns[i])
+		}
+		if err != nil {
+			return false, nil, err
+		}
+		sets = append(sets, ConflictSet{Col: i, Expr: e})
 	}
-	return true, nil
+	return false, sets, nil
 }

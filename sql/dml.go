@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/streamdb/streamdb/dataflow"
@@ -198,6 +199,22 @@ func (w *writeSet) flush(ctx context.Context) error {
 	return w.e.WaitCommitted(ctx, epoch)
 }
 
+// conflictUpdate returns the existing row with ON CONFLICT DO UPDATE's
+// assignments applied, evaluated over the existing row followed by the
+// proposed one.
+func conflictUpdate(c *expr.Ctx, sets []planner.ConflictSet, existing, proposed []types.Datum) ([]types.Datum, error) {
+	both := append(slices.Clip(existing), proposed...)
+	row := slices.Clone(existing)
+	for _, s := range sets {
+		v, err := s.Expr.Eval(c, both)
+		if err != nil {
+			return nil, err
+		}
+		row[s.Col] = v
+	}
+	return row, nil
+}
+
 // runDML executes a bound INSERT, UPDATE or DELETE and returns its row count.
 func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 	e.writeMu.Lock()
@@ -210,6 +227,7 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 	switch p := plan.(type) {
 	case *planner.Insert:
 		w = e.newWriteSet(p.Table)
+		affected := map[string]bool{}
 		err = planner.Build(p.Source).Run(c, func(row []types.Datum) (bool, error) {
 			full := e.fullRow(p.Table, row)
 			if err := checkNotNull(p.Table, full); err != nil {
@@ -220,15 +238,31 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 			if err != nil {
 				return false, err
 			}
-			if dup && p.SkipConflicts {
+			switch {
+			case dup && p.SkipConflicts:
 				return true, nil
-			}
-			if dup {
+			case dup && p.OnConflict != nil:
+				if affected[key] {
+					return false, pgerror.New(pgerror.CodeCardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
+						WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
+				}
+				ch, err := w.touch(key)
+				if err != nil {
+					return false, err
+				}
+				if full, err = conflictUpdate(c, p.OnConflict, ch.new, full); err != nil {
+					return false, err
+				}
+				if err := checkNotNull(p.Table, full); err != nil {
+					return false, err
+				}
+			case dup:
 				return false, w.duplicate(full)
 			}
 			if err := w.set(key, full); err != nil {
 				return false, err
 			}
+			affected[key] = true
 			n++
 			return true, nil
 		})

@@ -112,11 +112,13 @@
 //     or EXCEPT (after INTERSECT, also INTERSECT), ORDER BY, LIMIT, OFFSET,
 //     FETCH or the end.
 //   - INSERT ... ON CONFLICT [(a, b)] DO NOTHING becomes ON DUPLICATE KEY
-//     UPDATE pg_on_conflict = pg_conflict_do_nothing(a, b).
+//     UPDATE pg_on_conflict = pg_conflict_do_nothing(a, b); ON CONFLICT (a)
+//     DO UPDATE SET x = e, ... becomes ON DUPLICATE KEY UPDATE
+//     pg_on_conflict = pg_conflict_do_update(a), x = e, ....
 //   - RETURNING list is cut off the INSERT/UPDATE/DELETE and parsed into
 //     Statement.Returning.
 //   - Recognized but unsupported forms are 0A000 feature_not_supported:
-//     DISTINCT ON, ON CONFLICT DO UPDATE and ON CONSTRAINT, WITHIN GROUP, ROWS FROM, ORDER BY or
+//     DISTINCT ON, ON CONFLICT ON CONSTRAINT, WITHIN GROUP, ROWS FROM, ORDER BY or
 //     DISTINCT in an aggregate call with OVER,
 //     FETCH ... WITH TIES, SIMILAR TO, BETWEEN SYMMETRIC, UPDATE ... FROM,
 //     DELETE ... USING, SELECT ... FOR UPDATE, bit-string literals, and

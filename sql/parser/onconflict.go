@@ -1,11 +1,17 @@
 package parser
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/streamdb/streamdb/pgerror"
+)
 
 // onConflict translates INSERT's ON CONFLICT [(col, ...)] DO NOTHING at
 // token i (ON) into the TiDB form ON DUPLICATE KEY UPDATE
-// pg_on_conflict = pg_conflict_do_nothing(col, ...), which the binder
-// reads back as the marker it is. DO UPDATE and ON CONSTRAINT are refused.
+// pg_on_conflict = pg_conflict_do_nothing(col, ...), and ON CONFLICT
+// (col, ...) DO UPDATE SET a = x, ... into ON DUPLICATE KEY UPDATE
+// pg_on_conflict = pg_conflict_do_update(col, ...), a = x, ...; the binder
+// reads the marker back. ON CONSTRAINT is refused.
 func (t *translator) onConflict(s *seq, i int) (int, error) {
 	on := t.at(i)
 	j := i + 2
@@ -34,8 +40,15 @@ func (t *translator) onConflict(s *seq, i int) (int, error) {
 		s.add(unit{kind: uWord, word: "on", frags: []frag{{
 			text: "ON DUPLICATE KEY UPDATE pg_on_conflict = pg_conflict_do_nothing(" + strings.Join(cols, ", ") + ")", src: on.pos}}})
 		return k + 1, nil
-	case t.at(k).is("update"):
-		return k, notSupportedAt(t.src, t.at(k).pos, "INSERT ... ON CONFLICT DO UPDATE is not supported yet").WithHint("ON CONFLICT DO NOTHING is")
+	case t.at(k).is("update") && t.at(k+1).is("set"):
+		if len(cols) == 0 {
+			return k, pgerror.New(pgerror.CodeSyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
+				WithHint("For example, ON CONFLICT (column_name).").WithPosition(charPos(t.src, on.pos))
+		}
+		// The assignments follow as TiDB's, after the marker.
+		s.add(unit{kind: uWord, word: "on", frags: []frag{{
+			text: "ON DUPLICATE KEY UPDATE pg_on_conflict = pg_conflict_do_update(" + strings.Join(cols, ", ") + "),", src: on.pos}}})
+		return k + 2, nil
 	}
 	return j + 1, t.syntaxErr(j + 1)
 }
