@@ -391,9 +391,16 @@ func (b *Binder) onConflict(st *ast.InsertStmt, t *meta.Table) (skip bool, sets 
 	if call == nil || !update && (call.FnName.L != "pg_conflict_do_nothing" || len(st.OnDuplicate) > 1) {
 		return false, nil, pgerror.New(pgerror.CodeFeatureNotSupported, "ON DUPLICATE KEY UPDATE is not supported").WithHint("use INSERT ... ON CONFLICT")
 	}
-	if len(call.Args) > 0 {
+	alias := t.Name
+	args := call.Args
+	if len(args) > 0 {
+		if v, ok := args[0].(ast.ValueExpr); ok {
+			alias, args = v.GetString(), args[1:]
+		}
+	}
+	if len(args) > 0 {
 		var names []string
-		for _, a := range call.Args {
+		for _, a := range args {
 			if c, ok := a.(*ast.ColumnNameExpr); ok {
 				names = append(names, c.Name.Name.O)
 			}
@@ -413,10 +420,10 @@ func (b *Binder) onConflict(st *ast.InsertStmt, t *meta.Table) (skip bool, sets 
 	if !update {
 		return true, nil, nil
 	}
-	// The assignments see the existing row under the table's name and the
-	// proposed one as EXCLUDED.
+	// The assignments see the existing row under the table's name (or
+	// its alias) and the proposed one as EXCLUDED.
 	var cols []Column
-	for _, qual := range []string{t.Name, "excluded"} {
+	for _, qual := range []string{alias, "excluded"} {
 		for _, c := range t.Columns {
 			cols = append(cols, Column{Name: c.Name, Table: qual, T: c.Type, Hidden: c.Hidden})
 		}

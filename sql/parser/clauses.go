@@ -664,7 +664,13 @@ func (t *translator) dmlHead(s *seq, i int, clause string) (int, error) {
 	fs = append(fs, t.nameFrags(j, last)...)
 	j = last + 1
 	s.clause = clause
-	if clause != "into" || t.at(j).is("as") {
+	if clause == "into" && t.at(j).is("as") {
+		name := t.at(j + 1)
+		if name.kind != tkQIdent && (name.kind != tkIdent || reserved[name.val]) {
+			return j + 1, t.syntaxErr(j + 1)
+		}
+		t.insertAlias, j = name.val, j+2
+	} else if clause != "into" {
 		alias, cols, k, err := t.alias(s, j)
 		if err != nil {
 			return k, err

@@ -16,6 +16,9 @@ type translator struct {
 	// laterals records, in text order, each LATERAL emitted: true when the
 	// translator added it only to carry a column alias list.
 	laterals []bool
+	// insertAlias is the alias of INSERT INTO t AS alias, which TiDB's
+	// grammar lacks; ON CONFLICT DO UPDATE carries it to the binder.
+	insertAlias string
 }
 
 // mode says what a token sequence is.
