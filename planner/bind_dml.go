@@ -22,11 +22,11 @@ type Insert struct {
 	// OnConflict (ON CONFLICT (key) DO UPDATE SET ...) updates the row
 	// holding a taken key instead, setting each column Col to Expr
 	// evaluated over that row followed by the proposed one (EXCLUDED).
-	OnConflict []ConflictSet
+	OnConflict []Assignment
 }
 
-// ConflictSet is one assignment of ON CONFLICT DO UPDATE.
-type ConflictSet struct {
+// Assignment is one SET column = Expr of UPDATE or ON CONFLICT DO UPDATE.
+type Assignment struct {
 	Col  int
 	Expr expr.Expr
 }
@@ -318,26 +318,12 @@ func (b *Binder) BindUpdate(st *ast.UpdateStmt) (*Update, error) {
 		cols[i] = Column{Name: c.Name, T: c.Type}
 		cols[n+i] = cols[i]
 	}
-	set := map[int]bool{}
-	for _, a := range st.List {
-		i := t.ColumnIndex(a.Column.Name.O)
-		if i < 0 || t.Columns[i].Hidden {
-			return nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, t.Name)
-		}
-		if set[i] {
-			return nil, pgerror.New(pgerror.CodeSyntaxError, "multiple assignments to same column %q", a.Column.Name.O)
-		}
-		set[i] = true
-		var e expr.Expr
-		if _, ok := a.Expr.(*ast.DefaultExpr); ok {
-			e, err = b.defaultValue(t, t.Columns[i])
-		} else if e, err = b.bindExpr(a.Expr, s); err == nil {
-			e, err = b.assign(e, t.Columns[i])
-		}
-		if err != nil {
-			return nil, err
-		}
-		exprs[n+i] = e
+	sets, err := b.bindAssignments(t, st.List, s, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range sets {
+		exprs[n+a.Col] = a.Expr
 	}
 	return &Update{Table: t, Source: &Project{Input: in, Exprs: exprs, Cols: cols}}, nil
 }
@@ -376,7 +362,7 @@ func appendOnlyCheck(t *meta.Table, stmt string) error {
 // and of ON CONFLICT (cols) DO UPDATE SET ... (pg_conflict_do_update(cols)
 // followed by the assignments); the columns, if given, must be t's
 // primary key, its only unique constraint.
-func (b *Binder) onConflict(st *ast.InsertStmt, t *meta.Table) (skip bool, sets []ConflictSet, err error) {
+func (b *Binder) onConflict(st *ast.InsertStmt, t *meta.Table) (skip bool, sets []Assignment, err error) {
 	if st.IsReplace {
 		return false, nil, pgerror.New(pgerror.CodeFeatureNotSupported, "REPLACE is not supported").WithHint("use INSERT ... ON CONFLICT")
 	}
@@ -428,30 +414,45 @@ func (b *Binder) onConflict(st *ast.InsertStmt, t *meta.Table) (skip bool, sets 
 			cols = append(cols, Column{Name: c.Name, Table: qual, T: c.Type, Hidden: c.Hidden})
 		}
 	}
-	s := (&scope{}).child(cols, nil)
+	sets, err = b.bindAssignments(t, st.OnDuplicate[1:], (&scope{}).child(cols, nil), func(i int) error {
+		if slices.Contains(t.PK, i) {
+			return pgerror.New(pgerror.CodeFeatureNotSupported, "ON CONFLICT DO UPDATE may not change the primary key column %q", t.Columns[i].Name)
+		}
+		return nil
+	})
+	return false, sets, err
+}
+
+// bindAssignments binds SET column = expr, ... of t (UPDATE, ON CONFLICT
+// DO UPDATE) over scope s; check, if set, vets each target column.
+func (b *Binder) bindAssignments(t *meta.Table, list []*ast.Assignment, s *scope, check func(col int) error) ([]Assignment, error) {
+	var out []Assignment
 	seen := map[int]bool{}
-	for _, a := range st.OnDuplicate[1:] {
+	for _, a := range list {
 		i := t.ColumnIndex(a.Column.Name.O)
 		if i < 0 || t.Columns[i].Hidden {
-			return false, nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, t.Name)
+			return nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %q of relation %q does not exist", a.Column.Name.O, t.Name)
 		}
 		if seen[i] {
-			return false, nil, pgerror.New(pgerror.CodeSyntaxError, "multiple assignments to same column %q", t.Columns[i].Name)
+			return nil, pgerror.New(pgerror.CodeSyntaxError, "multiple assignments to same column %q", a.Column.Name.O)
 		}
 		seen[i] = true
-		if slices.Contains(t.PK, i) {
-			return false, nil, pgerror.New(pgerror.CodeFeatureNotSupported, "ON CONFLICT DO UPDATE may not change the primary key column %q", t.Columns[i].Name)
+		if check != nil {
+			if err := check(i); err != nil {
+				return nil, err
+			}
 		}
 		var e expr.Expr
+		var err error
 		if _, ok := a.Expr.(*ast.DefaultExpr); ok {
 			e, err = b.defaultValue(t, t.Columns[i])
 		} else if e, err = b.bindExpr(a.Expr, s); err == nil {
 			e, err = b.assign(e, t.Columns[i])
 		}
 		if err != nil {
-			return false, nil, err
+			return nil, err
 		}
-		sets = append(sets, ConflictSet{Col: i, Expr: e})
+		out = append(out, Assignment{Col: i, Expr: e})
 	}
-	return false, sets, nil
+	return out, nil
 }

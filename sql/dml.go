@@ -202,7 +202,7 @@ func (w *writeSet) flush(ctx context.Context) error {
 // conflictUpdate returns the existing row with ON CONFLICT DO UPDATE's
 // assignments applied, evaluated over the existing row followed by the
 // proposed one.
-func conflictUpdate(c *expr.Ctx, sets []planner.ConflictSet, existing, proposed []types.Datum) ([]types.Datum, error) {
+func conflictUpdate(c *expr.Ctx, sets []planner.Assignment, existing, proposed []types.Datum) ([]types.Datum, error) {
 	both := append(slices.Clip(existing), proposed...)
 	row := slices.Clone(existing)
 	for _, s := range sets {
