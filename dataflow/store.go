@@ -94,13 +94,13 @@ func (s *Store) Seal(epoch uint64, extra func(*storage.Batch)) error {
 	s.mu.Unlock()
 
 	b := s.engine.NewBatch()
-	for _, v := range sortVersions(epochs, writes) {
-		if v.w.Value == nil {
-			b.Delete(v.w.Key, v.epoch)
+	inStorageOrder(epochs, writes, func(w Write, epoch uint64) {
+		if w.Value == nil {
+			b.Delete(w.Key, epoch)
 		} else {
-			b.Put(v.w.Key, v.epoch, v.w.Value)
+			b.Put(w.Key, epoch, w.Value)
 		}
-	}
+	})
 	if extra != nil {
 		extra(b)
 	}
@@ -131,40 +131,33 @@ func (s *Store) Seal(epoch uint64, extra func(*storage.Batch)) error {
 	return nil
 }
 
-// version is one staged write at its epoch.
-type version struct {
-	w     Write
-	epoch uint64
-}
-
-// versionRef orders one version: hi and lo hold the first 16 bytes of its
-// key (zero-padded), which usually decide, so sorting touches the keys
-// themselves only on ties.
+// versionRef orders one staged write: writes[e][w], staged for epochs[e].
+// hi and lo hold the first 16 bytes of its key (zero-padded), which
+// usually decide, so sorting touches the keys themselves only on ties.
 type versionRef struct {
 	hi, lo uint64
-	i      int32 // index into the versions, in staging order
+	e, w   int32
 }
 
-// sortVersions returns the writes of epochs (writes[i] staged for
-// epochs[i]) in storage order, key ascending then epoch descending, with
-// only the last write staged for a key in an epoch. Pebble sorts a large
-// batch before it commits, comparing entries it decodes from the batch
-// with cache misses on each; handed over sorted, that sort is a linear
-// scan (pdqsort detects ordered input).
-func sortVersions(epochs []uint64, writes [][]Write) []version {
+// inStorageOrder calls fn with the writes of epochs (writes[i] staged for
+// epochs[i]) in storage order, key ascending then epoch descending, and
+// only with the last write staged for a key in an epoch. Pebble sorts a
+// large batch before it commits, comparing entries it decodes from the
+// batch with cache misses on each; handed over sorted, that sort is a
+// linear scan (pdqsort detects ordered input).
+func inStorageOrder(epochs []uint64, writes [][]Write, fn func(w Write, epoch uint64)) {
 	n := 0
 	for _, ws := range writes {
 		n += len(ws)
 	}
-	vs := make([]version, 0, n)
 	refs := make([]versionRef, 0, n)
-	for i, ws := range writes {
-		for _, w := range ws {
-			hi, lo := abbreviate(w.Key)
-			refs = append(refs, versionRef{hi: hi, lo: lo, i: int32(len(vs))})
-			vs = append(vs, version{w: w, epoch: epochs[i]})
+	for e, ws := range writes {
+		for w := range ws {
+			hi, lo := abbreviate(ws[w].Key)
+			refs = append(refs, versionRef{hi: hi, lo: lo, e: int32(e), w: int32(w)})
 		}
 	}
+	key := func(r versionRef) []byte { return writes[r.e][r.w].Key }
 	slices.SortFunc(refs, func(a, b versionRef) int {
 		if c := cmp.Compare(a.hi, b.hi); c != 0 {
 			return c
@@ -172,25 +165,22 @@ func sortVersions(epochs []uint64, writes [][]Write) []version {
 		if c := cmp.Compare(a.lo, b.lo); c != 0 {
 			return c
 		}
-		va, vb := &vs[a.i], &vs[b.i]
-		if c := bytes.Compare(va.w.Key, vb.w.Key); c != 0 {
+		if c := bytes.Compare(key(a), key(b)); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(vb.epoch, va.epoch); c != 0 {
+		// epochs ascend with e; within an epoch, later staged first.
+		if c := cmp.Compare(b.e, a.e); c != 0 {
 			return c
 		}
-		return cmp.Compare(b.i, a.i)
+		return cmp.Compare(b.w, a.w)
 	})
-	out := make([]version, 0, n)
-	for _, r := range refs {
-		v := vs[r.i]
+	for i, r := range refs {
 		// Keep the first of each (key, epoch) run: the last one staged.
-		if k := len(out) - 1; k >= 0 && out[k].epoch == v.epoch && bytes.Equal(out[k].w.Key, v.w.Key) {
+		if i > 0 && refs[i-1].e == r.e && bytes.Equal(key(refs[i-1]), key(r)) {
 			continue
 		}
-		out = append(out, v)
+		fn(writes[r.e][r.w], epochs[r.e])
 	}
-	return out
 }
 
 // abbreviate returns the first 16 bytes of k as two big-endian integers,

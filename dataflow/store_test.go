@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// TestSortVersions checks the order of a checkpoint batch: keys ascending
+// TestInStorageOrder checks the order of a checkpoint batch: keys ascending
 // (also past the abbreviated 16 bytes), epochs descending, and per key and
 // epoch only the last write staged.
-func TestSortVersions(t *testing.T) {
+func TestInStorageOrder(t *testing.T) {
 	w := func(key, value string) Write { return Write{Key: []byte(key), Value: []byte(value)} }
 	long := "0123456789abcdef" // keys sharing the 16 abbreviated bytes
 	epochs := []uint64{5, 7}
@@ -17,9 +17,9 @@ func TestSortVersions(t *testing.T) {
 		{w("b", "b7"), w(long, "l7"), {Key: []byte("a")}, w("b", "b7'")},
 	}
 	var got []string
-	for _, v := range sortVersions(epochs, writes) {
-		got = append(got, fmt.Sprintf("%s@%d=%s", v.w.Key, v.epoch, v.w.Value))
-	}
+	inStorageOrder(epochs, writes, func(w Write, epoch uint64) {
+		got = append(got, fmt.Sprintf("%s@%d=%s", w.Key, epoch, w.Value))
+	})
 	want := []string{
 		"@5=empty", long + "@7=l7", long + "y@5=y5", long + "z@5=z5",
 		"a@7=", "a@5=a5", "b@7=b7'", "b@5=b5'",
