@@ -44,6 +44,14 @@ func strideMicros(iv types.IntervalValue) int64 {
 	return int64(iv.Days)*microsPerDay + iv.Micros
 }
 
+// WindowWidth returns the length in microseconds of a time-window size or
+// slide, and false unless it is a positive interval without months (which
+// have no fixed length).
+func WindowWidth(iv types.IntervalValue) (int64, bool) {
+	us := strideMicros(iv)
+	return us, iv.Months == 0 && us > 0
+}
+
 // binStart returns the start of the bin of width stride, aligned on origin,
 // that holds source (all in microseconds), as date_bin does.
 func binStart(stride types.IntervalValue, source, origin int64) (int64, error) {
@@ -72,10 +80,11 @@ func hopStarts(mk func(int64) types.Datum) func(*Ctx, []types.Datum) (SetIter, e
 		if err != nil {
 			return nil, err
 		}
-		if size.Months != 0 || strideMicros(size) <= 0 {
+		width, ok := WindowWidth(size)
+		if !ok {
 			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "window size must be a positive interval without months or years")
 		}
-		step, width, into := strideMicros(slide), strideMicros(size), a[0].Int()-last
+		step, into := strideMicros(slide), a[0].Int()-last
 		if into >= width {
 			// Windows narrower than their slide leave gaps.
 			return noValues, nil

@@ -101,7 +101,7 @@ func (b *Binder) bindTimeWindowArgs(f *ast.FuncCallExpr, s *scope, minArgs, maxA
 		if !ok || c.V.IsNull() {
 			continue
 		}
-		if iv := c.V.Interval(); iv.Months != 0 || int64(iv.Days)*86_400_000_000+iv.Micros <= 0 {
+		if _, ok := expr.WindowWidth(c.V.Interval()); !ok {
 			return nil, nil, pgerror.New(pgerror.CodeInvalidParameterValue, "the window sizes and slides of %s must be positive intervals without months or years, not %s", name, a)
 		}
 	}

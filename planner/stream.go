@@ -67,7 +67,7 @@ func (p *streamPlanner) plan(n Node) (*stream, error) {
 	}
 	if ps, ok := n.(*ProjectSet); ok {
 		// Over constants it is evaluated when planned (planConstant).
-		rowwise = readsRelation(ps)
+		rowwise = len(scanned(ps)) > 0
 		once = !rowwise
 	}
 	es := exprsOf(n)
@@ -126,7 +126,7 @@ func (p *streamPlanner) planNode(n Node) (*stream, error) {
 	case *Values:
 		return p.planValues(x)
 	case *ProjectSet:
-		if readsRelation(x) {
+		if len(scanned(x)) > 0 {
 			return p.planProjectSet(x)
 		}
 		return p.planConstant(x)
@@ -163,14 +163,6 @@ func (p *streamPlanner) planValues(x *Values) (*stream, error) {
 // maxConstantRows bounds the rows of a set-returning function evaluated
 // when a materialized view is planned.
 const maxConstantRows = 1_000_000
-
-// readsRelation reports whether n reads a table, view or source.
-func readsRelation(n Node) bool {
-	if _, ok := n.(*Scan); ok {
-		return true
-	}
-	return slices.ContainsFunc(n.Inputs(), readsRelation)
-}
 
 // planProjectSet expands the rows of its input stream by set-returning
 // functions; the expansion's row number joins the stream key.
