@@ -97,30 +97,38 @@ func TestSecondServerRefusesDataDir(t *testing.T) {
 	}
 }
 
+// startPrepared starts a server process on a fresh data directory and
+// runs stmts on it.
+func startPrepared(t *testing.T, stmts ...string) (dir, addr string, p *process) {
+	t.Helper()
+	dir, addr = t.TempDir(), freeAddr(t)
+	p = startProcess(t, dir, addr)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, connString(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, stmt := range stmts {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	return dir, addr, p
+}
+
 // TestKill9WithViews runs a writer that records each id once its INSERT is
 // acknowledged, kills the server with SIGKILL at random moments while it
 // writes, restarts it several times, and checks at the end that every
 // acknowledged row is in the table and that the views over it agree
 // exactly with the table (nothing lost, nothing applied twice).
 func TestKill9WithViews(t *testing.T) {
-	dir := t.TempDir()
-	addr := freeAddr(t)
 	ctx := context.Background()
-	p := startProcess(t, dir, addr)
-	conn, err := pgx.Connect(ctx, connString(addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{
+	dir, addr, p := startPrepared(t,
 		"CREATE TABLE t (id BIGINT PRIMARY KEY, g INT)",
 		"CREATE MATERIALIZED VIEW totals AS SELECT count(*) AS n, sum(id) AS s FROM t",
 		"CREATE MATERIALIZED VIEW per_g WITH (parallelism = 2) AS SELECT g, count(*) AS n FROM t GROUP BY g",
-	} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	conn.Close(ctx)
+	)
 	rng := rand.New(rand.NewPCG(1, 2))
 	acked := map[int64]bool{}
 	next := int64(1)
@@ -150,7 +158,8 @@ func TestKill9WithViews(t *testing.T) {
 		p = startProcess(t, dir, addr)
 	}
 	defer p.kill()
-	if conn, err = pgx.Connect(ctx, connString(addr)); err != nil {
+	conn, err := pgx.Connect(ctx, connString(addr))
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)

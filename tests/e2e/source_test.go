@@ -22,15 +22,7 @@ const sourceRows = 300_000
 // of the last committed epoch, so nothing is lost and nothing is counted
 // twice.
 func TestKill9SourcesExactlyOnce(t *testing.T) {
-	dir := t.TempDir()
-	addr := freeAddr(t)
-	ctx := context.Background()
-	p := startProcess(t, dir, addr)
-	conn, err := pgx.Connect(ctx, connString(addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{
+	dir, addr, p := startPrepared(t,
 		// Frequent checkpoints: each kill lands between committed epochs.
 		"ALTER SYSTEM SET barrier_interval_ms = 100",
 		"CREATE SOURCE seq (v BIGINT) WITH (connector = 'datagen', fields.v.kind = 'sequence', fields.v.start = '1', fields.v.end = '300000', datagen.rows.per.second = '60000', datagen.split.num = '3')",
@@ -39,12 +31,7 @@ func TestKill9SourcesExactlyOnce(t *testing.T) {
 		"CREATE MATERIALIZED VIEW tseq_totals WITH (parallelism = 2) AS SELECT count(*) AS n, sum(v) AS s FROM tseq",
 		"CREATE SOURCE bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, date_time TIMESTAMP, extra VARCHAR) WITH (connector = 'nexmark', nexmark.table.type = 'Bid', nexmark.event.num = '300000', nexmark.min.event.gap.in.ns = '10000', nexmark.split.num = '2')",
 		"CREATE MATERIALIZED VIEW bid_totals AS SELECT count(*) AS n, sum(price) AS s FROM bid",
-	} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	conn.Close(ctx)
+	)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for round := 0; round < 4; round++ {
 		time.Sleep(time.Duration(200+rng.IntN(800)) * time.Millisecond)
@@ -60,7 +47,8 @@ func TestKill9SourcesExactlyOnce(t *testing.T) {
 		"SELECT count(*), sum(v) FROM tseq": {sourceRows, sourceRows * (sourceRows + 1) / 2},
 		"SELECT n, s FROM bid_totals":       {wantBids, wantPrice},
 	}
-	conn, err = pgx.Connect(ctx, connString(addr))
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, connString(addr))
 	if err != nil {
 		t.Fatal(err)
 	}
