@@ -1,0 +1,237 @@
+package nexmarkbench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/streamdb/streamdb/connector/nexmark"
+)
+
+// Query is one Nexmark query: the SELECT a materialized view keeps fresh.
+type Query struct {
+	// Name is the query's name, "q0" to "q22".
+	Name string
+	// Tables are the Nexmark tables (person, auction, bid) the query reads.
+	Tables []string
+	// SQL is the query, in RisingWave's wording unless a comment says why not.
+	SQL string
+	// Postgres reports that PostgreSQL runs SQL unchanged over tables of the
+	// same names (no TUMBLE/HOP), so its answer can be compared with ours.
+	Postgres bool
+}
+
+// ViewName is the name of the materialized view that maintains q.
+func (q Query) ViewName() string { return "nexmark_" + q.Name }
+
+// CreateView is the statement creating q's materialized view.
+func (q Query) CreateView() string {
+	return "CREATE MATERIALIZED VIEW " + q.ViewName() + " AS " + q.SQL
+}
+
+// Queries are the Nexmark queries streamdb runs, in order. Missing numbers:
+// q6 (a ROWS window aggregate over a Top-N), q11 (session windows), q12
+// (processing-time windows), q13 (a side-input table) and q19 (it selects
+// the Top-N's row number).
+var Queries = []Query{
+	{Name: "q0", Tables: []string{"bid"}, Postgres: true,
+		SQL: `SELECT auction, bidder, price, date_time FROM bid`},
+	{Name: "q1", Tables: []string{"bid"}, Postgres: true,
+		SQL: `SELECT auction, bidder, 0.908 * price AS price, date_time FROM bid`},
+	{Name: "q2", Tables: []string{"bid"}, Postgres: true,
+		SQL: `SELECT auction, price FROM bid WHERE auction = 1007 OR auction = 1020 OR auction = 2001 OR auction = 2019 OR auction = 2087`},
+	{Name: "q3", Tables: []string{"auction", "person"}, Postgres: true,
+		SQL: `SELECT P.name, P.city, P.state, A.id FROM auction AS A INNER JOIN person AS P ON A.seller = P.id WHERE A.category = 10 AND (P.state = 'or' OR P.state = 'id' OR P.state = 'ca')`},
+	{Name: "q4", Tables: []string{"auction", "bid"}, Postgres: true,
+		SQL: `SELECT Q.category, AVG(Q.final) AS avg FROM (
+    SELECT MAX(B.price) AS final, A.category FROM auction A, bid B
+    WHERE A.id = B.auction AND B.date_time BETWEEN A.date_time AND A.expires
+    GROUP BY A.id, A.category) Q
+GROUP BY Q.category`},
+	{Name: "q5", Tables: []string{"bid"},
+		SQL: `SELECT AuctionBids.auction, AuctionBids.num FROM (
+    SELECT bid.auction, count(*) AS num, window_start AS starttime
+    FROM HOP(bid, date_time, INTERVAL '2' SECOND, INTERVAL '10' SECOND)
+    GROUP BY window_start, bid.auction) AS AuctionBids
+JOIN (
+    SELECT max(CountBids.num) AS maxn, CountBids.starttime_c FROM (
+        SELECT count(*) AS num, window_start AS starttime_c
+        FROM HOP(bid, date_time, INTERVAL '2' SECOND, INTERVAL '10' SECOND)
+        GROUP BY bid.auction, window_start) AS CountBids
+    GROUP BY CountBids.starttime_c) AS MaxBids
+ON AuctionBids.starttime = MaxBids.starttime_c AND AuctionBids.num >= MaxBids.maxn`},
+	{Name: "q7", Tables: []string{"bid"},
+		SQL: `SELECT B.auction, B.price, B.bidder, B.date_time FROM bid B
+JOIN (
+    SELECT MAX(price) AS maxprice, window_end AS date_time
+    FROM TUMBLE(bid, date_time, INTERVAL '10' SECOND)
+    GROUP BY window_end) B1 ON B.price = B1.maxprice
+WHERE B.date_time BETWEEN B1.date_time - INTERVAL '10' SECOND AND B1.date_time`},
+	{Name: "q8", Tables: []string{"person", "auction"},
+		SQL: `SELECT P.id, P.name, P.starttime FROM (
+    SELECT id, name, window_start AS starttime, window_end AS endtime
+    FROM TUMBLE(person, date_time, INTERVAL '10' SECOND)
+    GROUP BY id, name, window_start, window_end) P
+JOIN (
+    SELECT seller, window_start AS starttime, window_end AS endtime
+    FROM TUMBLE(auction, date_time, INTERVAL '10' SECOND)
+    GROUP BY seller, window_start, window_end) A
+ON P.id = A.seller AND P.starttime = A.starttime AND P.endtime = A.endtime`},
+	{Name: "q9", Tables: []string{"auction", "bid"}, Postgres: true,
+		SQL: `SELECT id, item_name, description, initial_bid, reserve, date_time, expires, seller, category, auction, bidder, price, bid_date_time FROM (
+    SELECT A.*, B.auction, B.bidder, B.price, B.date_time AS bid_date_time,
+        ROW_NUMBER() OVER (PARTITION BY A.id ORDER BY B.price DESC, B.date_time ASC) AS rownum
+    FROM auction A, bid B
+    WHERE A.id = B.auction AND B.date_time BETWEEN A.date_time AND A.expires) tmp
+WHERE rownum <= 1`},
+	// RisingWave's q10 names the column dateTime, which its bid has not.
+	{Name: "q10", Tables: []string{"bid"}, Postgres: true,
+		SQL: `SELECT auction, bidder, price, date_time, TO_CHAR(date_time, 'YYYY-MM-DD') AS date, TO_CHAR(date_time, 'HH:MI') AS time FROM bid`},
+	// RisingWave's q14 counts the c's in extra with a JavaScript UDF; this
+	// counts them with built-ins.
+	{Name: "q14", Tables: []string{"bid"}, Postgres: true,
+		SQL: `SELECT auction, bidder, 0.908 * price AS price,
+    CASE
+        WHEN extract(hour FROM date_time) >= 8 AND extract(hour FROM date_time) <= 18 THEN 'dayTime'
+        WHEN extract(hour FROM date_time) <= 6 OR extract(hour FROM date_time) >= 20 THEN 'nightTime'
+        ELSE 'otherTime'
+    END AS bidTimeType,
+    date_time,
+    length(extra) - length(replace(extra, 'c', '')) AS c_counts
+FROM bid
+WHERE 0.908 * price > 1000000 AND 0.908 * price < 50000000`},
+	{Name: "q15", Tables: []string{"bid"}, Postgres: true,
+		SQL: `SELECT to_char(date_time, 'YYYY-MM-DD') AS "day",
+    count(*) AS total_bids,
+    count(*) FILTER (WHERE price < 10000) AS rank1_bids,
+    count(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,
+    count(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
+    count(DISTINCT bidder) AS total_bidders,
+    count(DISTINCT bidder) FILTER (WHERE price < 10000) AS rank1_bidders,
+    count(DISTINCT bidder) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bidders,
+    count(DISTINCT bidder) FILTER (WHERE price >= 1000000) AS rank3_bidders,
+    count(DISTINCT auction) AS total_auctions,
+    count(DISTINCT auction) FILTER (WHERE price < 10000) AS rank1_auctions,
+    count(DISTINCT auction) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_auctions,
+    count(DISTINCT auction) FILTER (WHERE price >= 1000000) AS rank3_auctions
+FROM bid
+GROUP BY to_char(date_time, 'YYYY-MM-DD')`},
+	{Name: "q16", Tables: []string{"bid"}, Postgres: true,
+		SQL: `SELECT channel, to_char(date_time, 'YYYY-MM-DD') AS "day",
+    max(to_char(date_time, 'HH:mm')) AS "minute",
+    count(*) AS total_bids,
+    count(*) FILTER (WHERE price < 10000) AS rank1_bids,
+    count(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,
+    count(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
+    count(DISTINCT bidder) AS total_bidders,
+    count(DISTINCT bidder) FILTER (WHERE price < 10000) AS rank1_bidders,
+    count(DISTINCT bidder) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bidders,
+    count(DISTINCT bidder) FILTER (WHERE price >= 1000000) AS rank3_bidders,
+    count(DISTINCT auction) AS total_auctions,
+    count(DISTINCT auction) FILTER (WHERE price < 10000) AS rank1_auctions,
+    count(DISTINCT auction) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_auctions,
+    count(DISTINCT auction) FILTER (WHERE price >= 1000000) AS rank3_auctions
+FROM bid
+GROUP BY channel, to_char(date_time, 'YYYY-MM-DD')`},
+	{Name: "q17", Tables: []string{"bid"}, Postgres: true,
+		SQL: `SELECT auction, to_char(date_time, 'YYYY-MM-DD') AS day,
+    count(*) AS total_bids,
+    count(*) FILTER (WHERE price < 10000) AS rank1_bids,
+    count(*) FILTER (WHERE price >= 10000 AND price < 1000000) AS rank2_bids,
+    count(*) FILTER (WHERE price >= 1000000) AS rank3_bids,
+    min(price) AS min_price, max(price) AS max_price, avg(price) AS avg_price, sum(price) AS sum_price
+FROM bid
+GROUP BY auction, to_char(date_time, 'YYYY-MM-DD')`},
+	{Name: "q18", Tables: []string{"bid"}, Postgres: true,
+		SQL: `SELECT auction, bidder, price, channel, url, date_time, extra FROM (
+    SELECT *, ROW_NUMBER() OVER (PARTITION BY bidder, auction ORDER BY date_time DESC, extra) AS rank_number
+    FROM bid) t
+WHERE rank_number <= 1`},
+	{Name: "q20", Tables: []string{"bid", "auction"}, Postgres: true,
+		SQL: `SELECT auction, bidder, price, channel, url, B.date_time AS bid_date_time,
+    item_name, description, initial_bid, reserve, A.date_time AS auction_date_time, expires, seller, category
+FROM bid AS B INNER JOIN auction AS A ON B.auction = A.id
+WHERE A.category = 10`},
+	{Name: "q21", Tables: []string{"bid"}, Postgres: true,
+		SQL: `SELECT auction, bidder, price, channel,
+    CASE
+        WHEN lower(channel) = 'apple' THEN '0'
+        WHEN lower(channel) = 'google' THEN '1'
+        WHEN lower(channel) = 'facebook' THEN '2'
+        WHEN lower(channel) = 'baidu' THEN '3'
+        ELSE (regexp_match(url, '(&|^)channel_id=([^&]*)'))[2]
+    END AS channel_id
+FROM bid
+WHERE (regexp_match(url, '(&|^)channel_id=([^&]*)'))[2] IS NOT NULL OR lower(channel) IN ('apple', 'google', 'facebook', 'baidu')`},
+	{Name: "q22", Tables: []string{"bid"}, Postgres: true,
+		SQL: `SELECT auction, bidder, price, channel,
+    split_part(url, '/', 4) AS dir1, split_part(url, '/', 5) AS dir2, split_part(url, '/', 6) AS dir3
+FROM bid`},
+}
+
+// Lookup returns the query named name ("q5" or "5").
+func Lookup(name string) (Query, bool) {
+	if !strings.HasPrefix(name, "q") {
+		name = "q" + name
+	}
+	for _, q := range Queries {
+		if q.Name == name {
+			return q, true
+		}
+	}
+	return Query{}, false
+}
+
+// Tables are the Nexmark tables, with the generator's event type of each.
+var Tables = []struct {
+	Name string
+	Type nexmark.EventType
+}{
+	{"person", nexmark.PersonEvent},
+	{"auction", nexmark.AuctionEvent},
+	{"bid", nexmark.BidEvent},
+}
+
+// SourceOptions are the generator's settings shared by every table of a run.
+type SourceOptions struct {
+	// Events is nexmark.event.num: the events of all three kinds together
+	// that the generator produces; a table receives its share of them.
+	Events int64
+	// Splits is nexmark.split.num, the generator's parallelism (0: default).
+	Splits int
+	// Seed is nexmark.seed (0: the generator's default).
+	Seed int64
+}
+
+// DDL returns the statement creating the Nexmark table name as kind, which
+// is "SOURCE" (a source, read by views) or "TABLE" (a table fed by the
+// connector, which stores its rows). Events come as fast as they are
+// generated (no minimum gap between them).
+func DDL(kind, name string, o SourceOptions) string {
+	var typ nexmark.EventType
+	found := false
+	for _, t := range Tables {
+		if t.Name == name {
+			typ, found = t.Type, true
+		}
+	}
+	if !found {
+		panic("nexmarkbench: no nexmark table " + name)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE %s %s (", kind, name)
+	for i, c := range nexmark.Schema(typ) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %s", c.Name, c.Type)
+	}
+	fmt.Fprintf(&b, ") WITH (connector = 'nexmark', nexmark.table.type = '%s', nexmark.event.num = '%d', nexmark.min.event.gap.in.ns = '0'", typ, o.Events)
+	if o.Splits > 0 {
+		fmt.Fprintf(&b, ", nexmark.split.num = '%d'", o.Splits)
+	}
+	if o.Seed != 0 {
+		fmt.Fprintf(&b, ", nexmark.seed = '%d'", o.Seed)
+	}
+	b.WriteString(")")
+	return b.String()
+}

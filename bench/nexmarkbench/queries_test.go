@@ -1,0 +1,37 @@
+package nexmarkbench
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDDLNamesEveryColumnAndOption(t *testing.T) {
+	got := DDL("SOURCE", "bid", SourceOptions{Events: 1000, Splits: 2, Seed: 7})
+	for _, want := range []string{
+		"CREATE SOURCE bid (auction bigint, bidder bigint, price bigint, channel character varying",
+		"nexmark.table.type = 'Bid'", "nexmark.event.num = '1000'",
+		"nexmark.min.event.gap.in.ns = '0'", "nexmark.split.num = '2'", "nexmark.seed = '7'",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("DDL = %s\nmissing %q", got, want)
+		}
+	}
+}
+
+func TestQueriesReadDeclaredTables(t *testing.T) {
+	seen := map[string]bool{}
+	for _, q := range Queries {
+		if seen[q.Name] {
+			t.Errorf("%s listed twice", q.Name)
+		}
+		seen[q.Name] = true
+		if got, ok := Lookup(strings.TrimPrefix(q.Name, "q")); !ok || got.Name != q.Name {
+			t.Errorf("Lookup(%s) = %v, %v", q.Name, got.Name, ok)
+		}
+		for _, tbl := range q.Tables {
+			if !strings.Contains(strings.ToLower(q.SQL), tbl) {
+				t.Errorf("%s declares table %s it does not read", q.Name, tbl)
+			}
+		}
+	}
+}
