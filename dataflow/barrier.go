@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/streamdb/streamdb/latency"
 )
 
 // BarrierManager drives epochs on a node. It injects each barrier into
@@ -29,6 +31,9 @@ type BarrierManager struct {
 	inflight  []*epochState
 	committed uint64
 	err       error
+	// latency holds the time from each barrier's injection until its
+	// epoch was committed.
+	latency latency.Histogram
 
 	kick     chan struct{}
 	sealed   chan struct{}
@@ -46,6 +51,7 @@ type sourceKey struct {
 
 type epochState struct {
 	epoch       uint64
+	injected    time.Time
 	expect, got int
 	stopping    int
 	complete    bool
@@ -118,7 +124,7 @@ func (m *BarrierManager) Inject(ctx context.Context, mutation Mutation, added, s
 		return 0, m.err
 	}
 	m.prev++
-	es := &epochState{epoch: m.prev, expect: m.actors + added}
+	es := &epochState{epoch: m.prev, injected: time.Now(), expect: m.actors + added}
 	m.actors = es.expect - stopping
 	m.inflight = append(m.inflight, es)
 	b := &Barrier{Epoch: es.epoch, Checkpoint: true, Mutation: mutation}
@@ -271,6 +277,7 @@ func (m *BarrierManager) committer(ctx context.Context) {
 			} else {
 				m.inflight = m.inflight[1:]
 				m.committed = es.epoch
+				m.latency.Record(time.Since(es.injected))
 			}
 			m.cond.Broadcast()
 			m.mu.Unlock()
@@ -300,6 +307,14 @@ func (m *BarrierManager) Committed() uint64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.committed
+}
+
+// BarrierLatency summarizes the time from each barrier's injection until
+// its epoch was committed, over the manager's life.
+func (m *BarrierManager) BarrierLatency() latency.Summary {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.latency.Summary()
 }
 
 // CurrentEpoch returns the epoch that changes sent now belong to.

@@ -54,16 +54,12 @@ func (s *SourceSpec) Build(env *Env) (Operator, error) {
 	op := &source{spec: s, store: env.Store, one: make([][]types.Datum, 1)}
 	for _, id := range env.Splits {
 		sp := &sourceSplit{id: int64(id), reader: s.NewSplit(id), key: offsetKey(s.StateTable, id)}
-		v, ok, err := env.Store.Engine().Get(sp.key, math.MaxUint64)
+		off, ok, err := SplitOffset(env.Store.Engine(), s.StateTable, id, math.MaxUint64)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("source %s: %w", s.Name, err)
 		}
 		if ok {
-			row, err := types.DecodeRow(v, offsetTypes, nil)
-			if err != nil {
-				return nil, fmt.Errorf("source %s split %d: %w", s.Name, id, err)
-			}
-			sp.reader.SetOffset(row[0].Int())
+			sp.reader.SetOffset(off)
 		}
 		sp.saved = sp.reader.Offset()
 		op.splits = append(op.splits, sp)
@@ -78,6 +74,21 @@ func (s *SourceSpec) Explain() string {
 
 // offsetTypes are the types of an offsets row: the split's offset.
 var offsetTypes = []types.T{types.TInt8}
+
+// SplitOffset returns the offset of split stored in the source state table
+// table as of epoch (a committed one, for a reader outside the job); ok is
+// false while none is stored: the split stands at its first row.
+func SplitOffset(st *storage.Engine, table uint32, split int, epoch uint64) (offset int64, ok bool, err error) {
+	v, ok, err := st.Get(offsetKey(table, split), epoch)
+	if err != nil || !ok {
+		return 0, false, err
+	}
+	row, err := types.DecodeRow(v, offsetTypes, nil)
+	if err != nil {
+		return 0, false, fmt.Errorf("split %d offset: %w", split, err)
+	}
+	return row[0].Int(), true, nil
+}
 
 // offsetKey is the state key of a split's offset. Splits move between
 // actors apart from vnodes, so every split's offset is under vnode 0.

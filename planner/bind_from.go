@@ -186,7 +186,7 @@ func (b *Binder) bindTableSource(ts *ast.TableSource, s *scope) (Node, error) {
 			}
 		}
 		if st, ok := lookupSysTable(src.Schema.O, name); ok {
-			return b.bindSysTable(st, alias), nil
+			return b.bindSysTable(st, name, alias)
 		}
 		t, err := b.table(src.Schema.O, name)
 		if err != nil {

@@ -33,6 +33,10 @@ type Binder struct {
 	// operation: its unknown-typed outputs (NULL, 'literal') stay unknown
 	// so that the set operation resolves them, as in PostgreSQL.
 	setOpMember bool
+	// status gives the streamdb_catalog relations their rows; readsStatus
+	// records that the statement read one.
+	status      Status
+	readsStatus bool
 }
 
 type cte struct {

@@ -25,11 +25,13 @@ const (
 	informationSchemaSchema = "information_schema"
 )
 
-// sysTable is a pg_catalog or information_schema relation: its rows are
-// computed from the catalog snapshot when a query is bound.
+// sysTable is a pg_catalog, information_schema or streamdb_catalog
+// relation: its rows are computed when a query is bound, from the catalog
+// snapshot (rows) or from the node's Status (status, streamdb_catalog's).
 type sysTable struct {
-	cols []Column
-	rows func(cat *meta.Catalog) [][]types.Datum
+	cols   []Column
+	rows   func(cat *meta.Catalog) [][]types.Datum
+	status func(s Status) ([][]types.Datum, error)
 }
 
 // sysCols parses column specs "name type" (type as types.ParseTypeName
@@ -57,18 +59,29 @@ func lookupSysTable(schema, name string) (*sysTable, bool) {
 	case informationSchemaSchema:
 		t, ok := informationSchemaTables[name]
 		return t, ok
+	case streamdbCatalogSchema:
+		t, ok := streamdbCatalogTables[name]
+		return t, ok
 	}
 	return nil, false
 }
 
-// bindSysTable turns a system relation into constant rows under alias.
-func (b *Binder) bindSysTable(t *sysTable, alias string) Node {
+// bindSysTable turns system relation name into constant rows under alias.
+func (b *Binder) bindSysTable(t *sysTable, name, alias string) (Node, error) {
 	cols := make([]Column, len(t.cols))
 	for i, c := range t.cols {
 		c.Table = alias
 		cols[i] = c
 	}
-	rows := t.rows(b.cat)
+	var rows [][]types.Datum
+	if t.status != nil {
+		var err error
+		if rows, err = b.statusRows(t, name); err != nil {
+			return nil, err
+		}
+	} else {
+		rows = t.rows(b.cat)
+	}
 	out := make([][]expr.Expr, len(rows))
 	for i, r := range rows {
 		out[i] = make([]expr.Expr, len(r))
@@ -76,7 +89,7 @@ func (b *Binder) bindSysTable(t *sysTable, alias string) Node {
 			out[i][j] = expr.NewConst(d, cols[j].T)
 		}
 	}
-	return &Values{Rows: out, Cols: cols}
+	return &Values{Rows: out, Cols: cols}, nil
 }
 
 // Datum shorthands for the row builders.

@@ -17,6 +17,7 @@ var pgCatalogTables = map[string]*sysTable{
 				{dOID(pgCatalogOID), dStr(pgCatalogSchema), dOID(superuserOID), dNull},
 				{dOID(publicOID), dStr(meta.DefaultSchema), dOID(superuserOID), dNull},
 				{dOID(informationSchemaOID), dStr(informationSchemaSchema), dOID(superuserOID), dNull},
+				{dOID(streamdbCatalogOID), dStr(streamdbCatalogSchema), dOID(superuserOID), dNull},
 			}
 		},
 	},

@@ -25,6 +25,9 @@ type statement struct {
 
 	cat     *meta.Catalog
 	bindErr error
+	// live marks a statement reading streamdb_catalog relations, whose
+	// rows bind computes: it is bound again for each execution.
+	live bool
 	// bound is set once a bind succeeded; from then on cols are the result
 	// columns the client was told, which later binds must keep.
 	bound  bool
@@ -36,10 +39,11 @@ type statement struct {
 
 var _ pgwire.Statement = (*statement)(nil)
 
-// bind binds the statement if the catalog changed since it was last bound.
+// bind binds the statement if the catalog changed since it was last bound
+// or it reads the node's live figures.
 func (st *statement) bind() error {
 	cat := st.s.e.Meta.Catalog()
-	if cat == st.cat {
+	if cat == st.cat && !st.live {
 		return st.bindErr
 	}
 	prevCols := st.cols
@@ -81,6 +85,8 @@ func (st *statement) doBind(cat *meta.Catalog) error {
 	}
 	b := planner.NewBinder(cat, st.declared)
 	b.SetNumParams(p.NumParams)
+	b.SetStatus(st.s.e)
+	defer func() { st.live = b.ReadsStatus() }()
 	var err error
 	switch n := p.AST.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:

@@ -293,7 +293,9 @@ func (s *Session) explain(x *parser.Explain) (pgwire.Rows, error) {
 	if x.Statement.AST == nil {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "EXPLAIN of this statement is not supported yet")
 	}
-	node, err := planner.NewBinder(s.e.Meta.Catalog(), nil).BindQuery(x.Statement.AST)
+	b := planner.NewBinder(s.e.Meta.Catalog(), nil)
+	b.SetStatus(s.e)
+	node, err := b.BindQuery(x.Statement.AST)
 	if err != nil {
 		return nil, err
 	}

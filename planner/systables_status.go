@@ -1,0 +1,89 @@
+package planner
+
+import (
+	"time"
+
+	"github.com/streamdb/streamdb/latency"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+// streamdbCatalogSchema holds streamdb's own system relations: figures of
+// the running node that PostgreSQL's catalogs have no place for.
+const streamdbCatalogSchema = "streamdb_catalog"
+
+// streamdbCatalogOID is streamdb_catalog's namespace OID.
+const streamdbCatalogOID = 13100
+
+// Status gives the streamdb_catalog relations the running node's figures,
+// which the catalog snapshot does not hold. The SQL engine implements it.
+type Status interface {
+	// SourceSplits returns the position of every split of every source
+	// and table with a connector as of the newest committed epoch.
+	SourceSplits() ([]SplitProgress, error)
+	// BarrierLatency summarizes, over the node's life, the time from each
+	// barrier's injection until its epoch was committed.
+	BarrierLatency() latency.Summary
+}
+
+// SplitProgress is the committed position of one split of a source.
+type SplitProgress struct {
+	// Source names the source (or table with a connector).
+	Source string
+	// Split is the split's number.
+	Split int
+	// Offset is the committed offset: the position of the split's next row.
+	Offset int64
+	// Done reports that the split has no rows beyond Offset: all it
+	// produces is in committed state.
+	Done bool
+}
+
+// streamdbCatalogTables are the relations of streamdb_catalog.
+var streamdbCatalogTables = map[string]*sysTable{
+	"source_splits": {
+		cols: sysCols("source text", "split int4", "offset int8", "done bool"),
+		status: func(s Status) ([][]types.Datum, error) {
+			splits, err := s.SourceSplits()
+			if err != nil {
+				return nil, err
+			}
+			rows := make([][]types.Datum, len(splits))
+			for i, sp := range splits {
+				rows[i] = []types.Datum{dStr(sp.Source), dInt(int64(sp.Split)), dInt(sp.Offset), dBool(sp.Done)}
+			}
+			return rows, nil
+		},
+	},
+	"barrier_latency": {
+		cols: sysCols("barriers int8", "p50_ms float8", "p99_ms float8", "max_ms float8"),
+		status: func(s Status) ([][]types.Datum, error) {
+			l := s.BarrierLatency()
+			return [][]types.Datum{{dInt(l.Count), dMillis(l.P50), dMillis(l.P99), dMillis(l.Max)}}, nil
+		},
+	},
+}
+
+// dMillis is a duration in (fractional) milliseconds.
+func dMillis(d time.Duration) types.Datum {
+	return types.NewFloat(float64(d) / float64(time.Millisecond))
+}
+
+// statusRows computes the rows of a streamdb_catalog relation; it needs
+// the node's Status, which only statements run by a session have.
+func (b *Binder) statusRows(t *sysTable, name string) ([][]types.Datum, error) {
+	if b.status == nil {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s.%s reports the running node's state and cannot be used in a view", streamdbCatalogSchema, name).
+			WithHint("Query it directly (SELECT ... FROM %s.%s).", streamdbCatalogSchema, name)
+	}
+	b.readsStatus = true
+	return t.status(b.status)
+}
+
+// SetStatus lets the binder read the streamdb_catalog relations from s.
+func (b *Binder) SetStatus(s Status) { b.status = s }
+
+// ReadsStatus reports whether the bound statement reads streamdb_catalog
+// relations: their rows are computed when binding, so it must be bound
+// again for each execution.
+func (b *Binder) ReadsStatus() bool { return b.readsStatus }

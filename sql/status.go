@@ -1,0 +1,46 @@
+package sql
+
+import (
+	"time"
+
+	"github.com/streamdb/streamdb/connector"
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/latency"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/planner"
+)
+
+var _ planner.Status = (*Engine)(nil)
+
+// SourceSplits implements planner.Status: the offset of every split of
+// every source and table with a connector, read from the state at the
+// newest committed epoch. A split is done when it has no rows beyond its
+// committed offset.
+func (e *Engine) SourceSplits() ([]planner.SplitProgress, error) {
+	epoch := e.ReadEpoch()
+	var out []planner.SplitProgress
+	for _, t := range e.Meta.Catalog().Tables() {
+		if t.Kind != meta.KindSource && t.Connector() == "" {
+			continue
+		}
+		src, err := connector.Open(connectorColumns(t), t.Options, time.Time{}, 1)
+		if err != nil {
+			return nil, err
+		}
+		for i := range src.Splits {
+			sp := src.NewSplit(i)
+			off, ok, err := dataflow.SplitOffset(e.Storage, t.StateTables[0], i, epoch)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				sp.SetOffset(off)
+			}
+			out = append(out, planner.SplitProgress{Source: t.Name, Split: i, Offset: sp.Offset(), Done: sp.Done()})
+		}
+	}
+	return out, nil
+}
+
+// BarrierLatency implements planner.Status.
+func (e *Engine) BarrierLatency() latency.Summary { return e.mgr.BarrierLatency() }
