@@ -45,8 +45,9 @@ func TestPsqlDescribe(t *testing.T) {
 		{`\dt+`, "public|t|table|streamdb|permanent|heap|0 bytes|\n"},
 		{`\l`, "streamdb|streamdb|UTF8|C|C||libc|\n"},
 		{`\l+`, "streamdb|streamdb|UTF8|C|C||libc||0 bytes|pg_default|\n"},
-		{`\dn`, "public|streamdb\n"},
-		{`\dn+`, "public|streamdb||\n"},
+		// streamdb_catalog is listed, as RisingWave lists rw_catalog.
+		{`\dn`, "public|streamdb\nstreamdb_catalog|streamdb\n"},
+		{`\dn+`, "public|streamdb||\nstreamdb_catalog|streamdb||\n"},
 		{`\df`, ""},
 		{`\du`, "streamdb|Superuser, Create role, Create DB, Replication, Bypass RLS|{}\n"},
 		{`\dp t`, "public|t|table|||\n"},
