@@ -23,6 +23,7 @@ func runStart(args []string) error {
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "milliseconds between checkpoint barriers (DML also asks for one at once)")
 	parallelism := fs.Int("parallelism", 0, "default actors per fragment of a materialized view (0: the number of cores)")
 	cacheMB := fs.Int64("state-cache-mb", 0, "memory for cached operator state, in MiB; state beyond it stays in Pebble (0: an eighth of the machine's memory, at least 256)")
+	debugAddr := fs.String("debug-addr", "", "address to serve Go's profiler on (/debug/pprof/), e.g. 127.0.0.1:6060; empty: off")
 	_ = fs.Parse(args)
 
 	var level slog.Level
@@ -34,6 +35,9 @@ func runStart(args []string) error {
 		BarrierInterval: time.Duration(*barrierMS) * time.Millisecond, Parallelism: *parallelism, StateCacheBytes: *cacheMB << 20})
 	if err != nil {
 		return err
+	}
+	if *debugAddr != "" {
+		serveProfiler(*debugAddr, logger)
 	}
 	logger.Info("streamdb ready", "version", node.Version, "addr", n.Addr(), "data_dir", *dataDir,
 		"connect", "psql -h "+hostOf(n.Addr())+" -p "+portOf(n.Addr())+" -d streamdb")
