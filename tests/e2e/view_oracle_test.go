@@ -32,6 +32,8 @@ var viewTemplates = []string{
 	"SELECT k, count(*) FILTER (WHERE v > 2) AS c, sum(v) FILTER (WHERE s = 'y') AS sy FROM %[1]sa GROUP BY k",
 	"SELECT id, v FROM (SELECT id, v, rank() OVER (PARTITION BY k ORDER BY v DESC) AS r FROM %[1]sa) s WHERE r <= 2",
 	"SELECT id, k FROM (SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY v, id) AS rn FROM %[1]sa) s WHERE rn BETWEEN 2 AND 3",
+	"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn FROM %[1]sa) s WHERE rn <= 3",
+	"SELECT id, r FROM (SELECT id, rank() OVER (PARTITION BY k ORDER BY v) AS r FROM %[1]sa) s WHERE r > 1 AND r <= 3",
 	"SELECT x.k, x.n, %[1]sb.w FROM (SELECT k, count(*) AS n FROM %[1]sa GROUP BY k) x JOIN %[1]sb ON x.k = %[1]sb.k",
 }
 
