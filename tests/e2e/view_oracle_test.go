@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"pgregory.net/rapid"
 )
 
@@ -141,8 +143,10 @@ func mutate(t *rapid.T, exec func(*rapid.T, string, ...any), table, kind string,
 	}
 }
 
-// rowsOf returns a query's rows as sorted text lines.
-func rowsOf(t *rapid.T, conn *pgx.Conn, sql string) []string {
+// rowsOf returns a query's rows, read in the text format (conn uses the
+// simple protocol), as sorted lines. Numerics are written by value (1.50
+// as 1.5), as their scale is representation only.
+func rowsOf(t interface{ Fatalf(string, ...any) }, conn *pgx.Conn, sql string) []string {
 	rows, err := conn.Query(context.Background(), sql)
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
@@ -151,10 +155,13 @@ func rowsOf(t *rapid.T, conn *pgx.Conn, sql string) []string {
 	var out []string
 	for rows.Next() {
 		var parts []string
-		for _, raw := range rows.RawValues() {
-			if raw == nil {
+		for i, raw := range rows.RawValues() {
+			switch {
+			case raw == nil:
 				parts = append(parts, "NULL")
-			} else {
+			case rows.FieldDescriptions()[i].DataTypeOID == pgtype.NumericOID:
+				parts = append(parts, numericValue(string(raw)))
+			default:
 				parts = append(parts, string(raw))
 			}
 		}
@@ -165,4 +172,14 @@ func rowsOf(t *rapid.T, conn *pgx.Conn, sql string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// numericValue writes a numeric's text without trailing fractional zeros.
+func numericValue(s string) string {
+	d, _, err := apd.NewFromString(s)
+	if err != nil || d.Form != apd.Finite {
+		return s
+	}
+	d.Reduce(d)
+	return d.Text('f')
 }
