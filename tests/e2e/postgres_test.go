@@ -56,26 +56,15 @@ func startPostgres(t *testing.T) string {
 	}
 	data := filepath.Join(dir, "data")
 	run("initdb", "--pgdata", data, "--username", "postgres", "--auth", "trust", "--encoding", "UTF8", "--locale", "C", "--no-sync")
-	port := freePort(t)
+	_, port, _ := net.SplitHostPort(freeAddr(t))
 	run("pg_ctl", "start", "--pgdata", data, "--wait", "--log", filepath.Join(dir, "log"), "--options",
-		fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -k %s -c fsync=off -c TimeZone=UTC", port, dir))
+		fmt.Sprintf("-p %s -c listen_addresses=127.0.0.1 -k %s -c fsync=off -c TimeZone=UTC", port, dir))
 	t.Cleanup(func() { run("pg_ctl", "stop", "--pgdata", data, "--mode", "immediate") })
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%s/postgres?sslmode=disable", port)
 }
 
 // pgVersion is the major version in a path /usr/lib/postgresql/V/bin/x.
 func pgVersion(path string) int {
 	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(path))))
 	return v
-}
-
-// freePort returns a TCP port of 127.0.0.1 that nothing listens on.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
