@@ -67,12 +67,16 @@ type SortKey = exec.SortKey
 // ranked Offset+1 .. Offset+Limit by Order (ties broken by StreamKey), and
 // emits changes to that set. Limit < 0 means no limit. WithTies ranks the
 // way rank() does: a row's rank is 1 + the number of rows strictly before
-// it by Order, so rows tied with a kept row are kept too.
+// it by Order, so rows tied with a kept row are kept too. Number appends
+// to each row its number in its group (an int8): its row_number(), or its
+// rank() WithTies; a change that shifts the numbers of kept rows re-emits
+// them as updates.
 type TopNSpec struct {
 	GroupKey      []int
 	Order         []SortKey
 	Limit, Offset int64
 	WithTies      bool
+	Number        bool
 	InputTypes    []types.T
 	StreamKey     []int
 	// StateTable holds each group's rows keyed by (group, order key, stream key).

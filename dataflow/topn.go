@@ -27,20 +27,24 @@ func (s *TopNSpec) Explain() string {
 			order[i] += " NULLS LAST"
 		}
 	}
-	ties := ""
+	flags := ""
 	if s.WithTies {
-		ties = " with ties"
+		flags = " with ties"
 	}
-	return fmt.Sprintf("TopN group=%v order=%v limit=%d offset=%d%s", s.GroupKey, order, s.Limit, s.Offset, ties)
+	if s.Number {
+		flags += " numbered"
+	}
+	return fmt.Sprintf("TopN group=%v order=%v limit=%d offset=%d%s", s.GroupKey, order, s.Limit, s.Offset, flags)
 }
 
 // topN keeps every row of each group in its state table under (order key,
 // stream key), so the group's entries are in rank order. The visible
-// window of a group is its entries Offset .. Offset+Limit-1. A group's
-// window is copied when the group is first touched in an epoch; at the
-// barrier it is compared with the new window and the difference emitted
-// (deletes first, then updates and inserts), so changes within an epoch
-// are coalesced.
+// window of a group is its entries Offset .. Offset+Limit-1, each with its
+// number (row number or rank). A group's window is copied when the group
+// is first touched in an epoch; at the barrier it is compared with the new
+// window and the difference emitted (deletes first, then updates and
+// inserts), so changes within an epoch are coalesced. Numbered rows are
+// emitted with their numbers, so a row whose number changed is updated.
 type topN struct {
 	spec    *TopNSpec
 	groups  int
@@ -61,15 +65,16 @@ type topNGroup struct {
 	old []topNEntry
 }
 
-// topNEntry is one entry of a window.
+// topNEntry is one entry of a window, with its number in the group.
 type topNEntry struct {
 	suffix []byte
 	row    []types.Datum
+	num    int64
 }
 
-// windowChange is an insert or an update of a window row: old is nil for
-// an insert.
-type windowChange struct{ old, cur []types.Datum }
+// windowChange is an insert or an update of a window entry: old is nil
+// for an insert.
+type windowChange struct{ old, cur *topNEntry }
 
 // Order-key markers: NULLs sort before or after every value by their
 // marker, whatever the direction of the values.
@@ -112,7 +117,7 @@ func (t *topN) window(g *Group) []topNEntry {
 			skip--
 			return true
 		}
-		w = append(w, topNEntry{suffix: suffix, row: row})
+		w = append(w, topNEntry{suffix: suffix, row: row, num: t.spec.Offset + int64(len(w)) + 1})
 		return t.spec.Limit < 0 || int64(len(w)) < t.spec.Limit
 	})
 	return w
@@ -134,7 +139,7 @@ func (t *topN) rankWindow(g *Group) []topNEntry {
 			return false
 		}
 		if rank > t.spec.Offset {
-			w = append(w, topNEntry{suffix: suffix, row: row})
+			w = append(w, topNEntry{suffix: suffix, row: row, num: rank})
 		}
 		return true
 	})
@@ -214,16 +219,16 @@ func (t *topN) emitDiff(old, cur []topNEntry, emit Emit) error {
 		}
 		switch {
 		case c < 0:
-			if err := t.out.add(Delete, old[i].row, emit); err != nil {
+			if err := t.out.add(Delete, t.outRow(&old[i]), emit); err != nil {
 				return err
 			}
 			i++
 		case c > 0:
-			t.adds = append(t.adds, windowChange{cur: cur[k].row})
+			t.adds = append(t.adds, windowChange{cur: &cur[k]})
 			k++
 		default:
-			if !t.cmp.identical(old[i].row, cur[k].row) {
-				t.adds = append(t.adds, windowChange{old: old[i].row, cur: cur[k].row})
+			if !t.cmp.identical(old[i].row, cur[k].row) || t.spec.Number && old[i].num != cur[k].num {
+				t.adds = append(t.adds, windowChange{old: &old[i], cur: &cur[k]})
 			}
 			i++
 			k++
@@ -232,9 +237,9 @@ func (t *topN) emitDiff(old, cur []topNEntry, emit Emit) error {
 	for _, a := range t.adds {
 		var err error
 		if a.old == nil {
-			err = t.out.add(Insert, a.cur, emit)
+			err = t.out.add(Insert, t.outRow(a.cur), emit)
 		} else {
-			err = t.out.update(a.old, a.cur, emit)
+			err = t.out.update(t.outRow(a.old), t.outRow(a.cur), emit)
 		}
 		if err != nil {
 			return err
@@ -242,4 +247,16 @@ func (t *topN) emitDiff(old, cur []topNEntry, emit Emit) error {
 	}
 	clear(t.adds)
 	return nil
+}
+
+// outRow is the output row of a window entry: its row, followed by its
+// number when the Top-N numbers its rows.
+func (t *topN) outRow(e *topNEntry) []types.Datum {
+	if !t.spec.Number {
+		return e.row
+	}
+	row := t.out.row(len(e.row) + 1)
+	copy(row, e.row)
+	row[len(e.row)] = types.NewInt(e.num)
+	return row
 }

@@ -10,8 +10,8 @@ import (
 )
 
 // TestTopNOracle checks Top-N, global or grouped, with random order keys,
-// limits and offsets, against exec.Sort and exec.Limit per group over the
-// live rows.
+// limits and offsets, with or without row numbers, against exec.Sort and
+// exec.Limit per group over the live rows.
 func TestTopNOracle(t *testing.T) {
 	engine := newEnv(t).Store.Engine()
 	rapid.Check(t, func(rt *rapid.T) {
@@ -25,7 +25,8 @@ func TestTopNOracle(t *testing.T) {
 		}
 		limit := rapid.Int64Range(-1, 4).Draw(rt, "limit")
 		offset := rapid.Int64Range(0, 2).Draw(rt, "offset")
-		spec := &TopNSpec{GroupKey: group, Order: order, Limit: limit, Offset: offset,
+		number := rapid.Bool().Draw(rt, "number")
+		spec := &TopNSpec{GroupKey: group, Order: order, Limit: limit, Offset: offset, Number: number,
 			InputTypes: topNTypes, StreamKey: []int{0}, StateTable: freshTable()}
 		o := &oracle{
 			keys: [][]int{{0}},
@@ -47,10 +48,16 @@ func TestTopNOracle(t *testing.T) {
 				}
 				var rows [][]types.Datum
 				for _, g := range groups {
-					rows = append(rows, batch(rt, &exec.Limit{
+					kept := batch(rt, &exec.Limit{
 						Input: &exec.Sort{Input: rowsOp(g), Keys: keys},
 						Count: count, Offset: expr.NewConst(types.NewInt(offset), types.TInt8),
-					})...)
+					})
+					for i, r := range kept {
+						if number {
+							r = append(r[:len(r):len(r)], types.NewInt(offset+int64(i)+1))
+						}
+						rows = append(rows, r)
+					}
 				}
 				return sortedRows(rows)
 			},

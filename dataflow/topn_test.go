@@ -16,6 +16,7 @@ func TestTopN(t *testing.T) {
 		group         []int
 		order         []SortKey
 		limit, offset int64
+		ties, number  bool
 		steps         []testStep
 	}{
 		{
@@ -81,6 +82,41 @@ func TestTopN(t *testing.T) {
 			},
 		},
 		{
+			name: "numbered rows are updated when their numbers shift", order: []SortKey{{Col: 2}}, limit: 3, number: true,
+			steps: []testStep{
+				in("+ 1 1 5 a", "+ 2 1 3 b"),
+				barrier().emits("+ 2 1 3 b 1", "+ 1 1 5 a 2"),
+				in("+ 3 1 1 c"),
+				barrier().emits("+ 3 1 1 c 1", "U- 2 1 3 b 1", "U+ 2 1 3 b 2", "U- 1 1 5 a 2", "U+ 1 1 5 a 3"),
+				in("+ 4 1 9 d"),
+				barrier(),
+				in("- 3 1 1 c"),
+				barrier().emits("- 3 1 1 c 1", "U- 2 1 3 b 2", "U+ 2 1 3 b 1", "U- 1 1 5 a 3", "U+ 1 1 5 a 2", "+ 4 1 9 d 3"),
+				in("U- 1 1 5 a", "U+ 1 1 0 a"),
+				barrier().emits("- 1 1 5 a 2", "+ 1 1 0 a 1", "U- 2 1 3 b 1", "U+ 2 1 3 b 2"),
+				in("U- 4 1 9 d", "U+ 4 1 9 e"),
+				barrier().emits("U- 4 1 9 d 3", "U+ 4 1 9 e 3"),
+			},
+		},
+		{
+			name: "numbered with an offset", group: []int{1}, order: []SortKey{{Col: 2, Desc: true}}, limit: 1, offset: 1, number: true,
+			steps: []testStep{
+				in("+ 1 1 5 a", "+ 2 1 3 b", "+ 3 2 1 c"),
+				barrier().emits("+ 2 1 3 b 2"),
+			},
+		},
+		{
+			name: "ranks with ties", order: []SortKey{{Col: 2}}, limit: 2, ties: true, number: true,
+			steps: []testStep{
+				in("+ 1 1 5 a", "+ 2 1 5 b", "+ 3 1 7 c"),
+				barrier().emits("+ 1 1 5 a 1", "+ 2 1 5 b 1"),
+				in("+ 4 1 1 d"),
+				barrier().emits("+ 4 1 1 d 1", "U- 1 1 5 a 1", "U+ 1 1 5 a 2", "U- 2 1 5 b 1", "U+ 2 1 5 b 2"),
+				in("- 1 1 5 a"),
+				barrier().emits("- 1 1 5 a 2"),
+			},
+		},
+		{
 			name: "limit zero", order: []SortKey{{Col: 2}}, limit: 0,
 			steps: []testStep{
 				in("+ 1 1 5 a"),
@@ -90,7 +126,7 @@ func TestTopN(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := &TopNSpec{GroupKey: tt.group, Order: tt.order, Limit: tt.limit, Offset: tt.offset,
+			spec := &TopNSpec{GroupKey: tt.group, Order: tt.order, Limit: tt.limit, Offset: tt.offset, WithTies: tt.ties, Number: tt.number,
 				InputTypes: topNTypes, StreamKey: []int{0}, StateTable: freshTable()}
 			op, err := spec.Build(newEnv(t))
 			if err != nil {

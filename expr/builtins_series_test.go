@@ -48,6 +48,12 @@ func TestSetBuiltins(t *testing.T) {
 		{fn: "unnest", args: args(arr("text[]", "{a,NULL,b}")), typ: "text", want: "a NULL b"},
 		{fn: "unnest", args: args(arr("int4[]", "{}")), typ: "integer", want: ""},
 		{fn: "unnest", args: args(unknown("{1}")), code: "42804", msg: "could not determine polymorphic type because input has type unknown"},
+		{fn: "regexp_matches", args: args(txt("abab"), txt("a(b)")), typ: "text[]", want: "{b}"},
+		{fn: "regexp_matches", args: args(txt("abAb"), txt("a(b)"), txt("gi")), typ: "text[]", want: "{b} {b}"},
+		{fn: "regexp_matches", args: args(txt("a1b22"), txt("[0-9]+"), txt("g")), typ: "text[]", want: "{1} {22}"},
+		{fn: "regexp_matches", args: args(txt("ab"), txt("(x)?b"), txt("g")), typ: "text[]", want: "{NULL}"},
+		{fn: "regexp_matches", args: args(txt("ab"), txt("z"), txt("g")), typ: "text[]", want: ""},
+		{fn: "regexp_matches", args: args(txt("ab"), txt("a"), txt("gz")), code: "22023", msg: `invalid regular expression option: "z"`},
 	}
 	for _, tt := range tests {
 		f, err := NewSetFunc(tt.fn, tt.args)

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"sync"
 
 	"github.com/streamdb/streamdb/pgerror"
@@ -9,8 +10,9 @@ import (
 )
 
 // RegexMatch is PostgreSQL's ~, ~*, !~ and !~* on text. Patterns are Go
-// (RE2) regular expressions, which agree with PostgreSQL's for the common
-// syntax; back-references and lookaround are not supported.
+// (RE2) regular expressions run with PostgreSQL's flags (see compileRegex),
+// which agree with PostgreSQL's for the common syntax; back-references and
+// lookaround are not supported.
 type RegexMatch struct {
 	Op   string
 	L, R Expr
@@ -24,22 +26,91 @@ func NewRegexMatch(op string, l, r Expr) (Expr, error) {
 	return &RegexMatch{Op: op, L: l, R: r}, nil
 }
 
-// regexCache holds compiled patterns; patterns are usually constants.
+// regexCache holds compiled patterns by flags and pattern; patterns are
+// usually constants.
 var regexCache sync.Map
 
-func compileRegex(pattern string, insensitive bool) (*regexp.Regexp, error) {
-	if insensitive {
-		pattern = "(?i)" + pattern
-	}
-	if re, ok := regexCache.Load(pattern); ok {
+type regexKey struct{ pattern, flags string }
+
+// compileRegex compiles a PostgreSQL pattern with PostgreSQL's option
+// letters (regexp_match's flags): i and c turn case sensitivity on and off;
+// by default (s) . matches a newline and ^ and $ only the ends of the text;
+// n (or m) makes the text a set of lines for both, p for . only and w for ^
+// and $ only (bracket expressions still match newlines); q takes the
+// pattern literally. As in PostgreSQL, a match is the longest at its start
+// unless the pattern has a non-greedy quantifier (Go's leftmost-longest
+// then, leftmost-first otherwise). Errors are PostgreSQL's.
+func compileRegex(pattern, flags string) (*regexp.Regexp, error) {
+	key := regexKey{pattern, flags}
+	if re, ok := regexCache.Load(key); ok {
 		return re.(*regexp.Regexp), nil
+	}
+	insensitive, dotNL, lines, literal := false, true, false, false
+	for _, f := range flags {
+		switch f {
+		case 'i':
+			insensitive = true
+		case 'c':
+			insensitive = false
+		case 's':
+			dotNL, lines = true, false
+		case 'n', 'm':
+			dotNL, lines = false, true
+		case 'p':
+			dotNL, lines = false, false
+		case 'w':
+			dotNL, lines = true, true
+		case 'q':
+			literal = true
+		case 't':
+		case 'b', 'e', 'x':
+			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "regular expression option %q is not supported", string(f)).
+				WithHint("Write the pattern as an extended regular expression without the option.")
+		default:
+			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "invalid regular expression option: %q", string(f))
+		}
+	}
+	if literal {
+		pattern = regexp.QuoteMeta(pattern)
+	}
+	prefix := ""
+	if insensitive {
+		prefix += "i"
+	}
+	if dotNL {
+		prefix += "s"
+	}
+	if lines {
+		prefix += "m"
+	}
+	if prefix != "" {
+		pattern = "(?" + prefix + ")" + pattern
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return nil, pgerror.New("2201B", "invalid regular expression: %v", err)
 	}
-	regexCache.Store(pattern, re)
+	if parsed, err := syntax.Parse(pattern, syntax.Perl); err == nil && !nonGreedy(parsed) {
+		re.Longest()
+	}
+	regexCache.Store(key, re)
 	return re, nil
+}
+
+// nonGreedy reports whether re has a non-greedy quantifier.
+func nonGreedy(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		if re.Flags&syntax.NonGreedy != 0 {
+			return true
+		}
+	}
+	for _, s := range re.Sub {
+		if nonGreedy(s) {
+			return true
+		}
+	}
+	return false
 }
 
 // Type implements Expr.
@@ -55,7 +126,11 @@ func (e *RegexMatch) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 	if err != nil || r.IsNull() {
 		return types.Null, err
 	}
-	re, err := compileRegex(r.Str(), e.Op == "~*" || e.Op == "!~*")
+	flags := ""
+	if e.Op == "~*" || e.Op == "!~*" {
+		flags = "i"
+	}
+	re, err := compileRegex(r.Str(), flags)
 	if err != nil {
 		return types.Null, err
 	}

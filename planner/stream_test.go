@@ -437,15 +437,15 @@ Fragment 0 (parallelism default)
 			cols: "a integer, b integer", pk: "[1 0]", tables: 1,
 		},
 		{
-			name: "row number kept to one value is a constant",
-			sql:  "SELECT * FROM (SELECT a, b, row_number() OVER (PARTITION BY b ORDER BY c DESC) AS rn FROM t) s WHERE rn = 1",
+			name: "a selected row number is numbered by the Top-N",
+			sql:  "SELECT * FROM (SELECT a, b, row_number() OVER (PARTITION BY b ORDER BY c DESC) AS rn FROM t) s WHERE rn <= 2",
 			graph: `
 Fragment 1 (parallelism default)
   Materialize table=99 pk=[1 0]
     Exchange Hash[1 0] <- Fragment 0
 Fragment 0 (parallelism default)
-  Project [$0, $1, '1'::bigint]
-    TopN group=[1] order=[$2 DESC NULLS FIRST] limit=1 offset=0
+  Project [$0, $1, $6]
+    TopN group=[1] order=[$2 DESC NULLS FIRST] limit=2 offset=0 numbered
       Exchange Hash[1] <- Table t`,
 			cols: "a integer, b integer, rn bigint", pk: "[1 0]", tables: 1,
 		},
@@ -633,10 +633,6 @@ func TestPlanStreamUnsupported(t *testing.T) {
 		{sql: "SELECT a FROM t INTERSECT SELECT a FROM u", msg: "INTERSECT queries in materialized views are not supported yet"},
 		{sql: "SELECT t.a FROM t, u", msg: "streaming joins need an equality condition between columns of both sides"},
 		{sql: "SELECT t.a FROM t JOIN u ON t.a < u.a", msg: "streaming joins need an equality condition between columns of both sides"},
-		{sql: "SELECT * FROM (SELECT a, row_number() OVER (PARTITION BY b ORDER BY c) AS rn FROM t) s WHERE rn <= 2",
-			msg: "selecting the row number of a streaming Top-N is not supported yet"},
-		{sql: "SELECT max(rn) FROM (SELECT a, row_number() OVER (PARTITION BY b ORDER BY c) AS rn FROM t) s WHERE rn <= 2",
-			msg: "selecting the row number of a streaming Top-N is not supported yet"},
 		{sql: "SELECT a FROM (SELECT a, row_number() OVER (PARTITION BY b ORDER BY c) AS rn FROM t) s WHERE rn <> 2",
 			msg: "this condition on a row number cannot be maintained by a materialized view yet"},
 		{sql: "SELECT a FROM (SELECT a, b, row_number() OVER (PARTITION BY b ORDER BY c) AS rn FROM t) s WHERE rn <= b",

@@ -18,10 +18,9 @@ import (
 //	WHERE rn <= N
 //
 // The filter over the row numbers becomes a Top-N grouped by p, ranked by
-// o, in a fragment hashed on p (a singleton without PARTITION BY). The
-// Top-N cannot number its rows: a selected row number is only kept when
-// the filter leaves one row per partition (rn = k, rn <= 1), where it is
-// the constant k.
+// o, in a fragment hashed on p (a singleton without PARTITION BY). When
+// the row numbers are selected, the Top-N numbers the rows it keeps and
+// updates those whose numbers shift.
 
 // groupTopN is a Window computing only row_number(), filtered to the row
 // numbers offset+1 .. offset+limit (limit < 0: no upper bound). It only
@@ -196,7 +195,8 @@ func readsColumn(e expr.Expr, is func(int) bool) bool {
 }
 
 // planGroupTopN keeps the Top-N of each partition in a fragment hashed on
-// the partition key, then adds the row numbers the plan reads (p.uses).
+// the partition key, numbering its rows when the plan reads the row
+// numbers (p.uses).
 // Its stream key is the partition key, then the input's.
 func (p *streamPlanner) planGroupTopN(x *groupTopN) (*stream, error) {
 	w := x.w
@@ -235,15 +235,17 @@ func (p *streamPlanner) planGroupTopN(x *groupTopN) (*stream, error) {
 	}
 	used := p.uses[w]
 	for j := range w.Funcs {
-		rn := expr.NewConst(types.Null, types.TInt8)
-		if used == nil || used[n+j] {
-			if x.limit != 1 {
-				return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "selecting the row number of a streaming Top-N is not supported yet").
-					WithHint("Select the other columns only; the filter on the row number still applies. A filter keeping one row number (rn = 1) may select it.")
-			}
-			rn = expr.NewConst(types.NewInt(x.offset+1), types.TInt8)
+		spec.Number = spec.Number || used == nil || used[n+j]
+	}
+	if spec.Number {
+		out.cols = append(slices.Clip(out.cols), Column{Name: w.Funcs[0].Name, T: types.TInt8})
+	}
+	for range w.Funcs {
+		var num expr.Expr = expr.NewConst(types.Null, types.TInt8)
+		if spec.Number {
+			num = out.ref(n)
 		}
-		exprs = append(exprs, rn)
+		exprs = append(exprs, num)
 	}
 	out.project(exprs, w.Cols)
 	return out, nil

@@ -18,6 +18,14 @@ func TestDDLNamesEveryColumnAndOption(t *testing.T) {
 	}
 }
 
+func TestPlainDDLHasNoConnector(t *testing.T) {
+	got := PlainDDL("person")
+	want := "CREATE TABLE person (id bigint, name character varying, email_address character varying, credit_card character varying, city character varying, state character varying, date_time timestamp without time zone, extra character varying)"
+	if got != want {
+		t.Errorf("PlainDDL = %s\nwant %s", got, want)
+	}
+}
+
 func TestQueriesReadDeclaredTables(t *testing.T) {
 	seen := map[string]bool{}
 	for _, q := range Queries {

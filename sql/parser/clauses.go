@@ -469,7 +469,7 @@ func (t *translator) fromItem(s *seq, i int) (int, error) {
 			t.laterals = append(t.laterals, false)
 		}
 		if alias == nil {
-			alias = []frag{keyword("as", tk.pos), identFrag(token{val: t.funcName(i), pos: tk.pos}, false)}
+			alias = []frag{keyword("as", tk.pos), identFrag(token{val: t.funcAlias(i), pos: tk.pos}, false)}
 		}
 		fs = append(fs, frag{text: "(SELECT pg_table_function(", src: tk.pos})
 		fs = append(fs, body...)
@@ -495,12 +495,26 @@ func (t *translator) fromItem(s *seq, i int) (int, error) {
 	return j, nil
 }
 
-// funcName returns the (last) name of the function called at token i.
-func (t *translator) funcName(i int) string {
+// funcAlias returns the default alias of the function called in FROM at
+// token i: its (last) name, as in PostgreSQL, but for the time windows
+// TUMBLE(t, ...) and HOP(t, ...) the name of the relation t they read, as
+// in RisingWave and Flink (FROM HOP(bid, ...) is addressed as bid).
+func (t *translator) funcAlias(i int) string {
 	for t.at(i + 1).isPunct(".") {
 		i += 2
 	}
-	return t.at(i).val
+	fn := t.at(i)
+	if !fn.is("tumble") && !fn.is("hop") {
+		return fn.val
+	}
+	rel := i + 2
+	if k := t.at(rel).kind; k != tkIdent && k != tkQIdent {
+		return fn.val
+	}
+	for t.at(rel+1).isPunct(".") && (t.at(rel+2).kind == tkIdent || t.at(rel+2).kind == tkQIdent) {
+		rel += 2
+	}
+	return t.at(rel).val
 }
 
 // nameFrags renders the qualified name spanning tokens [i, last].

@@ -102,7 +102,8 @@
 //     so ast.TableSource has Lateral false and ColumnNames set.
 //   - A function call in FROM (generate_series(...), tumble(t, ts, interval),
 //     hop(...)) becomes LATERAL (SELECT pg_table_function(f(args))) AS alias
-//     [(columns)], the alias defaulting to the function name; Lateral stays
+//     [(columns)], the alias defaulting to the function name (for tumble and
+//     hop, to the name of the relation they read); Lateral stays
 //     true (table functions may refer to earlier FROM items). WITH
 //     ORDINALITY after the call adds a second argument: pg_table_function(
 //     f(args), 'ordinality').

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"pgregory.net/rapid"
 )
 
@@ -32,6 +34,8 @@ var viewTemplates = []string{
 	"SELECT k, count(*) FILTER (WHERE v > 2) AS c, sum(v) FILTER (WHERE s = 'y') AS sy FROM %[1]sa GROUP BY k",
 	"SELECT id, v FROM (SELECT id, v, rank() OVER (PARTITION BY k ORDER BY v DESC) AS r FROM %[1]sa) s WHERE r <= 2",
 	"SELECT id, k FROM (SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY v, id) AS rn FROM %[1]sa) s WHERE rn BETWEEN 2 AND 3",
+	"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn FROM %[1]sa) s WHERE rn <= 3",
+	"SELECT id, r FROM (SELECT id, rank() OVER (PARTITION BY k ORDER BY v) AS r FROM %[1]sa) s WHERE r > 1 AND r <= 3",
 	"SELECT x.k, x.n, %[1]sb.w FROM (SELECT k, count(*) AS n FROM %[1]sa GROUP BY k) x JOIN %[1]sb ON x.k = %[1]sb.k",
 }
 
@@ -139,8 +143,10 @@ func mutate(t *rapid.T, exec func(*rapid.T, string, ...any), table, kind string,
 	}
 }
 
-// rowsOf returns a query's rows as sorted text lines.
-func rowsOf(t *rapid.T, conn *pgx.Conn, sql string) []string {
+// rowsOf returns a query's rows, read in the text format (conn uses the
+// simple protocol), as sorted lines. Numerics are written by value (1.50
+// as 1.5), as their scale is representation only.
+func rowsOf(t interface{ Fatalf(string, ...any) }, conn *pgx.Conn, sql string) []string {
 	rows, err := conn.Query(context.Background(), sql)
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
@@ -149,10 +155,13 @@ func rowsOf(t *rapid.T, conn *pgx.Conn, sql string) []string {
 	var out []string
 	for rows.Next() {
 		var parts []string
-		for _, raw := range rows.RawValues() {
-			if raw == nil {
+		for i, raw := range rows.RawValues() {
+			switch {
+			case raw == nil:
 				parts = append(parts, "NULL")
-			} else {
+			case rows.FieldDescriptions()[i].DataTypeOID == pgtype.NumericOID:
+				parts = append(parts, numericValue(string(raw)))
+			default:
 				parts = append(parts, string(raw))
 			}
 		}
@@ -163,4 +172,14 @@ func rowsOf(t *rapid.T, conn *pgx.Conn, sql string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// numericValue writes a numeric's text without trailing fractional zeros.
+func numericValue(s string) string {
+	d, _, err := apd.NewFromString(s)
+	if err != nil || d.Form != apd.Finite {
+		return s
+	}
+	d.Reduce(d)
+	return d.Text('f')
 }
