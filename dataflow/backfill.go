@@ -3,6 +3,7 @@ package dataflow
 import (
 	"bytes"
 	"context"
+	"slices"
 
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/storage"
@@ -20,6 +21,10 @@ const backfillBatchRows = 20000
 // followed by the held changes whose keys are <= pos; changes beyond pos
 // are dropped, since a later snapshot read includes them. Once the scan
 // reaches the end, changes pass straight through.
+//
+// A relation stored in row blocks (append-only: its changes are new rows)
+// is read as of one epoch, the first one read, and its changes since pass
+// straight through: block keys cannot be compared with a row's key.
 type backfill struct {
 	ctx    context.Context
 	table  *TableRef
@@ -29,6 +34,9 @@ type backfill struct {
 	owns func(row []types.Datum) bool
 	pos  []byte
 	done bool
+	// snapshot is the epoch a row-block relation is read as of (0 until
+	// the first read).
+	snapshot uint64
 	// started is set once the job's first barrier (the one that adds it)
 	// has passed.
 	started bool
@@ -70,7 +78,14 @@ func (bf *backfill) Barrier(b *Barrier, emit Emit) error {
 	if err := bf.wait(bf.ctx, b.Epoch-1); err != nil {
 		return err
 	}
-	if err := bf.readBatch(b.Epoch-1, emit); err != nil {
+	epoch := b.Epoch - 1
+	if bf.table.RowBlocks {
+		if bf.snapshot == 0 {
+			bf.snapshot = epoch
+		}
+		epoch = bf.snapshot
+	}
+	if err := bf.readBatch(epoch, emit); err != nil {
 		return err
 	}
 	held := bf.held
@@ -78,7 +93,7 @@ func (bf *backfill) Barrier(b *Barrier, emit Emit) error {
 	for _, c := range held {
 		out := &Chunk{}
 		for i, row := range c.Rows {
-			if bf.done || bytes.Compare(bf.rowKey(row), bf.pos) <= 0 {
+			if bf.done || bf.table.RowBlocks || bytes.Compare(bf.rowKey(row), bf.pos) <= 0 {
 				out.Append(c.Ops[i], row)
 			}
 		}
@@ -112,22 +127,29 @@ func (bf *backfill) readBatch(epoch uint64, emit Emit) error {
 			bf.done = false
 			return errStopScan
 		}
-		n++
 		bf.pos = append(bf.pos[:0], key...)
+		add := func(row []types.Datum) error {
+			n++
+			if !bf.owns(row) {
+				return nil
+			}
+			out.Append(Insert, row)
+			if out.Len() >= MaxChunkRows {
+				c := out
+				out = &Chunk{}
+				return emit(c)
+			}
+			return nil
+		}
+		if bf.table.RowBlocks {
+			// The block's decoder reuses its row; the chunk keeps each.
+			return types.DecodeRowBlock(value, bf.table.Types, func(row []types.Datum) error { return add(slices.Clone(row)) })
+		}
 		row, err := types.DecodeRow(value, bf.table.Types, nil)
 		if err != nil {
 			return err
 		}
-		if !bf.owns(row) {
-			return nil
-		}
-		out.Append(Insert, row)
-		if out.Len() >= MaxChunkRows {
-			c := out
-			out = &Chunk{}
-			return emit(c)
-		}
-		return nil
+		return add(row)
 	})
 	if err != nil && err != errStopScan {
 		return err

@@ -62,6 +62,9 @@ type TableRef struct {
 	Types      []types.T
 	PK         []int
 	AppendOnly bool
+	// RowBlocks: the relation stores its rows in row blocks
+	// (meta.Table.RowBlocks).
+	RowBlocks bool
 	// Source marks a source, which stores nothing: its consumers get no
 	// backfill.
 	Source bool

@@ -94,4 +94,7 @@ type MaterializeSpec struct {
 	TableID uint32
 	PK      []int
 	Types   []types.T
+	// RowBlocks stores the rows, inserts only, in row blocks
+	// (meta.Table.RowBlocks).
+	RowBlocks bool
 }

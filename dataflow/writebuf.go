@@ -24,6 +24,17 @@ func (w *writeBuf) put(key []byte, row []types.Datum) {
 	w.spans = append(w.spans, s)
 }
 
+// putValue adds a write of an encoded, non-empty value under key (both
+// copied).
+func (w *writeBuf) putValue(key, value []byte) {
+	s := writeSpan{key: len(w.buf)}
+	w.buf = append(w.buf, key...)
+	s.value = len(w.buf)
+	w.buf = append(w.buf, value...)
+	s.end = len(w.buf)
+	w.spans = append(w.spans, s)
+}
+
 // del adds a delete of key (copied).
 func (w *writeBuf) del(key []byte) {
 	s := writeSpan{key: len(w.buf)}

@@ -11,6 +11,9 @@ import (
 type TableScan struct {
 	TableID uint32
 	Types   []types.T
+	// RowBlocks: the table stores its rows in row blocks
+	// (types.DecodeRowBlock).
+	RowBlocks bool
 }
 
 // Run implements Op.
@@ -22,11 +25,7 @@ func (s *TableScan) Run(c *expr.Ctx, emit Emit) error {
 	row := make([]types.Datum, len(s.Types))
 	var k canceler
 	stop := errStop{}
-	err := env.Engine.Scan(storage.TablePrefix(s.TableID), storage.TablePrefix(s.TableID+1), env.Epoch, func(_, value []byte) error {
-		var err error
-		if row, err = types.DecodeRow(value, s.Types, row[:0]); err != nil {
-			return err
-		}
+	emitRow := func(row []types.Datum) error {
 		if err := k.check(c); err != nil {
 			return err
 		}
@@ -38,6 +37,16 @@ func (s *TableScan) Run(c *expr.Ctx, emit Emit) error {
 			return stop
 		}
 		return nil
+	}
+	err := env.Engine.Scan(storage.TablePrefix(s.TableID), storage.TablePrefix(s.TableID+1), env.Epoch, func(_, value []byte) error {
+		if s.RowBlocks {
+			return types.DecodeRowBlock(value, s.Types, emitRow)
+		}
+		var err error
+		if row, err = types.DecodeRow(value, s.Types, row[:0]); err != nil {
+			return err
+		}
+		return emitRow(row)
 	})
 	if err == stop {
 		return nil

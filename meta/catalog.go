@@ -80,6 +80,11 @@ type Table struct {
 	// column: the catalog adds both.
 	HiddenRowID bool `json:"hidden_row_id,omitempty"`
 	AppendOnly  bool `json:"append_only,omitempty"`
+	// RowBlocks marks a materialized view over an append-only stream whose
+	// rows are stored in row blocks (types.DecodeRowBlock): one key per
+	// vnode and epoch of an actor, the primary key of the block's first
+	// row, instead of one key per row.
+	RowBlocks bool `json:"row_blocks,omitempty"`
 	// ViewSQL is the query text of a view.
 	ViewSQL string `json:"view_sql,omitempty"`
 	// Indexes are secondary indexes (metadata only for now).

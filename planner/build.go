@@ -17,7 +17,7 @@ func Build(n Node) exec.Op {
 		for i, c := range x.Table.Columns {
 			ts[i] = c.Type
 		}
-		return &exec.TableScan{TableID: x.Table.ID, Types: ts}
+		return &exec.TableScan{TableID: x.Table.ID, Types: ts, RowBlocks: x.Table.RowBlocks}
 	case *Values:
 		return &exec.Values{Rows: x.Rows}
 	case *Filter:

@@ -23,6 +23,11 @@ type StreamPlan struct {
 	PK []int
 	// AppendOnly is set when the view's stream carries inserts only.
 	AppendOnly bool
+	// RowBlocks is set when the view table stores its rows in row blocks
+	// (meta.Table.RowBlocks): rows that are never updated nor deleted need
+	// no key each, and a key per block spares the state store most of its
+	// per-key work.
+	RowBlocks bool
 }
 
 // PlanStream plans query, the logical plan of a materialized view's query,
@@ -36,13 +41,14 @@ func PlanStream(query Node, viewID uint32, vnodes int, alloc func() uint32) (*St
 		return nil, err
 	}
 	frag := p.into(s, hashOn(s.key))
-	frag.Chain = append(frag.Chain, &dataflow.MaterializeSpec{TableID: viewID, PK: s.key, Types: typesOf(s.cols)})
+	frag.Chain = append(frag.Chain, &dataflow.MaterializeSpec{TableID: viewID, PK: s.key, Types: typesOf(s.cols), RowBlocks: s.appendOnly})
 	frag.OutTypes = typesOf(s.cols)
 	return &StreamPlan{
 		Graph:      &dataflow.GraphSpec{Fragments: p.frags, VNodeCount: vnodes},
 		Columns:    viewColumns(s.cols),
 		PK:         s.key,
 		AppendOnly: s.appendOnly,
+		RowBlocks:  s.appendOnly,
 	}, nil
 }
 
@@ -241,7 +247,7 @@ func scanStream(x *Scan) (*stream, error) {
 	if t.Kind != meta.KindTable && t.Kind != meta.KindMaterializedView && t.Kind != meta.KindSource {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "materialized views over %s %q are not supported yet", t.Kind, t.Name)
 	}
-	ref := &dataflow.TableRef{ID: t.ID, Name: t.Name, PK: t.PK, AppendOnly: t.AppendOnly, Source: t.Kind == meta.KindSource}
+	ref := &dataflow.TableRef{ID: t.ID, Name: t.Name, PK: t.PK, AppendOnly: t.AppendOnly, RowBlocks: t.RowBlocks, Source: t.Kind == meta.KindSource}
 	origin := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
 		ref.Types = append(ref.Types, c.Type)

@@ -91,7 +91,7 @@ Fragment 0 (parallelism default)
 			sql:  "SELECT k, random() < 2 AS r FROM e",
 			graph: `
 Fragment 0 (parallelism default)
-  Materialize table=99 pk=[2]
+  Materialize table=99 pk=[2] row-blocks
     Project [$0, (random() < '2'::double precision), $3]
       Exchange Hash[3] <- Table e`,
 			cols: "k bigint, r boolean, _row_id bigint hidden", pk: "[2]", appendOnly: true,
@@ -101,7 +101,7 @@ Fragment 0 (parallelism default)
 			sql:  "SELECT x, random() < 2 AS r FROM (VALUES (1), (2)) v(x)",
 			graph: `
 Fragment 1 (parallelism default)
-  Materialize table=99 pk=[2]
+  Materialize table=99 pk=[2] row-blocks
     Exchange Hash[2] <- Fragment 0
 Fragment 0 (singleton)
   Project [$0, (random() < '2'::double precision), $1]
@@ -113,7 +113,7 @@ Fragment 0 (singleton)
 			sql:  "SELECT g * 2 AS d, unnest(ARRAY['a']) AS u FROM range(1, 3) g",
 			graph: `
 Fragment 1 (parallelism default)
-  Materialize table=99 pk=[2]
+  Materialize table=99 pk=[2] row-blocks
     Exchange Hash[2] <- Fragment 0
 Fragment 0 (singleton)
   Project [($0 * '2'::integer), $1, $2]
@@ -138,7 +138,7 @@ Fragment 0 (parallelism default)
 			sql:  "SELECT k, v FROM e WHERE v > 0",
 			graph: `
 Fragment 0 (parallelism default)
-  Materialize table=99 pk=[2]
+  Materialize table=99 pk=[2] row-blocks
     Project [$0, $1, $3]
       Filter ($1 > '0'::integer)
         Exchange Hash[3] <- Table e`,
@@ -308,7 +308,7 @@ Fragment 0 (parallelism default)
 			sql:  "SELECT e1.k, e2.v FROM e e1 JOIN e e2 ON e1.k = e2.k",
 			graph: `
 Fragment 1 (parallelism default)
-  Materialize table=99 pk=[2 3 0]
+  Materialize table=99 pk=[2 3 0] row-blocks
     Exchange Hash[2 3 0] <- Fragment 0
 Fragment 0 (parallelism default)
   Project [$0, $5, $3, $7]

@@ -126,7 +126,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 		return nil, err
 	}
 	t := &meta.Table{ID: viewID, Schema: x.Name.Schema, Name: x.Name.Name, Kind: meta.KindMaterializedView,
-		ViewSQL: x.Query.SQL, PK: plan.PK, AppendOnly: plan.AppendOnly, StateTables: stateTables,
+		ViewSQL: x.Query.SQL, PK: plan.PK, AppendOnly: plan.AppendOnly, RowBlocks: plan.RowBlocks, StateTables: stateTables,
 		Parallelism: par, DependsOn: planner.Dependencies(node)}
 	for i, c := range plan.Columns {
 		name := c.Name

@@ -85,21 +85,46 @@ func appendRowDecimal(dst []byte, d *apd.Decimal) []byte {
 // allocation per row, shared by its strings) since src is usually a
 // storage buffer that is reused.
 func DecodeRow(src []byte, types []T, dst []Datum) ([]Datum, error) {
+	r := rowReader{src: src}
+	dst, err := r.row(types, dst)
+	if err == nil && r.pos != len(src) {
+		err = errCorrupt("row")
+	}
+	return dst, err
+}
+
+// DecodeRowBlock calls fn with each row of a row block, rows encoded by
+// AppendRow one after another (a table stored in row blocks keeps under
+// one key the rows one actor appended to one vnode in one epoch). The row
+// passed to fn is reused for the next one.
+func DecodeRowBlock(src []byte, types []T, fn func(row []Datum) error) error {
+	r := rowReader{src: src}
+	var row []Datum
+	for r.pos < len(src) {
+		var err error
+		if row, err = r.row(types, row); err != nil {
+			return err
+		}
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// row decodes the row at r.pos into dst[:0] (see DecodeRow).
+func (r *rowReader) row(types []T, dst []Datum) ([]Datum, error) {
 	dst = dst[:0]
-	n, k := binary.Uvarint(src)
-	if k <= 0 || n > uint64(len(types)) {
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(types)) {
 		return dst, errCorrupt("row")
 	}
-	r := rowReader{src: src, pos: k}
 	for i := 0; i < int(n); i++ {
 		d, ok := r.datum()
 		if !ok || !kindFits(d, types[i]) {
 			return dst, errCorrupt("row")
 		}
 		dst = append(dst, d)
-	}
-	if r.pos != len(src) {
-		return dst, errCorrupt("row")
 	}
 	for len(dst) < len(types) {
 		dst = append(dst, Null)

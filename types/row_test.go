@@ -2,6 +2,8 @@ package types
 
 import (
 	"encoding/hex"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/streamdb/streamdb/pgerror"
@@ -48,5 +50,29 @@ func TestDecodeRowAllocations(t *testing.T) {
 	})
 	if allocs > 1 {
 		t.Errorf("DecodeRow allocates %.0f times per row, want at most 1 (the strings' copy)", allocs)
+	}
+}
+
+func TestDecodeRowBlock(t *testing.T) {
+	types := []T{TInt8, TText}
+	rows := [][]Datum{{NewInt(1), NewString("a")}, {NewInt(2), Null}, {NewInt(3)}}
+	var block []byte
+	for _, r := range rows {
+		block = AppendRow(block, r)
+	}
+	var got []string
+	err := DecodeRowBlock(block, types, func(row []Datum) error {
+		got = append(got, string(FormatText(FormatText(nil, TInt8, row[0]), TText, row[1])))
+		return nil
+	})
+	// NULL formats as nothing; a row written with fewer columns decodes
+	// with NULLs for the rest.
+	if want := []string{"1a", "2", "3"}; err != nil || strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("DecodeRowBlock = %v, %v; want %v", got, err, want)
+	}
+	for _, bad := range [][]byte{block[:len(block)-1], append(slices.Clone(block), 0x40)} {
+		if err := DecodeRowBlock(bad, types, func([]Datum) error { return nil }); pgerror.Code(err) != pgerror.CodeInternal {
+			t.Errorf("DecodeRowBlock(%x): error %v, want XX000", bad, err)
+		}
 	}
 }
