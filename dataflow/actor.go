@@ -10,13 +10,16 @@ import (
 // inbound is a message tagged with the input it arrived on.
 type inbound struct {
 	input int
+	slot  int
 	msg   Message
 }
 
 // inputPort is one upstream queue of an actor.
 type inputPort struct {
-	ch     chan Message
-	input  int
+	ch    chan Message
+	input int
+	// slot numbers the port among the ports of its input.
+	slot   int
 	resume chan struct{}
 }
 
@@ -33,6 +36,10 @@ type actor struct {
 	out   *dispatcher
 	mgr   *BarrierManager
 	emits []Emit
+	// wmEmits[i] takes the watermarks of chain[i]'s output; wmIn merges
+	// each input's watermarks over its ports.
+	wmEmits []WatermarkEmit
+	wmIn    []*watermarkMin
 	// gen is the head of a source actor's chain, which makes rows itself;
 	// paused holds it back until a ResumeMutation (a restarted job).
 	gen    generator
@@ -60,16 +67,61 @@ func (a *actor) toChain(input int) Emit {
 	return func(c *Chunk) error { return a.chain[0].Process(input, c, a.emits[0]) }
 }
 
+// toChainWatermark returns the watermark emitter that feeds input number
+// input of the chain.
+func (a *actor) toChainWatermark(input int) WatermarkEmit {
+	return func(w Watermark) error { return a.chainWatermark(0, input, w) }
+}
+
+// chainWatermark passes w to input number input of chain[i], which drops
+// it unless it takes watermarks.
+func (a *actor) chainWatermark(i, input int, w Watermark) error {
+	op, ok := a.chain[i].(watermarker)
+	if !ok {
+		return nil
+	}
+	return op.Watermark(input, w, a.emits[i], a.wmEmits[i])
+}
+
 func (a *actor) init() {
 	a.gen, _ = a.chain[0].(generator)
 	a.emits = make([]Emit, len(a.chain))
+	a.wmEmits = make([]WatermarkEmit, len(a.chain))
 	for i := range a.chain {
 		if i+1 < len(a.chain) {
 			next := a.chain[i+1]
 			nextEmit := &a.emits[i+1]
 			a.emits[i] = func(c *Chunk) error { return next.Process(0, c, *nextEmit) }
+			a.wmEmits[i] = func(w Watermark) error { return a.chainWatermark(i+1, 0, w) }
+		}
+		if src, ok := a.chain[i].(watermarkSource); ok {
+			src.setWatermarkOut(func(w Watermark) error { return a.wmEmits[i](w) })
 		}
 	}
+	slots := map[int]int{}
+	for _, p := range a.ports {
+		slots[p.input]++
+	}
+	a.wmIn = make([]*watermarkMin, len(slots))
+	for input, n := range slots {
+		a.wmIn[input] = newWatermarkMin(n)
+	}
+}
+
+// watermark merges a watermark from one of the input's ports into the
+// input's and passes that on when it advances.
+func (a *actor) watermark(in inbound, w *Watermark) error {
+	merged, ok := a.wmIn[in.input].add(in.slot, *w)
+	if !ok {
+		return nil
+	}
+	if pre, ok := a.pre[in.input]; ok {
+		if wp, ok := pre.(watermarker); ok {
+			return wp.Watermark(0, merged, a.toChain(in.input), a.toChainWatermark(in.input))
+		}
+		return nil
+	}
+	return a.chainWatermark(0, in.input, merged)
 }
 
 // run processes messages until a stop mutation for its job or an error.
@@ -82,6 +134,7 @@ func (a *actor) run(ctx context.Context) error {
 	}
 	last := len(a.chain) - 1
 	a.emits[last] = func(c *Chunk) error { return a.out.push(ctx, c) }
+	a.wmEmits[last] = func(w Watermark) error { return a.out.watermark(ctx, w) }
 	arrived := 0
 	for {
 		in, err := a.receive(ctx, merged)
@@ -100,6 +153,10 @@ func (a *actor) run(ctx context.Context) error {
 				err = a.chain[0].Process(in.input, m, a.emits[0])
 			}
 			if err != nil {
+				return fmt.Errorf("actor %d: %w", a.id, err)
+			}
+		case *Watermark:
+			if err := a.watermark(in, m); err != nil {
 				return fmt.Errorf("actor %d: %w", a.id, err)
 			}
 		case *Barrier:
@@ -217,7 +274,7 @@ func (p *inputPort) forward(ctx context.Context, merged chan<- inbound) {
 			return
 		}
 		select {
-		case merged <- inbound{p.input, m}:
+		case merged <- inbound{p.input, p.slot, m}:
 		case <-ctx.Done():
 			return
 		}

@@ -62,6 +62,15 @@ func (bf *backfill) Process(_ int, c *Chunk, emit Emit) error {
 	return nil
 }
 
+// Watermark implements watermarker: watermarks pass once the backfill is
+// done (snapshot rows may lie below them).
+func (bf *backfill) Watermark(_ int, w Watermark, _ Emit, out WatermarkEmit) error {
+	if !bf.done {
+		return nil
+	}
+	return out(w)
+}
+
 // Barrier implements Operator.
 func (bf *backfill) Barrier(b *Barrier, emit Emit) error {
 	if bf.done {

@@ -82,6 +82,12 @@ func (g *outputGroup) push(ctx context.Context, c *Chunk) error {
 
 // barrier flushes buffered rows, then sends b to every consumer actor.
 func (g *outputGroup) barrier(ctx context.Context, b *Barrier) error {
+	return g.broadcast(ctx, b)
+}
+
+// broadcast flushes buffered rows, then sends m to every consumer actor:
+// every row sent before m reaches each consumer before it.
+func (g *outputGroup) broadcast(ctx context.Context, m Message) error {
 	for i, buf := range g.bufs {
 		if buf != nil && buf.Len() > 0 {
 			g.bufs[i] = nil
@@ -91,7 +97,7 @@ func (g *outputGroup) barrier(ctx context.Context, b *Barrier) error {
 		}
 	}
 	for _, out := range g.outs {
-		if err := send(ctx, out, b); err != nil {
+		if err := send(ctx, out, m); err != nil {
 			return err
 		}
 	}
@@ -124,6 +130,17 @@ func (d *dispatcher) push(ctx context.Context, c *Chunk) error {
 func (d *dispatcher) barrier(ctx context.Context, b *Barrier) error {
 	for _, g := range d.groups {
 		if err := g.barrier(ctx, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// watermark sends w to every consumer actor of every group.
+func (d *dispatcher) watermark(ctx context.Context, w Watermark) error {
+	m := &w
+	for _, g := range d.groups {
+		if err := g.broadcast(ctx, m); err != nil {
 			return err
 		}
 	}

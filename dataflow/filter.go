@@ -69,3 +69,6 @@ func isPair(c *Chunk, i int) bool {
 
 // Barrier implements Operator.
 func (f *filter) Barrier(*Barrier, Emit) error { return nil }
+
+// Watermark implements watermarker: a filter keeps columns as they are.
+func (f *filter) Watermark(_ int, w Watermark, _ Emit, out WatermarkEmit) error { return out(w) }

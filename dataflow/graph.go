@@ -68,6 +68,8 @@ type TableRef struct {
 	// Source marks a source, which stores nothing: its consumers get no
 	// backfill.
 	Source bool
+	// Watermark makes the watermarks of a table's rows (nil: none).
+	Watermark *WatermarkFilterSpec
 }
 
 // Explain renders the graph, one fragment per paragraph.
@@ -95,6 +97,9 @@ func (g *GraphSpec) Explain() []string {
 				src = "Source " + in.Table.Name
 			default:
 				src = "Table " + in.Table.Name
+			}
+			if w := in.Table.Watermark; in.Fragment < 0 && w != nil {
+				src += fmt.Sprintf(" watermark $%d: %s", w.Col, w.Expr)
 			}
 			lines = append(lines, "  "+strings.Repeat("  ", len(f.Chain))+"Exchange "+dist+" <- "+src)
 		}

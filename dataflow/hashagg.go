@@ -1,6 +1,7 @@
 package dataflow
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -38,6 +39,15 @@ func (s *HashAggSpec) Build(env *Env) (Operator, error) {
 		// Entries are [count, value, delimiter] of any types.
 		a.multiset = NewStateTable(env.Store, s.MultisetTable, []types.T{types.TInt8, types.TUnknown, types.TUnknown})
 	}
+	if s.WindowKey {
+		a.windows = newWindowIndex()
+		err := a.windows.load(env.Store, s.StateTable, env.VNodes, rowTypes,
+			func(row []types.Datum) types.Datum { return row[0] },
+			func(rest []byte, _ []types.Datum) []byte { return rest })
+		if err != nil {
+			return nil, err
+		}
+	}
 	return a, nil
 }
 
@@ -50,6 +60,12 @@ func (s *HashAggSpec) Explain() string {
 	mode := ""
 	if s.AppendOnly {
 		mode = " append-only"
+	}
+	if s.WindowKey {
+		mode += " window-key"
+	}
+	if s.EmitOnWindowClose {
+		mode += " emit-on-window-close"
 	}
 	return fmt.Sprintf("HashAgg group=%v aggs=%v%s", s.GroupKey, aggs, mode)
 }
@@ -79,6 +95,10 @@ type hashAgg struct {
 	msKey   []byte
 	out     chunkOut
 	cmp     rowComparer
+	// windows lists the groups by their GroupKey[0] (WindowKey); groups
+	// below closedBelow are closed.
+	windows     *windowIndex
+	closedBelow types.Datum
 }
 
 // aggMemoBytes estimates an aggGroup's memory beyond its output row.
@@ -109,7 +129,12 @@ func (a *hashAgg) touch(row []types.Datum) (*aggGroup, error) {
 	if g := a.touched[string(a.key)]; g != nil {
 		return g, nil
 	}
-	vnode := distVNode(a.key, len(a.spec.GroupKey), a.groups)
+	return a.touchKey(distVNode(a.key, len(a.spec.GroupKey), a.groups), row)
+}
+
+// touchKey loads the group of key a.key in vnode; row is an input row of
+// the group, needed only when the group has no state yet.
+func (a *hashAgg) touchKey(vnode uint16, row []types.Datum) (*aggGroup, error) {
 	sg, err := a.state.Group(vnode, a.key)
 	if err != nil {
 		return nil, err
@@ -132,6 +157,9 @@ func (a *hashAgg) touch(row []types.Datum) (*aggGroup, error) {
 		g.gk = make([]types.Datum, nk)
 		for i, c := range a.spec.GroupKey {
 			g.gk[i] = row[c]
+		}
+		if a.windows != nil {
+			a.windows.add(g.gk[0], vnode, a.key)
 		}
 	}
 	for i, k := range a.kinds {
@@ -178,6 +206,9 @@ func (a *hashAgg) output(g *aggGroup) ([]types.Datum, error) {
 // Process implements Operator.
 func (a *hashAgg) Process(_ int, c *Chunk, _ Emit) error {
 	for i, row := range c.Rows {
+		if a.late(row) {
+			continue
+		}
 		g, err := a.touch(row)
 		if err != nil {
 			return err
@@ -206,9 +237,33 @@ func (a *hashAgg) Process(_ int, c *Chunk, _ Emit) error {
 	return nil
 }
 
+// late reports whether row belongs to a closed group.
+func (a *hashAgg) late(row []types.Datum) bool {
+	if a.windows == nil || a.closedBelow.IsNull() {
+		return false
+	}
+	v := row[a.spec.GroupKey[0]]
+	return !v.IsNull() && types.Compare(v, a.closedBelow) < 0
+}
+
 // Barrier implements Operator: it emits the changed groups' outputs and
 // saves their state.
 func (a *hashAgg) Barrier(b *Barrier, emit Emit) error {
+	if err := a.settle(emit); err != nil {
+		return err
+	}
+	if b.Checkpoint {
+		a.state.Commit(b.Epoch)
+		if a.multiset != nil {
+			a.multiset.Commit(b.Epoch)
+		}
+	}
+	return a.out.flush(emit)
+}
+
+// settle emits the changes of the groups touched since the last settle
+// (none when emitting on window close) and saves their state.
+func (a *hashAgg) settle(emit Emit) error {
 	if a.global() {
 		// The global group has a row from the first barrier on.
 		if _, err := a.touch(nil); err != nil {
@@ -236,8 +291,10 @@ func (a *hashAgg) Barrier(b *Barrier, emit Emit) error {
 		} else {
 			g.state.Delete(nil)
 		}
-		if err := a.emitChange(g.old, cur, emit); err != nil {
-			return err
+		if !a.spec.EmitOnWindowClose {
+			if err := a.emitChange(g.old, cur, emit); err != nil {
+				return err
+			}
 		}
 		if a.memoize && cur != nil {
 			// The emitted row belongs downstream: keep a copy.
@@ -247,16 +304,86 @@ func (a *hashAgg) Barrier(b *Barrier, emit Emit) error {
 			g.state.SetMemo(nil, 0)
 		}
 	}
+	a.untouch()
+	return nil
+}
+
+// untouch forgets the groups touched in the epoch.
+func (a *hashAgg) untouch() {
 	clear(a.touched)
 	clear(a.order)
 	a.order = a.order[:0]
-	if b.Checkpoint {
-		a.state.Commit(b.Epoch)
-		if a.multiset != nil {
-			a.multiset.Commit(b.Epoch)
+}
+
+// Watermark implements watermarker: a watermark of the window key closes
+// the groups below it (see HashAggSpec.WindowKey); others are dropped.
+func (a *hashAgg) Watermark(_ int, w Watermark, emit Emit, out WatermarkEmit) error {
+	if a.windows == nil || w.Col != a.spec.GroupKey[0] {
+		return nil
+	}
+	if err := a.settle(emit); err != nil {
+		return err
+	}
+	for _, win := range a.windows.close(w.Val) {
+		for ref := range win.groups {
+			if err := a.closeGroup(ref, emit); err != nil {
+				return err
+			}
 		}
 	}
-	return a.out.flush(emit)
+	a.untouch()
+	if err := a.out.flush(emit); err != nil {
+		return err
+	}
+	a.closedBelow = w.Val
+	return out(Watermark{Col: 0, Val: w.Val})
+}
+
+// closeGroup emits a closing group's row when emitting on window close,
+// then deletes its state.
+func (a *hashAgg) closeGroup(ref groupRef, emit Emit) error {
+	sg, err := a.state.Group(ref.vnode, []byte(ref.prefix))
+	if err != nil {
+		return err
+	}
+	if _, found := sg.Get(nil); !found {
+		return nil // its rows were all retracted
+	}
+	if a.spec.EmitOnWindowClose {
+		a.key = append(a.key[:0], ref.prefix...)
+		g, err := a.touchKey(ref.vnode, nil)
+		if err != nil {
+			return err
+		}
+		row, err := a.output(g)
+		if err != nil {
+			return err
+		}
+		if err := a.out.add(Insert, row, emit); err != nil {
+			return err
+		}
+	}
+	for i, k := range a.kinds {
+		if !k.multiset {
+			continue
+		}
+		a.msKey = binary.BigEndian.AppendUint16(append(a.msKey[:0], ref.prefix...), uint16(i))
+		ms, err := a.multiset.Group(ref.vnode, a.msKey)
+		if err != nil {
+			return err
+		}
+		var values [][]byte
+		ms.Ascend(func(suffix []byte, _ []types.Datum) bool {
+			values = append(values, bytes.Clone(suffix))
+			return true
+		})
+		for _, v := range values {
+			ms.Delete(v)
+		}
+	}
+	sg.SetMemo(nil, 0)
+	sg.Delete(nil)
+	return nil
 }
 
 // emitChange emits the change of a group's output row from old to cur

@@ -103,6 +103,9 @@ func (m *materialize) writeBlock(b *rowBlock) {
 	}
 }
 
+// Watermark implements watermarker: the watermarks pass to downstream jobs.
+func (m *materialize) Watermark(_ int, w Watermark, _ Emit, out WatermarkEmit) error { return out(w) }
+
 // Barrier implements Operator.
 func (m *materialize) Barrier(b *Barrier, _ Emit) error {
 	if !b.Checkpoint {

@@ -7,7 +7,7 @@ import (
 
 // Build implements Spec.
 func (s *ProjectSpec) Build(env *Env) (Operator, error) {
-	return &project{exprs: s.Exprs, ev: env.Eval}, nil
+	return &project{exprs: s.Exprs, ev: env.Eval, wm: newWatermarkDerivation(s.Exprs)}, nil
 }
 
 // Explain implements Spec.
@@ -34,6 +34,13 @@ type project struct {
 	ev    *Evaluator
 	cmp   rowComparer
 	out   chunkOut
+	wm    watermarkDerivation
+}
+
+// Watermark implements watermarker: each output that is a non-decreasing
+// function of the watermark's column gets a watermark (expr.Monotone).
+func (p *project) Watermark(_ int, w Watermark, _ Emit, out WatermarkEmit) error {
+	return p.wm.derive(p.ev, w, out)
 }
 
 // Process implements Operator.

@@ -14,11 +14,13 @@ import (
 type ProjectSetSpec struct {
 	Funcs      []*expr.SetFunc
 	Ordinality bool
+	// InputWidth is the number of input columns.
+	InputWidth int
 }
 
 // Build implements Spec.
 func (s *ProjectSetSpec) Build(env *Env) (Operator, error) {
-	return &projectSet{ev: env.Eval, x: exec.SetExpander{Funcs: s.Funcs, Ordinality: s.Ordinality}}, nil
+	return &projectSet{spec: s, ev: env.Eval, x: exec.SetExpander{Funcs: s.Funcs, Ordinality: s.Ordinality}, sent: watermarkSwitch{}}, nil
 }
 
 // Explain implements Spec.
@@ -40,9 +42,11 @@ func (s *ProjectSetSpec) Explain() string {
 // expands to exactly the rows its insertion did; an update pair becomes
 // the deletes of the old row's expansion and the inserts of the new one's.
 type projectSet struct {
-	ev  *Evaluator
-	x   exec.SetExpander
-	out chunkOut
+	spec *ProjectSetSpec
+	sent watermarkSwitch
+	ev   *Evaluator
+	x    exec.SetExpander
+	out  chunkOut
 }
 
 // Process implements Operator.
@@ -75,3 +79,25 @@ func (p *projectSet) Process(_ int, c *Chunk, emit Emit) error {
 
 // Barrier implements Operator.
 func (p *projectSet) Barrier(*Barrier, Emit) error { return nil }
+
+// Watermark implements watermarker: input columns keep theirs, and the
+// window starts of HOP get one (expr.HopLowestStart).
+func (p *projectSet) Watermark(_ int, w Watermark, _ Emit, out WatermarkEmit) error {
+	if err := out(w); err != nil {
+		return err
+	}
+	for i, f := range p.spec.Funcs {
+		if c, ok := expr.HopStartsColumn(f); ok && c == w.Col {
+			v, err := expr.HopLowestStart(f, w.Val)
+			if err != nil {
+				return err
+			}
+			if ow := (Watermark{Col: p.spec.InputWidth + i, Val: v}); p.sent.advance(ow) {
+				if err := out(ow); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}

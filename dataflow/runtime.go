@@ -103,14 +103,24 @@ func (r *Runtime) start(a *actor) {
 }
 
 // StartTable starts a table's job: its DML source queue feeds one actor
-// that materializes the rows and publishes the changes.
+// that makes the rows' watermarks (if the table declares one),
+// materializes the rows and publishes the changes.
 func (r *Runtime) StartTable(t *TableRef) error {
-	mat, err := (&MaterializeSpec{TableID: t.ID, PK: t.PK, Types: t.Types}).Build(r.env(FullBitmap(r.vnodes)))
-	if err != nil {
-		return err
+	env := r.env(FullBitmap(r.vnodes))
+	var chain []Operator
+	specs := []Spec{&MaterializeSpec{TableID: t.ID, PK: t.PK, Types: t.Types}}
+	if t.Watermark != nil {
+		specs = append([]Spec{t.Watermark}, specs...)
+	}
+	for _, s := range specs {
+		op, err := s.Build(env)
+		if err != nil {
+			return err
+		}
+		chain = append(chain, op)
 	}
 	ch := make(chan Message, queueLen)
-	a := &actor{id: int(t.ID), job: t.ID, chain: []Operator{mat}, out: &dispatcher{},
+	a := &actor{id: int(t.ID), job: t.ID, chain: chain, out: &dispatcher{},
 		ports: []*inputPort{{ch: ch, resume: make(chan struct{})}}}
 	r.mu.Lock()
 	r.publishers[t.ID] = []*actor{a}
@@ -196,7 +206,7 @@ func (r *Runtime) StartJob(id uint32, g *GraphSpec, parallelism int, withBackfil
 				for d := range chans[u] {
 					ch := make(chan Message, queueLen)
 					chans[u][d] = ch
-					actors[d].ports = append(actors[d].ports, &inputPort{ch: ch, input: input, resume: make(chan struct{})})
+					actors[d].ports = append(actors[d].ports, &inputPort{ch: ch, input: input, slot: u, resume: make(chan struct{})})
 				}
 			}
 			group := func(u int) *outputGroup {

@@ -42,6 +42,14 @@ type HashAggSpec struct {
 	MultisetTable uint32
 	// AppendOnly input: no retractions arrive.
 	AppendOnly bool
+	// WindowKey is set when GroupKey[0] is a column whose watermarks close
+	// groups (a window start): a watermark deletes the state of the groups
+	// below it, whose output rows stay; rows arriving later for them are
+	// ignored. The watermark passes on as output column 0's.
+	WindowKey bool
+	// EmitOnWindowClose (with WindowKey) emits each group's row once, as
+	// an insert, when a watermark closes it, and nothing before.
+	EmitOnWindowClose bool
 }
 
 // HashJoinSpec joins its two inputs (input 0 left, input 1 right) on

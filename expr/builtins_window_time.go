@@ -106,3 +106,41 @@ func init() {
 		Overload{Args: []types.Family{types.Timestamp, types.Interval, types.Interval}, Ret: Returns(types.TTimestamp), Set: hopStarts(types.NewTimestamp)},
 		Overload{Args: []types.Family{types.TimestampTZ, types.Interval, types.Interval}, Ret: Returns(types.TTimestampTZ), Set: hopStarts(types.NewTimestampTZ)})
 }
+
+// HopStartsColumn reports the input column of f when f is
+// hop_window_starts over that column with a constant slide and size: the
+// window starts it yields for later rows are bounded below by
+// HopLowestStart of the column's watermark.
+func HopStartsColumn(f *SetFunc) (col int, ok bool) {
+	if f.Name != "hop_window_starts" || len(f.Args) != 3 || !isConst(f.Args[1]) || !isConst(f.Args[2]) {
+		return 0, false
+	}
+	r, ok := f.Args[0].(*ColRef)
+	if !ok {
+		return 0, false
+	}
+	return r.Idx, true
+}
+
+// HopLowestStart returns the lowest window start that hop_window_starts f
+// (see HopStartsColumn) yields for any time at or above w: the lowest
+// multiple of the slide above w - size.
+func HopLowestStart(f *SetFunc, w types.Datum) (types.Datum, error) {
+	slide, size := f.Args[1].(*Const).V, f.Args[2].(*Const).V
+	if slide.IsNull() || size.IsNull() {
+		return types.Null, nil
+	}
+	width, ok := WindowWidth(size.Interval())
+	if !ok {
+		return types.Null, nil
+	}
+	start, err := binStart(slide.Interval(), w.Int()-width, 0)
+	if err != nil {
+		return types.Null, err
+	}
+	start += strideMicros(slide.Interval())
+	if f.T.Family == types.TimestampTZ {
+		return types.NewTimestampTZ(start), nil
+	}
+	return types.NewTimestamp(start), nil
+}

@@ -100,6 +100,27 @@ type Table struct {
 	// Options are the WITH options of a source or of a table fed by a
 	// connector, as the connector resolved them.
 	Options map[string]string `json:"options,omitempty"`
+	// Watermark is the WATERMARK FOR clause of a table or source, nil if
+	// none.
+	Watermark *Watermark `json:"watermark,omitempty"`
+	// WatermarkColumns of a materialized view are the indexes of the
+	// columns whose watermarks its changes carry.
+	WatermarkColumns []int `json:"watermark_columns,omitempty"`
+	// EmitOnWindowClose marks a materialized view defined with EMIT ON
+	// WINDOW CLOSE.
+	EmitOnWindowClose bool `json:"emit_on_window_close,omitempty"`
+}
+
+// Watermark is WATERMARK FOR column AS expression: the rows of a table or
+// source promise that later rows have the column at or above the largest
+// value of the expression over the rows so far.
+type Watermark struct {
+	// Column indexes Columns.
+	Column int `json:"column"`
+	// Expr is the expression's SQL text over the relation's columns.
+	Expr string `json:"expr"`
+	// StateTable stores the watermark reached at each checkpoint.
+	StateTable uint32 `json:"state_table"`
 }
 
 // ConnectorOption is the option naming the connector of a source or table.

@@ -32,13 +32,23 @@ type StreamPlan struct {
 
 // PlanStream plans query, the logical plan of a materialized view's query,
 // as a streaming job that maintains the view table viewID over vnodes key
-// groups; alloc returns a fresh catalog id for each state table. Shapes a
-// streaming job cannot maintain yet are *pgerror.Error 0A000.
-func PlanStream(query Node, viewID uint32, vnodes int, alloc func() uint32) (*StreamPlan, error) {
+// groups; alloc returns a fresh catalog id for each state table. With
+// eowc (EMIT ON WINDOW CLOSE) the view's rows are emitted once, when a
+// watermark closes them (see planEOWC). Shapes a streaming job cannot
+// maintain yet are *pgerror.Error 0A000.
+func PlanStream(query Node, viewID uint32, vnodes int, eowc bool, alloc func() uint32) (*StreamPlan, error) {
 	p := &streamPlanner{alloc: alloc, uses: windowUses(query)}
+	if eowc {
+		p.eowc = &eowcPlan{agg: topAggregate(query)}
+	}
 	s, err := p.plan(query)
 	if err != nil {
 		return nil, err
+	}
+	if eowc && p.eowc.agg == nil {
+		if err := p.eowcSort(s, query); err != nil {
+			return nil, err
+		}
 	}
 	frag := p.into(s, hashOn(s.key))
 	frag.Chain = append(frag.Chain, &dataflow.MaterializeSpec{TableID: viewID, PK: s.key, Types: typesOf(s.cols), RowBlocks: s.appendOnly})
@@ -59,6 +69,8 @@ type streamPlanner struct {
 	frags []*dataflow.FragmentSpec
 	// uses tells which output columns of each Window the query reads.
 	uses map[*Window][]bool
+	// eowc is set for EMIT ON WINDOW CLOSE.
+	eowc *eowcPlan
 }
 
 // plan plans the subtree n as a stream whose first columns are n's.
@@ -179,7 +191,7 @@ func (p *streamPlanner) planProjectSet(x *ProjectSet) (*stream, error) {
 	}
 	in, width := len(x.Input.Columns()), len(s.cols)
 	added := x.Cols[in:]
-	s.add(&dataflow.ProjectSetSpec{Funcs: x.Funcs, Ordinality: x.Ordinality})
+	s.add(&dataflow.ProjectSetSpec{Funcs: x.Funcs, Ordinality: x.Ordinality, InputWidth: width})
 	if s.frag == nil {
 		for range len(added) + 1 {
 			s.origin = append(s.origin, -1)
@@ -248,6 +260,10 @@ func scanStream(x *Scan) (*stream, error) {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "materialized views over %s %q are not supported yet", t.Kind, t.Name)
 	}
 	ref := &dataflow.TableRef{ID: t.ID, Name: t.Name, PK: t.PK, AppendOnly: t.AppendOnly, RowBlocks: t.RowBlocks, Source: t.Kind == meta.KindSource}
+	var err error
+	if ref.Watermark, err = WatermarkFilter(t); err != nil {
+		return nil, err
+	}
 	origin := make([]int, len(t.Columns))
 	for i, c := range t.Columns {
 		ref.Types = append(ref.Types, c.Type)

@@ -1,18 +1,28 @@
 package planner
 
 import (
+	"slices"
+
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/expr"
 )
 
 // planAggregate groups in a fragment hashed on the group key (a singleton
 // for the global aggregation). The output's stream key is the group key.
+// A group key with a watermark (a window start) closes groups: their
+// state is deleted once the watermark passes them, and under EMIT ON
+// WINDOW CLOSE their rows are emitted then, once.
 func (p *streamPlanner) planAggregate(x *Aggregate) (*stream, error) {
 	in, err := p.plan(x.Input)
 	if err != nil {
 		return nil, err
 	}
-	return p.aggregate(in, in.columnsFor(x.Group), x.Aggs, x.Cols), nil
+	window := slices.Index(watermarkColumns(x)[:len(x.Group)], true)
+	eowc := p.eowc != nil && p.eowc.agg == x
+	if eowc && window < 0 {
+		return nil, errNoEOWC("the aggregation is not grouped by a column with a watermark")
+	}
+	return p.aggregate(in, in.columnsFor(x.Group), x.Aggs, x.Cols, window, eowc), nil
 }
 
 // planDistinct groups by every output column, without aggregates.
@@ -22,24 +32,43 @@ func (p *streamPlanner) planDistinct(x *Distinct) (*stream, error) {
 		return nil, err
 	}
 	cols := x.Columns()
-	return p.aggregate(in, seq(0, len(cols)), nil, cols), nil
+	return p.aggregate(in, seq(0, len(cols)), nil, cols, -1, false), nil
 }
 
 // aggregate appends a HashAgg grouping in by the columns group, with
-// output columns cols.
-func (p *streamPlanner) aggregate(in *stream, group []int, aggs []*expr.AggFunc, cols []Column) *stream {
+// output columns cols. Group key number window (-1: none) is a window key
+// (HashAggSpec.WindowKey): it goes first in the aggregation, whose output
+// a projection puts back in order.
+func (p *streamPlanner) aggregate(in *stream, group []int, aggs []*expr.AggFunc, cols []Column, window int, eowc bool) *stream {
+	var restore []int
+	if window > 0 {
+		restore = make([]int, len(cols))
+		for i := range cols {
+			restore[i] = i
+			if i < window {
+				restore[i] = i + 1
+			}
+		}
+		restore[window] = 0
+		group = append(append([]int{group[window]}, group[:window]...), group[window+1:]...)
+		cols = append(append([]Column{cols[window]}, cols[:window]...), cols[window+1:]...)
+	}
 	d := hashOn(group)
 	if len(group) == 0 {
 		d = single
 	}
 	frag := p.into(in, d)
-	spec := &dataflow.HashAggSpec{GroupKey: group, Aggs: aggs, InputTypes: typesOf(in.cols), AppendOnly: in.appendOnly}
+	spec := &dataflow.HashAggSpec{GroupKey: group, Aggs: aggs, InputTypes: typesOf(in.cols), AppendOnly: in.appendOnly,
+		WindowKey: window >= 0, EmitOnWindowClose: eowc}
 	p.aggTables(spec)
 	frag.Chain = append(frag.Chain, spec)
 	key := seq(0, len(group))
-	out := &stream{cols: cols, key: key, frag: frag}
+	out := &stream{cols: cols, key: key, frag: frag, appendOnly: eowc}
 	if !d.single {
 		out.dist = key
+	}
+	if restore != nil {
+		out.pick(restore)
 	}
 	return out
 }

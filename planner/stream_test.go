@@ -30,7 +30,7 @@ func planView(t *testing.T, sql string, params ...types.T) (sp *planner.StreamPl
 		t.Fatalf("bind %q: %v", sql, err)
 	}
 	next := uint32(firstState)
-	sp, err = planner.PlanStream(n, viewID, 16, func() uint32 { next++; return next - 1 })
+	sp, err = planner.PlanStream(n, viewID, 16, false, func() uint32 { next++; return next - 1 })
 	return sp, int(next - firstState), err
 }
 
@@ -669,7 +669,7 @@ func TestPlanStreamLimitClauses(t *testing.T) {
 		{limit(-1, 0), "2201W"},
 		{limit(-1, -1), "2201X"},
 	} {
-		sp, err := planner.PlanStream(tc.plan, viewID, 16, func() uint32 { return firstState })
+		sp, err := planner.PlanStream(tc.plan, viewID, 16, false, func() uint32 { return firstState })
 		got := ""
 		var pe *pgerror.Error
 		switch {
@@ -697,7 +697,7 @@ func TestPlanStreamSource(t *testing.T) {
 	src := &meta.Table{ID: 7, Name: "events", Kind: meta.KindSource, AppendOnly: true, PK: []int{1},
 		Columns: []meta.Column{{Name: "a", Type: types.TInt4}, {Name: meta.RowIDColumn, Type: types.TInt8, Hidden: true}}}
 	scan := &planner.Scan{Table: src}
-	sp, err := planner.PlanStream(scan, viewID, 16, func() uint32 { return firstState })
+	sp, err := planner.PlanStream(scan, viewID, 16, false, func() uint32 { return firstState })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/storage"
 )
 
@@ -155,7 +156,7 @@ func (e *Engine) startJobs() error {
 		case t.Kind == meta.KindSource || t.Connector() != "":
 			err = e.startConnected(t, false)
 		case t.Kind == meta.KindTable:
-			err = e.rt.StartTable(tableRef(t))
+			err = e.startTable(t)
 		case t.Kind == meta.KindMaterializedView:
 			err = e.restartView(t)
 		}
@@ -190,10 +191,22 @@ func (e *Engine) WaitCommitted(ctx context.Context, epoch uint64) error {
 	return e.mgr.WaitCommitted(ctx, epoch)
 }
 
-func tableRef(t *meta.Table) *dataflow.TableRef {
+// tableRef describes table or source t for the runtime.
+func tableRef(t *meta.Table) (*dataflow.TableRef, error) {
 	ref := &dataflow.TableRef{ID: t.ID, Name: t.Name, PK: t.PK, AppendOnly: t.AppendOnly}
 	for _, c := range t.Columns {
 		ref.Types = append(ref.Types, c.Type)
 	}
-	return ref
+	var err error
+	ref.Watermark, err = planner.WatermarkFilter(t)
+	return ref, err
+}
+
+// startTable starts the job of a table fed by DML.
+func (e *Engine) startTable(t *meta.Table) error {
+	ref, err := tableRef(t)
+	if err != nil {
+		return err
+	}
+	return e.rt.StartTable(ref)
 }

@@ -54,11 +54,18 @@ func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, ki
 	if _, ok := e.Meta.Catalog().Table(t.Schema, t.Name); ok && x.IfNotExists {
 		return done(tag), nil
 	}
-	first, err := e.Meta.AllocIDs(ctx, 2)
+	ids := 2
+	if t.Watermark != nil {
+		ids++
+	}
+	first, err := e.Meta.AllocIDs(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
 	t.ID, t.StateTables = first, []uint32{first + 1}
+	if t.Watermark != nil {
+		t.Watermark.StateTable = first + 2
+	}
 	created, err := e.Meta.CreateTable(ctx, t, x.IfNotExists)
 	if err != nil || created == nil {
 		return done(tag), err
@@ -91,11 +98,18 @@ func (e *Engine) startConnected(t *meta.Table, created bool) error {
 	if err != nil {
 		return err
 	}
-	ref := tableRef(t)
+	ref, err := tableRef(t)
+	if err != nil {
+		return err
+	}
 	spec := &dataflow.SourceSpec{Name: t.Name, Splits: src.Splits, Width: src.Width, StateTable: t.StateTables[0],
 		NewSplit: func(i int) dataflow.SplitReader { return src.NewSplit(i) }}
+	chain := []dataflow.Spec{spec}
+	if ref.Watermark != nil {
+		chain = append(chain, ref.Watermark)
+	}
 	g := &dataflow.GraphSpec{VNodeCount: exec.VNodes, Fragments: []*dataflow.FragmentSpec{
-		{ID: 0, Chain: []dataflow.Spec{spec}, OutTypes: ref.Types},
+		{ID: 0, Chain: chain, OutTypes: ref.Types},
 	}}
 	if t.Kind == meta.KindTable {
 		g.Fragments = append(g.Fragments, &dataflow.FragmentSpec{

@@ -73,14 +73,23 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		if err != nil {
 			return nil, err
 		}
+		if t.Watermark != nil && !t.AppendOnly {
+			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "Defining watermarks on table requires the table to be append only.").
+				WithHint("Use the key words `APPEND ONLY`.")
+		}
 		s.e.ddlMu.Lock()
 		defer s.e.ddlMu.Unlock()
+		if t.Watermark != nil {
+			if t.Watermark.StateTable, err = m.AllocIDs(ctx, 1); err != nil {
+				return nil, err
+			}
+		}
 		created, err := m.CreateTable(ctx, t, x.IfNotExists)
 		if err != nil {
 			return nil, err
 		}
 		if created != nil {
-			if err := s.e.rt.StartTable(tableRef(created)); err != nil {
+			if err := s.e.startTable(created); err != nil {
 				return nil, err
 			}
 		}
@@ -184,6 +193,16 @@ func tableFromDef(x *parser.CreateTable) (*meta.Table, error) {
 		t.PK = append(t.PK, i)
 	}
 	t.HiddenRowID = len(t.PK) == 0
+	if w := x.Watermark; w != nil {
+		i := t.ColumnIndex(w.Column)
+		if i < 0 {
+			return nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %q named in WATERMARK FOR does not exist", w.Column)
+		}
+		t.Watermark = &meta.Watermark{Column: i, Expr: w.ExprSQL}
+		if _, err := planner.WatermarkFilter(t); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
 }
 

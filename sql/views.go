@@ -13,9 +13,9 @@ import (
 	"github.com/streamdb/streamdb/sql/parser"
 )
 
-// planView binds and plans a materialized view's query. alloc hands out
-// state table ids.
-func (e *Engine) planView(sqlText string, viewID uint32, alloc func() uint32) (*planner.StreamPlan, planner.Node, error) {
+// planView binds and plans a materialized view's query, emitting on window
+// close if eowc. alloc hands out state table ids.
+func (e *Engine) planView(sqlText string, viewID uint32, eowc bool, alloc func() uint32) (*planner.StreamPlan, planner.Node, error) {
 	stmts, err := parser.Parse(sqlText)
 	if err != nil {
 		return nil, nil, err
@@ -27,7 +27,7 @@ func (e *Engine) planView(sqlText string, viewID uint32, alloc func() uint32) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	plan, err := planner.PlanStream(node, viewID, exec.VNodes, alloc)
+	plan, err := planner.PlanStream(node, viewID, exec.VNodes, eowc, alloc)
 	return plan, node, err
 }
 
@@ -89,7 +89,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	}
 	// A dry run counts the state tables; then the ids are allocated at once.
 	var count uint32
-	if _, _, err := e.planView(x.Query.SQL, 1, func() uint32 { count++; return count }); err != nil {
+	if _, _, err := e.planView(x.Query.SQL, 1, x.EmitOnWindowClose, func() uint32 { count++; return count }); err != nil {
 		return nil, err
 	}
 	first, err := e.Meta.AllocIDs(ctx, int(count)+1)
@@ -99,7 +99,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	viewID := first
 	var stateTables []uint32
 	next := first
-	plan, node, err := e.planView(x.Query.SQL, viewID, func() uint32 {
+	plan, node, err := e.planView(x.Query.SQL, viewID, x.EmitOnWindowClose, func() uint32 {
 		next++
 		stateTables = append(stateTables, next)
 		return next
@@ -127,7 +127,8 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	}
 	t := &meta.Table{ID: viewID, Schema: x.Name.Schema, Name: x.Name.Name, Kind: meta.KindMaterializedView,
 		ViewSQL: x.Query.SQL, PK: plan.PK, AppendOnly: plan.AppendOnly, RowBlocks: plan.RowBlocks, StateTables: stateTables,
-		Parallelism: par, DependsOn: planner.Dependencies(node)}
+		Parallelism: par, DependsOn: planner.Dependencies(node),
+		WatermarkColumns: planner.WatermarkColumnIndexes(node), EmitOnWindowClose: x.EmitOnWindowClose}
 	for i, c := range plan.Columns {
 		name := c.Name
 		if i < len(x.Columns) {
@@ -147,7 +148,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 // epoch, like its inputs').
 func (e *Engine) restartView(t *meta.Table) error {
 	i := 0
-	plan, _, err := e.planView(t.ViewSQL, t.ID, func() uint32 {
+	plan, _, err := e.planView(t.ViewSQL, t.ID, t.EmitOnWindowClose, func() uint32 {
 		id := t.StateTables[i]
 		i++
 		return id
@@ -168,7 +169,11 @@ func (e *Engine) dropped(ctx context.Context, ts []*meta.Table) error {
 		if err := e.rt.StopJob(ctx, t.ID); err != nil {
 			return err
 		}
-		for _, id := range append([]uint32{t.ID}, t.StateTables...) {
+		ids := append([]uint32{t.ID}, t.StateTables...)
+		if t.Watermark != nil {
+			ids = append(ids, t.Watermark.StateTable)
+		}
+		for _, id := range ids {
 			if err := e.Storage.DropTable(id); err != nil {
 				return err
 			}
@@ -180,7 +185,7 @@ func (e *Engine) dropped(ctx context.Context, ts []*meta.Table) error {
 // explainView renders the streaming plan of CREATE MATERIALIZED VIEW.
 func (s *Session) explainView(x *parser.CreateView) (pgwire.Rows, error) {
 	var n uint32
-	plan, _, err := s.e.planView(x.Query.SQL, 0, func() uint32 { n++; return n })
+	plan, _, err := s.e.planView(x.Query.SQL, 0, x.EmitOnWindowClose, func() uint32 { n++; return n })
 	if err != nil {
 		return nil, err
 	}

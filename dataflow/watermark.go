@@ -1,0 +1,152 @@
+package dataflow
+
+import (
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/types"
+)
+
+// Watermark flows beside chunks and barriers: it promises that no row
+// emitted after it on the same stream has column Col below Val (NULLs
+// aside). The watermarks of a stream's column never regress.
+type Watermark struct {
+	Col int
+	Val types.Datum
+}
+
+func (*Watermark) isMessage() {}
+
+// WatermarkEmit passes an operator's output watermark downstream.
+type WatermarkEmit func(w Watermark) error
+
+// watermarker is an Operator that takes watermarks. An operator without it
+// drops them: its output carries none.
+type watermarker interface {
+	// Watermark handles watermark w of input number input: it emits
+	// through emit the rows the watermark releases, then through out the
+	// watermarks of its own output.
+	Watermark(input int, w Watermark, emit Emit, out WatermarkEmit) error
+}
+
+// watermarkSource is an Operator that makes watermarks of its own while it
+// processes rows; the actor gives it where they go.
+type watermarkSource interface {
+	setWatermarkOut(out WatermarkEmit)
+}
+
+// watermarkMin merges the watermarks of several slots (the upstream actors
+// of an input, or the inputs of an operator): the merged watermark of a
+// column is the minimum over the slots of the last watermark each sent,
+// known once every slot sent one, and it never regresses.
+type watermarkMin struct {
+	slots int
+	cols  map[int]*minColumn
+}
+
+// minColumn is the state of one column of a watermarkMin.
+type minColumn struct {
+	last []types.Datum // per slot; NULL until the slot sent one
+	seen int           // slots that sent one
+	out  types.Datum   // the merged watermark last returned; NULL if none
+}
+
+func newWatermarkMin(slots int) *watermarkMin {
+	return &watermarkMin{slots: slots, cols: map[int]*minColumn{}}
+}
+
+// add records w from slot and returns the merged watermark of w.Col when it
+// advanced.
+func (m *watermarkMin) add(slot int, w Watermark) (Watermark, bool) {
+	c := m.cols[w.Col]
+	if c == nil {
+		c = &minColumn{last: make([]types.Datum, m.slots)}
+		m.cols[w.Col] = c
+	}
+	if w.Val.IsNull() {
+		return Watermark{}, false
+	}
+	if c.last[slot].IsNull() {
+		c.seen++
+	} else if types.Compare(w.Val, c.last[slot]) <= 0 {
+		return Watermark{}, false
+	}
+	c.last[slot] = w.Val
+	if c.seen < m.slots {
+		return Watermark{}, false
+	}
+	low := c.last[0]
+	for _, v := range c.last[1:] {
+		if types.Compare(v, low) < 0 {
+			low = v
+		}
+	}
+	if !c.out.IsNull() && types.Compare(low, c.out) <= 0 {
+		return Watermark{}, false
+	}
+	c.out = low
+	return Watermark{Col: w.Col, Val: low}, true
+}
+
+// watermarkSwitch passes a watermark to out when it advances on its column
+// (a stream whose watermarks are derived may see repeats).
+type watermarkSwitch map[int]types.Datum
+
+// advance reports whether w moves its column's watermark up, and records it.
+func (s watermarkSwitch) advance(w Watermark) bool {
+	if w.Val.IsNull() {
+		return false
+	}
+	if last, ok := s[w.Col]; ok && types.Compare(w.Val, last) <= 0 {
+		return false
+	}
+	s[w.Col] = w.Val
+	return true
+}
+
+// watermarkDerivation maps watermarks of an operator's input to those of
+// the outputs computed by expressions (expr.Monotone).
+type watermarkDerivation struct {
+	exprs []expr.Expr
+	// from[i] is the input column output i is non-decreasing in, or -1.
+	from []int
+	row  []types.Datum
+	sent watermarkSwitch
+}
+
+func newWatermarkDerivation(exprs []expr.Expr) watermarkDerivation {
+	d := watermarkDerivation{exprs: exprs, from: make([]int, len(exprs)), sent: watermarkSwitch{}}
+	width := 0
+	for i, e := range exprs {
+		d.from[i] = -1
+		if c, ok := expr.Monotone(e); ok {
+			d.from[i] = c
+			width = max(width, c+1)
+		}
+	}
+	d.row = make([]types.Datum, width)
+	return d
+}
+
+// derive emits the watermarks of the outputs derived from w, each
+// evaluated with w's value in its column.
+func (d *watermarkDerivation) derive(ev *Evaluator, w Watermark, out WatermarkEmit) error {
+	if w.Col >= len(d.row) {
+		return nil
+	}
+	d.row[w.Col] = w.Val
+	defer func() { d.row[w.Col] = types.Null }()
+	for i, c := range d.from {
+		if c != w.Col {
+			continue
+		}
+		v, err := ev.Eval(d.exprs[i], d.row)
+		if err != nil {
+			return err
+		}
+		if ow := (Watermark{Col: i, Val: v}); d.sent.advance(ow) {
+			if err := out(ow); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

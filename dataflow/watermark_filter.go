@@ -1,0 +1,144 @@
+package dataflow
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/storage"
+	"github.com/streamdb/streamdb/types"
+)
+
+// WatermarkFilterSpec makes the watermarks of a table's or a source's rows
+// (WATERMARK FOR Col AS Expr): after each chunk, the watermark of column
+// Col is the largest Expr over the rows seen so far, emitted when it
+// advances. Rows whose Col is below the watermark when they arrive are
+// late: they are dropped, as RisingWave does. The watermark is stored per
+// owned vnode in StateTable at each checkpoint, so a restarted job resumes
+// with the watermark of the last committed epoch (DESIGN.md §5).
+type WatermarkFilterSpec struct {
+	Col  int
+	Expr expr.Expr
+	// Type is Col's type.
+	Type       types.T
+	StateTable uint32
+}
+
+// Build implements Spec: the watermark resumes as the lowest of those
+// stored under the actor's vnodes (none unless every vnode has one).
+func (s *WatermarkFilterSpec) Build(env *Env) (Operator, error) {
+	f := &watermarkFilter{spec: s, ev: env.Eval, store: env.Store, vnodes: env.VNodes}
+	var err error
+	missing := false
+	env.VNodes.Each(func(v int) {
+		if err != nil || missing {
+			return
+		}
+		val, ok, e := env.Store.Engine().Get(watermarkKey(s.StateTable, v), math.MaxUint64)
+		if e != nil || !ok {
+			err, missing = e, true
+			return
+		}
+		row, e := types.DecodeRow(val, []types.T{s.Type}, nil)
+		if e != nil {
+			err = fmt.Errorf("watermark of table %d vnode %d: %w", s.StateTable, v, e)
+			return
+		}
+		if f.cur.IsNull() || types.Compare(row[0], f.cur) < 0 {
+			f.cur = row[0]
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if missing {
+		f.cur = types.Null
+	}
+	f.saved = f.cur
+	return f, nil
+}
+
+// Explain implements Spec.
+func (s *WatermarkFilterSpec) Explain() string {
+	return fmt.Sprintf("WatermarkFilter $%d >= %s state=%d", s.Col, s.Expr, s.StateTable)
+}
+
+// watermarkKey is the state key of a watermark filter's watermark for one
+// vnode.
+func watermarkKey(table uint32, vnode int) []byte {
+	return storage.AppendKey(nil, table, uint16(vnode), nil)
+}
+
+// watermarkFilter is the operator of WatermarkFilterSpec.
+type watermarkFilter struct {
+	spec   *WatermarkFilterSpec
+	ev     *Evaluator
+	store  *Store
+	vnodes *Bitmap
+	out    WatermarkEmit
+	// cur is the watermark, sent the one last emitted, saved the one last
+	// written to state (NULL: none).
+	cur, sent, saved types.Datum
+	writes           writeBuf
+}
+
+func (f *watermarkFilter) setWatermarkOut(out WatermarkEmit) { f.out = out }
+
+// Process implements Operator.
+func (f *watermarkFilter) Process(_ int, c *Chunk, emit Emit) error {
+	high := f.cur
+	var kept *Chunk
+	for i, row := range c.Rows {
+		if v := row[f.spec.Col]; !f.cur.IsNull() && !v.IsNull() && types.Compare(v, f.cur) < 0 {
+			if kept == nil {
+				kept = &Chunk{Ops: append([]Op(nil), c.Ops[:i]...), Rows: append([][]types.Datum(nil), c.Rows[:i]...)}
+			}
+			continue
+		}
+		if kept != nil {
+			kept.Append(c.Ops[i], row)
+		}
+		w, err := f.ev.Eval(f.spec.Expr, row)
+		if err != nil {
+			return err
+		}
+		if !w.IsNull() && (high.IsNull() || types.Compare(w, high) > 0) {
+			high = w
+		}
+	}
+	if kept != nil {
+		c = kept
+	}
+	if c.Len() > 0 {
+		if err := emit(c); err != nil {
+			return err
+		}
+	}
+	f.cur = high
+	return f.send()
+}
+
+// send emits the watermark if it moved since last sent.
+func (f *watermarkFilter) send() error {
+	if f.cur.IsNull() || (!f.sent.IsNull() && types.Compare(f.cur, f.sent) <= 0) {
+		return nil
+	}
+	f.sent = f.cur
+	return f.out(Watermark{Col: f.spec.Col, Val: f.cur})
+}
+
+// Barrier implements Operator: it sends a restarted job's resumed watermark
+// and stores the watermark at checkpoints when it moved.
+func (f *watermarkFilter) Barrier(b *Barrier, _ Emit) error {
+	if err := f.send(); err != nil {
+		return err
+	}
+	if !b.Checkpoint || f.cur.IsNull() || (!f.saved.IsNull() && types.Compare(f.cur, f.saved) == 0) {
+		return nil
+	}
+	row := []types.Datum{f.cur}
+	f.vnodes.Each(func(v int) { f.writes.put(watermarkKey(f.spec.StateTable, v), row) })
+	f.writes.stage(f.store, b.Epoch)
+	f.saved = f.cur
+	return nil
+}
