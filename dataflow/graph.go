@@ -98,8 +98,8 @@ func (g *GraphSpec) Explain() []string {
 			default:
 				src = "Table " + in.Table.Name
 			}
-			if w := in.Table.Watermark; in.Fragment < 0 && w != nil {
-				src += fmt.Sprintf(" watermark $%d: %s", w.Col, w.Expr)
+			if in.Fragment < 0 && in.Table.Watermark != nil {
+				src += fmt.Sprintf(" watermark $%d: %s", in.Table.Watermark.Col, in.Table.Watermark.Expr)
 			}
 			lines = append(lines, "  "+strings.Repeat("  ", len(f.Chain))+"Exchange "+dist+" <- "+src)
 		}
