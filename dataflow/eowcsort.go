@@ -1,7 +1,6 @@
 package dataflow
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/streamdb/streamdb/types"
@@ -84,18 +83,16 @@ func (o *eowcSort) Watermark(_ int, w Watermark, emit Emit, out WatermarkEmit) e
 			if err != nil {
 				return err
 			}
-			var keys [][]byte
 			var addErr error
-			g.Ascend(func(suffix []byte, row []types.Datum) bool {
-				keys = append(keys, bytes.Clone(suffix))
+			g.Ascend(func(_ []byte, row []types.Datum) bool {
 				addErr = o.out.add(Insert, row, emit)
 				return addErr == nil
 			})
 			if addErr != nil {
 				return addErr
 			}
-			for _, k := range keys {
-				g.Delete(k)
+			if err := deleteGroup(o.state, ref); err != nil {
+				return err
 			}
 		}
 	}

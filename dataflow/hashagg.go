@@ -1,7 +1,6 @@
 package dataflow
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -368,17 +367,8 @@ func (a *hashAgg) closeGroup(ref groupRef, emit Emit) error {
 			continue
 		}
 		a.msKey = binary.BigEndian.AppendUint16(append(a.msKey[:0], ref.prefix...), uint16(i))
-		ms, err := a.multiset.Group(ref.vnode, a.msKey)
-		if err != nil {
+		if err := deleteGroup(a.multiset, groupRef{vnode: ref.vnode, prefix: string(a.msKey)}); err != nil {
 			return err
-		}
-		var values [][]byte
-		ms.Ascend(func(suffix []byte, _ []types.Datum) bool {
-			values = append(values, bytes.Clone(suffix))
-			return true
-		})
-		for _, v := range values {
-			ms.Delete(v)
 		}
 	}
 	sg.SetMemo(nil, 0)

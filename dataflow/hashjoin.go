@@ -16,6 +16,19 @@ func (s *HashJoinSpec) Build(env *Env) (Operator, error) {
 		s.Kind == exec.Left || s.Kind == exec.Full)
 	j.sides[1] = newJoinSide(env.Store, s.RightTable, s.RightTypes, s.RightKey, s.RightStreamKey,
 		s.Kind == exec.Right || s.Kind == exec.Full)
+	if s.WindowKey {
+		j.kind, j.wm = s.Kind, newWatermarkMin(2)
+		for i := range j.sides {
+			side := &j.sides[i]
+			side.windows = newWindowIndex()
+			err := side.windows.load(env.Store, side.table.id, env.VNodes, side.table.types,
+				func(row []types.Datum) types.Datum { return row[side.keys[0]] },
+				func(_ []byte, row []types.Datum) []byte { k, _ := appendKeyCols(nil, row, side.keys); return k })
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
 	return j, nil
 }
 
@@ -47,6 +60,11 @@ type hashJoin struct {
 	joined  []types.Datum
 	matches []joinMatch
 	out     chunkOut
+	// With HashJoinSpec.WindowKey: wm merges both sides' watermarks of
+	// the first join key; keys below closedBelow are closed.
+	kind        exec.JoinKind
+	wm          *watermarkMin
+	closedBelow types.Datum
 }
 
 // joinSide is one input of a join.
@@ -55,6 +73,9 @@ type joinSide struct {
 	width           int
 	outer           bool
 	table           *StateTable
+	// windows lists the side's groups by their first join key column
+	// (HashJoinSpec.WindowKey).
+	windows *windowIndex
 }
 
 // joinMatch is a stored row of the other side that matches the current row.
@@ -92,6 +113,9 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 			return j.out.add(opOf(insert), j.padded(input, row), emit)
 		}
 		return nil
+	}
+	if k := row[self.keys[0]]; j.wm != nil && !j.closedBelow.IsNull() && types.Compare(k, j.closedBelow) < 0 {
+		return nil // late: its key is closed
 	}
 	vnode := distVNode(key, len(self.keys), j.groups)
 	mine, err := self.table.Group(vnode, key)
@@ -160,6 +184,38 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 		stored = append(append(make([]types.Datum, 0, len(row)+1), row...), types.NewInt(int64(len(j.matches))))
 	}
 	mine.Put(j.sk, stored)
+	if self.windows != nil {
+		self.windows.add(row[self.keys[0]], vnode, key)
+	}
+	return nil
+}
+
+// Watermark implements watermarker: see HashJoinSpec.WindowKey.
+func (j *hashJoin) Watermark(input int, w Watermark, _ Emit, out WatermarkEmit) error {
+	if j.wm == nil || w.Col != j.sides[input].keys[0] {
+		return nil
+	}
+	merged, ok := j.wm.add(input, Watermark{Col: 0, Val: w.Val})
+	if !ok {
+		return nil
+	}
+	for i := range j.sides {
+		side := &j.sides[i]
+		for _, win := range side.windows.close(merged.Val) {
+			for ref := range win.groups {
+				if err := deleteGroup(side.table, ref); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	j.closedBelow = merged.Val
+	if err := out(Watermark{Col: j.sides[0].keys[0], Val: merged.Val}); err != nil {
+		return err
+	}
+	if j.kind == exec.Inner {
+		return out(Watermark{Col: j.sides[0].width + j.sides[1].keys[0], Val: merged.Val})
+	}
 	return nil
 }
 

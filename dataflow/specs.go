@@ -66,6 +66,12 @@ type HashJoinSpec struct {
 	// LeftTable and RightTable hold each side's rows keyed by (join key,
 	// stream key), with the row's match count (degree) for outer sides.
 	LeftTable, RightTable uint32
+	// WindowKey is set when both sides' first join key columns carry
+	// watermarks: the lower of the two closes join keys below it, whose
+	// rows can match no later row; their state is deleted and rows arriving
+	// later for them are ignored. The output key columns get it as their
+	// watermark (the right one only for an inner join).
+	WindowKey bool
 }
 
 // SortKey is one ordering column of a Top-N.

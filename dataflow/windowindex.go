@@ -1,6 +1,7 @@
 package dataflow
 
 import (
+	"bytes"
 	"math"
 	"slices"
 
@@ -55,6 +56,23 @@ func (ix *windowIndex) close(watermark types.Datum) []*window {
 	}
 	slices.SortFunc(out, func(a, b *window) int { return types.Compare(a.val, b.val) })
 	return out
+}
+
+// deleteGroup deletes every entry of the group ref of table.
+func deleteGroup(table *StateTable, ref groupRef) error {
+	g, err := table.Group(ref.vnode, []byte(ref.prefix))
+	if err != nil {
+		return err
+	}
+	var suffixes [][]byte
+	g.Ascend(func(suffix []byte, _ []types.Datum) bool {
+		suffixes = append(suffixes, bytes.Clone(suffix))
+		return true
+	})
+	for _, s := range suffixes {
+		g.Delete(s)
+	}
+	return nil
 }
 
 // load adds every group stored in table under the vnodes: rowTypes decode

@@ -20,6 +20,13 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "streaming joins need an equality condition between columns of both sides").
 			WithHint("Cross joins and joins on inequalities only are not supported in materialized views yet.")
 	}
+	// A key pair with watermarks on both sides goes first: it closes keys
+	// (dataflow.HashJoinSpec.WindowKey).
+	window := windowKeyPair(j, lk, rk)
+	if window > 0 {
+		lk[0], lk[window] = lk[window], lk[0]
+		rk[0], rk[window] = rk[window], rk[0]
+	}
 	l, err := p.plan(j.L)
 	if err != nil {
 		return nil, err
@@ -29,7 +36,7 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 		return nil, err
 	}
 	spec := &dataflow.HashJoinSpec{Kind: j.Kind, LeftKey: l.columnsFor(lk), RightKey: r.columnsFor(rk),
-		LeftStreamKey: l.key, RightStreamKey: r.key}
+		LeftStreamKey: l.key, RightStreamKey: r.key, WindowKey: window >= 0}
 	inputs := []dataflow.InputSpec{p.input(l, hashOn(spec.LeftKey)), p.input(r, hashOn(spec.RightKey))}
 	lw := len(l.cols)
 	spec.LeftTypes, spec.RightTypes = typesOf(l.cols), typesOf(r.cols)

@@ -87,8 +87,36 @@ func watermarkColumns(n Node) []bool {
 			c, ok := expr.Monotone(e)
 			out[i] = ok && in[c]
 		}
+	case *Join:
+		nl := len(x.L.Columns())
+		lk, rk, _ := equiJoin(x.On, nl)
+		if i := windowKeyPair(x, lk, rk); i >= 0 {
+			out[lk[i].(*expr.ColRef).Idx] = true
+			if x.Kind == InnerJoin {
+				out[nl+rk[i].(*expr.ColRef).Idx] = true
+			}
+		}
 	}
 	return out
+}
+
+// windowKeyPair returns the first of join j's equi-join key pairs (lk[i] =
+// rk[i], over each side's columns) whose columns both carry watermarks, or
+// -1. Outer joins qualify only where their padded side does not emit
+// rows alone (left and inner joins).
+func windowKeyPair(j *Join, lk, rk []expr.Expr) int {
+	if j.Kind != InnerJoin && j.Kind != LeftJoin {
+		return -1
+	}
+	lw, rw := watermarkColumns(j.L), watermarkColumns(j.R)
+	for i := range lk {
+		l, lok := lk[i].(*expr.ColRef)
+		r, rok := rk[i].(*expr.ColRef)
+		if lok && rok && lw[l.Idx] && rw[r.Idx] {
+			return i
+		}
+	}
+	return -1
 }
 
 // WatermarkColumnIndexes returns the indexes of n's output columns that
