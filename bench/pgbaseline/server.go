@@ -61,8 +61,9 @@ type Server struct {
 
 // Start creates a cluster with initdb and starts it with pg_ctl. The
 // settings are PostgreSQL's defaults (commits are synced), except that
-// it listens on loopback only.
-func Start(ctx context.Context, bin string) (_ *Server, err error) {
+// it listens on loopback only, and the extra settings ("name=value", such
+// as "TimeZone=UTC").
+func Start(ctx context.Context, bin string, settings ...string) (_ *Server, err error) {
 	dir, err := os.MkdirTemp("", "streamdb-pgbaseline-")
 	if err != nil {
 		return nil, err
@@ -85,6 +86,9 @@ func Start(ctx context.Context, bin string) (_ *Server, err error) {
 		return nil, err
 	}
 	opts := fmt.Sprintf("-p %d -c listen_addresses=127.0.0.1 -c unix_socket_directories=%s", s.port, s.dir)
+	for _, set := range settings {
+		opts += " -c " + set
+	}
 	if err := s.run(ctx, "pg_ctl", "-D", s.data(), "-l", filepath.Join(s.dir, "server.log"), "-w", "-t", "60", "-o", opts, "start"); err != nil {
 		return nil, fmt.Errorf("%w\nPostgreSQL's log:\n%s", err, s.log())
 	}
@@ -139,15 +143,16 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// connString is the connection string of database db.
-func (s *Server) connString(db string) string {
+// ConnString is the connection string of database db ("postgres" is
+// there from the start).
+func (s *Server) ConnString(db string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, db)
 }
 
 // CreateDatabase creates the empty database name and returns its
 // connection string.
 func (s *Server) CreateDatabase(ctx context.Context, name string) (string, error) {
-	conn, err := pgx.Connect(ctx, s.connString("postgres"))
+	conn, err := pgx.Connect(ctx, s.ConnString("postgres"))
 	if err != nil {
 		return "", fmt.Errorf("connect to PostgreSQL: %w", err)
 	}
@@ -155,12 +160,12 @@ func (s *Server) CreateDatabase(ctx context.Context, name string) (string, error
 	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()); err != nil {
 		return "", fmt.Errorf("create database %s: %w", name, err)
 	}
-	return s.connString(name), nil
+	return s.ConnString(name), nil
 }
 
 // Version returns the server's version, e.g. "15.18".
 func (s *Server) Version(ctx context.Context) (string, error) {
-	conn, err := pgx.Connect(ctx, s.connString("postgres"))
+	conn, err := pgx.Connect(ctx, s.ConnString("postgres"))
 	if err != nil {
 		return "", err
 	}
