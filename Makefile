@@ -5,7 +5,7 @@ LISTEN   ?= 127.0.0.1:4566
 DATA_DIR ?= ./streamdb-data
 CORPUS   ?= ../shared/sqllogictest
 
-.PHONY: build run test vet bench sqllogic-corpus clean
+.PHONY: build run test vet bench bench-nexmark sqllogic-corpus clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamdb
@@ -26,6 +26,14 @@ vet:
 ## bench: Go benchmarks (figures compared against a baseline in the same run).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-nexmark: Nexmark q0-q8 on 1M events at parallelism 1 and 2, then
+## the PostgreSQL comparison (when PostgreSQL's server is installed).
+NEXMARK_EVENTS ?= 1000000
+NEXMARK_QUERIES ?= q0,q1,q2,q3,q4,q5,q7,q8
+NEXMARK_PARALLELISM ?= 1,2
+bench-nexmark: build
+	./$(BIN) bench nexmark --events $(NEXMARK_EVENTS) --queries $(NEXMARK_QUERIES) --parallelism $(NEXMARK_PARALLELISM) --json nexmark.json
 
 ## sqllogic-corpus: pass counts on the shared external corpora (not a gate).
 sqllogic-corpus: build

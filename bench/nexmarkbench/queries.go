@@ -207,6 +207,16 @@ var Tables = []struct {
 	{"bid", nexmark.BidEvent},
 }
 
+// tableType is the event type of the Nexmark table name.
+func tableType(name string) (nexmark.EventType, bool) {
+	for _, t := range Tables {
+		if t.Name == name {
+			return t.Type, true
+		}
+	}
+	return 0, false
+}
+
 // SourceOptions are the generator's settings shared by every table of a run.
 type SourceOptions struct {
 	// Events is nexmark.event.num: the events of all three kinds together
@@ -246,22 +256,14 @@ func PlainDDL(name string) string {
 
 // writeCreate writes CREATE kind name (columns) of the Nexmark table name.
 func writeCreate(b *strings.Builder, kind, name string) {
-	fmt.Fprintf(b, "CREATE %s %s (", kind, name)
-	for i, c := range nexmark.Schema(eventType(name)) {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(b, "%s %s", c.Name, c.Type)
-	}
-	b.WriteString(")")
+	fmt.Fprintf(b, "CREATE %s %s (%s)", kind, name, nexmark.ColumnDefs(eventType(name)))
 }
 
 // eventType returns the generator's event type of the Nexmark table name.
 func eventType(name string) nexmark.EventType {
-	for _, t := range Tables {
-		if t.Name == name {
-			return t.Type
-		}
+	t, ok := tableType(name)
+	if !ok {
+		panic("nexmarkbench: no nexmark table " + name)
 	}
-	panic("nexmarkbench: no nexmark table " + name)
+	return t
 }

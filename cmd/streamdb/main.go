@@ -2,6 +2,7 @@
 //
 //	streamdb start    [--listen addr] [--data-dir dir]   run a node
 //	streamdb sqllogic [--addr host:port] FILE_OR_DIR...   run sqllogictest files
+//	streamdb bench nexmark [flags]                       run the Nexmark benchmark
 //	streamdb version
 package main
 
@@ -16,6 +17,8 @@ func usage() {
 Usage:
   streamdb start    [--listen 127.0.0.1:4566] [--data-dir ./streamdb-data]
   streamdb sqllogic [--addr host:port] FILE_OR_DIR...
+  streamdb bench nexmark [--queries q0,q5|all] [--events N] [--parallelism p[,p2...]]
+                         [--json FILE] [--barrier-interval-ms 1000] [--postgres auto|on|off]
   streamdb version
 
 Run "streamdb <command> --help" for a command's flags.
@@ -33,6 +36,8 @@ func main() {
 		err = runStart(os.Args[2:])
 	case "sqllogic":
 		err = runSQLLogic(os.Args[2:])
+	case "bench":
+		err = runBench(os.Args[2:])
 	case "version", "--version":
 		fmt.Println("streamdb", versionString())
 	case "help", "-h", "--help":

@@ -117,17 +117,36 @@ func (c *Config) eventType(n int64) EventType {
 // globalOffset maps the offset-th event of type t to its number among
 // events of all types, as nexmark-rs's type-filtered generator does.
 func (c *Config) globalOffset(t EventType, offset int64) int64 {
-	var before, per int64
-	switch t {
-	case PersonEvent:
-		before, per = 0, c.PersonProportion
-	case AuctionEvent:
-		before, per = c.PersonProportion, c.AuctionProportion
-	default:
-		before, per = c.PersonProportion+c.AuctionProportion, c.BidProportion
-	}
+	before, per := c.typeSlot(t)
 	return offset/per*c.denominator() + before + offset%per
 }
+
+// typeSlot returns where the events of type t sit in each round of the
+// mix: after before events of other types, per of them.
+func (c *Config) typeSlot(t EventType) (before, per int64) {
+	switch t {
+	case PersonEvent:
+		return 0, c.PersonProportion
+	case AuctionEvent:
+		return c.PersonProportion, c.AuctionProportion
+	}
+	return c.PersonProportion + c.AuctionProportion, c.BidProportion
+}
+
+// Rows is the number of rows of the table c.Table among the first
+// c.EventNum events (0: unbounded, -1).
+func (c *Config) Rows() int64 {
+	if c.EventNum <= 0 {
+		return -1
+	}
+	before, per := c.typeSlot(c.Table)
+	return c.EventNum/c.denominator()*per + min(max(c.EventNum%c.denominator()-before, 0), per)
+}
+
+// EventNumber is the number, among events of all types, of the row at
+// offset of the table c.Table: a split standing at offset has produced the
+// table's rows of every event numbered below it (of those it owns).
+func (c *Config) EventNumber(offset int64) int64 { return c.globalOffset(c.Table, offset) }
 
 // interEventDelay is the event-time gap between events in microseconds,
 // in single precision as the reference computes it.

@@ -2,6 +2,7 @@ package nexmark
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/streamdb/streamdb/types"
 )
@@ -50,6 +51,16 @@ var schemas = [...][]Column{
 // Schema returns the columns of the table of event type t, as RisingWave's
 // nexmark source declares them.
 func Schema(t EventType) []Column { return slices.Clone(schemas[t]) }
+
+// ColumnDefs renders the columns of the table of event type t as the
+// column list of a CREATE statement: "auction bigint, bidder bigint, ...".
+func ColumnDefs(t EventType) string {
+	defs := make([]string, len(schemas[t]))
+	for i, c := range schemas[t] {
+		defs[i] = c.Name + " " + c.Type.String()
+	}
+	return strings.Join(defs, ", ")
+}
 
 // millis converts an event time in milliseconds to a timestamp datum.
 func millis(ms int64) types.Datum { return types.NewTimestamp(ms * 1000) }

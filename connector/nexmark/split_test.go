@@ -120,6 +120,13 @@ func TestEventNum(t *testing.T) {
 		if len(rows) != len(want) {
 			t.Fatalf("%v: %d rows, want %d", table, len(rows), len(want))
 		}
+		if got := cfg.Rows(); got != int64(len(want)) {
+			t.Errorf("%v: Rows() = %d, want %d", table, got, len(want))
+		}
+		// The last row's event number is below EventNum, the next's not.
+		if n := cfg.EventNumber(int64(len(want)) - 1); n >= cfg.EventNum || cfg.EventNumber(int64(len(want))) < cfg.EventNum {
+			t.Errorf("%v: EventNumber of the last row %d, of the next %d; EventNum %d", table, n, cfg.EventNumber(int64(len(want))), cfg.EventNum)
+		}
 		row := make([]types.Datum, len(Schema(table)))
 		for i, e := range want {
 			switch table {

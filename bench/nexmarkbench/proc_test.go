@@ -1,0 +1,58 @@
+package nexmarkbench
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseStatCPU(t *testing.T) {
+	tests := []struct {
+		stat string
+		want time.Duration
+		ok   bool
+	}{
+		{"1234 (streamdb) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 130 0 0 20 0 12 0 100 0 0", 3800 * time.Millisecond, true},
+		// A command name with spaces and parentheses.
+		{"7 (a) b (c)) R 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 5 0 0", 30 * time.Millisecond, true},
+		{"7 (short) R 1 2", 0, false},
+		{"no name here", 0, false},
+		{"7 (x) R 1 7 7 0 -1 0 0 0 0 0 x 2 0 0", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseStatCPU(tt.stat)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseStatCPU(%q) = %v, %v; want %v (ok %v)", tt.stat, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestParseStatusHWM(t *testing.T) {
+	tests := []struct {
+		status string
+		want   int64
+		ok     bool
+	}{
+		{"Name:\tstreamdb\nVmPeak:\t  900000 kB\nVmHWM:\t   51200 kB\nVmRSS:\t   40000 kB\n", 51200 << 10, true},
+		{"Name:\tx\nVmRSS:\t 1 kB\n", 0, false},
+		{"VmHWM:\t 12 MB\n", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseStatusHWM(bufio.NewScanner(strings.NewReader(tt.status)))
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseStatusHWM(%q) = %d, %v; want %d (ok %v)", tt.status, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestProcOfSelf reads this test process's own figures.
+func TestProcOfSelf(t *testing.T) {
+	if _, err := cpuTime(os.Getpid()); err != nil {
+		t.Error(err)
+	}
+	if rss, err := peakRSS(os.Getpid()); err != nil || rss <= 0 {
+		t.Errorf("peakRSS = %d, %v", rss, err)
+	}
+}

@@ -1,0 +1,84 @@
+package nexmarkbench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+)
+
+// Result is one row of the report: a query run at one parallelism, the
+// generator-only rate (Query "generator") or one system of the PostgreSQL
+// comparison (Query "pg-compare:WORKLOAD:SYSTEM").
+type Result struct {
+	Query       string `json:"query"`
+	Parallelism int    `json:"parallelism"`
+	// Events is the number of Nexmark events (the rows fed, in the
+	// PostgreSQL comparison).
+	Events int64 `json:"events"`
+	// Seconds is the time from the view's creation until the sources'
+	// last offsets were committed (until the last row was reflected in
+	// the result, in the comparison).
+	Seconds      float64 `json:"seconds"`
+	EventsPerSec float64 `json:"events_per_sec"`
+	// EventsPerSecPerCore divides Events by the CPU time the server spent
+	// meanwhile: the rate one busy core sustains.
+	EventsPerSecPerCore float64 `json:"events_per_sec_per_core"`
+	// PeakRSSBytes is the server's peak resident set size.
+	PeakRSSBytes int64 `json:"peak_rss_bytes"`
+	// BarrierP50Ms and BarrierP99Ms summarize the time from a barrier's
+	// injection until its epoch was committed, over the server's life.
+	BarrierP50Ms float64 `json:"barrier_p50_ms"`
+	BarrierP99Ms float64 `json:"barrier_p99_ms"`
+	// Rows is the number of rows of the view (the result) at the end.
+	Rows int64 `json:"rows"`
+	// MaxStalenessMs is the worst age of the result a reader could see
+	// (PostgreSQL with periodic REFRESH MATERIALIZED VIEW).
+	MaxStalenessMs float64 `json:"max_staleness_ms,omitempty"`
+	// SlowRefreshes counts refreshes that took longer than their interval:
+	// the freshness the interval promises was violated.
+	SlowRefreshes int `json:"slow_refreshes,omitempty"`
+	// Skipped says why the query did not run (its view could not be
+	// created, say); the figures are then zero.
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// writeTable prints results as an aligned table.
+func writeTable(w io.Writer, results []Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "query\tp\tevents\tevents/s\tevents/s/core\tpeak RSS MiB\tbarrier p50 ms\tbarrier p99 ms\trows\t")
+	for _, r := range results {
+		if r.Skipped != "" {
+			fmt.Fprintf(tw, "%s\t%d\t%s\tskipped\t\t\t\t\t\t\n", r.Query, r.Parallelism, thousands(r.Events))
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.0f\t%.1f\t%.1f\t%s\t\n", r.Query, r.Parallelism, thousands(r.Events),
+			thousands(int64(r.EventsPerSec)), thousands(int64(r.EventsPerSecPerCore)), float64(r.PeakRSSBytes)/(1<<20),
+			r.BarrierP50Ms, r.BarrierP99Ms, thousands(r.Rows))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range results {
+		if r.Skipped != "" {
+			fmt.Fprintf(w, "%s (p=%d) skipped: %s\n", r.Query, r.Parallelism, r.Skipped)
+		}
+	}
+	return nil
+}
+
+// writeJSON writes results to path as a JSON array.
+func writeJSON(path string, results []Result) error {
+	if results == nil {
+		results = []Result{}
+	}
+	b, err := json.MarshalIndent(results, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write the JSON report: %w (choose another --json path)", err)
+	}
+	return nil
+}

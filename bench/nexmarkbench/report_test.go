@@ -1,0 +1,91 @@
+package nexmarkbench
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestJSONShape checks the field names of the JSON report: the ones every
+// row has, and the optional ones only where set.
+func TestJSONShape(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.json")
+	results := []Result{
+		{Query: "q0", Parallelism: 2, Events: 1000, Seconds: 1, EventsPerSec: 1000, EventsPerSecPerCore: 2000, PeakRSSBytes: 1 << 20, BarrierP50Ms: 1.5, BarrierP99Ms: 3, Rows: 920},
+		{Query: "q5", Parallelism: 2, Events: 1000, Skipped: "no HOP (SQLSTATE 0A000)"},
+		{Query: "pg-compare:q1:postgres-refresh", Events: 920, EventsPerSec: 500, MaxStalenessMs: 1200, SlowRefreshes: 1},
+	}
+	if err := writeJSON(path, results); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	always := []string{"query", "parallelism", "events", "seconds", "events_per_sec", "events_per_sec_per_core", "peak_rss_bytes", "barrier_p50_ms", "barrier_p99_ms", "rows"}
+	want := [][]string{always, append(slices.Clone(always), "skipped"), append(slices.Clone(always), "max_staleness_ms", "slow_refreshes")}
+	for i, row := range got {
+		var keys []string
+		for k := range row {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		w := slices.Sorted(slices.Values(want[i]))
+		if !slices.Equal(keys, w) {
+			t.Errorf("row %d has fields %v, want %v", i, keys, w)
+		}
+	}
+	if got[0]["query"] != "q0" || got[0]["events_per_sec_per_core"] != 2000.0 || got[0]["peak_rss_bytes"] != float64(1<<20) {
+		t.Errorf("row 0 = %v", got[0])
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	var b strings.Builder
+	err := writeTable(&b, []Result{
+		{Query: "q0", Parallelism: 1, Events: 1_000_000, EventsPerSec: 123456.7, EventsPerSecPerCore: 99999, PeakRSSBytes: 100 << 20, BarrierP50Ms: 2, BarrierP99Ms: 30, Rows: 920_000},
+		{Query: "q5", Parallelism: 1, Events: 1_000_000, Skipped: "missing FROM-clause entry"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"events/s/core", "123,456", "920,000", "skipped", "q5 (p=1) skipped: missing FROM-clause entry"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	tests := []struct {
+		done, total int64
+		elapsed     time.Duration
+		want        string
+	}{
+		{0, 1000, 0, "q0 p=1         [>                             ]   0%  0 events/s  0.0s"},
+		{500, 1000, time.Second, "q0 p=1         [===============>              ]  50%  500 events/s  1.0s"},
+		{1000, 1000, 2 * time.Second, "q0 p=1         [==============================] 100%  500 events/s  2.0s"},
+		{2_000_000, 1000, time.Second, "q0 p=1         [==============================] 100%  2,000,000 events/s  1.0s"},
+	}
+	for _, tt := range tests {
+		if got := progressLine("q0 p=1", tt.done, tt.total, tt.elapsed); got != tt.want {
+			t.Errorf("progressLine(%d, %d, %v) =\n%q, want\n%q", tt.done, tt.total, tt.elapsed, got, tt.want)
+		}
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

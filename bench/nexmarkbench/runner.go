@@ -1,0 +1,247 @@
+package nexmarkbench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/streamdb/streamdb/connector/nexmark"
+)
+
+// Config configures a benchmark run.
+type Config struct {
+	// Binary is the streamdb binary each query run starts as a server.
+	Binary string
+	// Queries are the queries to run, in order.
+	Queries []Query
+	// Events is nexmark.event.num of every source: events of all three
+	// kinds, of which each source keeps its own.
+	Events int64
+	// Parallelism lists the parallelisms to run each query at: the
+	// server's actors per fragment and the sources' splits.
+	Parallelism []int
+	// BarrierIntervalMS is the servers' barrier interval.
+	BarrierIntervalMS int
+	// Postgres runs the PostgreSQL comparison: PostgresAuto when its
+	// server binaries are installed, PostgresOn (required) or PostgresOff.
+	Postgres PostgresMode
+	// JSON is the path of the JSON report; empty for none.
+	JSON string
+	// Out receives the summary table, Err the progress and notes.
+	Out, Err io.Writer
+}
+
+// pollEvery is how often a run reads the sources' committed offsets.
+const pollEvery = 50 * time.Millisecond
+
+// stallTimeout is how long a run may go without committed progress
+// before it is given up.
+const stallTimeout = 2 * time.Minute
+
+// Run runs the benchmark: the generator-only rate, then each query at each
+// parallelism on a fresh server, then the PostgreSQL comparison; it prints
+// the summary table and writes the JSON report, also when a run failed or
+// ctx ended (then with the results so far). Queries whose view cannot be
+// created are reported as skipped; other failures make Run return an
+// error once everything is reported.
+func Run(ctx context.Context, cfg Config) ([]Result, error) {
+	var results []Result
+	var failed []string
+	fail := func(what string, err error) {
+		failed = append(failed, what)
+		fmt.Fprintf(cfg.Err, "%s failed: %v\n", what, err)
+	}
+	for _, p := range cfg.Parallelism {
+		r, err := generatorRate(cfg.Events, p)
+		if err != nil {
+			return nil, fmt.Errorf("generator: %w", err)
+		}
+		results = append(results, r)
+	}
+	for _, q := range cfg.Queries {
+		for _, p := range cfg.Parallelism {
+			if ctx.Err() != nil {
+				break
+			}
+			r, err := runQuery(ctx, cfg, q, p)
+			if err != nil && ctx.Err() == nil {
+				fail(fmt.Sprintf("%s (p=%d)", q.Name, p), err)
+				r.Skipped = "failed: " + err.Error()
+			}
+			if ctx.Err() == nil {
+				results = append(results, r)
+			}
+		}
+	}
+	// The comparison's lines follow the table.
+	var comparison bytes.Buffer
+	if ctx.Err() == nil {
+		pg, err := comparePostgres(ctx, cfg, &comparison)
+		results = append(results, pg...)
+		if err != nil && ctx.Err() == nil {
+			fail("PostgreSQL comparison", err)
+		}
+	}
+	if err := writeTable(cfg.Out, results); err != nil {
+		return results, err
+	}
+	if _, err := comparison.WriteTo(cfg.Out); err != nil {
+		return results, err
+	}
+	if cfg.JSON != "" {
+		if err := writeJSON(cfg.JSON, results); err != nil {
+			return results, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return results, fmt.Errorf("interrupted: the report holds the runs that finished (%w)", err)
+	}
+	if len(failed) > 0 {
+		return results, fmt.Errorf("%d run(s) failed: %v; see the errors above", len(failed), failed)
+	}
+	return results, nil
+}
+
+// runQuery runs q at parallelism p on a fresh server: it creates the
+// sources q reads and q's view, waits until every split's last offset is
+// committed, and measures. A view that cannot be created makes a result
+// with Skipped set, not an error.
+func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err error) {
+	r = Result{Query: q.Name, Parallelism: p, Events: cfg.Events}
+	srv, err := startServer(ctx, cfg.Binary, p, cfg.BarrierIntervalMS)
+	if err != nil {
+		return r, err
+	}
+	defer func() { err = errors.Join(err, srv.stop()) }()
+	conn, err := pgx.Connect(ctx, srv.connString())
+	if err != nil {
+		return r, fmt.Errorf("connect to the server: %w", err)
+	}
+	defer conn.Close(context.Background())
+	for _, table := range q.Tables {
+		if _, err := conn.Exec(ctx, DDL("SOURCE", table, SourceOptions{Events: cfg.Events, Splits: p})); err != nil {
+			return r, fmt.Errorf("create source %s: %w", table, err)
+		}
+	}
+	cpu0, err := cpuTime(srv.pid())
+	if err != nil {
+		return r, err
+	}
+	start := time.Now()
+	if _, err := conn.Exec(ctx, q.CreateView()); err != nil {
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) {
+			r.Skipped = fmt.Sprintf("%s (SQLSTATE %s)", pgErr.Message, pgErr.Code)
+			return r, nil
+		}
+		return r, fmt.Errorf("create the view: %w", err)
+	}
+	bar := newProgress(cfg.Err, fmt.Sprintf("%s p=%d", q.Name, p))
+	err = waitDone(ctx, conn, srv, bar, q, cfg.Events, start)
+	bar.finish()
+	if err != nil {
+		return r, err
+	}
+	elapsed := time.Since(start)
+	cpu1, err := cpuTime(srv.pid())
+	if err != nil {
+		return r, err
+	}
+	if r.PeakRSSBytes, err = peakRSS(srv.pid()); err != nil {
+		return r, err
+	}
+	if err := readBarrierLatency(ctx, conn, &r); err != nil {
+		return r, err
+	}
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+q.ViewName()).Scan(&r.Rows); err != nil {
+		return r, fmt.Errorf("count the view's rows: %w", err)
+	}
+	r.Seconds = elapsed.Seconds()
+	r.EventsPerSec = perSecond(cfg.Events, elapsed)
+	r.EventsPerSecPerCore = perSecond(cfg.Events, cpu1-cpu0)
+	return r, nil
+}
+
+// readBarrierLatency sets r's barrier latency figures from the server.
+func readBarrierLatency(ctx context.Context, conn *pgx.Conn, r *Result) error {
+	err := conn.QueryRow(ctx, "SELECT p50_ms, p99_ms FROM streamdb_catalog.barrier_latency").Scan(&r.BarrierP50Ms, &r.BarrierP99Ms)
+	if err != nil {
+		return fmt.Errorf("read the barrier latency: %w", err)
+	}
+	return nil
+}
+
+// waitDone polls the sources' committed offsets, showing the progress,
+// until every split of q's sources is done.
+func waitDone(ctx context.Context, conn *pgx.Conn, srv *server, bar *progress, q Query, events int64, start time.Time) error {
+	var last int64 = -1
+	lastMove := time.Now()
+	for {
+		done, finished, err := committedEvents(ctx, conn, q, events)
+		if err != nil {
+			return err
+		}
+		bar.update(done, events, time.Since(start))
+		if finished {
+			return nil
+		}
+		if done != last {
+			last, lastMove = done, time.Now()
+		} else if time.Since(lastMove) > stallTimeout {
+			return fmt.Errorf("no committed progress for %v at %d of %d events; the server's log:\n%s", stallTimeout, done, events, srv.logs)
+		}
+		if err := srv.failed(); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+// committedEvents reads streamdb_catalog.source_splits and returns how
+// many of the events every source of q has committed (the least, over
+// q's sources and their splits, of the event number of a split's next
+// row) and whether every split is done.
+func committedEvents(ctx context.Context, conn *pgx.Conn, q Query, events int64) (int64, bool, error) {
+	rows, err := conn.Query(ctx, `SELECT source, "offset", done FROM streamdb_catalog.source_splits`)
+	if err != nil {
+		return 0, false, fmt.Errorf("read the sources' progress: %w", err)
+	}
+	defer rows.Close()
+	least, all, seen := events, true, 0
+	for rows.Next() {
+		var source string
+		var offset int64
+		var done bool
+		if err := rows.Scan(&source, &offset, &done); err != nil {
+			return 0, false, err
+		}
+		typ, ok := tableType(source)
+		if !ok {
+			continue
+		}
+		seen++
+		if done {
+			continue
+		}
+		all = false
+		c := nexmark.DefaultConfig()
+		c.Table = typ
+		least = min(least, c.EventNumber(offset))
+	}
+	if err := rows.Err(); err != nil {
+		return 0, false, fmt.Errorf("read the sources' progress: %w", err)
+	}
+	if seen == 0 {
+		return 0, false, fmt.Errorf("streamdb_catalog.source_splits lists none of the sources of %s", q.Name)
+	}
+	return least, all, nil
+}

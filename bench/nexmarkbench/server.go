@@ -1,0 +1,150 @@
+package nexmarkbench
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// server is a `streamdb start` child process serving on a free loopback
+// port from a temporary data directory of its own.
+type server struct {
+	cmd  *exec.Cmd
+	dir  string
+	addr string
+	logs *logTail
+	// exited is closed once the process has exited; waitErr is then set.
+	exited  chan struct{}
+	waitErr error
+}
+
+// readyTimeout bounds how long a new server may take to accept clients.
+const readyTimeout = 60 * time.Second
+
+// readyAddr finds the address in the server's "streamdb ready" log line.
+var readyAddr = regexp.MustCompile(`msg="streamdb ready".* addr=(\S+)`)
+
+// startServer runs bin (the streamdb binary) as `streamdb start` with
+// parallelism actors per fragment and barrierMS between barriers, and
+// waits until it accepts connections.
+func startServer(ctx context.Context, bin string, parallelism, barrierMS int) (*server, error) {
+	dir, err := os.MkdirTemp("", "streamdb-bench-")
+	if err != nil {
+		return nil, err
+	}
+	s := &server{dir: dir, logs: &logTail{}, exited: make(chan struct{})}
+	s.cmd = exec.Command(bin, "start", "--listen", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0",
+		"--data-dir", dir, "--parallelism", strconv.Itoa(parallelism), "--barrier-interval-ms", strconv.Itoa(barrierMS))
+	// The server stops with the bench, however the bench ends.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := s.cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("start %s: %w (build it with `make build`)", bin, err)
+	}
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			s.logs.add(line)
+			if m := readyAddr.FindStringSubmatch(line); m != nil {
+				select {
+				case ready <- m[1]:
+				default:
+				}
+			}
+		}
+		// Drain what the scanner could not split (a line too long).
+		_, _ = io.Copy(io.Discard, stderr)
+		s.waitErr = s.cmd.Wait()
+		close(s.exited)
+	}()
+	select {
+	case s.addr = <-ready:
+		return s, nil
+	case <-s.exited:
+		err = fmt.Errorf("streamdb start exited before accepting connections (%v); its log:\n%s", s.waitErr, s.logs)
+	case <-time.After(readyTimeout):
+		err = fmt.Errorf("streamdb start did not accept connections within %v; its log:\n%s", readyTimeout, s.logs)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	return nil, errors.Join(err, s.stop())
+}
+
+// connString is a pgx connection string for the server.
+func (s *server) connString() string {
+	return fmt.Sprintf("postgres://bench@%s/streamdb?sslmode=disable", s.addr)
+}
+
+// pid is the server's process id.
+func (s *server) pid() int { return s.cmd.Process.Pid }
+
+// failed returns an error if the server exited on its own.
+func (s *server) failed() error {
+	select {
+	case <-s.exited:
+		return fmt.Errorf("the server exited (%v); its log:\n%s", s.waitErr, s.logs)
+	default:
+		return nil
+	}
+}
+
+// stopTimeout is how long a server may take to shut down before it is
+// killed.
+const stopTimeout = 15 * time.Second
+
+// stop shuts the server down (SIGTERM, then SIGKILL after stopTimeout)
+// and removes its data directory.
+func (s *server) stop() error {
+	defer os.RemoveAll(s.dir)
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.exited:
+		return nil
+	case <-time.After(stopTimeout):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+		return fmt.Errorf("streamdb did not stop within %v of SIGTERM and was killed; its log:\n%s", stopTimeout, s.logs)
+	}
+}
+
+// logTail keeps the last lines of a server's log for error messages.
+type logTail struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// tailLines is how many log lines a logTail keeps.
+const tailLines = 20
+
+func (l *logTail) add(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lines) == tailLines {
+		l.lines = l.lines[1:]
+	}
+	l.lines = append(l.lines, line)
+}
+
+// String returns the kept lines.
+func (l *logTail) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/streamdb/streamdb/bench/nexmarkbench"
+)
+
+// runBench runs `streamdb bench WORKLOAD [flags]`.
+func runBench(args []string) error {
+	if len(args) == 0 || args[0] != "nexmark" {
+		return errors.New("bench: name a benchmark: streamdb bench nexmark [flags] (see streamdb bench nexmark --help)")
+	}
+	cfg, err := parseBenchNexmark(args[1:], os.Stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if cfg.Binary, err = os.Executable(); err != nil {
+		return fmt.Errorf("bench: find the streamdb binary to start servers from: %w", err)
+	}
+	cfg.Out, cfg.Err = os.Stdout, os.Stderr
+	// Ctrl-C stops the run: servers are shut down, the report is written.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	_, err = nexmarkbench.Run(ctx, cfg)
+	return err
+}
+
+// parseBenchNexmark reads the flags of `streamdb bench nexmark`; usage and
+// flag errors go to errOut.
+func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, error) {
+	fs := flag.NewFlagSet("bench nexmark", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	queries := fs.String("queries", "all", "comma-separated queries to run (q0,q5 or 0,5), or all")
+	events := fs.Int64("events", 1_000_000, "Nexmark events per run (nexmark.event.num: people, auctions and bids together)")
+	parallelism := fs.String("parallelism", "1", "comma-separated parallelisms to run each query at (actors per fragment and source splits)")
+	jsonPath := fs.String("json", "", "also write the results to this file as a JSON array")
+	barrierMS := fs.Int("barrier-interval-ms", 1000, "the servers' milliseconds between checkpoint barriers")
+	postgres := fs.String("postgres", "auto", "compare with PostgreSQL: auto (when its server binaries are installed), on or off")
+	fs.Usage = func() {
+		fmt.Fprintln(errOut, "Usage: streamdb bench nexmark [flags]\n\nRuns each Nexmark query as a materialized view on a fresh server and reports its throughput.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nexmarkbench.Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return nexmarkbench.Config{}, fmt.Errorf("bench nexmark: unexpected argument %q (flags only; see --help)", fs.Arg(0))
+	}
+	cfg := nexmarkbench.Config{Events: *events, BarrierIntervalMS: *barrierMS, JSON: *jsonPath, Postgres: nexmarkbench.PostgresMode(*postgres)}
+	if cfg.Events < 1 {
+		return cfg, fmt.Errorf("bench nexmark: --events must be at least 1, not %d", cfg.Events)
+	}
+	if cfg.BarrierIntervalMS < 10 || cfg.BarrierIntervalMS > 3600000 {
+		return cfg, fmt.Errorf("bench nexmark: --barrier-interval-ms must be from 10 to 3600000, not %d", cfg.BarrierIntervalMS)
+	}
+	switch cfg.Postgres {
+	case nexmarkbench.PostgresAuto, nexmarkbench.PostgresOn, nexmarkbench.PostgresOff:
+	default:
+		return cfg, fmt.Errorf("bench nexmark: --postgres must be auto, on or off, not %q", *postgres)
+	}
+	var err error
+	if cfg.Queries, err = parseQueries(*queries); err != nil {
+		return cfg, err
+	}
+	if cfg.Parallelism, err = parseParallelism(*parallelism); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// parseQueries reads --queries: "all" or names separated by commas.
+func parseQueries(s string) ([]nexmarkbench.Query, error) {
+	if strings.TrimSpace(s) == "all" {
+		return nexmarkbench.Queries, nil
+	}
+	var out []nexmarkbench.Query
+	for _, name := range strings.Split(s, ",") {
+		q, ok := nexmarkbench.Lookup(strings.TrimSpace(name))
+		if !ok {
+			names := make([]string, len(nexmarkbench.Queries))
+			for i, q := range nexmarkbench.Queries {
+				names[i] = q.Name
+			}
+			return nil, fmt.Errorf("bench nexmark: no query %q in --queries; the queries are %s (or all)", name, strings.Join(names, ","))
+		}
+		out = append(out, q)
+	}
+	return out, nil
+}
+
+// parseParallelism reads --parallelism: positive numbers separated by
+// commas.
+func parseParallelism(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		p, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || p < 1 {
+			return nil, fmt.Errorf("bench nexmark: --parallelism takes positive numbers separated by commas (1,2), not %q", s)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

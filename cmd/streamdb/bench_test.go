@@ -1,0 +1,64 @@
+package main
+
+import (
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/streamdb/streamdb/bench/nexmarkbench"
+)
+
+func TestParseBenchNexmark(t *testing.T) {
+	tests := []struct {
+		args        []string
+		queries     []string
+		events      int64
+		parallelism []int
+		barrierMS   int
+		postgres    nexmarkbench.PostgresMode
+		json        string
+		err         string
+	}{
+		{args: nil, queries: queryNames(nexmarkbench.Queries), events: 1_000_000, parallelism: []int{1}, barrierMS: 1000, postgres: "auto"},
+		{args: []string{"--queries", "q0, 5", "--events", "20000", "--parallelism", "1,2", "--json", "out.json", "--barrier-interval-ms", "250", "--postgres", "off"},
+			queries: []string{"q0", "q5"}, events: 20000, parallelism: []int{1, 2}, barrierMS: 250, postgres: "off", json: "out.json"},
+		{args: []string{"--queries", "all", "--postgres", "on"}, queries: queryNames(nexmarkbench.Queries), events: 1_000_000, parallelism: []int{1}, barrierMS: 1000, postgres: "on"},
+		{args: []string{"--queries", "q6"}, err: `no query "q6" in --queries; the queries are q0,q1`},
+		{args: []string{"--parallelism", "0"}, err: "--parallelism takes positive numbers"},
+		{args: []string{"--parallelism", "1,x"}, err: "--parallelism takes positive numbers"},
+		{args: []string{"--events", "0"}, err: "--events must be at least 1"},
+		{args: []string{"--barrier-interval-ms", "5"}, err: "--barrier-interval-ms must be from 10"},
+		{args: []string{"--postgres", "maybe"}, err: "--postgres must be auto, on or off"},
+		{args: []string{"q0"}, err: `unexpected argument "q0"`},
+		{args: []string{"--nope"}, err: "flag provided but not defined"},
+	}
+	for _, tt := range tests {
+		cfg, err := parseBenchNexmark(tt.args, io.Discard)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: error %v, want one containing %q", tt.args, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tt.args, err)
+			continue
+		}
+		if got := queryNames(cfg.Queries); !slices.Equal(got, tt.queries) {
+			t.Errorf("%q: queries %v, want %v", tt.args, got, tt.queries)
+		}
+		if cfg.Events != tt.events || !slices.Equal(cfg.Parallelism, tt.parallelism) || cfg.BarrierIntervalMS != tt.barrierMS ||
+			cfg.Postgres != tt.postgres || cfg.JSON != tt.json {
+			t.Errorf("%q: events %d, parallelism %v, barrier %d ms, postgres %q, json %q", tt.args, cfg.Events, cfg.Parallelism, cfg.BarrierIntervalMS, cfg.Postgres, cfg.JSON)
+		}
+	}
+}
+
+func queryNames(qs []nexmarkbench.Query) []string {
+	names := make([]string, len(qs))
+	for i, q := range qs {
+		names[i] = q.Name
+	}
+	return names
+}
