@@ -43,6 +43,11 @@ type Chunk struct {
 // Len returns the number of rows.
 func (c *Chunk) Len() int { return len(c.Rows) }
 
+// newChunk returns an empty chunk with room for n changes.
+func newChunk(n int) *Chunk {
+	return &Chunk{Ops: make([]Op, 0, n), Rows: make([][]types.Datum, 0, n)}
+}
+
 // Append adds one change; the row is kept, not copied.
 func (c *Chunk) Append(op Op, row []types.Datum) {
 	c.Ops = append(c.Ops, op)

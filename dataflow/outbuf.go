@@ -12,6 +12,9 @@ const arenaBlock = 1024
 type chunkOut struct {
 	c     *Chunk
 	arena []types.Datum
+	// last is the length of the last chunk emitted, the room a new chunk
+	// starts with: an operator's chunks tend to have similar lengths.
+	last int
 }
 
 // row returns storage for a new output row of n datums, all NULL.
@@ -28,7 +31,7 @@ func (o *chunkOut) row(n int) []types.Datum {
 // kept: it must not be modified afterwards.
 func (o *chunkOut) add(op Op, row []types.Datum, emit Emit) error {
 	if o.c == nil {
-		o.c = &Chunk{}
+		o.c = newChunk(o.last)
 	}
 	o.c.Append(op, row)
 	if o.c.Len() >= MaxChunkRows {
@@ -45,7 +48,7 @@ func (o *chunkOut) update(old, cur []types.Datum, emit Emit) error {
 		}
 	}
 	if o.c == nil {
-		o.c = &Chunk{}
+		o.c = newChunk(o.last)
 	}
 	o.c.Append(UpdateDelete, old)
 	return o.add(UpdateInsert, cur, emit)
@@ -57,6 +60,6 @@ func (o *chunkOut) flush(emit Emit) error {
 		return nil
 	}
 	c := o.c
-	o.c = nil
+	o.c, o.last = nil, c.Len()
 	return emit(c)
 }
