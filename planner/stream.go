@@ -37,7 +37,7 @@ type StreamPlan struct {
 // watermark closes them (see planEOWC). Shapes a streaming job cannot
 // maintain yet are *pgerror.Error 0A000.
 func PlanStream(query Node, viewID uint32, vnodes int, eowc bool, alloc func() uint32) (*StreamPlan, error) {
-	p := &streamPlanner{alloc: alloc, uses: windowUses(query)}
+	p := &streamPlanner{alloc: alloc, uses: columnUses(query)}
 	if eowc {
 		p.eowc = &eowcPlan{agg: topAggregate(query)}
 	}
@@ -67,8 +67,9 @@ type streamPlanner struct {
 	alloc func() uint32
 	// frags are the fragments made so far, in creation order (= ID).
 	frags []*dataflow.FragmentSpec
-	// uses tells which output columns of each Window the query reads.
-	uses map[*Window][]bool
+	// uses tells which output columns of each node the query reads
+	// (columnUses).
+	uses map[Node][]bool
 	// eowc is set for EMIT ON WINDOW CLOSE.
 	eowc *eowcPlan
 }
@@ -126,7 +127,8 @@ func (p *streamPlanner) planNode(n Node) (*stream, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.project(x.Exprs, x.Cols)
+		exprs, _ := p.pruned(x, x.Exprs, s.key)
+		s.project(exprs, x.Cols)
 		return s, nil
 	case *Aggregate:
 		return p.planAggregate(x)
@@ -156,6 +158,59 @@ func (p *streamPlanner) planNode(n Node) (*stream, error) {
 		return p.planGroupTopN(x)
 	}
 	return nil, pgerror.New(pgerror.CodeInternal, "streaming plan of %T is not implemented", n)
+}
+
+// pruned returns n's output expressions exprs with NULL in place of those
+// no operator above reads, and whether there are such: they are neither
+// computed nor carried into state. The columns stay, so that no column
+// number above changes. References to the input's stream key columns key
+// stay too. Expressions beyond n's columns (hidden ones) are kept.
+func (p *streamPlanner) pruned(n Node, exprs []expr.Expr, key []int) ([]expr.Expr, bool) {
+	used, ok := p.uses[n]
+	if !ok {
+		return exprs, false
+	}
+	var out []expr.Expr
+	for i, e := range exprs[:len(used)] {
+		if used[i] {
+			continue
+		}
+		switch x := e.(type) {
+		case *expr.Const:
+			if x.V.IsNull() {
+				continue
+			}
+		case *expr.ColRef:
+			if slices.Contains(key, x.Idx) {
+				continue
+			}
+		}
+		if out == nil {
+			out = slices.Clone(exprs)
+		}
+		out[i] = expr.NewConst(types.Null, e.Type())
+	}
+	if out == nil {
+		return exprs, false
+	}
+	return out, true
+}
+
+// dropUnused sets to NULL, in a projection, the columns of s, planned from
+// n, that no operator above reads, before an operator stores s's rows. A
+// stream that reads a table with nothing in between is left as it is: the
+// projection would cost a fragment and an exchange of its own.
+func (p *streamPlanner) dropUnused(s *stream, n Node) {
+	if s.frag == nil && len(s.chain) == 0 {
+		return
+	}
+	refs := make([]expr.Expr, len(s.cols))
+	for i := range refs {
+		refs[i] = s.ref(i)
+	}
+	if exprs, pruned := p.pruned(n, refs, s.key); pruned {
+		s.project(exprs, s.cols)
+	}
 }
 
 // planValues evaluates a VALUES list (or the row of a SELECT without FROM)

@@ -35,6 +35,8 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.dropUnused(l, j.L)
+	p.dropUnused(r, j.R)
 	spec := &dataflow.HashJoinSpec{Kind: j.Kind, LeftKey: l.columnsFor(lk), RightKey: r.columnsFor(rk),
 		LeftStreamKey: l.key, RightStreamKey: r.key, WindowKey: window >= 0}
 	inputs := []dataflow.InputSpec{p.input(l, hashOn(spec.LeftKey)), p.input(r, hashOn(spec.RightKey))}

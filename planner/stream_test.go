@@ -318,6 +318,24 @@ Fragment 0 (parallelism default)
 			cols: "k bigint, v integer, _row_id bigint hidden, _row_id_1 bigint hidden", pk: "[2 3 0]", appendOnly: true, tables: 2,
 		},
 		{
+			name: "columns no operator reads are left out of a join's state",
+			sql:  "SELECT s.k, e2.v FROM (SELECT k, v * 2 AS w FROM e WHERE v > 0) s JOIN e e2 ON s.k = e2.k",
+			graph: `
+Fragment 2 (parallelism default)
+  Materialize table=99 pk=[2 3 0] row-blocks
+    Exchange Hash[2 3 0] <- Fragment 1
+Fragment 1 (parallelism default)
+  Project [$0, $4, $2, $6]
+    HashJoin Inner left=[0] right=[0]
+      Exchange Hash[0] <- Fragment 0
+      Exchange Hash[0] <- Table e
+Fragment 0 (parallelism default)
+  Project [$0, NULL, $3]
+    Filter ($1 > '0'::integer)
+      Exchange Hash[0] <- Table e`,
+			cols: "k bigint, v integer, _row_id bigint hidden, _row_id_1 bigint hidden", pk: "[2 3 0]", appendOnly: true, tables: 2,
+		},
+		{
 			name: "join with a global aggregation, whose key is empty",
 			sql:  "SELECT x.cnt, y.total FROM mv x JOIN (SELECT count(*) AS total FROM t) y ON x.cnt = y.total",
 			graph: `

@@ -204,6 +204,7 @@ func (p *streamPlanner) planGroupTopN(x *groupTopN) (*stream, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.dropUnused(in, w.Input)
 	d := single
 	if len(w.Partition) > 0 {
 		d = hashOn(w.Partition)
@@ -264,18 +265,28 @@ func windowNotStreamable(w *Window) error {
 		WithHint("Only the Top-N per partition is supported: row_number() OVER (PARTITION BY ... ORDER BY ...) AS rn in a subquery, filtered by rn <= N outside it.")
 }
 
-// windowUses finds, for each Window in the plan root, which of its output
-// columns the plan reads. The conjuncts of a filter that becomes a Top-N
-// do not count.
-func windowUses(root Node) map[*Window][]bool {
-	uses := map[*Window][]bool{}
+// columnUses finds, for each node of the plan root, which of its output
+// columns the plan reads (the root's all). The
+// conjuncts of a filter that becomes a Top-N do not count. The streaming
+// planner leaves out what nothing reads: row numbers nobody selects,
+// expressions and scanned columns no operator looks at.
+func columnUses(root Node) map[Node][]bool {
+	uses := map[Node][]bool{}
 	markUses(root, allColumns(root), uses)
 	return uses
 }
 
-// markUses marks in uses what the Windows under n provide, given that the
-// plan reads n's columns need.
-func markUses(n Node, need []bool, uses map[*Window][]bool) {
+// markUses marks in uses what the nodes under n provide, given that the
+// plan reads n's columns need. A node reached again (a subtree a rewrite
+// shares) is marked with the union of its needs.
+func markUses(n Node, need []bool, uses map[Node][]bool) {
+	if prev, ok := uses[n]; ok {
+		need = slices.Clone(need)
+		for i, used := range prev {
+			need[i] = need[i] || used
+		}
+	}
+	uses[n] = need
 	switch x := n.(type) {
 	case *Filter:
 		if j, ok := x.Input.(*Join); ok && j.Kind == InnerJoin {
@@ -296,11 +307,6 @@ func markUses(n Node, need []bool, uses map[*Window][]bool) {
 		}
 		markUses(x.Input, in, uses)
 	case *Window:
-		u := slices.Clone(need)
-		for i, used := range uses[x] {
-			u[i] = u[i] || used
-		}
-		uses[x] = u
 		in := slices.Clone(need[:len(x.Input.Columns())])
 		for _, c := range x.Partition {
 			in[c] = true
@@ -323,6 +329,13 @@ func markUses(n Node, need []bool, uses map[*Window][]bool) {
 		addRefs(in, x.Group...)
 		for _, a := range x.Aggs {
 			addRefs(in, a.Args...)
+			addRefs(in, nonNil(a.Filter)...)
+		}
+		markUses(x.Input, in, uses)
+	case *ProjectSet:
+		in := slices.Clone(need[:len(x.Input.Columns())])
+		for _, f := range x.Funcs {
+			addRefs(in, f.Args...)
 		}
 		markUses(x.Input, in, uses)
 	case *Sort:
