@@ -16,11 +16,23 @@ type ProjectSetSpec struct {
 	Ordinality bool
 	// InputWidth is the number of input columns.
 	InputWidth int
+	// Then, if set, projects the expanded rows, fused into this operator:
+	// the expanded rows, as wide as the input and more, are then built in
+	// a buffer reused for every chunk, and only the projected ones kept.
+	Then *ProjectSpec
 }
 
 // Build implements Spec.
 func (s *ProjectSetSpec) Build(env *Env) (Operator, error) {
-	return &projectSet{spec: s, ev: env.Eval, x: exec.SetExpander{Funcs: s.Funcs, Ordinality: s.Ordinality}, sent: watermarkSwitch{}}, nil
+	p := &projectSet{spec: s, ev: env.Eval, x: exec.SetExpander{Funcs: s.Funcs, Ordinality: s.Ordinality}, sent: watermarkSwitch{}}
+	if s.Then != nil {
+		then, err := s.Then.Build(env)
+		if err != nil {
+			return nil, err
+		}
+		p.then = then.(*project)
+	}
+	return p, nil
 }
 
 // Explain implements Spec.
@@ -35,6 +47,9 @@ func (s *ProjectSetSpec) Explain() string {
 	if s.Ordinality {
 		out += " WITH ORDINALITY"
 	}
+	if s.Then != nil {
+		out += " then " + s.Then.Explain()
+	}
 	return out
 }
 
@@ -47,6 +62,11 @@ type projectSet struct {
 	ev   *Evaluator
 	x    exec.SetExpander
 	out  chunkOut
+	// then is the fused projection (ProjectSetSpec.Then); expanded rows
+	// for it gather in scratch, their values in buf, both reused.
+	then    *project
+	scratch Chunk
+	buf     []types.Datum
 }
 
 // Process implements Operator.
@@ -61,6 +81,9 @@ func (p *projectSet) Process(_ int, c *Chunk, emit Emit) error {
 			op = Insert
 		}
 		_, err := p.x.Expand(p.ev.Ctx, row, func(out []types.Datum, n int64) (bool, error) {
+			if p.then != nil {
+				return true, p.gather(op, out, n, emit)
+			}
 			r := o.row(len(out) + 1)
 			copy(r, out)
 			r[len(out)] = types.NewInt(n)
@@ -74,7 +97,33 @@ func (p *projectSet) Process(_ int, c *Chunk, emit Emit) error {
 			// occurred, for its insertion and its retraction alike.
 		}
 	}
+	if p.then != nil {
+		return p.project(emit)
+	}
 	return o.flush(emit)
+}
+
+// gather adds an expanded row (out, then its number n) to the rows for the
+// fused projection, projecting them once a chunk is full.
+func (p *projectSet) gather(op Op, out []types.Datum, n int64, emit Emit) error {
+	start := len(p.buf)
+	p.buf = append(append(p.buf, out...), types.NewInt(n))
+	p.scratch.Append(op, p.buf[start:len(p.buf):len(p.buf)])
+	if p.scratch.Len() >= MaxChunkRows {
+		return p.project(emit)
+	}
+	return nil
+}
+
+// project runs the fused projection over the gathered rows, which it does
+// not keep, and empties the buffers for reuse.
+func (p *projectSet) project(emit Emit) error {
+	if p.scratch.Len() == 0 {
+		return nil
+	}
+	err := p.then.Process(0, &p.scratch, emit)
+	p.scratch.Ops, p.scratch.Rows, p.buf = p.scratch.Ops[:0], p.scratch.Rows[:0], p.buf[:0]
+	return err
 }
 
 // Barrier implements Operator.
@@ -82,7 +131,12 @@ func (p *projectSet) Barrier(*Barrier, Emit) error { return nil }
 
 // Watermark implements watermarker: input columns keep theirs, and the
 // window starts of HOP get one (expr.HopLowestStart).
-func (p *projectSet) Watermark(_ int, w Watermark, _ Emit, out WatermarkEmit) error {
+func (p *projectSet) Watermark(_ int, w Watermark, emit Emit, out WatermarkEmit) error {
+	if p.then != nil {
+		// The fused projection derives the output's watermarks.
+		projected := out
+		out = func(w Watermark) error { return p.then.Watermark(0, w, emit, projected) }
+	}
 	if err := out(w); err != nil {
 		return err
 	}

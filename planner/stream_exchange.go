@@ -113,14 +113,22 @@ func (s *stream) apply(exprs []expr.Expr, cols []Column, src []int) {
 }
 
 // addProject appends a projection, merged into the one before it when
-// that computes nothing twice.
+// that computes nothing twice, or fused into a ProjectSet before it.
 func (s *stream) addProject(exprs []expr.Expr) {
 	chain := s.chain
 	if s.frag != nil {
 		chain = s.frag.Chain
 	}
 	if n := len(chain); n > 0 {
-		if prev, ok := chain[n-1].(*dataflow.ProjectSpec); ok {
+		prev, ok := chain[n-1].(*dataflow.ProjectSpec)
+		if set, isSet := chain[n-1].(*dataflow.ProjectSetSpec); isSet {
+			if set.Then == nil {
+				set.Then = &dataflow.ProjectSpec{Exprs: exprs}
+				return
+			}
+			prev, ok = set.Then, true
+		}
+		if ok {
 			if merged, ok := compose(exprs, prev.Exprs); ok {
 				prev.Exprs = merged
 				return

@@ -128,9 +128,8 @@ Fragment 1 (parallelism default)
   Materialize table=99 pk=[0 2]
     Exchange Hash[0 2] <- Fragment 0
 Fragment 0 (parallelism default)
-  Project [$0, $6, $7]
-    ProjectSet generate_series('1'::integer, $1)
-      Exchange Hash[0] <- Table t`,
+  ProjectSet generate_series('1'::integer, $1) then Project [$0, $6, $7]
+    Exchange Hash[0] <- Table t`,
 			cols: "a integer, g integer, _ordinal bigint hidden", pk: "[0 2]",
 		},
 		{
