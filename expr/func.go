@@ -250,8 +250,8 @@ func castCost(from types.T, to types.Family) (int, bool) {
 	case from.IsString() && (to == types.Text || to == types.Varchar || to == types.Bpchar || to == types.Name):
 		return 1, true
 	case from.IsInteger() && (to == types.Int2 || to == types.Int4 || to == types.Int8):
-		if rankInt(f) < rankInt(to) {
-			return 1 + rankInt(to) - rankInt(f), true
+		if intRank(f) < intRank(to) {
+			return 1 + intRank(to) - intRank(f), true
 		}
 	case from.IsInteger() && to == types.Float8:
 		// float8 is the preferred type of the numeric category: PostgreSQL
@@ -271,14 +271,17 @@ func castCost(from types.T, to types.Family) (int, bool) {
 	return 0, false
 }
 
-func rankInt(f types.Family) int {
+// intRank orders the integer types by width (0: not an integer type).
+func intRank(f types.Family) int {
 	switch f {
 	case types.Int2:
 		return 1
 	case types.Int4:
 		return 2
+	case types.Int8:
+		return 3
 	}
-	return 3
+	return 0
 }
 
 func signature(name string, args []Expr) string {

@@ -1,7 +1,5 @@
 package expr
 
-import "github.com/streamdb/streamdb/types"
-
 // Monotone reports the input column of which e is a non-decreasing
 // function, all its other operands being constants: the column itself, the
 // column plus or minus a constant, tumble_start/tumble_end, date_trunc and
@@ -36,24 +34,11 @@ func Monotone(e Expr) (col int, ok bool) {
 		}
 		return Monotone(x.Args[arg])
 	case *Cast:
-		if rank(x.E.Type().Family) > 0 && rank(x.E.Type().Family) <= rank(x.To.Family) {
+		if intRank(x.E.Type().Family) > 0 && intRank(x.E.Type().Family) <= intRank(x.To.Family) {
 			return Monotone(x.E)
 		}
 	}
 	return 0, false
-}
-
-// rank orders the integer types by width (0: not an integer type).
-func rank(f types.Family) int {
-	switch f {
-	case types.Int2:
-		return 1
-	case types.Int4:
-		return 2
-	case types.Int8:
-		return 3
-	}
-	return 0
 }
 
 func isConst(e Expr) bool {

@@ -24,7 +24,15 @@ func runStart(args []string) error {
 	parallelism := fs.Int("parallelism", 0, "default actors per fragment of a materialized view (0: the number of cores)")
 	cacheMB := fs.Int64("state-cache-mb", 0, "memory for cached operator state, in MiB; state beyond it stays in Pebble (0: an eighth of the machine's memory, at least 256)")
 	debugAddr := fs.String("debug-addr", "", "address to serve Go's profiler on (/debug/pprof/), e.g. 127.0.0.1:6060; empty: off")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server's whole run to this file (go tool pprof reads it)")
 	_ = fs.Parse(args)
+	if *cpuProfile != "" {
+		stop, err := profileCPU(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
