@@ -27,6 +27,7 @@ type BarrierManager struct {
 	mu        sync.Mutex
 	cond      *sync.Cond
 	prev      uint64 // last injected epoch
+	prevTime  int64  // Time of the last injected barrier
 	actors    int    // actors that will see the next barrier
 	inflight  []*epochState
 	committed uint64
@@ -127,7 +128,8 @@ func (m *BarrierManager) Inject(ctx context.Context, mutation Mutation, added, s
 	es := &epochState{epoch: m.prev, injected: time.Now(), expect: m.actors + added}
 	m.actors = es.expect - stopping
 	m.inflight = append(m.inflight, es)
-	b := &Barrier{Epoch: es.epoch, Checkpoint: true, Mutation: mutation}
+	m.prevTime = max(es.injected.UnixMicro(), m.prevTime+1)
+	b := &Barrier{Epoch: es.epoch, Checkpoint: true, Mutation: mutation, Time: m.prevTime}
 	if es.expect == 0 {
 		es.complete = true
 		m.signalSealed()

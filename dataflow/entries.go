@@ -95,6 +95,21 @@ func (es *entries) ascend(fn func(suffix []byte, row []types.Datum) bool) {
 	}
 }
 
+// ascendFrom calls fn for each entry whose suffix is from or after it, in
+// suffix order, until fn returns false.
+func (es *entries) ascendFrom(from []byte, fn func(suffix []byte, row []types.Datum) bool) {
+	if es.tree != nil {
+		es.tree.AscendFunc(btreemap.GE(from), btreemap.Max[[]byte](), fn)
+		return
+	}
+	i, _ := es.search(from)
+	for _, e := range es.small[i:] {
+		if !fn(e.key, e.row) {
+			return
+		}
+	}
+}
+
 // descend calls fn for each entry in reverse suffix order until it returns
 // false.
 func (es *entries) descend(fn func(suffix []byte, row []types.Datum) bool) {

@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"slices"
+	"sort"
 	"testing"
 
 	"github.com/RaduBerinde/btreemap"
@@ -50,6 +51,12 @@ func TestEntriesMatchSortedMap(t *testing.T) {
 		})
 		if !slices.Equal(got, keys) {
 			t.Fatalf("ascend %x, want %x", got, keys)
+		}
+		from := []byte{byte(rapid.IntRange(0, 81).Draw(t, "from"))}
+		got = got[:0]
+		es.ascendFrom(from, func(k []byte, _ []types.Datum) bool { got = append(got, string(k)); return true })
+		if tail := keys[sort.SearchStrings(keys, string(from)):]; !slices.Equal(got, tail) {
+			t.Fatalf("ascend from %x: %x, want %x", from, got, tail)
 		}
 		got = got[:0]
 		es.descend(func(k []byte, _ []types.Datum) bool { got = append(got, string(k)); return true })

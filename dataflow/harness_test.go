@@ -112,7 +112,9 @@ type testStep struct {
 	rows       []string
 	barrier    bool
 	checkpoint bool
-	want       []string
+	// time is the barrier's Time.
+	time int64
+	want []string
 }
 
 // in is a step feeding rows to input 0.
@@ -152,7 +154,7 @@ func runSteps(t *testing.T, op Operator, inputs [][]types.T, steps []testStep) {
 		var err error
 		if s.barrier {
 			epoch++
-			err = op.Barrier(&Barrier{Epoch: epoch, Checkpoint: s.checkpoint}, out.emit)
+			err = op.Barrier(&Barrier{Epoch: epoch, Checkpoint: s.checkpoint, Time: s.time}, out.emit)
 		} else {
 			err = op.Process(s.input, parseChunk(t, inputs[s.input], s.rows...), out.emit)
 		}

@@ -13,6 +13,11 @@ func (*Barrier) isMessage() {}
 type Barrier struct {
 	Epoch      uint64
 	Checkpoint bool
+	// Time is the epoch's clock, in microseconds since the Unix epoch: the
+	// value now() takes in streaming jobs (temporal filters) from this
+	// barrier on. Every actor of every job sees the same Time for an epoch,
+	// and Time increases from one barrier to the next.
+	Time int64
 	// Mutation, if not nil, is applied by every actor exactly at this
 	// barrier (add or stop a job, update vnode assignments, ...).
 	Mutation Mutation

@@ -297,6 +297,13 @@ func (g *Group) Ascend(fn func(suffix []byte, row []types.Datum) bool) {
 	g.rows.ascend(fn)
 }
 
+// AscendFrom calls fn for each entry whose suffix is from or after it, in
+// suffix byte order, until fn returns false. fn must not modify the group,
+// suffix or row.
+func (g *Group) AscendFrom(from []byte, fn func(suffix []byte, row []types.Datum) bool) {
+	g.rows.ascendFrom(from, fn)
+}
+
 // Descend calls fn for each entry in reverse suffix byte order until fn
 // returns false. fn must not modify the group, suffix or row.
 func (g *Group) Descend(fn func(suffix []byte, row []types.Datum) bool) {

@@ -28,26 +28,17 @@ type WatermarkFilterSpec struct {
 // stored under the actor's vnodes (none unless every vnode has one).
 func (s *WatermarkFilterSpec) Build(env *Env) (Operator, error) {
 	f := &watermarkFilter{spec: s, ev: env.Eval, store: env.Store, vnodes: env.VNodes}
-	var err error
 	missing := false
-	env.VNodes.Each(func(v int) {
-		if err != nil || missing {
-			return
-		}
-		val, ok, e := env.Store.Engine().Get(watermarkKey(s.StateTable, v), math.MaxUint64)
-		if e != nil || !ok {
-			err, missing = e, true
-			return
-		}
-		row, e := types.DecodeRow(val, []types.T{s.Type}, nil)
-		if e != nil {
-			err = fmt.Errorf("watermark of table %d vnode %d: %w", s.StateTable, v, e)
-			return
-		}
-		if f.cur.IsNull() || types.Compare(row[0], f.cur) < 0 {
-			f.cur = row[0]
-		}
-	})
+	err := eachVNodeValue(env.Store, env.VNodes, s.Type, func(v int) []byte { return watermarkKey(s.StateTable, v) },
+		func(val types.Datum, ok bool) bool {
+			if missing = !ok; missing {
+				return false
+			}
+			if f.cur.IsNull() || types.Compare(val, f.cur) < 0 {
+				f.cur = val
+			}
+			return true
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +52,36 @@ func (s *WatermarkFilterSpec) Build(env *Env) (Operator, error) {
 // Explain implements Spec.
 func (s *WatermarkFilterSpec) Explain() string {
 	return fmt.Sprintf("WatermarkFilter $%d >= %s state=%d", s.Col, s.Expr, s.StateTable)
+}
+
+// eachVNodeValue reads the one-column value of type t that an operator
+// stores per vnode under key(v), for each vnode v of vnodes (the newest
+// sealed version), and calls fn with it (ok false when none is stored)
+// until fn returns false.
+func eachVNodeValue(store *Store, vnodes *Bitmap, t types.T, key func(v int) []byte, fn func(val types.Datum, ok bool) bool) error {
+	var err error
+	more := true
+	vnodes.Each(func(v int) {
+		if err != nil || !more {
+			return
+		}
+		raw, ok, e := store.Engine().Get(key(v), math.MaxUint64)
+		if e != nil {
+			err = e
+			return
+		}
+		var row []types.Datum
+		if ok {
+			if row, e = types.DecodeRow(raw, []types.T{t}, nil); e != nil {
+				err = fmt.Errorf("value of vnode %d: %w", v, e)
+				return
+			}
+			more = fn(row[0], true)
+			return
+		}
+		more = fn(types.Null, false)
+	})
+	return err
 }
 
 // watermarkKey is the state key of a watermark filter's watermark for one

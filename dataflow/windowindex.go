@@ -1,7 +1,6 @@
 package dataflow
 
 import (
-	"bytes"
 	"math"
 	"slices"
 
@@ -64,14 +63,12 @@ func deleteGroup(table *StateTable, ref groupRef) error {
 	if err != nil {
 		return err
 	}
-	var suffixes [][]byte
+	var gone suffixList
 	g.Ascend(func(suffix []byte, _ []types.Datum) bool {
-		suffixes = append(suffixes, bytes.Clone(suffix))
+		gone.add(suffix)
 		return true
 	})
-	for _, s := range suffixes {
-		g.Delete(s)
-	}
+	gone.each(g.Delete)
 	return nil
 }
 
