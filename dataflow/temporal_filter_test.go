@@ -21,12 +21,12 @@ func tick(sec int64) testStep {
 
 // ts renders second sec of the test clock as a row value.
 func ts(sec int64) string {
-	return clockBase.Add(time.Duration(sec) * time.Second).Format("2006-01-02T15:04:05") + "+00"
+	return clockBase.Add(time.Duration(sec)*time.Second).Format("2006-01-02T15:04:05") + "+00"
 }
 
 // at renders second sec of the test clock as Chunk.String does.
 func at(sec int64) string {
-	return clockBase.Add(time.Duration(sec) * time.Second).Format("2006-01-02 15:04:05") + "+00"
+	return clockBase.Add(time.Duration(sec)*time.Second).Format("2006-01-02 15:04:05") + "+00"
 }
 
 // nowPlus returns the bound now() + sec seconds.

@@ -90,6 +90,9 @@ func (p *streamPlanner) plan(n Node) (*stream, error) {
 		once = !rowwise
 	}
 	es := exprsOf(n)
+	if f, ok := n.(*Filter); ok {
+		es = streamableConds(f.Cond)
+	}
 	if err := checkStreamable(once || rowwise, es...); err != nil {
 		return nil, err
 	}
@@ -106,6 +109,9 @@ func (p *streamPlanner) planNode(n Node) (*stream, error) {
 	case *Scan:
 		return scanStream(x)
 	case *Filter:
+		if filters, rest := splitTemporal(x.Cond); len(filters) > 0 {
+			return p.planTemporal(x, filters, rest)
+		}
 		m, ok, err := matchTopN(x)
 		if err != nil {
 			return nil, err

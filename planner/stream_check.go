@@ -18,6 +18,11 @@ var clockFuncs = map[string]bool{
 	"current_timestamp": true, "localtimestamp": true, "current_time": true, "localtime": true,
 }
 
+// isClockFunc reports whether f reads the statement's clock.
+func isClockFunc(f *expr.Func) bool {
+	return clockFuncs[f.Name] || f.Name == "age" && len(f.Args) == 1
+}
+
 // checkStreamable rejects expressions a streaming job cannot evaluate
 // incrementally: subqueries, parameters, functions of the clock, and,
 // unless volatileOK, functions whose result is not determined by their
@@ -34,9 +39,10 @@ func checkStreamable(volatileOK bool, es ...expr.Expr) error {
 				err = pgerror.New(pgerror.CodeFeatureNotSupported, "materialized views may not be defined using bound parameters")
 			case *expr.Func:
 				switch {
-				case clockFuncs[f.Name] || f.Name == "age" && len(f.Args) == 1:
-					err = pgerror.New(pgerror.CodeFeatureNotSupported, "function %s() is not supported in materialized views yet", f.Name).
-						WithDetail("Its result changes over time, so the view could not be kept up to date.")
+				case isClockFunc(f):
+					err = pgerror.New(pgerror.CodeFeatureNotSupported, "function %s() is not supported here in materialized views", f.Name).
+						WithDetail("Its result changes over time, so the view could not be kept up to date.").
+						WithHint("Compare a column with now() in WHERE or HAVING, a temporal filter: WHERE ts > now() - INTERVAL '1' HOUR.")
 				case f.Volatile() && !volatileOK:
 					err = pgerror.New(pgerror.CodeFeatureNotSupported, "function %s() is not supported here in materialized views", f.Name).
 						WithDetail("Its result differs at each call, and over input with updates or deletes a retraction must recompute exactly the value its insertion did.").

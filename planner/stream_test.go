@@ -68,6 +68,29 @@ Fragment 0 (parallelism default)
 			cols: "b integer, c text, a integer hidden", pk: "[2]",
 		},
 		{
+			name: "temporal filter after the other conjuncts, in a fragment keyed by the stream key",
+			sql:  "SELECT b FROM t WHERE ts BETWEEN now() - INTERVAL '1' HOUR AND current_timestamp AND b > 1",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[1]
+    Project [$1, $0]
+      TemporalFilter ($5)::timestamp with time zone >= (now() - '01:00:00'::interval) AND ($5)::timestamp with time zone <= current_timestamp() state=100
+        Filter ($1 > '1'::integer)
+          Exchange Hash[0] <- Table t`,
+			cols: "b integer, a integer hidden", pk: "[1]", tables: 1,
+		},
+		{
+			name: "a delay keeps an append-only stream append-only",
+			sql:  "SELECT k FROM e WHERE now() > s::timestamptz",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[1] row-blocks
+    Project [$0, $3]
+      TemporalFilter ($2)::timestamp with time zone < now() state=100
+        Exchange Hash[3] <- Table e`,
+			cols: "k bigint, _row_id bigint hidden", pk: "[1]", appendOnly: true, tables: 1,
+		},
+		{
 			name: "hidden row id",
 			sql:  "SELECT a, x FROM u",
 			graph: `
@@ -644,7 +667,9 @@ func TestPlanStreamUnsupported(t *testing.T) {
 		{sql: "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.a = t.a)", msg: "subqueries in materialized views are not supported yet"},
 		{sql: "SELECT a, random() FROM t", msg: "function random() is not supported here in materialized views"},
 		{sql: "SELECT a FROM t WHERE random() < 0.5", msg: "function random() is not supported here in materialized views"},
-		{sql: "SELECT a FROM t WHERE ts > now()", msg: "function now() is not supported in materialized views yet"},
+		{sql: "SELECT a, now() FROM t", msg: "function now() is not supported here in materialized views"},
+		{sql: "SELECT a FROM t WHERE ts > now() OR a > 1", msg: "function now() is not supported here in materialized views"},
+		{sql: "SELECT a FROM t WHERE ts > now() - (now() - ts)", msg: "function now() is not supported here in materialized views"},
 		{sql: "SELECT a FROM t WHERE b = $1", params: []types.T{types.TInt4}, msg: "materialized views may not be defined using bound parameters"},
 		{sql: "SELECT a FROM t EXCEPT SELECT a FROM u", msg: "EXCEPT queries in materialized views are not supported yet"},
 		{sql: "SELECT a FROM t INTERSECT SELECT a FROM u", msg: "INTERSECT queries in materialized views are not supported yet"},

@@ -53,7 +53,8 @@ func WatermarkFilter(t *meta.Table) (*dataflow.WatermarkFilterSpec, error) {
 // watermarkColumns reports which output columns of n carry watermarks: a
 // table's or source's WATERMARK FOR column, a materialized view's recorded
 // ones, and what operators derive from them (expr.Monotone through
-// projections, HOP's window starts, group keys of an aggregation).
+// projections, HOP's window starts, group keys of an aggregation); none
+// pass a temporal filter.
 func watermarkColumns(n Node) []bool {
 	out := make([]bool, len(n.Columns()))
 	switch x := n.(type) {
@@ -65,6 +66,10 @@ func watermarkColumns(n Node) []bool {
 			out[c] = true
 		}
 	case *Filter:
+		if filters, _ := splitTemporal(x.Cond); len(filters) > 0 {
+			// Rows enter and leave as time passes, below any watermark.
+			return out
+		}
 		return watermarkColumns(x.Input)
 	case *Sort:
 		return watermarkColumns(x.Input)
