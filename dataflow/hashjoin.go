@@ -11,7 +11,8 @@ import (
 // Build implements Spec.
 func (s *HashJoinSpec) Build(env *Env) (Operator, error) {
 	j := &hashJoin{cond: s.Cond, ev: env.Eval, groups: env.VNodeCount,
-		joined: make([]types.Datum, len(s.LeftTypes)+len(s.RightTypes))}
+		joined: make([]types.Datum, len(s.LeftTypes)+len(s.RightTypes)),
+		inWM: [2]map[int]types.Datum{{}, {}}, sent: watermarkSwitch{}}
 	j.sides[0] = newJoinSide(env.Store, s.LeftTable, s.LeftTypes, s.LeftKey, s.LeftStreamKey,
 		s.Kind == exec.Left || s.Kind == exec.Full)
 	j.sides[1] = newJoinSide(env.Store, s.RightTable, s.RightTypes, s.RightKey, s.RightStreamKey,
@@ -29,6 +30,15 @@ func (s *HashJoinSpec) Build(env *Env) (Operator, error) {
 			}
 		}
 	}
+	for i, b := range s.Interval {
+		if b == nil {
+			continue
+		}
+		var err error
+		if j.interval[i], err = newIntervalSide(b, &j.sides[i], env); err != nil {
+			return nil, err
+		}
+	}
 	return j, nil
 }
 
@@ -38,7 +48,17 @@ func (s *HashJoinSpec) Explain() string {
 	if s.Cond != nil {
 		cond = " cond=" + s.Cond.String()
 	}
-	return fmt.Sprintf("HashJoin %s left=%v right=%v%s", s.Kind, s.LeftKey, s.RightKey, cond)
+	interval := ""
+	for i, b := range s.Interval {
+		if b == nil {
+			continue
+		}
+		interval += fmt.Sprintf(" %s-interval=%s<=%s", [2]string{"left", "right"}[i], b.Bound, b.Key)
+		if b.Clean {
+			interval += " clean"
+		}
+	}
+	return fmt.Sprintf("HashJoin %s left=%v right=%v%s%s", s.Kind, s.LeftKey, s.RightKey, cond, interval)
 }
 
 // hashJoin joins its inputs symmetrically: each side's rows are kept in its
@@ -65,6 +85,11 @@ type hashJoin struct {
 	kind        exec.JoinKind
 	wm          *watermarkMin
 	closedBelow types.Datum
+	// interval holds each side's HashJoinSpec.Interval, nil if none;
+	// inWM is each input's last watermark per column, sent the output's.
+	interval [2]*intervalSide
+	inWM     [2]map[int]types.Datum
+	sent     watermarkSwitch
 }
 
 // joinSide is one input of a join.
@@ -118,6 +143,14 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 		return nil // late: its key is closed
 	}
 	vnode := distVNode(key, len(self.keys), j.groups)
+	iv := j.interval[input]
+	var ik types.Datum
+	if iv != nil && iv.index != nil {
+		var err error
+		if ik, err = j.ev.Eval(iv.spec.Key, row); err != nil {
+			return err
+		}
+	}
 	mine, err := self.table.Group(vnode, key)
 	if err != nil {
 		return err
@@ -177,7 +210,13 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 	}
 	if !insert {
 		mine.Delete(j.sk)
+		if iv != nil && iv.index != nil {
+			iv.remove(ik, j.key, j.sk)
+		}
 		return nil
+	}
+	if iv != nil && iv.dead(ik) {
+		return nil // it can match no later row
 	}
 	stored := row
 	if self.outer {
@@ -187,14 +226,27 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 	if self.windows != nil {
 		self.windows.add(row[self.keys[0]], vnode, key)
 	}
+	if iv != nil && iv.index != nil {
+		iv.add(ik, vnode, j.key, j.sk)
+	}
 	return nil
 }
 
-// Watermark implements watermarker: see HashJoinSpec.WindowKey.
+// Watermark implements watermarker: see HashJoinSpec.WindowKey and
+// HashJoinSpec.Interval.
 func (j *hashJoin) Watermark(input int, w Watermark, _ Emit, out WatermarkEmit) error {
-	if j.wm == nil || w.Col != j.sides[input].keys[0] {
-		return nil
+	j.inWM[input][w.Col] = w.Val
+	if j.wm != nil && w.Col == j.sides[input].keys[0] {
+		if err := j.closeKeys(input, w, out); err != nil {
+			return err
+		}
 	}
+	return j.intervalWatermark(out)
+}
+
+// closeKeys merges w, a watermark of side input's first join key, with
+// the other side's and deletes the state of the keys below the merged one.
+func (j *hashJoin) closeKeys(input int, w Watermark, out WatermarkEmit) error {
 	merged, ok := j.wm.add(input, Watermark{Col: 0, Val: w.Val})
 	if !ok {
 		return nil
@@ -210,13 +262,21 @@ func (j *hashJoin) Watermark(input int, w Watermark, _ Emit, out WatermarkEmit) 
 		}
 	}
 	j.closedBelow = merged.Val
-	if err := out(Watermark{Col: j.sides[0].keys[0], Val: merged.Val}); err != nil {
+	if err := j.sendWatermark(out, Watermark{Col: j.sides[0].keys[0], Val: merged.Val}); err != nil {
 		return err
 	}
 	if j.kind == exec.Inner {
-		return out(Watermark{Col: j.sides[0].width + j.sides[1].keys[0], Val: merged.Val})
+		return j.sendWatermark(out, Watermark{Col: j.sides[0].width + j.sides[1].keys[0], Val: merged.Val})
 	}
 	return nil
+}
+
+// sendWatermark passes w on when it advances its output column.
+func (j *hashJoin) sendWatermark(out WatermarkEmit, w Watermark) error {
+	if !j.sent.advance(w) {
+		return nil
+	}
+	return out(w)
 }
 
 // match collects into j.matches the rows of the other side's group that

@@ -72,6 +72,10 @@ type HashJoinSpec struct {
 	// later for them are ignored. The output key columns get it as their
 	// watermark (the right one only for an inner join).
 	WindowKey bool
+	// Interval holds, per side (left, right), what the condition's
+	// inequalities between the sides' time columns tell of it (an interval
+	// join); nil if nothing.
+	Interval [2]*IntervalBound
 }
 
 // SortKey is one ordering column of a Top-N.

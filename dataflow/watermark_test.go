@@ -75,7 +75,7 @@ func TestProjectWatermark(t *testing.T) {
 }
 
 // stored counts the sealed entries of a state table.
-func stored(t *testing.T, store *Store, table uint32) int {
+func stored(t tester, store *Store, table uint32) int {
 	t.Helper()
 	lower := storage.AppendKey(nil, table, 0, nil)
 	upper := storage.AppendKey(nil, table+1, 0, nil)

@@ -77,6 +77,19 @@ func deleteGroup(table *StateTable, ref groupRef) error {
 // prefix given the key after the vnode.
 func (ix *windowIndex) load(store *Store, table uint32, vnodes *Bitmap, rowTypes []types.T,
 	closing func(row []types.Datum) types.Datum, prefix func(rest []byte, row []types.Datum) []byte) error {
+	return scanState(store, table, vnodes, rowTypes, func(vnode uint16, rest []byte, row []types.Datum) error {
+		if val := closing(row); !val.IsNull() {
+			ix.add(val, vnode, prefix(rest, row))
+		}
+		return nil
+	})
+}
+
+// scanState calls fn with every entry stored in table under the vnodes
+// (the newest sealed versions): its vnode, its key after the vnode and its
+// row decoded with rowTypes. Operators that mirror their state in memory
+// rebuild it so when they start.
+func scanState(store *Store, table uint32, vnodes *Bitmap, rowTypes []types.T, fn func(vnode uint16, rest []byte, row []types.Datum) error) error {
 	var err error
 	vnodes.Each(func(v int) {
 		if err != nil {
@@ -88,10 +101,7 @@ func (ix *windowIndex) load(store *Store, table uint32, vnodes *Bitmap, rowTypes
 			if err != nil {
 				return err
 			}
-			if val := closing(row); !val.IsNull() {
-				ix.add(val, uint16(v), prefix(key[len(lower):], row))
-			}
-			return nil
+			return fn(uint16(v), key[len(lower):], row)
 		})
 	})
 	return err
