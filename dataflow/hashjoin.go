@@ -12,7 +12,7 @@ import (
 func (s *HashJoinSpec) Build(env *Env) (Operator, error) {
 	j := &hashJoin{cond: s.Cond, ev: env.Eval, groups: env.VNodeCount,
 		joined: make([]types.Datum, len(s.LeftTypes)+len(s.RightTypes)),
-		inWM: [2]map[int]types.Datum{{}, {}}, sent: watermarkSwitch{}}
+		inWM:   [2]map[int]types.Datum{{}, {}}, sent: watermarkSwitch{}}
 	j.sides[0] = newJoinSide(env.Store, s.LeftTable, s.LeftTypes, s.LeftKey, s.LeftStreamKey,
 		s.Kind == exec.Left || s.Kind == exec.Full)
 	j.sides[1] = newJoinSide(env.Store, s.RightTable, s.RightTypes, s.RightKey, s.RightStreamKey,

@@ -38,7 +38,8 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	p.dropUnused(l, j.L)
 	p.dropUnused(r, j.R)
 	spec := &dataflow.HashJoinSpec{Kind: j.Kind, LeftKey: l.columnsFor(lk), RightKey: r.columnsFor(rk),
-		LeftStreamKey: l.key, RightStreamKey: r.key, WindowKey: window >= 0}
+		LeftStreamKey: l.key, RightStreamKey: r.key, WindowKey: window >= 0,
+		Interval: intervalBounds(j, [2]bool{l.appendOnly, r.appendOnly})}
 	inputs := []dataflow.InputSpec{p.input(l, hashOn(spec.LeftKey)), p.input(r, hashOn(spec.RightKey))}
 	lw := len(l.cols)
 	spec.LeftTypes, spec.RightTypes = typesOf(l.cols), typesOf(r.cols)

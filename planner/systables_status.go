@@ -24,6 +24,18 @@ type Status interface {
 	// BarrierLatency summarizes, over the node's life, the time from each
 	// barrier's injection until its epoch was committed.
 	BarrierLatency() latency.Summary
+	// StateTables returns the entries of every operator state table of
+	// every relation as of the newest committed epoch.
+	StateTables() ([]StateTableEntries, error)
+}
+
+// StateTableEntries is the size of one operator state table of a
+// relation: join sides, aggregation groups, buffered rows, watermarks.
+type StateTableEntries struct {
+	Relation string
+	Table    uint32
+	// Entries counts the table's live keys.
+	Entries int64
 }
 
 // SplitProgress is the committed position of one split of a source.
@@ -51,6 +63,20 @@ var streamdbCatalogTables = map[string]*sysTable{
 			rows := make([][]types.Datum, len(splits))
 			for i, sp := range splits {
 				rows[i] = []types.Datum{dStr(sp.Source), dInt(int64(sp.Split)), dInt(sp.Offset), dBool(sp.Done)}
+			}
+			return rows, nil
+		},
+	},
+	"state_tables": {
+		cols: sysCols("relation text", "state_table int8", "entries int8"),
+		status: func(s Status) ([][]types.Datum, error) {
+			tables, err := s.StateTables()
+			if err != nil {
+				return nil, err
+			}
+			rows := make([][]types.Datum, len(tables))
+			for i, t := range tables {
+				rows[i] = []types.Datum{dStr(t.Relation), dInt(int64(t.Table)), dInt(t.Entries)}
 			}
 			return rows, nil
 		},

@@ -53,8 +53,8 @@ func WatermarkFilter(t *meta.Table) (*dataflow.WatermarkFilterSpec, error) {
 // watermarkColumns reports which output columns of n carry watermarks: a
 // table's or source's WATERMARK FOR column, a materialized view's recorded
 // ones, and what operators derive from them (expr.Monotone through
-// projections, HOP's window starts, group keys of an aggregation); none
-// pass a temporal filter.
+// projections, HOP's window starts, group keys of an aggregation, the
+// time columns of an interval join); none pass a temporal filter.
 func watermarkColumns(n Node) []bool {
 	out := make([]bool, len(n.Columns()))
 	switch x := n.(type) {
@@ -69,6 +69,10 @@ func watermarkColumns(n Node) []bool {
 		if filters, _ := splitTemporal(x.Cond); len(filters) > 0 {
 			// Rows enter and leave as time passes, below any watermark.
 			return out
+		}
+		if j, ok := x.Input.(*Join); ok && j.Kind == InnerJoin {
+			// As the streaming plan does: the condition joins the join's.
+			return watermarkColumns(pushIntoJoin(j, x.Cond))
 		}
 		return watermarkColumns(x.Input)
 	case *Sort:
@@ -101,6 +105,7 @@ func watermarkColumns(n Node) []bool {
 				out[nl+rk[i].(*expr.ColRef).Idx] = true
 			}
 		}
+		intervalWatermarks(x, out)
 	}
 	return out
 }

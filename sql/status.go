@@ -8,6 +8,7 @@ import (
 	"github.com/streamdb/streamdb/latency"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/storage"
 )
 
 var _ planner.Status = (*Engine)(nil)
@@ -37,6 +38,25 @@ func (e *Engine) SourceSplits() ([]planner.SplitProgress, error) {
 				sp.SetOffset(off)
 			}
 			out = append(out, planner.SplitProgress{Source: t.Name, Split: i, Offset: sp.Offset(), Done: sp.Done()})
+		}
+	}
+	return out, nil
+}
+
+// StateTables implements planner.Status: it counts the keys of each
+// relation's state tables at the newest committed epoch, a scan of each.
+func (e *Engine) StateTables() ([]planner.StateTableEntries, error) {
+	epoch := e.ReadEpoch()
+	var out []planner.StateTableEntries
+	for _, t := range e.Meta.Catalog().Tables() {
+		for _, id := range t.StateTables {
+			n := int64(0)
+			err := e.Storage.Scan(storage.AppendKey(nil, id, 0, nil), storage.AppendKey(nil, id+1, 0, nil), epoch,
+				func(_, _ []byte) error { n++; return nil })
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, planner.StateTableEntries{Relation: t.Name, Table: id, Entries: n})
 		}
 	}
 	return out, nil
