@@ -3,6 +3,7 @@ package nexmarkbench
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/streamdb/streamdb/connector/nexmark"
 )
@@ -226,6 +227,11 @@ type SourceOptions struct {
 	Splits int
 	// Seed is nexmark.seed (0: the generator's default).
 	Seed int64
+	// Watermark, if positive, declares WATERMARK FOR date_time AS
+	// date_time - Watermark on every table, which lets windows close and
+	// interval joins (q4, q7, q9) delete the state of rows no later event
+	// can match. RisingWave's Nexmark benchmark uses 4 seconds.
+	Watermark time.Duration
 }
 
 // DDL returns the statement creating the Nexmark table name as kind, which
@@ -234,7 +240,7 @@ type SourceOptions struct {
 // generated (no minimum gap between them).
 func DDL(kind, name string, o SourceOptions) string {
 	var b strings.Builder
-	writeCreate(&b, kind, name)
+	writeCreate(&b, kind, name, o.Watermark)
 	fmt.Fprintf(&b, " WITH (connector = 'nexmark', nexmark.table.type = '%s', nexmark.event.num = '%d', nexmark.min.event.gap.in.ns = '0'", eventType(name), o.Events)
 	if o.Splits > 0 {
 		fmt.Fprintf(&b, ", nexmark.split.num = '%d'", o.Splits)
@@ -250,13 +256,18 @@ func DDL(kind, name string, o SourceOptions) string {
 // table of no connector, which PostgreSQL runs too.
 func PlainDDL(name string) string {
 	var b strings.Builder
-	writeCreate(&b, "TABLE", name)
+	writeCreate(&b, "TABLE", name, 0)
 	return b.String()
 }
 
-// writeCreate writes CREATE kind name (columns) of the Nexmark table name.
-func writeCreate(b *strings.Builder, kind, name string) {
-	fmt.Fprintf(b, "CREATE %s %s (%s)", kind, name, nexmark.ColumnDefs(eventType(name)))
+// writeCreate writes CREATE kind name (columns) of the Nexmark table name,
+// with a watermark on date_time that far behind it if watermark > 0.
+func writeCreate(b *strings.Builder, kind, name string, watermark time.Duration) {
+	fmt.Fprintf(b, "CREATE %s %s (%s", kind, name, nexmark.ColumnDefs(eventType(name)))
+	if watermark > 0 {
+		fmt.Fprintf(b, ", WATERMARK FOR date_time AS date_time - INTERVAL '%d milliseconds'", watermark.Milliseconds())
+	}
+	b.WriteString(")")
 }
 
 // eventType returns the generator's event type of the Nexmark table name.

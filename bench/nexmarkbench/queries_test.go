@@ -3,6 +3,7 @@ package nexmarkbench
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestDDLNamesEveryColumnAndOption(t *testing.T) {
@@ -15,6 +16,14 @@ func TestDDLNamesEveryColumnAndOption(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("DDL = %s\nmissing %q", got, want)
 		}
+	}
+}
+
+func TestDDLDeclaresTheWatermark(t *testing.T) {
+	got := DDL("SOURCE", "auction", SourceOptions{Events: 10, Watermark: 4 * time.Second})
+	want := "category bigint, extra character varying, WATERMARK FOR date_time AS date_time - INTERVAL '4000 milliseconds') WITH ("
+	if !strings.Contains(got, want) {
+		t.Errorf("DDL = %s\nmissing %q", got, want)
 	}
 }
 

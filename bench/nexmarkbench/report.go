@@ -33,6 +33,9 @@ type Result struct {
 	BarrierP99Ms float64 `json:"barrier_p99_ms"`
 	// Rows is the number of rows of the view (the result) at the end.
 	Rows int64 `json:"rows"`
+	// StateEntries is the number of entries of the view's operator state
+	// (streamdb_catalog.state_tables) at the end.
+	StateEntries int64 `json:"state_entries,omitempty"`
 	// MaxStalenessMs is the worst age of the result a reader could see
 	// (PostgreSQL with periodic REFRESH MATERIALIZED VIEW).
 	MaxStalenessMs float64 `json:"max_staleness_ms,omitempty"`
@@ -47,15 +50,15 @@ type Result struct {
 // writeTable prints results as an aligned table.
 func writeTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "query\tp\tevents\tevents/s\tevents/s/core\tpeak RSS MiB\tbarrier p50 ms\tbarrier p99 ms\trows\t")
+	fmt.Fprintln(tw, "query\tp\tevents\tevents/s\tevents/s/core\tpeak RSS MiB\tbarrier p50 ms\tbarrier p99 ms\trows\tstate entries\t")
 	for _, r := range results {
 		if r.Skipped != "" {
-			fmt.Fprintf(tw, "%s\t%d\t%s\tskipped\t\t\t\t\t\t\n", r.Query, r.Parallelism, thousands(r.Events))
+			fmt.Fprintf(tw, "%s\t%d\t%s\tskipped\t\t\t\t\t\t\t\n", r.Query, r.Parallelism, thousands(r.Events))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.0f\t%.1f\t%.1f\t%s\t\n", r.Query, r.Parallelism, thousands(r.Events),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.0f\t%.1f\t%.1f\t%s\t%s\t\n", r.Query, r.Parallelism, thousands(r.Events),
 			thousands(int64(r.EventsPerSec)), thousands(int64(r.EventsPerSecPerCore)), float64(r.PeakRSSBytes)/(1<<20),
-			r.BarrierP50Ms, r.BarrierP99Ms, thousands(r.Rows))
+			r.BarrierP50Ms, r.BarrierP99Ms, thousands(r.Rows), thousands(r.StateEntries))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

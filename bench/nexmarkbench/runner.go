@@ -27,6 +27,9 @@ type Config struct {
 	Parallelism []int
 	// BarrierIntervalMS is the servers' barrier interval.
 	BarrierIntervalMS int
+	// Watermark, if positive, is how far the sources' watermark on
+	// date_time stays behind it (SourceOptions.Watermark).
+	Watermark time.Duration
 	// Postgres runs the PostgreSQL comparison: PostgresAuto when its
 	// server binaries are installed, PostgresOn (required) or PostgresOff.
 	Postgres PostgresMode
@@ -124,7 +127,7 @@ func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err er
 	}
 	defer conn.Close(context.Background())
 	for _, table := range q.Tables {
-		if _, err := conn.Exec(ctx, DDL("SOURCE", table, SourceOptions{Events: cfg.Events, Splits: p})); err != nil {
+		if _, err := conn.Exec(ctx, DDL("SOURCE", table, SourceOptions{Events: cfg.Events, Splits: p, Watermark: cfg.Watermark})); err != nil {
 			return r, fmt.Errorf("create source %s: %w", table, err)
 		}
 	}
@@ -160,6 +163,10 @@ func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err er
 	}
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+q.ViewName()).Scan(&r.Rows); err != nil {
 		return r, fmt.Errorf("count the view's rows: %w", err)
+	}
+	err = conn.QueryRow(ctx, "SELECT coalesce(sum(entries), 0) FROM streamdb_catalog.state_tables WHERE relation = $1", q.ViewName()).Scan(&r.StateEntries)
+	if err != nil {
+		return r, fmt.Errorf("count the view's state entries: %w", err)
 	}
 	r.Seconds = elapsed.Seconds()
 	r.EventsPerSec = perSecond(cfg.Events, elapsed)
