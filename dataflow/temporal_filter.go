@@ -139,29 +139,24 @@ func (f *temporalFilter) setBounds(now int64) error {
 	return err
 }
 
-// aboveLower reports whether v passes the lower bound lo (a NULL bound
-// passes nothing).
-func (f *temporalFilter) aboveLower(v, lo types.Datum) bool {
-	if f.spec.Lower == nil {
-		return true
-	}
-	if lo.IsNull() {
-		return false
-	}
-	c := types.Compare(v, lo)
-	return c > 0 || c == 0 && f.spec.Lower.Inclusive
-}
+// aboveLower reports whether v passes the lower bound lo.
+func (f *temporalFilter) aboveLower(v, lo types.Datum) bool { return within(f.spec.Lower, v, lo, 1) }
 
 // belowUpper reports whether v passes the upper bound hi.
-func (f *temporalFilter) belowUpper(v, hi types.Datum) bool {
-	if f.spec.Upper == nil {
+func (f *temporalFilter) belowUpper(v, hi types.Datum) bool { return within(f.spec.Upper, v, hi, -1) }
+
+// within reports whether v passes bound b whose value is at: above it for
+// a lower bound (dir 1), below it for an upper one (dir -1). No bound
+// passes everything, a NULL value nothing.
+func within(b *TemporalBound, v, at types.Datum, dir int) bool {
+	if b == nil {
 		return true
 	}
-	if hi.IsNull() {
+	if at.IsNull() {
 		return false
 	}
-	c := types.Compare(v, hi)
-	return c < 0 || c == 0 && f.spec.Upper.Inclusive
+	c := types.Compare(v, at) * dir
+	return c > 0 || c == 0 && b.Inclusive
 }
 
 // stored reports whether a row with value v belongs in state under bounds
