@@ -23,11 +23,7 @@ func TestKill9TemporalFilter(t *testing.T) {
 	p.kill()
 	p = startProcess(t, dir, addr)
 	defer p.kill()
-	conn, err := pgx.Connect(ctx, connString(addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := connect(t, addr, pgx.QueryExecModeCacheStatement)
 	var ids []int32
 	for deadline := time.Now().Add(time.Minute); ; {
 		rows, err := conn.Query(ctx, "SELECT id FROM recent ORDER BY id")
