@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -30,6 +31,9 @@ type Config struct {
 	// Watermark, if positive, is how far the sources' watermark on
 	// date_time stays behind it (SourceOptions.Watermark).
 	Watermark time.Duration
+	// CPUProfileDir, if set, receives a CPU profile of each query run's
+	// server, named like q5-p2.prof (go tool pprof reads it).
+	CPUProfileDir string
 	// Postgres runs the PostgreSQL comparison: PostgresAuto when its
 	// server binaries are installed, PostgresOn (required) or PostgresOff.
 	Postgres PostgresMode
@@ -116,7 +120,11 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 // with Skipped set, not an error.
 func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err error) {
 	r = Result{Query: q.Name, Parallelism: p, Events: cfg.Events}
-	srv, err := startServer(ctx, cfg.Binary, p, cfg.BarrierIntervalMS)
+	var extra []string
+	if cfg.CPUProfileDir != "" {
+		extra = []string{"--cpuprofile", filepath.Join(cfg.CPUProfileDir, fmt.Sprintf("%s-p%d.prof", q.Name, p))}
+	}
+	srv, err := startServer(ctx, cfg.Binary, p, cfg.BarrierIntervalMS, extra...)
 	if err != nil {
 		return r, err
 	}

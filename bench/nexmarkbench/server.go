@@ -37,14 +37,15 @@ var readyAddr = regexp.MustCompile(`msg="streamdb ready".* addr=(\S+)`)
 // startServer runs bin (the streamdb binary) as `streamdb start` with
 // parallelism actors per fragment and barrierMS between barriers, and
 // waits until it accepts connections.
-func startServer(ctx context.Context, bin string, parallelism, barrierMS int) (*server, error) {
+func startServer(ctx context.Context, bin string, parallelism, barrierMS int, extra ...string) (*server, error) {
 	dir, err := os.MkdirTemp("", "streamdb-bench-")
 	if err != nil {
 		return nil, err
 	}
 	s := &server{dir: dir, logs: &logTail{}, exited: make(chan struct{})}
-	s.cmd = exec.Command(bin, "start", "--listen", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0",
-		"--data-dir", dir, "--parallelism", strconv.Itoa(parallelism), "--barrier-interval-ms", strconv.Itoa(barrierMS))
+	args := []string{"start", "--listen", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0",
+		"--data-dir", dir, "--parallelism", strconv.Itoa(parallelism), "--barrier-interval-ms", strconv.Itoa(barrierMS)}
+	s.cmd = exec.Command(bin, append(args, extra...)...)
 	// The server stops with the bench, however the bench ends.
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	stderr, err := s.cmd.StderrPipe()

@@ -50,6 +50,7 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "the servers' milliseconds between checkpoint barriers")
 	postgres := fs.String("postgres", "auto", "compare with PostgreSQL: auto (when its server binaries are installed), on or off")
 	watermark := fs.Duration("watermark", 0, "declare WATERMARK FOR date_time AS date_time - this on the sources (RisingWave's benchmark: 4s; 0: none)")
+	cpuProfiles := fs.String("cpuprofile-dir", "", "write a CPU profile of each query run's server into this directory (q5-p2.prof, ...)")
 	fs.Usage = func() {
 		fmt.Fprintln(errOut, "Usage: streamdb bench nexmark [flags]\n\nRuns each Nexmark query as a materialized view on a fresh server and reports its throughput.\n\nFlags:")
 		fs.PrintDefaults()
@@ -61,7 +62,7 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 		return nexmarkbench.Config{}, fmt.Errorf("bench nexmark: unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
 	cfg := nexmarkbench.Config{Events: *events, BarrierIntervalMS: *barrierMS, JSON: *jsonPath, Postgres: nexmarkbench.PostgresMode(*postgres),
-		Watermark: *watermark}
+		Watermark: *watermark, CPUProfileDir: *cpuProfiles}
 	if cfg.Watermark < 0 {
 		return cfg, fmt.Errorf("bench nexmark: --watermark must not be negative, not %v", cfg.Watermark)
 	}

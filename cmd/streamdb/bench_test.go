@@ -18,11 +18,12 @@ func TestParseBenchNexmark(t *testing.T) {
 		barrierMS   int
 		postgres    nexmarkbench.PostgresMode
 		json        string
+		profiles    string
 		err         string
 	}{
 		{args: nil, queries: queryNames(nexmarkbench.Queries), events: 1_000_000, parallelism: []int{1}, barrierMS: 1000, postgres: "auto"},
-		{args: []string{"--queries", "q0, 5", "--events", "20000", "--parallelism", "1,2", "--json", "out.json", "--barrier-interval-ms", "250", "--postgres", "off"},
-			queries: []string{"q0", "q5"}, events: 20000, parallelism: []int{1, 2}, barrierMS: 250, postgres: "off", json: "out.json"},
+		{args: []string{"--queries", "q0, 5", "--events", "20000", "--parallelism", "1,2", "--json", "out.json", "--barrier-interval-ms", "250", "--postgres", "off", "--cpuprofile-dir", "prof"},
+			queries: []string{"q0", "q5"}, events: 20000, parallelism: []int{1, 2}, barrierMS: 250, postgres: "off", json: "out.json", profiles: "prof"},
 		{args: []string{"--queries", "all", "--postgres", "on"}, queries: queryNames(nexmarkbench.Queries), events: 1_000_000, parallelism: []int{1}, barrierMS: 1000, postgres: "on"},
 		{args: []string{"--queries", "q6"}, err: `no query "q6" in --queries; the queries are q0,q1`},
 		{args: []string{"--parallelism", "0"}, err: "--parallelism takes positive numbers"},
@@ -49,8 +50,8 @@ func TestParseBenchNexmark(t *testing.T) {
 			t.Errorf("%q: queries %v, want %v", tt.args, got, tt.queries)
 		}
 		if cfg.Events != tt.events || !slices.Equal(cfg.Parallelism, tt.parallelism) || cfg.BarrierIntervalMS != tt.barrierMS ||
-			cfg.Postgres != tt.postgres || cfg.JSON != tt.json {
-			t.Errorf("%q: events %d, parallelism %v, barrier %d ms, postgres %q, json %q", tt.args, cfg.Events, cfg.Parallelism, cfg.BarrierIntervalMS, cfg.Postgres, cfg.JSON)
+			cfg.Postgres != tt.postgres || cfg.JSON != tt.json || cfg.CPUProfileDir != tt.profiles {
+			t.Errorf("%q: events %d, parallelism %v, barrier %d ms, postgres %q, json %q, profiles %q", tt.args, cfg.Events, cfg.Parallelism, cfg.BarrierIntervalMS, cfg.Postgres, cfg.JSON, cfg.CPUProfileDir)
 		}
 	}
 }
