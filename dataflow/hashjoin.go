@@ -17,6 +17,7 @@ func (s *HashJoinSpec) Build(env *Env) (Operator, error) {
 		s.Kind == exec.Left || s.Kind == exec.Full)
 	j.sides[1] = newJoinSide(env.Store, s.RightTable, s.RightTypes, s.RightKey, s.RightStreamKey,
 		s.Kind == exec.Right || s.Kind == exec.Full)
+	j.sides[0].unread, j.sides[1].unread = s.LeftUnread, s.RightUnread
 	if s.WindowKey {
 		j.kind, j.wm = s.Kind, newWatermarkMin(2)
 		for i := range j.sides {
@@ -97,7 +98,9 @@ type joinSide struct {
 	keys, streamKey []int
 	width           int
 	outer           bool
-	table           *StateTable
+	// unread are the columns stored as NULL (HashJoinSpec.LeftUnread).
+	unread []int
+	table  *StateTable
 	// windows lists the side's groups by their first join key column
 	// (HashJoinSpec.WindowKey).
 	windows *windowIndex
@@ -219,8 +222,14 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 		return nil // it can match no later row
 	}
 	stored := row
-	if self.outer {
-		stored = append(append(make([]types.Datum, 0, len(row)+1), row...), types.NewInt(int64(len(j.matches))))
+	if self.outer || len(self.unread) > 0 {
+		stored = append(make([]types.Datum, 0, len(row)+1), row...)
+		for _, c := range self.unread {
+			stored[c] = types.Null
+		}
+		if self.outer {
+			stored = append(stored, types.NewInt(int64(len(j.matches))))
+		}
 	}
 	mine.Put(j.sk, stored)
 	if self.windows != nil {

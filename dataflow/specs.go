@@ -76,6 +76,10 @@ type HashJoinSpec struct {
 	// inequalities between the sides' time columns tell of it (an interval
 	// join); nil if nothing.
 	Interval [2]*IntervalBound
+	// LeftUnread and RightUnread are columns of each side that neither the
+	// condition nor any operator above reads: the side's state stores
+	// NULL in their place.
+	LeftUnread, RightUnread []int
 }
 
 // SortKey is one ordering column of a Top-N.

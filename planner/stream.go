@@ -202,21 +202,17 @@ func (p *streamPlanner) pruned(n Node, exprs []expr.Expr, key []int) ([]expr.Exp
 	return out, true
 }
 
-// dropUnused sets to NULL, in a projection, the columns of s, planned from
-// n, that no operator above reads, before an operator stores s's rows. A
-// stream that reads a table with nothing in between is left as it is: the
-// projection would cost a fragment and an exchange of its own.
-func (p *streamPlanner) dropUnused(s *stream, n Node) {
-	if s.frag == nil && len(s.chain) == 0 {
-		return
+// unread lists the columns of s, planned from n, that no operator above n
+// reads and that are not in s's stream key: an operator that stores s's
+// rows stores NULL in their place.
+func (p *streamPlanner) unread(s *stream, n Node) []int {
+	var out []int
+	for i, used := range p.uses[n] {
+		if !used && !slices.Contains(s.key, i) {
+			out = append(out, i)
+		}
 	}
-	refs := make([]expr.Expr, len(s.cols))
-	for i := range refs {
-		refs[i] = s.ref(i)
-	}
-	if exprs, pruned := p.pruned(n, refs, s.key); pruned {
-		s.project(exprs, s.cols)
-	}
+	return out
 }
 
 // planValues evaluates a VALUES list (or the row of a SELECT without FROM)

@@ -35,11 +35,10 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.dropUnused(l, j.L)
-	p.dropUnused(r, j.R)
 	spec := &dataflow.HashJoinSpec{Kind: j.Kind, LeftKey: l.columnsFor(lk), RightKey: r.columnsFor(rk),
 		LeftStreamKey: l.key, RightStreamKey: r.key, WindowKey: window >= 0,
-		Interval: intervalBounds(j, [2]bool{l.appendOnly, r.appendOnly})}
+		Interval:   intervalBounds(j, [2]bool{l.appendOnly, r.appendOnly}),
+		LeftUnread: p.unread(l, j.L), RightUnread: p.unread(r, j.R)}
 	inputs := []dataflow.InputSpec{p.input(l, hashOn(spec.LeftKey)), p.input(r, hashOn(spec.RightKey))}
 	lw := len(l.cols)
 	spec.LeftTypes, spec.RightTypes = typesOf(l.cols), typesOf(r.cols)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
@@ -758,5 +759,41 @@ func TestPlanStreamSource(t *testing.T) {
 	src.Kind = meta.KindTable
 	if err := planner.CheckBatch(scan); err != nil {
 		t.Errorf("CheckBatch over a table = %v", err)
+	}
+}
+
+// TestJoinStoresOnlyReadColumns checks which columns of each side a join
+// stores as NULL: those neither its condition nor anything above reads,
+// apart from the stream key.
+func TestJoinStoresOnlyReadColumns(t *testing.T) {
+	tests := []struct {
+		sql         string
+		left, right []int
+	}{
+		// e: k, v, ..., _row_id (3); t: a, b, c, ... (_row_id 5).
+		{"SELECT e1.k, e2.v FROM e e1 JOIN e e2 ON e1.k = e2.k", []int{1, 2}, []int{2}},
+		{"SELECT e1.k FROM e e1 JOIN e e2 ON e1.k = e2.k AND e1.v < e2.v", []int{2}, []int{2}},
+		// The root reads every column of a join it materializes.
+		{"SELECT * FROM e e1 JOIN e e2 ON e1.k = e2.k", nil, nil},
+	}
+	for _, tt := range tests {
+		sp, _, err := planView(t, tt.sql)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.sql, err)
+		}
+		var join *dataflow.HashJoinSpec
+		for _, f := range sp.Graph.Fragments {
+			for _, op := range f.Chain {
+				if j, ok := op.(*dataflow.HashJoinSpec); ok {
+					join = j
+				}
+			}
+		}
+		if join == nil {
+			t.Fatalf("%s: no join in the plan", tt.sql)
+		}
+		if !slices.Equal(join.LeftUnread, tt.left) || !slices.Equal(join.RightUnread, tt.right) {
+			t.Errorf("%s: unread left %v right %v, want %v %v", tt.sql, join.LeftUnread, join.RightUnread, tt.left, tt.right)
+		}
 	}
 }

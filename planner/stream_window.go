@@ -204,7 +204,6 @@ func (p *streamPlanner) planGroupTopN(x *groupTopN) (*stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.dropUnused(in, w.Input)
 	d := single
 	if len(w.Partition) > 0 {
 		d = hashOn(w.Partition)
