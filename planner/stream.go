@@ -2,8 +2,10 @@ package planner
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/expr"
@@ -37,7 +39,7 @@ type StreamPlan struct {
 // watermark closes them (see planEOWC). Shapes a streaming job cannot
 // maintain yet are *pgerror.Error 0A000.
 func PlanStream(query Node, viewID uint32, vnodes int, eowc bool, alloc func() uint32) (*StreamPlan, error) {
-	p := &streamPlanner{alloc: alloc, uses: columnUses(query)}
+	p := &streamPlanner{alloc: alloc, uses: columnUses(query), repeats: repeatedAggregates(query), shared: map[string]*stream{}, sharedBy: map[string]*Aggregate{}}
 	if eowc {
 		p.eowc = &eowcPlan{agg: topAggregate(query)}
 	}
@@ -70,6 +72,11 @@ type streamPlanner struct {
 	// uses tells which output columns of each node the query reads
 	// (columnUses).
 	uses map[Node][]bool
+	// repeats holds the text of the aggregations that the query computes
+	// more than once (repeatedAggregates); shared, those planned so far.
+	repeats  map[string]bool
+	shared   map[string]*stream
+	sharedBy map[string]*Aggregate
 	// eowc is set for EMIT ON WINDOW CLOSE.
 	eowc *eowcPlan
 }
@@ -137,7 +144,7 @@ func (p *streamPlanner) planNode(n Node) (*stream, error) {
 		s.project(exprs, x.Cols)
 		return s, nil
 	case *Aggregate:
-		return p.planAggregate(x)
+		return p.planShared(x, p.planAggregate)
 	case *Distinct:
 		return p.planDistinct(x)
 	case *Join:
@@ -213,6 +220,124 @@ func (p *streamPlanner) unread(s *stream, n Node) []int {
 		}
 	}
 	return out
+}
+
+// planShared plans the aggregation x with plan, once however often the
+// query repeats it (Nexmark q5 counts the bids per auction and window
+// twice, grouping by the two in different orders): each use reads the one
+// fragment that computes it, through a fragment of its own, so that what a
+// use adds stays apart from the other, and puts the columns in its order.
+func (p *streamPlanner) planShared(x *Aggregate, plan func(*Aggregate) (*stream, error)) (*stream, error) {
+	text := treeText(x)
+	if !p.repeats[text] {
+		return plan(x)
+	}
+	s, ok := p.shared[text]
+	if !ok {
+		var err error
+		if s, err = plan(x); err != nil {
+			return nil, err
+		}
+		if !s.frag.Singleton && len(s.dist) == 0 {
+			// No routing to share it by: each use plans its own.
+			delete(p.repeats, text)
+			return s, nil
+		}
+		p.shared[text], p.sharedBy[text] = s, x
+	}
+	d := single
+	if !s.frag.Singleton {
+		d = hashOn(s.dist)
+	}
+	use := &stream{cols: s.cols, key: s.key, appendOnly: s.appendOnly,
+		frag: p.newFragment(d.single, []dataflow.InputSpec{p.input(s, d)})}
+	if !d.single {
+		use.dist = s.dist
+	}
+	// The shared stream's columns are those of the aggregation planned
+	// first: find each of x's among them by what computes it.
+	first := p.sharedBy[text]
+	exprs := make([]expr.Expr, len(x.Cols))
+	for i, what := range aggOutputs(x) {
+		exprs[i] = use.ref(slices.Index(aggOutputs(first), what))
+	}
+	use.project(exprs, x.Cols)
+	if len(use.frag.Chain) == 0 {
+		// A fragment runs at least one operator: this one passes rows on.
+		use.addProject(exprs)
+	}
+	return use, nil
+}
+
+// aggOutputs names what computes each output column of a: its group
+// expressions, then its aggregate calls.
+func aggOutputs(a *Aggregate) []string {
+	out := make([]string, 0, len(a.Group)+len(a.Aggs))
+	for _, g := range a.Group {
+		out = append(out, g.String())
+	}
+	for _, f := range a.Aggs {
+		out = append(out, f.String())
+	}
+	return out
+}
+
+// repeatedAggregates returns the text (treeText) of each aggregation that
+// occurs more than once in the plan root, with its whole input, and whose
+// outputs are told apart by what computes them (aggOutputs).
+func repeatedAggregates(root Node) map[string]bool {
+	seen := map[string]int{}
+	var walk func(n Node)
+	walk = func(n Node) {
+		if a, ok := n.(*Aggregate); ok {
+			outs := aggOutputs(a)
+			slices.Sort(outs)
+			if len(slices.Compact(outs)) == len(a.Cols) {
+				seen[treeText(a)]++
+			}
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(root)
+	out := map[string]bool{}
+	for text, n := range seen {
+		if n > 1 {
+			out[text] = true
+		}
+	}
+	return out
+}
+
+// treeText renders the subtree n, each node with its columns' types, so
+// that equal texts mean equal computations; an aggregation at its root is
+// rendered with its outputs sorted (aggOutputs), the order of its columns
+// being the one thing its uses may differ in.
+func treeText(n Node) string {
+	var b strings.Builder
+	if a, ok := n.(*Aggregate); ok {
+		outs := aggOutputs(a)
+		slices.Sort(outs)
+		fmt.Fprintf(&b, "Aggregate %s\n", strings.Join(outs, ", "))
+		n = a.Input
+	}
+	var walk func(n Node, depth int)
+	walk = func(n Node, depth int) {
+		fmt.Fprintf(&b, "%*s%s |", depth, "", n.explain())
+		if s, ok := n.(*Scan); ok {
+			fmt.Fprintf(&b, " id %d", s.Table.ID)
+		}
+		for _, c := range n.Columns() {
+			fmt.Fprintf(&b, " %s", c.T)
+		}
+		b.WriteByte('\n')
+		for _, in := range n.Inputs() {
+			walk(in, depth+1)
+		}
+	}
+	walk(n, 0)
+	return b.String()
 }
 
 // planValues evaluates a VALUES list (or the row of a SELECT without FROM)
