@@ -158,16 +158,17 @@ type Column struct {
 // namespace per schema, as in PostgreSQL.
 type qualName struct{ schema, name string }
 
-// Catalog is an immutable snapshot of the catalog. Every change builds a new
-// Catalog, so readers never lock.
+// Catalog is an immutable snapshot of the catalog. Every change (DDL, id
+// allocations, cluster settings) builds a new Catalog, so readers never
+// lock and a *Catalog identifies its version: what is bound against it
+// stays valid while Meta.Catalog returns the same pointer. Epoch commits
+// do not change it (see Meta.CommittedEpoch).
 type Catalog struct {
 	byID    map[uint32]*Table
 	byName  map[qualName]*Table
 	indexes map[qualName]*Table // index name → its table
 	ordered []*Table            // by schema, then name
 	nextID  uint32
-	// committedEpoch is the newest epoch whose state is committed.
-	committedEpoch uint64
 	// system holds cluster settings (ALTER SYSTEM SET).
 	system map[string]string
 }
@@ -206,9 +207,6 @@ func (c *Catalog) System(name string) (string, bool) {
 	return v, ok
 }
 
-// CommittedEpoch returns the newest committed epoch.
-func (c *Catalog) CommittedEpoch() uint64 { return c.committedEpoch }
-
 // Tables returns every relation, sorted by schema and name. The slice is
 // shared and must not be modified.
 func (c *Catalog) Tables() []*Table { return c.ordered }
@@ -226,12 +224,11 @@ func (c *Catalog) Index(schema, name string) (*Table, *Index, bool) {
 // clone returns a copy to modify; Tables stay shared until replaced.
 func (c *Catalog) clone() *Catalog {
 	n := &Catalog{
-		byID:           make(map[uint32]*Table, len(c.byID)+1),
-		byName:         make(map[qualName]*Table, len(c.byName)+1),
-		indexes:        make(map[qualName]*Table, len(c.indexes)+1),
-		nextID:         c.nextID,
-		committedEpoch: c.committedEpoch,
-		system:         c.system,
+		byID:    make(map[uint32]*Table, len(c.byID)+1),
+		byName:  make(map[qualName]*Table, len(c.byName)+1),
+		indexes: make(map[qualName]*Table, len(c.indexes)+1),
+		nextID:  c.nextID,
+		system:  c.system,
 	}
 	for _, t := range c.byID {
 		n.put(t)

@@ -38,7 +38,8 @@ func (c *Column) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// catalogJSON is the persisted form of a Catalog.
+// catalogJSON is the persisted form of a Catalog. A snapshot of the FSM
+// keeps the committed epoch in it too, where it always was.
 type catalogJSON struct {
 	NextID         uint32            `json:"next_id"`
 	CommittedEpoch uint64            `json:"committed_epoch,omitempty"`
@@ -46,10 +47,25 @@ type catalogJSON struct {
 	Tables         []*Table          `json:"tables"`
 }
 
-// MarshalJSON implements json.Marshaler.
-func (c *Catalog) MarshalJSON() ([]byte, error) {
-	return json.Marshal(catalogJSON{NextID: c.nextID, CommittedEpoch: c.committedEpoch, System: c.system, Tables: c.ordered})
+// toJSON returns the persisted form of c with committed as the committed
+// epoch.
+func (c *Catalog) toJSON(committed uint64) catalogJSON {
+	return catalogJSON{NextID: c.nextID, CommittedEpoch: committed, System: c.system, Tables: c.ordered}
 }
+
+// fromJSON returns the catalog and the committed epoch j holds.
+func fromJSON(j catalogJSON) (*Catalog, uint64) {
+	n := newCatalog()
+	n.nextID = j.NextID
+	n.system = j.System
+	for _, t := range j.Tables {
+		n.put(t)
+	}
+	return n.seal(), j.CommittedEpoch
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c *Catalog) MarshalJSON() ([]byte, error) { return json.Marshal(c.toJSON(0)) }
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *Catalog) UnmarshalJSON(b []byte) error {
@@ -57,13 +73,7 @@ func (c *Catalog) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	n := newCatalog()
-	n.nextID = j.NextID
-	n.committedEpoch = j.CommittedEpoch
-	n.system = j.System
-	for _, t := range j.Tables {
-		n.put(t)
-	}
-	*c = *n.seal()
+	n, _ := fromJSON(j)
+	*c = *n
 	return nil
 }

@@ -109,16 +109,6 @@ func (c *Catalog) setSystem(name, value string) *Catalog {
 	return nc.seal()
 }
 
-// commitEpoch records epoch as the newest committed one.
-func (c *Catalog) commitEpoch(epoch uint64) *Catalog {
-	if epoch <= c.committedEpoch {
-		return c
-	}
-	nc := c.clone()
-	nc.committedEpoch = epoch
-	return nc.seal()
-}
-
 // withIndex validates idx as a new index of t in n's namespace, names it
 // if unnamed, and returns a copy of t with idx added.
 func (n *Catalog) withIndex(t *Table, idx Index) (*Table, error) {

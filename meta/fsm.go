@@ -15,10 +15,14 @@ import (
 const snapshotVersion = 1
 
 // fsm is the Raft state machine: it applies commands to the current catalog,
-// copy-on-write, and publishes each new catalog atomically.
+// copy-on-write, and publishes each new catalog atomically. The committed
+// epoch is kept beside the catalog: it changes at every checkpoint, and
+// the catalog only on DDL, so that what is bound against a catalog stays
+// valid across checkpoints.
 type fsm struct {
-	catalog atomic.Pointer[Catalog]
-	logger  *slog.Logger
+	catalog   atomic.Pointer[Catalog]
+	committed atomic.Uint64
+	logger    *slog.Logger
 }
 
 var _ raft.FSM = (*fsm)(nil)
@@ -103,7 +107,10 @@ func (f *fsm) apply(data []byte) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		cat = cat.commitEpoch(p.Epoch)
+		if p.Epoch > f.committed.Load() {
+			f.committed.Store(p.Epoch)
+		}
+		return nil, nil
 	default:
 		return nil, fmt.Errorf("meta: unknown command %q: upgrade this node", c.Op)
 	}
@@ -111,16 +118,17 @@ func (f *fsm) apply(data []byte) (any, error) {
 	return value, nil
 }
 
-// snapshotJSON is the persisted form of the FSM.
+// snapshotJSON is the persisted form of the FSM: the catalog, with the
+// committed epoch among its fields.
 type snapshotJSON struct {
-	Version int      `json:"v"`
-	Catalog *Catalog `json:"catalog"`
+	Version int          `json:"v"`
+	Catalog *catalogJSON `json:"catalog"`
 }
 
-// Snapshot implements raft.FSM. The catalog is immutable, so the snapshot
-// just holds on to it.
+// Snapshot implements raft.FSM. Raft calls it between Applies, and the
+// catalog is immutable, so the snapshot just holds on to it and the epoch.
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
-	return fsmSnapshot{f.catalog.Load()}, nil
+	return fsmSnapshot{f.catalog.Load(), f.committed.Load()}, nil
 }
 
 // Restore implements raft.FSM.
@@ -133,15 +141,20 @@ func (f *fsm) Restore(r io.ReadCloser) error {
 	if s.Version > snapshotVersion || s.Catalog == nil {
 		return fmt.Errorf("meta: snapshot version %d not understood (up to %d): upgrade this node", s.Version, snapshotVersion)
 	}
-	f.catalog.Store(s.Catalog)
+	cat, committed := fromJSON(*s.Catalog)
+	f.catalog.Store(cat)
+	f.committed.Store(committed)
 	return nil
 }
 
-type fsmSnapshot struct{ catalog *Catalog }
+type fsmSnapshot struct {
+	catalog   *Catalog
+	committed uint64
+}
 
 // Persist implements raft.FSMSnapshot.
 func (s fsmSnapshot) Persist(sink raft.SnapshotSink) error {
-	err := json.NewEncoder(sink).Encode(snapshotJSON{Version: snapshotVersion, Catalog: s.catalog})
+	err := json.NewEncoder(sink).Encode(snapshotJSON{Version: snapshotVersion, Catalog: new(s.catalog.toJSON(s.committed))})
 	if err != nil {
 		sink.Cancel()
 		return err

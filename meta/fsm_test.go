@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/raft"
@@ -194,6 +195,41 @@ func TestCatalogIsImmutable(t *testing.T) {
 	}
 }
 
+// TestCommitEpochKeepsCatalog checks that committing epochs leaves the
+// catalog as it is (statements bound against it stay valid) and that the
+// committed epoch only grows.
+func TestCommitEpochKeepsCatalog(t *testing.T) {
+	f := newFSM(quiet)
+	if _, err := applyCmd(t, f, opCreateTable, createTableCmd{Table: tbl("t", KindTable)}); err != nil {
+		t.Fatal(err)
+	}
+	cat := f.catalog.Load()
+	for _, step := range []struct{ epoch, want uint64 }{{5, 5}, {9, 9}, {7, 9}} {
+		if _, err := applyCmd(t, f, opCommitEpoch, commitEpochCmd{Epoch: step.epoch}); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.committed.Load(); got != step.want {
+			t.Errorf("after committing %d: committed epoch %d, want %d", step.epoch, got, step.want)
+		}
+		if f.catalog.Load() != cat {
+			t.Errorf("committing epoch %d replaced the catalog", step.epoch)
+		}
+	}
+}
+
+// TestRestoreKeepsSnapshotFormat restores a snapshot as earlier versions
+// wrote it: the committed epoch inside the catalog.
+func TestRestoreKeepsSnapshotFormat(t *testing.T) {
+	f := newFSM(quiet)
+	old := `{"v":1,"catalog":{"next_id":1001,"committed_epoch":7,"tables":[{"id":1000,"schema":"public","name":"t","kind":"table","columns":[]}]}}`
+	if err := f.Restore(io.NopCloser(strings.NewReader(old))); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.catalog.Load().Table("", "t"); !ok || f.committed.Load() != 7 {
+		t.Fatalf("restored t: %v, committed epoch %d (want 7)", ok, f.committed.Load())
+	}
+}
+
 // memSink is a raft.SnapshotSink writing to memory.
 type memSink struct{ bytes.Buffer }
 
@@ -216,6 +252,7 @@ func TestSnapshotRestore(t *testing.T) {
 		{opCreateTable, createTableCmd{Table: &Table{Name: "v", Kind: KindView, ViewSQL: "SELECT a FROM t", DependsOn: []uint32{1000}, Columns: []Column{col("a", types.TVarchar)}}}},
 		{opCreateTable, createTableCmd{Table: tbl("gone", KindSource)}},
 		{opDropObject, dropObjectCmd{Kind: KindSource, Name: "gone"}},
+		{opCommitEpoch, commitEpochCmd{Epoch: 42}},
 	}
 	for _, c := range cmds {
 		if _, err := applyCmd(t, f, c.op, c.payload); err != nil {
@@ -240,6 +277,9 @@ func TestSnapshotRestore(t *testing.T) {
 	got, _ := json.Marshal(g.catalog.Load())
 	if !bytes.Equal(got, want) {
 		t.Fatalf("restored catalog\n%s\nwant\n%s", got, want)
+	}
+	if got := g.committed.Load(); got != 42 {
+		t.Fatalf("restored committed epoch %d, want 42", got)
 	}
 	cat := g.catalog.Load()
 	tb, ok := cat.Table("", "t")

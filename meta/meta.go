@@ -224,8 +224,13 @@ func (m *Meta) waitReady() error {
 func (m *Meta) RaftAddr() string { return string(m.trans.LocalAddr()) }
 
 // Catalog returns the current catalog. It is immutable: hold on to it for a
-// consistent view across several lookups.
+// consistent view across several lookups. Only catalog changes replace it,
+// not epoch commits.
 func (m *Meta) Catalog() *Catalog { return m.fsm.catalog.Load() }
+
+// CommittedEpoch returns the newest epoch recorded by CommitEpoch: the
+// recovery point.
+func (m *Meta) CommittedEpoch() uint64 { return m.fsm.committed.Load() }
 
 // Close shuts down Raft and closes the transport and the log store. Call it
 // once.
