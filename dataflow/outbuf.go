@@ -2,30 +2,40 @@ package dataflow
 
 import "github.com/streamdb/streamdb/types"
 
-// arenaBlock is the number of datums allocated at once for output rows.
+// arenaBlock is the number of datums allocated at once for rows.
 const arenaBlock = 1024
 
+// RowArena hands out rows that share large allocations, so that building
+// a row for a chunk costs no allocation of its own. The rows stay valid
+// as long as anything holds them; keep one RowArena per producer so that
+// an allocation serves many rows. The zero value is ready to use.
+type RowArena struct {
+	free []types.Datum
+}
+
+// Row returns storage for a new row of n datums, all NULL.
+func (a *RowArena) Row(n int) []types.Datum {
+	if cap(a.free)-len(a.free) < n {
+		a.free = make([]types.Datum, 0, max(n, arenaBlock))
+	}
+	start := len(a.free)
+	a.free = a.free[:start+n]
+	return a.free[start : start+n : start+n]
+}
+
 // chunkOut accumulates an operator's output changes into chunks of up to
-// MaxChunkRows rows. Rows built with row share large allocations, so
-// building an output row costs no allocation of its own; keep one chunkOut
-// per operator so that the allocations serve many chunks.
+// MaxChunkRows rows; row builds output rows from its arena. Keep one
+// chunkOut per operator so that the arena's allocations serve many chunks.
 type chunkOut struct {
 	c     *Chunk
-	arena []types.Datum
+	arena RowArena
 	// last is the length of the last chunk emitted, the room a new chunk
 	// starts with: an operator's chunks tend to have similar lengths.
 	last int
 }
 
 // row returns storage for a new output row of n datums, all NULL.
-func (o *chunkOut) row(n int) []types.Datum {
-	if cap(o.arena)-len(o.arena) < n {
-		o.arena = make([]types.Datum, 0, max(n, arenaBlock))
-	}
-	start := len(o.arena)
-	o.arena = o.arena[:start+n]
-	return o.arena[start : start+n : start+n]
-}
+func (o *chunkOut) row(n int) []types.Datum { return o.arena.Row(n) }
 
 // add appends a change, emitting the chunk once it is full. The row is
 // kept: it must not be modified afterwards.

@@ -27,6 +27,10 @@ type writeSet struct {
 	touched map[string]*change
 	order   []string
 	key     []byte
+	// fresh are inserted rows keyed by new hidden row ids, which neither
+	// the committed state nor another row of the statement holds.
+	fresh [][]types.Datum
+	rows  dataflow.RowArena
 }
 
 type change struct {
@@ -106,12 +110,13 @@ func checkNotNull(t *meta.Table, row []types.Datum) error {
 	return nil
 }
 
-// fullRow returns a copy of row completed to t's width: with a new hidden
-// row id appended if t has one (writeMu held).
-func (e *Engine) fullRow(t *meta.Table, row []types.Datum) []types.Datum {
-	full := append(make([]types.Datum, 0, len(t.Columns)), row...)
+// fullRow returns a copy of row, built in arena, completed to t's width:
+// with a new hidden row id appended if t has one (writeMu held).
+func (e *Engine) fullRow(t *meta.Table, arena *dataflow.RowArena, row []types.Datum) []types.Datum {
+	full := arena.Row(len(t.Columns))
+	copy(full, row)
 	if t.HiddenRowID {
-		full = append(full, types.NewInt(e.nextRowID))
+		full[len(row)] = types.NewInt(e.nextRowID)
 		e.nextRowID++
 	}
 	return full
@@ -160,7 +165,11 @@ func formatValue(t types.T, v types.Datum) string {
 
 // chunk turns the write set into changelog ops against the committed rows.
 func (w *writeSet) chunk() *dataflow.Chunk {
-	c := &dataflow.Chunk{}
+	n := len(w.order) + len(w.fresh)
+	c := &dataflow.Chunk{Ops: make([]dataflow.Op, 0, n), Rows: make([][]types.Datum, 0, n)}
+	for _, row := range w.fresh {
+		c.Append(dataflow.Insert, row)
+	}
 	for _, k := range w.order {
 		ch := w.touched[k]
 		switch {
@@ -227,45 +236,7 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 	switch p := plan.(type) {
 	case *planner.Insert:
 		w = e.newWriteSet(p.Table)
-		affected := map[string]bool{}
-		err = planner.Build(p.Source).Run(c, func(row []types.Datum) (bool, error) {
-			full := e.fullRow(p.Table, row)
-			if err := checkNotNull(p.Table, full); err != nil {
-				return false, err
-			}
-			key := w.rowKey(full)
-			dup, err := w.exists(key)
-			if err != nil {
-				return false, err
-			}
-			switch {
-			case dup && p.SkipConflicts:
-				return true, nil
-			case dup && p.OnConflict != nil:
-				if affected[key] {
-					return false, pgerror.New(pgerror.CodeCardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
-						WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
-				}
-				ch, err := w.touch(key)
-				if err != nil {
-					return false, err
-				}
-				if full, err = conflictUpdate(c, p.OnConflict, ch.new, full); err != nil {
-					return false, err
-				}
-				if err := checkNotNull(p.Table, full); err != nil {
-					return false, err
-				}
-			case dup:
-				return false, w.duplicate(full)
-			}
-			if err := w.set(key, full); err != nil {
-				return false, err
-			}
-			affected[key] = true
-			n++
-			return true, nil
-		})
+		n, err = w.insert(c, p)
 	case *planner.Update:
 		w = e.newWriteSet(p.Table)
 		width := len(p.Table.Columns)
@@ -310,4 +281,63 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 		return 0, err
 	}
 	return n, w.flush(stmtCtx)
+}
+
+// insert adds the rows of an INSERT to the write set and returns their
+// count. Rows of a table with a hidden row id get new ids, so they need no
+// key checks.
+func (w *writeSet) insert(c *expr.Ctx, p *planner.Insert) (int64, error) {
+	var n int64
+	if w.t.HiddenRowID {
+		err := planner.Build(p.Source).Run(c, func(row []types.Datum) (bool, error) {
+			full := w.e.fullRow(w.t, &w.rows, row)
+			if err := checkNotNull(w.t, full); err != nil {
+				return false, err
+			}
+			w.fresh = append(w.fresh, full)
+			n++
+			return true, nil
+		})
+		return n, err
+	}
+	affected := map[string]bool{}
+	err := planner.Build(p.Source).Run(c, func(row []types.Datum) (bool, error) {
+		full := w.e.fullRow(w.t, &w.rows, row)
+		if err := checkNotNull(w.t, full); err != nil {
+			return false, err
+		}
+		key := w.rowKey(full)
+		dup, err := w.exists(key)
+		if err != nil {
+			return false, err
+		}
+		switch {
+		case dup && p.SkipConflicts:
+			return true, nil
+		case dup && p.OnConflict != nil:
+			if affected[key] {
+				return false, pgerror.New(pgerror.CodeCardinalityViolation, "ON CONFLICT DO UPDATE command cannot affect row a second time").
+					WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.")
+			}
+			ch, err := w.touch(key)
+			if err != nil {
+				return false, err
+			}
+			if full, err = conflictUpdate(c, p.OnConflict, ch.new, full); err != nil {
+				return false, err
+			}
+			if err := checkNotNull(w.t, full); err != nil {
+				return false, err
+			}
+		case dup:
+			return false, w.duplicate(full)
+		}
+		if err := w.set(key, full); err != nil {
+			return false, err
+		}
+		affected[key] = true
+		n++
+		return true, nil
+	})
+	return n, err
 }

@@ -73,7 +73,7 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	committed := m.Catalog().CommittedEpoch()
+	committed := m.CommittedEpoch()
 	if n, err := st.Rollback(committed); err != nil {
 		return nil, fmt.Errorf("recovery: %w", err)
 	} else if n > 0 {

@@ -50,13 +50,14 @@ func (e *Engine) Ingest(ctx context.Context, table string, rows [][]types.Datum)
 	}
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
+	var arena dataflow.RowArena
 	for len(rows) > 0 {
 		n := min(len(rows), dataflow.MaxChunkRows)
 		c := &dataflow.Chunk{Ops: slices.Repeat([]dataflow.Op{dataflow.Insert}, n), Rows: rows[:n:n]}
 		if t.HiddenRowID {
 			c.Rows = make([][]types.Datum, n)
 			for i, row := range rows[:n] {
-				c.Rows[i] = e.fullRow(t, row)
+				c.Rows[i] = e.fullRow(t, &arena, row)
 			}
 		}
 		if epoch, err = e.send(ctx, t, c); err != nil {
