@@ -29,10 +29,19 @@ const (
 // decompressing blocks again (Pebble's own default is 8 MiB).
 const DefaultCacheSize = 128 << 20
 
+// DefaultMemTableSize is the default size of a memtable: large, because
+// state keys are spread over every vnode, so each L0 file overlaps the
+// whole of the levels below; small memtables flush often, and each L0
+// compaction rewrites most of the store (Pebble's own default is 4 MiB).
+const DefaultMemTableSize = 64 << 20
+
 // Options configures an Engine.
 type Options struct {
 	// CacheSize is the block cache size in bytes; 0 means DefaultCacheSize.
 	CacheSize int64
+	// MemTableSize is the size of a memtable in bytes; 0 means
+	// DefaultMemTableSize.
+	MemTableSize uint64
 	// Logger receives Pebble's messages; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -52,6 +61,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 	po := &pebble.Options{
 		Comparer:           Comparer,
 		CacheSize:          cmp.Or(opts.CacheSize, DefaultCacheSize),
+		MemTableSize:       cmp.Or(opts.MemTableSize, DefaultMemTableSize),
 		FormatMajorVersion: pebble.FormatNewest,
 		Logger:             PebbleLogger{L: logger},
 	}
