@@ -56,9 +56,8 @@ const (
 	// groupOverhead is a Group's struct, its map entry and its LRU links.
 	groupOverhead = 200
 	// entryOverhead is an entry's slot (in the group's slice or B-tree,
-	// with spare room), the key allocation, the row's slice rounding and
-	// its dirty-list slot.
-	entryOverhead = 290
+	// with spare room), the key allocation and the row's slice rounding.
+	entryOverhead = 120
 	datumBytes    = int64(unsafe.Sizeof(types.Datum{}))
 	decimalBytes  = int64(unsafe.Sizeof(apd.Decimal{}))
 	// accountBatch bounds a table's unreported change of cached bytes.
