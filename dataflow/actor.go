@@ -169,6 +169,9 @@ func (a *actor) run(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("actor %d: %w", a.id, err)
 			}
+			// The barrier has gone on downstream: write the state it
+			// staged while the actors there go on.
+			a.mgr.store.WriteBehind()
 			a.mgr.collect(m.Epoch)
 			if stop {
 				return nil

@@ -11,9 +11,10 @@ import (
 
 // BarrierManager drives epochs on a node. It injects each barrier into
 // every source queue (table DML) at once, so that one epoch spans all jobs;
-// every actor reports when it has passed a barrier; once all have, the
-// epoch's state is sealed into the store in one synced batch and committed
-// through the committer (meta's Raft log). Committed epochs are the only
+// every actor writes the state it staged behind the barrier (Store.
+// WriteBehind) and reports when it has passed it; once all have, the
+// epoch's state is sealed (the rest written, the store synced) and
+// committed through the committer (meta's Raft log). Committed epochs are the only
 // ones readers see and the only recovery points.
 type BarrierManager struct {
 	store  *Store

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"math"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -13,13 +13,29 @@ import (
 )
 
 // Store is the node's state store over storage.Engine: state tables stage
-// their per-epoch deltas here; the checkpoint writes everything staged for
-// an epoch in one synced Pebble batch. It also keeps the node's budget for
+// their per-epoch deltas here. Actors write what is staged into storage
+// without syncing once they have passed a barrier on (WriteBehind), while
+// the actors downstream go on; the checkpoint then writes what is left
+// and syncs, which makes the epoch durable. Writes of epochs not yet
+// committed are in storage at their own epochs, which readers of committed
+// epochs skip and recovery removes. It also keeps the node's budget for
 // the groups state tables cache (see stateCache).
 type Store struct {
 	engine *storage.Engine
-	mu     sync.Mutex
-	staged map[uint64][]Write
+	// writeMu orders the writes into storage, so that they are applied in
+	// the order staged; it is taken before mu.
+	writeMu sync.Mutex
+	// dirty is set when writes went to storage unsynced (under writeMu).
+	dirty bool
+	mu    sync.Mutex
+	// staged holds the Stage calls not yet written, in order.
+	staged []staged
+	// stages counts the Stage calls; unsynced maps each epoch with writes
+	// not yet synced to the count of its last Stage.
+	stages   uint64
+	unsynced map[uint64]uint64
+	// err is the first failed write behind, which fails the next seal.
+	err error
 	// onPressure asks for an early barrier (nil: none); pressured is set
 	// once it was asked until the next seal.
 	onPressure func()
@@ -38,10 +54,16 @@ type Write struct {
 	Value []byte
 }
 
+// staged is the writes of one Stage call.
+type staged struct {
+	epoch  uint64
+	writes []Write
+}
+
 // NewStore returns a store over e with nothing staged and a cache budget
 // of DefaultCacheBytes.
 func NewStore(e *storage.Engine) *Store {
-	s := &Store{engine: e, staged: map[uint64][]Write{}}
+	s := &Store{engine: e, unsynced: map[uint64]uint64{}}
 	s.cache.budget.Store(DefaultCacheBytes)
 	return s
 }
@@ -59,8 +81,69 @@ func (s *Store) Stage(epoch uint64, writes []Write) {
 		return
 	}
 	s.mu.Lock()
-	s.staged[epoch] = append(s.staged[epoch], writes...)
+	s.staged = append(s.staged, staged{epoch, writes})
+	s.stages++
+	s.unsynced[epoch] = s.stages
 	s.mu.Unlock()
+}
+
+// WriteBehind writes everything staged so far into storage, unsynced: the
+// actors call it after passing a barrier on, so that the checkpoint only
+// has to sync. A failure fails the next Seal.
+func (s *Store) WriteBehind() {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.mu.Lock()
+	stages := s.take(math.MaxUint64)
+	s.mu.Unlock()
+	if len(stages) == 0 {
+		return
+	}
+	err := s.write(stages, nil, false)
+	s.mu.Lock()
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+	s.dirty = true
+}
+
+// take removes the writes staged for epochs <= epoch and returns them in
+// the order staged (mu held).
+func (s *Store) take(epoch uint64) []staged {
+	var taken []staged
+	s.staged = slices.DeleteFunc(s.staged, func(st staged) bool {
+		if st.epoch <= epoch {
+			taken = append(taken, st)
+			return true
+		}
+		return false
+	})
+	return taken
+}
+
+// write commits the writes of stages and whatever extra adds in one
+// batch.
+func (s *Store) write(stages []staged, extra func(*storage.Batch), sync bool) error {
+	b := s.engine.NewBatch()
+	inStorageOrder(stages, func(w Write, epoch uint64) {
+		if w.Value == nil {
+			b.Delete(w.Key, epoch)
+		} else {
+			b.Put(w.Key, epoch, w.Value)
+		}
+	})
+	if extra != nil {
+		extra(b)
+	}
+	if b.Len() == 0 {
+		b.Close()
+		if sync {
+			return s.engine.Sync()
+		}
+		return nil
+	}
+	return b.Commit(sync)
 }
 
 // pressure reports that the state cache is over budget with nothing it may
@@ -75,89 +158,76 @@ func (s *Store) pressure() {
 }
 
 // Seal writes every write staged for epochs <= epoch, each version at its
-// own epoch, in one synced batch, together with whatever extra adds to the
-// batch (nil: nothing). Once it returns without error, reads see the writes
-// and they are no longer staged; on error they stay staged.
+// own epoch, together with whatever extra adds to the batch (nil:
+// nothing), and syncs, which makes them and every write behind durable.
+// Once it returns without error, reads see the writes; an error is
+// permanent (the node must recover).
 func (s *Store) Seal(epoch uint64, extra func(*storage.Batch)) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	s.mu.Lock()
-	var epochs []uint64
-	for e := range s.staged {
-		if e <= epoch {
-			epochs = append(epochs, e)
-		}
-	}
-	sort.Slice(epochs, func(i, j int) bool { return epochs[i] < epochs[j] })
-	writes := make([][]Write, len(epochs))
-	for i, e := range epochs {
-		writes[i] = s.staged[e]
-	}
+	stages := s.take(epoch)
+	through, err := s.stages, s.err
 	s.mu.Unlock()
-
-	b := s.engine.NewBatch()
-	inStorageOrder(epochs, writes, func(w Write, epoch uint64) {
-		if w.Value == nil {
-			b.Delete(w.Key, epoch)
-		} else {
-			b.Put(w.Key, epoch, w.Value)
-		}
-	})
-	if extra != nil {
-		extra(b)
-	}
-	if err := b.Commit(true); err != nil {
+	if err != nil {
 		return err
 	}
+	if len(stages) > 0 || extra != nil || s.dirty {
+		if err := s.write(stages, extra, true); err != nil {
+			return err
+		}
+		s.dirty = false
+	}
 
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.pressured.Store(false)
-	for i, e := range epochs {
-		// Writes staged for e while the batch was written stay staged.
-		if rest := s.staged[e][len(writes[i]):]; len(rest) > 0 {
-			s.staged[e] = rest
-		} else {
-			delete(s.staged, e)
+	// Every write staged before the take is in storage and synced now,
+	// but for the epochs that are still staged.
+	sealed := epoch
+	for e, n := range s.unsynced {
+		waiting := slices.ContainsFunc(s.staged, func(st staged) bool { return st.epoch == e })
+		if n <= through && !waiting {
+			delete(s.unsynced, e)
+		} else if e <= sealed {
+			sealed = e - 1
 		}
 	}
-	through := epoch
-	for e := range s.staged {
-		if e <= through {
-			through = e - 1
-		}
+	if sealed > s.sealed.Load() {
+		s.sealed.Store(sealed)
 	}
-	if through > s.sealed.Load() {
-		s.sealed.Store(through)
-	}
-	s.mu.Unlock()
 	return nil
 }
 
-// versionRef orders one staged write: writes[e][w], staged for epochs[e].
-// hi and lo hold the first 16 bytes of its key (zero-padded), which
-// usually decide, so sorting touches the keys themselves only on ties.
+// versionRef orders one staged write: stages[s].writes[w]. hi and lo hold
+// the first 16 bytes of its key (zero-padded), which usually decide, so
+// sorting touches the keys themselves only on ties.
 type versionRef struct {
 	hi, lo uint64
-	e, w   int32
+	s, w   int32
 }
 
-// inStorageOrder calls fn with the writes of epochs (writes[i] staged for
-// epochs[i]) in storage order, key ascending then epoch descending, and
-// only with the last write staged for a key in an epoch. Pebble sorts a
-// large batch before it commits, comparing entries it decodes from the
-// batch with cache misses on each; handed over sorted, that sort is a
-// linear scan (pdqsort detects ordered input).
-func inStorageOrder(epochs []uint64, writes [][]Write, fn func(w Write, epoch uint64)) {
+// inStorageOrder calls fn with the writes of stages (in the order staged)
+// in storage order, key ascending then epoch descending, and only with the
+// last write staged for a key in an epoch. Pebble sorts a large batch
+// before it commits, comparing entries it decodes from the batch with
+// cache misses on each; handed over sorted, that sort is a linear scan
+// (pdqsort detects ordered input), and a memtable takes sorted keys with
+// fewer cache misses too.
+func inStorageOrder(stages []staged, fn func(w Write, epoch uint64)) {
 	n := 0
-	for _, ws := range writes {
-		n += len(ws)
+	for _, st := range stages {
+		n += len(st.writes)
 	}
 	refs := make([]versionRef, 0, n)
-	for e, ws := range writes {
-		for w := range ws {
-			hi, lo := abbreviate(ws[w].Key)
-			refs = append(refs, versionRef{hi: hi, lo: lo, e: int32(e), w: int32(w)})
+	for i, st := range stages {
+		for w := range st.writes {
+			hi, lo := abbreviate(st.writes[w].Key)
+			refs = append(refs, versionRef{hi: hi, lo: lo, s: int32(i), w: int32(w)})
 		}
 	}
-	key := func(r versionRef) []byte { return writes[r.e][r.w].Key }
+	key := func(r versionRef) []byte { return stages[r.s].writes[r.w].Key }
+	epoch := func(r versionRef) uint64 { return stages[r.s].epoch }
 	slices.SortFunc(refs, func(a, b versionRef) int {
 		if c := cmp.Compare(a.hi, b.hi); c != 0 {
 			return c
@@ -168,18 +238,18 @@ func inStorageOrder(epochs []uint64, writes [][]Write, fn func(w Write, epoch ui
 		if c := bytes.Compare(key(a), key(b)); c != 0 {
 			return c
 		}
-		// epochs ascend with e; within an epoch, later staged first.
-		if c := cmp.Compare(b.e, a.e); c != 0 {
+		if c := cmp.Compare(epoch(b), epoch(a)); c != 0 {
 			return c
 		}
-		return cmp.Compare(b.w, a.w)
+		// Within an epoch, later staged first.
+		return cmp.Or(cmp.Compare(b.s, a.s), cmp.Compare(b.w, a.w))
 	})
 	for i, r := range refs {
 		// Keep the first of each (key, epoch) run: the last one staged.
-		if i > 0 && refs[i-1].e == r.e && bytes.Equal(key(refs[i-1]), key(r)) {
+		if i > 0 && epoch(refs[i-1]) == epoch(r) && bytes.Equal(key(refs[i-1]), key(r)) {
 			continue
 		}
-		fn(writes[r.e][r.w], epochs[r.e])
+		fn(stages[r.s].writes[r.w], epoch(r))
 	}
 }
 

@@ -11,13 +11,14 @@ import (
 func TestInStorageOrder(t *testing.T) {
 	w := func(key, value string) Write { return Write{Key: []byte(key), Value: []byte(value)} }
 	long := "0123456789abcdef" // keys sharing the 16 abbreviated bytes
-	epochs := []uint64{5, 7}
-	writes := [][]Write{
-		{w("b", "b5"), w("a", "a5"), w(long+"z", "z5"), w("b", "b5'"), w(long+"y", "y5"), w("", "empty")},
-		{w("b", "b7"), w(long, "l7"), {Key: []byte("a")}, w("b", "b7'")},
+	stages := []staged{
+		{5, []Write{w("b", "b5"), w("a", "a5"), w(long+"z", "z5")}},
+		{7, []Write{w("b", "b7"), w(long, "l7"), {Key: []byte("a")}}},
+		{5, []Write{w("b", "b5'"), w(long+"y", "y5"), w("", "empty")}},
+		{7, []Write{w("b", "b7'")}},
 	}
 	var got []string
-	inStorageOrder(epochs, writes, func(w Write, epoch uint64) {
+	inStorageOrder(stages, func(w Write, epoch uint64) {
 		got = append(got, fmt.Sprintf("%s@%d=%s", w.Key, epoch, w.Value))
 	})
 	want := []string{

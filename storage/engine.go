@@ -97,6 +97,10 @@ func (e *Engine) Get(key []byte, epoch uint64) (value []byte, ok bool, err error
 	return bytes.Clone(v[1:]), true, nil
 }
 
+// Sync makes every write committed before it durable, those committed
+// without syncing included.
+func (e *Engine) Sync() error { return e.db.LogData(nil, pebble.Sync) }
+
 // Scan calls fn, in key order, for every key in [lower, upper) that is live
 // at epoch, with its newest version <= epoch. A nil bound is open. key is the
 // user key (as AppendKey builds it); key and value are valid only during fn.
