@@ -41,10 +41,13 @@ func (g *outputGroup) route(row []types.Datum) int {
 	return g.owner[types.VNode(g.key, g.vnodeCount)]
 }
 
-func (g *outputGroup) add(ctx context.Context, target int, op Op, row []types.Datum) error {
+// add buffers one change for target, sending the buffer once full. A new
+// buffer is sized for its share of an input chunk of n rows.
+func (g *outputGroup) add(ctx context.Context, target int, op Op, row []types.Datum, n int) error {
 	b := g.bufs[target]
 	if b == nil {
-		b = &Chunk{}
+		share := min(n/len(g.outs)+1, MaxChunkRows)
+		b = &Chunk{Ops: make([]Op, 0, share), Rows: make([][]types.Datum, 0, share)}
 		g.bufs[target] = b
 	}
 	b.Append(op, row)
@@ -63,17 +66,17 @@ func (g *outputGroup) push(ctx context.Context, c *Chunk) error {
 			if t2 := g.route(c.Rows[i+1]); t2 != t {
 				// The update moves the row to another actor: send it as a
 				// delete there and an insert here.
-				if err := g.add(ctx, t, Delete, row); err != nil {
+				if err := g.add(ctx, t, Delete, row, len(c.Rows)); err != nil {
 					return err
 				}
-				if err := g.add(ctx, t2, Insert, c.Rows[i+1]); err != nil {
+				if err := g.add(ctx, t2, Insert, c.Rows[i+1], len(c.Rows)); err != nil {
 					return err
 				}
 				i++
 				continue
 			}
 		}
-		if err := g.add(ctx, t, op, row); err != nil {
+		if err := g.add(ctx, t, op, row, len(c.Rows)); err != nil {
 			return err
 		}
 	}

@@ -56,6 +56,7 @@ func (w *writeBuf) stage(store *Store, epoch uint64) {
 		}
 	}
 	store.Stage(epoch, writes)
-	// The store keeps the writes: start a new buffer.
-	w.buf, w.spans = nil, w.spans[:0]
+	// The store keeps the writes: start a new buffer, as large as this
+	// one, since epochs tend to write alike.
+	w.buf, w.spans = make([]byte, 0, len(w.buf)), w.spans[:0]
 }

@@ -57,7 +57,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		return pgerror.New(pgerror.CodeProtocolViolation, "bind message supplies %d parameters, but prepared statement %q requires %d",
 			len(m.Parameters), m.PreparedStatement, len(ptypes))
 	}
-	params, err := decodeParams(ptypes, pformats, m.Parameters)
+	params, err := decodeParams(c.reg.spareParams(), ptypes, pformats, m.Parameters)
 	if err != nil {
 		return err
 	}

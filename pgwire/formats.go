@@ -37,15 +37,21 @@ func resolveFormats(codes []int16, n int) ([]int16, error) {
 	return codes, nil
 }
 
-// decodeParams decodes the raw parameter values of a Bind message; a nil
-// value is NULL. formats is as resolveFormats returns it.
-func decodeParams(ptypes []types.T, formats []int16, raw [][]byte) ([]types.Datum, error) {
+// decodeParams decodes the raw parameter values of a Bind message into
+// dst's storage if it has room (else into a new slice); a nil value is
+// NULL. formats is as resolveFormats returns it.
+func decodeParams(dst []types.Datum, ptypes []types.T, formats []int16, raw [][]byte) ([]types.Datum, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
-	params := make([]types.Datum, len(raw))
+	params := dst[:0]
+	if cap(params) < len(raw) {
+		params = make([]types.Datum, len(raw))
+	}
+	params = params[:len(raw)]
 	for i, v := range raw {
 		if v == nil {
+			params[i] = types.Null
 			continue
 		}
 		var err error

@@ -1,6 +1,9 @@
 package pgwire
 
-import "github.com/streamdb/streamdb/pgerror"
+import (
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
 
 // registry holds a connection's prepared statements and portals by name; the
 // empty name is the unnamed statement or portal, which a new one replaces.
@@ -8,6 +11,8 @@ import "github.com/streamdb/streamdb/pgerror"
 type registry struct {
 	stmts   map[string]Statement
 	portals map[string]*portal
+	// spare is storage for parameters (see spareParams).
+	spare []types.Datum
 }
 
 // stmtNameFree checks that a statement may be registered under name: the
@@ -65,6 +70,23 @@ func (r *registry) addPortal(name string, p *portal) {
 	r.portals[name] = p
 }
 
+// spareParams returns the storage of a closed portal's parameters, which
+// nothing refers to any more, for the next Bind to decode into (nil: none).
+func (r *registry) spareParams() []types.Datum {
+	spare := r.spare
+	r.spare = nil
+	return spare
+}
+
+// closed keeps the parameters of a closed portal as spare storage, the
+// largest seen: a client repeating a statement binds as many each time.
+func (r *registry) closed(p *portal) {
+	p.close()
+	if cap(p.params) > cap(r.spare) {
+		r.spare = p.params
+	}
+}
+
 // portal returns the portal registered under name.
 func (r *registry) portal(name string) (*portal, error) {
 	p, ok := r.portals[name]
@@ -78,7 +100,7 @@ func (r *registry) portal(name string) (*portal, error) {
 func (r *registry) closePortal(name string) {
 	if p, ok := r.portals[name]; ok {
 		delete(r.portals, name)
-		p.close()
+		r.closed(p)
 	}
 }
 
@@ -87,6 +109,6 @@ func (r *registry) closePortal(name string) {
 func (r *registry) closePortals() {
 	for name, p := range r.portals {
 		delete(r.portals, name)
-		p.close()
+		r.closed(p)
 	}
 }

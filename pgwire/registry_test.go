@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
 )
 
 // openPortal returns a portal whose rows are open, as after an Execute.
@@ -93,5 +94,25 @@ func TestRegistryPortals(t *testing.T) {
 	r.closePortals()
 	if rows2.closed != 1 || rows4.closed != 1 || len(r.portals) != 0 {
 		t.Errorf("closePortals: rows closed %d and %d times, %d portals left", rows2.closed, rows4.closed, len(r.portals))
+	}
+}
+
+// TestRegistrySpareParams checks that closed portals leave their
+// parameters' storage, the largest, to the next Bind, once.
+func TestRegistrySpareParams(t *testing.T) {
+	var r registry
+	small, large := make([]types.Datum, 2), make([]types.Datum, 8)
+	r.addPortal("a", &portal{params: large})
+	r.addPortal("b", &portal{params: small})
+	r.closePortals()
+	if got := r.spareParams(); cap(got) != 8 || &got[0] != &large[0] {
+		t.Fatalf("spare has capacity %d, want the larger portal's 8", cap(got))
+	}
+	if got := r.spareParams(); got != nil {
+		t.Fatalf("spare handed out twice: capacity %d", cap(got))
+	}
+	params, err := decodeParams(large, []types.T{types.TInt8, types.TInt8}, nil, [][]byte{[]byte("7"), nil})
+	if err != nil || len(params) != 2 || &params[0] != &large[0] || params[0].Int() != 7 || !params[1].IsNull() {
+		t.Fatalf("decoding into spare storage: %v %v", params, err)
 	}
 }
