@@ -39,6 +39,7 @@ func runStart(args []string) error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	tuneGC()
 	n, err := node.Start(node.Config{Listen: *listen, DataDir: *dataDir, RaftAddr: *raftAddr, NodeID: *nodeID, Logger: logger,
 		BarrierInterval: time.Duration(*barrierMS) * time.Millisecond, Parallelism: *parallelism, StateCacheBytes: *cacheMB << 20})
 	if err != nil {
