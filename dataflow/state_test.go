@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -223,6 +224,28 @@ func TestWriteBehind(t *testing.T) {
 	mustSeal(t, store, 2)
 	if a, b, sealed := read(1), read(2), store.sealed.Load(); a != "1'" || b != "2'" || sealed != 2 {
 		t.Fatalf("after sealing 2: epoch 1 reads %s, epoch 2 reads %s, sealed %d", a, b, sealed)
+	}
+}
+
+// TestWriteBehindInParts checks that a write behind large enough to go in
+// parallel batches writes every key once, its last value.
+func TestWriteBehindInParts(t *testing.T) {
+	store := newEnv(t).Store
+	key := func(i int) []byte { return storage.AppendKey(nil, 5, uint16(i%7), fmt.Appendf(nil, "k%05d", i)) }
+	const n = 5 * writePart
+	var first, last []Write
+	for i := range n {
+		first = append(first, Write{Key: key(i), Value: []byte("old")})
+		last = append(last, Write{Key: key(i), Value: fmt.Appendf(nil, "v%d", i)})
+	}
+	store.Stage(1, first)
+	store.Stage(1, last)
+	store.WriteBehind()
+	for i := range n {
+		v, ok, err := store.Engine().Get(key(i), 1)
+		if err != nil || !ok || string(v) != fmt.Sprintf("v%d", i) {
+			t.Fatalf("key %d reads %q %v %v", i, v, ok, err)
+		}
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -122,11 +124,27 @@ func (s *Store) take(epoch uint64) []staged {
 	return taken
 }
 
-// write commits the writes of stages and whatever extra adds in one
-// batch.
-func (s *Store) write(stages []staged, extra func(*storage.Batch), sync bool) error {
-	b := s.engine.NewBatch()
+// write commits the writes of stages and whatever extra adds, synced if
+// durable. Unsynced
+// writes of more than writePart keys go in parallel batches over disjoint
+// key ranges (one per core): memtable inserts are the bulk of the work.
+func (s *Store) write(stages []staged, extra func(*storage.Batch), durable bool) error {
+	n := 0
+	for _, st := range stages {
+		n += len(st.writes)
+	}
+	parts := 1
+	if !durable {
+		parts = max(1, min(runtime.GOMAXPROCS(0), n/writePart))
+	}
+	batches := make([]*storage.Batch, parts)
+	for i := range batches {
+		batches[i] = s.engine.NewBatch()
+	}
+	i := 0
 	inStorageOrder(stages, func(w Write, epoch uint64) {
+		b := batches[i*parts/n]
+		i++
 		if w.Value == nil {
 			b.Delete(w.Key, epoch)
 		} else {
@@ -134,17 +152,28 @@ func (s *Store) write(stages []staged, extra func(*storage.Batch), sync bool) er
 		}
 	})
 	if extra != nil {
-		extra(b)
+		extra(batches[0])
 	}
-	if b.Len() == 0 {
-		b.Close()
-		if sync {
+	if parts == 1 && batches[0].Len() == 0 {
+		batches[0].Close()
+		if durable {
 			return s.engine.Sync()
 		}
 		return nil
 	}
-	return b.Commit(sync)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for k, b := range batches[1:] {
+		wg.Go(func() { errs[k+1] = b.Commit(false) })
+	}
+	errs[0] = batches[0].Commit(durable)
+	wg.Wait()
+	return errors.Join(errs...)
 }
+
+// writePart is the fewest keys an unsynced write gives each parallel
+// batch.
+const writePart = 1024
 
 // pressure reports that the state cache is over budget with nothing it may
 // evict: the groups changed in the current epoch stay until it is sealed.
