@@ -31,6 +31,7 @@ const (
 	CodeInvalidParameterValue       = "22023"
 	CodeInvalidTextRepresentation   = "22P02"
 	CodeInvalidBinaryRepresentation = "22P03"
+	CodeBadCopyFileFormat           = "22P04"
 	CodeNumericValueOutOfRange      = "22003"
 	CodeDivisionByZero              = "22012"
 	CodeStringDataRightTruncation   = "22001"

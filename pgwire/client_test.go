@@ -227,6 +227,8 @@ func summarize(msg pgproto3.BackendMessage) string {
 		return "PortalSuspended"
 	case *pgproto3.EmptyQueryResponse:
 		return "EmptyQueryResponse"
+	case *pgproto3.CopyInResponse:
+		return fmt.Sprintf("G %d %v", m.OverallFormat, m.ColumnFormatCodes)
 	}
 	return fmt.Sprintf("%T", msg)
 }

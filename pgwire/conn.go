@@ -162,8 +162,12 @@ func (c *conn) readyForQuery() {
 }
 
 // sendError sends err as an ErrorResponse; errors that are not
-// *pgerror.Error become XX000. A FATAL error ends the connection.
+// *pgerror.Error become XX000. A FATAL error ends the connection, after
+// which nothing more is sent.
 func (c *conn) sendError(err error) {
+	if c.fatal {
+		return
+	}
 	pe := pgerror.From(err)
 	if pe.Severity == severityFatal {
 		c.fatal = true

@@ -1,7 +1,7 @@
 // Package pgwire serves the PostgreSQL v3 frontend/backend protocol: startup
 // (SSL and GSS encryption declined, trust authentication), the simple and
 // extended query protocols with named and unnamed statements and portals,
-// query cancellation and graceful shutdown.
+// COPY FROM STDIN (copy-in), query cancellation and graceful shutdown.
 //
 // It knows nothing of SQL: query text goes to a Session (see session.go)
 // obtained from a Handler, and values cross the wire through the types

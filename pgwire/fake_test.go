@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +24,8 @@ import (
 //	sleep                   blocks until its context is cancelled (if enabled)
 //	panic                   panics in Open (if enabled)
 //	panicrow                panics in Next (if enabled)
+//	copy N [binary]         COPY FROM STDIN of N columns, tagged with the bytes read
+//	copyfail                COPY FROM STDIN that fails with 22P04 after a byte
 type fakeHandler struct {
 	// sleeping receives the context of each sleep statement when it starts;
 	// with a nil channel the fake rejects sleep.
@@ -148,6 +151,10 @@ func (s *fakeSession) parse(text string, paramTypes []types.OID) (Statement, err
 		if s.h.sleeping != nil {
 			return &fakeStmt{sleep: s.h.sleeping}, nil
 		}
+	case "copy", "copyfail":
+		cols, format, _ := strings.Cut(rest, " ")
+		n, _ := strconv.Atoi(cols)
+		return &fakeStmt{h: s.h, copyCols: n, copyBinary: format == "binary", copyFails: verb == "copyfail"}, nil
 	case "panic", "panicrow":
 		if s.h.allowPanic {
 			return &fakeStmt{h: s.h, panics: verb == "panic", rowPanics: verb == "panicrow"}, nil
@@ -228,6 +235,10 @@ type fakeStmt struct {
 	sleep     chan context.Context
 	panics    bool
 	rowPanics bool
+	// copy statements: the columns and format, and whether the copy fails.
+	copyCols   int
+	copyBinary bool
+	copyFails  bool
 }
 
 func (st *fakeStmt) ParamTypes() []types.T { return st.params }
@@ -245,6 +256,9 @@ func (st *fakeStmt) Open(ctx context.Context, params []types.Datum) (Rows, error
 		return nil, ctx.Err()
 	case st.apply != nil:
 		st.apply()
+	}
+	if st.copyCols > 0 || st.copyFails {
+		return &fakeCopy{fakeRows: st.h.track(&fakeRows{}), cols: st.copyCols, binary: st.copyBinary, fails: st.copyFails}, nil
 	}
 	rows := st.rows
 	if st.refs != nil {
@@ -302,3 +316,25 @@ func (r *fakeRows) Next(ctx context.Context) ([]types.Datum, error) {
 
 func (r *fakeRows) Tag() string { return r.tag }
 func (r *fakeRows) Close()      { r.closed++ }
+
+// fakeCopy is a COPY FROM STDIN: it reads the data and counts its bytes.
+type fakeCopy struct {
+	*fakeRows
+	cols   int
+	binary bool
+	fails  bool
+}
+
+func (c *fakeCopy) CopyFormat() (bool, int) { return c.binary, c.cols }
+
+func (c *fakeCopy) CopyFrom(ctx context.Context, r io.Reader) error {
+	if c.fails {
+		if _, err := r.Read(make([]byte, 1)); err != nil {
+			return err
+		}
+		return pgerror.New(pgerror.CodeBadCopyFileFormat, "bad copy data")
+	}
+	n, err := io.Copy(io.Discard, r)
+	c.tag = "COPY " + strconv.FormatInt(n, 10)
+	return err
+}

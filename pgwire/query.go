@@ -73,6 +73,11 @@ func (c *conn) runPortal(p *portal, limit uint32) (suspended bool, err error) {
 			return false, err
 		}
 		p.rows = rows
+		if ci, ok := rows.(CopyIn); ok {
+			if err := c.copyIn(ctx, ci); err != nil {
+				return false, err
+			}
+		}
 	}
 	for n := uint32(0); limit == 0 || n < limit; n++ {
 		row, err := p.rows.Next(ctx)

@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"io"
 
 	"github.com/streamdb/streamdb/types"
 )
@@ -59,6 +60,20 @@ type Rows interface {
 	// Close releases resources; called exactly once, also on suspension
 	// without resumption or on errors.
 	Close()
+}
+
+// CopyIn is implemented by the Rows of a statement that reads rows from
+// the client, COPY ... FROM STDIN: once Open returns it, pgwire asks the
+// client for the data and hands it to CopyFrom; Next then returns nil and
+// Tag the command tag.
+type CopyIn interface {
+	Rows
+	// CopyFormat returns the format of the data: binary, or text (CSV
+	// included), and the number of columns.
+	CopyFormat() (binary bool, columns int)
+	// CopyFrom consumes the data: r reads the payloads of the client's
+	// CopyData messages in order and returns io.EOF after its CopyDone.
+	CopyFrom(ctx context.Context, r io.Reader) error
 }
 
 // Column describes one result column.

@@ -54,32 +54,14 @@ func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
 	if err != nil {
 		return nil, err
 	}
-	visible := visibleColumns(t)
-	target := visible
-	if len(st.Columns) > 0 {
-		target = nil
-		seen := map[int]bool{}
-		for _, c := range st.Columns {
-			i := t.ColumnIndex(c.Name.O)
-			if i < 0 || t.Columns[i].Hidden {
-				return nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %q of relation %q does not exist", c.Name.O, t.Name)
-			}
-			if seen[i] {
-				return nil, pgerror.New(pgerror.CodeDuplicateColumn, "column %q specified more than once", c.Name.O)
-			}
-			seen[i] = true
-			target = append(target, i)
-		}
+	var names []string
+	for _, c := range st.Columns {
+		names = append(names, c.Name.O)
 	}
-	// pos[i] is the source column feeding table column i, or -1 (default).
-	pos := make([]int, len(t.Columns))
-	for i := range pos {
-		pos[i] = -1
+	target, err := insertTargets(t, names)
+	if err != nil {
+		return nil, err
 	}
-	for j, i := range target {
-		pos[i] = j
-	}
-
 	root := &scope{}
 	var src Node
 	switch {
@@ -128,13 +110,78 @@ func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
 		src = v
 	}
 
-	// Project the source onto the table's visible columns.
+	proj, err := b.insertProject(t, target, src)
+	if err != nil {
+		return nil, err
+	}
+	return &Insert{Table: t, Source: proj, SkipConflicts: skip, OnConflict: sets}, nil
+}
+
+// BindCopy binds COPY schema.name [(columns)] FROM STDIN as an INSERT
+// whose Source is a Project over a Values without rows that stands for the
+// copied rows: rows of the named columns (all visible ones if none), in
+// order, of their types. The executor runs the Project's expressions over
+// the rows it reads; they fill in the defaults of the other columns.
+func (b *Binder) BindCopy(schema, name string, columns []string) (*Insert, error) {
+	t, err := b.dmlTarget(schema, name)
+	if err != nil {
+		return nil, err
+	}
+	target, err := insertTargets(t, columns)
+	if err != nil {
+		return nil, err
+	}
+	src := &Values{}
+	for _, i := range target {
+		src.Cols = append(src.Cols, Column{Name: t.Columns[i].Name, T: t.Columns[i].Type})
+	}
+	proj, err := b.insertProject(t, target, src)
+	if err != nil {
+		return nil, err
+	}
+	return &Insert{Table: t, Source: proj}, nil
+}
+
+// insertTargets returns the indexes of the columns of t an INSERT or COPY
+// names, or of every visible column if it names none.
+func insertTargets(t *meta.Table, names []string) ([]int, error) {
+	if len(names) == 0 {
+		return visibleColumns(t), nil
+	}
+	var target []int
+	seen := map[int]bool{}
+	for _, name := range names {
+		i := t.ColumnIndex(name)
+		if i < 0 || t.Columns[i].Hidden {
+			return nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %q of relation %q does not exist", name, t.Name)
+		}
+		if seen[i] {
+			return nil, pgerror.New(pgerror.CodeDuplicateColumn, "column %q specified more than once", name)
+		}
+		seen[i] = true
+		target = append(target, i)
+	}
+	return target, nil
+}
+
+// insertProject projects src, whose columns feed the target columns of t
+// in order, onto t's visible columns: the others get their defaults.
+func (b *Binder) insertProject(t *meta.Table, target []int, src Node) (*Project, error) {
+	// pos[i] is the source column feeding table column i, or -1 (default).
+	pos := make([]int, len(t.Columns))
+	for i := range pos {
+		pos[i] = -1
+	}
+	for j, i := range target {
+		pos[i] = j
+	}
 	srcCols := src.Columns()
 	var exprs []expr.Expr
 	var cols []Column
-	for _, i := range visible {
+	for _, i := range visibleColumns(t) {
 		col := t.Columns[i]
 		var e expr.Expr
+		var err error
 		if pos[i] >= 0 {
 			e = &expr.ColRef{Idx: pos[i], T: srcCols[pos[i]].T, Name: col.Name}
 			if e, err = b.assign(e, col); err != nil {
@@ -146,7 +193,7 @@ func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
 		exprs = append(exprs, e)
 		cols = append(cols, Column{Name: col.Name, T: col.Type})
 	}
-	return &Insert{Table: t, Source: &Project{Input: src, Exprs: exprs, Cols: cols}, SkipConflicts: skip, OnConflict: sets}, nil
+	return &Project{Input: src, Exprs: exprs, Cols: cols}, nil
 }
 
 // assign converts a value for storing into col (assignment cast rules).
@@ -251,7 +298,12 @@ func (b *Binder) dmlTable(refs *ast.Join) (*meta.Table, error) {
 	if !ok {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "DML target must be a table")
 	}
-	t, err := b.table(tn.Schema.O, tn.Name.O)
+	return b.dmlTarget(tn.Schema.O, tn.Name.O)
+}
+
+// dmlTarget resolves the table schema.name that DML or COPY writes to.
+func (b *Binder) dmlTarget(schema, name string) (*meta.Table, error) {
+	t, err := b.table(schema, name)
 	if err != nil {
 		return nil, err
 	}

@@ -81,6 +81,50 @@ func TestBindInsert(t *testing.T) {
 	}
 }
 
+// TestBindCopy checks the columns COPY reads and that its projection fills
+// in the defaults of the others.
+func TestBindCopy(t *testing.T) {
+	tests := []struct {
+		table   string
+		columns []string
+		row     []types.Datum
+		want    string
+		err     string
+	}{
+		{"w", nil, []types.Datum{types.NewInt(1), types.NewString("x")}, "a integer, c text: 1|x", ""},
+		{"w", []string{"a"}, []types.Datum{types.NewInt(2)}, "a integer: 2|none", ""},
+		{"w", []string{"c", "a"}, []types.Datum{types.NewString("y"), types.NewInt(3)}, "c text, a integer: 3|y", ""},
+		{"w", []string{"zz"}, nil, "", "42703"},
+		{"w", []string{"a", "a"}, nil, "", "42701"},
+		{"missing", nil, nil, "", "42P01"},
+	}
+	for _, tt := range tests {
+		ins, err := planner.NewBinder(catalog, nil).BindCopy("", tt.table, tt.columns)
+		if tt.err != "" || err != nil {
+			if pgerror.Code(err) != tt.err {
+				t.Errorf("COPY %s %v: error %v, want SQLSTATE %s", tt.table, tt.columns, err, tt.err)
+			}
+			continue
+		}
+		proj := ins.Source.(*planner.Project)
+		var cols []string
+		for _, c := range proj.Input.Columns() {
+			cols = append(cols, c.Name+" "+c.T.String())
+		}
+		var vals []string
+		for i, e := range proj.Exprs {
+			v, err := e.Eval(expr.NewCtx(context.Background(), nil), tt.row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			vals = append(vals, string(types.FormatText(nil, proj.Cols[i].T, v)))
+		}
+		if got := strings.Join(cols, ", ") + ": " + strings.Join(vals, "|"); got != tt.want {
+			t.Errorf("COPY %s %v: got %q, want %q", tt.table, tt.columns, got, tt.want)
+		}
+	}
+}
+
 func TestBindDMLShapes(t *testing.T) {
 	// UPDATE produces old and new full rows, hidden row id included.
 	p, _, err := bindDML(t, "UPDATE u SET x = x + 1 WHERE a > 0")

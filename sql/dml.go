@@ -224,7 +224,8 @@ func conflictUpdate(c *expr.Ctx, sets []planner.Assignment, existing, proposed [
 	return row, nil
 }
 
-// runDML executes a bound INSERT, UPDATE or DELETE and returns its row count.
+// runDML executes a bound INSERT, UPDATE, DELETE or COPY and returns its
+// row count.
 func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
@@ -236,7 +237,10 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 	switch p := plan.(type) {
 	case *planner.Insert:
 		w = e.newWriteSet(p.Table)
-		n, err = w.insert(c, p)
+		n, err = w.insert(c, p, planner.Build(p.Source))
+	case *copyPlan:
+		w = e.newWriteSet(p.ins.Table)
+		n, err = w.insert(c, p.ins, p.source())
 	case *planner.Update:
 		w = e.newWriteSet(p.Table)
 		width := len(p.Table.Columns)
@@ -283,13 +287,13 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 	return n, w.flush(stmtCtx)
 }
 
-// insert adds the rows of an INSERT to the write set and returns their
-// count. Rows of a table with a hidden row id get new ids, so they need no
-// key checks.
-func (w *writeSet) insert(c *expr.Ctx, p *planner.Insert) (int64, error) {
+// insert adds the rows src makes for p (its Source, built) to the write
+// set and returns their count. Rows of a table with a hidden row id get new
+// ids, so they need no key checks.
+func (w *writeSet) insert(c *expr.Ctx, p *planner.Insert, src exec.Op) (int64, error) {
 	var n int64
 	if w.t.HiddenRowID {
-		err := planner.Build(p.Source).Run(c, func(row []types.Datum) (bool, error) {
+		err := src.Run(c, func(row []types.Datum) (bool, error) {
 			full := w.e.fullRow(w.t, &w.rows, row)
 			if err := checkNotNull(w.t, full); err != nil {
 				return false, err
@@ -301,7 +305,7 @@ func (w *writeSet) insert(c *expr.Ctx, p *planner.Insert) (int64, error) {
 		return n, err
 	}
 	affected := map[string]bool{}
-	err := planner.Build(p.Source).Run(c, func(row []types.Datum) (bool, error) {
+	err := src.Run(c, func(row []types.Datum) (bool, error) {
 		full := w.e.fullRow(w.t, &w.rows, row)
 		if err := checkNotNull(w.t, full); err != nil {
 			return false, err

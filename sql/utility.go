@@ -157,6 +157,8 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		return done("FLUSH"), nil
 	case *parser.Discard:
 		return done("DISCARD " + strings.ToUpper(x.What)), nil
+	case *parser.Copy:
+		return s.copyFrom(x)
 	case *parser.Explain:
 		return s.explain(x)
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // uparser is the recursive-descent parser of utility statements: DDL,
-// SET/SHOW/RESET, transaction control, FLUSH, DISCARD and EXPLAIN.
+// SET/SHOW/RESET, transaction control, FLUSH, DISCARD, EXPLAIN and COPY.
 type uparser struct {
 	*cursor
 	i int
@@ -16,7 +16,7 @@ type uparser struct {
 // unsupportedStatements are statement kinds recognized only to refuse
 // them with 0A000 rather than a syntax error.
 var unsupportedStatements = wordSet(
-	"grant", "revoke", "copy", "prepare", "execute", "deallocate", "declare", "fetch",
+	"grant", "revoke", "prepare", "execute", "deallocate", "declare", "fetch",
 	"close", "move", "listen", "notify", "unlisten", "vacuum", "analyze", "analyse",
 	"truncate", "comment", "lock", "reindex", "cluster", "checkpoint", "do", "call",
 	"savepoint", "release", "subscribe", "refresh", "import", "security", "load",
@@ -160,6 +160,8 @@ func (p *uparser) statement() (any, error) {
 		return &Discard{What: what.val}, nil
 	case tk.is("explain"):
 		return p.explain()
+	case tk.is("copy"):
+		return p.copyStmt()
 	case tk.kind == tkIdent && unsupportedStatements[tk.val]:
 		return nil, p.notSupported(p.i, strings.ToUpper(tk.val))
 	}
