@@ -24,9 +24,12 @@ const (
 	PostgresOff PostgresMode = "off"
 )
 
-// pgBatch is the number of rows per INSERT in the comparison, for every
-// system.
+// pgBatch is the number of rows per INSERT or COPY in the comparison, for
+// every system.
 const pgBatch = 1000
+
+// feedName names each feed in the comparison's headings.
+var feedName = map[pgbaseline.Feed]string{pgbaseline.Insert: "INSERTs", pgbaseline.Copy: "COPYs (binary)"}
 
 // pgRefreshInterval is how often PostgreSQL's materialized view is
 // refreshed.
@@ -60,42 +63,44 @@ func comparePostgres(ctx context.Context, cfg Config, out io.Writer) (results []
 	}
 	p := cfg.Parallelism[0]
 	bids := pgbaseline.Bids(cfg.Events)
-	fmt.Fprintf(out, "\nstreamdb and PostgreSQL %s side by side: the %s bids of %s events, INSERTs of %d rows from one client, streamdb at parallelism %d\n",
-		version, thousands(bids), thousands(cfg.Events), pgBatch, p)
 	var errs []error
-	for _, w := range pgbaseline.Workloads {
-		var runs []pgbaseline.Result
-		for _, mode := range pgbaseline.Modes {
-			r, res, err := runCompared(ctx, cfg, pg, w, mode, p, bids)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("workload %s: %w", w.Name, err))
-				break
+	for _, how := range pgbaseline.Feeds {
+		fmt.Fprintf(out, "\nstreamdb and PostgreSQL %s side by side: the %s bids of %s events, %s of %d rows from one client, streamdb at parallelism %d\n",
+			version, thousands(bids), thousands(cfg.Events), feedName[how], pgBatch, p)
+		for _, w := range pgbaseline.Workloads {
+			var runs []pgbaseline.Result
+			for _, mode := range pgbaseline.Modes {
+				r, res, err := runCompared(ctx, cfg, pg, w, how, mode, p, bids)
+				if err != nil {
+					errs = append(errs, fmt.Errorf("workload %s fed by %s: %w", w.Name, how, err))
+					break
+				}
+				runs = append(runs, r)
+				results = append(results, res)
 			}
-			runs = append(runs, r)
-			results = append(results, res)
-		}
-		if len(runs) == len(pgbaseline.Modes) {
-			printComparison(out, cfg, runs)
-			if err := pgbaseline.Check(runs); err != nil {
-				errs = append(errs, err)
+			if len(runs) == len(pgbaseline.Modes) {
+				printComparison(out, cfg, runs)
+				if err := pgbaseline.Check(runs); err != nil {
+					errs = append(errs, err)
+				}
 			}
 		}
 	}
 	return results, errors.Join(errs...)
 }
 
-// runCompared runs workload w in one mode: on a fresh streamdb server for
-// pgbaseline.Streamdb (measuring it as the queries are), in a fresh
-// PostgreSQL database otherwise.
-func runCompared(ctx context.Context, cfg Config, pg *pgbaseline.Server, w pgbaseline.Workload, mode pgbaseline.Mode, p int, bids int64) (_ pgbaseline.Result, res Result, err error) {
-	res = Result{Query: fmt.Sprintf("pg-compare:%s:%s", w.Name, mode)}
-	bar := newProgress(cfg.Err, fmt.Sprintf("%s %s", w.Name, mode))
+// runCompared runs workload w fed by how in one mode: on a fresh streamdb
+// server for pgbaseline.Streamdb (measuring it as the queries are), in a
+// fresh PostgreSQL database otherwise.
+func runCompared(ctx context.Context, cfg Config, pg *pgbaseline.Server, w pgbaseline.Workload, how pgbaseline.Feed, mode pgbaseline.Mode, p int, bids int64) (_ pgbaseline.Result, res Result, err error) {
+	res = Result{Query: fmt.Sprintf("pg-compare:%s:%s:%s", w.Name, how, mode)}
+	bar := newProgress(cfg.Err, fmt.Sprintf("%s by %s %s", w.Name, how, mode))
 	start := time.Now()
-	opts := pgbaseline.Options{Events: cfg.Events, Batch: pgBatch, RefreshInterval: pgRefreshInterval,
+	opts := pgbaseline.Options{Events: cfg.Events, Feed: how, Batch: pgBatch, RefreshInterval: pgRefreshInterval,
 		Fed: func(n int64) { bar.update(n, bids, time.Since(start)) }}
 	defer bar.finish()
 	if mode != pgbaseline.Streamdb {
-		conn, err := pg.CreateDatabase(ctx, fmt.Sprintf("%s_%s", w.Name, mode))
+		conn, err := pg.CreateDatabase(ctx, fmt.Sprintf("%s_%s_%s", w.Name, how, mode))
 		if err != nil {
 			return pgbaseline.Result{}, res, err
 		}

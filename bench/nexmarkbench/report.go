@@ -10,7 +10,7 @@ import (
 
 // Result is one row of the report: a query run at one parallelism, the
 // generator-only rate (Query "generator") or one system of the PostgreSQL
-// comparison (Query "pg-compare:WORKLOAD:SYSTEM").
+// comparison (Query "pg-compare:WORKLOAD:FEED:SYSTEM").
 type Result struct {
 	Query       string `json:"query"`
 	Parallelism int    `json:"parallelism"`

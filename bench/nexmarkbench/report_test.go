@@ -17,7 +17,7 @@ func TestJSONShape(t *testing.T) {
 	results := []Result{
 		{Query: "q0", Parallelism: 2, Events: 1000, Seconds: 1, EventsPerSec: 1000, EventsPerSecPerCore: 2000, PeakRSSBytes: 1 << 20, BarrierP50Ms: 1.5, BarrierP99Ms: 3, Rows: 920},
 		{Query: "q5", Parallelism: 2, Events: 1000, Skipped: "no HOP (SQLSTATE 0A000)"},
-		{Query: "pg-compare:q1:postgres-refresh", Events: 920, EventsPerSec: 500, MaxStalenessMs: 1200, SlowRefreshes: 1},
+		{Query: "pg-compare:q1:insert:postgres-refresh", Events: 920, EventsPerSec: 500, MaxStalenessMs: 1200, SlowRefreshes: 1},
 	}
 	if err := writeJSON(path, results); err != nil {
 		t.Fatal(err)

@@ -52,7 +52,7 @@ func Check(results []Result) error {
 	for _, r := range results[1:] {
 		if r.Digest != results[0].Digest {
 			var b strings.Builder
-			fmt.Fprintf(&b, "the results of workload %s differ:", r.Workload)
+			fmt.Fprintf(&b, "the results of workload %s fed by %s differ:", r.Workload, r.Feed)
 			for _, r := range results {
 				fmt.Fprintf(&b, "\n  %s: %v", r.Mode, r.Digest)
 			}

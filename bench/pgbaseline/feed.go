@@ -31,16 +31,36 @@ func createBid() string {
 	return "CREATE TABLE bid (" + nexmark.ColumnDefs(nexmark.BidEvent) + ")"
 }
 
-// feed inserts the bids of the first events events into bid through
-// conn, batch rows per INSERT statement, and calls fed with the running
-// count after each statement. Both systems acknowledge an INSERT once it
-// is durable (committed).
-func feed(ctx context.Context, conn *pgx.Conn, events int64, batch int, fed func(int64)) (int64, error) {
+// Feed is how the client sends the bids.
+type Feed string
+
+// The feeds compared.
+const (
+	// Insert sends each batch as one multi-row INSERT statement with a
+	// parameter per value (pgx's extended protocol, binary parameters).
+	Insert Feed = "insert"
+	// Copy sends each batch as one COPY bid FROM STDIN in the binary
+	// format (pgx's CopyFrom).
+	Copy Feed = "copy"
+)
+
+// Feeds are the feeds in the order they run.
+var Feeds = []Feed{Insert, Copy}
+
+// feed sends the bids of the first events events into bid through conn,
+// batch rows per statement (an INSERT or a COPY, by how), and calls fed
+// with the running count after each statement. Both systems acknowledge
+// a statement once it is durable (committed).
+func feed(ctx context.Context, conn *pgx.Conn, how Feed, events int64, batch int, fed func(int64)) (int64, error) {
 	split := nexmark.NewSplit(bidConfig(events), 0)
 	width := split.Width()
 	rows := make([][]types.Datum, batch)
 	for i := range rows {
 		rows[i] = make([]types.Datum, width)
+	}
+	var columns []string
+	for _, c := range nexmark.Schema(nexmark.BidEvent) {
+		columns = append(columns, c.Name)
 	}
 	args := make([]any, 0, batch*width)
 	var total int64
@@ -54,8 +74,16 @@ func feed(ctx context.Context, conn *pgx.Conn, events int64, batch int, fed func
 			args = append(args, row[0].Int(), row[1].Int(), row[2].Int(), row[3].Str(), row[4].Str(),
 				time.UnixMicro(row[5].Micros()).UTC(), row[6].Str())
 		}
-		if _, err := conn.Exec(ctx, insertBids(n, width), args...); err != nil {
-			return total, fmt.Errorf("insert bids: %w", err)
+		var err error
+		if how == Copy {
+			_, err = conn.CopyFrom(ctx, pgx.Identifier{"bid"}, columns, pgx.CopyFromSlice(n, func(i int) ([]any, error) {
+				return args[i*width : (i+1)*width], nil
+			}))
+		} else {
+			_, err = conn.Exec(ctx, insertBids(n, width), args...)
+		}
+		if err != nil {
+			return total, fmt.Errorf("%s bids: %w", how, err)
 		}
 		total += int64(n)
 		fed(total)

@@ -33,7 +33,9 @@ var Modes = []Mode{Streamdb, Trigger, Refresh}
 type Options struct {
 	// Events is the number of Nexmark events whose bids are fed.
 	Events int64
-	// Batch is the number of rows per INSERT statement.
+	// Feed is how the bids are sent.
+	Feed Feed
+	// Batch is the number of rows per statement.
 	Batch int
 	// RefreshInterval is the time between refreshes (Refresh).
 	RefreshInterval time.Duration
@@ -44,6 +46,7 @@ type Options struct {
 // Result is what one run measured.
 type Result struct {
 	Workload string
+	Feed     Feed
 	Mode     Mode
 	// Bids is the number of bids fed.
 	Bids int64
@@ -77,7 +80,7 @@ func (r Result) BidsPerSec() float64 {
 // for Streamdb, PostgreSQL's otherwise) with mode keeping w's result in
 // the relation result, and measures.
 func Run(ctx context.Context, connString string, mode Mode, w Workload, opts Options) (Result, error) {
-	res := Result{Workload: w.Name, Mode: mode}
+	res := Result{Workload: w.Name, Feed: opts.Feed, Mode: mode}
 	conn, err := pgx.Connect(ctx, connString)
 	if err != nil {
 		return res, fmt.Errorf("%s: connect: %w", mode, err)
@@ -108,7 +111,7 @@ func Run(ctx context.Context, connString string, mode Mode, w Workload, opts Opt
 			return res, err
 		}
 	}
-	res.Bids, err = feed(ctx, conn, opts.Events, opts.Batch, fed)
+	res.Bids, err = feed(ctx, conn, opts.Feed, opts.Events, opts.Batch, fed)
 	if ref != nil {
 		// The refresh after the last INSERT makes the result whole.
 		err = errors.Join(err, ref.stop(ctx))

@@ -12,8 +12,8 @@ import (
 	"github.com/streamdb/streamdb/node"
 )
 
-// TestWorkloadsAgree runs each workload in every mode on a few thousand
-// bids (streamdb in process, PostgreSQL from its installed server
+// TestWorkloadsAgree runs each workload by each feed in every mode on a few
+// thousand bids (streamdb in process, PostgreSQL from its installed server
 // binaries) and checks that the results agree and the figures are filled.
 func TestWorkloadsAgree(t *testing.T) {
 	bin := Binaries()
@@ -31,35 +31,37 @@ func TestWorkloadsAgree(t *testing.T) {
 		}
 	})
 	const events = 5000
-	opts := Options{Events: events, Batch: 300, RefreshInterval: 50 * time.Millisecond}
-	for _, w := range Workloads {
-		var runs []Result
-		for _, mode := range Modes {
-			var conn string
-			if mode == Streamdb {
-				n, err := node.Start(node.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	for _, how := range Feeds {
+		opts := Options{Events: events, Feed: how, Batch: 300, RefreshInterval: 50 * time.Millisecond}
+		for _, w := range Workloads {
+			var runs []Result
+			for _, mode := range Modes {
+				var conn string
+				if mode == Streamdb {
+					n, err := node.Start(node.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { n.Close() })
+					conn = fmt.Sprintf("postgres://test@%s/streamdb?sslmode=disable", n.Addr())
+				} else if conn, err = pg.CreateDatabase(ctx, strings.Join([]string{w.Name, string(how), strings.ReplaceAll(string(mode), "-", "_")}, "_")); err != nil {
+					t.Fatal(err)
+				}
+				r, err := Run(ctx, conn, mode, w, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Cleanup(func() { n.Close() })
-				conn = fmt.Sprintf("postgres://test@%s/streamdb?sslmode=disable", n.Addr())
-			} else if conn, err = pg.CreateDatabase(ctx, w.Name+"_"+strings.ReplaceAll(string(mode), "-", "_")); err != nil {
-				t.Fatal(err)
+				if r.Bids != Bids(events) || r.BidsPerSec() <= 0 || r.Digest.Rows == 0 {
+					t.Errorf("%s by %s %s: %d bids (want %d) at %.0f/s, %d result rows", w.Name, how, mode, r.Bids, Bids(events), r.BidsPerSec(), r.Digest.Rows)
+				}
+				if mode == Refresh && (r.Refreshes == 0 || r.MaxStaleness <= 0) {
+					t.Errorf("%s by %s: %d refreshes, worst staleness %v", w.Name, how, r.Refreshes, r.MaxStaleness)
+				}
+				runs = append(runs, r)
 			}
-			r, err := Run(ctx, conn, mode, w, opts)
-			if err != nil {
-				t.Fatal(err)
+			if err := Check(runs); err != nil {
+				t.Error(err)
 			}
-			if r.Bids != Bids(events) || r.BidsPerSec() <= 0 || r.Digest.Rows == 0 {
-				t.Errorf("%s %s: %d bids (want %d) at %.0f/s, %d result rows", w.Name, mode, r.Bids, Bids(events), r.BidsPerSec(), r.Digest.Rows)
-			}
-			if mode == Refresh && (r.Refreshes == 0 || r.MaxStaleness <= 0) {
-				t.Errorf("%s: %d refreshes, worst staleness %v", w.Name, r.Refreshes, r.MaxStaleness)
-			}
-			runs = append(runs, r)
-		}
-		if err := Check(runs); err != nil {
-			t.Error(err)
 		}
 	}
 }
@@ -69,8 +71,8 @@ func TestCheckReportsDifferences(t *testing.T) {
 	if err := Check(same); err != nil {
 		t.Errorf("equal digests: %v", err)
 	}
-	differ := append(same, Result{Workload: "q1", Mode: Refresh, Digest: Digest{3, 8}})
-	if err := Check(differ); err == nil || !strings.Contains(err.Error(), "the results of workload q1 differ") {
+	differ := append(same, Result{Workload: "q1", Feed: Copy, Mode: Refresh, Digest: Digest{3, 8}})
+	if err := Check(differ); err == nil || !strings.Contains(err.Error(), "the results of workload q1 fed by copy differ") {
 		t.Errorf("different digests: %v", err)
 	}
 }
