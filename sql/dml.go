@@ -116,8 +116,7 @@ func (e *Engine) fullRow(t *meta.Table, arena *dataflow.RowArena, row []types.Da
 	full := arena.Row(len(t.Columns))
 	copy(full, row)
 	if t.HiddenRowID {
-		full[len(row)] = types.NewInt(e.nextRowID)
-		e.nextRowID++
+		full[len(row)] = types.NewInt(e.rowIDs.take())
 	}
 	return full
 }
@@ -128,7 +127,7 @@ func (e *Engine) fullRow(t *meta.Table, arena *dataflow.RowArena, row []types.Da
 func (e *Engine) send(ctx context.Context, t *meta.Table, c *dataflow.Chunk) (uint64, error) {
 	var extra []dataflow.Write
 	if t.HiddenRowID {
-		hw := binary.BigEndian.AppendUint64(nil, uint64(e.nextRowID))
+		hw := binary.BigEndian.AppendUint64(nil, uint64(e.rowIDs.next))
 		extra = []dataflow.Write{{Key: rowIDKey, Value: hw}}
 	}
 	return e.mgr.Send(ctx, t.ID, c, extra)

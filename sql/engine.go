@@ -53,8 +53,8 @@ type Engine struct {
 	// writeMu serializes DML: primary-key checks read the committed state,
 	// so a DML holds it until its epoch is committed.
 	writeMu sync.Mutex
-	// nextRowID is the next hidden row id (guarded by writeMu).
-	nextRowID int64
+	// rowIDs allocates hidden row ids (guarded by writeMu).
+	rowIDs *rowIDs
 	// ddlMu serializes DDL that starts or stops streaming jobs.
 	ddlMu sync.Mutex
 }
@@ -79,12 +79,13 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 	} else if n > 0 {
 		opts.Logger.Info("recovery removed uncommitted state", "versions", n, "committed_epoch", committed)
 	}
-	e := &Engine{Meta: m, Storage: st, opts: opts}
+	var nextRowID int64
 	if v, ok, err := st.Get(rowIDKey, math.MaxUint64); err != nil {
 		return nil, err
 	} else if ok && len(v) == 8 {
-		e.nextRowID = int64(binary.BigEndian.Uint64(v))
+		nextRowID = int64(binary.BigEndian.Uint64(v))
 	}
+	e := &Engine{Meta: m, Storage: st, opts: opts, rowIDs: newRowIDs(nextRowID)}
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
 	store := dataflow.NewStore(st)

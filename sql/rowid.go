@@ -1,0 +1,69 @@
+package sql
+
+import (
+	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/types"
+)
+
+// rowIDRun is about how many consecutive hidden row ids share a vnode.
+const rowIDRun = 64
+
+// rowIDStride orders the vnodes a block visits: coprime with the number
+// of vnodes, it visits each once and spreads neighbours apart.
+const rowIDStride = 97
+
+// rowIDs hands out hidden row ids in blocks of rowIDRun per vnode: it takes
+// the ids of a block by vnode, every id of one vnode (ascending) before
+// the next vnode's, the vnodes in stride order. A statement's rows thus
+// fall in runs within few vnodes, so their keys (table | vnode | row id)
+// land in few places of the state store's sorted memtable, which makes
+// inserting them cheap, while a view keyed by row id still spreads a large
+// statement over its actors (which own ranges of vnodes). Ids are unique
+// but not in order; an id is never reused, and those a block left unused
+// when the node stopped are skipped.
+type rowIDs struct {
+	// next is the first id after the current block: the high-water mark
+	// recovery resumes from.
+	next int64
+	// free[v] holds the current block's unused ids of vnode v, ascending;
+	// at is the vnode ids come from, visited how many vnodes of the block
+	// have been.
+	free    [][]int64
+	at      int
+	visited int
+}
+
+// newRowIDs returns an allocator whose ids start at next.
+func newRowIDs(next int64) *rowIDs {
+	return &rowIDs{next: next, free: make([][]int64, exec.VNodes), visited: exec.VNodes}
+}
+
+// take returns a new row id.
+func (r *rowIDs) take() int64 {
+	for len(r.free[r.at]) == 0 {
+		if r.visited == exec.VNodes {
+			r.refill()
+			continue
+		}
+		r.at = (r.at + rowIDStride) % exec.VNodes
+		r.visited++
+	}
+	id := r.free[r.at][0]
+	r.free[r.at] = r.free[r.at][1:]
+	return id
+}
+
+// refill starts a new block: the rowIDRun ids per vnode after next.
+func (r *rowIDs) refill() {
+	for v := range r.free {
+		r.free[v] = r.free[v][:0]
+	}
+	var key []byte
+	end := r.next + rowIDRun*int64(exec.VNodes)
+	for id := r.next; id < end; id++ {
+		key = types.AppendKey(key[:0], types.NewInt(id), false)
+		v := types.VNode(key, exec.VNodes)
+		r.free[v] = append(r.free[v], id)
+	}
+	r.next, r.visited = end, 1
+}
