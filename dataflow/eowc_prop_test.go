@@ -139,7 +139,7 @@ func TestEOWCWindowAggOracle(t *testing.T) {
 					closed = append(closed, r)
 				}
 			}
-			out := batch(rt, &exec.HashAgg{Input: rowsOp(closed), Group: []expr.Expr{colRef(3, types.TTimestamp)}, Aggs: aggs})
+			out := batch(rt, &exec.HashAgg{Input: exec.Rows(closed), Group: []expr.Expr{colRef(3, types.TTimestamp)}, Aggs: aggs})
 			want = sortedRows(out)
 		}
 		if got := v.sorted(); strings.Join(got, "\n") != strings.Join(want, "\n") {

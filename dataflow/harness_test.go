@@ -234,19 +234,6 @@ func sortedRows(rows [][]types.Datum) []string {
 	return out
 }
 
-// rowsOp is a batch operator over fixed rows.
-type rowsOp [][]types.Datum
-
-// Run implements exec.Op.
-func (r rowsOp) Run(_ *expr.Ctx, emit exec.Emit) error {
-	for _, row := range r {
-		if more, err := emit(row); err != nil || !more {
-			return err
-		}
-	}
-	return nil
-}
-
 // batch runs a batch operator and returns its rows.
 func batch(t tester, op exec.Op) [][]types.Datum {
 	t.Helper()

@@ -128,7 +128,7 @@ func TestHashAggOracle(t *testing.T) {
 					// Retractable string_agg and array_agg list values in value order.
 					slices.SortStableFunc(rows, func(a, b []types.Datum) int { return types.Compare(a[4], b[4]) })
 				}
-				return sortedRows(batch(rt, &exec.HashAgg{Input: rowsOp(rows), Group: group, Aggs: spec.Aggs}))
+				return sortedRows(batch(rt, &exec.HashAgg{Input: exec.Rows(rows), Group: group, Aggs: spec.Aggs}))
 			},
 		}
 		o.check(rt, engine, spec)

@@ -28,7 +28,7 @@ func TestHashJoinOracle(t *testing.T) {
 			},
 			want: func(live [][][]types.Datum) []string {
 				key := []expr.Expr{colRef(1, types.TInt4)}
-				return sortedRows(batch(rt, &exec.Join{Kind: kind, Left: rowsOp(live[0]), Right: rowsOp(live[1]),
+				return sortedRows(batch(rt, &exec.Join{Kind: kind, Left: exec.Rows(live[0]), Right: exec.Rows(live[1]),
 					LeftKeys: key, RightKeys: key, On: cond, LeftWidth: 3, RightWidth: 3}))
 			},
 		}

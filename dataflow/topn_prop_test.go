@@ -49,7 +49,7 @@ func TestTopNOracle(t *testing.T) {
 				var rows [][]types.Datum
 				for _, g := range groups {
 					kept := batch(rt, &exec.Limit{
-						Input: &exec.Sort{Input: rowsOp(g), Keys: keys},
+						Input: &exec.Sort{Input: exec.Rows(g), Keys: keys},
 						Count: count, Offset: expr.NewConst(types.NewInt(offset), types.TInt8),
 					})
 					for i, r := range kept {

@@ -30,6 +30,19 @@ func (v *Values) Run(c *expr.Ctx, emit Emit) error {
 	return nil
 }
 
+// Rows emits rows already in memory.
+type Rows [][]types.Datum
+
+// Run implements Op.
+func (r Rows) Run(_ *expr.Ctx, emit Emit) error {
+	for _, row := range r {
+		if more, err := emit(row); err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}
+
 // Filter passes rows for which Cond is true.
 type Filter struct {
 	Input Op

@@ -94,18 +94,5 @@ type copyPlan struct {
 // source returns the rows run through the projection the COPY was bound
 // to (see planner.BindCopy).
 func (p *copyPlan) source() exec.Op {
-	return &exec.Project{Input: rowsOp(p.rows), Exprs: p.ins.Source.(*planner.Project).Exprs}
-}
-
-// rowsOp is an operator producing rows held in memory.
-type rowsOp [][]types.Datum
-
-// Run implements exec.Op.
-func (r rowsOp) Run(_ *expr.Ctx, emit exec.Emit) error {
-	for _, row := range r {
-		if more, err := emit(row); err != nil || !more {
-			return err
-		}
-	}
-	return nil
+	return &exec.Project{Input: exec.Rows(p.rows), Exprs: p.ins.Source.(*planner.Project).Exprs}
 }

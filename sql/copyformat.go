@@ -157,37 +157,34 @@ func trimEOL(line []byte) []byte {
 // isEndMarker reports whether a line is the end-of-data marker \. alone.
 func isEndMarker(line []byte) bool { return string(line) == `\.` }
 
-// dataLine returns the next line without its terminator, skipping the
-// header line, or copyEnd at the end of the data or its end marker.
-func (d *copyDecoder) dataLine() ([]byte, error) {
+// dataLine starts a row with the next line, skipping the header line: it
+// returns the line as read and without its terminator, or copyEnd at the
+// end of the data or its end marker.
+func (d *copyDecoder) dataLine() (raw, line []byte, err error) {
 	for {
-		raw, err := d.readLine()
-		if err == io.EOF {
-			return nil, copyEnd
+		if raw, err = d.readLine(); err == io.EOF {
+			return nil, nil, copyEnd
+		} else if err != nil {
+			return nil, nil, err
 		}
-		if err != nil {
-			return nil, err
-		}
-		line := trimEOL(raw)
+		line = trimEOL(raw)
 		if isEndMarker(line) {
-			return nil, copyEnd
+			return nil, nil, copyEnd
 		}
-		if d.line == 1 && d.opts.Header {
-			continue
+		if d.line > 1 || !d.opts.Header {
+			d.startRow()
+			return raw, line, nil
 		}
-		return raw, nil
 	}
 }
 
 // textRow reads one line of the text format: fields split at the
 // delimiter, backslash escapes, the null marker matched before them.
 func (d *copyDecoder) textRow() error {
-	raw, err := d.dataLine()
+	_, line, err := d.dataLine()
 	if err != nil {
 		return err
 	}
-	line := trimEOL(raw)
-	d.startRow()
 	delim := d.opts.Delimiter[0]
 	start := 0
 	for i := 0; i <= len(line); i++ {
@@ -210,6 +207,10 @@ func (d *copyDecoder) textRow() error {
 	return nil
 }
 
+// textEscapes maps the letter of each one-letter escape of the text format
+// to the byte it stands for.
+var textEscapes = [256]byte{'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v'}
+
 // unescapeText appends raw with the text format's backslash escapes
 // resolved: \b \f \n \r \t \v, octal \ooo, hex \xhh, and \c for any other c.
 func unescapeText(dst, raw []byte) []byte {
@@ -220,19 +221,12 @@ func unescapeText(dst, raw []byte) []byte {
 			continue
 		}
 		i++
-		switch c = raw[i]; c {
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'v':
-			dst = append(dst, '\v')
+		c = raw[i]
+		if e := textEscapes[c]; e != 0 {
+			dst = append(dst, e)
+			continue
+		}
+		switch c {
 		case '0', '1', '2', '3', '4', '5', '6', '7':
 			v := c - '0'
 			for k := 0; k < 2 && i+1 < len(raw) && raw[i+1] >= '0' && raw[i+1] <= '7'; k++ {
@@ -274,12 +268,10 @@ func hexDigit(c byte) int {
 // delimiter, quoted fields (which may hold delimiters and newlines, and
 // quotes escaped), an unquoted field equal to the null marker NULL.
 func (d *copyDecoder) csvRow() error {
-	raw, err := d.dataLine()
+	raw, line, err := d.dataLine()
 	if err != nil {
 		return err
 	}
-	line := trimEOL(raw)
-	d.startRow()
 	delim, quote, escape := d.opts.Delimiter[0], d.opts.Quote[0], d.opts.Escape[0]
 	start, quoted, inQuote := 0, false, false
 	for i := 0; ; {
