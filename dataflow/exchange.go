@@ -47,7 +47,7 @@ func (g *outputGroup) add(ctx context.Context, target int, op Op, row []types.Da
 	b := g.bufs[target]
 	if b == nil {
 		share := min(n/len(g.outs)+1, MaxChunkRows)
-		b = &Chunk{Ops: make([]Op, 0, share), Rows: make([][]types.Datum, 0, share)}
+		b = newChunk(share)
 		g.bufs[target] = b
 	}
 	b.Append(op, row)

@@ -159,7 +159,7 @@ func TestIntervalJoinOracle(t *testing.T) {
 				}
 			}
 		}
-		want := sortedRows(batch(rt, &exec.Join{Kind: kind, Left: rowsOp(rows[0]), Right: rowsOp(rows[1]),
+		want := sortedRows(batch(rt, &exec.Join{Kind: kind, Left: exec.Rows(rows[0]), Right: exec.Rows(rows[1]),
 			LeftKeys: []expr.Expr{colRef(1, types.TInt4)}, RightKeys: []expr.Expr{colRef(1, types.TInt4)},
 			On: spec.Cond, LeftWidth: 3, RightWidth: 3}))
 		if got := v.sorted(); strings.Join(got, "\n") != strings.Join(want, "\n") {
