@@ -125,18 +125,16 @@ func (s *Store) take(epoch uint64) []staged {
 }
 
 // write commits the writes of stages and whatever extra adds, synced if
-// durable. Unsynced
-// writes of more than writePart keys go in parallel batches over disjoint
-// key ranges (one per core): memtable inserts are the bulk of the work.
+// durable. Writes of more than writePart keys go in parallel batches over
+// disjoint key ranges (one per core): memtable inserts are the bulk of the
+// work. A single batch syncs as it commits, so that the sync overlaps its
+// memtable inserts; parallel ones are synced once all are in.
 func (s *Store) write(stages []staged, extra func(*storage.Batch), durable bool) error {
 	n := 0
 	for _, st := range stages {
 		n += len(st.writes)
 	}
-	parts := 1
-	if !durable {
-		parts = max(1, min(runtime.GOMAXPROCS(0), n/writePart))
-	}
+	parts := max(1, min(runtime.GOMAXPROCS(0), n/writePart))
 	batches := make([]*storage.Batch, parts)
 	for i := range batches {
 		batches[i] = s.engine.NewBatch()
@@ -154,7 +152,10 @@ func (s *Store) write(stages []staged, extra func(*storage.Batch), durable bool)
 	if extra != nil {
 		extra(batches[0])
 	}
-	if parts == 1 && batches[0].Len() == 0 {
+	if parts == 1 {
+		if batches[0].Len() > 0 {
+			return batches[0].Commit(durable)
+		}
 		batches[0].Close()
 		if durable {
 			return s.engine.Sync()
@@ -163,16 +164,17 @@ func (s *Store) write(stages []staged, extra func(*storage.Batch), durable bool)
 	}
 	errs := make([]error, parts)
 	var wg sync.WaitGroup
-	for k, b := range batches[1:] {
-		wg.Go(func() { errs[k+1] = b.Commit(false) })
+	for k, b := range batches {
+		wg.Go(func() { errs[k] = b.Commit(false) })
 	}
-	errs[0] = batches[0].Commit(durable)
 	wg.Wait()
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil || !durable {
+		return err
+	}
+	return s.engine.Sync()
 }
 
-// writePart is the fewest keys an unsynced write gives each parallel
-// batch.
+// writePart is the fewest keys a write gives each parallel batch.
 const writePart = 1024
 
 // pressure reports that the state cache is over budget with nothing it may
