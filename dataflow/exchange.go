@@ -30,8 +30,9 @@ func newOutputGroup(dist DistKind, keys []int, vnodeCount int, owner []int, outs
 	return &outputGroup{dist: dist, keys: keys, vnodeCount: vnodeCount, owner: owner, outs: outs, bufs: make([]*Chunk, len(outs))}
 }
 
+// route returns the index of the actor that owns row.
 func (g *outputGroup) route(row []types.Datum) int {
-	if g.dist == DistSingle {
+	if g.dist == DistSingle || len(g.outs) == 1 {
 		return 0
 	}
 	g.key = g.key[:0]
