@@ -26,11 +26,7 @@ func TestKill9KeepsWatermarks(t *testing.T) {
 	p.kill()
 	p = startProcess(t, dir, addr)
 	defer p.kill()
-	conn, err := pgx.Connect(ctx, connString(addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := connect(t, addr, pgx.QueryExecModeCacheStatement)
 	for _, stmt := range []string{
 		"INSERT INTO ev VALUES ('2024-01-01 10:00:30', 100)",
 		"INSERT INTO ev VALUES ('2024-01-01 10:03:40', 16)",
