@@ -11,6 +11,10 @@ import (
 // bounded and barriers stay close behind the data (DESIGN.md §6 lessons).
 const queueLen = 16
 
+// passChunkRows is the fewest rows a chunk for a single actor needs to go
+// on unbuffered.
+const passChunkRows = MaxChunkRows / 4
+
 // outputGroup sends a fragment's output to one consuming fragment: each
 // row to the actor owning its vnode (hash) or to the single actor.
 type outputGroup struct {
@@ -59,7 +63,13 @@ func (g *outputGroup) add(ctx context.Context, target int, op Op, row []types.Da
 	return nil
 }
 
+// push routes the changes of c to the consuming actors, buffering them in
+// chunks per actor. A large chunk for a single actor with nothing buffered
+// before it goes on as it is, at once; small ones are gathered.
 func (g *outputGroup) push(ctx context.Context, c *Chunk) error {
+	if len(g.outs) == 1 && c.Len() >= passChunkRows && (g.bufs[0] == nil || g.bufs[0].Len() == 0) {
+		return send(ctx, g.outs[0], c)
+	}
 	for i := 0; i < len(c.Rows); i++ {
 		op, row := c.Ops[i], c.Rows[i]
 		t := g.route(row)

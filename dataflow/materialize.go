@@ -61,6 +61,11 @@ type rowBlock struct {
 
 // Process implements Operator.
 func (m *materialize) Process(_ int, c *Chunk, emit Emit) error {
+	// The changes go on first: the actors downstream start on them while
+	// they are encoded here.
+	if err := emit(c); err != nil {
+		return err
+	}
 	for i, row := range c.Rows {
 		m.pk, _ = appendKeyCols(m.pk[:0], row, m.spec.PK)
 		vnode := types.VNode(m.pk, m.groups)
@@ -77,7 +82,7 @@ func (m *materialize) Process(_ int, c *Chunk, emit Emit) error {
 			m.writes.del(m.key)
 		}
 	}
-	return emit(c)
+	return nil
 }
 
 // appendToBlock adds row, whose storage key is m.key, to vnode's block,

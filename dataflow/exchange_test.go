@@ -1,0 +1,48 @@
+package dataflow
+
+import (
+	"context"
+	"testing"
+
+	"github.com/streamdb/streamdb/types"
+)
+
+// TestOutputGroupToOneActor checks that a large chunk for a single actor
+// goes on at once as it is, while small ones wait for the barrier,
+// gathered, which follows every row pushed before it.
+func TestOutputGroupToOneActor(t *testing.T) {
+	ch := make(chan Message, 8)
+	g := newOutputGroup(DistHash, []int{0}, testVNodes, make([]int, testVNodes), []chan<- Message{ch})
+	chunk := func(n int) *Chunk {
+		c := &Chunk{}
+		for i := range n {
+			c.Append(Insert, []types.Datum{types.NewInt(int64(i))})
+		}
+		return c
+	}
+	ctx := context.Background()
+	large := chunk(passChunkRows)
+	if err := g.push(ctx, large); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-ch; got != large {
+		t.Fatalf("a large chunk did not go on as it is: %v", got)
+	}
+	for _, c := range []*Chunk{chunk(3), chunk(passChunkRows), chunk(2)} {
+		if err := g.push(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ch) != 0 {
+		t.Fatalf("%d messages sent while rows were buffered", len(ch))
+	}
+	if err := g.barrier(ctx, &Barrier{Epoch: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := (<-ch).(*Chunk); got.Len() != 3+passChunkRows+2 {
+		t.Fatalf("gathered %d rows, want %d", got.Len(), 3+passChunkRows+2)
+	}
+	if _, ok := (<-ch).(*Barrier); !ok {
+		t.Fatal("no barrier after the rows")
+	}
+}
