@@ -1,7 +1,6 @@
 package planner_test
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/streamdb/streamdb/pgerror"
@@ -9,10 +8,7 @@ import (
 
 // TestRunArrays checks array expressions against PostgreSQL 15's results.
 func TestRunArrays(t *testing.T) {
-	tests := []struct {
-		sql  string
-		want []string
-	}{
+	tests := []rowsCase{
 		{"SELECT ARRAY[1, 2.5], ARRAY['1', 2], ARRAY['a', NULL], ARRAY[]::int[], ARRAY['1', '2']::int[], ARRAY[1.5]::int[]",
 			[]string{"{1,2.5}|{1,2}|{a,NULL}|{}|{1,2}|{2}"}},
 		{"SELECT pg_typeof(ARRAY[1, 2.5]), pg_typeof(ARRAY['a']), pg_typeof(ARRAY[1::int2] || 1), pg_typeof(ARRAY[NULL])",
@@ -39,13 +35,7 @@ func TestRunArrays(t *testing.T) {
 			[]string{"{1,2}|{a,b}|{}"}},
 		{"SELECT string_agg(DISTINCT column1, ',') FROM (VALUES ('b'), ('a'), ('b')) s", []string{"a,b"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.sql, func(t *testing.T) {
-			if got := runQuery(t, tt.sql); !slices.Equal(got, tt.want) {
-				t.Errorf("rows\n got  %q\n want %q", got, tt.want)
-			}
-		})
-	}
+	checkRows(t, tests)
 }
 
 // TestArrayBindErrors checks array errors against PostgreSQL 15's.

@@ -12,6 +12,24 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
+// rowsCase is a query and the rows runQuery renders for it.
+type rowsCase struct {
+	sql  string
+	want []string
+}
+
+// checkRows runs each case as a subtest and compares its rows.
+func checkRows(t *testing.T, tests []rowsCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.sql, func(t *testing.T) {
+			if got := runQuery(t, tt.sql); !slices.Equal(got, tt.want) {
+				t.Errorf("rows\n got  %q\n want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // runQuery binds, builds and runs a query that reads no tables, and
 // renders its rows as "a|b" lines in their PostgreSQL text form.
 func runQuery(t *testing.T, sql string, params ...types.Datum) []string {
@@ -39,10 +57,7 @@ func runQuery(t *testing.T, sql string, params ...types.Datum) []string {
 // TestRun checks query semantics end to end over VALUES: ordering, set
 // operation precedence, grouping, subqueries and LIMIT.
 func TestRun(t *testing.T) {
-	tests := []struct {
-		sql  string
-		want []string
-	}{
+	tests := []rowsCase{
 		{"SELECT 1 + 2, 'a' || 'b', true, NULL", []string{"3|ab|t|NULL"}},
 		{"SELECT column1 FROM (VALUES (3), (NULL), (1)) s ORDER BY column1", []string{"1", "3", "NULL"}},
 		{"SELECT column1 FROM (VALUES (3), (NULL), (1)) s ORDER BY column1 DESC", []string{"NULL", "3", "1"}},
@@ -83,13 +98,7 @@ func TestRun(t *testing.T) {
 			[]string{"1|NULL", "2|2", "NULL|3"}},
 		{"SELECT * FROM (VALUES (1, 'x')) a (k, v) JOIN (VALUES (1, 'y')) b (k, w) USING (k)", []string{"1|x|y"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.sql, func(t *testing.T) {
-			if got := runQuery(t, tt.sql); !slices.Equal(got, tt.want) {
-				t.Errorf("rows\n got  %q\n want %q", got, tt.want)
-			}
-		})
-	}
+	checkRows(t, tests)
 }
 
 func TestRunParams(t *testing.T) {

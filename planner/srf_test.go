@@ -2,7 +2,6 @@ package planner_test
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 
@@ -15,10 +14,7 @@ import (
 // TestRunTableFunctions checks set-returning functions in FROM and in
 // select lists, and LATERAL items, against PostgreSQL 15's results.
 func TestRunTableFunctions(t *testing.T) {
-	tests := []struct {
-		sql  string
-		want []string
-	}{
+	tests := []rowsCase{
 		{"SELECT * FROM generate_series(1, 3)", []string{"1", "2", "3"}},
 		{"SELECT * FROM generate_series(5, 1, -2)", []string{"5", "3", "1"}},
 		{"SELECT * FROM generate_series(1, 3, -1)", nil},
@@ -46,13 +42,7 @@ func TestRunTableFunctions(t *testing.T) {
 		{"SELECT generate_series(1, 3) LIMIT 2", []string{"1", "2"}},
 		{"SELECT * FROM (SELECT 1 AS a, 2 AS a) s", []string{"1|2"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.sql, func(t *testing.T) {
-			if got := runQuery(t, tt.sql); !slices.Equal(got, tt.want) {
-				t.Errorf("rows\n got  %q\n want %q", got, tt.want)
-			}
-		})
-	}
+	checkRows(t, tests)
 }
 
 // TestTableFunctionColumns checks the names and types of table function
