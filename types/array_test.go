@@ -21,10 +21,7 @@ func mustArray(t *testing.T, elem T) T {
 // output for the same '...'::type[] literal.
 func TestArrayText(t *testing.T) {
 	ints, texts := mustArray(t, TInt4), mustArray(t, TText)
-	tests := []struct {
-		typ      T
-		in, want string
-	}{
+	tests := []textCase{
 		{ints, "{1,2,NULL}", "{1,2,NULL}"}, {ints, " { 1 , 2 } ", "{1,2}"}, {ints, "{}", "{}"}, {ints, "{  }", "{}"},
 		{ints, "{ NULL }", "{NULL}"}, {ints, "{nULl,3}", "{NULL,3}"},
 		{texts, `{"a b", c , "" }`, `{"a b",c,""}`}, {texts, `{a b  ,  c d }`, `{"a b","c d"}`},
@@ -38,16 +35,7 @@ func TestArrayText(t *testing.T) {
 		{mustArray(t, TInterval), "{1 day}", `{"1 day"}`}, {mustArray(t, T{Family: Varchar, Mod: 2}), "{ab,c}", "{ab,c}"},
 		{mustArray(t, T{Family: Numeric, Mod: NumericMod(4, 1)}), "{1.25,2}", "{1.3,2.0}"},
 	}
-	for _, tt := range tests {
-		d, err := ParseText(tt.typ, tt.in)
-		if err != nil {
-			t.Errorf("ParseText(%s, %q): %v", tt.typ, tt.in, err)
-			continue
-		}
-		if got := string(FormatText(nil, tt.typ, d)); got != tt.want {
-			t.Errorf("%s %q: got %q, want %q", tt.typ, tt.in, got, tt.want)
-		}
-	}
+	checkText(t, tests)
 }
 
 func TestArrayTextErrors(t *testing.T) {

@@ -9,13 +9,32 @@ import (
 
 // TestParseFormatText checks ParseText then FormatText against PostgreSQL
 // 15's output for the same '...'::type literal.
+// textCase is a value's text input for a type and its output as
+// PostgreSQL 15 prints it.
+type textCase struct {
+	typ      T
+	in, want string
+}
+
+// checkText parses each case's input and compares its formatted output.
+func checkText(t *testing.T, tests []textCase) {
+	t.Helper()
+	for _, tt := range tests {
+		d, err := ParseText(tt.typ, tt.in)
+		if err != nil {
+			t.Errorf("ParseText(%s, %q): %v", tt.typ, tt.in, err)
+			continue
+		}
+		if got := string(FormatText(nil, tt.typ, d)); got != tt.want {
+			t.Errorf("%q::%s = %q, want %q", tt.in, tt.typ, got, tt.want)
+		}
+	}
+}
+
 func TestParseFormatText(t *testing.T) {
 	varchar3, char3 := T{Family: Varchar, Mod: 3}, T{Family: Bpchar, Mod: 3}
 	num52, ts0, ts3 := T{Family: Numeric, Mod: NumericMod(5, 2)}, T{Family: Timestamp, Mod: 0}, T{Family: TimestampTZ, Mod: 3}
-	tests := []struct {
-		typ      T
-		in, want string
-	}{
+	tests := []textCase{
 		{TBool, "t", "t"}, {TBool, " TRUE ", "t"}, {TBool, "tr", "t"}, {TBool, "yes", "t"}, {TBool, "on", "t"},
 		{TBool, "1", "t"}, {TBool, "f", "f"}, {TBool, "FALSE", "f"}, {TBool, "n", "f"}, {TBool, "off", "f"},
 		{TBool, "of", "f"}, {TBool, "0", "f"},
@@ -86,16 +105,7 @@ func TestParseFormatText(t *testing.T) {
 		{TJsonb, ` [1e2, -0, 1.0E-2, "x\u00e9\n\u001f", true,false ,null] `, `[100, 0, 0.010, "xé\n\u001f", true, false, null]`},
 		{TJsonb, `"\ud83d\ude00 \/"`, `"😀 /"`}, {TJsonb, `{}`, `{}`}, {TJsonb, `[]`, `[]`}, {TJsonb, `  42 `, `42`},
 	}
-	for _, tt := range tests {
-		d, err := ParseText(tt.typ, tt.in)
-		if err != nil {
-			t.Errorf("ParseText(%s, %q): %v", tt.typ, tt.in, err)
-			continue
-		}
-		if got := string(FormatText(nil, tt.typ, d)); got != tt.want {
-			t.Errorf("%q::%s = %q, want %q", tt.in, tt.typ, got, tt.want)
-		}
-	}
+	checkText(t, tests)
 }
 
 func TestParseTextErrors(t *testing.T) {
