@@ -1,8 +1,8 @@
 package dataflow
 
 import (
-	"slices"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 )
