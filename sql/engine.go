@@ -116,7 +116,7 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 		cancel()
 		return nil, err
 	}
-	go e.resumeRescales()
+	e.resumeRescales()
 	return e, nil
 }
 

@@ -292,21 +292,34 @@ func (e *Engine) pause(ctx context.Context) error {
 }
 
 // resumeRescales finishes the rescales a crash interrupted: each job
-// restarted with the assignment of its last committed step, and goes on
-// from there to its plan's target.
+// restarted with the assignment of its last committed step and goes on
+// from there to its plan's target. They are registered at once (SHOW
+// JOBS lists them, ALTER refuses to start another) and run in the
+// background, one after the other.
 func (e *Engine) resumeRescales() {
+	type resumed struct {
+		t   *meta.Table
+		job *rescaleJob
+	}
+	var todo []resumed
 	for _, t := range e.Meta.Catalog().Tables() {
 		if t.Rescale == nil {
 			continue
 		}
 		job, err := e.beginRescale(e.ctx, t, t.Rescale, true)
-		if err == nil {
-			err = e.runRescale(e.ctx, t, t.Rescale, job)
-		}
-		if err != nil && e.ctx.Err() == nil {
+		if err != nil {
 			e.opts.Logger.Error("resuming an interrupted rescale failed; run ALTER ... SET PARALLELISM again", "relation", t.Name, "err", err)
+			continue
 		}
+		todo = append(todo, resumed{t, job})
 	}
+	go func() {
+		for _, r := range todo {
+			if err := e.runRescale(e.ctx, r.t, r.t.Rescale, r.job); err != nil && e.ctx.Err() == nil {
+				e.opts.Logger.Error("resuming an interrupted rescale failed; run ALTER ... SET PARALLELISM again", "relation", r.t.Name, "err", err)
+			}
+		}
+	}()
 }
 
 // RescaleJobs implements planner.Status: the latest rescale of each job
