@@ -1,7 +1,9 @@
 package dataflow
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sync/atomic"
 )
 
@@ -31,9 +33,11 @@ func (h *handoff) wait(ctx context.Context) error {
 	}
 }
 
-// vnodeCache is one vnode's part of a state table's cache.
+// vnodeCache is one vnode's part of a state table's cache: its groups by
+// prefix and, in order, most recently used first.
 type vnodeCache struct {
 	groups map[string]*Group
+	order  []*Group
 	bare   bool
 	bytes  int64
 }
@@ -71,14 +75,8 @@ func adoptCaches(chain []Operator, from [][]map[uint16]*vnodeCache, vnodes *Bitm
 			continue
 		}
 		for j, t := range h.stateTables() {
-			if j >= len(from[i]) {
-				continue
-			}
-			for v, c := range from[i][j] {
-				if vnodes.Has(int(v)) {
-					t.adopt(v, c)
-					n += c.bytes
-				}
+			if j < len(from[i]) {
+				n += t.adopt(from[i][j], vnodes)
 			}
 		}
 	}
@@ -89,16 +87,17 @@ func adoptCaches(chain []Operator, from [][]map[uint16]*vnodeCache, vnodes *Bitm
 // Call it at a barrier, after Commit: no group is in use.
 func (t *StateTable) detachAll() map[uint16]*vnodeCache {
 	out := make(map[uint16]*vnodeCache, len(t.vnodes))
-	var total int64
 	for v, groups := range t.vnodes {
-		c := &vnodeCache{groups: groups, bare: t.bare[v]}
-		for _, g := range groups {
-			t.lru.remove(g)
-			c.bytes += g.bytes
-		}
-		total += c.bytes
-		out[v] = c
+		out[v] = &vnodeCache{groups: groups, bare: t.bare[v]}
 	}
+	var total int64
+	for g := t.lru.head; g != nil; g = g.next {
+		c := out[g.vnode]
+		c.order = append(c.order, g)
+		c.bytes += g.bytes
+		total += g.bytes
+	}
+	t.lru = groupLRU{}
 	clear(t.vnodes)
 	clear(t.bare)
 	t.account(-total)
@@ -106,19 +105,33 @@ func (t *StateTable) detachAll() map[uint16]*vnodeCache {
 	return out
 }
 
-// adopt takes over c, the cache of vnode v detached from another view of
-// the same table, as least recently used.
-func (t *StateTable) adopt(v uint16, c *vnodeCache) {
-	t.vnodes[v] = c.groups
-	t.bare[v] = c.bare
-	for _, g := range c.groups {
+// adopt takes over the caches of the vnodes in vnodes from caches,
+// detached from other views of the same table, and returns their bytes.
+// The groups join the LRU list behind those cached already, most recent
+// epochs first (the list's order, see stateCache), keeping each vnode's
+// order within an epoch.
+func (t *StateTable) adopt(caches map[uint16]*vnodeCache, vnodes *Bitmap) int64 {
+	var groups []*Group
+	var n int64
+	for v, c := range caches {
+		if !vnodes.Has(int(v)) {
+			continue
+		}
+		t.vnodes[v] = c.groups
+		t.bare[v] = c.bare
+		groups = append(groups, c.order...)
+		n += c.bytes
+	}
+	slices.SortStableFunc(groups, func(a, b *Group) int { return cmp.Compare(b.epoch, a.epoch) })
+	for _, g := range groups {
 		g.t = t
 		// Not used since this table's last Commit.
 		g.gen = 0
 		t.lru.pushBack(g)
 	}
-	t.account(c.bytes)
+	t.account(n)
 	t.report()
+	return n
 }
 
 // rescaleCounters are the figures of a reassignment, shared by its actors.

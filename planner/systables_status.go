@@ -43,13 +43,14 @@ type RescaleProgress struct {
 	Phase    string
 	From, To int
 	// VNodesMoved of VNodesTotal have changed owner, in StepsDone of
-	// StepsTotal switch steps; BytesMoved are the cached state bytes
-	// handed over to new owners.
-	VNodesMoved, VNodesTotal int
-	StepsDone, StepsTotal    int
-	BytesMoved               int64
-	Elapsed                  time.Duration
-	Error                    string
+	// StepsTotal switch steps; BytesMoved estimates their state's bytes in
+	// storage and CacheBytesMoved the cached state handed over to their
+	// new owners.
+	VNodesMoved, VNodesTotal    int
+	StepsDone, StepsTotal       int
+	BytesMoved, CacheBytesMoved int64
+	Elapsed                     time.Duration
+	Error                       string
 }
 
 // FragmentActor is one actor of a running fragment of a job.
@@ -116,7 +117,7 @@ var streamdbCatalogTables = map[string]*sysTable{
 	},
 	"rescale_jobs": {
 		cols: sysCols("job_id int8", "name text", "strategy text", "phase text", "from_parallelism int4", "to_parallelism int4",
-			"vnodes_moved int4", "vnodes_total int4", "steps_done int4", "steps_total int4", "bytes_moved int8", "elapsed_ms int8", "error text"),
+			"vnodes_moved int4", "vnodes_total int4", "steps_done int4", "steps_total int4", "bytes_moved int8", "cache_bytes_moved int8", "elapsed_ms int8", "error text"),
 		status: func(s Status) ([][]types.Datum, error) {
 			jobs := s.RescaleJobs()
 			rows := make([][]types.Datum, len(jobs))
@@ -127,7 +128,7 @@ var streamdbCatalogTables = map[string]*sysTable{
 				}
 				rows[i] = []types.Datum{dInt(int64(j.Job)), dStr(j.Name), dStr(j.Strategy), dStr(j.Phase), dInt(int64(j.From)), dInt(int64(j.To)),
 					dInt(int64(j.VNodesMoved)), dInt(int64(j.VNodesTotal)), dInt(int64(j.StepsDone)), dInt(int64(j.StepsTotal)),
-					dInt(j.BytesMoved), dInt(j.Elapsed.Milliseconds()), errText}
+					dInt(j.BytesMoved), dInt(j.CacheBytesMoved), dInt(j.Elapsed.Milliseconds()), errText}
 			}
 			return rows, nil
 		},

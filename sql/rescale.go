@@ -250,7 +250,7 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 	}
 	total := 0
 	for v := range owner {
-		if owner[v] != plan.Target[v] {
+		if owner[v] != plan.Target[v] || plan.Strategy == strategyRestart {
 			total++
 		}
 	}
@@ -266,7 +266,9 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 			}
 		}()
 	}
+	prev := owner
 	for i, a := range steps {
+		bytes := e.movedBytes(t, prev, a, replace)
 		rec := &meta.RescaleStep{Table: t.ID, Assignment: a, Done: i == len(steps)-1}
 		res, err := e.rt.Reassign(ctx, t.ID, a, dataflow.ReassignOptions{Replace: replace, Record: rec})
 		if err != nil {
@@ -275,10 +277,32 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 		job.set(func(p *planner.RescaleProgress) {
 			p.StepsDone++
 			p.VNodesMoved = min(p.VNodesMoved+res.Moved, p.VNodesTotal)
-			p.BytesMoved += res.CacheBytes
+			p.BytesMoved += bytes
+			p.CacheBytesMoved += res.CacheBytes
 		})
+		prev = a
 	}
 	return nil
+}
+
+// movedBytes estimates the bytes in storage of the state of the vnodes
+// that change owner from one assignment to the next (all with replace):
+// the job's state tables and its own rows. On one node they change owner
+// in place; across nodes they are what would travel.
+func (e *Engine) movedBytes(t *meta.Table, from, to []int, replace bool) int64 {
+	var n int64
+	for v := range from {
+		if from[v] == to[v] && !replace {
+			continue
+		}
+		for _, id := range append([]uint32{t.ID}, t.StateTables...) {
+			b, err := e.Storage.VNodeDiskUsage(id, uint16(v))
+			if err == nil {
+				n += int64(b)
+			}
+		}
+	}
+	return n
 }
 
 // pause stops the world for the restart strategy: sources and writes are
