@@ -35,8 +35,8 @@ type StateTable struct {
 	// layout, if set, finds the group prefix of a stored key (warm).
 	layout   *groupLayout
 	freelist *btreemap.FreeList[[]byte, []types.Datum]
-	key         []byte
-	writes      writeBuf
+	key      []byte
+	writes   writeBuf
 	// lru orders the cached groups by use; used are the groups used since
 	// the last Commit (pinned in the cache), those whose gen is gen.
 	lru  groupLRU
