@@ -69,7 +69,12 @@ func (t *StateTable) detach(lost *Bitmap) map[uint16]*vnodeCache {
 // bytes. The groups join the LRU list behind those cached already, most
 // recent epochs first (the list's order, see stateCache).
 func (t *StateTable) adopt(caches map[uint16]*vnodeCache, vnodes *Bitmap) int64 {
-	var groups []*Group
+	// Sorted by a copy of their epochs: comparisons touch no group.
+	type byEpoch struct {
+		epoch uint64
+		g     *Group
+	}
+	var groups []byEpoch
 	var n int64
 	for v, c := range caches {
 		if !vnodes.Has(int(v)) {
@@ -78,16 +83,16 @@ func (t *StateTable) adopt(caches map[uint16]*vnodeCache, vnodes *Bitmap) int64 
 		t.vnodes[v] = c.groups
 		t.bare[v] = c.bare
 		for _, g := range c.groups {
-			groups = append(groups, g)
+			g.t = t
+			// Not used since this table's last Commit.
+			g.gen = 0
+			groups = append(groups, byEpoch{g.epoch, g})
 		}
 		n += c.bytes
 	}
-	slices.SortFunc(groups, func(a, b *Group) int { return cmp.Compare(b.epoch, a.epoch) })
-	for _, g := range groups {
-		g.t = t
-		// Not used since this table's last Commit.
-		g.gen = 0
-		t.lru.pushBack(g)
+	slices.SortFunc(groups, func(a, b byEpoch) int { return cmp.Compare(b.epoch, a.epoch) })
+	for _, e := range groups {
+		t.lru.pushBack(e.g)
 	}
 	t.account(n)
 	t.report()
