@@ -32,11 +32,19 @@ func (h *handoff) wait(ctx context.Context) error {
 	}
 }
 
-// vnodeCache is one vnode's part of a state table's cache.
+// vnodeCache is one vnode's part of a state table's cache: its groups by
+// prefix, and each with a copy of its epoch, to order them without
+// touching them.
 type vnodeCache struct {
-	groups map[string]*Group
-	bare   bool
-	bytes  int64
+	groups  map[string]*Group
+	byEpoch []groupEpoch
+	bare    bool
+	bytes   int64
+}
+
+type groupEpoch struct {
+	epoch uint64
+	g     *Group
 }
 
 // detach removes the cached groups of the vnodes in lost from t and
@@ -49,10 +57,11 @@ func (t *StateTable) detach(lost *Bitmap) map[uint16]*vnodeCache {
 		if !lost.Has(int(v)) {
 			continue
 		}
-		c := &vnodeCache{groups: groups, bare: t.bare[v]}
+		c := &vnodeCache{groups: groups, bare: t.bare[v], byEpoch: make([]groupEpoch, 0, len(groups))}
 		for _, g := range groups {
 			t.lru.remove(g)
 			c.bytes += g.bytes
+			c.byEpoch = append(c.byEpoch, groupEpoch{g.epoch, g})
 		}
 		total += c.bytes
 		out[v] = c
@@ -69,12 +78,7 @@ func (t *StateTable) detach(lost *Bitmap) map[uint16]*vnodeCache {
 // bytes. The groups join the LRU list behind those cached already, most
 // recent epochs first (the list's order, see stateCache).
 func (t *StateTable) adopt(caches map[uint16]*vnodeCache, vnodes *Bitmap) int64 {
-	// Sorted by a copy of their epochs: comparisons touch no group.
-	type byEpoch struct {
-		epoch uint64
-		g     *Group
-	}
-	var groups []byEpoch
+	var groups []groupEpoch
 	var n int64
 	for v, c := range caches {
 		if !vnodes.Has(int(v)) {
@@ -82,16 +86,14 @@ func (t *StateTable) adopt(caches map[uint16]*vnodeCache, vnodes *Bitmap) int64 
 		}
 		t.vnodes[v] = c.groups
 		t.bare[v] = c.bare
-		for _, g := range c.groups {
-			g.t = t
-			// Not used since this table's last Commit.
-			g.gen = 0
-			groups = append(groups, byEpoch{g.epoch, g})
-		}
+		groups = append(groups, c.byEpoch...)
 		n += c.bytes
 	}
-	slices.SortFunc(groups, func(a, b byEpoch) int { return cmp.Compare(b.epoch, a.epoch) })
+	slices.SortFunc(groups, func(a, b groupEpoch) int { return cmp.Compare(b.epoch, a.epoch) })
 	for _, e := range groups {
+		e.g.t = t
+		// Not used since this table's last Commit.
+		e.g.gen = 0
 		t.lru.pushBack(e.g)
 	}
 	t.account(n)
