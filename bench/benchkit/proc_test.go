@@ -1,4 +1,4 @@
-package nexmarkbench
+package benchkit
 
 import (
 	"bufio"
@@ -49,10 +49,10 @@ func TestParseStatusHWM(t *testing.T) {
 
 // TestProcOfSelf reads this test process's own figures.
 func TestProcOfSelf(t *testing.T) {
-	if _, err := cpuTime(os.Getpid()); err != nil {
+	if _, err := CPUTime(os.Getpid()); err != nil {
 		t.Error(err)
 	}
-	if rss, err := peakRSS(os.Getpid()); err != nil || rss <= 0 {
-		t.Errorf("peakRSS = %d, %v", rss, err)
+	if rss, err := PeakRSS(os.Getpid()); err != nil || rss <= 0 {
+		t.Errorf("PeakRSS = %d, %v", rss, err)
 	}
 }
