@@ -90,3 +90,36 @@ func parseStatusHWM(sc *bufio.Scanner) (int64, error) {
 	}
 	return 0, fmt.Errorf("/proc status has no VmHWM line")
 }
+
+// MachineCPU returns the CPU time all processes of the machine have used
+// since boot (user, nice, system, interrupts and steal; idle and I/O wait
+// not), from /proc/stat.
+func MachineCPU() (time.Duration, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	return parseProcStat(string(b))
+}
+
+// parseProcStat reads the busy time from the "cpu" line of /proc/stat:
+// its fields are user, nice, system, idle, iowait, irq, softirq and steal
+// (then guest times, already counted in user).
+func parseProcStat(stat string) (time.Duration, error) {
+	line, _, _ := strings.Cut(stat, "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, fmt.Errorf("/proc/stat: first line %q, want cpu and at least 8 times", line)
+	}
+	var ticks int64
+	for i, s := range f[1:9] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: CPU time %q: %w", s, err)
+		}
+		if i != 3 && i != 4 { // idle, iowait
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
+}

@@ -47,12 +47,34 @@ func TestParseStatusHWM(t *testing.T) {
 	}
 }
 
-// TestProcOfSelf reads this test process's own figures.
+// TestProcOfSelf reads this test process's own figures and the machine's.
 func TestProcOfSelf(t *testing.T) {
 	if _, err := CPUTime(os.Getpid()); err != nil {
 		t.Error(err)
 	}
 	if rss, err := PeakRSS(os.Getpid()); err != nil || rss <= 0 {
 		t.Errorf("PeakRSS = %d, %v", rss, err)
+	}
+	if busy, err := MachineCPU(); err != nil || busy <= 0 {
+		t.Errorf("MachineCPU = %v, %v", busy, err)
+	}
+}
+
+func TestParseProcStat(t *testing.T) {
+	tests := []struct {
+		stat string
+		want time.Duration
+		ok   bool
+	}{
+		{"cpu  100 5 50 9000 300 10 20 15 0 0\ncpu0 50 2 25 4500 150 5 10 7 0 0\n", 2000 * time.Millisecond, true},
+		{"cpu  1 2 3\n", 0, false},
+		{"intr 1 2 3 4 5 6 7 8 9\n", 0, false},
+		{"cpu  1 2 3 4 5 x 7 8\n", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseProcStat(tt.stat)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseProcStat(%q) = %v, %v; want %v (ok %v)", tt.stat, got, err, tt.want, tt.ok)
+		}
 	}
 }

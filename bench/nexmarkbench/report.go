@@ -1,10 +1,8 @@
 package nexmarkbench
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 
 	"github.com/streamdb/streamdb/bench/benchkit"
@@ -69,21 +67,6 @@ func writeTable(w io.Writer, results []Result) error {
 		if r.Skipped != "" {
 			fmt.Fprintf(w, "%s (p=%d) skipped: %s\n", r.Query, r.Parallelism, r.Skipped)
 		}
-	}
-	return nil
-}
-
-// writeJSON writes results to path as a JSON array.
-func writeJSON(path string, results []Result) error {
-	if results == nil {
-		results = []Result{}
-	}
-	b, err := json.MarshalIndent(results, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write the JSON report: %w (choose another --json path)", err)
 	}
 	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/streamdb/streamdb/bench/benchkit"
 )
 
 // TestJSONShape checks the field names of the JSON report: the ones every
@@ -18,7 +20,7 @@ func TestJSONShape(t *testing.T) {
 		{Query: "q5", Parallelism: 2, Events: 1000, Skipped: "no HOP (SQLSTATE 0A000)"},
 		{Query: "pg-compare:q1:insert:postgres-refresh", Events: 920, EventsPerSec: 500, MaxStalenessMs: 1200, SlowRefreshes: 1},
 	}
-	if err := writeJSON(path, results); err != nil {
+	if err := benchkit.WriteJSON(path, results); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)

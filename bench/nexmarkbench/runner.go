@@ -102,7 +102,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		return results, err
 	}
 	if cfg.JSON != "" {
-		if err := writeJSON(cfg.JSON, results); err != nil {
+		if err := benchkit.WriteJSON(cfg.JSON, results); err != nil {
 			return results, err
 		}
 	}

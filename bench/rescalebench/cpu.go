@@ -1,0 +1,40 @@
+package rescalebench
+
+import (
+	"time"
+
+	"github.com/streamdb/streamdb/bench/benchkit"
+)
+
+// cpuMark is the CPU time the machine, the server and this process had
+// used at a time.
+type cpuMark struct {
+	at                    time.Time
+	machine, server, self time.Duration
+}
+
+// markCPU reads the CPU times now; the server is process pid.
+func markCPU(pid int) (cpuMark, error) {
+	m := cpuMark{at: time.Now()}
+	var err error
+	if m.machine, err = benchkit.MachineCPU(); err != nil {
+		return m, err
+	}
+	if m.server, err = benchkit.CPUTime(pid); err != nil {
+		return m, err
+	}
+	m.self, err = benchkit.SelfCPU()
+	return m, err
+}
+
+// cores returns the cores the server, and all other processes but this
+// one, kept busy on average from a to b.
+func cores(a, b cpuMark) (server, others float64) {
+	wall := b.at.Sub(a.at).Seconds()
+	if wall <= 0 {
+		return 0, 0
+	}
+	srv := b.server - a.server
+	rest := b.machine - a.machine - srv - (b.self - a.self)
+	return srv.Seconds() / wall, max(rest.Seconds(), 0) / wall
+}

@@ -1,0 +1,74 @@
+package rescalebench
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// viewName is the view the benchmark rescales.
+const viewName = "v"
+
+// alterTimeout bounds one rescale.
+const alterTimeout = 30 * time.Minute
+
+// alterStatement is the ALTER that rescales the view to parallelism to
+// with strategy s (and step, for fluid).
+func alterStatement(s Strategy, to, step int) string {
+	with := fmt.Sprintf("strategy = '%s'", s)
+	if s == Fluid {
+		with += fmt.Sprintf(", step = %d", step)
+	}
+	return fmt.Sprintf("ALTER MATERIALIZED VIEW %s SET PARALLELISM = %d WITH (%s)", viewName, to, with)
+}
+
+// rescale runs the ALTER on conn and returns when it started and ended.
+func rescale(ctx context.Context, conn *pgx.Conn, s Strategy, to, step int) (span, error) {
+	ctx, cancel := context.WithTimeout(ctx, alterTimeout)
+	defer cancel()
+	w := span{from: time.Now()}
+	_, err := conn.Exec(ctx, alterStatement(s, to, step))
+	w.to = time.Now()
+	return w, err
+}
+
+// readRescaleJob fills r's vnodes, steps and bytes moved from the view's
+// row of streamdb_catalog.rescale_jobs, and checks that the server says
+// the rescale of strategy r.Strategy to r.To is done.
+func readRescaleJob(ctx context.Context, conn *pgx.Conn, r *Result) error {
+	var strategy, phase, errText string
+	var to int
+	err := conn.QueryRow(ctx, `SELECT strategy, phase, to_parallelism, vnodes_moved, vnodes_total, steps_done, bytes_moved, coalesce(error, '')
+		FROM streamdb_catalog.rescale_jobs WHERE name = $1`, viewName).
+		Scan(&strategy, &phase, &to, &r.VNodesMoved, &r.VNodesTotal, &r.Steps, &r.BytesMoved, &errText)
+	if err != nil {
+		return fmt.Errorf("read streamdb_catalog.rescale_jobs: %w", err)
+	}
+	if strategy != string(r.Strategy) || phase != "done" || to != r.To {
+		return fmt.Errorf("streamdb_catalog.rescale_jobs says strategy %s, phase %s, to parallelism %d (error %q) after the ALTER returned; want %s, done, %d",
+			strategy, phase, to, errText, r.Strategy, r.To)
+	}
+	return nil
+}
+
+// checkParallelism checks, in streamdb_catalog.fragments, that the view
+// was rescaled from parallelism from to to: some fragment runs at to and
+// none at from any more (a fragment may run as a single actor at any
+// parallelism).
+func checkParallelism(ctx context.Context, conn *pgx.Conn, from, to int) error {
+	rows, err := conn.Query(ctx, `SELECT DISTINCT parallelism FROM streamdb_catalog.fragments WHERE name = $1`, viewName)
+	if err != nil {
+		return fmt.Errorf("read streamdb_catalog.fragments: %w", err)
+	}
+	ps, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return fmt.Errorf("read streamdb_catalog.fragments: %w", err)
+	}
+	if !slices.Contains(ps, int32(to)) || slices.Contains(ps, int32(from)) && from != 1 {
+		return fmt.Errorf("streamdb_catalog.fragments: the fragments of %s run at parallelisms %v after the rescale from %d to %d", viewName, ps, from, to)
+	}
+	return nil
+}
