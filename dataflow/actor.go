@@ -19,16 +19,25 @@ type inputPort struct {
 	ch    chan Message
 	input int
 	// slot numbers the port among the ports of its input.
-	slot   int
-	resume chan struct{}
+	slot int
+	// resume lets the port's forwarder go on after a barrier; quit ends
+	// it (the upstream actor has sent its last message).
+	resume, quit chan struct{}
+}
+
+func newPort(ch chan Message, input int) *inputPort {
+	return &inputPort{ch: ch, input: input, resume: make(chan struct{}), quit: make(chan struct{})}
 }
 
 // actor runs one fragment's pipeline over the vnodes it owns: it merges
 // its input queues with barrier alignment, drives the operator chain and
 // dispatches the output.
 type actor struct {
-	id    int
-	job   uint32
+	id  int
+	job uint32
+	// slot names the actor within its fragment; specs build its chain.
+	slot  int
+	specs []Spec
 	ports []*inputPort
 	// pre holds per-input stages before the chain (backfills).
 	pre   map[int]Operator
@@ -44,6 +53,8 @@ type actor struct {
 	// paused holds it back until a ResumeMutation (a restarted job).
 	gen    generator
 	paused bool
+	// ctx is the context of run, which output is sent under.
+	ctx context.Context
 }
 
 // generator is the head of a source actor's chain: it makes rows whenever
@@ -83,7 +94,18 @@ func (a *actor) chainWatermark(i, input int, w Watermark) error {
 	return op.Watermark(input, w, a.emits[i], a.wmEmits[i])
 }
 
-func (a *actor) init() {
+// build builds the actor's chain from its specs over env's vnodes and
+// splits (reading their state from storage) and wires it.
+func (a *actor) build(env *Env) error {
+	chain := make([]Operator, 0, len(a.specs))
+	for _, spec := range a.specs {
+		op, err := spec.Build(env)
+		if err != nil {
+			return err
+		}
+		chain = append(chain, op)
+	}
+	a.chain = chain
 	a.gen, _ = a.chain[0].(generator)
 	a.emits = make([]Emit, len(a.chain))
 	a.wmEmits = make([]WatermarkEmit, len(a.chain))
@@ -98,13 +120,28 @@ func (a *actor) init() {
 			src.setWatermarkOut(func(w Watermark) error { return a.wmEmits[i](w) })
 		}
 	}
+	last := len(a.chain) - 1
+	a.emits[last] = func(c *Chunk) error { return a.out.push(a.ctx, c) }
+	a.wmEmits[last] = func(w Watermark) error { return a.out.watermark(a.ctx, w) }
+	return nil
+}
+
+// numberPorts numbers the ports of each input and starts merging their
+// watermarks afresh (the input's merged watermark never regresses: each
+// port must send one again before it moves on).
+func (a *actor) numberPorts() {
 	slots := map[int]int{}
 	for _, p := range a.ports {
+		p.slot = slots[p.input]
 		slots[p.input]++
 	}
+	old := a.wmIn
 	a.wmIn = make([]*watermarkMin, len(slots))
 	for input, n := range slots {
 		a.wmIn[input] = newWatermarkMin(n)
+		if input < len(old) {
+			a.wmIn[input].keepOut(old[input])
+		}
 	}
 }
 
@@ -128,14 +165,13 @@ func (a *actor) watermark(in inbound, w *Watermark) error {
 func (a *actor) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	a.ctx = ctx
+	a.numberPorts()
 	merged := make(chan inbound, len(a.ports))
 	for _, p := range a.ports {
 		go p.forward(ctx, merged)
 	}
-	last := len(a.chain) - 1
-	a.emits[last] = func(c *Chunk) error { return a.out.push(ctx, c) }
-	a.wmEmits[last] = func(w Watermark) error { return a.out.watermark(ctx, w) }
-	arrived := 0
+	arrived, expect := 0, 0
 	for {
 		in, err := a.receive(ctx, merged)
 		if err != nil {
@@ -160,8 +196,19 @@ func (a *actor) run(ctx context.Context) error {
 				return fmt.Errorf("actor %d: %w", a.id, err)
 			}
 		case *Barrier:
+			u, counters := a.updateOf(m)
+			if arrived == 0 {
+				// Ports new at this barrier deliver it too.
+				if u != nil && len(u.addPorts) > 0 {
+					for _, p := range u.addPorts {
+						go p.forward(ctx, merged)
+					}
+					a.ports = append(a.ports, u.addPorts...)
+				}
+				expect = len(a.ports)
+			}
 			arrived++
-			if arrived < len(a.ports) {
+			if arrived < expect {
 				continue
 			}
 			arrived = 0
@@ -172,6 +219,11 @@ func (a *actor) run(ctx context.Context) error {
 			// The barrier has gone on downstream: write the state it
 			// staged while the actors there go on.
 			a.mgr.store.WriteBehind()
+			if u != nil {
+				if err := a.apply(ctx, u, counters); err != nil {
+					return fmt.Errorf("actor %d: %w", a.id, err)
+				}
+			}
 			a.mgr.collect(m.Epoch)
 			if stop {
 				return nil
@@ -181,6 +233,62 @@ func (a *actor) run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// updateOf returns the actor's part of b's UpdateMutation, if any.
+func (a *actor) updateOf(b *Barrier) (*actorUpdate, *rescaleCounters) {
+	if mu, ok := b.Mutation.(*UpdateMutation); ok {
+		return mu.actors[a], mu.counters
+	}
+	return nil, nil
+}
+
+// apply makes the actor's part of an UpdateMutation once it has passed
+// the mutation's barrier on and written its state: ports of dropped
+// upstream actors go; the caches of the vnodes it loses are handed over;
+// with new vnodes or splits, it waits until the actors it takes them
+// from have handed over, rebuilds its operators from the state as of the
+// barrier and adopts the caches of its vnodes.
+func (a *actor) apply(ctx context.Context, u *actorUpdate, counters *rescaleCounters) error {
+	if len(u.dropPorts) > 0 {
+		a.ports = slices.DeleteFunc(a.ports, func(p *inputPort) bool {
+			if slices.Contains(u.dropPorts, p.ch) {
+				close(p.quit)
+				return true
+			}
+			return false
+		})
+	}
+	if len(u.addPorts)+len(u.dropPorts) > 0 {
+		a.numberPorts()
+	}
+	if u.release == nil && u.env == nil {
+		return nil
+	}
+	caches := detachCaches(a.chain)
+	if u.release != nil {
+		u.release.caches = caches
+		close(u.release.done)
+	}
+	if u.env == nil {
+		return nil
+	}
+	for _, h := range u.gains {
+		if err := h.wait(ctx); err != nil {
+			return err
+		}
+	}
+	if err := a.build(u.env); err != nil {
+		return err
+	}
+	adoptCaches(a.chain, caches, u.env.VNodes)
+	if u.cold {
+		return nil
+	}
+	for _, h := range u.gains {
+		counters.cacheBytes.Add(adoptCaches(a.chain, h.caches, u.env.VNodes))
+	}
+	return nil
 }
 
 // backlogWait is how long a source actor waits before it looks again
@@ -249,18 +357,19 @@ func (a *actor) barrier(ctx context.Context, b *Barrier) (bool, error) {
 		}
 		a.out.groups = slices.DeleteFunc(a.out.groups, func(g *outputGroup) bool { return slices.Contains(mu.Jobs, g.job) })
 	}
-	if _, ok := b.Mutation.(*ResumeMutation); ok {
+	switch mu := b.Mutation.(type) {
+	case *ResumeMutation:
 		a.paused = false
-	}
-	if mu, ok := b.Mutation.(*AddMutation); ok {
-		for _, s := range mu.Subscribers[a] {
-			g := s.group()
-			g.job = s.job
-			a.out.groups = append(a.out.groups, g)
-			// The new consumers' first message is this barrier.
-			if err := g.barrier(ctx, b); err != nil {
-				return false, err
+	case *PauseMutation:
+		a.paused = true
+	case *UpdateMutation:
+		if u := mu.actors[a]; u != nil {
+			for _, g := range u.groups {
+				if err := a.out.setGroup(ctx, g, b); err != nil {
+					return false, err
+				}
 			}
+			return u.stop, nil
 		}
 	}
 	return false, nil
@@ -284,6 +393,8 @@ func (p *inputPort) forward(ctx context.Context, merged chan<- inbound) {
 		if _, ok := m.(*Barrier); ok {
 			select {
 			case <-p.resume:
+			case <-p.quit:
+				return
 			case <-ctx.Done():
 				return
 			}

@@ -18,7 +18,7 @@ import (
 // ones readers see and the only recovery points.
 type BarrierManager struct {
 	store  *Store
-	commit func(ctx context.Context, epoch uint64) error
+	commit func(ctx context.Context, epoch uint64, record any) error
 
 	// injectMu orders barrier injection against source writes: a chunk
 	// sent to a source belongs to the epoch of the next barrier.
@@ -36,6 +36,8 @@ type BarrierManager struct {
 	// latency holds the time from each barrier's injection until its
 	// epoch was committed.
 	latency latency.Histogram
+	// paused holds table writes back (Pause).
+	paused bool
 
 	kick     chan struct{}
 	sealed   chan struct{}
@@ -57,12 +59,30 @@ type epochState struct {
 	expect, got int
 	stopping    int
 	complete    bool
-	onCommitted func()
+	// record goes into the epoch's commit (injection.record).
+	record any
+}
+
+// injection is one barrier to inject and what it changes besides its
+// mutation: added actors start with it (they count towards it), stopping
+// actors pass it and end; addRoots are queues of new root actors, whose
+// first message it is, dropRoots those of dropped ones, whose last it is;
+// record is handed to the commit of its epoch (nil: nothing), so that a
+// change of the graph is recorded in the same Raft entry as the
+// checkpoint that makes it durable.
+type injection struct {
+	mutation        Mutation
+	added, stopping int
+	addRoots        map[sourceKey]chan<- Message
+	dropRoots       []sourceKey
+	record          any
 }
 
 // NewBarrierManager starts epochs after committed (the last committed
-// epoch, from meta). commit records an epoch as committed (durably).
-func NewBarrierManager(store *Store, committed uint64, commit func(context.Context, uint64) error) *BarrierManager {
+// epoch, from meta). commit records an epoch as committed (durably),
+// together with what the epoch's barrier changed (nil: nothing; see
+// Runtime.Reassign).
+func NewBarrierManager(store *Store, committed uint64, commit func(ctx context.Context, epoch uint64, record any) error) *BarrierManager {
 	m := &BarrierManager{
 		store: store, commit: commit, sources: map[sourceKey]chan<- Message{},
 		prev: committed, committed: committed,
@@ -90,7 +110,7 @@ func (m *BarrierManager) Run(ctx context.Context, interval time.Duration) {
 		case <-t.C:
 		case <-m.kick:
 		}
-		if _, err := m.Inject(ctx, nil, 0, 0); err != nil {
+		if _, err := m.inject(ctx, injection{}); err != nil {
 			m.fail(err)
 		}
 	}
@@ -114,10 +134,8 @@ func (m *BarrierManager) RequestBarrier() {
 	}
 }
 
-// Inject sends one checkpoint barrier carrying mutation to every source.
-// added actors start with this barrier (they count towards it); stopping
-// actors pass it and end.
-func (m *BarrierManager) Inject(ctx context.Context, mutation Mutation, added, stopping int) (uint64, error) {
+// inject sends one checkpoint barrier to every source queue.
+func (m *BarrierManager) inject(ctx context.Context, in injection) (uint64, error) {
 	m.injectMu.Lock()
 	defer m.injectMu.Unlock()
 	m.mu.Lock()
@@ -126,20 +144,26 @@ func (m *BarrierManager) Inject(ctx context.Context, mutation Mutation, added, s
 		return 0, m.err
 	}
 	m.prev++
-	es := &epochState{epoch: m.prev, injected: time.Now(), expect: m.actors + added}
-	m.actors = es.expect - stopping
+	es := &epochState{epoch: m.prev, injected: time.Now(), expect: m.actors + in.added, record: in.record}
+	m.actors = es.expect - in.stopping
 	m.inflight = append(m.inflight, es)
 	m.prevTime = max(es.injected.UnixMicro(), m.prevTime+1)
-	b := &Barrier{Epoch: es.epoch, Checkpoint: true, Mutation: mutation, Time: m.prevTime}
+	b := &Barrier{Epoch: es.epoch, Checkpoint: true, Mutation: in.mutation, Time: m.prevTime}
 	if es.expect == 0 {
 		es.complete = true
 		m.signalSealed()
 	}
 	m.mu.Unlock()
+	for k, ch := range in.addRoots {
+		m.sources[k] = ch
+	}
 	for _, ch := range m.sources {
 		if err := send(ctx, ch, b); err != nil {
 			return 0, err
 		}
+	}
+	for _, k := range in.dropRoots {
+		delete(m.sources, k)
 	}
 	return b.Epoch, nil
 }
@@ -153,13 +177,6 @@ func (m *BarrierManager) addSource(id sourceKey, ch chan<- Message, actors int) 
 	m.mu.Lock()
 	m.actors += actors
 	m.mu.Unlock()
-}
-
-// removeSource unregisters a source whose actors have stopped.
-func (m *BarrierManager) removeSource(id sourceKey) {
-	m.injectMu.Lock()
-	defer m.injectMu.Unlock()
-	delete(m.sources, id)
 }
 
 // Send puts a chunk into a source queue and returns the epoch it belongs
@@ -203,9 +220,17 @@ func (m *BarrierManager) backlogged() bool {
 	return len(m.inflight) > maxUncommitted
 }
 
-// waitCaughtUp blocks while the manager is backlogged.
+// waitCaughtUp blocks while the manager is backlogged or paused.
 func (m *BarrierManager) waitCaughtUp(ctx context.Context) error {
-	return m.waitUntil(ctx, func() bool { return len(m.inflight) <= maxUncommitted })
+	return m.waitUntil(ctx, func() bool { return len(m.inflight) <= maxUncommitted && !m.paused })
+}
+
+// setPaused holds table writes back (Send waits) or lets them go.
+func (m *BarrierManager) setPaused(p bool) {
+	m.mu.Lock()
+	m.paused = p
+	m.cond.Broadcast()
+	m.mu.Unlock()
 }
 
 // waitUntil blocks until done (called under mu) holds, the manager failed
@@ -272,7 +297,7 @@ func (m *BarrierManager) committer(ctx context.Context) {
 			m.mu.Unlock()
 			err := m.store.Seal(es.epoch, nil)
 			if err == nil {
-				err = m.commit(ctx, es.epoch)
+				err = m.commit(ctx, es.epoch, es.record)
 			}
 			m.mu.Lock()
 			if err != nil {

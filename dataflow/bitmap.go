@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -41,6 +42,9 @@ func (b *Bitmap) Len() int {
 	}
 	return n
 }
+
+// Equal reports whether b and o hold the same vnodes.
+func (b *Bitmap) Equal(o *Bitmap) bool { return b.n == o.n && slices.Equal(b.words, o.words) }
 
 // Size returns the number of vnodes the set ranges over (G).
 func (b *Bitmap) Size() int { return b.n }

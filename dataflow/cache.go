@@ -121,6 +121,17 @@ func (l *groupLRU) pushFront(g *Group) {
 	l.head = g
 }
 
+// pushBack links g, which is not in the list, at the back.
+func (l *groupLRU) pushBack(g *Group) {
+	g.prev, g.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.next = g
+	} else {
+		l.head = g
+	}
+	l.tail = g
+}
+
 // remove unlinks g.
 func (l *groupLRU) remove(g *Group) {
 	if g.prev != nil {

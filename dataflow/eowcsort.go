@@ -110,3 +110,5 @@ func (o *eowcSort) Barrier(b *Barrier, _ Emit) error {
 	}
 	return nil
 }
+
+func (o *eowcSort) stateTables() []*StateTable { return []*StateTable{o.state} }

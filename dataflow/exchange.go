@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"slices"
 
 	"github.com/streamdb/streamdb/types"
 )
@@ -18,8 +19,9 @@ const passChunkRows = MaxChunkRows / 4
 // outputGroup sends a fragment's output to one consuming fragment: each
 // row to the actor owning its vnode (hash) or to the single actor.
 type outputGroup struct {
-	// job is the consuming job.
+	// job is the consuming job; edge the input it feeds.
 	job        uint32
+	edge       *edge
 	dist       DistKind
 	keys       []int
 	vnodeCount int
@@ -145,6 +147,27 @@ func (d *dispatcher) barrier(ctx context.Context, b *Barrier) error {
 	for _, g := range d.groups {
 		if err := g.barrier(ctx, b); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// setGroup replaces the group feeding g's edge with g, or adds g, at
+// barrier b (already sent to the old group's consumers): each consumer new
+// to this actor gets b first.
+func (d *dispatcher) setGroup(ctx context.Context, g *outputGroup, b *Barrier) error {
+	var had []chan<- Message
+	if i := slices.IndexFunc(d.groups, func(x *outputGroup) bool { return x.edge == g.edge }); i >= 0 {
+		had = d.groups[i].outs
+		d.groups[i] = g
+	} else {
+		d.groups = append(d.groups, g)
+	}
+	for _, out := range g.outs {
+		if !slices.Contains(had, out) {
+			if err := send(ctx, out, b); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

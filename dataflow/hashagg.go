@@ -391,3 +391,10 @@ func (a *hashAgg) emitChange(old, cur []types.Datum, emit Emit) error {
 	}
 	return a.out.update(old, cur, emit)
 }
+
+func (a *hashAgg) stateTables() []*StateTable {
+	if a.multiset != nil {
+		return []*StateTable{a.state, a.multiset}
+	}
+	return []*StateTable{a.state}
+}

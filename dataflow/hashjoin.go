@@ -357,3 +357,7 @@ func (j *hashJoin) Barrier(b *Barrier, _ Emit) error {
 	}
 	return nil
 }
+
+func (j *hashJoin) stateTables() []*StateTable {
+	return []*StateTable{j.sides[0].table, j.sides[1].table}
+}

@@ -38,19 +38,39 @@ type ResumeMutation struct{}
 
 func (*ResumeMutation) isMutation() {}
 
-// AddMutation starts new jobs: at this barrier the actors publishing the
-// relations the jobs read start sending to the new jobs' actors (whose
-// first message is this barrier).
-type AddMutation struct {
-	// Subscribers maps each publishing actor to the output groups it adds.
-	Subscribers map[*actor][]*subscription
+// PauseMutation holds back every source actor after the barrier until a
+// ResumeMutation (a stop-the-world rescale).
+type PauseMutation struct{}
+
+func (*PauseMutation) isMutation() {}
+
+// UpdateMutation changes the actors of running jobs at the barrier: new
+// jobs join, fragments are reassigned. Each affected actor finds its
+// change under its own pointer.
+type UpdateMutation struct {
+	actors   map[*actor]*actorUpdate
+	counters *rescaleCounters
 }
 
-func (*AddMutation) isMutation() {}
+func (*UpdateMutation) isMutation() {}
 
-// subscription is one consuming fragment's view of an upstream relation's
-// output.
-type subscription struct {
-	job   uint32
-	group func() *outputGroup
+// actorUpdate is one actor's part of an UpdateMutation.
+type actorUpdate struct {
+	// groups replace the actor's output groups of the same edges, or are
+	// added; the barrier goes to every consumer they add.
+	groups []*outputGroup
+	// addPorts deliver the barrier too (new upstream actors' first
+	// message); dropPorts deliver it last (dropped upstream actors).
+	addPorts  []*inputPort
+	dropPorts []chan Message
+	// stop: the barrier is the actor's last message.
+	stop bool
+	// env, if set, rebuilds the operators for new vnodes or splits from
+	// the state as of the barrier, once every handoff in gains is done.
+	env   *Env
+	gains []*handoff
+	// release, if set, takes the caches of the vnodes the actor loses.
+	release *handoff
+	// cold: do not adopt handed-over caches (the restart baseline).
+	cold bool
 }

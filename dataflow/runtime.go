@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/streamdb/streamdb/expr"
@@ -11,7 +12,10 @@ import (
 )
 
 // Runtime runs a node's streaming jobs: one job per table (its DML source
-// and materialization) and one per materialized view.
+// and materialization) and one per materialized view or source. It keeps
+// the running graph (fragments, their actors by slot, the queues between
+// them) and changes it at barriers: jobs start and stop, fragments are
+// reassigned (Reassign).
 type Runtime struct {
 	ctx    context.Context
 	store  *Store
@@ -19,68 +23,81 @@ type Runtime struct {
 	log    *slog.Logger
 	vnodes int
 
+	// mu orders changes of the graph and their barriers.
 	mu sync.Mutex
-	// publishers are the actors whose output carries a relation's changes.
-	publishers map[uint32][]*actor
+	// publishers are the fragments whose output carries a relation's
+	// changes.
+	publishers map[uint32]*fragment
 	jobs       map[uint32]*job
 	rowErrors  *RowErrors
+	nextActor  int
+	// paused: sources are held back (Pause); new source actors start so.
+	paused bool
 }
 
 type job struct {
+	id     uint32
 	actors []*actor
+	frags  []*fragment
 	// source is set for a table's job, whose input is a source queue.
 	source bool
-	// roots are the sources of its fragments without inputs.
-	roots []sourceKey
 	// created is closed when every backfill of the job has finished.
 	created chan struct{}
 }
 
-// startRoot makes the actors of fragment f of job id, which has no
-// inputs, roots: the barrier manager feeds each barriers directly. A
-// values operator at the head of the chain emits its rows only when the
-// job is created (with backfill), not when it restarts from committed
-// state; a source at the head of a restarted job waits for Resume.
-func (r *Runtime) startRoot(j *job, id uint32, f *FragmentSpec, actors []*actor, created bool, pending *sync.WaitGroup) {
-	for i, a := range actors {
-		ch := make(chan Message, queueLen)
-		a.ports = append(a.ports, &inputPort{ch: ch, resume: make(chan struct{})})
-		k := sourceKey{job: id, fragment: f.ID + 1, actor: i}
-		j.roots = append(j.roots, k)
-		// The job's actors are counted when it is added.
-		r.mgr.addSource(k, ch, 0)
-		a.paused = !created
-		if v, ok := a.chain[0].(*values); ok {
-			if v.done = !created; !v.done {
-				pending.Add(1)
-				v.finished = pending.Done
-			}
+// parallelFragments returns the job's fragments that run at its
+// parallelism.
+func (j *job) parallelFragments() []*fragment {
+	var out []*fragment
+	for _, f := range j.frags {
+		if f.parallel() {
+			out = append(out, f)
 		}
-	}
-}
-
-// assignSplits returns the splits actor i of n reads: i, i+n, i+2n, ...
-// (DESIGN.md §4: splits are assigned apart from vnodes).
-func assignSplits(splits, n, i int) []int {
-	var out []int
-	for s := i; s < splits; s += n {
-		out = append(out, s)
 	}
 	return out
 }
 
+// prepareRoot readies a root actor of a new job (one without inputs):
+// a values operator at the head of its chain emits its rows only when the
+// job is created (with backfill), not when it restarts from committed
+// state; a source at the head of a restarted job waits for Resume.
+func prepareRoot(a *actor, created bool, pending *sync.WaitGroup) {
+	a.paused = a.paused || !created
+	if v, ok := a.chain[0].(*values); ok {
+		if v.done = !created; !v.done {
+			pending.Add(1)
+			v.finished = pending.Done
+		}
+	}
+}
+
 // Resume starts the sources of restarted jobs at one barrier: call it once
 // every job has restarted, so that each consumer sees their rows from the
-// same point on.
+// same point on. It also ends a Pause.
 func (r *Runtime) Resume(ctx context.Context) error {
-	_, err := r.mgr.Inject(ctx, &ResumeMutation{}, 0, 0)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.paused = false
+	r.mgr.setPaused(false)
+	_, err := r.mgr.inject(ctx, injection{mutation: &ResumeMutation{}})
 	return err
+}
+
+// Pause holds every source back from the next barrier on, and table
+// writes from now on, until Resume: the world stops (the restart
+// baseline of a rescale). It returns the barrier's epoch.
+func (r *Runtime) Pause(ctx context.Context) (uint64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.paused = true
+	r.mgr.setPaused(true)
+	return r.mgr.inject(ctx, injection{mutation: &PauseMutation{}})
 }
 
 // NewRuntime returns a runtime over store whose epochs mgr drives.
 func NewRuntime(ctx context.Context, store *Store, mgr *BarrierManager, vnodes int, log *slog.Logger) *Runtime {
 	return &Runtime{ctx: ctx, store: store, mgr: mgr, log: log, vnodes: vnodes,
-		publishers: map[uint32][]*actor{}, jobs: map[uint32]*job{}, rowErrors: NewRowErrors(log)}
+		publishers: map[uint32]*fragment{}, jobs: map[uint32]*job{}, rowErrors: NewRowErrors(log)}
 }
 
 // Barriers returns the barrier manager.
@@ -93,7 +110,6 @@ func (r *Runtime) env(vnodes *Bitmap) *Env {
 
 func (r *Runtime) start(a *actor) {
 	a.mgr = r.mgr
-	a.init()
 	go func() {
 		if err := a.run(r.ctx); err != nil && r.ctx.Err() == nil {
 			r.log.Error("streaming actor failed; streaming stops until restart", "actor", a.id, "job", a.job, "err", err)
@@ -106,148 +122,94 @@ func (r *Runtime) start(a *actor) {
 // that makes the rows' watermarks (if the table declares one),
 // materializes the rows and publishes the changes.
 func (r *Runtime) StartTable(t *TableRef) error {
-	env := r.env(FullBitmap(r.vnodes))
-	var chain []Operator
 	specs := []Spec{&MaterializeSpec{TableID: t.ID, PK: t.PK, Types: t.Types}}
 	if t.Watermark != nil {
 		specs = append([]Spec{t.Watermark}, specs...)
 	}
-	for _, s := range specs {
-		op, err := s.Build(env)
-		if err != nil {
-			return err
-		}
-		chain = append(chain, op)
-	}
 	ch := make(chan Message, queueLen)
-	a := &actor{id: int(t.ID), job: t.ID, chain: chain, out: &dispatcher{},
-		ports: []*inputPort{{ch: ch, resume: make(chan struct{})}}}
 	r.mu.Lock()
-	r.publishers[t.ID] = []*actor{a}
-	r.jobs[t.ID] = &job{actors: []*actor{a}, source: true}
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	j := &job{id: t.ID, source: true}
+	a := &actor{id: r.nextActor, job: t.ID, specs: specs, out: &dispatcher{}, ports: []*inputPort{newPort(ch, 0)}}
+	r.nextActor++
+	if err := a.build(r.env(FullBitmap(r.vnodes))); err != nil {
+		return err
+	}
+	j.actors = []*actor{a}
+	f := &fragment{job: j, owner: make([]int, r.vnodes), actors: map[int]*actor{0: a}}
+	j.frags = []*fragment{f}
+	r.publishers[t.ID] = f
+	r.jobs[t.ID] = j
 	r.start(a)
 	r.mgr.addSource(sourceKey{job: t.ID}, ch, 1)
 	return nil
 }
 
-// assign splits vnodes 0..g-1 into n balanced contiguous ranges.
-func assign(g, n int) (owner []int, sets []*Bitmap) {
-	owner = make([]int, g)
-	sets = make([]*Bitmap, n)
-	for i := range sets {
-		sets[i] = NewBitmap(g)
+// Contiguous returns the default assignment of g vnodes to n actors:
+// balanced contiguous ranges, vnode -> slot.
+func Contiguous(g, n int) []int {
+	owner := make([]int, g)
+	for v := range owner {
+		owner[v] = v * n / g
 	}
-	for v := 0; v < g; v++ {
-		a := v * n / g
-		owner[v] = a
-		sets[a].Set(v)
-	}
-	return owner, sets
+	return owner
 }
 
 // StartJob starts a job (a materialized view's, a source's or a table's
-// with a connector) with the given parallelism. With backfill (a new job),
+// with a connector) whose parallel fragments' vnodes are owned as owner
+// says (vnode -> actor slot; see Contiguous). With backfill (a new job),
 // it first feeds the job the current contents of its inputs; the returned
 // channel is closed when that is done. Without (a job restarted from
 // committed state), its sources wait for Resume. The job joins the running
 // graph at one barrier.
-func (r *Runtime) StartJob(id uint32, g *GraphSpec, parallelism int, withBackfill bool) (<-chan struct{}, error) {
-	j := &job{created: make(chan struct{})}
-	byID := map[int][]*actor{}
-	owners := map[int][]int{}
-	subs := map[*actor][]*subscription{}
-	var pending sync.WaitGroup
+func (r *Runtime) StartJob(id uint32, g *GraphSpec, owner []int, withBackfill bool) (<-chan struct{}, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, f := range g.Fragments {
-		n := parallelism
-		if f.Singleton {
-			n = 1
-		}
-		owner, sets := assign(r.vnodes, n)
-		owners[f.ID] = owner
-		actors := make([]*actor, n)
-		for i := range actors {
-			env := r.env(sets[i])
-			if src, ok := f.Chain[0].(*SourceSpec); ok {
-				env.Splits = assignSplits(src.Splits, n, i)
-			}
-			a := &actor{id: len(j.actors), job: id, out: &dispatcher{}}
-			for _, spec := range f.Chain {
-				op, err := spec.Build(env)
-				if err != nil {
-					return nil, err
-				}
-				a.chain = append(a.chain, op)
-			}
-			actors[i] = a
-			j.actors = append(j.actors, a)
-		}
-		byID[f.ID] = actors
-		if len(f.Inputs) == 0 {
-			r.startRoot(j, id, f, actors, withBackfill, &pending)
-		}
-		for input, in := range f.Inputs {
-			in := in
-			// One queue per (upstream actor, downstream actor) pair.
-			var ups int
-			if in.Fragment >= 0 {
-				ups = len(byID[in.Fragment])
-			} else {
-				ups = len(r.publishers[in.Table.ID])
-				if ups == 0 {
+	j := &job{id: id, created: make(chan struct{})}
+	rs := r.newReshape()
+	byID := map[int]*fragment{}
+	var pending sync.WaitGroup
+	for _, fs := range g.Fragments {
+		f := &fragment{job: j, spec: fs}
+		for input, in := range fs.Inputs {
+			from := byID[in.Fragment]
+			if in.Fragment < 0 {
+				if from = r.publishers[in.Table.ID]; from == nil {
 					return nil, fmt.Errorf("dataflow: relation %q is not running", in.Table.Name)
 				}
 			}
-			chans := make([][]chan Message, ups) // [upstream][downstream]
-			for u := range chans {
-				chans[u] = make([]chan Message, n)
-				for d := range chans[u] {
-					ch := make(chan Message, queueLen)
-					chans[u][d] = ch
-					actors[d].ports = append(actors[d].ports, &inputPort{ch: ch, input: input, slot: u, resume: make(chan struct{})})
-				}
+			e := &edge{from: from, to: f, input: input, dist: in.Dist, keys: in.Keys, queues: map[actorPair]chan Message{}}
+			f.ins = append(f.ins, e)
+		}
+		fo := owner
+		if !f.parallel() {
+			fo = make([]int, r.vnodes)
+		}
+		if err := rs.reassign(f, fo, false, false); err != nil {
+			return nil, err
+		}
+		if len(fs.Inputs) == 0 {
+			for _, a := range f.actors {
+				prepareRoot(a, withBackfill, &pending)
 			}
-			group := func(u int) *outputGroup {
-				outs := make([]chan<- Message, n)
-				for d := range outs {
-					outs[d] = chans[u][d]
-				}
-				return newOutputGroup(in.Dist, in.Keys, r.vnodes, owner, outs)
-			}
-			if in.Fragment >= 0 {
-				for u, up := range byID[in.Fragment] {
-					g := group(u)
-					g.job = id
-					up.out.groups = append(up.out.groups, g)
-				}
-				continue
-			}
-			for u, pub := range r.publishers[in.Table.ID] {
-				u := u
-				subs[pub] = append(subs[pub], &subscription{job: id, group: func() *outputGroup { return group(u) }})
-			}
+		}
+		byID[fs.ID] = f
+		j.frags = append(j.frags, f)
+	}
+	for _, f := range j.frags {
+		for _, e := range f.ins {
+			e.from.outs = append(e.from.outs, e)
+			rs.relink(e)
 			// A source stores nothing: its consumers see its rows from
 			// their creation on.
-			if withBackfill && !in.Table.Source {
-				for d, a := range actors {
-					route := group(0)
-					d := d
-					pending.Add(1)
-					a.setPre(input, &backfill{ctx: r.ctx, table: in.Table, engine: r.store.Engine(), wait: r.mgr.WaitCommitted,
-						owns: func(row []types.Datum) bool { return route.route(row) == d }, finished: pending.Done, more: r.mgr.RequestBarrier})
-				}
+			if in := f.spec.Inputs[e.input]; withBackfill && in.Fragment < 0 && !in.Table.Source {
+				r.backfill(f, e, in.Table, &pending)
 			}
 		}
 	}
-	last := g.Fragments[len(g.Fragments)-1]
-	r.publishers[id] = byID[last.ID]
+	r.publishers[id] = j.frags[len(j.frags)-1]
 	r.jobs[id] = j
-	for _, a := range j.actors {
-		r.start(a)
-	}
-	if _, err := r.mgr.Inject(r.ctx, &AddMutation{Subscribers: subs}, len(j.actors), 0); err != nil {
+	if _, err := rs.start(); err != nil {
 		return nil, err
 	}
 	go func() {
@@ -260,28 +222,48 @@ func (r *Runtime) StartJob(id uint32, g *GraphSpec, parallelism int, withBackfil
 	return j.created, nil
 }
 
+// backfill puts a backfill of table in front of input e of each actor of
+// f: it reads the rows of the table the actor owns.
+func (r *Runtime) backfill(f *fragment, e *edge, table *TableRef, pending *sync.WaitGroup) {
+	slots := f.slots()
+	for d, s := range slots {
+		a := f.actors[s]
+		route := e.group(e.from.actors[e.from.slots()[0]])
+		pending.Add(1)
+		a.setPre(e.input, &backfill{ctx: r.ctx, table: table, engine: r.store.Engine(), wait: r.mgr.WaitCommitted,
+			owns: func(row []types.Datum) bool { return route.route(row) == d }, finished: pending.Done, more: r.mgr.RequestBarrier})
+	}
+}
+
 // StopJob stops a job's actors at one barrier and waits until that epoch
 // is committed.
 func (r *Runtime) StopJob(ctx context.Context, id uint32) error {
 	r.mu.Lock()
 	j, ok := r.jobs[id]
-	if ok {
-		delete(r.jobs, id)
-		delete(r.publishers, id)
-	}
-	r.mu.Unlock()
 	if !ok {
+		r.mu.Unlock()
 		return nil
 	}
-	epoch, err := r.mgr.Inject(ctx, &StopMutation{Jobs: []uint32{id}}, 0, len(j.actors))
+	delete(r.jobs, id)
+	delete(r.publishers, id)
+	in := injection{mutation: &StopMutation{Jobs: []uint32{id}}, stopping: len(j.actors)}
+	if j.source {
+		in.dropRoots = append(in.dropRoots, sourceKey{job: id})
+	}
+	for _, f := range j.frags {
+		for _, e := range f.ins {
+			e.from.outs = slices.DeleteFunc(e.from.outs, func(x *edge) bool { return x == e })
+		}
+		if f.spec != nil && len(f.spec.Inputs) == 0 {
+			for s := range f.actors {
+				in.dropRoots = append(in.dropRoots, rootKey(f, s))
+			}
+		}
+	}
+	epoch, err := r.mgr.inject(ctx, in)
+	r.mu.Unlock()
 	if err != nil {
 		return err
-	}
-	if j.source {
-		r.mgr.removeSource(sourceKey{job: id})
-	}
-	for _, k := range j.roots {
-		r.mgr.removeSource(k)
 	}
 	return r.mgr.WaitCommitted(ctx, epoch)
 }

@@ -160,18 +160,22 @@ func TestSourceDone(t *testing.T) {
 	}
 }
 
-func TestAssignSplits(t *testing.T) {
+func TestSplitsOf(t *testing.T) {
 	for _, c := range []struct {
-		splits, n, i int
-		want         []int
+		splits int
+		slots  []int
+		slot   int
+		want   []int
 	}{
-		{4, 1, 0, []int{0, 1, 2, 3}},
-		{5, 2, 0, []int{0, 2, 4}},
-		{5, 2, 1, []int{1, 3}},
-		{1, 3, 2, nil},
+		{4, []int{0}, 0, []int{0, 1, 2, 3}},
+		{5, []int{0, 1}, 0, []int{0, 2, 4}},
+		{5, []int{0, 1}, 1, []int{1, 3}},
+		{1, []int{0, 1, 2}, 2, nil},
+		// Slots need not be contiguous: the i-th one reads i, i+n, ...
+		{5, []int{1, 4}, 4, []int{1, 3}},
 	} {
-		if got := assignSplits(c.splits, c.n, c.i); !slices.Equal(got, c.want) {
-			t.Errorf("assignSplits(%d, %d, %d) = %v, want %v", c.splits, c.n, c.i, got, c.want)
+		if got := splitsOf(c.splits, c.slots, c.slot); !slices.Equal(got, c.want) {
+			t.Errorf("splitsOf(%d, %v, %d) = %v, want %v", c.splits, c.slots, c.slot, got, c.want)
 		}
 	}
 }

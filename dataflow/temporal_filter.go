@@ -340,3 +340,5 @@ func (l *suffixList) each(fn func(suffix []byte)) {
 		start = end
 	}
 }
+
+func (f *temporalFilter) stateTables() []*StateTable { return []*StateTable{f.state} }

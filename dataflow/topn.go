@@ -260,3 +260,5 @@ func (t *topN) outRow(e *topNEntry) []types.Datum {
 	row[len(e.row)] = types.NewInt(e.num)
 	return row
 }
+
+func (t *topN) stateTables() []*StateTable { return []*StateTable{t.state} }

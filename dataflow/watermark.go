@@ -53,6 +53,16 @@ func newWatermarkMin(slots int) *watermarkMin {
 	return &watermarkMin{slots: slots, cols: map[int]*minColumn{}}
 }
 
+// keepOut carries over what old last returned per column: m never
+// returns a watermark at or below it.
+func (m *watermarkMin) keepOut(old *watermarkMin) {
+	for col, c := range old.cols {
+		if !c.out.IsNull() {
+			m.cols[col] = &minColumn{last: make([]types.Datum, m.slots), out: c.out}
+		}
+	}
+}
+
 // add records w from slot and returns the merged watermark of w.Col when it
 // advanced.
 func (m *watermarkMin) add(slot int, w Watermark) (Watermark, bool) {

@@ -92,9 +92,16 @@ type Table struct {
 	// StateTables are the ids of a materialized view's operator state
 	// tables, in the order its plan allocates them.
 	StateTables []uint32 `json:"state_tables,omitempty"`
-	// Parallelism is a materialized view's actor count per fragment (0:
-	// the node's default).
+	// Parallelism is a job's actor count per parallel fragment (0: the
+	// node's default): a materialized view's, a source's or a table's
+	// with a connector.
 	Parallelism int `json:"parallelism,omitempty"`
+	// Assignment maps each vnode of the job's parallel fragments to the
+	// slot of the actor owning it, as the last committed rescale step left
+	// it; nil: contiguous ranges over Parallelism actors.
+	Assignment []int `json:"assignment,omitempty"`
+	// Rescale is the job's rescale in progress, nil if none.
+	Rescale *Rescale `json:"rescale,omitempty"`
 	// DependsOn holds the ids of the objects a view reads.
 	DependsOn []uint32 `json:"depends_on,omitempty"`
 	// Options are the WITH options of a source or of a table fed by a

@@ -23,6 +23,7 @@ const (
 	opAllocIDs    op = "alloc_ids"
 	opCommitEpoch op = "commit_epoch"
 	opSetSystem   op = "set_system"
+	opRescale     op = "rescale"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.
@@ -64,6 +65,13 @@ type allocIDsCmd struct {
 
 type commitEpochCmd struct {
 	Epoch uint64 `json:"epoch"`
+	// Step, if set, is the rescale step the epoch's barrier switched.
+	Step *RescaleStep `json:"step,omitempty"`
+}
+
+type rescaleCmd struct {
+	Table   uint32   `json:"table"`
+	Rescale *Rescale `json:"rescale"`
 }
 
 type setSystemCmd struct {

@@ -102,6 +102,14 @@ func (f *fsm) apply(data []byte) (any, error) {
 			return nil, err
 		}
 		cat = cat.setSystem(p.Name, p.Value)
+	case opRescale:
+		p, err := decodePayload[rescaleCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		if cat, err = cat.beginRescale(p.Table, p.Rescale); err != nil {
+			return nil, err
+		}
 	case opCommitEpoch:
 		p, err := decodePayload[commitEpochCmd](c)
 		if err != nil {
@@ -110,7 +118,12 @@ func (f *fsm) apply(data []byte) (any, error) {
 		if p.Epoch > f.committed.Load() {
 			f.committed.Store(p.Epoch)
 		}
-		return nil, nil
+		if p.Step == nil {
+			return nil, nil
+		}
+		if cat, err = cat.rescaleStep(*p.Step); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, fmt.Errorf("meta: unknown command %q: upgrade this node", c.Op)
 	}

@@ -313,9 +313,19 @@ func (m *Meta) SetSystem(ctx context.Context, name, value string) error {
 }
 
 // CommitEpoch records epoch as committed: the recovery point and the
-// newest state readers see. One Raft entry per checkpoint.
-func (m *Meta) CommitEpoch(ctx context.Context, epoch uint64) error {
-	_, err := m.apply(ctx, opCommitEpoch, commitEpochCmd{Epoch: epoch})
+// newest state readers see. One Raft entry per checkpoint, which also
+// records the rescale step its barrier switched, if step is not nil: the
+// step is durable exactly when its checkpoint is.
+func (m *Meta) CommitEpoch(ctx context.Context, epoch uint64, step *RescaleStep) error {
+	_, err := m.apply(ctx, opCommitEpoch, commitEpochCmd{Epoch: epoch, Step: step})
+	return err
+}
+
+// BeginRescale records the plan of a rescale of the job of table id (a
+// materialized view, source or table with a connector); its steps are
+// recorded as their checkpoints commit (CommitEpoch).
+func (m *Meta) BeginRescale(ctx context.Context, id uint32, r *Rescale) error {
+	_, err := m.apply(ctx, opRescale, rescaleCmd{Table: id, Rescale: r})
 	return err
 }
 

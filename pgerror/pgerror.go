@@ -52,6 +52,7 @@ const (
 	CodeInFailedTransaction         = "25P02"
 	CodeInternal                    = "XX000"
 	CodeProgramLimitExceeded        = "54000"
+	CodeObjectInUse                 = "55006"
 	CodeInvalidParameterNumber      = "08P01"
 )
 

@@ -27,6 +27,40 @@ type Status interface {
 	// StateTables returns the entries of every operator state table of
 	// every relation as of the newest committed epoch.
 	StateTables() ([]StateTableEntries, error)
+	// RescaleJobs returns the latest rescale of each job (ALTER ... SET
+	// PARALLELISM) since the node started, running or finished.
+	RescaleJobs() []RescaleProgress
+	// Fragments returns the actors of every running job's fragments.
+	Fragments() []FragmentActor
+}
+
+// RescaleProgress is a job's rescale: where it stands or how it ended.
+type RescaleProgress struct {
+	Job      uint32
+	Name     string
+	Strategy string
+	// Phase is moving, done or failed (Error says why).
+	Phase    string
+	From, To int
+	// VNodesMoved of VNodesTotal have changed owner, in StepsDone of
+	// StepsTotal switch steps; BytesMoved estimates their state's bytes in
+	// storage and CacheBytesMoved the cached state handed over to their
+	// new owners.
+	VNodesMoved, VNodesTotal    int
+	StepsDone, StepsTotal       int
+	BytesMoved, CacheBytesMoved int64
+	Elapsed                     time.Duration
+	Error                       string
+}
+
+// FragmentActor is one actor of a running fragment of a job.
+type FragmentActor struct {
+	Job         uint32
+	Name        string
+	Fragment    int
+	Parallelism int
+	// Actor is the actor's slot; VNodes the number of key groups it owns.
+	Actor, VNodes int
 }
 
 // StateTableEntries is the size of one operator state table of a
@@ -77,6 +111,35 @@ var streamdbCatalogTables = map[string]*sysTable{
 			rows := make([][]types.Datum, len(tables))
 			for i, t := range tables {
 				rows[i] = []types.Datum{dStr(t.Relation), dInt(int64(t.Table)), dInt(t.Entries)}
+			}
+			return rows, nil
+		},
+	},
+	"rescale_jobs": {
+		cols: sysCols("job_id int8", "name text", "strategy text", "phase text", "from_parallelism int4", "to_parallelism int4",
+			"vnodes_moved int4", "vnodes_total int4", "steps_done int4", "steps_total int4", "bytes_moved int8", "cache_bytes_moved int8", "elapsed_ms int8", "error text"),
+		status: func(s Status) ([][]types.Datum, error) {
+			jobs := s.RescaleJobs()
+			rows := make([][]types.Datum, len(jobs))
+			for i, j := range jobs {
+				errText := types.Null
+				if j.Error != "" {
+					errText = dStr(j.Error)
+				}
+				rows[i] = []types.Datum{dInt(int64(j.Job)), dStr(j.Name), dStr(j.Strategy), dStr(j.Phase), dInt(int64(j.From)), dInt(int64(j.To)),
+					dInt(int64(j.VNodesMoved)), dInt(int64(j.VNodesTotal)), dInt(int64(j.StepsDone)), dInt(int64(j.StepsTotal)),
+					dInt(j.BytesMoved), dInt(j.CacheBytesMoved), dInt(j.Elapsed.Milliseconds()), errText}
+			}
+			return rows, nil
+		},
+	},
+	"fragments": {
+		cols: sysCols("job_id int8", "name text", "fragment_id int4", "parallelism int4", "actor int4", "vnodes int4"),
+		status: func(s Status) ([][]types.Datum, error) {
+			actors := s.Fragments()
+			rows := make([][]types.Datum, len(actors))
+			for i, a := range actors {
+				rows[i] = []types.Datum{dInt(int64(a.Job)), dStr(a.Name), dInt(int64(a.Fragment)), dInt(int64(a.Parallelism)), dInt(int64(a.Actor)), dInt(int64(a.VNodes))}
 			}
 			return rows, nil
 		},

@@ -55,8 +55,14 @@ type Engine struct {
 	writeMu sync.Mutex
 	// rowIDs allocates hidden row ids (guarded by writeMu).
 	rowIDs *rowIDs
-	// ddlMu serializes DDL that starts or stops streaming jobs.
+	// ddlMu serializes DDL that starts or stops streaming jobs, and
+	// rescales.
 	ddlMu sync.Mutex
+	// ctx ends when the engine closes; background rescales run under it.
+	ctx context.Context
+	// rescales holds each job's latest rescale (SHOW JOBS).
+	rescaleMu sync.Mutex
+	rescales  map[uint32]*rescaleJob
 }
 
 // rowIDKey is the node-local high-water mark of hidden row ids.
@@ -85,14 +91,14 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 	} else if ok && len(v) == 8 {
 		nextRowID = int64(binary.BigEndian.Uint64(v))
 	}
-	e := &Engine{Meta: m, Storage: st, opts: opts, rowIDs: newRowIDs(nextRowID)}
+	e := &Engine{Meta: m, Storage: st, opts: opts, rowIDs: newRowIDs(nextRowID), rescales: map[uint32]*rescaleJob{}}
 	ctx, cancel := context.WithCancel(context.Background())
-	e.cancel = cancel
+	e.ctx, e.cancel = ctx, cancel
 	store := dataflow.NewStore(st)
 	if opts.StateCacheBytes > 0 {
 		store.SetCacheBytes(opts.StateCacheBytes)
 	}
-	e.mgr = dataflow.NewBarrierManager(store, committed, m.CommitEpoch)
+	e.mgr = dataflow.NewBarrierManager(store, committed, e.commitEpoch)
 	e.rt = dataflow.NewRuntime(ctx, store, e.mgr, exec.VNodes, opts.Logger)
 	if err := e.startJobs(); err != nil {
 		cancel()
@@ -110,6 +116,7 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 		cancel()
 		return nil, err
 	}
+	e.resumeRescales()
 	return e, nil
 }
 

@@ -122,6 +122,8 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 			return nil, err
 		}
 		return done("RESET"), nil
+	case *parser.AlterParallelism:
+		return s.alterParallelism(ctx, x)
 	case *parser.AlterSystem:
 		if len(x.Set.Values) != 1 {
 			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "ALTER SYSTEM SET %s takes one value", x.Set.Name)

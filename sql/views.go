@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 
+	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
@@ -110,7 +111,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	if visible := visibleCount(plan.Columns); len(x.Columns) > 0 && len(x.Columns) != visible {
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "materialized view %q names %d columns but its query returns %d", x.Name.Name, len(x.Columns), visible)
 	}
-	created, err := e.rt.StartJob(viewID, plan.Graph, e.parallelism(par), true)
+	created, err := e.rt.StartJob(viewID, plan.Graph, dataflow.Contiguous(exec.VNodes, e.parallelism(par)), true)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +157,7 @@ func (e *Engine) restartView(t *meta.Table) error {
 	if err != nil {
 		return err
 	}
-	_, err = e.rt.StartJob(t.ID, plan.Graph, e.parallelism(t.Parallelism), false)
+	_, err = e.rt.StartJob(t.ID, plan.Graph, e.jobAssignment(t), false)
 	return err
 }
 

@@ -404,13 +404,23 @@ func (p *uparser) alter() (any, error) {
 			return nil, err
 		}
 	}
-	n := p.peek()
-	v, convErr := strconv.Atoi(n.val)
-	if n.kind != tkInt || convErr != nil || v < 1 {
-		return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "parallelism must be a positive integer").
-			WithPosition(charPos(p.src, n.pos))
+	if p.accept("default") {
+		a.Default = true
+	} else {
+		n := p.peek()
+		v, convErr := strconv.Atoi(n.val)
+		if n.kind != tkInt || convErr != nil || v < 1 {
+			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "parallelism must be a positive integer or DEFAULT").
+				WithPosition(charPos(p.src, n.pos))
+		}
+		p.i++
+		a.Parallelism = v
 	}
-	p.i++
-	a.Parallelism = v
+	if p.accept("with") {
+		var err error
+		if a.With, err = p.options(); err != nil {
+			return nil, err
+		}
+	}
 	return a, nil
 }

@@ -45,9 +45,25 @@ func Parse(sql string) ([]*Statement, error) {
 	return out, nil
 }
 
+// showQueries are the SHOW commands that a query over a streamdb_catalog
+// relation answers.
+var showQueries = map[string]string{
+	"jobs":        "SELECT * FROM streamdb_catalog.rescale_jobs ORDER BY job_id",
+	"parallelism": "SELECT * FROM streamdb_catalog.fragments ORDER BY job_id, fragment_id, actor",
+}
+
 // parseStatement parses one statement; c.toks ends with the statement's
 // terminator (tkEOF, with val ";" when it was a semicolon).
 func parseStatement(c *cursor) (*Statement, error) {
+	if q, ok := showQueries[strings.ToLower(c.at(1).val)]; ok && c.at(0).is("show") && c.at(2).kind == tkEOF {
+		sts, err := Parse(q)
+		if err != nil {
+			return nil, err
+		}
+		st := sts[0]
+		st.SQL = newStatement(c).SQL
+		return st, nil
+	}
 	switch first := c.at(0); {
 	case first.isPunct("("), first.is("select"), first.is("with"), first.is("values"), first.is("table"),
 		first.is("insert"), first.is("update"), first.is("delete"):

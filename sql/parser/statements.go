@@ -181,12 +181,17 @@ type Explain struct {
 	Verbose   bool
 }
 
-// AlterParallelism is ALTER {MATERIALIZED VIEW|TABLE|SINK|SOURCE} name SET PARALLELISM {=|TO} n.
+// AlterParallelism is ALTER {MATERIALIZED VIEW|TABLE|SINK|SOURCE} name
+// SET PARALLELISM {=|TO} {n|DEFAULT} [WITH (option = value, ...)].
 type AlterParallelism struct {
 	// Kind is "MATERIALIZED VIEW", "TABLE", "SINK" or "SOURCE".
 	Kind        string
 	Name        ObjectName
 	Parallelism int
+	// Default: DEFAULT instead of a number (Parallelism is 0).
+	Default bool
+	// With holds the WITH options (strategy, step, wait), keys lowercased.
+	With map[string]string
 }
 
 // AlterSystem is ALTER SYSTEM SET name {=|TO} value: a setting of the whole

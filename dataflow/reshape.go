@@ -1,0 +1,330 @@
+package dataflow
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// reshape collects one change of the actor sets of fragments, applied at
+// one barrier: starting a job (every actor new) and each step of a
+// rescale (DESIGN.md §6) are both reshapes. Used under Runtime.mu.
+type reshape struct {
+	r  *Runtime
+	mu *UpdateMutation
+	// created are the new actors, in creation order.
+	created []*actor
+	isNew   map[*actor]bool
+	inj     injection
+	// handoffs are the losing actors' handoffs.
+	handoffs map[*actor]*handoff
+}
+
+func (r *Runtime) newReshape() *reshape {
+	mu := &UpdateMutation{actors: map[*actor]*actorUpdate{}, counters: &rescaleCounters{}}
+	return &reshape{r: r, mu: mu, isNew: map[*actor]bool{}, handoffs: map[*actor]*handoff{},
+		inj: injection{mutation: mu, addRoots: map[sourceKey]chan<- Message{}}}
+}
+
+// update returns a's part of the mutation.
+func (rs *reshape) update(a *actor) *actorUpdate {
+	u := rs.mu.actors[a]
+	if u == nil {
+		u = &actorUpdate{}
+		rs.mu.actors[a] = u
+	}
+	return u
+}
+
+// handoff returns the handoff of loser a.
+func (rs *reshape) handoff(a *actor) *handoff {
+	h := rs.handoffs[a]
+	if h == nil {
+		h = newHandoff()
+		rs.handoffs[a] = h
+		rs.update(a).release = h
+	}
+	return h
+}
+
+// gain records that a takes over state from loser.
+func (rs *reshape) gain(a, loser *actor) {
+	h := rs.handoff(loser)
+	u := rs.update(a)
+	if !slices.Contains(u.gains, h) {
+		u.gains = append(u.gains, h)
+	}
+}
+
+// reassign gives fragment f the vnode owners owner (vnode -> slot): an
+// actor is created for each new slot, dropped for each slot owning no
+// vnode, and rebuilt where its vnodes or splits change; each vnode and
+// split that changes owner is handed over at the barrier. With replace,
+// every actor is new (the restart baseline: with cold, caches are not
+// handed over). A new fragment's actors are built at once (eager),
+// others' once their handoffs are done.
+func (rs *reshape) reassign(f *fragment, owner []int, replace, cold bool) error {
+	r := rs.r
+	oldActors, oldOwner := f.actors, f.owner
+	oldSlots := f.slots()
+	f.owner, f.actors = owner, map[int]*actor{}
+	var slots []int
+	for _, s := range owner {
+		if !slices.Contains(slots, s) {
+			slots = append(slots, s)
+		}
+	}
+	slices.Sort(slots)
+	var src *SourceSpec
+	if f.spec != nil {
+		src, _ = f.spec.Chain[0].(*SourceSpec)
+	}
+	for _, s := range slots {
+		env := r.env(vnodesOf(owner, s))
+		if src != nil {
+			env.Splits = splitsOf(src.Splits, slots, s)
+		}
+		if a, ok := oldActors[s]; ok && !replace {
+			f.actors[s] = a
+			sameSplits := src == nil || slices.Equal(splitsOf(src.Splits, oldSlots, s), env.Splits)
+			if !vnodesOf(oldOwner, s).Equal(env.VNodes) || !sameSplits {
+				rs.update(a).env = env
+			}
+			continue
+		}
+		a := &actor{id: r.nextActor, job: f.job.id, slot: s, specs: f.spec.Chain, out: &dispatcher{}, paused: r.paused}
+		r.nextActor++
+		f.actors[s] = a
+		rs.created = append(rs.created, a)
+		rs.isNew[a] = true
+		f.job.actors = append(f.job.actors, a)
+		if oldActors == nil {
+			// A new job: its actors start from storage as it is.
+			if err := a.build(env); err != nil {
+				return err
+			}
+		} else {
+			u := rs.update(a)
+			u.env, u.cold = env, cold
+		}
+		if len(f.spec.Inputs) == 0 {
+			ch := make(chan Message, queueLen)
+			a.ports = append(a.ports, newPort(ch, 0))
+			rs.inj.addRoots[rootKey(f, s)] = ch
+		}
+	}
+	for s, a := range oldActors {
+		if f.actors[s] == a {
+			continue
+		}
+		rs.update(a).stop = true
+		rs.inj.stopping++
+		f.job.actors = slices.DeleteFunc(f.job.actors, func(x *actor) bool { return x == a })
+		if len(f.spec.Inputs) == 0 {
+			rs.inj.dropRoots = append(rs.inj.dropRoots, rootKey(f, s))
+		}
+	}
+	if oldActors == nil {
+		return nil
+	}
+	// Hand over what changes owner: vnodes, and splits of a source.
+	for v, s := range owner {
+		if from, to := oldActors[oldOwner[v]], f.actors[s]; from != to {
+			rs.gain(to, from)
+		}
+	}
+	if src != nil {
+		for sp := 0; sp < src.Splits; sp++ {
+			from := oldActors[oldSlots[sp%len(oldSlots)]]
+			if to := f.actors[slots[sp%len(slots)]]; from != to {
+				rs.gain(to, from)
+			}
+		}
+	}
+	return nil
+}
+
+// rootKey names the barrier queue of the root actor at slot of f.
+func rootKey(f *fragment, slot int) sourceKey {
+	return sourceKey{job: f.job.id, fragment: f.spec.ID + 1, actor: slot}
+}
+
+// relink makes e's queues match its fragments' current actors: new pairs
+// get queues (a new consumer its ports at once, a running one at the
+// barrier), pairs with a dropped actor lose theirs, and every producer
+// routes by the consumer's current owners from the barrier on.
+func (rs *reshape) relink(e *edge) {
+	for _, c := range e.to.actors {
+		for _, p := range e.from.actors {
+			port, created := e.link(p, c)
+			if !created {
+				continue
+			}
+			if rs.isNew[c] {
+				c.ports = append(c.ports, port)
+			} else {
+				u := rs.update(c)
+				u.addPorts = append(u.addPorts, port)
+			}
+		}
+	}
+	for c, lost := range e.unlink() {
+		if !rs.isNew[c] {
+			u := rs.update(c)
+			u.dropPorts = append(u.dropPorts, lost...)
+		}
+	}
+	for _, p := range e.from.actors {
+		g := e.group(p)
+		if rs.isNew[p] {
+			p.out.groups = append(p.out.groups, g)
+		} else {
+			u := rs.update(p)
+			u.groups = append(u.groups, g)
+		}
+	}
+}
+
+// relinkAround relinks every edge into or out of the fragments.
+func (rs *reshape) relinkAround(frags []*fragment) {
+	seen := map[*edge]bool{}
+	for _, f := range frags {
+		for _, e := range slices.Concat(f.ins, f.outs) {
+			if !seen[e] {
+				seen[e] = true
+				rs.relink(e)
+			}
+		}
+	}
+}
+
+// start starts the new actors and injects the barrier that applies the
+// reshape, returning its epoch.
+func (rs *reshape) start() (uint64, error) {
+	for _, a := range rs.created {
+		rs.r.start(a)
+	}
+	rs.inj.added = len(rs.created)
+	return rs.r.mgr.inject(rs.r.ctx, rs.inj)
+}
+
+// ReassignOptions tune one reassignment step.
+type ReassignOptions struct {
+	// Replace replaces every actor of the job's parallel fragments and
+	// hands over no cache (the restart baseline, run paused).
+	Replace bool
+	// Record goes into the commit of the step's epoch (see
+	// NewBarrierManager).
+	Record any
+}
+
+// ReassignResult describes a reassignment step once its epoch is
+// committed.
+type ReassignResult struct {
+	Epoch uint64
+	// Moved is the number of vnodes that changed owner.
+	Moved int
+	// CacheBytes are the cached state bytes handed over to new owners.
+	CacheBytes int64
+}
+
+// Reassign moves the vnodes of job id's parallel fragments to the owners
+// owner gives (vnode -> actor slot) at one barrier, while the job runs
+// (DESIGN.md §6): actors are created for new slots and start with that
+// barrier; actors left without vnodes end with it; upstream actors send
+// the barrier to old and new consumers and route by the new owners after
+// it; an actor losing vnodes hands over their cached state once its state
+// for the barrier's epoch is written, and the new owner rebuilds its
+// operators from that state, then goes on from exactly that point. It
+// returns once the epoch is committed.
+func (r *Runtime) Reassign(ctx context.Context, id uint32, owner []int, o ReassignOptions) (ReassignResult, error) {
+	r.mu.Lock()
+	j, ok := r.jobs[id]
+	if !ok || j.source {
+		r.mu.Unlock()
+		return ReassignResult{}, fmt.Errorf("dataflow: job %d does not run or cannot be rescaled", id)
+	}
+	select {
+	case <-j.created:
+	default:
+		r.mu.Unlock()
+		return ReassignResult{}, errJobCreating
+	}
+	frags := j.parallelFragments()
+	rs := r.newReshape()
+	rs.inj.record = o.Record
+	moved := 0
+	if len(frags) > 0 {
+		for v, s := range frags[0].owner {
+			if owner[v] != s || o.Replace {
+				moved++
+			}
+		}
+	}
+	for _, f := range frags {
+		if err := rs.reassign(f, owner, o.Replace, o.Replace); err != nil {
+			r.mu.Unlock()
+			return ReassignResult{}, err
+		}
+	}
+	rs.relinkAround(frags)
+	epoch, err := rs.start()
+	r.mu.Unlock()
+	if err != nil {
+		return ReassignResult{}, err
+	}
+	if err := r.mgr.WaitCommitted(ctx, epoch); err != nil {
+		return ReassignResult{}, err
+	}
+	return ReassignResult{Epoch: epoch, Moved: moved, CacheBytes: rs.mu.counters.cacheBytes.Load()}, nil
+}
+
+// errJobCreating refuses to reassign a job still backfilling.
+var errJobCreating = errors.New("dataflow: the job is still being created (backfilling); rescale it once CREATE has returned")
+
+// Owners returns the vnode owners (vnode -> slot) of job id's parallel
+// fragments, nil if it has none or does not run.
+func (r *Runtime) Owners(id uint32) []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if j := r.jobs[id]; j != nil {
+		if frags := j.parallelFragments(); len(frags) > 0 {
+			return slices.Clone(frags[0].owner)
+		}
+	}
+	return nil
+}
+
+// FragmentInfo describes one actor of a running fragment.
+type FragmentInfo struct {
+	Job      uint32
+	Fragment int
+	// Parallelism is the fragment's actor count; Slot the actor's slot and
+	// VNodes the number of vnodes it owns.
+	Parallelism, Slot, VNodes int
+}
+
+// Fragments lists the actors of every running job's fragments, by job,
+// fragment and slot.
+func (r *Runtime) Fragments() []FragmentInfo {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []FragmentInfo
+	for _, j := range r.jobs {
+		for _, f := range j.frags {
+			id := 0
+			if f.spec != nil {
+				id = f.spec.ID
+			}
+			for _, s := range f.slots() {
+				out = append(out, FragmentInfo{Job: j.id, Fragment: id, Parallelism: len(f.actors), Slot: s, VNodes: vnodesOf(f.owner, s).Len()})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b FragmentInfo) int {
+		return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.Fragment, b.Fragment), cmp.Compare(a.Slot, b.Slot))
+	})
+	return out
+}

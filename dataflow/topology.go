@@ -1,0 +1,117 @@
+package dataflow
+
+import (
+	"maps"
+	"slices"
+)
+
+// fragment is a running fragment of a job: its actors by slot and the
+// slot owning each vnode. Slots name actors across rescales: an actor
+// keeps its slot while it lives, and the vnode assignment recorded in the
+// catalog maps vnodes to slots.
+type fragment struct {
+	job *job
+	// spec is nil for a table's DML fragment.
+	spec *FragmentSpec
+	// owner maps each vnode to the slot of the actor owning it (all slot 0
+	// for a singleton).
+	owner  []int
+	actors map[int]*actor
+	// ins are the fragment's inputs by input number; outs the inputs of
+	// other fragments (of any job) that it feeds.
+	ins  []*edge
+	outs []*edge
+}
+
+// parallel reports whether the fragment runs at its job's parallelism
+// (its vnodes spread over its actors) rather than as one actor.
+func (f *fragment) parallel() bool { return f.spec != nil && !f.spec.Singleton }
+
+// slots returns the slots of the fragment's actors in ascending order.
+func (f *fragment) slots() []int { return slices.Sorted(maps.Keys(f.actors)) }
+
+// vnodesOf returns the vnodes slot owns under owner.
+func vnodesOf(owner []int, slot int) *Bitmap {
+	b := NewBitmap(len(owner))
+	for v, s := range owner {
+		if s == slot {
+			b.Set(v)
+		}
+	}
+	return b
+}
+
+// splitsOf returns the source splits of the actor at slot among slots
+// (ascending): the i-th slot reads splits i, i+n, i+2n, ... (DESIGN.md
+// §4: splits are assigned apart from vnodes).
+func splitsOf(splits int, slots []int, slot int) []int {
+	i := slices.Index(slots, slot)
+	var out []int
+	for s := i; s < splits; s += len(slots) {
+		out = append(out, s)
+	}
+	return out
+}
+
+// edge is one input of a fragment: a queue from each actor of the
+// producing fragment to each actor of the consuming one, rows routed by
+// the consumer's vnode owners.
+type edge struct {
+	from, to *fragment
+	input    int
+	dist     DistKind
+	keys     []int
+	queues   map[actorPair]chan Message
+}
+
+type actorPair struct{ from, to *actor }
+
+// link returns the queue from p to c, creating it (and c's port for it)
+// if new; created reports that.
+func (e *edge) link(p, c *actor) (port *inputPort, created bool) {
+	k := actorPair{p, c}
+	if _, ok := e.queues[k]; ok {
+		return nil, false
+	}
+	ch := make(chan Message, queueLen)
+	e.queues[k] = ch
+	return newPort(ch, e.input), true
+}
+
+// group returns p's output group for e over the consumer's current actors
+// and owners; every queue from p must exist.
+func (e *edge) group(p *actor) *outputGroup {
+	slots := e.to.slots()
+	pos := make(map[int]int, len(slots))
+	outs := make([]chan<- Message, len(slots))
+	for i, s := range slots {
+		pos[s] = i
+		outs[i] = e.queues[actorPair{p, e.to.actors[s]}]
+	}
+	owner := make([]int, len(e.to.owner))
+	for v, s := range e.to.owner {
+		owner[v] = pos[s]
+	}
+	g := newOutputGroup(e.dist, e.keys, len(owner), owner, outs)
+	g.job, g.edge = e.to.job.id, e
+	return g
+}
+
+// unlink forgets the queues from or to actors that are no longer in their
+// fragments and returns, per surviving consumer, the ports of the queues
+// it loses.
+func (e *edge) unlink() map[*actor][]chan Message {
+	lost := map[*actor][]chan Message{}
+	for k, ch := range e.queues {
+		fromLive := e.from.actors[k.from.slot] == k.from
+		toLive := e.to.actors[k.to.slot] == k.to
+		if fromLive && toLive {
+			continue
+		}
+		delete(e.queues, k)
+		if toLive {
+			lost[k.to] = append(lost[k.to], ch)
+		}
+	}
+	return lost
+}

@@ -1,0 +1,153 @@
+package meta
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/streamdb/streamdb/pgerror"
+)
+
+// Rescale is the plan of a job's rescale in progress (DESIGN.md §6),
+// recorded in Raft when it begins; each step is recorded with the
+// checkpoint that switches it, so that after a crash the job restarts with
+// the assignment of the last committed step and the rescale goes on from
+// there to Target.
+type Rescale struct {
+	// Parallelism is the job's Parallelism once done (0: the node's
+	// default); Target the assignment it moves to.
+	Parallelism int   `json:"parallelism,omitempty"`
+	Target      []int `json:"target"`
+	// Strategy is fluid, all_at_once or restart; Step the most vnodes a
+	// fluid step moves.
+	Strategy string `json:"strategy"`
+	Step     int    `json:"step,omitempty"`
+	// From is the job's actor count when the rescale began.
+	From int `json:"from"`
+}
+
+// RescaleStep is one switch of a rescale: the job's assignment from the
+// step's checkpoint on; Done marks the last.
+type RescaleStep struct {
+	Table      uint32 `json:"table"`
+	Assignment []int  `json:"assignment"`
+	Done       bool   `json:"done,omitempty"`
+}
+
+// beginRescale records r as t's rescale in progress, replacing the plan
+// of one that failed (the node refuses to start a rescale of a job while
+// one runs).
+func (c *Catalog) beginRescale(id uint32, r *Rescale) (*Catalog, error) {
+	t, ok := c.byID[id]
+	if !ok {
+		return nil, pgerror.New(pgerror.CodeUndefinedTable, "relation with id %d does not exist", id)
+	}
+	nt := *t
+	nt.Rescale = r
+	nc := c.clone()
+	nc.put(&nt)
+	return nc.seal(), nil
+}
+
+// rescaleStep records a committed step of t's rescale; the last one ends
+// it. A table dropped meanwhile is ignored.
+func (c *Catalog) rescaleStep(s RescaleStep) (*Catalog, error) {
+	t, ok := c.byID[s.Table]
+	if !ok {
+		return c, nil
+	}
+	nt := *t
+	nt.Assignment = s.Assignment
+	if s.Done && nt.Rescale != nil {
+		nt.Parallelism = nt.Rescale.Parallelism
+		nt.Rescale = nil
+	}
+	nc := c.clone()
+	nc.put(&nt)
+	return nc.seal(), nil
+}
+
+// Slots returns the number of actors an assignment uses.
+func Slots(assignment []int) int {
+	seen := map[int]bool{}
+	for _, s := range assignment {
+		seen[s] = true
+	}
+	return len(seen)
+}
+
+// Rebalance returns an assignment of the vnodes of owner (vnode -> actor
+// slot) to n actors, balanced within one vnode, that moves the fewest
+// vnodes: the n slots owning most keep what fits their share, the others
+// give theirs up, and new slots (the smallest free numbers) fill up.
+func Rebalance(owner []int, n int) []int {
+	g := len(owner)
+	count := map[int]int{}
+	for _, s := range owner {
+		count[s]++
+	}
+	slots := make([]int, 0, len(count))
+	for s := range count {
+		slots = append(slots, s)
+	}
+	// Most vnodes first: they keep theirs and get the larger shares.
+	slices.SortFunc(slots, func(a, b int) int { return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(a, b)) })
+	if len(slots) > n {
+		slots = slots[:n]
+	}
+	for s := 0; len(slots) < n; s++ {
+		if _, used := count[s]; !used {
+			slots = append(slots, s)
+		}
+	}
+	quota := map[int]int{}
+	for i, s := range slots {
+		quota[s] = g / n
+		if i < g%n {
+			quota[s]++
+		}
+	}
+	target := slices.Clone(owner)
+	kept := map[int]int{}
+	var free []int
+	for v, s := range owner {
+		if kept[s] < quota[s] {
+			kept[s]++
+			continue
+		}
+		free = append(free, v)
+	}
+	slices.Sort(slots)
+	for _, s := range slots {
+		for ; kept[s] < quota[s]; kept[s]++ {
+			target[free[0]] = s
+			free = free[1:]
+		}
+	}
+	return target
+}
+
+// RescaleSteps splits the move from owner to target into successive
+// assignments, each moving at most step vnodes (step < 1: all at once);
+// the last is target.
+func RescaleSteps(owner, target []int, step int) [][]int {
+	var moves []int
+	for v := range owner {
+		if owner[v] != target[v] {
+			moves = append(moves, v)
+		}
+	}
+	if step < 1 {
+		step = len(owner)
+	}
+	var out [][]int
+	cur := slices.Clone(owner)
+	for len(moves) > 0 {
+		k := min(step, len(moves))
+		for _, v := range moves[:k] {
+			cur[v] = target[v]
+		}
+		moves = moves[k:]
+		out = append(out, slices.Clone(cur))
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package meta
+
+import (
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func TestRebalance(t *testing.T) {
+	contiguous := func(g, n int) []int {
+		out := make([]int, g)
+		for v := range out {
+			out[v] = v * n / g
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		owner []int
+		n     int
+		want  []int
+	}{
+		{"same", []int{0, 0, 1, 1}, 2, []int{0, 0, 1, 1}},
+		{"up by one", []int{0, 0, 0, 1, 1, 1}, 3, []int{0, 0, 2, 1, 1, 2}},
+		{"down to one", []int{0, 1, 2, 3}, 1, []int{0, 0, 0, 0}},
+		// The slots owning most keep theirs.
+		{"down keeps the largest", []int{0, 1, 1, 2, 2, 2}, 2, []int{1, 1, 1, 2, 2, 2}},
+		{"new slots take free numbers", []int{1, 1, 3, 3}, 4, []int{1, 0, 3, 2}},
+		{"to G", contiguous(4, 2), 4, []int{0, 2, 1, 3}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Rebalance(c.owner, c.n); !slices.Equal(got, c.want) {
+				t.Fatalf("Rebalance(%v, %d) = %v, want %v", c.owner, c.n, got, c.want)
+			}
+		})
+	}
+}
+
+// TestRebalanceProperties: any assignment rebalanced to any n from 1 to G
+// uses n slots, each owning G/n or G/n+1 vnodes, and moves exactly the
+// vnodes the slots over their share must give up; the steps towards it
+// move at most step vnodes each and end at the target.
+func TestRebalanceProperties(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g := rapid.IntRange(1, 64).Draw(t, "g")
+		owner := rapid.SliceOfN(rapid.IntRange(0, 9), g, g).Draw(t, "owner")
+		n := rapid.IntRange(1, g).Draw(t, "n")
+		target := Rebalance(owner, n)
+		count := map[int]int{}
+		for _, s := range target {
+			count[s]++
+		}
+		if len(count) != n {
+			t.Fatalf("%d slots, want %d: %v", len(count), n, target)
+		}
+		for s, c := range count {
+			if c != g/n && c != g/n+1 {
+				t.Fatalf("slot %d owns %d of %d vnodes over %d slots", s, c, g, n)
+			}
+		}
+		// The fewest moves: every vnode a slot keeps beyond its old count
+		// would have to come from elsewhere anyway.
+		before := map[int]int{}
+		for _, s := range owner {
+			before[s]++
+		}
+		kept := 0
+		for v := range owner {
+			if owner[v] == target[v] {
+				kept++
+			}
+		}
+		best := 0
+		for s, c := range count {
+			best += min(c, before[s])
+		}
+		if kept != best {
+			t.Fatalf("keeps %d vnodes in place, the slots' shares allow %d: %v -> %v", kept, best, owner, target)
+		}
+		step := rapid.IntRange(0, g).Draw(t, "step")
+		steps := RescaleSteps(owner, target, step)
+		prev := owner
+		for _, s := range steps {
+			moved := 0
+			for v := range s {
+				if s[v] != prev[v] {
+					moved++
+				}
+			}
+			if step > 0 && moved > step {
+				t.Fatalf("a step moves %d vnodes, more than %d", moved, step)
+			}
+			prev = s
+		}
+		if len(steps) > 0 && !slices.Equal(prev, target) || len(steps) == 0 && !slices.Equal(owner, target) {
+			t.Fatalf("steps end at %v, want %v", prev, target)
+		}
+	})
+}

@@ -1,0 +1,372 @@
+package sql
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql/parser"
+)
+
+// Rescale strategies (ALTER ... SET PARALLELISM ... WITH (strategy = ...)).
+const (
+	// strategyFluid moves the vnodes in steps of at most step vnodes, one
+	// step per barrier, while the job runs.
+	strategyFluid = "fluid"
+	// strategyAllAtOnce moves every vnode at one barrier while the job
+	// runs.
+	strategyAllAtOnce = "all_at_once"
+	// strategyRestart is the stop-and-restart baseline: sources and
+	// writes are held at a checkpoint, every actor is replaced (cold
+	// caches), then the world resumes.
+	strategyRestart = "restart"
+)
+
+// defaultRescaleStep is the most vnodes a fluid step moves by default: a
+// sixteenth of the key groups per barrier.
+const defaultRescaleStep = exec.VNodes / 16
+
+// rescaleJob is the progress of a job's latest rescale, for SHOW JOBS.
+type rescaleJob struct {
+	mu       sync.Mutex
+	info     planner.RescaleProgress
+	started  time.Time
+	finished time.Time
+}
+
+// progress returns the job's figures now.
+func (j *rescaleJob) progress() planner.RescaleProgress {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	p := j.info
+	end := j.finished
+	if end.IsZero() {
+		end = time.Now()
+	}
+	p.Elapsed = end.Sub(j.started)
+	return p
+}
+
+func (j *rescaleJob) set(fn func(p *planner.RescaleProgress)) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	fn(&j.info)
+	if j.info.Phase != "moving" && j.finished.IsZero() {
+		j.finished = time.Now()
+	}
+}
+
+// jobAssignment returns the vnode owners a job starts with: the assignment
+// its last committed rescale step recorded, else contiguous ranges over
+// its parallelism.
+func (e *Engine) jobAssignment(t *meta.Table) []int {
+	if len(t.Assignment) == exec.VNodes {
+		return t.Assignment
+	}
+	return dataflow.Contiguous(exec.VNodes, e.parallelism(t.Parallelism))
+}
+
+// commitEpoch records a committed epoch in meta, with the rescale step
+// its barrier switched, if any (dataflow.ReassignOptions.Record).
+func (e *Engine) commitEpoch(ctx context.Context, epoch uint64, record any) error {
+	step, _ := record.(*meta.RescaleStep)
+	return e.Meta.CommitEpoch(ctx, epoch, step)
+}
+
+// rescalable are the kinds ALTER ... SET PARALLELISM names, by keyword.
+var rescalable = map[string]meta.ObjectKind{
+	"MATERIALIZED VIEW": meta.KindMaterializedView,
+	"TABLE":             meta.KindTable,
+	"SOURCE":            meta.KindSource,
+}
+
+// alterParallelism runs ALTER ... SET PARALLELISM: it plans the rescale,
+// records it in meta and runs it, returning when it is done (or at once
+// with wait = false). A job already rescaling is refused.
+func (s *Session) alterParallelism(ctx context.Context, x *parser.AlterParallelism) (pgwire.Rows, error) {
+	e := s.e
+	kind, ok := rescalable[x.Kind]
+	if !ok {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "ALTER %s is not supported: streamdb has no sinks yet", x.Kind)
+	}
+	schema := x.Name.Schema
+	if schema == "" {
+		schema = meta.DefaultSchema
+	}
+	t, ok := e.Meta.Catalog().Table(schema, x.Name.Name)
+	if !ok {
+		return nil, pgerror.New(pgerror.CodeUndefinedTable, "%s %q does not exist", strings.ToLower(x.Kind), x.Name.Name)
+	}
+	if t.Kind != kind {
+		return nil, pgerror.New(pgerror.CodeWrongObjectType, "%q is not a %s", x.Name.Name, strings.ToLower(x.Kind)).
+			WithHint("Use ALTER %s.", strings.ToUpper(t.Kind.String()))
+	}
+	if t.Kind == meta.KindTable && t.Connector() == "" {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "table %q is written by DML through one actor and has no parallel fragments to rescale", t.Name).
+			WithHint("Rescale the materialized views that read it: ALTER MATERIALIZED VIEW ... SET PARALLELISM.")
+	}
+	opts, err := parseRescaleOptions(x.With)
+	if err != nil {
+		return nil, err
+	}
+	n := x.Parallelism
+	if x.Default {
+		n = e.parallelism(0)
+	}
+	if n > exec.VNodes {
+		return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "parallelism %d is more than the job's %d key groups", n, exec.VNodes).
+			WithHint("Choose a parallelism from 1 to %d.", exec.VNodes)
+	}
+	owner := e.rt.Owners(t.ID)
+	if owner == nil {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s %q runs as one actor and has no parallel fragments to rescale", t.Kind, t.Name)
+	}
+	target := meta.Rebalance(owner, n)
+	plan := &meta.Rescale{Parallelism: x.Parallelism, Target: target, Strategy: opts.strategy, Step: opts.step, From: meta.Slots(owner)}
+	job, err := e.beginRescale(ctx, t, plan, false)
+	if err != nil {
+		return nil, err
+	}
+	tag := done("ALTER " + x.Kind)
+	if !opts.wait {
+		go func() { _ = e.runRescale(e.ctx, t, plan, job) }()
+		return tag, nil
+	}
+	if err := e.runRescale(ctx, t, plan, job); err != nil {
+		return nil, err
+	}
+	return tag, nil
+}
+
+// rescaleOptions are the WITH options of ALTER ... SET PARALLELISM.
+type rescaleOptions struct {
+	strategy string
+	step     int
+	wait     bool
+}
+
+func parseRescaleOptions(with map[string]string) (rescaleOptions, error) {
+	o := rescaleOptions{strategy: strategyFluid, step: defaultRescaleStep, wait: true}
+	for k, v := range with {
+		switch k {
+		case "strategy":
+			switch v = strings.ToLower(v); v {
+			case strategyFluid, strategyAllAtOnce, strategyRestart:
+				o.strategy = v
+			default:
+				return o, pgerror.New(pgerror.CodeInvalidParameterValue, "unknown rescale strategy %q", v).
+					WithHint("Use fluid (vnodes move in steps while the job runs), all_at_once or restart.")
+			}
+		case "step":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > exec.VNodes {
+				return o, pgerror.New(pgerror.CodeInvalidParameterValue, "step must be an integer from 1 to %d (vnodes moved per barrier), not %q", exec.VNodes, v)
+			}
+			o.step = n
+		case "wait":
+			b, ok := parseBool(v)
+			if !ok {
+				return o, pgerror.New(pgerror.CodeInvalidParameterValue, "wait must be true or false, not %q", v)
+			}
+			o.wait = b
+		default:
+			return o, pgerror.New(pgerror.CodeInvalidParameterValue, "unknown option %q of ALTER ... SET PARALLELISM", k).
+				WithHint("The options are strategy, step and wait.")
+		}
+	}
+	return o, nil
+}
+
+// parseBool reads a PostgreSQL boolean option value.
+func parseBool(v string) (bool, bool) {
+	switch strings.ToLower(v) {
+	case "true", "on", "yes", "1", "t":
+		return true, true
+	case "false", "off", "no", "0", "f":
+		return false, true
+	}
+	return false, false
+}
+
+// beginRescale records plan as t's rescale in meta (unless it resumes
+// the one recorded) and registers its progress; a job already rescaling
+// is refused (55006).
+func (e *Engine) beginRescale(ctx context.Context, t *meta.Table, plan *meta.Rescale, resume bool) (*rescaleJob, error) {
+	e.rescaleMu.Lock()
+	if j := e.rescales[t.ID]; j != nil && j.progress().Phase == "moving" {
+		p := j.progress()
+		e.rescaleMu.Unlock()
+		return nil, pgerror.New(pgerror.CodeObjectInUse, "%s %q is already being rescaled (to parallelism %d, %d of %d vnodes moved)",
+			t.Kind, t.Name, p.To, p.VNodesMoved, p.VNodesTotal).
+			WithHint("Wait until SHOW JOBS reports it done, then run ALTER ... SET PARALLELISM again.")
+	}
+	job := &rescaleJob{started: time.Now(), info: planner.RescaleProgress{
+		Job: t.ID, Name: t.Name, Strategy: plan.Strategy, Phase: "moving", From: plan.From, To: meta.Slots(plan.Target)}}
+	e.rescales[t.ID] = job
+	e.rescaleMu.Unlock()
+	if !resume {
+		if err := e.Meta.BeginRescale(ctx, t.ID, plan); err != nil {
+			job.set(func(p *planner.RescaleProgress) { p.Phase, p.Error = "failed", err.Error() })
+			return nil, err
+		}
+	}
+	return job, nil
+}
+
+// runRescale moves t's job from its current assignment to plan's target,
+// step by step (each step's assignment recorded with its checkpoint), and
+// records the outcome in job.
+func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Rescale, job *rescaleJob) (err error) {
+	e.ddlMu.Lock()
+	defer e.ddlMu.Unlock()
+	defer func() {
+		job.set(func(p *planner.RescaleProgress) {
+			p.Phase = "done"
+			if err != nil {
+				p.Phase, p.Error = "failed", err.Error()
+			}
+		})
+	}()
+	owner := e.rt.Owners(t.ID)
+	if owner == nil {
+		return pgerror.New(pgerror.CodeUndefinedTable, "%s %q was dropped while being rescaled", t.Kind, t.Name)
+	}
+	step := plan.Step
+	if plan.Strategy != strategyFluid {
+		step = 0
+	}
+	steps := meta.RescaleSteps(owner, plan.Target, step)
+	if len(steps) == 0 {
+		// Nothing moves; the step still ends the rescale in meta.
+		steps = [][]int{plan.Target}
+	}
+	total := 0
+	for v := range owner {
+		if owner[v] != plan.Target[v] || plan.Strategy == strategyRestart {
+			total++
+		}
+	}
+	job.set(func(p *planner.RescaleProgress) { p.VNodesTotal, p.StepsTotal = total, len(steps) })
+	replace := plan.Strategy == strategyRestart
+	if replace {
+		if err := e.pause(ctx); err != nil {
+			return err
+		}
+		defer func() {
+			if rerr := e.rt.Resume(e.ctx); err == nil {
+				err = rerr
+			}
+		}()
+	}
+	prev := owner
+	for i, a := range steps {
+		bytes := e.movedBytes(t, prev, a, replace)
+		rec := &meta.RescaleStep{Table: t.ID, Assignment: a, Done: i == len(steps)-1}
+		res, err := e.rt.Reassign(ctx, t.ID, a, dataflow.ReassignOptions{Replace: replace, Record: rec})
+		if err != nil {
+			return err
+		}
+		job.set(func(p *planner.RescaleProgress) {
+			p.StepsDone++
+			p.VNodesMoved = min(p.VNodesMoved+res.Moved, p.VNodesTotal)
+			p.BytesMoved += bytes
+			p.CacheBytesMoved += res.CacheBytes
+		})
+		prev = a
+	}
+	return nil
+}
+
+// movedBytes estimates the bytes in storage of the state of the vnodes
+// that change owner from one assignment to the next (all with replace):
+// the job's state tables and its own rows. On one node they change owner
+// in place; across nodes they are what would travel.
+func (e *Engine) movedBytes(t *meta.Table, from, to []int, replace bool) int64 {
+	var n int64
+	for v := range from {
+		if from[v] == to[v] && !replace {
+			continue
+		}
+		for _, id := range append([]uint32{t.ID}, t.StateTables...) {
+			b, err := e.Storage.VNodeDiskUsage(id, uint16(v))
+			if err == nil {
+				n += int64(b)
+			}
+		}
+	}
+	return n
+}
+
+// pause stops the world for the restart strategy: sources and writes are
+// held from a checkpoint on, which is committed before anything changes.
+func (e *Engine) pause(ctx context.Context) error {
+	epoch, err := e.rt.Pause(ctx)
+	if err != nil {
+		return err
+	}
+	return e.mgr.WaitCommitted(ctx, epoch)
+}
+
+// resumeRescales finishes the rescales a crash interrupted: each job
+// restarted with the assignment of its last committed step and goes on
+// from there to its plan's target. They are registered at once (SHOW
+// JOBS lists them, ALTER refuses to start another) and run in the
+// background, one after the other.
+func (e *Engine) resumeRescales() {
+	type resumed struct {
+		t   *meta.Table
+		job *rescaleJob
+	}
+	var todo []resumed
+	for _, t := range e.Meta.Catalog().Tables() {
+		if t.Rescale == nil {
+			continue
+		}
+		job, err := e.beginRescale(e.ctx, t, t.Rescale, true)
+		if err != nil {
+			e.opts.Logger.Error("resuming an interrupted rescale failed; run ALTER ... SET PARALLELISM again", "relation", t.Name, "err", err)
+			continue
+		}
+		todo = append(todo, resumed{t, job})
+	}
+	go func() {
+		for _, r := range todo {
+			if err := e.runRescale(e.ctx, r.t, r.t.Rescale, r.job); err != nil && e.ctx.Err() == nil {
+				e.opts.Logger.Error("resuming an interrupted rescale failed; run ALTER ... SET PARALLELISM again", "relation", r.t.Name, "err", err)
+			}
+		}
+	}()
+}
+
+// RescaleJobs implements planner.Status: the latest rescale of each job
+// since the node started.
+func (e *Engine) RescaleJobs() []planner.RescaleProgress {
+	e.rescaleMu.Lock()
+	defer e.rescaleMu.Unlock()
+	out := make([]planner.RescaleProgress, 0, len(e.rescales))
+	for _, j := range e.rescales {
+		out = append(out, j.progress())
+	}
+	return out
+}
+
+// Fragments implements planner.Status: the actors of every running job.
+func (e *Engine) Fragments() []planner.FragmentActor {
+	names := map[uint32]string{}
+	for _, t := range e.Meta.Catalog().Tables() {
+		names[t.ID] = t.Name
+	}
+	var out []planner.FragmentActor
+	for _, f := range e.rt.Fragments() {
+		out = append(out, planner.FragmentActor{Job: f.Job, Name: names[f.Job], Fragment: f.Fragment, Parallelism: f.Parallelism, Actor: f.Slot, VNodes: f.VNodes})
+	}
+	return out
+}
