@@ -40,8 +40,10 @@ const (
 type loaded struct {
 	// Keys is the number of keys, 0 to Keys-1, one row each.
 	Keys int64
-	// StateBytes is the view's state: what Pebble's files grew by while
-	// the view was built, and as more rows came into it.
+	// StateBytes is at least the view's state: what Pebble's SSTs grew to
+	// beyond all of the table's files (its rows still in the WAL too)
+	// while the view was built and more rows came into it. Writes not yet
+	// flushed from the memtables are not counted.
 	StateBytes int64
 	// Took is how long the load took.
 	Took time.Duration
@@ -67,22 +69,22 @@ func load(ctx context.Context, connString, dir string, stateBytes int64, errOut 
 	if err := copyKeys(ctx, connString, 0, keys, "load t", errOut); err != nil {
 		return loaded{}, err
 	}
-	tableBytes, err := pebbleBytes(dir)
+	table, err := pebbleBytes(dir)
 	if err != nil {
 		return loaded{}, err
 	}
 	// tableShare is the table's part of Pebble's files at n keys.
-	tableShare := func(n int64) int64 { return tableBytes * n / keys }
-	if err := buildView(ctx, conn, dir, tableBytes, stateBytes, errOut); err != nil {
+	tableShare := func(n int64) int64 { return table.all * n / keys }
+	if err := buildView(ctx, conn, dir, table.all, stateBytes, errOut); err != nil {
 		return loaded{}, err
 	}
 	l := loaded{Keys: keys}
 	for {
-		total, err := pebbleBytes(dir)
+		files, err := pebbleBytes(dir)
 		if err != nil {
 			return loaded{}, err
 		}
-		l.StateBytes = total - tableShare(l.Keys)
+		l.StateBytes = files.sst - tableShare(l.Keys)
 		if l.StateBytes >= stateBytes {
 			break
 		}
@@ -101,8 +103,9 @@ func load(ctx context.Context, connString, dir string, stateBytes int64, errOut 
 	return l, nil
 }
 
-// buildView creates the view over the loaded table, showing the growth of
-// Pebble's files beyond tableBytes (in MiB) against the target stateBytes.
+// buildView creates the view over the loaded table, showing how far
+// Pebble's SSTs grew beyond tableBytes (in MiB) against the target
+// stateBytes.
 func buildView(ctx context.Context, conn *pgx.Conn, dir string, tableBytes, stateBytes int64, errOut io.Writer) error {
 	bar := benchkit.NewProgress(errOut, "build v", "MiB")
 	defer bar.Finish()
@@ -117,8 +120,8 @@ func buildView(ctx context.Context, conn *pgx.Conn, dir string, tableBytes, stat
 			case <-done:
 				return
 			case <-tick.C:
-				if total, err := pebbleBytes(dir); err == nil {
-					bar.Update((total-tableBytes)>>20, stateBytes>>20, time.Since(start))
+				if files, err := pebbleBytes(dir); err == nil {
+					bar.Update(max(files.sst-tableBytes, 0)>>20, stateBytes>>20, time.Since(start))
 				}
 			}
 		}
@@ -226,23 +229,31 @@ func (p *padRows) Values() ([]any, error) {
 // Err implements pgx.CopyFromSource.
 func (p *padRows) Err() error { return nil }
 
-// pebbleBytes is the size of Pebble's files (SSTs, WAL, manifests) in
-// the server's data directory dir.
-func pebbleBytes(dir string) (int64, error) {
-	var n int64
-	err := filepath.WalkDir(filepath.Join(dir, "state"), func(_ string, d fs.DirEntry, err error) error {
+// pebbleFiles are sizes of Pebble's files.
+type pebbleFiles struct {
+	// sst is the size of the SSTs, all of every file (the WAL's too).
+	sst, all int64
+}
+
+// pebbleBytes measures Pebble's files in the server's data directory dir.
+func pebbleBytes(dir string) (pebbleFiles, error) {
+	var n pebbleFiles
+	err := filepath.WalkDir(filepath.Join(dir, "state"), func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
 		// Pebble deletes files as it compacts: one gone since the listing
 		// counts nothing.
 		if info, err := d.Info(); err == nil {
-			n += info.Size()
+			n.all += info.Size()
+			if filepath.Ext(path) == ".sst" {
+				n.sst += info.Size()
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("measure the state in %s: %w", dir, err)
+		return n, fmt.Errorf("measure the state in %s: %w", dir, err)
 	}
 	return n, nil
 }

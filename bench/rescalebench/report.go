@@ -16,14 +16,16 @@ type Result struct {
 	// From and To are the parallelisms before and after.
 	From int `json:"from_parallelism"`
 	To   int `json:"to_parallelism"`
-	// StateBytes is the view's state: what Pebble's files grew by while
-	// the view was built over the loaded table.
+	// StateBytes is at least the view's state (loaded.StateBytes).
 	StateBytes int64 `json:"state_bytes"`
 	// PebbleBytes is the size of all of Pebble's files (the table's rows
 	// too) just before the rescale.
 	PebbleBytes int64 `json:"pebble_bytes"`
-	// RowsPerSec is the writers' rate.
-	RowsPerSec float64 `json:"rows_per_sec"`
+	// RowsPerSec is the rate of rows acknowledged in the steady window;
+	// TargetRowsPerSec the writers' rate (half what they reached as fast
+	// as they went).
+	RowsPerSec       float64 `json:"rows_per_sec"`
+	TargetRowsPerSec float64 `json:"target_rows_per_sec"`
 	// Steady* summarize the end-to-end latency in the steady window
 	// before the rescale.
 	SteadyP50Ms float64 `json:"steady_p50_ms"`
@@ -50,10 +52,16 @@ type Result struct {
 	// DurationMs is how long the ALTER took.
 	DurationMs float64 `json:"duration_ms"`
 	// Server's account of the rescale (streamdb_catalog.rescale_jobs).
-	VNodesMoved int   `json:"vnodes_moved"`
-	VNodesTotal int   `json:"vnodes_total"`
-	Steps       int   `json:"steps"`
-	BytesMoved  int64 `json:"bytes_moved"`
+	VNodesMoved int `json:"vnodes_moved"`
+	VNodesTotal int `json:"vnodes_total"`
+	Steps       int `json:"steps"`
+	// BytesMoved is the server's estimate of the moved vnodes' state in
+	// storage (every vnode's for restart).
+	BytesMoved int64 `json:"bytes_moved"`
+	// CacheBytesMoved are the cached state bytes handed over warm.
+	CacheBytesMoved int64 `json:"cache_bytes_moved"`
+	// ServerElapsedMs is how long the rescale took by the server's clock.
+	ServerElapsedMs float64 `json:"server_elapsed_ms"`
 	// ServerCores and OtherCores are the cores the server, and the
 	// processes other than the server and the bench, kept busy on average
 	// from the steady window to the end of the settle window: others'
@@ -73,22 +81,38 @@ func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisec
 // writeTable prints results as an aligned table, then the errors.
 func writeTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "strategy\tp\tstate MiB\trows/s\tsteady p50\tp99\tmax ms\trescale p50\tp99\tmax ms\tlongest gap ms\tdip %\tduration ms\tvnodes moved\tfailed inserts\tother cores\t")
+	fmt.Fprintln(tw, "strategy\tp\tstate MiB\trows/s\tsteady p50\tp99\tmax ms\trescale p50\tp99\tmax ms\tlongest gap ms\tdip %\tduration ms\tvnodes moved\tmoved MiB\tfailed inserts\tother cores\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d→%d\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%d/%d\t%d\t%.2f\t\n",
+		fmt.Fprintf(tw, "%s\t%d→%d\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%d/%d\t%.0f\t%d\t%.2f\t\n",
 			r.Strategy, r.From, r.To, float64(r.StateBytes)/(1<<20), benchkit.Thousands(int64(r.RowsPerSec)),
 			r.SteadyP50Ms, r.SteadyP99Ms, r.SteadyMaxMs, r.RescaleP50Ms, r.RescaleP99Ms, r.RescaleMaxMs,
-			r.LongestGapMs, r.ThroughputDipPct, r.DurationMs, r.VNodesMoved, r.VNodesTotal, r.FailedInserts, r.OtherCores)
+			r.LongestGapMs, r.ThroughputDipPct, r.DurationMs, r.VNodesMoved, r.VNodesTotal, float64(r.BytesMoved)/(1<<20), r.FailedInserts, r.OtherCores)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, r := range results {
-		if r.Error != "" {
-			fmt.Fprintf(w, "%s (%d→%d): %s\n", r.Strategy, r.From, r.To, r.Error)
+		for _, note := range []string{behind(r), r.Error} {
+			if note != "" {
+				fmt.Fprintf(w, "%s (%d→%d): %s\n", r.Strategy, r.From, r.To, note)
+			}
 		}
 	}
 	return nil
+}
+
+// behindShare is the share of their rate below which the writers are
+// said to have fallen behind in a steady window.
+const behindShare = 0.95
+
+// behind notes that the writers fell behind their rate in r's steady
+// window, "" if they did not.
+func behind(r Result) string {
+	if r.RowsPerSec >= behindShare*r.TargetRowsPerSec {
+		return ""
+	}
+	return fmt.Sprintf("the writers fell behind their rate in the steady window (%s of %s rows/s): the server or the machine was busy, the steady figures are not steady",
+		benchkit.Thousands(int64(r.RowsPerSec)), benchkit.Thousands(int64(r.TargetRowsPerSec)))
 }
 
 // fluidSlackMs is how far above its steady p99 fluid's worst latency

@@ -35,15 +35,17 @@ func rescale(ctx context.Context, conn *pgx.Conn, s Strategy, to, step int) (spa
 	return w, err
 }
 
-// readRescaleJob fills r's vnodes, steps and bytes moved from the view's
+// readRescaleJob fills r's vnodes, steps, bytes moved and elapsed time from the view's
 // row of streamdb_catalog.rescale_jobs, and checks that the server says
 // the rescale of strategy r.Strategy to r.To is done.
 func readRescaleJob(ctx context.Context, conn *pgx.Conn, r *Result) error {
 	var strategy, phase, errText string
 	var to int
-	err := conn.QueryRow(ctx, `SELECT strategy, phase, to_parallelism, vnodes_moved, vnodes_total, steps_done, bytes_moved, coalesce(error, '')
-		FROM streamdb_catalog.rescale_jobs WHERE name = $1`, viewName).
-		Scan(&strategy, &phase, &to, &r.VNodesMoved, &r.VNodesTotal, &r.Steps, &r.BytesMoved, &errText)
+	var elapsedMs int64
+	err := conn.QueryRow(ctx, `SELECT strategy, phase, to_parallelism, vnodes_moved, vnodes_total, steps_done, bytes_moved, cache_bytes_moved,
+		elapsed_ms, coalesce(error, '') FROM streamdb_catalog.rescale_jobs WHERE name = $1`, viewName).
+		Scan(&strategy, &phase, &to, &r.VNodesMoved, &r.VNodesTotal, &r.Steps, &r.BytesMoved, &r.CacheBytesMoved, &elapsedMs, &errText)
+	r.ServerElapsedMs = float64(elapsedMs)
 	if err != nil {
 		return fmt.Errorf("read streamdb_catalog.rescale_jobs: %w", err)
 	}

@@ -47,7 +47,7 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 	if err != nil {
 		return nil, errors.Join(err, srv.Failed())
 	}
-	fmt.Fprintf(cfg.Out, "loaded %s keys in %.1f s: the view's state is %d MiB (Pebble's files grown by building it)\n",
+	fmt.Fprintf(cfg.Out, "loaded %s keys in %.1f s: the view's state is at least %d MiB (Pebble's SSTs beyond the table's files)\n",
 		benchkit.Thousands(l.Keys), l.Took.Seconds(), l.StateBytes>>20)
 	conn, err := pgx.Connect(ctx, srv.ConnString())
 	if err != nil {
@@ -83,9 +83,9 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 		var r Result
 		r, runErr = runStrategy(ctx, cfg, conn, w, srv.PID(), s, current, target)
 		r.StateBytes = l.StateBytes
-		if r.PebbleBytes, err = pebbleBytes(srv.Dir()); err != nil {
-			runErr = errors.Join(runErr, err)
-		}
+		files, err := pebbleBytes(srv.Dir())
+		runErr = errors.Join(runErr, err)
+		r.PebbleBytes = files.all
 		results = append(results, r)
 		fmt.Fprintf(cfg.Err, "%s %d→%d: %s\n", s, current, target, summaryLine(r))
 		if r.Error == "" {
@@ -144,12 +144,13 @@ func probe(ctx context.Context, w *workload) (float64, error) {
 // the settle window; the server is process pid. A failed rescale makes a
 // result with Error set; the error returned means the run cannot go on.
 func runStrategy(ctx context.Context, cfg Config, conn *pgx.Conn, w *workload, pid int, s Strategy, from, to int) (Result, error) {
-	r := Result{Strategy: s, From: from, To: to}
+	r := Result{Strategy: s, From: from, To: to, TargetRowsPerSec: w.rate}
 	cpu0, err := markCPU(pid)
 	if err != nil {
 		return r, err
 	}
 	steady := span{from: cpu0.at}
+	w.skipBacklog(steady.from)
 	if err := pause(ctx, cfg.Steady); err != nil {
 		return r, err
 	}
@@ -211,8 +212,10 @@ func joinErrors(a, b string) string {
 func summaryLine(r Result) string {
 	line := fmt.Sprintf("steady p99 %.1f ms, rescale p99 %.1f ms max %.1f ms, longest gap %.1f ms, dip %.0f%%, took %.0f ms",
 		r.SteadyP99Ms, r.RescaleP99Ms, r.RescaleMaxMs, r.LongestGapMs, r.ThroughputDipPct, r.DurationMs)
-	if r.Error != "" {
-		line += "; " + r.Error
+	for _, note := range []string{behind(r), r.Error} {
+		if note != "" {
+			line += "; " + note
+		}
 	}
 	return line
 }

@@ -62,6 +62,11 @@ type workload struct {
 
 	quit chan struct{}
 	wg   sync.WaitGroup
+	// rate is the writers' rate in rows per second (0: as fast as they go).
+	rate float64
+	// skipTo, in Unix nanoseconds, is when a writer behind its schedule
+	// skips to (0: none).
+	skipTo atomic.Int64
 	// started counts the statements sent, acked those acknowledged, failed
 	// those that returned an error.
 	started, acked, failed atomic.Int64
@@ -95,7 +100,7 @@ func (w *workload) start(ctx context.Context, rate float64) error {
 		}
 		conns[i] = c
 	}
-	w.quit = make(chan struct{})
+	w.quit, w.rate = make(chan struct{}), rate
 	var interval time.Duration
 	if rate > 0 {
 		interval = time.Duration(float64(time.Second) * writers * batchRows / rate)
@@ -113,6 +118,11 @@ func (w *workload) start(ctx context.Context, rate float64) error {
 	})
 	return nil
 }
+
+// skipBacklog makes the writers skip the statements they are behind
+// their schedule by at t: a backlog from one rescale does not reach into
+// the next one's measurements.
+func (w *workload) skipBacklog(t time.Time) { w.skipTo.Store(t.UnixNano()) }
 
 // stop stops the writers and the poller and waits until their last
 // statements returned.
@@ -149,7 +159,10 @@ func (w *workload) write(ctx context.Context, conn *pgx.Conn, seed uint64, due t
 	for {
 		if interval == 0 {
 			due = time.Now()
-		} else if wait := time.Until(due); wait > 0 {
+		} else if skip := time.Unix(0, w.skipTo.Load()); due.Before(skip) {
+			due = due.Add((skip.Sub(due) + interval - 1) / interval * interval)
+		}
+		if wait := time.Until(due); wait > 0 {
 			timer.Reset(wait)
 			select {
 			case <-w.quit:
