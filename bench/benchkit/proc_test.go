@@ -8,23 +8,32 @@ import (
 	"time"
 )
 
-func TestParseStatCPU(t *testing.T) {
+// TestParseCPUTimes checks the parsers of a process's CPU time
+// (/proc/PID/stat) and the machine's (/proc/stat).
+func TestParseCPUTimes(t *testing.T) {
+	stat, procStat := parseStatCPU, parseProcStat
 	tests := []struct {
-		stat string
-		want time.Duration
-		ok   bool
+		parse func(string) (time.Duration, error)
+		text  string
+		want  time.Duration
+		ok    bool
 	}{
-		{"1234 (streamdb) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 130 0 0 20 0 12 0 100 0 0", 3800 * time.Millisecond, true},
+		{stat, "1234 (streamdb) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 130 0 0 20 0 12 0 100 0 0", 3800 * time.Millisecond, true},
 		// A command name with spaces and parentheses.
-		{"7 (a) b (c)) R 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 5 0 0", 30 * time.Millisecond, true},
-		{"7 (short) R 1 2", 0, false},
-		{"no name here", 0, false},
-		{"7 (x) R 1 7 7 0 -1 0 0 0 0 0 x 2 0 0", 0, false},
+		{stat, "7 (a) b (c)) R 1 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 5 0 0", 30 * time.Millisecond, true},
+		{stat, "7 (short) R 1 2", 0, false},
+		{stat, "no name here", 0, false},
+		{stat, "7 (x) R 1 7 7 0 -1 0 0 0 0 0 x 2 0 0", 0, false},
+		// Idle and I/O wait are not busy.
+		{procStat, "cpu  100 5 50 9000 300 10 20 15 0 0\ncpu0 50 2 25 4500 150 5 10 7 0 0\n", 2000 * time.Millisecond, true},
+		{procStat, "cpu  1 2 3\n", 0, false},
+		{procStat, "intr 1 2 3 4 5 6 7 8 9\n", 0, false},
+		{procStat, "cpu  1 2 3 4 5 x 7 8\n", 0, false},
 	}
 	for _, tt := range tests {
-		got, err := parseStatCPU(tt.stat)
+		got, err := tt.parse(tt.text)
 		if (err == nil) != tt.ok || got != tt.want {
-			t.Errorf("parseStatCPU(%q) = %v, %v; want %v (ok %v)", tt.stat, got, err, tt.want, tt.ok)
+			t.Errorf("parsing %q = %v, %v; want %v (ok %v)", tt.text, got, err, tt.want, tt.ok)
 		}
 	}
 }
@@ -57,24 +66,5 @@ func TestProcOfSelf(t *testing.T) {
 	}
 	if busy, err := MachineCPU(); err != nil || busy <= 0 {
 		t.Errorf("MachineCPU = %v, %v", busy, err)
-	}
-}
-
-func TestParseProcStat(t *testing.T) {
-	tests := []struct {
-		stat string
-		want time.Duration
-		ok   bool
-	}{
-		{"cpu  100 5 50 9000 300 10 20 15 0 0\ncpu0 50 2 25 4500 150 5 10 7 0 0\n", 2000 * time.Millisecond, true},
-		{"cpu  1 2 3\n", 0, false},
-		{"intr 1 2 3 4 5 6 7 8 9\n", 0, false},
-		{"cpu  1 2 3 4 5 x 7 8\n", 0, false},
-	}
-	for _, tt := range tests {
-		got, err := parseProcStat(tt.stat)
-		if (err == nil) != tt.ok || got != tt.want {
-			t.Errorf("parseProcStat(%q) = %v, %v; want %v (ok %v)", tt.stat, got, err, tt.want, tt.ok)
-		}
 	}
 }

@@ -130,3 +130,14 @@ func longestGap(changes []time.Time, w span) time.Duration {
 	}
 	return longest
 }
+
+// readStats summarizes how long the reads that overlap w took.
+func readStats(reads []span, w span) latency.Summary {
+	var h latency.Histogram
+	for _, r := range reads {
+		if w.overlaps(r.from, r.to) {
+			h.Record(r.to.Sub(r.from))
+		}
+	}
+	return h.Summary()
+}

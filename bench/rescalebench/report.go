@@ -44,6 +44,9 @@ type Result struct {
 	// LongestGapMs is the longest time, during the rescale, between
 	// successive changes a reader of the view saw.
 	LongestGapMs float64 `json:"longest_gap_ms"`
+	// RescaleReadMaxMs is the longest read of the view by the poller in
+	// that time: a gap may be a read held up rather than no change.
+	RescaleReadMaxMs float64 `json:"rescale_read_max_ms"`
 	// SteadyGapMs is the same before the rescale, for comparison.
 	SteadyGapMs float64 `json:"steady_gap_ms"`
 	// ThroughputDipPct is how far the lowest throughput over 500 ms during

@@ -131,8 +131,7 @@ func probe(ctx context.Context, w *workload) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	samples, _ := w.snapshot()
-	rate := rowsPerSecond(samples, measured)
+	rate := rowsPerSecond(w.snapshot().samples, measured)
 	if rate <= 0 {
 		return 0, fmt.Errorf("the writers acknowledged no rows in %v", probeMeasure)
 	}
@@ -169,8 +168,7 @@ func runStrategy(ctx context.Context, cfg Config, conn *pgx.Conn, w *workload, p
 	}
 	r.ServerCores, r.OtherCores = cores(cpu0, cpu1)
 	settled := span{from: during.to, to: cpu1.at}
-	samples, changes := w.snapshot()
-	fill(&r, samples, changes, steady, during, settled)
+	fill(&r, w.snapshot(), steady, during, settled)
 	r.DurationMs = millis(altered.to.Sub(altered.from))
 	switch {
 	case alterErr != nil:
@@ -186,9 +184,10 @@ func runStrategy(ctx context.Context, cfg Config, conn *pgx.Conn, w *workload, p
 	return r, w.firstError()
 }
 
-// fill sets r's latency, gap and throughput figures from the samples and
-// the poller's changes.
-func fill(r *Result, samples []sample, changes []time.Time, steady, during, settled span) {
+// fill sets r's latency, gap and throughput figures from what the
+// workload observed.
+func fill(r *Result, obs observed, steady, during, settled span) {
+	samples, changes := obs.samples, obs.changes
 	st, re, se := steadyStats(samples, steady), rescaleStats(samples, during), steadyStats(samples, settled)
 	r.RowsPerSec = rowsPerSecond(samples, steady)
 	r.SteadyP50Ms, r.SteadyP99Ms, r.SteadyMaxMs = millis(st.Latency.P50), millis(st.Latency.P99), millis(st.Latency.Max)
@@ -197,6 +196,7 @@ func fill(r *Result, samples []sample, changes []time.Time, steady, during, sett
 	r.SettleP99Ms = millis(se.Latency.P99)
 	r.LongestGapMs, r.SteadyGapMs = millis(longestGap(changes, during)), millis(longestGap(changes, steady))
 	r.ThroughputDipPct = throughputDip(samples, steady, during, dipWindow)
+	r.RescaleReadMaxMs = millis(readStats(obs.reads, during).Max)
 	r.FailedInserts = st.Failed + re.Failed + se.Failed
 }
 
@@ -210,8 +210,8 @@ func joinErrors(a, b string) string {
 
 // summaryLine is one strategy's figures in a line, shown as it finishes.
 func summaryLine(r Result) string {
-	line := fmt.Sprintf("steady p99 %.1f ms, rescale p99 %.1f ms max %.1f ms, longest gap %.1f ms, dip %.0f%%, took %.0f ms",
-		r.SteadyP99Ms, r.RescaleP99Ms, r.RescaleMaxMs, r.LongestGapMs, r.ThroughputDipPct, r.DurationMs)
+	line := fmt.Sprintf("steady p99 %.1f ms, rescale p99 %.1f ms max %.1f ms, longest gap %.1f ms (longest read %.1f ms), dip %.0f%%, took %.0f ms",
+		r.SteadyP99Ms, r.RescaleP99Ms, r.RescaleMaxMs, r.LongestGapMs, r.RescaleReadMaxMs, r.ThroughputDipPct, r.DurationMs)
 	for _, note := range []string{behind(r), r.Error} {
 		if note != "" {
 			line += "; " + note
@@ -226,7 +226,7 @@ func report(cfg Config, results []Result, w *workload) error {
 	if err := writeTable(cfg.Out, results); err != nil {
 		return err
 	}
-	polls := w.pollSummary()
+	polls := readStats(w.snapshot().reads, span{time.Time{}, time.Now()})
 	fmt.Fprintf(cfg.Out, "the poller's reads of the view: %d, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
 		polls.Count, millis(polls.P50), millis(polls.P99), millis(polls.Max))
 	writeTargets(cfg.Out, results)

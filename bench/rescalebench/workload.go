@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/streamdb/streamdb/exec"
-	"github.com/streamdb/streamdb/latency"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -71,12 +71,8 @@ type workload struct {
 	// those that returned an error.
 	started, acked, failed atomic.Int64
 
-	mu      sync.Mutex
-	samples []sample
-	// changes are the times the poller saw the counter change.
-	changes []time.Time
-	// polls summarizes how long the poller's reads took.
-	polls latency.Histogram
+	mu  sync.Mutex
+	obs observed
 	// err is the first error that stopped a writer or the poller.
 	err error
 }
@@ -188,7 +184,7 @@ func (w *workload) write(ctx context.Context, conn *pgx.Conn, seed uint64, due t
 			w.acked.Add(1)
 		}
 		w.mu.Lock()
-		w.samples = append(w.samples, s)
+		w.obs.samples = append(w.obs.samples, s)
 		w.mu.Unlock()
 		if err != nil && (ctx.Err() != nil || conn.IsClosed()) {
 			w.fail(fmt.Errorf("a writer stopped: %w", err))
@@ -217,9 +213,9 @@ func (w *workload) poll(ctx context.Context, conn *pgx.Conn) {
 			return
 		}
 		w.mu.Lock()
-		w.polls.Record(now.Sub(began))
+		w.obs.reads = append(w.obs.reads, span{began, now})
 		if n != last {
-			w.changes = append(w.changes, now)
+			w.obs.changes = append(w.obs.changes, now)
 			last = n
 		}
 		w.mu.Unlock()
@@ -231,18 +227,20 @@ func (w *workload) poll(ctx context.Context, conn *pgx.Conn) {
 	}
 }
 
-// snapshot returns copies of the samples and the changes so far.
-func (w *workload) snapshot() ([]sample, []time.Time) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]sample(nil), w.samples...), append([]time.Time(nil), w.changes...)
+// observed is what the writers and the poller saw.
+type observed struct {
+	samples []sample
+	// changes are the times the poller saw the counter change.
+	changes []time.Time
+	// reads are the poller's reads, from start to end.
+	reads []span
 }
 
-// pollSummary summarizes how long the poller's reads took.
-func (w *workload) pollSummary() latency.Summary {
+// snapshot returns a copy of what the workload observed so far.
+func (w *workload) snapshot() observed {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.polls.Summary()
+	return observed{slices.Clone(w.obs.samples), slices.Clone(w.obs.changes), slices.Clone(w.obs.reads)}
 }
 
 // checkCounter reads the counter on conn and checks it against the
