@@ -55,6 +55,8 @@ type actor struct {
 	paused bool
 	// ctx is the context of run, which output is sent under.
 	ctx context.Context
+	// owned are the vnodes the chain was last built for.
+	owned *Bitmap
 }
 
 // generator is the head of a source actor's chain: it makes rows whenever
@@ -97,6 +99,7 @@ func (a *actor) chainWatermark(i, input int, w Watermark) error {
 // build builds the actor's chain from its specs over env's vnodes and
 // splits (reading their state from storage) and wires it.
 func (a *actor) build(env *Env) error {
+	a.owned = env.VNodes
 	chain := make([]Operator, 0, len(a.specs))
 	for _, spec := range a.specs {
 		op, err := spec.Build(env)
@@ -278,15 +281,28 @@ func (a *actor) apply(ctx context.Context, u *actorUpdate, counters *rescaleCoun
 			return err
 		}
 	}
+	prev := a.owned
 	if err := a.build(u.env); err != nil {
 		return err
 	}
 	adoptCaches(a.chain, caches, u.env.VNodes)
-	if u.cold {
-		return nil
-	}
-	for _, h := range u.gains {
-		counters.cacheBytes.Add(adoptCaches(a.chain, h.caches, u.env.VNodes))
+	switch u.cache {
+	case CacheHandover:
+		for _, h := range u.gains {
+			counters.cacheBytes.Add(adoptCaches(a.chain, h.caches, u.env.VNodes))
+		}
+	case CacheEager:
+		gained := NewBitmap(u.env.VNodes.Size())
+		u.env.VNodes.Each(func(v int) {
+			if prev == nil || !prev.Has(v) {
+				gained.Set(v)
+			}
+		})
+		n, err := warmCaches(a.chain, gained)
+		if err != nil {
+			return err
+		}
+		counters.cacheBytes.Add(n)
 	}
 	return nil
 }

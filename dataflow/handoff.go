@@ -136,6 +136,6 @@ func (t *StateTable) adopt(caches map[uint16]*vnodeCache, vnodes *Bitmap) int64 
 
 // rescaleCounters are the figures of a reassignment, shared by its actors.
 type rescaleCounters struct {
-	// cacheBytes is the cached state handed over to new owners.
+	// cacheBytes is the cached state new owners got (ReassignResult).
 	cacheBytes atomic.Int64
 }

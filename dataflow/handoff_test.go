@@ -48,3 +48,48 @@ func TestHandOverCaches(t *testing.T) {
 		t.Fatalf("storage holds %s after the new owner's change", got)
 	}
 }
+
+// TestWarmLoadsWholeGroups loads vnodes from storage into a fresh view of
+// a table (CacheEager): every group comes back whole, a loaded vnode needs
+// no storage read on a miss, and nothing loads past the cache budget.
+func TestWarmLoadsWholeGroups(t *testing.T) {
+	store := newEnv(t).Store
+	old := NewStateTable(store, 32, pairTypes)
+	for _, p := range []string{"a", "b", "c"} {
+		g := mustGroup(t, old, 1, p)
+		g.Put([]byte("1"), pair(1, p))
+		g.Put([]byte("2"), pair(2, p))
+	}
+	mustGroup(t, old, 2, "d").Put([]byte("1"), pair(3, "d"))
+	old.Commit(1)
+	mustSeal(t, store, 1)
+
+	fresh := func() *StateTable {
+		st := NewStateTable(store, 32, pairTypes)
+		st.layout = &groupLayout{cols: 1}
+		return st
+	}
+	vnodes := NewBitmap(4)
+	vnodes.Set(1)
+	st := fresh()
+	if n, err := st.warm(vnodes); err != nil || n <= 0 {
+		t.Fatalf("warm = %d, %v", n, err)
+	}
+	for _, p := range []string{"a", "b", "c"} {
+		if !cached(st, 1, p) {
+			t.Fatalf("group %s of vnode 1 was not loaded", p)
+		}
+		if got, want := groupContents(mustGroup(t, st, 1, p)), groupContents(mustGroup(t, old, 1, p)); got != want {
+			t.Fatalf("group %s loaded as %s, stored %s", p, got, want)
+		}
+	}
+	if !st.bare[1] || cached(st, 2, "d") {
+		t.Fatal("vnode 1 should be complete and vnode 2 not loaded")
+	}
+
+	store.SetCacheBytes(0)
+	st = fresh()
+	if _, err := st.warm(vnodes); err != nil || len(st.vnodes[1]) != 0 || st.bare[1] {
+		t.Fatalf("over budget: loaded %d groups (bare %v, err %v)", len(st.vnodes[1]), st.bare[1], err)
+	}
+}

@@ -37,6 +37,8 @@ func (s *HashAggSpec) Build(env *Env) (Operator, error) {
 	if needMultiset {
 		// Entries are [count, value, delimiter] of any types.
 		a.multiset = NewStateTable(env.Store, s.MultisetTable, []types.T{types.TInt8, types.TUnknown, types.TUnknown})
+		// A group is the group key and the aggregate's index.
+		a.multiset.layout = &groupLayout{cols: len(s.GroupKey), extra: 2}
 	}
 	if s.WindowKey {
 		a.windows = newWindowIndex()

@@ -117,8 +117,11 @@ func newJoinSide(store *Store, table uint32, rowTypes []types.T, keys, streamKey
 	if outer {
 		stored = append(append([]types.T(nil), rowTypes...), types.TInt8)
 	}
-	return joinSide{keys: keys, streamKey: streamKey, width: len(rowTypes), outer: outer,
+	side := joinSide{keys: keys, streamKey: streamKey, width: len(rowTypes), outer: outer,
 		table: NewStateTable(store, table, stored)}
+	// A group is a join key.
+	side.table.layout = &groupLayout{cols: len(keys)}
+	return side
 }
 
 // Process implements Operator.

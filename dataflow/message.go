@@ -71,6 +71,7 @@ type actorUpdate struct {
 	gains []*handoff
 	// release, if set, takes the caches of the vnodes the actor loses.
 	release *handoff
-	// cold: do not adopt handed-over caches (the restart baseline).
-	cold bool
+	// cache says how the actor gets the cached state of the vnodes it
+	// gains.
+	cache CacheMode
 }

@@ -62,10 +62,10 @@ func (rs *reshape) gain(a, loser *actor) {
 // actor is created for each new slot, dropped for each slot owning no
 // vnode, and rebuilt where its vnodes or splits change; each vnode and
 // split that changes owner is handed over at the barrier. With replace,
-// every actor is new (the restart baseline: with cold, caches are not
-// handed over). A new fragment's actors are built at once (eager),
-// others' once their handoffs are done.
-func (rs *reshape) reassign(f *fragment, owner []int, replace, cold bool) error {
+// every actor is new (the restart baseline). New owners get the cached
+// state of their vnodes as cache says. A new fragment's actors are built
+// at once, others' once their handoffs are done.
+func (rs *reshape) reassign(f *fragment, owner []int, replace bool, cache CacheMode) error {
 	r := rs.r
 	oldActors, oldOwner := f.actors, f.owner
 	oldSlots := f.slots()
@@ -90,7 +90,8 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace, cold bool) error 
 			f.actors[s] = a
 			sameSplits := src == nil || slices.Equal(splitsOf(src.Splits, oldSlots, s), env.Splits)
 			if !vnodesOf(oldOwner, s).Equal(env.VNodes) || !sameSplits {
-				rs.update(a).env = env
+				u := rs.update(a)
+				u.env, u.cache = env, cache
 			}
 			continue
 		}
@@ -107,7 +108,7 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace, cold bool) error 
 			}
 		} else {
 			u := rs.update(a)
-			u.env, u.cold = env, cold
+			u.env, u.cache = env, cache
 		}
 		if len(f.spec.Inputs) == 0 {
 			ch := make(chan Message, queueLen)
@@ -212,9 +213,11 @@ func (rs *reshape) start() (uint64, error) {
 
 // ReassignOptions tune one reassignment step.
 type ReassignOptions struct {
-	// Replace replaces every actor of the job's parallel fragments and
-	// hands over no cache (the restart baseline, run paused).
+	// Replace replaces every actor of the job's parallel fragments (the
+	// restart baseline, run paused).
 	Replace bool
+	// Cache says how new owners get the cached state of their vnodes.
+	Cache CacheMode
 	// Record goes into the commit of the step's epoch (see
 	// NewBarrierManager).
 	Record any
@@ -226,7 +229,8 @@ type ReassignResult struct {
 	Epoch uint64
 	// Moved is the number of vnodes that changed owner.
 	Moved int
-	// CacheBytes are the cached state bytes handed over to new owners.
+	// CacheBytes are the cached state bytes new owners got at the switch:
+	// handed over, or loaded from storage (CacheEager).
 	CacheBytes int64
 }
 
@@ -264,7 +268,7 @@ func (r *Runtime) Reassign(ctx context.Context, id uint32, owner []int, o Reassi
 		}
 	}
 	for _, f := range frags {
-		if err := rs.reassign(f, owner, o.Replace, o.Replace); err != nil {
+		if err := rs.reassign(f, owner, o.Replace, o.Cache); err != nil {
 			r.mu.Unlock()
 			return ReassignResult{}, err
 		}

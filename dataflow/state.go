@@ -32,9 +32,11 @@ type StateTable struct {
 	// suffix (an aggregation's state row), so a miss is a point read that
 	// Pebble's bloom filters answer without touching most files.
 	pointGroups bool
-	freelist    *btreemap.FreeList[[]byte, []types.Datum]
-	key         []byte
-	writes      writeBuf
+	// layout, if set, finds the group prefix of a stored key (warm).
+	layout   *groupLayout
+	freelist *btreemap.FreeList[[]byte, []types.Datum]
+	key      []byte
+	writes   writeBuf
 	// lru orders the cached groups by use; used are the groups used since
 	// the last Commit (pinned in the cache), those whose gen is gen.
 	lru  groupLRU

@@ -9,8 +9,11 @@ import (
 
 // Build implements Spec.
 func (s *TopNSpec) Build(env *Env) (Operator, error) {
-	return &topN{spec: s, groups: env.VNodeCount, touched: map[string]*topNGroup{},
-		state: NewStateTable(env.Store, s.StateTable, s.InputTypes)}, nil
+	t := &topN{spec: s, groups: env.VNodeCount, touched: map[string]*topNGroup{},
+		state: NewStateTable(env.Store, s.StateTable, s.InputTypes)}
+	// A group is a Top-N partition.
+	t.state.layout = &groupLayout{cols: len(s.GroupKey)}
+	return t, nil
 }
 
 // Explain implements Spec.

@@ -21,6 +21,9 @@ type Rescale struct {
 	// fluid step moves.
 	Strategy string `json:"strategy"`
 	Step     int    `json:"step,omitempty"`
+	// Cache is how moved vnodes' new owners get their cached state:
+	// handover (default), eager or lazy.
+	Cache string `json:"cache,omitempty"`
 	// From is the job's actor count when the rescale began.
 	From int `json:"from"`
 }

@@ -44,8 +44,8 @@ type RescaleProgress struct {
 	From, To int
 	// VNodesMoved of VNodesTotal have changed owner, in StepsDone of
 	// StepsTotal switch steps; BytesMoved estimates their state's bytes in
-	// storage and CacheBytesMoved the cached state handed over to their
-	// new owners.
+	// storage and CacheBytesMoved the cached state their new owners got
+	// at the switches (handed over, or loaded with cache = 'eager').
 	VNodesMoved, VNodesTotal    int
 	StepsDone, StepsTotal       int
 	BytesMoved, CacheBytesMoved int64

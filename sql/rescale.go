@@ -130,7 +130,7 @@ func (s *Session) alterParallelism(ctx context.Context, x *parser.AlterParalleli
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s %q runs as one actor and has no parallel fragments to rescale", t.Kind, t.Name)
 	}
 	target := meta.Rebalance(owner, n)
-	plan := &meta.Rescale{Parallelism: x.Parallelism, Target: target, Strategy: opts.strategy, Step: opts.step, From: meta.Slots(owner)}
+	plan := &meta.Rescale{Parallelism: x.Parallelism, Target: target, Strategy: opts.strategy, Step: opts.step, Cache: opts.cache, From: meta.Slots(owner)}
 	job, err := e.beginRescale(ctx, t, plan, false)
 	if err != nil {
 		return nil, err
@@ -151,10 +151,19 @@ type rescaleOptions struct {
 	strategy string
 	step     int
 	wait     bool
+	cache    string
+}
+
+// cacheModes are the values of the cache option: how a moved vnode's new
+// owner gets its cached state (the restart strategy is always lazy).
+var cacheModes = map[string]dataflow.CacheMode{
+	"handover": dataflow.CacheHandover,
+	"eager":    dataflow.CacheEager,
+	"lazy":     dataflow.CacheLazy,
 }
 
 func parseRescaleOptions(with map[string]string) (rescaleOptions, error) {
-	o := rescaleOptions{strategy: strategyFluid, step: defaultRescaleStep, wait: true}
+	o := rescaleOptions{strategy: strategyFluid, step: defaultRescaleStep, wait: true, cache: "handover"}
 	for k, v := range with {
 		switch k {
 		case "strategy":
@@ -171,6 +180,12 @@ func parseRescaleOptions(with map[string]string) (rescaleOptions, error) {
 				return o, pgerror.New(pgerror.CodeInvalidParameterValue, "step must be an integer from 1 to %d (vnodes moved per barrier), not %q", exec.VNodes, v)
 			}
 			o.step = n
+		case "cache":
+			if _, ok := cacheModes[strings.ToLower(v)]; !ok {
+				return o, pgerror.New(pgerror.CodeInvalidParameterValue, "unknown cache mode %q", v).
+					WithHint("Use handover (moved vnodes keep their cached state), eager (loaded from storage at the switch) or lazy (read on first use).")
+			}
+			o.cache = strings.ToLower(v)
 		case "wait":
 			b, ok := parseBool(v)
 			if !ok {
@@ -179,7 +194,7 @@ func parseRescaleOptions(with map[string]string) (rescaleOptions, error) {
 			o.wait = b
 		default:
 			return o, pgerror.New(pgerror.CodeInvalidParameterValue, "unknown option %q of ALTER ... SET PARALLELISM", k).
-				WithHint("The options are strategy, step and wait.")
+				WithHint("The options are strategy, step, cache and wait.")
 		}
 	}
 	return o, nil
@@ -270,7 +285,11 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 	for i, a := range steps {
 		bytes := e.movedBytes(t, prev, a, replace)
 		rec := &meta.RescaleStep{Table: t.ID, Assignment: a, Done: i == len(steps)-1}
-		res, err := e.rt.Reassign(ctx, t.ID, a, dataflow.ReassignOptions{Replace: replace, Record: rec})
+		cache := cacheModes[plan.Cache]
+		if replace {
+			cache = dataflow.CacheLazy
+		}
+		res, err := e.rt.Reassign(ctx, t.ID, a, dataflow.ReassignOptions{Replace: replace, Cache: cache, Record: rec})
 		if err != nil {
 			return err
 		}

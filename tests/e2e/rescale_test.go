@@ -133,22 +133,6 @@ func actorsOf(t *testing.T, conn *pgx.Conn, name string) []int {
 	return out
 }
 
-// countRows runs a count query on a new connection to addr.
-func countRows(t *testing.T, addr, query string) int {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, connString(addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int
-	if err := conn.QueryRow(ctx, query).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return n
-}
-
 // rescaleTargets returns n parallelisms to rescale to: 1, a prime and the
 // key-group count first, then random ones, mostly small.
 func rescaleTargets(rng *rand.Rand, n int) []int {
@@ -229,7 +213,7 @@ func TestKill9DuringRescale(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	want := map[string]int{}
 	names := slices.Sorted(maps.Keys(rescaleViews))
-	resumed := 0
+	var resumed int64
 	for round := 0; round < 3; round++ {
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
@@ -259,7 +243,7 @@ func TestKill9DuringRescale(t *testing.T) {
 		wg.Wait()
 		c.Close(ctx)
 		p = startProcess(t, dir, addr)
-		resumed += countRows(t, addr, "SELECT count(*) FROM streamdb_catalog.rescale_jobs")
+		resumed += count(t, addr, "SELECT count(*) FROM streamdb_catalog.rescale_jobs")
 	}
 	t.Logf("%d rescales were interrupted and resumed", resumed)
 	if resumed == 0 {
