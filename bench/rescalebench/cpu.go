@@ -1,6 +1,7 @@
 package rescalebench
 
 import (
+	"context"
 	"time"
 
 	"github.com/streamdb/streamdb/bench/benchkit"
@@ -37,4 +38,35 @@ func cores(a, b cpuMark) (server, others float64) {
 	srv := b.server - a.server
 	rest := b.machine - a.machine - srv - (b.self - a.self)
 	return srv.Seconds() / wall, max(rest.Seconds(), 0) / wall
+}
+
+// The wait for the server to settle after the load: until it keeps less
+// than idleCores busy over an idleWindow, for at most settleLimit.
+const (
+	idleCores   = 0.25
+	idleWindow  = time.Second
+	settleLimit = 2 * time.Minute
+)
+
+// waitIdle waits until the server (process pid) is idle after the load,
+// its flushes and compactions done, so that the probe measures the
+// writers, not them. It returns the time waited and whether the server
+// became idle within settleLimit.
+func waitIdle(ctx context.Context, pid int) (time.Duration, bool, error) {
+	start := time.Now()
+	prev, err := markCPU(pid)
+	for err == nil && time.Since(start) < settleLimit {
+		if err = pause(ctx, idleWindow); err != nil {
+			break
+		}
+		var now cpuMark
+		if now, err = markCPU(pid); err != nil {
+			break
+		}
+		if srv, _ := cores(prev, now); srv < idleCores {
+			return time.Since(start), true, nil
+		}
+		prev = now
+	}
+	return time.Since(start), false, err
 }

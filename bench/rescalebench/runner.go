@@ -54,6 +54,14 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 		return nil, fmt.Errorf("connect to the server: %w", err)
 	}
 	defer conn.Close(context.Background())
+	waited, idle, err := waitIdle(ctx, srv.PID())
+	if err != nil {
+		return nil, err
+	}
+	if !idle {
+		fmt.Fprintf(cfg.Err, "the server still kept %.2f cores or more busy %v after the load; probing the writers anyway\n", idleCores, waited.Round(time.Second))
+	}
+	fmt.Fprintf(cfg.Out, "the server was idle %.0f s after the load (flushes and compactions)\n", waited.Seconds())
 	w := newWorkload(srv.ConnString(), l.Keys)
 	rate, err := probe(ctx, w)
 	if err != nil {
