@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,14 +26,51 @@ func alterStatement(s Strategy, to, step int) string {
 	return fmt.Sprintf("ALTER MATERIALIZED VIEW %s SET PARALLELISM = %d WITH (%s)", viewName, to, with)
 }
 
-// rescale runs the ALTER on conn and returns when it started and ended.
-func rescale(ctx context.Context, conn *pgx.Conn, s Strategy, to, step int) (span, error) {
+// watchEvery is how often the rescale's progress is read while it runs.
+const watchEvery = 20 * time.Millisecond
+
+// rescale runs the ALTER on conn and returns when it started and ended,
+// and the times, seen on watch meanwhile, that the server counted another
+// step done.
+func rescale(ctx context.Context, conn, watch *pgx.Conn, s Strategy, to, step int) (span, []time.Time, error) {
 	ctx, cancel := context.WithTimeout(ctx, alterTimeout)
 	defer cancel()
+	done := make(chan struct{})
+	var steps []time.Time
+	var wg sync.WaitGroup
+	wg.Go(func() { steps = watchSteps(ctx, watch, done) })
 	w := span{from: time.Now()}
 	_, err := conn.Exec(ctx, alterStatement(s, to, step))
 	w.to = time.Now()
-	return w, err
+	close(done)
+	wg.Wait()
+	return w, steps, err
+}
+
+// watchSteps reads the view's rescale progress on conn every watchEvery
+// until done and returns the times steps_done changed. Reads that fail
+// (the rescale not yet listed) are passed over.
+func watchSteps(ctx context.Context, conn *pgx.Conn, done <-chan struct{}) []time.Time {
+	var changes []time.Time
+	last := -1
+	tick := time.NewTicker(watchEvery)
+	defer tick.Stop()
+	for {
+		var phase string
+		var n int
+		err := conn.QueryRow(ctx, "SELECT phase, steps_done FROM streamdb_catalog.rescale_jobs WHERE name = $1", viewName).Scan(&phase, &n)
+		if err == nil && phase == "moving" && n != last {
+			if last >= 0 {
+				changes = append(changes, time.Now())
+			}
+			last = n
+		}
+		select {
+		case <-done:
+			return changes
+		case <-tick.C:
+		}
+	}
 }
 
 // readRescaleJob fills r's vnodes, steps, bytes moved and elapsed time from the view's

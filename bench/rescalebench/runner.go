@@ -54,6 +54,11 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 		return nil, fmt.Errorf("connect to the server: %w", err)
 	}
 	defer conn.Close(context.Background())
+	watch, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		return nil, fmt.Errorf("connect to the server: %w", err)
+	}
+	defer watch.Close(context.Background())
 	waited, idle, err := waitIdle(ctx, srv.PID())
 	if err != nil {
 		return nil, err
@@ -89,7 +94,7 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 			target = cfg.From
 		}
 		var r Result
-		r, runErr = runStrategy(ctx, cfg, conn, w, srv.PID(), s, current, target)
+		r, runErr = runStrategy(ctx, cfg, conn, watch, w, srv.PID(), s, current, target)
 		r.StateBytes = l.StateBytes
 		files, err := pebbleBytes(srv.Dir())
 		runErr = errors.Join(runErr, err)
@@ -150,7 +155,7 @@ func probe(ctx context.Context, w *workload) (float64, error) {
 // parallelism from to to with strategy s, and measures until the end of
 // the settle window; the server is process pid. A failed rescale makes a
 // result with Error set; the error returned means the run cannot go on.
-func runStrategy(ctx context.Context, cfg Config, conn *pgx.Conn, w *workload, pid int, s Strategy, from, to int) (Result, error) {
+func runStrategy(ctx context.Context, cfg Config, conn, watch *pgx.Conn, w *workload, pid int, s Strategy, from, to int) (Result, error) {
 	r := Result{Strategy: s, From: from, To: to, TargetRowsPerSec: w.rate}
 	cpu0, err := markCPU(pid)
 	if err != nil {
@@ -162,7 +167,7 @@ func runStrategy(ctx context.Context, cfg Config, conn *pgx.Conn, w *workload, p
 		return r, err
 	}
 	steady.to = time.Now()
-	altered, alterErr := rescale(ctx, conn, s, to, cfg.Step)
+	altered, steps, alterErr := rescale(ctx, conn, watch, s, to, cfg.Step)
 	if ctx.Err() != nil {
 		return r, ctx.Err()
 	}
@@ -178,6 +183,8 @@ func runStrategy(ctx context.Context, cfg Config, conn *pgx.Conn, w *workload, p
 	settled := span{from: during.to, to: cpu1.at}
 	fill(&r, w.snapshot(), steady, during, settled)
 	r.DurationMs = millis(altered.to.Sub(altered.from))
+	// The steps the watcher saw end, between the ALTER's start and end.
+	r.LongestStepMs = millis(longestGap(append(append([]time.Time{altered.from}, steps...), altered.to), altered))
 	switch {
 	case alterErr != nil:
 		r.Error = "the ALTER failed: " + alterErr.Error()
