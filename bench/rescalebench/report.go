@@ -58,6 +58,9 @@ type Result struct {
 	// done (streamdb_catalog.rescale_jobs, read every 20 ms meanwhile),
 	// from the ALTER's start to its end.
 	LongestStepMs float64 `json:"longest_step_ms"`
+	// StepMs are the times between those steps, in order (the last until
+	// the ALTER returned).
+	StepMs []float64 `json:"step_ms"`
 	// Server's account of the rescale (streamdb_catalog.rescale_jobs).
 	VNodesMoved int `json:"vnodes_moved"`
 	VNodesTotal int `json:"vnodes_total"`

@@ -184,7 +184,11 @@ func runStrategy(ctx context.Context, cfg Config, conn, watch *pgx.Conn, w *work
 	fill(&r, w.snapshot(), steady, during, settled)
 	r.DurationMs = millis(altered.to.Sub(altered.from))
 	// The steps the watcher saw end, between the ALTER's start and end.
-	r.LongestStepMs = millis(longestGap(append(append([]time.Time{altered.from}, steps...), altered.to), altered))
+	ends := append(append([]time.Time{altered.from}, steps...), altered.to)
+	r.LongestStepMs = millis(longestGap(ends, altered))
+	for i := 1; i < len(ends); i++ {
+		r.StepMs = append(r.StepMs, millis(ends[i].Sub(ends[i-1])))
+	}
 	switch {
 	case alterErr != nil:
 		r.Error = "the ALTER failed: " + alterErr.Error()
