@@ -55,8 +55,10 @@ type actor struct {
 	paused bool
 	// ctx is the context of run, which output is sent under.
 	ctx context.Context
-	// owned are the vnodes the chain was last built for.
-	owned *Bitmap
+	// owned are the vnodes the chain was last built for; tables its views
+	// of its state tables, which outlive the chain (Env.StateTable).
+	owned  *Bitmap
+	tables map[uint32]*StateTable
 }
 
 // generator is the head of a source actor's chain: it makes rows whenever
@@ -100,6 +102,8 @@ func (a *actor) chainWatermark(i, input int, w Watermark) error {
 // splits (reading their state from storage) and wires it.
 func (a *actor) build(env *Env) error {
 	a.owned = env.VNodes
+	env.tables = a.tables
+	defer func() { a.tables = env.tables }()
 	chain := make([]Operator, 0, len(a.specs))
 	for _, spec := range a.specs {
 		op, err := spec.Build(env)
@@ -248,10 +252,11 @@ func (a *actor) updateOf(b *Barrier) (*actorUpdate, *rescaleCounters) {
 
 // apply makes the actor's part of an UpdateMutation once it has passed
 // the mutation's barrier on and written its state: ports of dropped
-// upstream actors go; the caches of the vnodes it loses are handed over;
-// with new vnodes or splits, it waits until the actors it takes them
+// upstream actors go; the cached state of the vnodes it loses is handed
+// over; with new vnodes or splits, it waits until the actors it takes them
 // from have handed over, rebuilds its operators from the state as of the
-// barrier and adopts the caches of its vnodes.
+// barrier (keeping the cache of the vnodes it keeps) and gets the cached
+// state of the vnodes it gains as u.cache says.
 func (a *actor) apply(ctx context.Context, u *actorUpdate, counters *rescaleCounters) error {
 	if len(u.dropPorts) > 0 {
 		a.ports = slices.DeleteFunc(a.ports, func(p *inputPort) bool {
@@ -268,9 +273,21 @@ func (a *actor) apply(ctx context.Context, u *actorUpdate, counters *rescaleCoun
 	if u.release == nil && u.env == nil {
 		return nil
 	}
-	caches := detachCaches(a.chain)
+	owned := a.owned
+	if owned == nil {
+		// A new actor.
+		owned = NewBitmap(u.env.VNodes.Size())
+	}
+	var gained *Bitmap
+	lost := owned
+	if u.env != nil {
+		gained, lost = u.env.VNodes.minus(owned), owned.minus(u.env.VNodes)
+	}
 	if u.release != nil {
-		u.release.caches = caches
+		u.release.caches = map[uint32]map[uint16]*vnodeCache{}
+		for id, t := range a.tables {
+			u.release.caches[id] = t.detach(lost)
+		}
 		close(u.release.done)
 	}
 	if u.env == nil {
@@ -281,28 +298,22 @@ func (a *actor) apply(ctx context.Context, u *actorUpdate, counters *rescaleCoun
 			return err
 		}
 	}
-	prev := a.owned
 	if err := a.build(u.env); err != nil {
 		return err
 	}
-	adoptCaches(a.chain, caches, u.env.VNodes)
-	switch u.cache {
-	case CacheHandover:
-		for _, h := range u.gains {
-			counters.cacheBytes.Add(adoptCaches(a.chain, h.caches, u.env.VNodes))
-		}
-	case CacheEager:
-		gained := NewBitmap(u.env.VNodes.Size())
-		u.env.VNodes.Each(func(v int) {
-			if prev == nil || !prev.Has(v) {
-				gained.Set(v)
+	for id, t := range a.tables {
+		switch u.cache {
+		case CacheHandover:
+			for _, h := range u.gains {
+				counters.cacheBytes.Add(t.adopt(h.caches[id], gained))
 			}
-		})
-		n, err := warmCaches(a.chain, gained)
-		if err != nil {
-			return err
+		case CacheEager:
+			n, err := t.warm(gained)
+			if err != nil {
+				return err
+			}
+			counters.cacheBytes.Add(n)
 		}
-		counters.cacheBytes.Add(n)
 	}
 	return nil
 }

@@ -45,8 +45,8 @@ type BarrierManager struct {
 }
 
 // sourceKey names a queue the manager injects barriers into: a table's DML
-// queue (fragment 0) or root actor number actor of fragment number
-// fragment-1 of a job.
+// queue (fragment 0) or the queue of the root actor with id actor of
+// fragment number fragment-1 of a job.
 type sourceKey struct {
 	job      uint32
 	fragment int

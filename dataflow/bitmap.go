@@ -46,6 +46,15 @@ func (b *Bitmap) Len() int {
 // Equal reports whether b and o hold the same vnodes.
 func (b *Bitmap) Equal(o *Bitmap) bool { return b.n == o.n && slices.Equal(b.words, o.words) }
 
+// minus returns the vnodes in b but not in o.
+func (b *Bitmap) minus(o *Bitmap) *Bitmap {
+	out := NewBitmap(b.n)
+	for i := range out.words {
+		out.words[i] = b.words[i] &^ o.words[i]
+	}
+	return out
+}
+
 // Size returns the number of vnodes the set ranges over (G).
 func (b *Bitmap) Size() int { return b.n }
 

@@ -23,7 +23,7 @@ type EowcSortSpec struct {
 // Build implements Spec: the buffered rows of the actor's vnodes are
 // indexed by their Col.
 func (s *EowcSortSpec) Build(env *Env) (Operator, error) {
-	o := &eowcSort{spec: s, state: NewStateTable(env.Store, s.StateTable, s.Types), groups: env.VNodeCount, windows: newWindowIndex()}
+	o := &eowcSort{spec: s, state: env.StateTable(s.StateTable, s.Types), groups: env.VNodeCount, windows: newWindowIndex()}
 	err := o.windows.load(env.Store, s.StateTable, env.VNodes, s.Types,
 		func(row []types.Datum) types.Datum { return row[s.Col] },
 		func(_ []byte, row []types.Datum) []byte { return types.AppendKey(nil, row[s.Col], false) })
@@ -110,5 +110,3 @@ func (o *eowcSort) Barrier(b *Barrier, _ Emit) error {
 	}
 	return nil
 }
-
-func (o *eowcSort) stateTables() []*StateTable { return []*StateTable{o.state} }

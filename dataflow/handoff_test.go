@@ -6,8 +6,9 @@ import (
 
 // TestHandOverCaches moves the cache of one vnode from one actor's view of
 // a state table to another's: the groups keep their rows and changes, the
-// node's cache usage stays the same, the old owner keeps nothing, and the
-// new owner's later changes are staged under the moved vnode.
+// node's cache usage stays the same, the old owner keeps only the vnodes
+// it keeps, and the new owner's later changes are staged under the moved
+// vnode.
 func TestHandOverCaches(t *testing.T) {
 	store := newEnv(t).Store
 	old := NewStateTable(store, 31, pairTypes)
@@ -18,18 +19,16 @@ func TestHandOverCaches(t *testing.T) {
 	store.WriteBehind()
 	used := store.CacheUsage()
 
-	caches := old.detachAll()
-	if len(old.vnodes) != 0 || old.lru.head != nil {
-		t.Fatal("the old owner kept cached groups")
-	}
-	mine, theirs := NewBitmap(4), NewBitmap(4)
+	mine := NewBitmap(4)
 	mine.Set(2)
-	theirs.Set(1)
+	caches := old.detach(mine)
+	if len(old.vnodes) != 1 || !cached(old, 1, "a") || old.lru.head == nil || old.lru.head.vnode != 1 || old.lru.head != old.lru.tail {
+		t.Fatal("the old owner should keep exactly the groups of vnode 1")
+	}
 	next := NewStateTable(store, 31, pairTypes)
 	if n := next.adopt(caches, mine); n <= 0 {
 		t.Fatalf("adopted %d bytes", n)
 	}
-	old.adopt(caches, theirs)
 	if got := store.CacheUsage(); got != used {
 		t.Fatalf("cache usage %d after the hand-over, was %d", got, used)
 	}

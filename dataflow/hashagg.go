@@ -31,12 +31,12 @@ func (s *HashAggSpec) Build(env *Env) (Operator, error) {
 	if needMultiset && s.MultisetTable == 0 {
 		return nil, pgerror.New(pgerror.CodeInternal, "streaming aggregation %s needs a multiset table", s.Explain())
 	}
-	a.state = NewStateTable(env.Store, s.StateTable, rowTypes)
+	a.state = env.StateTable(s.StateTable, rowTypes)
 	a.state.pointGroups = true // one state row per group
 	a.memoize = !needMultiset
 	if needMultiset {
 		// Entries are [count, value, delimiter] of any types.
-		a.multiset = NewStateTable(env.Store, s.MultisetTable, []types.T{types.TInt8, types.TUnknown, types.TUnknown})
+		a.multiset = env.StateTable(s.MultisetTable, []types.T{types.TInt8, types.TUnknown, types.TUnknown})
 		// A group is the group key and the aggregate's index.
 		a.multiset.layout = &groupLayout{cols: len(s.GroupKey), extra: 2}
 	}
@@ -392,11 +392,4 @@ func (a *hashAgg) emitChange(old, cur []types.Datum, emit Emit) error {
 		return nil
 	}
 	return a.out.update(old, cur, emit)
-}
-
-func (a *hashAgg) stateTables() []*StateTable {
-	if a.multiset != nil {
-		return []*StateTable{a.state, a.multiset}
-	}
-	return []*StateTable{a.state}
 }

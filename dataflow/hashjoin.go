@@ -13,9 +13,9 @@ func (s *HashJoinSpec) Build(env *Env) (Operator, error) {
 	j := &hashJoin{cond: s.Cond, ev: env.Eval, groups: env.VNodeCount,
 		joined: make([]types.Datum, len(s.LeftTypes)+len(s.RightTypes)),
 		inWM:   [2]map[int]types.Datum{{}, {}}, sent: watermarkSwitch{}}
-	j.sides[0] = newJoinSide(env.Store, s.LeftTable, s.LeftTypes, s.LeftKey, s.LeftStreamKey,
+	j.sides[0] = newJoinSide(env, s.LeftTable, s.LeftTypes, s.LeftKey, s.LeftStreamKey,
 		s.Kind == exec.Left || s.Kind == exec.Full)
-	j.sides[1] = newJoinSide(env.Store, s.RightTable, s.RightTypes, s.RightKey, s.RightStreamKey,
+	j.sides[1] = newJoinSide(env, s.RightTable, s.RightTypes, s.RightKey, s.RightStreamKey,
 		s.Kind == exec.Right || s.Kind == exec.Full)
 	j.sides[0].unread, j.sides[1].unread = s.LeftUnread, s.RightUnread
 	if s.WindowKey {
@@ -112,13 +112,13 @@ type joinMatch struct {
 	row    []types.Datum
 }
 
-func newJoinSide(store *Store, table uint32, rowTypes []types.T, keys, streamKey []int, outer bool) joinSide {
+func newJoinSide(env *Env, table uint32, rowTypes []types.T, keys, streamKey []int, outer bool) joinSide {
 	stored := rowTypes
 	if outer {
 		stored = append(append([]types.T(nil), rowTypes...), types.TInt8)
 	}
 	side := joinSide{keys: keys, streamKey: streamKey, width: len(rowTypes), outer: outer,
-		table: NewStateTable(store, table, stored)}
+		table: env.StateTable(table, stored)}
 	// A group is a join key.
 	side.table.layout = &groupLayout{cols: len(keys)}
 	return side
@@ -359,8 +359,4 @@ func (j *hashJoin) Barrier(b *Barrier, _ Emit) error {
 		}
 	}
 	return nil
-}
-
-func (j *hashJoin) stateTables() []*StateTable {
-	return []*StateTable{j.sides[0].table, j.sides[1].table}
 }

@@ -2,6 +2,8 @@ package dataflow
 
 import (
 	"context"
+
+	"github.com/streamdb/streamdb/types"
 )
 
 // Emit passes an operator's output chunk downstream. The receiver owns the
@@ -37,6 +39,25 @@ type Env struct {
 	Eval *Evaluator
 	// WaitCommitted blocks until an epoch is committed.
 	WaitCommitted func(ctx context.Context, epoch uint64) error
+	// tables are the actor's views of its state tables by id, which
+	// outlive its operators: operators rebuilt for new vnodes keep the
+	// cache of the vnodes they keep (see StateTable).
+	tables map[uint32]*StateTable
+}
+
+// StateTable returns the actor's view of state table id, whose rows have
+// rowTypes: the one its operators had before they were rebuilt, or a new
+// one.
+func (e *Env) StateTable(id uint32, rowTypes []types.T) *StateTable {
+	if t := e.tables[id]; t != nil {
+		return t
+	}
+	t := NewStateTable(e.Store, id, rowTypes)
+	if e.tables == nil {
+		e.tables = map[uint32]*StateTable{}
+	}
+	e.tables[id] = t
+	return t
 }
 
 // Spec describes an operator of a streaming plan; the runtime builds one

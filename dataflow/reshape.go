@@ -113,7 +113,7 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool, cache CacheM
 		if len(f.spec.Inputs) == 0 {
 			ch := make(chan Message, queueLen)
 			a.ports = append(a.ports, newPort(ch, 0))
-			rs.inj.addRoots[rootKey(f, s)] = ch
+			rs.inj.addRoots[rootKey(f, a)] = ch
 		}
 	}
 	for s, a := range oldActors {
@@ -124,7 +124,7 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool, cache CacheM
 		rs.inj.stopping++
 		f.job.actors = slices.DeleteFunc(f.job.actors, func(x *actor) bool { return x == a })
 		if len(f.spec.Inputs) == 0 {
-			rs.inj.dropRoots = append(rs.inj.dropRoots, rootKey(f, s))
+			rs.inj.dropRoots = append(rs.inj.dropRoots, rootKey(f, a))
 		}
 	}
 	if oldActors == nil {
@@ -147,9 +147,10 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool, cache CacheM
 	return nil
 }
 
-// rootKey names the barrier queue of the root actor at slot of f.
-func rootKey(f *fragment, slot int) sourceKey {
-	return sourceKey{job: f.job.id, fragment: f.spec.ID + 1, actor: slot}
+// rootKey names the barrier queue of root actor a of f (by its id: an
+// actor replacing another at the same slot has a queue of its own).
+func rootKey(f *fragment, a *actor) sourceKey {
+	return sourceKey{job: f.job.id, fragment: f.spec.ID + 1, actor: a.id}
 }
 
 // relink makes e's queues match its fragments' current actors: new pairs

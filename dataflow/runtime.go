@@ -255,8 +255,8 @@ func (r *Runtime) StopJob(ctx context.Context, id uint32) error {
 			e.from.outs = slices.DeleteFunc(e.from.outs, func(x *edge) bool { return x == e })
 		}
 		if f.spec != nil && len(f.spec.Inputs) == 0 {
-			for s := range f.actors {
-				in.dropRoots = append(in.dropRoots, rootKey(f, s))
+			for _, a := range f.actors {
+				in.dropRoots = append(in.dropRoots, rootKey(f, a))
 			}
 		}
 	}

@@ -57,7 +57,7 @@ type TemporalBound struct {
 // actor's vnodes.
 func (s *TemporalFilterSpec) Build(env *Env) (Operator, error) {
 	f := &temporalFilter{spec: s, ev: env.Eval, store: env.Store, vnodes: env.VNodes, groups: env.VNodeCount,
-		state: NewStateTable(env.Store, s.StateTable, s.Types), clock: *env.Eval.Ctx}
+		state: env.StateTable(s.StateTable, s.Types), clock: *env.Eval.Ctx}
 	err := eachVNodeValue(env.Store, env.VNodes, types.TInt8, func(v int) []byte { return clockKey(s.StateTable, v) },
 		func(val types.Datum, ok bool) bool {
 			if ok {
@@ -340,5 +340,3 @@ func (l *suffixList) each(fn func(suffix []byte)) {
 		start = end
 	}
 }
-
-func (f *temporalFilter) stateTables() []*StateTable { return []*StateTable{f.state} }

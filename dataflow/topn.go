@@ -10,7 +10,7 @@ import (
 // Build implements Spec.
 func (s *TopNSpec) Build(env *Env) (Operator, error) {
 	t := &topN{spec: s, groups: env.VNodeCount, touched: map[string]*topNGroup{},
-		state: NewStateTable(env.Store, s.StateTable, s.InputTypes)}
+		state: env.StateTable(s.StateTable, s.InputTypes)}
 	// A group is a Top-N partition.
 	t.state.layout = &groupLayout{cols: len(s.GroupKey)}
 	return t, nil
@@ -263,5 +263,3 @@ func (t *topN) outRow(e *topNEntry) []types.Datum {
 	row[len(e.row)] = types.NewInt(e.num)
 	return row
 }
-
-func (t *topN) stateTables() []*StateTable { return []*StateTable{t.state} }

@@ -110,23 +110,3 @@ func (t *StateTable) warm(vnodes *Bitmap) (int64, error) {
 	t.report()
 	return total, err
 }
-
-// warmCaches loads the vnodes' state of every state table of the chain
-// (CacheEager) and returns the bytes loaded.
-func warmCaches(chain []Operator, vnodes *Bitmap) (int64, error) {
-	var n int64
-	for _, op := range chain {
-		h, ok := op.(stateHolder)
-		if !ok {
-			continue
-		}
-		for _, t := range h.stateTables() {
-			b, err := t.warm(vnodes)
-			if err != nil {
-				return n, err
-			}
-			n += b
-		}
-	}
-	return n, nil
-}

@@ -18,13 +18,15 @@ import (
 // their inputs: aggregates, joins and Top-N, over tables a(id, k, v, s)
 // and b(id, k, w).
 var rescaleViews = map[string]string{
-	"agg":    "SELECT k, count(*) AS n, sum(v) AS sv, min(v) AS lo, max(v) AS hi FROM a GROUP BY k",
-	"total":  "SELECT count(*) AS n, sum(v) AS sv, count(DISTINCT k) AS dk FROM a",
-	"joined": "SELECT a.id AS aid, b.id AS bid, v, w FROM a JOIN b ON a.k = b.k",
-	"fullj":  "SELECT a.id AS aid, b.id AS bid FROM a FULL JOIN b ON a.k = b.k",
-	"jagg":   "SELECT a.k, count(*) AS n, sum(w) AS sw FROM a JOIN b ON a.k = b.k GROUP BY a.k",
-	"top":    "SELECT id, v FROM a ORDER BY v DESC, id LIMIT 5",
-	"ranked": "SELECT id, k FROM (SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY v, id) AS rn FROM a) s WHERE rn <= 2",
+	"agg": "SELECT k, count(*) AS n, sum(v) AS sv, min(v) AS lo, max(v) AS hi FROM a GROUP BY k",
+	// A view over a view: its input's actors change under it.
+	"agg_of_agg": "SELECT count(*) AS groups, sum(n) AS n, max(hi) AS hi FROM agg",
+	"total":      "SELECT count(*) AS n, sum(v) AS sv, count(DISTINCT k) AS dk FROM a",
+	"joined":     "SELECT a.id AS aid, b.id AS bid, v, w FROM a JOIN b ON a.k = b.k",
+	"fullj":      "SELECT a.id AS aid, b.id AS bid FROM a FULL JOIN b ON a.k = b.k",
+	"jagg":       "SELECT a.k, count(*) AS n, sum(w) AS sw FROM a JOIN b ON a.k = b.k GROUP BY a.k",
+	"top":        "SELECT id, v FROM a ORDER BY v DESC, id LIMIT 5",
+	"ranked":     "SELECT id, k FROM (SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY v, id) AS rn FROM a) s WHERE rn <= 2",
 }
 
 // createRescaleViews creates tables a and b and every rescale view at
