@@ -5,7 +5,7 @@ LISTEN   ?= 127.0.0.1:4566
 DATA_DIR ?= ./streamdb-data
 CORPUS   ?= ../shared/sqllogictest
 
-.PHONY: build run test vet bench bench-nexmark sqllogic-corpus clean
+.PHONY: build run test vet bench bench-nexmark bench-rescale sqllogic-corpus clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamdb
@@ -34,6 +34,12 @@ NEXMARK_QUERIES ?= q0,q1,q2,q3,q4,q5,q7,q8
 NEXMARK_PARALLELISM ?= 1,2
 bench-nexmark: build
 	./$(BIN) bench nexmark --events $(NEXMARK_EVENTS) --queries $(NEXMARK_QUERIES) --parallelism $(NEXMARK_PARALLELISM) --json nexmark.json
+
+## bench-rescale: a view with 1 GiB of state rescaled 2→3→2→3 (fluid,
+## all_at_once, restart) under writers; latency, gaps and dips per strategy.
+RESCALE_STATE_MB ?= 1024
+bench-rescale: build
+	./$(BIN) bench rescale --state-mb $(RESCALE_STATE_MB) --json rescale.json
 
 ## sqllogic-corpus: pass counts on the shared external corpora (not a gate).
 sqllogic-corpus: build

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamdb/streamdb/bench/benchkit"
 	"github.com/streamdb/streamdb/connector/nexmark"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/types"
@@ -17,7 +18,7 @@ func generatorRate(events int64, p int) (Result, error) {
 	cfg := nexmark.DefaultConfig()
 	cfg.Table, cfg.EventNum, cfg.SplitNum, cfg.MinEventGapNs = nexmark.BidEvent, events, p, 0
 	width := len(nexmark.Schema(nexmark.BidEvent)) + 1
-	cpu0, err := selfCPU()
+	cpu0, err := benchkit.SelfCPU()
 	if err != nil {
 		return Result{}, err
 	}
@@ -45,22 +46,14 @@ func generatorRate(events int64, p int) (Result, error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu1, err := selfCPU()
+	cpu1, err := benchkit.SelfCPU()
 	if err != nil {
 		return Result{}, err
 	}
-	rss, err := peakRSS(os.Getpid())
+	rss, err := benchkit.PeakRSS(os.Getpid())
 	if err != nil {
 		return Result{}, err
 	}
 	return Result{Query: "generator", Parallelism: p, Events: events, Seconds: elapsed.Seconds(),
-		EventsPerSec: perSecond(events, elapsed), EventsPerSecPerCore: perSecond(events, cpu1-cpu0), PeakRSSBytes: rss}, nil
-}
-
-// perSecond is n per second of d (0 for no time).
-func perSecond(n int64, d time.Duration) float64 {
-	if d <= 0 {
-		return 0
-	}
-	return float64(n) / d.Seconds()
+		EventsPerSec: benchkit.PerSecond(events, elapsed), EventsPerSecPerCore: benchkit.PerSecond(events, cpu1-cpu0), PeakRSSBytes: rss}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/streamdb/streamdb/bench/benchkit"
 	"github.com/streamdb/streamdb/bench/pgbaseline"
 )
 
@@ -66,7 +67,7 @@ func comparePostgres(ctx context.Context, cfg Config, out io.Writer) (results []
 	var errs []error
 	for _, how := range pgbaseline.Feeds {
 		fmt.Fprintf(out, "\nstreamdb and PostgreSQL %s side by side: the %s bids of %s events, %s of %d rows from one client, streamdb at parallelism %d\n",
-			version, thousands(bids), thousands(cfg.Events), feedName[how], pgBatch, p)
+			version, benchkit.Thousands(bids), benchkit.Thousands(cfg.Events), feedName[how], pgBatch, p)
 		for _, w := range pgbaseline.Workloads {
 			var runs []pgbaseline.Result
 			for _, mode := range pgbaseline.Modes {
@@ -94,11 +95,11 @@ func comparePostgres(ctx context.Context, cfg Config, out io.Writer) (results []
 // fresh PostgreSQL database otherwise.
 func runCompared(ctx context.Context, cfg Config, pg *pgbaseline.Server, w pgbaseline.Workload, how pgbaseline.Feed, mode pgbaseline.Mode, p int, bids int64) (_ pgbaseline.Result, res Result, err error) {
 	res = Result{Query: fmt.Sprintf("pg-compare:%s:%s:%s", w.Name, how, mode)}
-	bar := newProgress(cfg.Err, fmt.Sprintf("%s by %s %s", w.Name, how, mode))
+	bar := benchkit.NewProgress(cfg.Err, fmt.Sprintf("%s by %s %s", w.Name, how, mode), "events")
 	start := time.Now()
 	opts := pgbaseline.Options{Events: cfg.Events, Feed: how, Batch: pgBatch, RefreshInterval: pgRefreshInterval,
-		Fed: func(n int64) { bar.update(n, bids, time.Since(start)) }}
-	defer bar.finish()
+		Fed: func(n int64) { bar.Update(n, bids, time.Since(start)) }}
+	defer bar.Finish()
 	if mode != pgbaseline.Streamdb {
 		conn, err := pg.CreateDatabase(ctx, fmt.Sprintf("%s_%s_%s", w.Name, how, mode))
 		if err != nil {
@@ -108,30 +109,30 @@ func runCompared(ctx context.Context, cfg Config, pg *pgbaseline.Server, w pgbas
 		fillCompared(&res, r)
 		return r, res, err
 	}
-	srv, err := startServer(ctx, cfg.Binary, p, cfg.BarrierIntervalMS)
+	srv, err := benchkit.StartServer(ctx, cfg.Binary, p, cfg.BarrierIntervalMS)
 	if err != nil {
 		return pgbaseline.Result{}, res, err
 	}
-	defer func() { err = errors.Join(err, srv.stop()) }()
-	cpu0, err := cpuTime(srv.pid())
+	defer func() { err = errors.Join(err, srv.Stop()) }()
+	cpu0, err := benchkit.CPUTime(srv.PID())
 	if err != nil {
 		return pgbaseline.Result{}, res, err
 	}
-	r, err := pgbaseline.Run(ctx, srv.connString(), mode, w, opts)
+	r, err := pgbaseline.Run(ctx, srv.ConnString(), mode, w, opts)
 	if err != nil {
 		return r, res, err
 	}
 	fillCompared(&res, r)
 	res.Parallelism = p
-	cpu1, err := cpuTime(srv.pid())
+	cpu1, err := benchkit.CPUTime(srv.PID())
 	if err != nil {
 		return r, res, err
 	}
-	res.EventsPerSecPerCore = perSecond(r.Bids, cpu1-cpu0)
-	if res.PeakRSSBytes, err = peakRSS(srv.pid()); err != nil {
+	res.EventsPerSecPerCore = benchkit.PerSecond(r.Bids, cpu1-cpu0)
+	if res.PeakRSSBytes, err = benchkit.PeakRSS(srv.PID()); err != nil {
 		return r, res, err
 	}
-	conn, err := pgx.Connect(ctx, srv.connString())
+	conn, err := pgx.Connect(ctx, srv.ConnString())
 	if err != nil {
 		return r, res, err
 	}
@@ -164,9 +165,9 @@ func printComparison(out io.Writer, cfg Config, runs []pgbaseline.Result) {
 		if r.Mode != pgbaseline.Streamdb && r.BidsPerSec() > 0 {
 			ratio = fmt.Sprintf("streamdb/PG %.2fx", ours/r.BidsPerSec())
 		}
-		fmt.Fprintf(out, "  %-4s %-17s %12s bids/s  %-18s %s\n", r.Workload, r.Mode, thousands(int64(r.BidsPerSec())), ratio, note)
+		fmt.Fprintf(out, "  %-4s %-17s %12s bids/s  %-18s %s\n", r.Workload, r.Mode, benchkit.Thousands(int64(r.BidsPerSec())), ratio, note)
 	}
 	if err := pgbaseline.Check(runs); err == nil {
-		fmt.Fprintf(out, "  %-4s results agree: %s rows in each\n", runs[0].Workload, thousands(runs[0].Digest.Rows))
+		fmt.Fprintf(out, "  %-4s results agree: %s rows in each\n", runs[0].Workload, benchkit.Thousands(runs[0].Digest.Rows))
 	}
 }

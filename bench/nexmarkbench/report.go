@@ -1,11 +1,11 @@
 package nexmarkbench
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
+
+	"github.com/streamdb/streamdb/bench/benchkit"
 )
 
 // Result is one row of the report: a query run at one parallelism, the
@@ -53,12 +53,12 @@ func writeTable(w io.Writer, results []Result) error {
 	fmt.Fprintln(tw, "query\tp\tevents\tevents/s\tevents/s/core\tpeak RSS MiB\tbarrier p50 ms\tbarrier p99 ms\trows\tstate entries\t")
 	for _, r := range results {
 		if r.Skipped != "" {
-			fmt.Fprintf(tw, "%s\t%d\t%s\tskipped\t\t\t\t\t\t\t\n", r.Query, r.Parallelism, thousands(r.Events))
+			fmt.Fprintf(tw, "%s\t%d\t%s\tskipped\t\t\t\t\t\t\t\n", r.Query, r.Parallelism, benchkit.Thousands(r.Events))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.0f\t%.1f\t%.1f\t%s\t%s\t\n", r.Query, r.Parallelism, thousands(r.Events),
-			thousands(int64(r.EventsPerSec)), thousands(int64(r.EventsPerSecPerCore)), float64(r.PeakRSSBytes)/(1<<20),
-			r.BarrierP50Ms, r.BarrierP99Ms, thousands(r.Rows), thousands(r.StateEntries))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.0f\t%.1f\t%.1f\t%s\t%s\t\n", r.Query, r.Parallelism, benchkit.Thousands(r.Events),
+			benchkit.Thousands(int64(r.EventsPerSec)), benchkit.Thousands(int64(r.EventsPerSecPerCore)), float64(r.PeakRSSBytes)/(1<<20),
+			r.BarrierP50Ms, r.BarrierP99Ms, benchkit.Thousands(r.Rows), benchkit.Thousands(r.StateEntries))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -67,21 +67,6 @@ func writeTable(w io.Writer, results []Result) error {
 		if r.Skipped != "" {
 			fmt.Fprintf(w, "%s (p=%d) skipped: %s\n", r.Query, r.Parallelism, r.Skipped)
 		}
-	}
-	return nil
-}
-
-// writeJSON writes results to path as a JSON array.
-func writeJSON(path string, results []Result) error {
-	if results == nil {
-		results = []Result{}
-	}
-	b, err := json.MarshalIndent(results, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write the JSON report: %w (choose another --json path)", err)
 	}
 	return nil
 }

@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/streamdb/streamdb/bench/benchkit"
 )
 
 // TestJSONShape checks the field names of the JSON report: the ones every
@@ -19,7 +20,7 @@ func TestJSONShape(t *testing.T) {
 		{Query: "q5", Parallelism: 2, Events: 1000, Skipped: "no HOP (SQLSTATE 0A000)"},
 		{Query: "pg-compare:q1:insert:postgres-refresh", Events: 920, EventsPerSec: 500, MaxStalenessMs: 1200, SlowRefreshes: 1},
 	}
-	if err := writeJSON(path, results); err != nil {
+	if err := benchkit.WriteJSON(path, results); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(path)
@@ -60,32 +61,6 @@ func TestWriteTable(t *testing.T) {
 	for _, want := range []string{"events/s/core", "123,456", "920,000", "skipped", "q5 (p=1) skipped: missing FROM-clause entry"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
-		}
-	}
-}
-
-func TestProgressLine(t *testing.T) {
-	tests := []struct {
-		done, total int64
-		elapsed     time.Duration
-		want        string
-	}{
-		{0, 1000, 0, "q0 p=1         [>                             ]   0%  0 events/s  0.0s"},
-		{500, 1000, time.Second, "q0 p=1         [===============>              ]  50%  500 events/s  1.0s"},
-		{1000, 1000, 2 * time.Second, "q0 p=1         [==============================] 100%  500 events/s  2.0s"},
-		{2_000_000, 1000, time.Second, "q0 p=1         [==============================] 100%  2,000,000 events/s  1.0s"},
-	}
-	for _, tt := range tests {
-		if got := progressLine("q0 p=1", tt.done, tt.total, tt.elapsed); got != tt.want {
-			t.Errorf("progressLine(%d, %d, %v) =\n%q, want\n%q", tt.done, tt.total, tt.elapsed, got, tt.want)
-		}
-	}
-}
-
-func TestThousands(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

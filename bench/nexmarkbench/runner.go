@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/streamdb/streamdb/bench/benchkit"
 	"github.com/streamdb/streamdb/connector/nexmark"
 )
 
@@ -101,7 +102,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		return results, err
 	}
 	if cfg.JSON != "" {
-		if err := writeJSON(cfg.JSON, results); err != nil {
+		if err := benchkit.WriteJSON(cfg.JSON, results); err != nil {
 			return results, err
 		}
 	}
@@ -124,12 +125,12 @@ func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err er
 	if cfg.CPUProfileDir != "" {
 		extra = []string{"--cpuprofile", filepath.Join(cfg.CPUProfileDir, fmt.Sprintf("%s-p%d.prof", q.Name, p))}
 	}
-	srv, err := startServer(ctx, cfg.Binary, p, cfg.BarrierIntervalMS, extra...)
+	srv, err := benchkit.StartServer(ctx, cfg.Binary, p, cfg.BarrierIntervalMS, extra...)
 	if err != nil {
 		return r, err
 	}
-	defer func() { err = errors.Join(err, srv.stop()) }()
-	conn, err := pgx.Connect(ctx, srv.connString())
+	defer func() { err = errors.Join(err, srv.Stop()) }()
+	conn, err := pgx.Connect(ctx, srv.ConnString())
 	if err != nil {
 		return r, fmt.Errorf("connect to the server: %w", err)
 	}
@@ -139,7 +140,7 @@ func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err er
 			return r, fmt.Errorf("create source %s: %w", table, err)
 		}
 	}
-	cpu0, err := cpuTime(srv.pid())
+	cpu0, err := benchkit.CPUTime(srv.PID())
 	if err != nil {
 		return r, err
 	}
@@ -152,18 +153,18 @@ func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err er
 		}
 		return r, fmt.Errorf("create the view: %w", err)
 	}
-	bar := newProgress(cfg.Err, fmt.Sprintf("%s p=%d", q.Name, p))
+	bar := benchkit.NewProgress(cfg.Err, fmt.Sprintf("%s p=%d", q.Name, p), "events")
 	err = waitDone(ctx, conn, srv, bar, q, cfg.Events, start)
-	bar.finish()
+	bar.Finish()
 	if err != nil {
 		return r, err
 	}
 	elapsed := time.Since(start)
-	cpu1, err := cpuTime(srv.pid())
+	cpu1, err := benchkit.CPUTime(srv.PID())
 	if err != nil {
 		return r, err
 	}
-	if r.PeakRSSBytes, err = peakRSS(srv.pid()); err != nil {
+	if r.PeakRSSBytes, err = benchkit.PeakRSS(srv.PID()); err != nil {
 		return r, err
 	}
 	if err := readBarrierLatency(ctx, conn, &r); err != nil {
@@ -177,8 +178,8 @@ func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err er
 		return r, fmt.Errorf("count the view's state entries: %w", err)
 	}
 	r.Seconds = elapsed.Seconds()
-	r.EventsPerSec = perSecond(cfg.Events, elapsed)
-	r.EventsPerSecPerCore = perSecond(cfg.Events, cpu1-cpu0)
+	r.EventsPerSec = benchkit.PerSecond(cfg.Events, elapsed)
+	r.EventsPerSecPerCore = benchkit.PerSecond(cfg.Events, cpu1-cpu0)
 	return r, nil
 }
 
@@ -193,7 +194,7 @@ func readBarrierLatency(ctx context.Context, conn *pgx.Conn, r *Result) error {
 
 // waitDone polls the sources' committed offsets, showing the progress,
 // until every split of q's sources is done.
-func waitDone(ctx context.Context, conn *pgx.Conn, srv *server, bar *progress, q Query, events int64, start time.Time) error {
+func waitDone(ctx context.Context, conn *pgx.Conn, srv *benchkit.Server, bar *benchkit.Progress, q Query, events int64, start time.Time) error {
 	var last int64 = -1
 	lastMove := time.Now()
 	for {
@@ -201,16 +202,16 @@ func waitDone(ctx context.Context, conn *pgx.Conn, srv *server, bar *progress, q
 		if err != nil {
 			return err
 		}
-		bar.update(done, events, time.Since(start))
+		bar.Update(done, events, time.Since(start))
 		if finished {
 			return nil
 		}
 		if done != last {
 			last, lastMove = done, time.Now()
 		} else if time.Since(lastMove) > stallTimeout {
-			return fmt.Errorf("no committed progress for %v at %d of %d events; the server's log:\n%s", stallTimeout, done, events, srv.logs)
+			return fmt.Errorf("no committed progress for %v at %d of %d events; the server's log:\n%s", stallTimeout, done, events, srv.Logs())
 		}
-		if err := srv.failed(); err != nil {
+		if err := srv.Failed(); err != nil {
 			return err
 		}
 		select {

@@ -13,29 +13,47 @@ import (
 	"syscall"
 
 	"github.com/streamdb/streamdb/bench/nexmarkbench"
+	"github.com/streamdb/streamdb/bench/rescalebench"
 )
 
 // runBench runs `streamdb bench WORKLOAD [flags]`.
 func runBench(args []string) error {
-	if len(args) == 0 || args[0] != "nexmark" {
-		return errors.New("bench: name a benchmark: streamdb bench nexmark [flags] (see streamdb bench nexmark --help)")
+	var run func(ctx context.Context, bin string) error
+	var err error
+	switch {
+	case len(args) > 0 && args[0] == "nexmark":
+		var cfg nexmarkbench.Config
+		cfg, err = parseBenchNexmark(args[1:], os.Stderr)
+		run = func(ctx context.Context, bin string) error {
+			cfg.Binary, cfg.Out, cfg.Err = bin, os.Stdout, os.Stderr
+			_, err := nexmarkbench.Run(ctx, cfg)
+			return err
+		}
+	case len(args) > 0 && args[0] == "rescale":
+		var cfg rescalebench.Config
+		cfg, err = parseBenchRescale(args[1:], os.Stderr)
+		run = func(ctx context.Context, bin string) error {
+			cfg.Binary, cfg.Out, cfg.Err = bin, os.Stdout, os.Stderr
+			_, err := rescalebench.Run(ctx, cfg)
+			return err
+		}
+	default:
+		return errors.New("bench: name a benchmark: streamdb bench nexmark|rescale [flags] (see streamdb bench NAME --help)")
 	}
-	cfg, err := parseBenchNexmark(args[1:], os.Stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return err
 	}
-	if cfg.Binary, err = os.Executable(); err != nil {
+	bin, err := os.Executable()
+	if err != nil {
 		return fmt.Errorf("bench: find the streamdb binary to start servers from: %w", err)
 	}
-	cfg.Out, cfg.Err = os.Stdout, os.Stderr
 	// Ctrl-C stops the run: servers are shut down, the report is written.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	_, err = nexmarkbench.Run(ctx, cfg)
-	return err
+	return run(ctx, bin)
 }
 
 // parseBenchNexmark reads the flags of `streamdb bench nexmark`; usage and
@@ -69,8 +87,8 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	if cfg.Events < 1 {
 		return cfg, fmt.Errorf("bench nexmark: --events must be at least 1, not %d", cfg.Events)
 	}
-	if cfg.BarrierIntervalMS < 10 || cfg.BarrierIntervalMS > 3600000 {
-		return cfg, fmt.Errorf("bench nexmark: --barrier-interval-ms must be from 10 to 3600000, not %d", cfg.BarrierIntervalMS)
+	if err := checkBarrierInterval("bench nexmark", cfg.BarrierIntervalMS); err != nil {
+		return cfg, err
 	}
 	switch cfg.Postgres {
 	case nexmarkbench.PostgresAuto, nexmarkbench.PostgresOn, nexmarkbench.PostgresOff:
@@ -85,6 +103,15 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 		return cfg, err
 	}
 	return cfg, nil
+}
+
+// checkBarrierInterval checks the --barrier-interval-ms of benchmark
+// bench.
+func checkBarrierInterval(bench string, ms int) error {
+	if ms < 10 || ms > 3600000 {
+		return fmt.Errorf("%s: --barrier-interval-ms must be from 10 to 3600000, not %d", bench, ms)
+	}
+	return nil
 }
 
 // parseQueries reads --queries: "all" or names separated by commas.

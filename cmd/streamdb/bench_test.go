@@ -36,14 +36,7 @@ func TestParseBenchNexmark(t *testing.T) {
 	}
 	for _, tt := range tests {
 		cfg, err := parseBenchNexmark(tt.args, io.Discard)
-		if tt.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("%q: error %v, want one containing %q", tt.args, err, tt.err)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%q: %v", tt.args, err)
+		if !parsedAsWanted(t, tt.args, err, tt.err) {
 			continue
 		}
 		if got := queryNames(cfg.Queries); !slices.Equal(got, tt.queries) {
@@ -62,4 +55,18 @@ func queryNames(qs []nexmarkbench.Query) []string {
 		names[i] = q.Name
 	}
 	return names
+}
+
+// parsedAsWanted reports whether flags args parsed without an error and
+// were meant to; it reports a test error unless the error err is as
+// wanted: nil for want "", else one whose text contains want.
+func parsedAsWanted(t *testing.T, args []string, err error, want string) bool {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%q: %v", args, err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("%q: error %v, want one containing %q", args, err, want)
+	}
+	return want == "" && err == nil
 }

@@ -3,6 +3,7 @@
 //	streamdb start    [--listen addr] [--data-dir dir]   run a node
 //	streamdb sqllogic [--addr host:port] FILE_OR_DIR...   run sqllogictest files
 //	streamdb bench nexmark [flags]                       run the Nexmark benchmark
+//	streamdb bench rescale [flags]                       measure online rescales
 //	streamdb version
 package main
 
@@ -19,6 +20,8 @@ Usage:
   streamdb sqllogic [--addr host:port] FILE_OR_DIR...
   streamdb bench nexmark [--queries q0,q5|all] [--events N] [--parallelism p[,p2...]]
                          [--json FILE] [--barrier-interval-ms 1000] [--postgres auto|on|off]
+  streamdb bench rescale [--state-mb 1024] [--strategies fluid,all_at_once,restart]
+                         [--from 2] [--to 3] [--step 16] [--steady 10s] [--json FILE]
   streamdb version
 
 Run "streamdb <command> --help" for a command's flags.

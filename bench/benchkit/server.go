@@ -1,4 +1,4 @@
-package nexmarkbench
+package benchkit
 
 import (
 	"bufio"
@@ -16,9 +16,9 @@ import (
 	"time"
 )
 
-// server is a `streamdb start` child process serving on a free loopback
+// Server is a `streamdb start` child process serving on a free loopback
 // port from a temporary data directory of its own.
-type server struct {
+type Server struct {
 	cmd  *exec.Cmd
 	dir  string
 	addr string
@@ -34,15 +34,15 @@ const readyTimeout = 60 * time.Second
 // readyAddr finds the address in the server's "streamdb ready" log line.
 var readyAddr = regexp.MustCompile(`msg="streamdb ready".* addr=(\S+)`)
 
-// startServer runs bin (the streamdb binary) as `streamdb start` with
+// StartServer runs bin (the streamdb binary) as `streamdb start` with
 // parallelism actors per fragment and barrierMS between barriers, and
 // waits until it accepts connections.
-func startServer(ctx context.Context, bin string, parallelism, barrierMS int, extra ...string) (*server, error) {
+func StartServer(ctx context.Context, bin string, parallelism, barrierMS int, extra ...string) (*Server, error) {
 	dir, err := os.MkdirTemp("", "streamdb-bench-")
 	if err != nil {
 		return nil, err
 	}
-	s := &server{dir: dir, logs: &logTail{}, exited: make(chan struct{})}
+	s := &Server{dir: dir, logs: &logTail{}, exited: make(chan struct{})}
 	args := []string{"start", "--listen", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0",
 		"--data-dir", dir, "--parallelism", strconv.Itoa(parallelism), "--barrier-interval-ms", strconv.Itoa(barrierMS)}
 	s.cmd = exec.Command(bin, append(args, extra...)...)
@@ -85,19 +85,25 @@ func startServer(ctx context.Context, bin string, parallelism, barrierMS int, ex
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
-	return nil, errors.Join(err, s.stop())
+	return nil, errors.Join(err, s.Stop())
 }
 
-// connString is a pgx connection string for the server.
-func (s *server) connString() string {
+// ConnString is a pgx connection string for the server.
+func (s *Server) ConnString() string {
 	return fmt.Sprintf("postgres://bench@%s/streamdb?sslmode=disable", s.addr)
 }
 
-// pid is the server's process id.
-func (s *server) pid() int { return s.cmd.Process.Pid }
+// PID is the server's process id.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
 
-// failed returns an error if the server exited on its own.
-func (s *server) failed() error {
+// Dir is the server's data directory.
+func (s *Server) Dir() string { return s.dir }
+
+// Logs returns the last lines of the server's log.
+func (s *Server) Logs() string { return s.logs.String() }
+
+// Failed returns an error if the server exited on its own.
+func (s *Server) Failed() error {
 	select {
 	case <-s.exited:
 		return fmt.Errorf("the server exited (%v); its log:\n%s", s.waitErr, s.logs)
@@ -110,9 +116,9 @@ func (s *server) failed() error {
 // killed.
 const stopTimeout = 15 * time.Second
 
-// stop shuts the server down (SIGTERM, then SIGKILL after stopTimeout)
+// Stop shuts the server down (SIGTERM, then SIGKILL after stopTimeout)
 // and removes its data directory.
-func (s *server) stop() error {
+func (s *Server) Stop() error {
 	defer os.RemoveAll(s.dir)
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {

@@ -1,4 +1,4 @@
-package nexmarkbench
+package benchkit
 
 import (
 	"fmt"
@@ -8,12 +8,14 @@ import (
 	"time"
 )
 
-// progress shows how far a query run is on stderr: redrawn in place on a
+// Progress shows how far a run is on stderr: redrawn in place on a
 // terminal, a plain line every plainEvery otherwise.
-type progress struct {
+type Progress struct {
 	w     io.Writer
 	tty   bool
 	label string
+	// unit names what is counted ("events").
+	unit string
 	// last is when a line was last written (plain mode).
 	last time.Time
 	// width is the length of the last line drawn (terminal mode).
@@ -27,9 +29,10 @@ const plainEvery = 5 * time.Second
 // barWidth is the number of cells of the drawn bar.
 const barWidth = 30
 
-// newProgress returns a progress display for label on w.
-func newProgress(w io.Writer, label string) *progress {
-	return &progress{w: w, tty: isTerminal(w), label: label, last: time.Now()}
+// NewProgress returns a progress display for label on w, counting unit
+// ("events").
+func NewProgress(w io.Writer, label, unit string) *Progress {
+	return &Progress{w: w, tty: isTerminal(w), label: label, unit: unit, last: time.Now()}
 }
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -42,9 +45,9 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// update shows that done events of total are committed after elapsed.
-func (p *progress) update(done, total int64, elapsed time.Duration) {
-	line := progressLine(p.label, done, total, elapsed)
+// Update shows that done units of total are through after elapsed.
+func (p *Progress) Update(done, total int64, elapsed time.Duration) {
+	line := ProgressLine(p.label, p.unit, done, total, elapsed)
 	if p.tty {
 		pad := max(p.width-len(line), 0)
 		fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", pad))
@@ -57,15 +60,15 @@ func (p *progress) update(done, total int64, elapsed time.Duration) {
 	}
 }
 
-// finish ends the display (the terminal line is cleared).
-func (p *progress) finish() {
+// Finish ends the display (the terminal line is cleared).
+func (p *Progress) Finish() {
 	if p.tty && p.width > 0 {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
 	}
 }
 
-// progressLine renders "label [=====>    ]  45%  123,456 events/s  3.2s".
-func progressLine(label string, done, total int64, elapsed time.Duration) string {
+// ProgressLine renders "label [=====>    ]  45%  123,456 unit/s  3.2s".
+func ProgressLine(label, unit string, done, total int64, elapsed time.Duration) string {
 	frac := 0.0
 	if total > 0 {
 		frac = min(float64(done)/float64(total), 1)
@@ -75,18 +78,15 @@ func progressLine(label string, done, total int64, elapsed time.Duration) string
 	if cells < barWidth {
 		bar += ">" + strings.Repeat(" ", barWidth-cells-1)
 	}
-	rate := 0.0
-	if s := elapsed.Seconds(); s > 0 {
-		rate = float64(done) / s
-	}
-	return fmt.Sprintf("%-14s [%s] %3.0f%%  %s events/s  %.1fs", label, bar, frac*100, thousands(int64(rate)), elapsed.Seconds())
+	rate := PerSecond(done, elapsed)
+	return fmt.Sprintf("%-14s [%s] %3.0f%%  %s %s/s  %.1fs", label, bar, frac*100, Thousands(int64(rate)), unit, elapsed.Seconds())
 }
 
-// thousands formats n with comma separators: 1234567 is "1,234,567".
-func thousands(n int64) string {
+// Thousands formats n with comma separators: 1234567 is "1,234,567".
+func Thousands(n int64) string {
 	s := fmt.Sprint(n)
 	if n < 0 {
-		return "-" + thousands(-n)
+		return "-" + Thousands(-n)
 	}
 	var b strings.Builder
 	for i, c := range s {
@@ -96,4 +96,12 @@ func thousands(n int64) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// PerSecond is n per second of d (0 for no time).
+func PerSecond(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
 }

@@ -1,4 +1,4 @@
-package nexmarkbench
+package benchkit
 
 import (
 	"bufio"
@@ -14,8 +14,8 @@ import (
 // USER_HZ, 100 per second on every architecture.
 const userHZ = 100
 
-// cpuTime returns the CPU time (user and system) process pid has used.
-func cpuTime(pid int) (time.Duration, error) {
+// CPUTime returns the CPU time (user and system) process pid has used.
+func CPUTime(pid int) (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
@@ -47,9 +47,9 @@ func parseStatCPU(stat string) (time.Duration, error) {
 	return time.Duration(ticks) * time.Second / userHZ, nil
 }
 
-// selfCPU returns the CPU time (user and system) this process has used, to
+// SelfCPU returns the CPU time (user and system) this process has used, to
 // the microsecond (/proc counts in hundredths of a second).
-func selfCPU() (time.Duration, error) {
+func SelfCPU() (time.Duration, error) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, err
@@ -57,8 +57,8 @@ func selfCPU() (time.Duration, error) {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
 
-// peakRSS returns the peak resident set size of process pid in bytes.
-func peakRSS(pid int) (int64, error) {
+// PeakRSS returns the peak resident set size of process pid in bytes.
+func PeakRSS(pid int) (int64, error) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
@@ -89,4 +89,37 @@ func parseStatusHWM(sc *bufio.Scanner) (int64, error) {
 		return 0, err
 	}
 	return 0, fmt.Errorf("/proc status has no VmHWM line")
+}
+
+// MachineCPU returns the CPU time all processes of the machine have used
+// since boot (user, nice, system, interrupts and steal; idle and I/O wait
+// not), from /proc/stat.
+func MachineCPU() (time.Duration, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	return parseProcStat(string(b))
+}
+
+// parseProcStat reads the busy time from the "cpu" line of /proc/stat:
+// its fields are user, nice, system, idle, iowait, irq, softirq and steal
+// (then guest times, already counted in user).
+func parseProcStat(stat string) (time.Duration, error) {
+	line, _, _ := strings.Cut(stat, "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, fmt.Errorf("/proc/stat: first line %q, want cpu and at least 8 times", line)
+	}
+	var ticks int64
+	for i, s := range f[1:9] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: CPU time %q: %w", s, err)
+		}
+		if i != 3 && i != 4 { // idle, iowait
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * time.Second / userHZ, nil
 }

@@ -1,0 +1,65 @@
+package rescalebench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Strategy is how a rescale moves the view's vnodes (ALTER ... WITH
+// (strategy = ...)).
+type Strategy string
+
+// The strategies.
+const (
+	// Fluid moves a step of vnodes per barrier.
+	Fluid Strategy = "fluid"
+	// AllAtOnce moves every vnode at one barrier.
+	AllAtOnce Strategy = "all_at_once"
+	// Restart stops the job at a checkpoint and starts new actors with
+	// cold caches: the stop-the-world baseline.
+	Restart Strategy = "restart"
+)
+
+// Strategies are the strategies, in the default order.
+var Strategies = []Strategy{Fluid, AllAtOnce, Restart}
+
+// ParseStrategies reads a comma-separated list of strategies.
+func ParseStrategies(s string) ([]Strategy, error) {
+	var out []Strategy
+	for _, f := range strings.Split(s, ",") {
+		st := Strategy(strings.TrimSpace(f))
+		switch st {
+		case Fluid, AllAtOnce, Restart:
+			out = append(out, st)
+		default:
+			return nil, fmt.Errorf("no strategy %q: the strategies are fluid, all_at_once and restart, separated by commas", st)
+		}
+	}
+	return out, nil
+}
+
+// Config configures a rescale benchmark run.
+type Config struct {
+	// Binary is the streamdb binary the run starts as its server.
+	Binary string
+	// StateMB is the least size of the view's state, in MiB.
+	StateMB int64
+	// Strategies are rescaled with in order, each from the parallelism
+	// the one before left.
+	Strategies []Strategy
+	// From is the view's first parallelism; the rescales alternate
+	// between it and To.
+	From, To int
+	// Step is the vnodes a fluid rescale moves per barrier.
+	Step int
+	// Steady is the time measured before each rescale.
+	Steady time.Duration
+	// BarrierIntervalMS is the server's barrier interval.
+	BarrierIntervalMS int
+	// JSON is the path of the JSON report; empty for none.
+	JSON string
+	// Out receives the report, Err the progress and notes.
+	Out, Err io.Writer
+}

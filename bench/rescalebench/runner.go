@@ -1,0 +1,268 @@
+package rescalebench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/streamdb/streamdb/bench/benchkit"
+)
+
+// The probe of the writers' throughput: as fast as they go, measured
+// after a warm-up.
+const (
+	probeWarmup  = time.Second
+	probeMeasure = 3 * time.Second
+)
+
+// loadFactor is the share of the probed throughput the writers run at.
+const loadFactor = 0.5
+
+// warmup is the time the paced writers run before the first steady
+// window.
+const warmup = 2 * time.Second
+
+// tail is how long after the ALTER returned the rescale's window lasts:
+// the cold caches of new owners are counted.
+const tail = time.Second
+
+// settle is the time after a rescale's window before the next steady
+// window begins.
+const settle = 3 * time.Second
+
+// Run runs the benchmark on a fresh server: it loads the view, probes the
+// writers' throughput, then rescales once per strategy under writers at
+// half of it, and prints the table and the targets and writes the JSON
+// report, also when a rescale failed (its row says why) or ctx ended
+// (with the rescales so far).
+func Run(ctx context.Context, cfg Config) (results []Result, err error) {
+	srv, err := benchkit.StartServer(ctx, cfg.Binary, cfg.From, cfg.BarrierIntervalMS)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, srv.Stop()) }()
+	l, err := load(ctx, srv.ConnString(), srv.Dir(), cfg.StateMB<<20, cfg.Err)
+	if err != nil {
+		return nil, errors.Join(err, srv.Failed())
+	}
+	fmt.Fprintf(cfg.Out, "loaded %s keys in %.1f s: the view's state is at least %d MiB (Pebble's SSTs beyond the table's files)\n",
+		benchkit.Thousands(l.Keys), l.Took.Seconds(), l.StateBytes>>20)
+	conn, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		return nil, fmt.Errorf("connect to the server: %w", err)
+	}
+	defer conn.Close(context.Background())
+	watch, err := pgx.Connect(ctx, srv.ConnString())
+	if err != nil {
+		return nil, fmt.Errorf("connect to the server: %w", err)
+	}
+	defer watch.Close(context.Background())
+	waited, idle, err := waitIdle(ctx, srv.PID())
+	if err != nil {
+		return nil, err
+	}
+	if !idle {
+		fmt.Fprintf(cfg.Err, "the server still kept %.2f cores or more busy %v after the load; probing the writers anyway\n", idleCores, waited.Round(time.Second))
+	}
+	fmt.Fprintf(cfg.Out, "the server was idle %.0f s after the load (flushes and compactions)\n", waited.Seconds())
+	w := newWorkload(srv.ConnString(), l.Keys)
+	rate, err := probe(ctx, w)
+	if err != nil {
+		return nil, errors.Join(err, srv.Failed())
+	}
+	fmt.Fprintf(cfg.Out, "writers: %d connections, INSERTs of %d rows; as fast as they go %s rows/s, run at %s rows/s\n",
+		writers, batchRows, benchkit.Thousands(int64(rate)), benchkit.Thousands(int64(rate*loadFactor)))
+	if err := w.start(ctx, rate*loadFactor); err != nil {
+		return nil, err
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			w.stop()
+		}
+	}()
+	runErr := pause(ctx, warmup)
+	current := cfg.From
+	for _, s := range cfg.Strategies {
+		if runErr != nil {
+			break
+		}
+		target := cfg.To
+		if current == cfg.To {
+			target = cfg.From
+		}
+		var r Result
+		r, runErr = runStrategy(ctx, cfg, conn, watch, w, srv.PID(), s, current, target)
+		r.StateBytes = l.StateBytes
+		files, err := pebbleBytes(srv.Dir())
+		runErr = errors.Join(runErr, err)
+		r.PebbleBytes = files.all
+		results = append(results, r)
+		fmt.Fprintf(cfg.Err, "%s %d→%d: %s\n", s, current, target, summaryLine(r))
+		if r.Error == "" {
+			current = target
+		}
+		runErr = errors.Join(runErr, srv.Failed())
+	}
+	w.stop()
+	stopped = true
+	if runErr == nil {
+		runErr = w.checkTotals(ctx, conn)
+	}
+	if err := report(cfg, results, w); err != nil {
+		return results, errors.Join(runErr, err)
+	}
+	if runErr != nil {
+		return results, runErr
+	}
+	for _, r := range results {
+		if r.Error != "" {
+			return results, errors.New("some rescales failed; see the table")
+		}
+	}
+	return results, nil
+}
+
+// probe runs the writers as fast as they go and returns the rows per
+// second they reached after the warm-up.
+func probe(ctx context.Context, w *workload) (float64, error) {
+	if err := w.start(ctx, 0); err != nil {
+		return 0, err
+	}
+	err := pause(ctx, probeWarmup)
+	measured := span{from: time.Now()}
+	if err == nil {
+		err = pause(ctx, probeMeasure)
+	}
+	measured.to = time.Now()
+	w.stop()
+	if err == nil {
+		err = w.firstError()
+	}
+	if err != nil {
+		return 0, err
+	}
+	rate := rowsPerSecond(w.snapshot().samples, measured)
+	if rate <= 0 {
+		return 0, fmt.Errorf("the writers acknowledged no rows in %v", probeMeasure)
+	}
+	return rate, nil
+}
+
+// runStrategy measures the steady window, rescales the view from
+// parallelism from to to with strategy s, and measures until the end of
+// the settle window; the server is process pid. A failed rescale makes a
+// result with Error set; the error returned means the run cannot go on.
+func runStrategy(ctx context.Context, cfg Config, conn, watch *pgx.Conn, w *workload, pid int, s Strategy, from, to int) (Result, error) {
+	r := Result{Strategy: s, From: from, To: to, TargetRowsPerSec: w.rate}
+	cpu0, err := markCPU(pid)
+	if err != nil {
+		return r, err
+	}
+	steady := span{from: cpu0.at}
+	w.skipBacklog(steady.from)
+	if err := pause(ctx, cfg.Steady); err != nil {
+		return r, err
+	}
+	steady.to = time.Now()
+	altered, steps, alterErr := rescale(ctx, conn, watch, s, to, cfg.Step)
+	if ctx.Err() != nil {
+		return r, ctx.Err()
+	}
+	during := span{from: altered.from, to: altered.to.Add(tail)}
+	if err := pause(ctx, time.Until(during.to.Add(settle))); err != nil {
+		return r, err
+	}
+	cpu1, err := markCPU(pid)
+	if err != nil {
+		return r, err
+	}
+	r.ServerCores, r.OtherCores = cores(cpu0, cpu1)
+	settled := span{from: during.to, to: cpu1.at}
+	fill(&r, w.snapshot(), steady, during, settled)
+	r.DurationMs = millis(altered.to.Sub(altered.from))
+	// The steps the watcher saw end, between the ALTER's start and end.
+	ends := append(append([]time.Time{altered.from}, steps...), altered.to)
+	r.LongestStepMs = millis(longestGap(ends, altered))
+	for i := 1; i < len(ends); i++ {
+		r.StepMs = append(r.StepMs, millis(ends[i].Sub(ends[i-1])))
+	}
+	switch {
+	case alterErr != nil:
+		r.Error = "the ALTER failed: " + alterErr.Error()
+	default:
+		if err := errors.Join(readRescaleJob(ctx, conn, &r), checkParallelism(ctx, conn, from, to)); err != nil {
+			r.Error = err.Error()
+		}
+	}
+	if err := w.checkCounter(ctx, conn); err != nil {
+		r.Error = joinErrors(r.Error, err.Error())
+	}
+	return r, w.firstError()
+}
+
+// fill sets r's latency, gap and throughput figures from what the
+// workload observed.
+func fill(r *Result, obs observed, steady, during, settled span) {
+	samples, changes := obs.samples, obs.changes
+	st, re, se := steadyStats(samples, steady), rescaleStats(samples, during), steadyStats(samples, settled)
+	r.RowsPerSec = rowsPerSecond(samples, steady)
+	r.SteadyP50Ms, r.SteadyP99Ms, r.SteadyMaxMs = millis(st.Latency.P50), millis(st.Latency.P99), millis(st.Latency.Max)
+	r.RescaleP50Ms, r.RescaleP99Ms, r.RescaleMaxMs = millis(re.Latency.P50), millis(re.Latency.P99), millis(re.Latency.Max)
+	r.RescaleInsertMaxMs = millis(re.InsertMax)
+	r.SettleP99Ms = millis(se.Latency.P99)
+	r.LongestGapMs, r.SteadyGapMs = millis(longestGap(changes, during)), millis(longestGap(changes, steady))
+	r.ThroughputDipPct = throughputDip(samples, steady, during, dipWindow)
+	r.RescaleReadMaxMs = millis(readStats(obs.reads, during).Max)
+	r.FailedInserts = st.Failed + re.Failed + se.Failed
+}
+
+// joinErrors joins two error texts with "; ", either possibly empty.
+func joinErrors(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// summaryLine is one strategy's figures in a line, shown as it finishes.
+func summaryLine(r Result) string {
+	line := fmt.Sprintf("steady p99 %.1f ms, rescale p99 %.1f ms max %.1f ms, longest gap %.1f ms (longest read %.1f ms), dip %.0f%%, took %.0f ms",
+		r.SteadyP99Ms, r.RescaleP99Ms, r.RescaleMaxMs, r.LongestGapMs, r.RescaleReadMaxMs, r.ThroughputDipPct, r.DurationMs)
+	for _, note := range []string{behind(r), r.Error} {
+		if note != "" {
+			line += "; " + note
+		}
+	}
+	return line
+}
+
+// report prints the table, the poller's read times and the targets, and
+// writes the JSON report.
+func report(cfg Config, results []Result, w *workload) error {
+	if err := writeTable(cfg.Out, results); err != nil {
+		return err
+	}
+	polls := readStats(w.snapshot().reads, span{time.Time{}, time.Now()})
+	fmt.Fprintf(cfg.Out, "the poller's reads of the view: %d, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
+		polls.Count, millis(polls.P50), millis(polls.P99), millis(polls.Max))
+	writeTargets(cfg.Out, results)
+	if cfg.JSON != "" {
+		return benchkit.WriteJSON(cfg.JSON, results)
+	}
+	return nil
+}
+
+// pause waits d or until ctx ends.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

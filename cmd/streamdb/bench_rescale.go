@@ -1,0 +1,54 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/streamdb/streamdb/bench/rescalebench"
+	"github.com/streamdb/streamdb/exec"
+)
+
+// parseBenchRescale reads the flags of `streamdb bench rescale`; usage
+// and flag errors go to errOut.
+func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, error) {
+	fs := flag.NewFlagSet("bench rescale", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	stateMB := fs.Int64("state-mb", 1024, "the least state of the rescaled view, in MiB")
+	strategies := fs.String("strategies", "fluid,all_at_once,restart", "comma-separated strategies to rescale with, in order: fluid, all_at_once, restart")
+	from := fs.Int("from", 2, "the view's first parallelism; the rescales alternate between it and --to")
+	to := fs.Int("to", 3, "the parallelism the first rescale goes to")
+	step := fs.Int("step", 16, "the vnodes a fluid rescale moves per barrier")
+	steady := fs.Duration("steady", 10*time.Second, "the time measured before each rescale")
+	jsonPath := fs.String("json", "", "also write the results to this file as a JSON array")
+	barrierMS := fs.Int("barrier-interval-ms", 1000, "the server's milliseconds between checkpoint barriers")
+	fs.Usage = func() {
+		fmt.Fprintln(errOut, "Usage: streamdb bench rescale [flags]\n\nLoads a view with large state on a fresh server and rescales it once per strategy under steady writers, reporting latency, output gaps and throughput before and during each rescale.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return rescalebench.Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return rescalebench.Config{}, fmt.Errorf("bench rescale: unexpected argument %q (flags only; see --help)", fs.Arg(0))
+	}
+	cfg := rescalebench.Config{StateMB: *stateMB, From: *from, To: *to, Step: *step, Steady: *steady, JSON: *jsonPath, BarrierIntervalMS: *barrierMS}
+	var err error
+	if cfg.Strategies, err = rescalebench.ParseStrategies(*strategies); err != nil {
+		return cfg, fmt.Errorf("bench rescale: --strategies: %w", err)
+	}
+	switch {
+	case cfg.StateMB < 1:
+		return cfg, fmt.Errorf("bench rescale: --state-mb must be at least 1, not %d", cfg.StateMB)
+	case cfg.From < 1 || cfg.From > exec.VNodes || cfg.To < 1 || cfg.To > exec.VNodes:
+		return cfg, fmt.Errorf("bench rescale: --from and --to must be from 1 to %d, not %d and %d", exec.VNodes, cfg.From, cfg.To)
+	case cfg.From == cfg.To:
+		return cfg, fmt.Errorf("bench rescale: --from and --to must differ, not both %d", cfg.From)
+	case cfg.Step < 1 || cfg.Step > exec.VNodes:
+		return cfg, fmt.Errorf("bench rescale: --step must be from 1 to %d, not %d", exec.VNodes, cfg.Step)
+	case cfg.Steady <= 0:
+		return cfg, fmt.Errorf("bench rescale: --steady must be positive, not %v", cfg.Steady)
+	}
+	return cfg, checkBarrierInterval("bench rescale", cfg.BarrierIntervalMS)
+}
