@@ -17,8 +17,8 @@ type Rescale struct {
 	// default); Target the assignment it moves to.
 	Parallelism int   `json:"parallelism,omitempty"`
 	Target      []int `json:"target"`
-	// Strategy is fluid, all_at_once or restart; Step the most vnodes a
-	// fluid step moves.
+	// Strategy is fluid, all_at_once or restart; Step the vnodes a fluid
+	// step moves (0: as many as keep each switch's pause short).
 	Strategy string `json:"strategy"`
 	Step     int    `json:"step,omitempty"`
 	// Cache is how moved vnodes' new owners get their cached state:
@@ -129,28 +129,22 @@ func Rebalance(owner []int, n int) []int {
 	return target
 }
 
-// RescaleSteps splits the move from owner to target into successive
-// assignments, each moving at most step vnodes (step < 1: all at once);
-// the last is target.
-func RescaleSteps(owner, target []int, step int) [][]int {
-	var moves []int
-	for v := range owner {
-		if owner[v] != target[v] {
-			moves = append(moves, v)
-		}
-	}
+// NextStep returns the assignment one step from owner towards target:
+// the first step vnodes (by number) that differ take their target owner
+// (step < 1: all of them).
+func NextStep(owner, target []int, step int) []int {
 	if step < 1 {
 		step = len(owner)
 	}
-	var out [][]int
-	cur := slices.Clone(owner)
-	for len(moves) > 0 {
-		k := min(step, len(moves))
-		for _, v := range moves[:k] {
-			cur[v] = target[v]
+	next := slices.Clone(owner)
+	for v := range next {
+		if step == 0 {
+			break
 		}
-		moves = moves[k:]
-		out = append(out, slices.Clone(cur))
+		if next[v] != target[v] {
+			next[v] = target[v]
+			step--
+		}
 	}
-	return out
+	return next
 }

@@ -39,8 +39,8 @@ func TestRebalance(t *testing.T) {
 
 // TestRebalanceProperties: any assignment rebalanced to any n from 1 to G
 // uses n slots, each owning G/n or G/n+1 vnodes, and moves exactly the
-// vnodes the slots over their share must give up; the steps towards it
-// move at most step vnodes each and end at the target.
+// vnodes the slots over their share must give up; steps towards it move
+// 1 to step vnodes each, each to its target, and reach it.
 func TestRebalanceProperties(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := rapid.IntRange(1, 64).Draw(t, "g")
@@ -78,23 +78,26 @@ func TestRebalanceProperties(t *testing.T) {
 		if kept != best {
 			t.Fatalf("keeps %d vnodes in place, the slots' shares allow %d: %v -> %v", kept, best, owner, target)
 		}
-		step := rapid.IntRange(0, g).Draw(t, "step")
-		steps := RescaleSteps(owner, target, step)
-		prev := owner
-		for _, s := range steps {
+		step := rapid.IntRange(1, g).Draw(t, "step")
+		cur := owner
+		for i := 0; !slices.Equal(cur, target); i++ {
+			if i > g {
+				t.Fatalf("steps of %d do not reach %v from %v", step, target, owner)
+			}
+			next := NextStep(cur, target, step)
 			moved := 0
-			for v := range s {
-				if s[v] != prev[v] {
+			for v := range next {
+				if next[v] != cur[v] {
 					moved++
+					if next[v] != target[v] {
+						t.Fatalf("vnode %d moved to %d, not to its target %d", v, next[v], target[v])
+					}
 				}
 			}
-			if step > 0 && moved > step {
-				t.Fatalf("a step moves %d vnodes, more than %d", moved, step)
+			if moved == 0 || moved > step {
+				t.Fatalf("a step moves %d vnodes, want 1 to %d", moved, step)
 			}
-			prev = s
-		}
-		if len(steps) > 0 && !slices.Equal(prev, target) || len(steps) == 0 && !slices.Equal(owner, target) {
-			t.Fatalf("steps end at %v, want %v", prev, target)
+			cur = next
 		}
 	})
 }

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,9 +31,13 @@ const (
 	strategyRestart = "restart"
 )
 
-// defaultRescaleStep is the most vnodes a fluid step moves by default: a
-// sixteenth of the key groups per barrier.
-const defaultRescaleStep = exec.VNodes / 16
+// Fluid steps without a given size adapt it so that each switch pauses
+// the job for about stepPause: the first moves firstStep vnodes, the next
+// ones scale by how long the last took, at most doubling.
+const (
+	stepPause = 50 * time.Millisecond
+	firstStep = 4
+)
 
 // rescaleJob is the progress of a job's latest rescale, for SHOW JOBS.
 type rescaleJob struct {
@@ -163,7 +168,7 @@ var cacheModes = map[string]dataflow.CacheMode{
 }
 
 func parseRescaleOptions(with map[string]string) (rescaleOptions, error) {
-	o := rescaleOptions{strategy: strategyFluid, step: defaultRescaleStep, wait: true, cache: "handover"}
+	o := rescaleOptions{strategy: strategyFluid, wait: true, cache: "handover"}
 	for k, v := range with {
 		switch k {
 		case "strategy":
@@ -254,24 +259,17 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 	if owner == nil {
 		return pgerror.New(pgerror.CodeUndefinedTable, "%s %q was dropped while being rescaled", t.Kind, t.Name)
 	}
-	step := plan.Step
-	if plan.Strategy != strategyFluid {
-		step = 0
-	}
-	steps := meta.RescaleSteps(owner, plan.Target, step)
-	if len(steps) == 0 {
-		// Nothing moves; the step still ends the rescale in meta.
-		steps = [][]int{plan.Target}
-	}
 	total := 0
 	for v := range owner {
 		if owner[v] != plan.Target[v] || plan.Strategy == strategyRestart {
 			total++
 		}
 	}
-	job.set(func(p *planner.RescaleProgress) { p.VNodesTotal, p.StepsTotal = total, len(steps) })
+	job.set(func(p *planner.RescaleProgress) { p.VNodesTotal = total })
 	replace := plan.Strategy == strategyRestart
+	cache := cacheModes[plan.Cache]
 	if replace {
+		cache = dataflow.CacheLazy
 		if err := e.pause(ctx); err != nil {
 			return err
 		}
@@ -281,27 +279,45 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 			}
 		}()
 	}
-	prev := owner
-	for i, a := range steps {
-		bytes := e.movedBytes(t, prev, a, replace)
-		rec := &meta.RescaleStep{Table: t.ID, Assignment: a, Done: i == len(steps)-1}
-		cache := cacheModes[plan.Cache]
-		if replace {
-			cache = dataflow.CacheLazy
-		}
-		res, err := e.rt.Reassign(ctx, t.ID, a, dataflow.ReassignOptions{Replace: replace, Cache: cache, Record: rec})
+	size := plan.Step
+	if plan.Strategy == strategyFluid && size == 0 {
+		size = firstStep
+	} else if plan.Strategy != strategyFluid {
+		size = exec.VNodes
+	}
+	for cur := owner; ; {
+		next := meta.NextStep(cur, plan.Target, size)
+		last := slices.Equal(next, plan.Target)
+		bytes := e.movedBytes(t, cur, next, replace)
+		rec := &meta.RescaleStep{Table: t.ID, Assignment: next, Done: last}
+		start := time.Now()
+		res, err := e.rt.Reassign(ctx, t.ID, next, dataflow.ReassignOptions{Replace: replace, Cache: cache, Record: rec})
 		if err != nil {
 			return err
+		}
+		took := time.Since(start)
+		if plan.Strategy == strategyFluid && plan.Step == 0 {
+			size = max(1, min(2*size, int(float64(size)*float64(stepPause)/float64(max(took, time.Millisecond)))))
 		}
 		job.set(func(p *planner.RescaleProgress) {
 			p.StepsDone++
 			p.VNodesMoved = min(p.VNodesMoved+res.Moved, p.VNodesTotal)
+			p.StepsTotal = p.StepsDone + (p.VNodesTotal-p.VNodesMoved+size-1)/size
 			p.BytesMoved += bytes
 			p.CacheBytesMoved += res.CacheBytes
 		})
-		prev = a
+		if last {
+			return nil
+		}
+		// The job catches up on what the switch held back: it spends at
+		// least half of the rescale's time processing.
+		select {
+		case <-time.After(took):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		cur = next
 	}
-	return nil
 }
 
 // movedBytes estimates the bytes in storage of the state of the vnodes

@@ -52,7 +52,8 @@ type Config struct {
 	// From is the view's first parallelism; the rescales alternate
 	// between it and To.
 	From, To int
-	// Step is the vnodes a fluid rescale moves per barrier.
+	// Step is the vnodes a fluid rescale moves per barrier (0: the
+	// server's default).
 	Step int
 	// Steady is the time measured before each rescale.
 	Steady time.Duration

@@ -39,6 +39,7 @@ func TestAlterStatement(t *testing.T) {
 		want     string
 	}{
 		{Fluid, 3, 16, "ALTER MATERIALIZED VIEW v SET PARALLELISM = 3 WITH (strategy = 'fluid', step = 16)"},
+		{Fluid, 3, 0, "ALTER MATERIALIZED VIEW v SET PARALLELISM = 3 WITH (strategy = 'fluid')"},
 		{AllAtOnce, 2, 16, "ALTER MATERIALIZED VIEW v SET PARALLELISM = 2 WITH (strategy = 'all_at_once')"},
 		{Restart, 4, 8, "ALTER MATERIALIZED VIEW v SET PARALLELISM = 4 WITH (strategy = 'restart')"},
 	}

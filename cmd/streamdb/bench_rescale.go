@@ -19,7 +19,7 @@ func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, er
 	strategies := fs.String("strategies", "fluid,all_at_once,restart", "comma-separated strategies to rescale with, in order: fluid, all_at_once, restart")
 	from := fs.Int("from", 2, "the view's first parallelism; the rescales alternate between it and --to")
 	to := fs.Int("to", 3, "the parallelism the first rescale goes to")
-	step := fs.Int("step", 16, "the vnodes a fluid rescale moves per barrier")
+	step := fs.Int("step", 0, "the vnodes a fluid rescale moves per barrier (0: the server's default)")
 	steady := fs.Duration("steady", 10*time.Second, "the time measured before each rescale")
 	jsonPath := fs.String("json", "", "also write the results to this file as a JSON array")
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "the server's milliseconds between checkpoint barriers")
@@ -45,8 +45,8 @@ func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, er
 		return cfg, fmt.Errorf("bench rescale: --from and --to must be from 1 to %d, not %d and %d", exec.VNodes, cfg.From, cfg.To)
 	case cfg.From == cfg.To:
 		return cfg, fmt.Errorf("bench rescale: --from and --to must differ, not both %d", cfg.From)
-	case cfg.Step < 1 || cfg.Step > exec.VNodes:
-		return cfg, fmt.Errorf("bench rescale: --step must be from 1 to %d, not %d", exec.VNodes, cfg.Step)
+	case cfg.Step < 0 || cfg.Step > exec.VNodes:
+		return cfg, fmt.Errorf("bench rescale: --step must be from 0 (the server's default) to %d, not %d", exec.VNodes, cfg.Step)
 	case cfg.Steady <= 0:
 		return cfg, fmt.Errorf("bench rescale: --steady must be positive, not %v", cfg.Steady)
 	}

@@ -21,7 +21,7 @@ func TestParseBenchRescale(t *testing.T) {
 		barrierMS  int
 		err        string
 	}{
-		{args: nil, stateMB: 1024, strategies: rescalebench.Strategies, from: 2, to: 3, step: 16, steady: 10 * time.Second, barrierMS: 1000},
+		{args: nil, stateMB: 1024, strategies: rescalebench.Strategies, from: 2, to: 3, step: 0, steady: 10 * time.Second, barrierMS: 1000},
 		{args: []string{"--state-mb", "64", "--strategies", "restart,fluid", "--from", "4", "--to", "1", "--step", "8", "--steady", "2s", "--json", "r.json", "--barrier-interval-ms", "200"},
 			stateMB: 64, strategies: []rescalebench.Strategy{rescalebench.Restart, rescalebench.Fluid}, from: 4, to: 1, step: 8, steady: 2 * time.Second, json: "r.json", barrierMS: 200},
 		{args: []string{"--strategies", "fluid,pause"}, err: `--strategies: no strategy "pause"`},
@@ -29,7 +29,7 @@ func TestParseBenchRescale(t *testing.T) {
 		{args: []string{"--from", "0"}, err: "--from and --to must be from 1 to 256"},
 		{args: []string{"--to", "257"}, err: "--from and --to must be from 1 to 256"},
 		{args: []string{"--from", "3"}, err: "--from and --to must differ"},
-		{args: []string{"--step", "0"}, err: "--step must be from 1 to 256"},
+		{args: []string{"--step", "-1"}, err: "--step must be from 0 (the server's default) to 256"},
 		{args: []string{"--steady", "0s"}, err: "--steady must be positive"},
 		{args: []string{"--barrier-interval-ms", "5"}, err: "--barrier-interval-ms must be from 10"},
 		{args: []string{"fluid"}, err: `unexpected argument "fluid"`},
