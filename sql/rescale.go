@@ -26,8 +26,9 @@ const (
 	// runs.
 	strategyAllAtOnce = "all_at_once"
 	// strategyRestart is the stop-and-restart baseline: sources and
-	// writes are held at a checkpoint, every actor is replaced (cold
-	// caches), then the world resumes.
+	// writes are held at a checkpoint, every actor is replaced and
+	// restores its state (by default: cache = 'eager'), then the world
+	// resumes.
 	strategyRestart = "restart"
 )
 
@@ -160,7 +161,9 @@ type rescaleOptions struct {
 }
 
 // cacheModes are the values of the cache option: how a moved vnode's new
-// owner gets its cached state (the restart strategy is always lazy).
+// owner gets its cached state. By default fluid and all_at_once hand the
+// cache over and restart loads every vnode's state before the world
+// resumes (eager), as restoring a savepoint does.
 var cacheModes = map[string]dataflow.CacheMode{
 	"handover": dataflow.CacheHandover,
 	"eager":    dataflow.CacheEager,
@@ -168,7 +171,7 @@ var cacheModes = map[string]dataflow.CacheMode{
 }
 
 func parseRescaleOptions(with map[string]string) (rescaleOptions, error) {
-	o := rescaleOptions{strategy: strategyFluid, wait: true, cache: "handover"}
+	o := rescaleOptions{strategy: strategyFluid, wait: true}
 	for k, v := range with {
 		switch k {
 		case "strategy":
@@ -200,6 +203,12 @@ func parseRescaleOptions(with map[string]string) (rescaleOptions, error) {
 		default:
 			return o, pgerror.New(pgerror.CodeInvalidParameterValue, "unknown option %q of ALTER ... SET PARALLELISM", k).
 				WithHint("The options are strategy, step, cache and wait.")
+		}
+	}
+	if o.cache == "" {
+		o.cache = "handover"
+		if o.strategy == strategyRestart {
+			o.cache = "eager"
 		}
 	}
 	return o, nil
@@ -269,7 +278,6 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 	replace := plan.Strategy == strategyRestart
 	cache := cacheModes[plan.Cache]
 	if replace {
-		cache = dataflow.CacheLazy
 		if err := e.pause(ctx); err != nil {
 			return err
 		}
