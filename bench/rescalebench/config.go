@@ -8,8 +8,21 @@ import (
 )
 
 // Strategy is how a rescale moves the view's vnodes (ALTER ... WITH
-// (strategy = ...)).
+// (strategy = ...)), optionally with how new owners get their cached
+// state after a colon (WITH (cache = ...)): "fluid:lazy".
 type Strategy string
+
+// base returns the strategy without its cache mode.
+func (s Strategy) base() Strategy {
+	b, _, _ := strings.Cut(string(s), ":")
+	return Strategy(b)
+}
+
+// cache returns the strategy's cache mode, "" for the server's default.
+func (s Strategy) cache() string {
+	_, c, _ := strings.Cut(string(s), ":")
+	return c
+}
 
 // The strategies.
 const (
@@ -25,17 +38,23 @@ const (
 // Strategies are the strategies, in the default order.
 var Strategies = []Strategy{Fluid, AllAtOnce, Restart}
 
-// ParseStrategies reads a comma-separated list of strategies.
+// ParseStrategies reads a comma-separated list of strategies, each
+// optionally with a cache mode (handover, eager or lazy) after a colon.
 func ParseStrategies(s string) ([]Strategy, error) {
 	var out []Strategy
 	for _, f := range strings.Split(s, ",") {
 		st := Strategy(strings.TrimSpace(f))
-		switch st {
+		switch st.base() {
 		case Fluid, AllAtOnce, Restart:
-			out = append(out, st)
 		default:
 			return nil, fmt.Errorf("no strategy %q: the strategies are fluid, all_at_once and restart, separated by commas", st)
 		}
+		switch st.cache() {
+		case "", "handover", "eager", "lazy":
+		default:
+			return nil, fmt.Errorf("no cache mode %q in %q: after a colon, handover, eager or lazy", st.cache(), st)
+		}
+		out = append(out, st)
 	}
 	return out, nil
 }

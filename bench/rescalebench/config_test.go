@@ -16,6 +16,8 @@ func TestParseStrategies(t *testing.T) {
 		{" restart , fluid", []Strategy{Restart, Fluid}, ""},
 		{"fluid,fluid", []Strategy{Fluid, Fluid}, ""},
 		{"fluid,stop", nil, `no strategy "stop"`},
+		{"fluid:lazy,fluid:eager,restart:handover", []Strategy{"fluid:lazy", "fluid:eager", "restart:handover"}, ""},
+		{"fluid:cold", nil, `no cache mode "cold"`},
 		{"", nil, `no strategy ""`},
 	}
 	for _, tt := range tests {
@@ -40,6 +42,7 @@ func TestAlterStatement(t *testing.T) {
 	}{
 		{Fluid, 3, 16, "ALTER MATERIALIZED VIEW v SET PARALLELISM = 3 WITH (strategy = 'fluid', step = 16)"},
 		{Fluid, 3, 0, "ALTER MATERIALIZED VIEW v SET PARALLELISM = 3 WITH (strategy = 'fluid')"},
+		{"fluid:lazy", 3, 4, "ALTER MATERIALIZED VIEW v SET PARALLELISM = 3 WITH (strategy = 'fluid', step = 4, cache = 'lazy')"},
 		{AllAtOnce, 2, 16, "ALTER MATERIALIZED VIEW v SET PARALLELISM = 2 WITH (strategy = 'all_at_once')"},
 		{Restart, 4, 8, "ALTER MATERIALIZED VIEW v SET PARALLELISM = 4 WITH (strategy = 'restart')"},
 	}

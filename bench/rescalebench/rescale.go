@@ -19,9 +19,12 @@ const alterTimeout = 30 * time.Minute
 // alterStatement is the ALTER that rescales the view to parallelism to
 // with strategy s (and step, for fluid, unless 0: the server's default).
 func alterStatement(s Strategy, to, step int) string {
-	with := fmt.Sprintf("strategy = '%s'", s)
-	if s == Fluid && step > 0 {
+	with := fmt.Sprintf("strategy = '%s'", s.base())
+	if s.base() == Fluid && step > 0 {
 		with += fmt.Sprintf(", step = %d", step)
+	}
+	if c := s.cache(); c != "" {
+		with += fmt.Sprintf(", cache = '%s'", c)
 	}
 	return fmt.Sprintf("ALTER MATERIALIZED VIEW %s SET PARALLELISM = %d WITH (%s)", viewName, to, with)
 }

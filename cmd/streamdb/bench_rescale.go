@@ -16,7 +16,7 @@ func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, er
 	fs := flag.NewFlagSet("bench rescale", flag.ContinueOnError)
 	fs.SetOutput(errOut)
 	stateMB := fs.Int64("state-mb", 1024, "the least state of the rescaled view, in MiB")
-	strategies := fs.String("strategies", "fluid,all_at_once,restart", "comma-separated strategies to rescale with, in order: fluid, all_at_once, restart")
+	strategies := fs.String("strategies", "fluid,all_at_once,restart", "comma-separated strategies to rescale with, in order: fluid, all_at_once, restart, each optionally with :handover, :eager or :lazy (how new owners get their cached state)")
 	from := fs.Int("from", 2, "the view's first parallelism; the rescales alternate between it and --to")
 	to := fs.Int("to", 3, "the parallelism the first rescale goes to")
 	step := fs.Int("step", 0, "the vnodes a fluid rescale moves per barrier (0: the server's default)")
