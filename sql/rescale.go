@@ -141,15 +141,23 @@ func (s *Session) alterParallelism(ctx context.Context, x *parser.AlterParalleli
 	if err != nil {
 		return nil, err
 	}
-	tag := done("ALTER " + x.Kind)
+	// The rescale runs to its end whatever happens to the session: a
+	// canceled statement stops waiting, not moving.
+	finished := make(chan error, 1)
+	go func() { finished <- e.runRescale(e.ctx, t, plan, job) }()
 	if !opts.wait {
-		go func() { _ = e.runRescale(e.ctx, t, plan, job) }()
-		return tag, nil
+		return done("ALTER " + x.Kind), nil
 	}
-	if err := e.runRescale(ctx, t, plan, job); err != nil {
-		return nil, err
+	select {
+	case err := <-finished:
+		if err != nil {
+			return nil, err
+		}
+		return done("ALTER " + x.Kind), nil
+	case <-ctx.Done():
+		return nil, pgerror.New(pgerror.CodeQueryCanceled, "canceling statement: stopped waiting for the rescale of %q", t.Name).
+			WithHint("The rescale goes on in the background: SHOW JOBS shows its progress.")
 	}
-	return tag, nil
 }
 
 // rescaleOptions are the WITH options of ALTER ... SET PARALLELISM.
