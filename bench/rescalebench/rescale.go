@@ -90,7 +90,7 @@ func readRescaleJob(ctx context.Context, conn *pgx.Conn, r *Result) error {
 	if err != nil {
 		return fmt.Errorf("read streamdb_catalog.rescale_jobs: %w", err)
 	}
-	if strategy != string(r.Strategy) || phase != "done" || to != r.To {
+	if strategy != string(r.Strategy.base()) || phase != "done" || to != r.To {
 		return fmt.Errorf("streamdb_catalog.rescale_jobs says strategy %s, phase %s, to parallelism %d (error %q) after the ALTER returned; want %s, done, %d",
 			strategy, phase, to, errText, r.Strategy, r.To)
 	}
