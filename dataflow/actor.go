@@ -203,7 +203,7 @@ func (a *actor) run(ctx context.Context) error {
 				return fmt.Errorf("actor %d: %w", a.id, err)
 			}
 		case *Barrier:
-			u, counters := a.updateOf(m)
+			mu, u := a.updateOf(m)
 			if arrived == 0 {
 				// Ports new at this barrier deliver it too.
 				if u != nil && len(u.addPorts) > 0 {
@@ -227,7 +227,7 @@ func (a *actor) run(ctx context.Context) error {
 			// staged while the actors there go on.
 			a.mgr.store.WriteBehind()
 			if u != nil {
-				if err := a.apply(ctx, u, counters); err != nil {
+				if err := a.apply(ctx, mu, u); err != nil {
 					return fmt.Errorf("actor %d: %w", a.id, err)
 				}
 			}
@@ -242,10 +242,10 @@ func (a *actor) run(ctx context.Context) error {
 	}
 }
 
-// updateOf returns the actor's part of b's UpdateMutation, if any.
-func (a *actor) updateOf(b *Barrier) (*actorUpdate, *rescaleCounters) {
+// updateOf returns b's UpdateMutation and the actor's part of it, if any.
+func (a *actor) updateOf(b *Barrier) (*UpdateMutation, *actorUpdate) {
 	if mu, ok := b.Mutation.(*UpdateMutation); ok {
-		return mu.actors[a], mu.counters
+		return mu, mu.actors[a]
 	}
 	return nil, nil
 }
@@ -256,8 +256,8 @@ func (a *actor) updateOf(b *Barrier) (*actorUpdate, *rescaleCounters) {
 // over; with new vnodes or splits, it waits until the actors it takes them
 // from have handed over, rebuilds its operators from the state as of the
 // barrier (keeping the cache of the vnodes it keeps) and gets the cached
-// state of the vnodes it gains as u.cache says.
-func (a *actor) apply(ctx context.Context, u *actorUpdate, counters *rescaleCounters) error {
+// state of the vnodes it gains as mu.cache says.
+func (a *actor) apply(ctx context.Context, mu *UpdateMutation, u *actorUpdate) error {
 	if len(u.dropPorts) > 0 {
 		a.ports = slices.DeleteFunc(a.ports, func(p *inputPort) bool {
 			if slices.Contains(u.dropPorts, p.ch) {
@@ -284,9 +284,15 @@ func (a *actor) apply(ctx context.Context, u *actorUpdate, counters *rescaleCoun
 		gained, lost = u.env.VNodes.minus(owned), owned.minus(u.env.VNodes)
 	}
 	if u.release != nil {
-		u.release.caches = map[uint32]map[uint16]*vnodeCache{}
-		for id, t := range a.tables {
-			u.release.caches[id] = t.detach(lost)
+		if mu.cache == CacheHandover {
+			u.release.caches = map[uint32]map[uint16]*vnodeCache{}
+			for id, t := range a.tables {
+				u.release.caches[id] = t.detach(lost)
+			}
+		} else if u.env != nil {
+			for _, t := range a.tables {
+				t.forget(lost)
+			}
 		}
 		close(u.release.done)
 	}
@@ -302,17 +308,17 @@ func (a *actor) apply(ctx context.Context, u *actorUpdate, counters *rescaleCoun
 		return err
 	}
 	for id, t := range a.tables {
-		switch u.cache {
+		switch mu.cache {
 		case CacheHandover:
 			for _, h := range u.gains {
-				counters.cacheBytes.Add(t.adopt(h.caches[id], gained))
+				mu.counters.cacheBytes.Add(t.adopt(h.caches[id], gained))
 			}
 		case CacheEager:
 			n, err := t.warm(gained)
 			if err != nil {
 				return err
 			}
-			counters.cacheBytes.Add(n)
+			mu.counters.cacheBytes.Add(n)
 		}
 	}
 	return nil

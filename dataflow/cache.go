@@ -224,7 +224,10 @@ func (t *StateTable) drop(g *Group) {
 	// The evicted group's entries are now only in storage.
 	t.bare[g.vnode] = false
 	t.lru.remove(g)
-	delete(t.vnodes[g.vnode], g.prefix)
+	// A forgotten group's vnode may be served by a newer group now.
+	if groups := t.vnodes[g.vnode]; groups[g.prefix] == g {
+		delete(groups, g.prefix)
+	}
 	t.account(-g.bytes)
 	g.bytes = 0
 	g.rows.clear()

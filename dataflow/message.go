@@ -48,7 +48,9 @@ func (*PauseMutation) isMutation() {}
 // jobs join, fragments are reassigned. Each affected actor finds its
 // change under its own pointer.
 type UpdateMutation struct {
-	actors   map[*actor]*actorUpdate
+	actors map[*actor]*actorUpdate
+	// cache says how new owners get the cached state of their vnodes.
+	cache    CacheMode
 	counters *rescaleCounters
 }
 
@@ -69,9 +71,7 @@ type actorUpdate struct {
 	// the state as of the barrier, once every handoff in gains is done.
 	env   *Env
 	gains []*handoff
-	// release, if set, takes the caches of the vnodes the actor loses.
+	// release, if set, is done once the actor has written its state for
+	// the barrier, with the caches of the vnodes it loses (handed over).
 	release *handoff
-	// cache says how the actor gets the cached state of the vnodes it
-	// gains.
-	cache CacheMode
 }

@@ -67,6 +67,7 @@ func (rs *reshape) gain(a, loser *actor) {
 // at once, others' once their handoffs are done.
 func (rs *reshape) reassign(f *fragment, owner []int, replace bool, cache CacheMode) error {
 	r := rs.r
+	rs.mu.cache = cache
 	oldActors, oldOwner := f.actors, f.owner
 	oldSlots := f.slots()
 	f.owner, f.actors = owner, map[int]*actor{}
@@ -90,8 +91,7 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool, cache CacheM
 			f.actors[s] = a
 			sameSplits := src == nil || slices.Equal(splitsOf(src.Splits, oldSlots, s), env.Splits)
 			if !vnodesOf(oldOwner, s).Equal(env.VNodes) || !sameSplits {
-				u := rs.update(a)
-				u.env, u.cache = env, cache
+				rs.update(a).env = env
 			}
 			continue
 		}
@@ -107,8 +107,7 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool, cache CacheM
 				return err
 			}
 		} else {
-			u := rs.update(a)
-			u.env, u.cache = env, cache
+			rs.update(a).env = env
 		}
 		if len(f.spec.Inputs) == 0 {
 			ch := make(chan Message, queueLen)

@@ -151,7 +151,8 @@ func rescaleTargets(rng *rand.Rand, n int) []int {
 }
 
 // TestRescaleUnderLoad rescales views with aggregates, joins and Top-N 24
-// times (up and down, to 1, a prime and 256, with every strategy) while
+// times (up and down, to 1, a prime and 256, with every strategy and cache
+// mode) while
 // writers insert, update and delete their inputs; afterwards every view
 // equals its batch query and runs at the parallelism last asked for.
 func TestRescaleUnderLoad(t *testing.T) {
@@ -173,7 +174,8 @@ func TestRescaleUnderLoad(t *testing.T) {
 	for _, p := range rescaleTargets(rng, 24) {
 		name := names[rng.IntN(len(names))]
 		strategy := []string{"fluid", "fluid", "all_at_once", "restart"}[rng.IntN(4)]
-		stmt := fmt.Sprintf("ALTER MATERIALIZED VIEW %s SET PARALLELISM = %d WITH (strategy = '%s', step = %d)", name, p, strategy, 1+rng.IntN(64))
+		cache := []string{"lazy", "handover", "eager"}[rng.IntN(3)]
+		stmt := fmt.Sprintf("ALTER MATERIALIZED VIEW %s SET PARALLELISM = %d WITH (strategy = '%s', step = %d, cache = '%s')", name, p, strategy, 1+rng.IntN(64), cache)
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
