@@ -284,15 +284,12 @@ func (a *actor) apply(ctx context.Context, mu *UpdateMutation, u *actorUpdate) e
 		gained, lost = u.env.VNodes.minus(owned), owned.minus(u.env.VNodes)
 	}
 	if u.release != nil {
-		if mu.cache == CacheHandover {
-			u.release.caches = map[uint32]map[uint16]*vnodeCache{}
-			for id, t := range a.tables {
-				u.release.caches[id] = t.detach(lost)
-			}
-		} else if u.env != nil {
-			for _, t := range a.tables {
-				t.forget(lost)
-			}
+		// Detached groups leave the cache's account at once (else the new
+		// owners' reads would push the node over its budget); they are
+		// handed over or become garbage.
+		u.release.caches = map[uint32]map[uint16]*vnodeCache{}
+		for id, t := range a.tables {
+			u.release.caches[id] = t.detach(lost)
 		}
 		close(u.release.done)
 	}

@@ -224,10 +224,7 @@ func (t *StateTable) drop(g *Group) {
 	// The evicted group's entries are now only in storage.
 	t.bare[g.vnode] = false
 	t.lru.remove(g)
-	// A forgotten group's vnode may be served by a newer group now.
-	if groups := t.vnodes[g.vnode]; groups[g.prefix] == g {
-		delete(groups, g.prefix)
-	}
+	delete(t.vnodes[g.vnode], g.prefix)
 	t.account(-g.bytes)
 	g.bytes = 0
 	g.rows.clear()

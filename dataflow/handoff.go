@@ -73,19 +73,6 @@ func (t *StateTable) detach(lost *Bitmap) map[uint16]*vnodeCache {
 	return out
 }
 
-// forget stops serving the cached groups of the vnodes in lost, in O(1)
-// per vnode: they stay in the LRU list, never used again, until eviction
-// drops them (a dropped actor's tables go with it). The lazy and eager
-// cache modes, whose new owners read storage, use it instead of detach.
-func (t *StateTable) forget(lost *Bitmap) {
-	for v := range t.vnodes {
-		if lost.Has(int(v)) {
-			delete(t.vnodes, v)
-			delete(t.bare, v)
-		}
-	}
-}
-
 // adopt takes over the caches of the vnodes in vnodes from caches,
 // detached from another actor's view of the same table, and returns their
 // bytes. The groups join the LRU list behind those cached already, most

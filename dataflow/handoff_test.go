@@ -92,33 +92,3 @@ func TestWarmLoadsWholeGroups(t *testing.T) {
 		t.Fatalf("over budget: loaded %d groups (bare %v, err %v)", len(st.vnodes[1]), st.bare[1], err)
 	}
 }
-
-// TestForgetLeavesGroupsToEviction: a forgotten vnode's groups are no
-// longer served; when the vnode comes back, its groups are read again,
-// and evicting the forgotten ones later leaves the new ones alone.
-func TestForgetLeavesGroupsToEviction(t *testing.T) {
-	store := newEnv(t).Store
-	st := NewStateTable(store, 33, pairTypes)
-	mustGroup(t, st, 2, "b").Put([]byte("y"), pair(2, "two"))
-	st.Commit(1)
-	mustSeal(t, store, 1)
-	stale := mustGroup(t, st, 2, "b")
-	lost := NewBitmap(4)
-	lost.Set(2)
-	st.forget(lost)
-	if cached(st, 2, "b") {
-		t.Fatal("a forgotten group is still served")
-	}
-	// The vnode comes back: its group is read from storage anew.
-	g := mustGroup(t, st, 2, "b")
-	if g == stale || groupContents(g) != "y=2 two" {
-		t.Fatalf("group after the vnode came back: %s (the stale one: %v)", groupContents(g), g == stale)
-	}
-	st.Commit(2)
-	mustSeal(t, store, 2)
-	store.SetCacheBytes(int64(g.bytes) + 1)
-	st.evict()
-	if !stale.evicted || !cached(st, 2, "b") {
-		t.Fatalf("evicting the stale group (evicted %v) must keep the new one (cached %v)", stale.evicted, cached(st, 2, "b"))
-	}
-}

@@ -169,12 +169,11 @@ type rescaleOptions struct {
 }
 
 // cacheModes are the values of the cache option: how a moved vnode's new
-// owner gets its cached state. By default fluid and all_at_once leave it
-// to be read on first use (lazy: on one node the moved state was just
-// written and reads are cheap, while handing a large cache over or
-// loading it eagerly pauses the switch; see the rescale bench's figures),
-// and restart loads every vnode's state before the world resumes (eager),
-// as restoring a savepoint does.
+// owner gets its cached state. By default fluid and all_at_once hand the
+// old owner's cached groups over (the rescale bench's figures: the
+// steadiest pauses, and no refill or garbage afterwards), and restart
+// loads every vnode's state before the world resumes (eager), as
+// restoring a savepoint does.
 var cacheModes = map[string]dataflow.CacheMode{
 	"handover": dataflow.CacheHandover,
 	"eager":    dataflow.CacheEager,
@@ -202,7 +201,7 @@ func parseRescaleOptions(with map[string]string) (rescaleOptions, error) {
 		case "cache":
 			if _, ok := cacheModes[strings.ToLower(v)]; !ok {
 				return o, pgerror.New(pgerror.CodeInvalidParameterValue, "unknown cache mode %q", v).
-					WithHint("Use lazy (read on first use), handover (moved vnodes keep their cached state) or eager (loaded from storage at the switch).")
+					WithHint("Use handover (moved vnodes keep their cached state), lazy (read on first use) or eager (loaded from storage at the switch).")
 			}
 			o.cache = strings.ToLower(v)
 		case "wait":
@@ -217,7 +216,7 @@ func parseRescaleOptions(with map[string]string) (rescaleOptions, error) {
 		}
 	}
 	if o.cache == "" {
-		o.cache = "lazy"
+		o.cache = "handover"
 		if o.strategy == strategyRestart {
 			o.cache = "eager"
 		}
