@@ -140,7 +140,7 @@ func actorsOf(t *testing.T, conn *pgx.Conn, name string) []int {
 func rescaleTargets(rng *rand.Rand, n int) []int {
 	out := []int{1, 7, 256}
 	for len(out) < n {
-		if rng.IntN(6) == 0 {
+		if rng.IntN(10) == 0 {
 			out = append(out, 1+rng.IntN(256))
 		} else {
 			out = append(out, 1+rng.IntN(9))
@@ -172,12 +172,18 @@ func TestRescaleUnderLoad(t *testing.T) {
 	last := map[string]int{}
 	names := slices.Sorted(maps.Keys(rescaleViews))
 	for _, p := range rescaleTargets(rng, 24) {
+		// The writers go on between rescales too.
+		time.Sleep(time.Duration(20+rng.IntN(80)) * time.Millisecond)
 		name := names[rng.IntN(len(names))]
 		strategy := []string{"fluid", "fluid", "all_at_once", "restart"}[rng.IntN(4)]
 		cache := []string{"lazy", "handover", "eager"}[rng.IntN(3)]
-		stmt := fmt.Sprintf("ALTER MATERIALIZED VIEW %s SET PARALLELISM = %d WITH (strategy = '%s', step = %d, cache = '%s')", name, p, strategy, 1+rng.IntN(64), cache)
+		stmt := fmt.Sprintf("ALTER MATERIALIZED VIEW %s SET PARALLELISM = %d WITH (strategy = '%s', step = %d, cache = '%s')", name, p, strategy, 8+rng.IntN(57), cache)
+		start := time.Now()
 		if _, err := conn.Exec(ctx, stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Logf("%s took %v", stmt, took.Round(time.Millisecond))
 		}
 		last[name] = p
 	}
