@@ -17,6 +17,7 @@ func FuzzParse(f *testing.F) {
 		"select * from a full join b on a.x = b.x, generate_series(1, 3) g(n)",
 		"with x(a) as (select 1) select extract(epoch from ts) from x",
 		"set search_path to public; show all; begin; commit",
+		"alter materialized view v set parallelism = default with (strategy = 'fluid', step = 4); show jobs; show parallelism",
 	} {
 		f.Add(s)
 	}
