@@ -48,10 +48,9 @@ func createRescaleViews(t *testing.T, conn *pgx.Conn) {
 	}
 }
 
-// writer inserts, updates and deletes rows of table (a or b) with ids in
-// [lo, lo+span) until stop is closed or a statement fails; it returns the
-// first error that is not the server going away.
-func writer(ctx context.Context, addr, table string, seed uint64, stop <-chan struct{}) error {
+// writer inserts, updates and deletes rows of table (a or b) until stop
+// is closed or a statement fails, counting its statements in done.
+func writer(ctx context.Context, addr, table string, seed uint64, stop <-chan struct{}, done *int) error {
 	conn, err := pgx.Connect(ctx, connString(addr))
 	if err != nil {
 		return err
@@ -90,6 +89,7 @@ func writer(ctx context.Context, addr, table string, seed uint64, stop <-chan st
 		if err != nil {
 			return fmt.Errorf("writer of %s: %w", table, err)
 		}
+		*done++
 	}
 }
 
@@ -166,8 +166,9 @@ func TestRescaleUnderLoad(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
+	writes := make([]int, 2)
 	for i, table := range []string{"a", "b"} {
-		wg.Go(func() { errs[i] = writer(ctx, n.Addr(), table, seed+uint64(i), stop) })
+		wg.Go(func() { errs[i] = writer(ctx, n.Addr(), table, seed+uint64(i), stop, &writes[i]) })
 	}
 	last := map[string]int{}
 	names := slices.Sorted(maps.Keys(rescaleViews))
@@ -189,11 +190,15 @@ func TestRescaleUnderLoad(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
-	for _, err := range errs {
+	for i, err := range errs {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if writes[i] == 0 {
+			t.Fatal("a writer wrote nothing while the views rescaled")
+		}
 	}
+	t.Logf("writers ran %d and %d statements during the rescales", writes[0], writes[1])
 	checkRescaleViews(t, conn)
 	for name, p := range last {
 		for _, got := range actorsOf(t, conn, name) {
@@ -224,12 +229,13 @@ func TestKill9DuringRescale(t *testing.T) {
 	want := map[string]int{}
 	names := slices.Sorted(maps.Keys(rescaleViews))
 	var resumed int64
+	writes := make([]int, 2)
 	for round := 0; round < 3; round++ {
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		for i, table := range []string{"a", "b"} {
 			// The writers stop with an error when the server dies.
-			wg.Go(func() { _ = writer(ctx, addr, table, seed+uint64(10*round+i), stop) })
+			wg.Go(func() { _ = writer(ctx, addr, table, seed+uint64(10*round+i), stop, &writes[i]) })
 		}
 		c, err := pgx.Connect(ctx, connString(addr))
 		if err != nil {
@@ -255,7 +261,7 @@ func TestKill9DuringRescale(t *testing.T) {
 		p = startProcess(t, dir, addr)
 		resumed += count(t, addr, "SELECT count(*) FROM streamdb_catalog.rescale_jobs")
 	}
-	t.Logf("%d rescales were interrupted and resumed", resumed)
+	t.Logf("%d rescales were interrupted and resumed; the writers ran %d statements", resumed, writes[0]+writes[1])
 	if resumed == 0 {
 		t.Fatal("no kill -9 hit a rescale in progress")
 	}
