@@ -62,12 +62,10 @@ func (rs *reshape) gain(a, loser *actor) {
 // actor is created for each new slot, dropped for each slot owning no
 // vnode, and rebuilt where its vnodes or splits change; each vnode and
 // split that changes owner is handed over at the barrier. With replace,
-// every actor is new (the restart baseline). New owners get the cached
-// state of their vnodes as cache says. A new fragment's actors are built
-// at once, others' once their handoffs are done.
-func (rs *reshape) reassign(f *fragment, owner []int, replace bool, cache CacheMode) error {
+// every actor is new (the restart baseline). A new fragment's actors are
+// built at once, others' once their handoffs are done.
+func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 	r := rs.r
-	rs.mu.cache = cache
 	oldActors, oldOwner := f.actors, f.owner
 	oldSlots := f.slots()
 	f.owner, f.actors = owner, map[int]*actor{}
@@ -136,9 +134,8 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool, cache CacheM
 		}
 	}
 	if src != nil {
-		for sp := 0; sp < src.Splits; sp++ {
-			from := oldActors[oldSlots[sp%len(oldSlots)]]
-			if to := f.actors[slots[sp%len(slots)]]; from != to {
+		for sp := range src.Splits {
+			if from, to := oldActors[splitSlot(oldSlots, sp)], f.actors[splitSlot(slots, sp)]; from != to {
 				rs.gain(to, from)
 			}
 		}
@@ -258,7 +255,7 @@ func (r *Runtime) Reassign(ctx context.Context, id uint32, owner []int, o Reassi
 	}
 	frags := j.parallelFragments()
 	rs := r.newReshape()
-	rs.inj.record = o.Record
+	rs.inj.record, rs.mu.cache = o.Record, o.Cache
 	moved := 0
 	if len(frags) > 0 {
 		for v, s := range frags[0].owner {
@@ -268,7 +265,7 @@ func (r *Runtime) Reassign(ctx context.Context, id uint32, owner []int, o Reassi
 		}
 	}
 	for _, f := range frags {
-		if err := rs.reassign(f, owner, o.Replace, o.Cache); err != nil {
+		if err := rs.reassign(f, owner, o.Replace); err != nil {
 			r.mu.Unlock()
 			return ReassignResult{}, err
 		}

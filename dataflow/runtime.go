@@ -185,7 +185,7 @@ func (r *Runtime) StartJob(id uint32, g *GraphSpec, owner []int, withBackfill bo
 		if !f.parallel() {
 			fo = make([]int, r.vnodes)
 		}
-		if err := rs.reassign(f, fo, false, CacheHandover); err != nil {
+		if err := rs.reassign(f, fo, false); err != nil {
 			return nil, err
 		}
 		if len(fs.Inputs) == 0 {

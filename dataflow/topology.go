@@ -41,14 +41,18 @@ func vnodesOf(owner []int, slot int) *Bitmap {
 	return b
 }
 
-// splitsOf returns the source splits of the actor at slot among slots
+// splitSlot returns the slot reading source split sp among slots
 // (ascending): the i-th slot reads splits i, i+n, i+2n, ... (DESIGN.md
 // §4: splits are assigned apart from vnodes).
+func splitSlot(slots []int, sp int) int { return slots[sp%len(slots)] }
+
+// splitsOf returns the source splits of the actor at slot among slots.
 func splitsOf(splits int, slots []int, slot int) []int {
-	i := slices.Index(slots, slot)
 	var out []int
-	for s := i; s < splits; s += len(slots) {
-		out = append(out, s)
+	for sp := range splits {
+		if splitSlot(slots, sp) == slot {
+			out = append(out, sp)
+		}
 	}
 	return out
 }

@@ -278,14 +278,14 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 	if owner == nil {
 		return pgerror.New(pgerror.CodeUndefinedTable, "%s %q was dropped while being rescaled", t.Kind, t.Name)
 	}
+	replace := plan.Strategy == strategyRestart
 	total := 0
 	for v := range owner {
-		if owner[v] != plan.Target[v] || plan.Strategy == strategyRestart {
+		if owner[v] != plan.Target[v] || replace {
 			total++
 		}
 	}
 	job.set(func(p *planner.RescaleProgress) { p.VNodesTotal = total })
-	replace := plan.Strategy == strategyRestart
 	cache := cacheModes[plan.Cache]
 	if replace {
 		if err := e.pause(ctx); err != nil {
@@ -344,11 +344,12 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 // in place; across nodes they are what would travel.
 func (e *Engine) movedBytes(t *meta.Table, from, to []int, replace bool) int64 {
 	var n int64
+	tables := append([]uint32{t.ID}, t.StateTables...)
 	for v := range from {
 		if from[v] == to[v] && !replace {
 			continue
 		}
-		for _, id := range append([]uint32{t.ID}, t.StateTables...) {
+		for _, id := range tables {
 			b, err := e.Storage.VNodeDiskUsage(id, uint16(v))
 			if err == nil {
 				n += int64(b)

@@ -117,6 +117,18 @@ func startPrepared(t *testing.T, stmts ...string) (dir, addr string, p *process)
 	return dir, addr, p
 }
 
+// restartedAfterKill runs stmts on a fresh server process, kills it with
+// SIGKILL, restarts it on the same data directory and returns a
+// connection to the restarted server, which stops when the test ends.
+func restartedAfterKill(t *testing.T, stmts ...string) *pgx.Conn {
+	t.Helper()
+	dir, addr, p := startPrepared(t, stmts...)
+	p.kill()
+	p = startProcess(t, dir, addr)
+	t.Cleanup(p.kill)
+	return connect(t, addr, pgx.QueryExecModeCacheStatement)
+}
+
 // TestKill9WithViews runs a writer that records each id once its INSERT is
 // acknowledged, kills the server with SIGKILL at random moments while it
 // writes, restarts it several times, and checks at the end that every

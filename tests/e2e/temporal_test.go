@@ -15,15 +15,11 @@ import (
 // committed state, and rows that never entered stay out.
 func TestKill9TemporalFilter(t *testing.T) {
 	ctx := context.Background()
-	dir, addr, p := startPrepared(t,
+	conn := restartedAfterKill(t,
 		"CREATE TABLE ev (id INT PRIMARY KEY, ts TIMESTAMPTZ)",
 		"CREATE MATERIALIZED VIEW recent WITH (parallelism = 2) AS SELECT id FROM ev WHERE ts > now() - INTERVAL '2' SECOND",
 		"INSERT INTO ev VALUES (1, now() + INTERVAL '1' SECOND), (2, now() + INTERVAL '1' HOUR), (3, now() - INTERVAL '1' HOUR)",
 	)
-	p.kill()
-	p = startProcess(t, dir, addr)
-	defer p.kill()
-	conn := connect(t, addr, pgx.QueryExecModeCacheStatement)
 	var ids []int32
 	for deadline := time.Now().Add(time.Minute); ; {
 		rows, err := conn.Query(ctx, "SELECT id FROM recent ORDER BY id")

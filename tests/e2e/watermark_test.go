@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // TestKill9KeepsWatermarks closes windows of an EMIT ON WINDOW CLOSE view,
@@ -16,17 +14,13 @@ import (
 // the open window kept its rows.
 func TestKill9KeepsWatermarks(t *testing.T) {
 	ctx := context.Background()
-	dir, addr, p := startPrepared(t,
+	conn := restartedAfterKill(t,
 		"CREATE TABLE ev (ts TIMESTAMP, v INT, WATERMARK FOR ts AS ts - INTERVAL '1' MINUTE) APPEND ONLY",
 		"CREATE MATERIALIZED VIEW w WITH (parallelism = 2) AS SELECT window_start, count(*) AS n, sum(v) AS s FROM TUMBLE(ev, ts, INTERVAL '1' MINUTE) GROUP BY window_start EMIT ON WINDOW CLOSE",
 		"INSERT INTO ev VALUES ('2024-01-01 10:00:10', 1), ('2024-01-01 10:00:50', 2), ('2024-01-01 10:01:30', 4)",
 		// The watermark 10:02 closes 10:00 and 10:01; 10:03 stays open.
 		"INSERT INTO ev VALUES ('2024-01-01 10:03:00', 8)",
 	)
-	p.kill()
-	p = startProcess(t, dir, addr)
-	defer p.kill()
-	conn := connect(t, addr, pgx.QueryExecModeCacheStatement)
 	for _, stmt := range []string{
 		"INSERT INTO ev VALUES ('2024-01-01 10:00:30', 100)",
 		"INSERT INTO ev VALUES ('2024-01-01 10:03:40', 16)",
