@@ -240,12 +240,13 @@ func parseBool(v string) (bool, bool) {
 // is refused (55006).
 func (e *Engine) beginRescale(ctx context.Context, t *meta.Table, plan *meta.Rescale, resume bool) (*rescaleJob, error) {
 	e.rescaleMu.Lock()
-	if j := e.rescales[t.ID]; j != nil && j.progress().Phase == "moving" {
-		p := j.progress()
-		e.rescaleMu.Unlock()
-		return nil, pgerror.New(pgerror.CodeObjectInUse, "%s %q is already being rescaled (to parallelism %d, %d of %d vnodes moved)",
-			t.Kind, t.Name, p.To, p.VNodesMoved, p.VNodesTotal).
-			WithHint("Wait until SHOW JOBS reports it done, then run ALTER ... SET PARALLELISM again.")
+	if j := e.rescales[t.ID]; j != nil {
+		if p := j.progress(); p.Phase == "moving" {
+			e.rescaleMu.Unlock()
+			return nil, pgerror.New(pgerror.CodeObjectInUse, "%s %q is already being rescaled (to parallelism %d, %d of %d vnodes moved)",
+				t.Kind, t.Name, p.To, p.VNodesMoved, p.VNodesTotal).
+				WithHint("Wait until SHOW JOBS reports it done, then run ALTER ... SET PARALLELISM again.")
+		}
 	}
 	job := &rescaleJob{started: time.Now(), info: planner.RescaleProgress{
 		Job: t.ID, Name: t.Name, Strategy: plan.Strategy, Phase: "moving", From: plan.From, To: meta.Slots(plan.Target)}}
