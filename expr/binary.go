@@ -108,6 +108,24 @@ func NewBinary(op string, l, r Expr) (Expr, error) {
 	return e, nil
 }
 
+// NewNullIf returns NULLIF(l, r): NULL when l = r, else l. As in PostgreSQL
+// the result is the comparison's left operand, promoted to the type both
+// sides are compared in (NULLIF(1, 2.2) is numeric), and a NULL argument
+// does not make it NULL (NULLIF(x, NULL) is x).
+func NewNullIf(l, r Expr) (Expr, error) {
+	e, err := resolveBinary("=", l, r)
+	if err != nil {
+		return nil, err
+	}
+	eq := e.(*Binary)
+	var cond Expr = eq
+	if isNullConst(l) || isNullConst(r) {
+		cond = NewConst(types.Null, types.TBool)
+	}
+	t := eq.L.Type()
+	return &Case{Whens: []Expr{cond}, Thens: []Expr{NewConst(types.Null, t)}, Else: eq.L, T: t}, nil
+}
+
 func isNullConst(e Expr) bool {
 	c, ok := e.(*Const)
 	return ok && c.V.IsNull()

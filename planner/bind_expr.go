@@ -147,26 +147,37 @@ func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, s *scope) (expr.Expr, er
 // binary resolves op after giving unknown-typed operands the other side's
 // type (text when both are unknown).
 func (b *Binder) binary(op string, l, r expr.Expr) (expr.Expr, error) {
+	l, r, err := b.typeUnknowns(op, l, r)
+	if err != nil {
+		return nil, err
+	}
+	return expr.NewBinary(op, l, r)
+}
+
+// typeUnknowns gives the operands of op that are untyped literals (NULL,
+// '...') the type PostgreSQL's operator resolution gives them: the other
+// operand's, or text when both are unknown.
+func (b *Binder) typeUnknowns(op string, l, r expr.Expr) (expr.Expr, expr.Expr, error) {
 	var err error
 	lu, ru := l.Type().Family == types.Unknown, r.Type().Family == types.Unknown
 	switch {
 	case lu && ru:
 		if l, err = b.coerce(l, types.TText); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if r, err = b.coerce(r, types.TText); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	case lu:
 		if l, err = b.coerce(l, unknownPeer(op, r.Type())); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	case ru:
 		if r, err = b.coerce(r, unknownPeer(op, l.Type())); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return expr.NewBinary(op, l, r)
+	return l, r, nil
 }
 
 // unknownPeer is the type an unknown literal takes opposite a known operand.
@@ -375,12 +386,11 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		if len(args) != 2 {
 			return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function nullif requires two arguments")
 		}
-		eq, err := b.binary("=", args[0], args[1])
+		l, r, err := b.typeUnknowns("=", args[0], args[1])
 		if err != nil {
 			return nil, err
 		}
-		l := eq.(*expr.Binary).L
-		return &expr.Case{Whens: []expr.Expr{eq}, Thens: []expr.Expr{expr.NewConst(types.Null, l.Type())}, Else: l, T: l.Type()}, nil
+		return expr.NewNullIf(l, r)
 	case "pg_extract":
 		name = "extract" // EXTRACT(field FROM x), see sql/parser
 	case "position":

@@ -157,7 +157,7 @@ func (b *Binder) bindUsing(join *Join, using []string) (Node, error) {
 	for i, c := range all {
 		used := (i < nl && usedL[i]) || (i >= nl && usedR[i-nl])
 		if used {
-			c.Hidden = true
+			c.Hidden, c.Merged = true, true
 		}
 		exprs = append(exprs, &expr.ColRef{Idx: i, T: c.T, Name: c.Name})
 		cols = append(cols, c)

@@ -195,7 +195,7 @@ func (b *Binder) expandFields(fl *ast.FieldList, s *scope) ([]ast.ExprNode, []st
 			table := f.WildCard.Table.O
 			n := 0
 			for i, c := range s.cols {
-				if c.Hidden || (table != "" && c.Table != table) {
+				if (c.Hidden && !(c.Merged && table != "")) || (table != "" && c.Table != table) {
 					continue
 				}
 				col := &ast.ColumnName{Name: ast.NewCIStr(c.Name)}

@@ -26,6 +26,9 @@ type Column struct {
 	T     types.T
 	// Hidden columns (a table's row id) are not expanded by *.
 	Hidden bool
+	// Merged marks a hidden column that a join's USING or NATURAL merged
+	// into one output column: * skips it, its table's t.* keeps it.
+	Merged bool
 	// TableID and Attr identify a base-table column for RowDescription.
 	TableID uint32
 	Attr    int16

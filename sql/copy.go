@@ -47,7 +47,8 @@ func (ci *copyIn) CopyFrom(ctx context.Context, r io.Reader) error {
 	return ci.s.fail(err)
 }
 
-func (ci *copyIn) copy(ctx context.Context, r io.Reader) (int64, error) {
+func (ci *copyIn) copy(ctx context.Context, r io.Reader) (_ int64, err error) {
+	defer ci.s.recoverInternal(&err)
 	names := make([]string, len(ci.cols))
 	ts := make([]types.T, len(ci.cols))
 	for i, c := range ci.cols {

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"runtime/debug"
 
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
@@ -48,7 +49,8 @@ func (s *Session) Prepare(_ context.Context, query string, paramTypes []types.OI
 	return stmts, s.fail(err)
 }
 
-func (s *Session) prepare(query string, paramTypes []types.OID) ([]pgwire.Statement, error) {
+func (s *Session) prepare(query string, paramTypes []types.OID) (_ []pgwire.Statement, err error) {
+	defer s.recoverInternal(&err)
 	parsed, err := parser.Parse(query)
 	if err != nil {
 		return nil, err
@@ -102,6 +104,18 @@ func (s *Session) fail(err error) error {
 		return pgerror.New(pgerror.CodeQueryCanceled, "canceling statement due to user request")
 	}
 	return err
+}
+
+// recoverInternal turns a panic in the statement being handled into an
+// ERROR with SQLSTATE XX000, as PostgreSQL reports its internal errors: the
+// client's session stays usable (a transaction block is aborted by fail)
+// and no other session notices. Deferred at each entry point of statement
+// work: parsing, binding, running and COPY.
+func (s *Session) recoverInternal(errp *error) {
+	if r := recover(); r != nil {
+		s.e.opts.Logger.Error("internal error", "panic", r, "stack", string(debug.Stack()))
+		*errp = pgerror.New(pgerror.CodeInternal, "internal error: %v", r)
+	}
 }
 
 func errAborted() error {

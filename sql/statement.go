@@ -72,7 +72,8 @@ func sameColumns(a, b []pgwire.Column) bool {
 	return true
 }
 
-func (st *statement) doBind(cat *meta.Catalog) error {
+func (st *statement) doBind(cat *meta.Catalog) (err error) {
+	defer st.s.recoverInternal(&err)
 	p := st.parsed
 	st.query, st.dml, st.cols = nil, nil, nil
 	if p.AST == nil {
@@ -87,7 +88,6 @@ func (st *statement) doBind(cat *meta.Catalog) error {
 	b.SetNumParams(p.NumParams)
 	b.SetStatus(st.s.e)
 	defer func() { st.live = b.ReadsStatus() }()
-	var err error
 	switch n := p.AST.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		st.query, err = b.BindQuery(n)
@@ -159,7 +159,8 @@ func (st *statement) Open(ctx context.Context, params []types.Datum) (pgwire.Row
 	return rows, nil
 }
 
-func (st *statement) run(ctx context.Context, params []types.Datum) (pgwire.Rows, error) {
+func (st *statement) run(ctx context.Context, params []types.Datum) (_ pgwire.Rows, err error) {
+	defer st.s.recoverInternal(&err)
 	if err := st.bind(); err != nil {
 		return nil, err
 	}

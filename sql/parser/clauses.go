@@ -151,7 +151,9 @@ func (t *translator) word(s *seq, i int) (int, error) {
 		}
 		return t.primaryStep(s, i)
 	case "all", "any", "some":
-		if next.isPunct("(") {
+		// A quantifier (x = ALL (array)) follows an operator; elsewhere ALL
+		// is the set quantifier of SELECT ALL (x) or sum(ALL (x)).
+		if next.isPunct("(") && (v != "all" || s.last().kind == uOp) {
 			return t.primaryStep(s, i)
 		}
 	case "null", "true", "false", "cast", "extract", "case", "exists", "row", "array", "left", "right":
