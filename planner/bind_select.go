@@ -1,9 +1,7 @@
 package planner
 
 import (
-	"math"
 
-	"github.com/cockroachdb/apd/v3"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/pgerror"
@@ -360,10 +358,6 @@ func (b *Binder) bindLimit(l *ast.Limit, in Node, s *scope) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c, ok := e.(*expr.Const); ok && c.T.Family == types.Numeric && c.V.Decimal().Cmp(maxInt8) > 0 {
-			// OFFSET without LIMIT arrives with the largest uint64 as count.
-			return nil, nil
-		}
 		return b.coerceTo(e, types.TInt8)
 	}
 	var err error
@@ -411,8 +405,6 @@ func (b *Binder) bindValues(rows []*ast.RowExpr, outer *scope, sub *subqueryInfo
 	}
 	return v, nil
 }
-
-var maxInt8 = apd.New(math.MaxInt64, 0)
 
 func itoa(i int) string {
 	return string(types.FormatText(nil, types.TInt8, types.NewInt(int64(i))))

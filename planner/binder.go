@@ -94,6 +94,13 @@ func (b *Binder) pushCTEs(w *ast.WithClause, s *scope, sub *subqueryInfo) (func(
 	if w == nil {
 		return func() {}, nil
 	}
+	seen := map[string]bool{}
+	for _, c := range w.CTEs {
+		if seen[c.Name.O] {
+			return nil, pgerror.New(pgerror.CodeDuplicateAlias, "WITH query name %q specified more than once", c.Name.O)
+		}
+		seen[c.Name.O] = true
+	}
 	if w.IsRecursive {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "WITH RECURSIVE is not supported yet")
 	}

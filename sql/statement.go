@@ -152,6 +152,13 @@ func (st *statement) Open(ctx context.Context, params []types.Datum) (pgwire.Row
 	if s.tx == 'E' && !isTxEnd(st.parsed) {
 		return nil, errAborted()
 	}
+	if s.tx == 'I' {
+		// Outside a block each statement is a transaction of its own.
+		s.vars.startTx(parser.TxModes{})
+	}
+	if cmd, ok := writeCommand(st.parsed); ok && s.vars.readOnly() {
+		return nil, s.fail(pgerror.New(pgerror.CodeReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", cmd))
+	}
 	rows, err := st.run(ctx, params)
 	if err != nil {
 		return nil, s.fail(err)
@@ -213,3 +220,38 @@ func (r *memRows) Tag() string { return r.tag }
 
 // Close implements pgwire.Rows.
 func (r *memRows) Close() {}
+
+// writeCommand returns the command name of a statement that writes (DML,
+// COPY FROM, DDL), which a read-only transaction refuses.
+func writeCommand(p *parser.Statement) (string, bool) {
+	switch p.AST.(type) {
+	case *ast.InsertStmt:
+		return "INSERT", true
+	case *ast.UpdateStmt:
+		return "UPDATE", true
+	case *ast.DeleteStmt:
+		return "DELETE", true
+	}
+	switch x := p.Utility.(type) {
+	case *parser.CreateSource:
+		return "CREATE SOURCE", true
+	case *parser.CreateTable:
+		return "CREATE TABLE", true
+	case *parser.CreateView:
+		if x.Materialized {
+			return "CREATE MATERIALIZED VIEW", true
+		}
+		return "CREATE VIEW", true
+	case *parser.CreateIndex:
+		return "CREATE INDEX", true
+	case *parser.DropObject:
+		return "DROP " + x.Kind, true
+	case *parser.AlterParallelism:
+		return "ALTER " + x.Kind, true
+	case *parser.AlterSystem:
+		return "ALTER SYSTEM", true
+	case *parser.Copy:
+		return "COPY FROM", true
+	}
+	return "", false
+}

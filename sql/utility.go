@@ -152,6 +152,12 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		return s.showObjects(x)
 	case *parser.TxControl:
 		return s.txControl(x), nil
+	case *parser.SetTransaction:
+		// Outside a block SET TRANSACTION has no effect (PostgreSQL warns).
+		if x.Session || s.tx != 'I' {
+			s.vars.setTxModes(x.Modes, x.Session)
+		}
+		return done("SET"), nil
 	case *parser.Flush:
 		if err := s.e.Flush(ctx); err != nil {
 			return nil, err
@@ -295,6 +301,7 @@ func (s *Session) txControl(x *parser.TxControl) pgwire.Rows {
 	case "BEGIN":
 		if s.tx == 'I' {
 			s.tx = 'T'
+			s.vars.startTx(x.Modes)
 		}
 		return done("BEGIN")
 	case "COMMIT":

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/sql/parser"
 )
 
 // varDef describes a session variable.
@@ -15,7 +16,9 @@ type varDef struct {
 	report bool
 	// readOnly variables reject SET.
 	readOnly bool
-	desc     string
+	// boolean variables take on/off (true, yes, 1, ...), shown as on/off.
+	boolean bool
+	desc    string
 }
 
 // sessionVars are the variables clients set and show. Aliases map other
@@ -36,13 +39,15 @@ var sessionVars = map[string]varDef{
 	"search_path":                         {def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
 	"transaction_isolation":               {def: "read committed", desc: "Sets the current transaction's isolation level."},
 	"default_transaction_isolation":       {def: "read committed", desc: "Sets the transaction isolation level of each new transaction."},
+	"transaction_read_only":               {def: "off", boolean: true, desc: "Sets the current transaction's read-only status."},
+	"default_transaction_read_only":       {def: "off", boolean: true, desc: "Sets the default read-only status of new transactions."},
 	"statement_timeout":                   {def: "0", desc: "Sets the maximum allowed duration of any statement."},
 	"lock_timeout":                        {def: "0", desc: "Sets the maximum allowed duration of any wait for a lock."},
 	"idle_in_transaction_session_timeout": {def: "0", desc: "Sets the maximum allowed idle time between queries, when in a transaction."},
 	"client_min_messages":                 {def: "notice", desc: "Sets the message levels that are sent to the client."},
 	"bytea_output":                        {def: "hex", desc: "Sets the output format for bytea."},
 	"max_identifier_length":               {def: "63", readOnly: true, desc: "Shows the maximum identifier length."},
-	"implicit_flush":                      {def: "off", desc: "Makes each DML statement wait until its effects are visible in every materialized view."},
+	"implicit_flush":                      {def: "off", boolean: true, desc: "Makes each DML statement wait until its effects are visible in every materialized view."},
 	"streaming_parallelism":               {def: "0", desc: "Actors per fragment of new materialized views (0: the server's default)."},
 	// Accepted for RisingWave compatibility; they tune RisingWave's own
 	// executors and have no effect here.
@@ -138,11 +143,11 @@ func (v *vars) set(name, value string) error {
 		return pgerror.New(pgerror.CodeFeatureNotSupported, "time zone %q is not supported yet", value).
 			WithHint("streamdb runs in UTC for now; use SET TIME ZONE 'UTC'.")
 	}
-	if name == "implicit_flush" {
+	if sessionVars[name].boolean {
 		switch strings.ToLower(value) {
-		case "true", "on", "1", "yes":
+		case "true", "on", "1", "yes", "t", "y":
 			value = "on"
-		case "false", "off", "0", "no":
+		case "false", "off", "0", "no", "f", "n":
 			value = "off"
 		default:
 			return pgerror.New(pgerror.CodeInvalidParameterValue, "parameter %q requires a Boolean value", name)
@@ -151,6 +156,43 @@ func (v *vars) set(name, value string) error {
 	v.values[name] = value
 	return nil
 }
+
+// txVars pairs each transaction characteristic with the session default
+// a new transaction takes it from.
+var txVars = [...][2]string{
+	{"transaction_isolation", "default_transaction_isolation"},
+	{"transaction_read_only", "default_transaction_read_only"},
+}
+
+// startTx gives a new transaction the session's default characteristics,
+// then the modes it was started with.
+func (v *vars) startTx(m parser.TxModes) {
+	for _, tv := range txVars {
+		v.values[tv[0]] = v.values[tv[1]]
+	}
+	v.setTxModes(m, false)
+}
+
+// setTxModes sets the characteristics m names, of the current transaction
+// or, with defaults, of the session's next transactions.
+func (v *vars) setTxModes(m parser.TxModes, defaults bool) {
+	i := 0
+	if defaults {
+		i = 1
+	}
+	if m.Isolation != "" {
+		v.values[txVars[0][i]] = m.Isolation
+	}
+	switch m.Access {
+	case "read only":
+		v.values[txVars[1][i]] = "on"
+	case "read write":
+		v.values[txVars[1][i]] = "off"
+	}
+}
+
+// readOnly reports whether the current transaction is read-only.
+func (v *vars) readOnly() bool { return v.values["transaction_read_only"] == "on" }
 
 func (v *vars) reset(name string) error {
 	name = canonicalVar(name)

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/streamdb/streamdb/node"
 	"github.com/streamdb/streamdb/tests/sqllogic"
@@ -18,9 +20,18 @@ func runSQLLogic(args []string) error {
 	addr := fs.String("addr", "", "server to test (host:port); empty starts an embedded server in a temporary directory")
 	verbose := fs.Bool("v", false, "print every failing record")
 	matchErrors := fs.Bool("match-errors", false, "require error messages to match the expected regex (for files written against streamdb)")
+	knownPath := fs.String("known", "", "a list of the records expected to fail, with reasons: the run fails on any other failure and on a listed record that passes")
+	update := fs.Bool("update-known", false, "with --known: drop the listed records that passed and add new failures for triage")
 	_ = fs.Parse(args)
 	if fs.NArg() == 0 {
 		return fmt.Errorf("sqllogic: name at least one file or directory")
+	}
+	var known *sqllogic.KnownFailures
+	if *knownPath != "" {
+		var err error
+		if known, err = sqllogic.LoadKnownFailures(*knownPath); err != nil {
+			return fmt.Errorf("sqllogic: %w", err)
+		}
 	}
 	if *addr == "" {
 		dir, err := os.MkdirTemp("", "streamdb-sqllogic-")
@@ -41,10 +52,50 @@ func runSQLLogic(args []string) error {
 		return err
 	}
 	fmt.Println(res.Summary())
-	if res.Failed > 0 {
+	if known == nil {
+		if res.Failed > 0 {
+			os.Exit(1)
+		}
+		return nil
+	}
+	v := known.Check(res)
+	v.Report(os.Stdout, *knownPath)
+	if *update {
+		if err := known.Update(*knownPath, commonDir(fs.Args()), v); err != nil {
+			return fmt.Errorf("sqllogic: %w", err)
+		}
+		fmt.Printf("updated %s\n", *knownPath)
+		return nil
+	}
+	if !v.OK() {
 		os.Exit(1)
 	}
 	return nil
+}
+
+// commonDir returns the deepest directory holding every path (a file's
+// directory, or the path itself when it is a directory).
+func commonDir(paths []string) string {
+	var dirs [][]string
+	for _, p := range paths {
+		p = filepath.Clean(p)
+		if info, err := os.Stat(p); err != nil || !info.IsDir() {
+			p = filepath.Dir(p)
+		}
+		dirs = append(dirs, strings.Split(filepath.ToSlash(p), "/"))
+	}
+	common := dirs[0]
+	for _, d := range dirs[1:] {
+		n := 0
+		for n < len(common) && n < len(d) && common[n] == d[n] {
+			n++
+		}
+		common = common[:n]
+	}
+	if len(common) == 0 {
+		return "."
+	}
+	return filepath.FromSlash(strings.Join(common, "/"))
 }
 
 func hostOf(addr string) string {

@@ -1,13 +1,13 @@
 package parser
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // This file holds the keyword-driven parts of the translator: clause
 // keywords, FROM items, WITH, VALUES, LIMIT/OFFSET/FETCH, ORDER BY ...
 // NULLS, and the heads of INSERT, UPDATE and DELETE.
-
-// noLimit is the LIMIT emitted for OFFSET without LIMIT (TiDB needs one).
-const noLimit = "18446744073709551615"
 
 // word translates the word at token i.
 func (t *translator) word(s *seq, i int) (int, error) {
@@ -340,7 +340,7 @@ func (t *translator) limitClause(s *seq, i int) (int, error) {
 			case count != nil:
 				fs = append(fs, count...)
 			case offset != nil:
-				fs = append(fs, frag{text: noLimit, src: src})
+				fs = append(fs, t.side(nil, src)...)
 			default:
 				return i, nil
 			}
@@ -379,21 +379,55 @@ func (t *translator) fetch(i int) ([]frag, int, error) {
 	return nil, i, t.syntaxErr(i)
 }
 
-// limitValue translates a LIMIT, OFFSET or FETCH count at token i: an
-// integer, or $n (emitted as `?` and restored as pg_param(n) after
-// parsing, since TiDB takes only those in LIMIT). LIMIT NULL is no limit.
+// limitValue translates a LIMIT, OFFSET or FETCH count at token i, an
+// expression as in PostgreSQL. TiDB's grammar takes only an integer or `?`
+// there: an integer literal within bigint stays, anything else ($n, an
+// expression, a literal beyond bigint) becomes a side expression. LIMIT
+// NULL is no limit.
 func (t *translator) limitValue(i int) ([]frag, int, error) {
+	end := t.limitValueEnd(i)
 	tk := t.at(i)
 	switch {
-	case tk.kind == tkParam:
-		n := atoi(tk.val)
-		t.numParams = max(t.numParams, n)
-		return []frag{{text: "?", src: tk.pos, param: n}}, i + 1, nil
-	case tk.is("null"):
-		return nil, i + 1, nil
+	case end == i:
+		return nil, i, t.syntaxErr(i)
+	case end == i+1 && tk.is("null"):
+		return nil, end, nil
+	case end == i+1 && tk.kind == tkInt && fitsInt64(tk.val):
+		return []frag{{text: tk.val, src: tk.pos}}, end, nil
 	}
-	u, j, err := t.primary(nil, i)
-	return u.frags, j, err
+	fs, err := t.translate(i, end, modeExpr)
+	if err != nil {
+		return nil, end, err
+	}
+	return t.side(fs, tk.pos), end, nil
+}
+
+// limitValueEnd returns the index of the token after the LIMIT, OFFSET or
+// FETCH count starting at token i.
+func (t *translator) limitValueEnd(i int) int {
+	for ; ; i++ {
+		tk := t.at(i)
+		switch {
+		case tk.kind == tkEOF, tk.isPunct(")"), tk.isPunct(";"):
+			return i
+		case tk.kind == tkIdent && limitValueStops[tk.val]:
+			return i
+		case t.match[i] >= 0:
+			i = t.match[i]
+		}
+	}
+}
+
+// limitValueStops are the words that end a LIMIT, OFFSET or FETCH count.
+var limitValueStops = map[string]bool{
+	"limit": true, "offset": true, "fetch": true, "row": true, "rows": true, "for": true,
+	"union": true, "intersect": true, "except": true, "returning": true,
+}
+
+// fitsInt64 reports whether the decimal digits s fit in a bigint.
+func fitsInt64(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
 }
 
 // fromItem translates one FROM item at token i: a table, a derived table,

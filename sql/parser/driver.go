@@ -192,9 +192,10 @@ func quoteString(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
-// paramMarker is TiDB's `?`, which the translator emits only for $n in
-// LIMIT and OFFSET (TiDB takes nothing else there); parsing then turns it
-// back into pg_param(n) by its offset in the translated text.
+// paramMarker is TiDB's `?`, which the translator emits only for side
+// expressions in LIMIT and OFFSET (TiDB takes nothing else there); parsing
+// then puts the expression back by the marker's offset in the translated
+// text.
 type paramMarker struct {
 	Literal
 	offset int

@@ -7,10 +7,10 @@ import (
 // frag is one piece of translated text. src is the byte offset in the
 // input of the token it stands for, so that TiDB's error offsets map back.
 type frag struct {
-	text  string
-	src   int
-	glue  bool // no space before this piece
-	param int  // > 0: the piece is a `?` standing for $param
+	text string
+	src  int
+	glue bool // no space before this piece
+	side int  // > 0: the piece is a `?` standing for the translator's sides[side-1]
 }
 
 // unitKind classifies a unit of a translated token sequence.
@@ -180,7 +180,7 @@ func appendUnits(fs []frag, us []unit) []frag {
 type rendered struct {
 	text   string
 	posMap []int
-	params map[int]int // byte offset of a `?` in text → $n
+	sides  map[int]int // byte offset of a `?` in text → index into the translator's sides
 }
 
 // render joins frags with single spaces; end is the input offset that the
@@ -193,11 +193,11 @@ func render(fs []frag, end int) rendered {
 			b.WriteByte(' ')
 			r.posMap = append(r.posMap, f.src)
 		}
-		if f.param > 0 {
-			if r.params == nil {
-				r.params = make(map[int]int)
+		if f.side > 0 {
+			if r.sides == nil {
+				r.sides = make(map[int]int)
 			}
-			r.params[b.Len()] = f.param
+			r.sides[b.Len()] = f.side - 1
 		}
 		b.WriteString(f.text)
 		for range len(f.text) {

@@ -174,7 +174,7 @@ func translateAndParse(c *cursor, st *Statement) (ast.StmtNode, int, error) {
 		return nil, 0, c.syntaxErr(0)
 	}
 	node := nodes[0]
-	if err := fixup(node, r.params, t.laterals); err != nil {
+	if err := fixup(node, r, t, end); err != nil {
 		return nil, 0, err
 	}
 	return node, t.numParams, nil
@@ -196,7 +196,12 @@ func (s *Statement) tidbError(c *cursor, err error) error {
 		return pgerror.New(pgerror.CodeSyntaxError, "syntax error").
 			WithDetail("%s", err.Error()).WithPosition(charPos(c.src, s.Offset))
 	}
-	src := s.posMap[off]
+	return c.syntaxErrAt(s.posMap[off])
+}
+
+// syntaxErrAt is the syntax error at the first token at or after the input
+// byte offset src.
+func (c *cursor) syntaxErrAt(src int) error {
 	for i, tk := range c.toks {
 		if tk.pos >= src || tk.kind == tkEOF {
 			return c.syntaxErr(i)
@@ -232,20 +237,21 @@ func nearOffset(msg, text string) (int, bool) {
 }
 
 // fixup restores, after parsing, what TiDB's grammar could not carry:
-// `?` markers in LIMIT/OFFSET become pg_param(n) again, and LATERAL added
-// only to carry a column alias list is cleared.
-func fixup(node ast.Node, params map[int]int, laterals []bool) error {
-	v := &fixer{params: params}
-	node.Accept(v)
-	if v.err != nil {
-		return v.err
+// `?` markers in LIMIT/OFFSET become their side expressions (parsed now),
+// and LATERAL added only to carry a column alias list is cleared. r is the
+// text node was parsed from; end the input offset of the statement's end.
+func fixup(node ast.Node, r rendered, t *translator, end int) error {
+	f := &fixer{t: t, end: end}
+	f.visit(node, r)
+	if f.err != nil {
+		return f.err
 	}
-	if len(v.laterals) != len(laterals) {
-		return pgerror.New(pgerror.CodeInternal, "parser: LATERAL bookkeeping mismatch (%d vs %d)", len(v.laterals), len(laterals))
+	if len(f.laterals) != len(t.laterals) {
+		return pgerror.New(pgerror.CodeInternal, "parser: LATERAL bookkeeping mismatch (%d vs %d)", len(f.laterals), len(t.laterals))
 	}
-	for i, synthetic := range laterals {
+	for i, synthetic := range t.laterals {
 		if synthetic {
-			v.laterals[i].Lateral = false
+			f.laterals[i].Lateral = false
 		}
 	}
 	return nil
@@ -253,9 +259,19 @@ func fixup(node ast.Node, params map[int]int, laterals []bool) error {
 
 // fixer is the ast.Visitor of fixup.
 type fixer struct {
-	params   map[int]int
+	t        *translator
+	end      int
+	sides    map[int]int // of the text being visited
 	laterals []*ast.TableSource
 	err      error
+}
+
+// visit walks node, parsed from r.
+func (f *fixer) visit(node ast.Node, r rendered) {
+	saved := f.sides
+	f.sides = r.sides
+	node.Accept(f)
+	f.sides = saved
 }
 
 // Enter implements ast.Visitor.
@@ -266,8 +282,8 @@ func (f *fixer) Enter(n ast.Node) (ast.Node, bool) {
 			f.laterals = append(f.laterals, n)
 		}
 	case *ast.Limit:
-		n.Count = f.param(n.Count)
-		n.Offset = f.param(n.Offset)
+		n.Count = f.side(n.Count)
+		n.Offset = f.side(n.Offset)
 	}
 	return n, false
 }
@@ -275,19 +291,38 @@ func (f *fixer) Enter(n ast.Node) (ast.Node, bool) {
 // Leave implements ast.Visitor.
 func (f *fixer) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
-// param turns a `?` marker back into pg_param(n).
-func (f *fixer) param(e ast.ExprNode) ast.ExprNode {
+// side turns a `?` marker back into its side expression, parsed on its own
+// (NULL, no limit, for the missing count of OFFSET alone).
+func (f *fixer) side(e ast.ExprNode) ast.ExprNode {
 	m, ok := e.(*paramMarker)
-	if !ok {
+	if !ok || f.err != nil {
 		return e
 	}
-	n, ok := f.params[m.offset]
+	k, ok := f.sides[m.offset]
 	if !ok {
 		f.err = pgerror.New(pgerror.CodeInternal, "parser: unexpected parameter marker")
 		return e
 	}
-	arg := &Literal{Value: types.NewInt(int64(n)), Type: types.TInt4, projectionOffset: -1}
-	return &ast.FuncCallExpr{FnName: ast.NewCIStr("pg_param"), Args: []ast.ExprNode{arg}}
+	fs := f.t.sides[k]
+	if fs == nil {
+		return &Literal{Value: types.Null, Type: types.TUnknown, projectionOffset: -1}
+	}
+	r := render(append([]frag{{text: "SELECT", src: fs[0].src}}, fs...), f.end)
+	p := parsers.Get().(*tidb.Parser)
+	nodes, _, err := p.Parse(r.text, "", "")
+	parsers.Put(p)
+	if err != nil || len(nodes) != 1 {
+		f.err = f.t.syntaxErrAt(fs[0].src)
+		return e
+	}
+	sel, ok := nodes[0].(*ast.SelectStmt)
+	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
+		f.err = f.t.syntaxErrAt(fs[0].src)
+		return e
+	}
+	x := sel.Fields.Fields[0].Expr
+	f.visit(x, r)
+	return x
 }
 
 // Position maps a byte offset in the statement's translated text (as TiDB

@@ -29,7 +29,13 @@ func (p *uparser) set() (any, error) {
 		sv.Name = "client_encoding"
 	case p.accept("schema"):
 		sv.Name = "search_path"
-	case p.peek().is("transaction") || p.peek().is("characteristics") || p.peek().is("role") || p.peek().is("session"):
+	case p.accept("transaction"):
+		st := &SetTransaction{}
+		return st, p.txModes(&st.Modes, true)
+	case !sv.Local && p.accept("characteristics", "as", "transaction"):
+		st := &SetTransaction{Session: true}
+		return st, p.txModes(&st.Modes, true)
+	case p.peek().is("characteristics") || p.peek().is("role") || p.peek().is("session"):
 		return nil, p.notSupported(p.i, "SET "+strings.ToUpper(p.peek().val))
 	default:
 		name, err := p.settingName()
@@ -117,13 +123,13 @@ func (p *uparser) txControl() (any, error) {
 	case "begin":
 		tx.Op = "BEGIN"
 		_ = p.accept("work") || p.accept("transaction")
-		return tx, p.txModes(tx)
+		return tx, p.txModes(&tx.Modes, false)
 	case "start":
 		tx.Op = "BEGIN"
 		if err := p.expect("transaction"); err != nil {
 			return nil, err
 		}
-		return tx, p.txModes(tx)
+		return tx, p.txModes(&tx.Modes, false)
 	case "commit", "end":
 		tx.Op = "COMMIT"
 	default:
@@ -140,8 +146,12 @@ func (p *uparser) txControl() (any, error) {
 	return tx, nil
 }
 
-// txModes parses transaction modes after BEGIN or START TRANSACTION.
-func (p *uparser) txModes(tx *TxControl) error {
+// txModes parses transaction modes after BEGIN, START TRANSACTION or SET
+// TRANSACTION, where at least one is required.
+func (p *uparser) txModes(m *TxModes, required bool) error {
+	if required && p.peek().kind == tkEOF {
+		return p.syntaxErr(p.i)
+	}
 	for n := 0; p.peek().kind != tkEOF; n++ {
 		if n > 0 {
 			p.acceptPunct(",")
@@ -150,20 +160,20 @@ func (p *uparser) txModes(tx *TxControl) error {
 		case p.accept("isolation", "level"):
 			switch {
 			case p.accept("serializable"):
-				tx.Isolation = "serializable"
+				m.Isolation = "serializable"
 			case p.accept("repeatable", "read"):
-				tx.Isolation = "repeatable read"
+				m.Isolation = "repeatable read"
 			case p.accept("read", "committed"):
-				tx.Isolation = "read committed"
+				m.Isolation = "read committed"
 			case p.accept("read", "uncommitted"):
-				tx.Isolation = "read uncommitted"
+				m.Isolation = "read uncommitted"
 			default:
 				return p.syntaxErr(p.i)
 			}
 		case p.accept("read", "only"):
-			tx.ReadOnly = true
+			m.Access = "read only"
 		case p.accept("read", "write"):
-			tx.ReadOnly = false
+			m.Access = "read write"
 		case p.accept("deferrable"), p.accept("not", "deferrable"):
 		default:
 			return p.syntaxErr(p.i)

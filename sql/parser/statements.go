@@ -159,10 +159,25 @@ type ShowObjects struct {
 type TxControl struct {
 	// Op is "BEGIN", "COMMIT" or "ROLLBACK".
 	Op string
-	// ReadOnly is set by BEGIN ... READ ONLY.
-	ReadOnly bool
-	// Isolation is the lowercased ISOLATION LEVEL, e.g. "serializable"; "" if none.
+	// Modes are BEGIN's transaction modes.
+	Modes TxModes
+}
+
+// TxModes are the transaction modes of BEGIN, SET TRANSACTION and SET
+// SESSION CHARACTERISTICS AS TRANSACTION; "" leaves a mode as it is.
+type TxModes struct {
+	// Isolation is the lowercased ISOLATION LEVEL, e.g. "serializable".
 	Isolation string
+	// Access is "read only" or "read write".
+	Access string
+}
+
+// SetTransaction is SET TRANSACTION modes (the current transaction's) or,
+// with Session, SET SESSION CHARACTERISTICS AS TRANSACTION modes (the
+// defaults of the session's next transactions).
+type SetTransaction struct {
+	Modes   TxModes
+	Session bool
 }
 
 // Flush is RisingWave's FLUSH: wait until all pending changes are visible.

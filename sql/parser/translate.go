@@ -19,6 +19,18 @@ type translator struct {
 	// insertAlias is the alias of INSERT INTO t AS alias, which TiDB's
 	// grammar lacks; ON CONFLICT DO UPDATE carries it to the binder.
 	insertAlias string
+	// sides are expressions where TiDB's grammar takes only an integer or
+	// `?` (LIMIT and OFFSET): each is emitted as a `?`, parsed on its own
+	// after the statement and put back by fixup. A nil side stands for no
+	// LIMIT count (OFFSET alone).
+	sides [][]frag
+}
+
+// side emits a `?` standing for the translated expression fs (nil: no
+// count).
+func (t *translator) side(fs []frag, src int) []frag {
+	t.sides = append(t.sides, fs)
+	return []frag{{text: "?", src: src, side: len(t.sides)}}
 }
 
 // mode says what a token sequence is.

@@ -15,6 +15,10 @@ type FileResult struct {
 	// Err is a failure to read, parse (including includes) or connect for the
 	// file; it is counted as one failed test.
 	Err error
+	// Outcomes maps the location ("file:line", the file an included one
+	// where the record came from) of each record run to whether it passed;
+	// a record run more than once passed only if it passed every time.
+	Outcomes map[string]bool
 }
 
 // Result sums the results of every file run.

@@ -125,7 +125,7 @@ func runFile(ctx context.Context, cfg *pgx.ConnConfig, path string, opts Options
 		subst:  substituter{database: cfg.Database},
 		labels: labels{},
 		rep:    reporter{w: opts.Out, verbose: opts.Verbose},
-		res:    FileResult{Path: path},
+		res:    FileResult{Path: path, Outcomes: map[string]bool{}},
 	}
 	recs, err := load(path)
 	if err == nil {
@@ -185,21 +185,27 @@ func sleep(ctx context.Context, d time.Duration) {
 
 // check runs r, retrying as it asks, and counts and reports the outcome.
 func (f *fileRun) check(ctx context.Context, r *record) {
+	where := fmt.Sprintf("%s:%d", r.file, r.line)
 	var fail *failure
 	for i := range max(r.retry.attempts, 1) {
 		if i > 0 {
 			sleep(ctx, r.retry.backoff)
 		}
 		if fail = f.attempt(ctx, r); fail == nil {
-			f.res.Passed++
-			return
+			break
 		}
 		if fail.final {
 			break
 		}
 	}
+	passed, seen := f.res.Outcomes[where]
+	f.res.Outcomes[where] = fail == nil && (passed || !seen)
+	if fail == nil {
+		f.res.Passed++
+		return
+	}
 	f.res.Failed++
-	f.rep.report(fmt.Sprintf("%s:%d", r.file, r.line), r.sql, fail)
+	f.rep.report(where, r.sql, fail)
 }
 
 // attempt runs r once and returns why it failed, or nil.
