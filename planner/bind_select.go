@@ -1,7 +1,6 @@
 package planner
 
 import (
-
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/pgerror"
