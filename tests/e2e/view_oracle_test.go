@@ -41,10 +41,51 @@ var viewTemplates = []string{
 	"SELECT x.k, x.v, x.n FROM (SELECT k, v, count(*) AS n FROM %[1]sa GROUP BY k, v) x JOIN (SELECT k, max(n) AS m FROM (SELECT count(*) AS n, k FROM %[1]sa GROUP BY v, k) c GROUP BY k) y ON x.k = y.k AND x.n >= y.m",
 }
 
+// joinInputs are relations of two columns, j (a nullable join key) and p,
+// over tables a and b (%[1]s is the table prefix): plain and filtered
+// tables, grouped aggregates with a group of NULL, and global aggregates
+// whose one row is all NULL over no rows or NULL values.
+var joinInputs = []string{
+	"SELECT k AS j, v AS p FROM %[1]sa",
+	"SELECT k AS j, w AS p FROM %[1]sb",
+	"SELECT k AS j, v AS p FROM %[1]sa WHERE v IS NULL OR v > 2",
+	"SELECT k AS j, count(*) AS p FROM %[1]sa GROUP BY k",
+	"SELECT w AS j, sum(k) AS p FROM %[1]sb GROUP BY w",
+	"SELECT max(k) AS j, max(v) AS p FROM %[1]sa",
+	"SELECT min(k) AS j, count(*) AS p FROM %[1]sb",
+}
+
+// joinView draws a join of two joinInputs (the same one twice for a
+// self-join) of any kind, on j with an optional residual condition. Each
+// side is written inline or read from a materialized view created for it
+// first (created returns its name), so that joins over views over
+// aggregates are covered too.
+func joinView(t *rapid.T, p string, create func(q string) string) string {
+	side := func(label string) string {
+		q := fmt.Sprintf(rapid.SampledFrom(joinInputs).Draw(t, label), p)
+		if rapid.Bool().Draw(t, label+"_view") {
+			return create(q)
+		}
+		return "(" + q + ")"
+	}
+	l := side("left")
+	r := l
+	if !rapid.Bool().Draw(t, "self_join") {
+		r = side("right")
+	}
+	kind := rapid.SampledFrom([]string{"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"}).Draw(t, "join_kind")
+	on := "l.j = r.j"
+	if rapid.IntRange(0, 3).Draw(t, "residual") == 0 {
+		on += " AND l.p >= r.p"
+	}
+	return fmt.Sprintf("SELECT l.j AS lj, l.p AS lp, r.j AS rj, r.p AS rp FROM %s l %s %s r ON %s", l, kind, r, on)
+}
+
 // TestViewOracle drives random INSERT/UPDATE/DELETE streams through
 // randomly chosen materialized views (created before, between and after
-// the changes, at parallelism 1, 2 and 4) and checks after FLUSH that each
-// view equals its query run as a batch query over the tables.
+// the changes, at parallelism 1, 2 and 4; templates and joins drawn by
+// joinView) and checks after FLUSH that each view equals its query run as
+// a batch query over the tables.
 func TestViewOracle(t *testing.T) {
 	n := startNode(t)
 	conn := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
@@ -61,16 +102,25 @@ func TestViewOracle(t *testing.T) {
 		exec(t, fmt.Sprintf("CREATE TABLE %sa (id INT PRIMARY KEY, k INT, v INT, s TEXT)", p))
 		exec(t, fmt.Sprintf("CREATE TABLE %sb (id INT PRIMARY KEY, k INT, w INT)", p))
 		views := map[string]string{}
+		create := func(q string) string {
+			name := fmt.Sprintf("%sv%d", p, len(views))
+			par := rapid.SampledFrom([]int{1, 2, 4}).Draw(t, "parallelism")
+			exec(t, fmt.Sprintf("CREATE MATERIALIZED VIEW %s WITH (parallelism = %d) AS %s", name, par, q))
+			views[name] = q
+			return name
+		}
 		live := map[string]map[int]bool{"a": {}, "b": {}}
 		steps := rapid.IntRange(5, 25).Draw(t, "steps")
 		for step := 0; step < steps; step++ {
 			switch rapid.IntRange(0, 9).Draw(t, "action") {
 			case 0: // create a view
-				q := fmt.Sprintf(rapid.SampledFrom(viewTemplates).Draw(t, "view"), p)
-				name := fmt.Sprintf("%sv%d", p, len(views))
-				par := rapid.SampledFrom([]int{1, 2, 4}).Draw(t, "parallelism")
-				exec(t, fmt.Sprintf("CREATE MATERIALIZED VIEW %s WITH (parallelism = %d) AS %s", name, par, q))
-				views[name] = q
+				var q string
+				if rapid.Bool().Draw(t, "join_shape") {
+					q = joinView(t, p, create)
+				} else {
+					q = fmt.Sprintf(rapid.SampledFrom(viewTemplates).Draw(t, "view"), p)
+				}
+				create(q)
 			default:
 				table := rapid.SampledFrom([]string{"a", "b"}).Draw(t, "table")
 				mutate(t, exec, p+table, table, live[table])
