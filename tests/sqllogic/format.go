@@ -190,10 +190,15 @@ func expectedHash(expected []string) (n int, hash string, ok bool) {
 }
 
 // normalize trims s and collapses runs of whitespace to one space, as
-// sqllogictest-rs compares rows.
+// sqllogictest-rs compares rows, and writes a whole-hour time zone offset
+// the way PostgreSQL does (RisingWave's "10:00:00+00:00" is PostgreSQL's
+// "10:00:00+00").
 func normalize(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return wholeHourOffset.ReplaceAllString(strings.Join(strings.Fields(s), " "), "$1")
 }
+
+// wholeHourOffset matches a time of day with a "+HH:00" or "-HH:00" offset.
+var wholeHourOffset = regexp.MustCompile(`(\d:\d\d(?:\.\d+)?[+-]\d\d):00\b`)
 
 // matches reports whether rs, already sorted by mode, equals the expected
 // result lines: a hash line, one value per line, or one row per line with

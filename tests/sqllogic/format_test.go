@@ -190,7 +190,9 @@ func TestMatches(t *testing.T) {
 		{"unexpected row", 1, nil, noSort, []string{"1"}, false},
 		{"extra column", 2, []string{"1", "2"}, noSort, []string{"1"}, false},
 		{"wrong value", 2, []string{"1", "2"}, noSort, []string{"1 3"}, false},
-		{"timestamps", 2, []string{"2024-01-01 00:00:00+00", "10"}, noSort, []string{"2024-01-01 00:00:00+00:00 10"}, false},
+		// RisingWave writes whole-hour offsets as +00:00, PostgreSQL as +00.
+		{"timestamps", 2, []string{"2024-01-01 00:00:00+00", "10"}, noSort, []string{"2024-01-01 00:00:00+00:00 10"}, true},
+		{"timestamps differ", 2, []string{"2024-01-01 00:00:00+00", "10"}, noSort, []string{"2024-01-01 00:00:00+01:00 10"}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -229,6 +231,23 @@ func TestExpectedHash(t *testing.T) {
 		n, h, ok := expectedHash(tc.lines)
 		if n != tc.n || h != tc.hash || ok != tc.ok {
 			t.Errorf("expectedHash(%q) = %d, %q, %v; want %d, %q, %v", tc.lines, n, h, ok, tc.n, tc.hash, tc.ok)
+		}
+	}
+}
+
+// TestNormalize checks how rows of sqllogictest-rs files are compared:
+// whitespace collapsed and whole-hour offsets written as PostgreSQL does.
+func TestNormalize(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"  a   b\tc ", "a b c"},
+		{"1 2024-01-01 00:00:10+00:00 x", "1 2024-01-01 00:00:10+00 x"},
+		{"2024-01-01 00:00:10.5-08:00", "2024-01-01 00:00:10.5-08"},
+		{"2024-01-01 00:00:10+05:30", "2024-01-01 00:00:10+05:30"},
+		{"10:00:00+00", "10:00:00+00"},
+		{"12:00 +00:00", "12:00 +00:00"},
+	} {
+		if got := normalize(tc.in); got != tc.want {
+			t.Errorf("normalize(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
