@@ -47,7 +47,7 @@ func runSQLLogic(args []string) error {
 		*addr = n.Addr()
 	}
 	conn := fmt.Sprintf("postgres://streamdb@%s/streamdb?sslmode=disable", *addr)
-	res, err := sqllogic.Run(context.Background(), conn, fs.Args(), sqllogic.Options{Out: os.Stdout, Verbose: *verbose, MatchErrors: *matchErrors})
+	res, err := sqllogic.Run(context.Background(), conn, fs.Args(), sqllogic.Options{Out: os.Stdout, Verbose: *verbose, MatchErrors: *matchErrors, Known: known})
 	if err != nil {
 		return err
 	}
