@@ -1,0 +1,116 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/streamdb/streamdb/pgerror"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+)
+
+type echoReq struct{ Text string }
+type echoResp struct{ Text string }
+
+// binMsg encodes itself in binary, as exchange chunks do.
+type binMsg struct{ b []byte }
+
+func (m *binMsg) MarshalBinary() ([]byte, error)    { return append([]byte("bin:"), m.b...), nil }
+func (m *binMsg) UnmarshalBinary(data []byte) error { m.b = append(m.b[:0], data...); return nil }
+
+// startServer serves an echo service, which fails with a PostgreSQL error
+// on "fail", and a raw listener for tag 'T' on one Mux.
+func startServer(t *testing.T) *Mux {
+	t.Helper()
+	m, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewServer()
+	s.Register(Service("test.Echo", []grpc.MethodDesc{
+		Unary("Echo", func(_ context.Context, r *echoReq) (*echoResp, error) {
+			if r.Text == "fail" {
+				return nil, pgerror.New(pgerror.CodeUndefinedTable, "relation %q does not exist", "x").WithHint("create it")
+			}
+			return &echoResp{Text: "echo " + r.Text}, nil
+		}),
+		Unary("Bin", func(_ context.Context, r *binMsg) (*binMsg, error) { return r, nil }),
+	}, nil))
+	go s.Serve(m)
+	t.Cleanup(func() { s.Stop(); m.Close() })
+	return m
+}
+
+// TestCallsAndTaggedConnections checks that one address serves gRPC calls
+// (JSON and binary messages, PostgreSQL errors intact) and tagged raw
+// connections side by side.
+func TestCallsAndTaggedConnections(t *testing.T) {
+	m := startServer(t)
+	raw := m.Listener('T')
+	addr := m.Addr().String()
+	go func() {
+		c, err := raw.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		b := make([]byte, 5)
+		if _, err := io.ReadFull(c, b); err == nil {
+			_, _ = c.Write(append([]byte("got "), b...))
+		}
+	}()
+	c := NewClient()
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := Call[echoResp](ctx, c, addr, "/test.Echo/Echo", &echoReq{Text: "hi"})
+	if err != nil || resp.Text != "echo hi" {
+		t.Fatalf("Echo = %v, %v", resp, err)
+	}
+	bin, err := Call[binMsg](ctx, c, addr, "/test.Echo/Bin", &binMsg{b: []byte("x")})
+	if err != nil || string(bin.b) != "bin:bin:x" {
+		t.Fatalf("Bin = %q, %v (want each hop's binary encoding)", bin.b, err)
+	}
+	_, err = Call[echoResp](ctx, c, addr, "/test.Echo/Echo", &echoReq{Text: "fail"})
+	var pe *pgerror.Error
+	if !errors.As(err, &pe) || pe.Code != pgerror.CodeUndefinedTable || pe.Hint != "create it" {
+		t.Fatalf("error = %v, want the PostgreSQL error with its hint", err)
+	}
+	conn, err := DialTagged(addr, 'T', time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(conn)
+	if string(got) != "got hello" {
+		t.Fatalf("tagged connection got %q", got)
+	}
+}
+
+// TestVersionMismatchRefused checks that a caller of another protocol
+// version is refused with a message that says what to do.
+func TestVersionMismatchRefused(t *testing.T) {
+	m := startServer(t)
+	c := NewClient()
+	defer c.Close()
+	cc, err := c.Conn(m.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// The client's interceptor sets its version; a second value makes
+	// the call's metadata disagree with the server's.
+	ctx = metadata.AppendToOutgoingContext(ctx, versionKey, "99")
+	err = cc.Invoke(ctx, "/test.Echo/Echo", &echoReq{Text: "hi"}, new(echoResp))
+	if err == nil || !strings.Contains(err.Error(), "same streamdb release") {
+		t.Fatalf("error = %v, want a protocol version refusal", err)
+	}
+}

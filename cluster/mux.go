@@ -1,0 +1,160 @@
+package cluster
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+)
+
+// RaftTag is the first byte of a Raft connection on the cluster address.
+// gRPC connections start with the HTTP/2 preface ("PRI * ..."), so any
+// byte but 'P' can tag another protocol.
+const RaftTag byte = 'R'
+
+// peekTimeout bounds how long an accepted connection may take to send its
+// first byte.
+const peekTimeout = 10 * time.Second
+
+// Mux accepts connections on one address and hands each to a listener by
+// its first byte: tagged ones to the listener of their tag (the tag is
+// consumed), all others to the default listener (gRPC), with their first
+// byte kept.
+type Mux struct {
+	ln     net.Listener
+	def    *subListener
+	mu     sync.Mutex
+	tagged map[byte]*subListener
+	done   chan struct{}
+	once   sync.Once
+}
+
+// Listen starts a Mux on addr.
+func Listen(addr string) (*Mux, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: listen on %s: %w (is another node using that port? choose one with --cluster-addr)", addr, err)
+	}
+	m := &Mux{ln: ln, tagged: map[byte]*subListener{}, done: make(chan struct{})}
+	m.def = m.newSub()
+	go m.accept()
+	return m, nil
+}
+
+// Addr returns the bound address.
+func (m *Mux) Addr() net.Addr { return m.ln.Addr() }
+
+// Default returns the listener of untagged connections.
+func (m *Mux) Default() net.Listener { return m.def }
+
+// Listener returns the listener of connections tagged tag.
+func (m *Mux) Listener(tag byte) net.Listener {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, ok := m.tagged[tag]
+	if !ok {
+		l = m.newSub()
+		m.tagged[tag] = l
+	}
+	return l
+}
+
+// Close stops accepting; the sub-listeners return net.ErrClosed.
+func (m *Mux) Close() error {
+	var err error
+	m.once.Do(func() {
+		close(m.done)
+		err = m.ln.Close()
+	})
+	return err
+}
+
+func (m *Mux) newSub() *subListener {
+	return &subListener{m: m, conns: make(chan net.Conn)}
+}
+
+func (m *Mux) accept() {
+	for {
+		c, err := m.ln.Accept()
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			m.Close()
+			return
+		}
+		go m.route(c)
+	}
+}
+
+// route reads c's first byte and hands c to its listener.
+func (m *Mux) route(c net.Conn) {
+	_ = c.SetReadDeadline(time.Now().Add(peekTimeout))
+	br := bufio.NewReader(c)
+	first, err := br.Peek(1)
+	_ = c.SetReadDeadline(time.Time{})
+	if err != nil {
+		c.Close()
+		return
+	}
+	m.mu.Lock()
+	l, tagged := m.tagged[first[0]]
+	m.mu.Unlock()
+	if tagged {
+		_, _ = br.Discard(1)
+	} else {
+		l = m.def
+	}
+	select {
+	case l.conns <- &bufferedConn{Conn: c, r: br}:
+	case <-m.done:
+		c.Close()
+	}
+}
+
+// DialTagged connects to the Mux at addr as a connection tagged tag.
+func DialTagged(addr string, tag byte, timeout time.Duration) (net.Conn, error) {
+	c, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Write([]byte{tag}); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// subListener is one of a Mux's listeners.
+type subListener struct {
+	m     *Mux
+	conns chan net.Conn
+}
+
+// Accept implements net.Listener.
+func (l *subListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.m.done:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close implements net.Listener: it closes the whole Mux.
+func (l *subListener) Close() error { return l.m.Close() }
+
+// Addr implements net.Listener.
+func (l *subListener) Addr() net.Addr { return l.m.Addr() }
+
+// bufferedConn is a connection whose first bytes were read ahead.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+// Read implements net.Conn.
+func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
