@@ -178,6 +178,10 @@ type Catalog struct {
 	nextID  uint32
 	// system holds cluster settings (ALTER SYSTEM SET).
 	system map[string]string
+	// clusterID, voters and nodes describe the cluster's members.
+	clusterID string
+	voters    int
+	nodes     map[string]*Node
 }
 
 func newCatalog() *Catalog {
@@ -234,8 +238,11 @@ func (c *Catalog) clone() *Catalog {
 		byID:    make(map[uint32]*Table, len(c.byID)+1),
 		byName:  make(map[qualName]*Table, len(c.byName)+1),
 		indexes: make(map[qualName]*Table, len(c.indexes)+1),
-		nextID:  c.nextID,
-		system:  c.system,
+		nextID:    c.nextID,
+		system:    c.system,
+		clusterID: c.clusterID,
+		voters:    c.voters,
+		nodes:     c.nodes,
 	}
 	for _, t := range c.byID {
 		n.put(t)

@@ -45,12 +45,16 @@ type catalogJSON struct {
 	CommittedEpoch uint64            `json:"committed_epoch,omitempty"`
 	System         map[string]string `json:"system,omitempty"`
 	Tables         []*Table          `json:"tables"`
+	ClusterID      string            `json:"cluster_id,omitempty"`
+	Voters         int               `json:"voters,omitempty"`
+	Nodes          []*Node           `json:"nodes,omitempty"`
 }
 
 // toJSON returns the persisted form of c with committed as the committed
 // epoch.
 func (c *Catalog) toJSON(committed uint64) catalogJSON {
-	return catalogJSON{NextID: c.nextID, CommittedEpoch: committed, System: c.system, Tables: c.ordered}
+	return catalogJSON{NextID: c.nextID, CommittedEpoch: committed, System: c.system, Tables: c.ordered,
+		ClusterID: c.clusterID, Voters: c.voters, Nodes: c.Nodes()}
 }
 
 // fromJSON returns the catalog and the committed epoch j holds.
@@ -58,8 +62,15 @@ func fromJSON(j catalogJSON) (*Catalog, uint64) {
 	n := newCatalog()
 	n.nextID = j.NextID
 	n.system = j.System
+	n.clusterID, n.voters = j.ClusterID, j.Voters
 	for _, t := range j.Tables {
 		n.put(t)
+	}
+	if len(j.Nodes) > 0 {
+		n.nodes = map[string]*Node{}
+		for _, nd := range j.Nodes {
+			n.nodes[nd.ID] = nd
+		}
 	}
 	return n.seal(), j.CommittedEpoch
 }

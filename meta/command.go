@@ -24,6 +24,9 @@ const (
 	opCommitEpoch op = "commit_epoch"
 	opSetSystem   op = "set_system"
 	opRescale     op = "rescale"
+	opInitCluster op = "init_cluster"
+	opPutNode     op = "put_node"
+	opRemoveNode  op = "remove_node"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.
@@ -104,4 +107,17 @@ func decodePayload[T any](c command) (*T, error) {
 		return nil, fmt.Errorf("meta: undecodable %s command: %w", c.Op, err)
 	}
 	return p, nil
+}
+
+type initClusterCmd struct {
+	ClusterID string `json:"cluster_id"`
+	Voters    int    `json:"voters,omitempty"`
+}
+
+type putNodeCmd struct {
+	Node *Node `json:"node"`
+}
+
+type removeNodeCmd struct {
+	ID string `json:"id"`
 }

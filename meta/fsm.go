@@ -110,6 +110,28 @@ func (f *fsm) apply(data []byte) (any, error) {
 		if cat, err = cat.beginRescale(p.Table, p.Rescale); err != nil {
 			return nil, err
 		}
+	case opInitCluster:
+		p, err := decodePayload[initClusterCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		if cat, err = cat.initCluster(p.ClusterID, p.Voters); err != nil {
+			return nil, err
+		}
+	case opPutNode:
+		p, err := decodePayload[putNodeCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		cat = cat.putNode(p.Node)
+	case opRemoveNode:
+		p, err := decodePayload[removeNodeCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		if cat, err = cat.removeNode(p.ID); err != nil {
+			return nil, err
+		}
 	case opCommitEpoch:
 		p, err := decodePayload[commitEpochCmd](c)
 		if err != nil {

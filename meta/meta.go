@@ -2,22 +2,27 @@
 // later, nodes, jobs, fragments, vnode assignments and epochs) as the state
 // machine of a hashicorp/raft group. Every change is a Raft log entry; the
 // state is an immutable value replaced on each change, so readers take the
-// current Catalog without locking. The embedded default is a one-voter group
-// bootstrapped on first start.
+// current Catalog without locking. The first node of a cluster bootstraps
+// a one-voter group; later nodes join it (Config.Join) as voters up to the
+// cluster's voter count, then as non-voters. The embedded default is a
+// cluster of one node, not a separate code path.
 package meta
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/meta/raftstore"
 )
 
@@ -25,14 +30,33 @@ import (
 type Config struct {
 	// Dir is the node's data directory; Meta keeps its state in Dir/raft.
 	Dir string
-	// NodeID is this node's permanent Raft server id; default "node1".
+	// NodeID is this node's permanent id in the cluster; default "node1".
 	NodeID string
-	// RaftAddr is the address the Raft transport binds; default
+	// Mux is the node's cluster listener: Raft runs on its RaftTag
+	// connections; Open registers meta's service on Server (which the
+	// caller then serves on the Mux) and Client calls other nodes. Nil:
+	// Open makes and serves its own on RaftAddr (tests, tools).
+	Mux    *cluster.Mux
+	Server *cluster.Server
+	Client *cluster.Client
+	// RaftAddr is the address of the Mux Open makes; default
 	// "127.0.0.1:0" (any free port).
 	RaftAddr string
-	// AdvertiseAddr is the address other nodes reach this one at; default
-	// the bound address. Required when binding a wildcard address.
+	// AdvertiseAddr is the cluster address other nodes reach this one at;
+	// default the Mux's bound address. Required when binding a wildcard
+	// address.
 	AdvertiseAddr string
+	// PgAddr, Cores and Version describe the node in the catalog.
+	PgAddr  string
+	Cores   int
+	Version string
+	// Join lists cluster addresses of members to join the cluster
+	// through. Empty: a new node bootstraps a cluster of its own; a node
+	// with state restarts as what it was.
+	Join []string
+	// Voters is how many nodes a new cluster makes Raft voters; default
+	// DefaultVoters.
+	Voters int
 	// Logger receives warnings and errors; nil means slog.Default().
 	Logger *slog.Logger
 	// SnapshotThreshold is the number of log entries after which the
@@ -60,32 +84,50 @@ const (
 
 // Meta is a node's member of the metadata Raft group.
 type Meta struct {
-	id    raft.ServerID
-	raft  *raft.Raft
-	fsm   *fsm
-	store *raftstore.Store
-	trans *raft.NetworkTransport
+	id     raft.ServerID
+	cfg    Config
+	raft   *raft.Raft
+	fsm    *fsm
+	store  *raftstore.Store
+	trans  *raft.NetworkTransport
+	client *cluster.Client
+	// owned are the cluster pieces Open made itself (Config.Mux nil).
+	owned *ownedTransport
+	// live tracks when each other node last answered (liveness).
+	live   *liveness
+	cancel context.CancelFunc
 }
 
-// Open starts this node's Raft member, bootstrapping a one-voter group on
-// first start, and returns once a leader is known and, on the leader, the
-// catalog reflects every committed entry.
+// ownedTransport is the Mux, server and client Open made for itself.
+type ownedTransport struct {
+	mux    *cluster.Mux
+	server *cluster.Server
+}
+
+// Open starts this node's Raft member: it bootstraps a new cluster (no
+// state, nothing to join), joins one (Config.Join), or restarts as what
+// it was; it returns once a leader is known and the catalog lists this
+// node.
 func Open(cfg Config) (_ *Meta, err error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("meta: no data directory configured")
 	}
-	cfg = withDefaults(cfg)
-	dir := filepath.Join(cfg.Dir, "raft")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("meta: create %s: %w", dir, err)
-	}
-	hlog := newRaftLogger(cfg.Logger)
-	m := &Meta{id: raft.ServerID(cfg.NodeID), fsm: newFSM(cfg.Logger)}
+	m := &Meta{id: raft.ServerID(cfg.NodeID)}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, m.close())
 		}
 	}()
+	if cfg, err = m.withDefaults(cfg); err != nil {
+		return nil, err
+	}
+	m.cfg, m.id, m.client = cfg, raft.ServerID(cfg.NodeID), cfg.Client
+	m.fsm = newFSM(cfg.Logger)
+	dir := filepath.Join(cfg.Dir, "raft")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("meta: create %s: %w", dir, err)
+	}
+	hlog := newRaftLogger(cfg.Logger)
 	if m.store, err = raftstore.Open(filepath.Join(dir, "log"), cfg.Logger); err != nil {
 		return nil, err
 	}
@@ -93,15 +135,24 @@ func Open(cfg Config) (_ *Meta, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("meta: snapshot store: %w", err)
 	}
-	if m.trans, err = newTransport(cfg, hlog); err != nil {
-		return nil, err
+	m.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+		Stream:  raftLayer{Listener: cfg.Mux.Listener(cluster.RaftTag), advertise: advertiseAddr(cfg)},
+		MaxPool: 3, Timeout: transportTimeout, Logger: hlog,
+	})
+	cfg.Server.Register(m.service())
+	if m.owned != nil {
+		go func() { _ = m.owned.server.Serve(m.owned.mux) }()
 	}
 	rc := raftConfig(cfg, hlog)
 	existing, err := raft.HasExistingState(m.store, m.store, snaps)
 	if err != nil {
 		return nil, fmt.Errorf("meta: %w", err)
 	}
-	if !existing {
+	stored, err := readClusterID(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if !existing && len(cfg.Join) == 0 {
 		boot := raft.Configuration{Servers: []raft.Server{{Suffrage: raft.Voter, ID: m.id, Address: m.trans.LocalAddr()}}}
 		if err := raft.BootstrapCluster(rc, m.store, m.store, snaps, m.trans, boot); err != nil {
 			return nil, fmt.Errorf("meta: bootstrap: %w", err)
@@ -110,16 +161,35 @@ func Open(cfg Config) (_ *Meta, err error) {
 	if m.raft, err = raft.NewRaft(rc, m.fsm, m.store, m.store, snaps, m.trans); err != nil {
 		return nil, fmt.Errorf("meta: start raft: %w", err)
 	}
-	if err := m.checkVoter(); err != nil {
-		return nil, err
+	if len(cfg.Join) > 0 {
+		if err := m.joinCluster(existing, stored); err != nil {
+			return nil, err
+		}
+	}
+	if existing {
+		if err := m.checkVoter(); err != nil {
+			return nil, err
+		}
 	}
 	if err := m.waitReady(); err != nil {
 		return nil, err
 	}
+	if err := m.registerSelf(); err != nil {
+		return nil, err
+	}
+	if stored == "" {
+		if err := writeClusterID(cfg.Dir, m.Catalog().ClusterID()); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	m.live = newLiveness()
+	go m.live.run(ctx, m)
 	return m, nil
 }
 
-func withDefaults(cfg Config) Config {
+func (m *Meta) withDefaults(cfg Config) (Config, error) {
 	if cfg.NodeID == "" {
 		cfg.NodeID = "node1"
 	}
@@ -135,24 +205,51 @@ func withDefaults(cfg Config) Config {
 	if cfg.TrailingLogs == 0 {
 		cfg.TrailingLogs = 1024
 	}
-	return cfg
+	if cfg.Cores == 0 {
+		cfg.Cores = runtime.NumCPU()
+	}
+	if cfg.Mux == nil {
+		mux, err := cluster.Listen(cfg.RaftAddr)
+		if err != nil {
+			return cfg, err
+		}
+		srv := cluster.NewServer()
+		m.owned = &ownedTransport{mux: mux, server: srv}
+		cfg.Mux, cfg.Server, cfg.Client = mux, srv, cluster.NewClient()
+	}
+	if cfg.AdvertiseAddr != "" {
+		if _, err := net.ResolveTCPAddr("tcp", cfg.AdvertiseAddr); err != nil {
+			return cfg, fmt.Errorf("meta: advertise address %q: %w", cfg.AdvertiseAddr, err)
+		}
+	} else if a, ok := cfg.Mux.Addr().(*net.TCPAddr); ok && a.IP.IsUnspecified() {
+		return cfg, fmt.Errorf("meta: the cluster address %s binds every interface: set an advertise address (--advertise-addr) that other nodes can reach", a)
+	}
+	return cfg, nil
 }
 
-func newTransport(cfg Config, hlog hclog.Logger) (*raft.NetworkTransport, error) {
-	var advertise net.Addr
+// advertiseAddr is the cluster address other nodes reach this one at.
+func advertiseAddr(cfg Config) net.Addr {
 	if cfg.AdvertiseAddr != "" {
-		a, err := net.ResolveTCPAddr("tcp", cfg.AdvertiseAddr)
-		if err != nil {
-			return nil, fmt.Errorf("meta: advertise address %q: %w", cfg.AdvertiseAddr, err)
-		}
-		advertise = a
+		a, _ := net.ResolveTCPAddr("tcp", cfg.AdvertiseAddr)
+		return a
 	}
-	t, err := raft.NewTCPTransportWithLogger(cfg.RaftAddr, advertise, 3, transportTimeout, hlog)
-	if err != nil {
-		return nil, fmt.Errorf("meta: raft transport on %s: %w (set an advertise address when binding a wildcard address)", cfg.RaftAddr, err)
-	}
-	return t, nil
+	return cfg.Mux.Addr()
 }
+
+// raftLayer runs hashicorp/raft's network transport over the cluster
+// address: its connections are the Mux's RaftTag ones.
+type raftLayer struct {
+	net.Listener
+	advertise net.Addr
+}
+
+// Dial implements raft.StreamLayer.
+func (l raftLayer) Dial(addr raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+	return cluster.DialTagged(string(addr), cluster.RaftTag, timeout)
+}
+
+// Addr implements net.Listener: the advertised address.
+func (l raftLayer) Addr() net.Addr { return l.advertise }
 
 func raftConfig(cfg Config, hlog hclog.Logger) *raft.Config {
 	rc := raft.DefaultConfig()
@@ -184,8 +281,9 @@ func (m *Meta) checkVoter() error {
 }
 
 // waitReady waits for a leader; on the leader it then waits until the
-// catalog reflects every committed entry and updates this node's address in
-// the Raft configuration if it changed (a restart on another port).
+// catalog reflects every committed entry, updates this node's address in
+// the Raft configuration if it changed (a restart on another port), and
+// gives a new cluster its id.
 func (m *Meta) waitReady() error {
 	deadline := time.Now().Add(startTimeout)
 	tick := time.NewTicker(10 * time.Millisecond)
@@ -217,7 +315,45 @@ func (m *Meta) waitReady() error {
 			}
 		}
 	}
+	if m.Catalog().ClusterID() == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+		defer cancel()
+		if _, err := m.apply(ctx, opInitCluster, initClusterCmd{ClusterID: newClusterID(), Voters: m.cfg.Voters}); err != nil {
+			return fmt.Errorf("meta: initialize the cluster: %w", err)
+		}
+	}
 	return nil
+}
+
+// self returns this node's record as it should be in the catalog.
+func (m *Meta) self(voter bool) *Node {
+	return &Node{ID: string(m.id), ClusterAddr: string(m.trans.LocalAddr()), PgAddr: m.cfg.PgAddr,
+		Cores: m.cfg.Cores, Voter: voter, Version: m.cfg.Version}
+}
+
+// registerSelf makes the catalog's record of this node current (a new
+// cluster's first node, a restart on other addresses or with another
+// release) and waits until this node's catalog lists it.
+func (m *Meta) registerSelf() error {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	for {
+		cur, ok := m.Catalog().Node(string(m.id))
+		want := m.self(!ok || cur.Voter)
+		if ok && *cur == *want {
+			return nil
+		}
+		if !ok && len(m.cfg.Join) > 0 {
+			// The join recorded it: wait for the entry to arrive.
+			if err := sleepCtx(ctx, 10*time.Millisecond); err != nil {
+				return fmt.Errorf("meta: the catalog does not list this node %s after joining: %w", m.id, err)
+			}
+			continue
+		}
+		if _, err := m.apply(ctx, opPutNode, putNodeCmd{Node: want}); err != nil {
+			return fmt.Errorf("meta: record this node in the catalog: %w", err)
+		}
+	}
 }
 
 // RaftAddr returns the address this node advertises to the Raft group.
@@ -238,11 +374,19 @@ func (m *Meta) Close() error { return m.close() }
 
 func (m *Meta) close() error {
 	var err error
+	if m.cancel != nil {
+		m.cancel()
+	}
 	if m.raft != nil {
 		err = m.raft.Shutdown().Error()
 	}
 	if m.trans != nil {
 		err = errors.Join(err, m.trans.Close())
+	}
+	if m.owned != nil {
+		m.owned.server.Stop()
+		m.owned.mux.Close()
+		m.cfg.Client.Close()
 	}
 	if m.store != nil {
 		err = errors.Join(err, m.store.Close())
@@ -251,7 +395,9 @@ func (m *Meta) close() error {
 }
 
 // apply proposes a command and returns the FSM's result once the entry is
-// applied on this node. FSM errors are *pgerror.Error.
+// applied on this node: the value itself on the leader, its JSON
+// (json.RawMessage) when the leader applied it for this node (see as).
+// FSM errors are *pgerror.Error.
 func (m *Meta) apply(ctx context.Context, o op, payload any) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -260,16 +406,26 @@ func (m *Meta) apply(ctx context.Context, o op, payload any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	timeout := enqueueTimeout
-	if d, ok := ctx.Deadline(); ok {
-		timeout = time.Until(d)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, enqueueTimeout)
+		defer cancel()
 	}
-	f := m.raft.Apply(data, timeout)
-	if err := f.Error(); err != nil {
-		return nil, fmt.Errorf("meta: catalog change not committed: %w", err)
+	return m.applyData(ctx, data)
+}
+
+// as returns an apply result as a T.
+func as[T any](v any) (T, error) {
+	if t, ok := v.(T); ok {
+		return t, nil
 	}
-	r := f.Response().(result)
-	return r.value, r.err
+	var t T
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		return t, fmt.Errorf("meta: command result %T is not a %T", v, t)
+	}
+	err := json.Unmarshal(raw, &t)
+	return t, err
 }
 
 // CreateTable adds a relation of any kind (table, view, materialized view,
@@ -281,7 +437,7 @@ func (m *Meta) CreateTable(ctx context.Context, t *Table, ifNotExists bool) (*Ta
 	if err != nil {
 		return nil, err
 	}
-	return v.(*Table), nil
+	return as[*Table](v)
 }
 
 // DropObject drops the relation schema.name of the given kind (not
@@ -293,7 +449,7 @@ func (m *Meta) DropObject(ctx context.Context, kind ObjectKind, schema, name str
 	if err != nil {
 		return nil, err
 	}
-	return v.([]*Table), nil
+	return as[[]*Table](v)
 }
 
 // AllocIDs reserves n consecutive object ids (for state tables and views
@@ -303,7 +459,7 @@ func (m *Meta) AllocIDs(ctx context.Context, n int) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	return v.(uint32), nil
+	return as[uint32](v)
 }
 
 // SetSystem sets a cluster setting (ALTER SYSTEM SET).
