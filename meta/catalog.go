@@ -235,9 +235,9 @@ func (c *Catalog) Index(schema, name string) (*Table, *Index, bool) {
 // clone returns a copy to modify; Tables stay shared until replaced.
 func (c *Catalog) clone() *Catalog {
 	n := &Catalog{
-		byID:    make(map[uint32]*Table, len(c.byID)+1),
-		byName:  make(map[qualName]*Table, len(c.byName)+1),
-		indexes: make(map[qualName]*Table, len(c.indexes)+1),
+		byID:      make(map[uint32]*Table, len(c.byID)+1),
+		byName:    make(map[qualName]*Table, len(c.byName)+1),
+		indexes:   make(map[qualName]*Table, len(c.indexes)+1),
 		nextID:    c.nextID,
 		system:    c.system,
 		clusterID: c.clusterID,
