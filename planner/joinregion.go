@@ -69,14 +69,16 @@ type orderer struct {
 }
 
 func (o *orderer) node(n Node) Node {
+	// A filter's conditions that must see the written row stay above the
+	// region, over its columns as written.
+	body, pinned := n, expr.Expr(nil)
 	if f, ok := n.(*Filter); ok {
-		if fixed, free := splitPinned(f.Cond); fixed != nil && free != nil {
-			// Order below the conditions that must see the written row.
-			return &Filter{Input: o.node(&Filter{Input: f.Input, Cond: free}), Cond: fixed}
+		if p, free := splitPinned(f.Cond); p != nil && free != nil {
+			body, pinned = &Filter{Input: f.Input, Cond: free}, p
 		}
 	}
 	r := &region{}
-	out := r.flatten(n)
+	out := r.flatten(body)
 	if len(r.rels) < 2 || len(r.rels) > 64 {
 		// Nothing to order, or more relations than a set has bits: the
 		// joins below are ordered as regions of their own.
@@ -86,7 +88,11 @@ func (o *orderer) node(n Node) Node {
 		}
 		return withInputs(n, ins)
 	}
-	return r.plan(o, out, n.Columns())
+	ordered := r.plan(o, out, body.Columns())
+	if pinned != nil {
+		return &Filter{Input: ordered, Cond: pinned}
+	}
+	return ordered
 }
 
 // splitPinned splits a condition into the conjuncts that must be evaluated
