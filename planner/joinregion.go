@@ -310,9 +310,9 @@ func (r *region) build(tree *joinTree, out []int, cols []Column) Node {
 			pos[col] = i
 		}
 		cond := mapCols(andOf(here), func(i int) int { return pos[i] })
-		if j, ok := n.(*Join); ok {
-			j.On = cond
-			return j, layout
+		if t.left != nil {
+			n.(*Join).On = cond
+			return n, layout
 		}
 		return &Filter{Input: n, Cond: cond}, layout
 	}

@@ -48,7 +48,10 @@ func run(sql string) ([]string, error) {
 // joinCase is a random inner join of small relations r0, r1, ... with
 // columns a and b (int4, values 0..2 or NULL).
 type joinCase struct {
-	rels  [][][2]int // -1 is NULL
+	rels [][][2]int // -1 is NULL
+	// outer marks the relations written as a left join that keeps their
+	// rows as they are: a relation of the inner join that is a join too.
+	outer []bool
 	conds []joinCondition
 }
 
@@ -164,6 +167,7 @@ func drawJoinCase(t *rapid.T) joinCase {
 			jc.rels[i] = append(jc.rels[i], [2]int{value.Draw(t, "a"), value.Draw(t, "b")})
 		}
 		jc.rels[i] = slices.Insert(jc.rels[i], rapid.IntRange(0, len(jc.rels[i])).Draw(t, "at"), witness[i])
+		jc.outer = append(jc.outer, rapid.IntRange(0, 4).Draw(t, "outer") == 0)
 	}
 	return jc
 }
@@ -209,7 +213,11 @@ func (jc joinCase) query(order []int, on bool) string {
 			}
 			vals[i] = "(" + v[0] + ", " + v[1] + ")"
 		}
-		fmt.Fprintf(&b, "(VALUES %s) r%d(a, b)", strings.Join(vals, ", "), r)
+		if jc.outer[r] {
+			fmt.Fprintf(&b, "(SELECT v.a, v.b FROM (VALUES %s) v(a, b) LEFT JOIN (VALUES (0)) p(p) ON v.a = p.p) r%d", strings.Join(vals, ", "), r)
+		} else {
+			fmt.Fprintf(&b, "(VALUES %s) r%d(a, b)", strings.Join(vals, ", "), r)
+		}
 		if on && p > 0 {
 			b.WriteString(" ON " + strings.Join(append(ons[p], "true"), " AND "))
 		}
@@ -263,9 +271,10 @@ func (jc joinCase) want(order []int) []string {
 }
 
 // TestJoinOrderResults checks on random join graphs over small VALUES
-// relations that SELECT * of their inner join, with the relations in any
-// FROM order and the conditions in WHERE or in ON, returns the rows that
-// trying every combination finds, with the columns in FROM order.
+// relations (some of them left joins) that SELECT * of their inner join,
+// with the relations in any FROM order and the conditions in WHERE or in
+// ON, returns the rows that trying every combination finds, with the
+// columns in FROM order.
 func TestJoinOrderResults(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		jc := drawJoinCase(t)
@@ -308,6 +317,11 @@ func TestJoinOrderBarriers(t *testing.T) {
 			"SELECT x.a, y.b, z.b FROM " + x + " LEFT JOIN " + y + " ON x.a = y.a, " + z + " WHERE z.a = x.a ORDER BY 1",
 			"SELECT x.a, y.b, z.b FROM " + z + ", " + x + " LEFT JOIN " + y + " ON x.a = y.a WHERE z.a = x.a ORDER BY 1",
 		}, []string{"1|10|100", "3|NULL|300"}},
+		// A filter on an outer join's columns goes above it, not into its ON.
+		{[]string{
+			"SELECT x.a, y.b, z.b FROM " + x + " LEFT JOIN " + y + " ON x.a = y.a, " + z + " WHERE z.a = x.a AND x.b > 1 ORDER BY 1",
+			"SELECT x.a, y.b, z.b FROM " + z + ", " + x + " LEFT JOIN " + y + " ON x.a = y.a WHERE x.b > 1 AND z.a = x.a ORDER BY 1",
+		}, []string{"3|NULL|300"}},
 		{[]string{
 			"SELECT x.a, y.b, z.b FROM " + x + " FULL JOIN " + y + " ON x.a = y.a, " + z + " WHERE z.a = coalesce(x.a, y.a) ORDER BY z.a",
 			"SELECT x.a, y.b, z.b FROM " + z + ", " + x + " FULL JOIN " + y + " ON x.a = y.a WHERE z.a = coalesce(x.a, y.a) ORDER BY z.a",
