@@ -150,6 +150,12 @@ func (e *Engine) DropTable(tableID uint32) error {
 	return e.db.DeleteRange(appendBound(nil, TablePrefix(tableID)), appendBound(nil, TablePrefix(tableID+1)), pebble.Sync)
 }
 
+// TableDiskUsage estimates the bytes that the keys of a table take in
+// storage files (writes still in memtables are not counted).
+func (e *Engine) TableDiskUsage(tableID uint32) (uint64, error) {
+	return e.db.EstimateDiskUsage(appendBound(nil, TablePrefix(tableID)), appendBound(nil, TablePrefix(tableID+1)))
+}
+
 // VNodeDiskUsage estimates the bytes that the keys of one vnode of a table
 // take in storage files (writes still in memtables are not counted).
 func (e *Engine) VNodeDiskUsage(tableID uint32, vnode uint16) (uint64, error) {
