@@ -81,8 +81,8 @@ type hashJoin struct {
 	joined []types.Datum
 	// presence: output rows end with HashJoinSpec.RightPresence's column.
 	presence bool
-	matches []joinMatch
-	out     chunkOut
+	matches  []joinMatch
+	out      chunkOut
 	// With HashJoinSpec.WindowKey: wm merges both sides' watermarks of
 	// the first join key; keys below closedBelow are closed.
 	kind        exec.JoinKind
