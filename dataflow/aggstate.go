@@ -489,7 +489,8 @@ func (a *sumIntervalAcc) result() (types.Datum, error) {
 	case a.n == 0:
 		return types.Null, nil
 	case a.avg:
-		return types.NewInterval(expr.ScaleInterval(a.iv, 1/float64(a.n))), nil
+		iv, err := a.iv.Div(float64(a.n))
+		return types.NewInterval(iv), err
 	}
 	return types.NewInterval(a.iv), nil
 }
