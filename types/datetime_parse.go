@@ -25,7 +25,7 @@ func dateTimeError(e dtErr, typ, s string) error {
 	switch e {
 	case dtFieldOverflow:
 		if typ == "interval" {
-			return pgerror.New(pgerror.CodeDatetimeFieldOverflow, "interval field value out of range: \"%s\"", s)
+			return pgerror.New(codeIntervalFieldOverflow, "interval field value out of range: \"%s\"", s)
 		}
 		return pgerror.New(pgerror.CodeDatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
 	case dtTZOverflow:

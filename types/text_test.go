@@ -154,7 +154,7 @@ func TestParseTextErrors(t *testing.T) {
 		{TInterval, "1 day 1 day", "22007", `invalid input syntax for type interval: "1 day 1 day"`},
 		{TInterval, "day", "22007", `invalid input syntax for type interval: "day"`},
 		{TInterval, "1 ago", "22007", `invalid input syntax for type interval: "1 ago"`},
-		{TInterval, "3000000000 days", "22008", `interval field value out of range: "3000000000 days"`},
+		{TInterval, "3000000000 days", "22015", `interval field value out of range: "3000000000 days"`},
 		{TJsonb, `{"a" 1}`, "22P02", "invalid input syntax for type json"},
 		{TJsonb, `[1,]`, "22P02", "invalid input syntax for type json"},
 		{TJsonb, `nul`, "22P02", "invalid input syntax for type json"},
