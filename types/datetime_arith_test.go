@@ -334,3 +334,30 @@ func TestDateTimeBinaryRange(t *testing.T) {
 		}
 	}
 }
+
+func TestIntervalSum(t *testing.T) {
+	type step struct {
+		iv      string
+		retract bool
+	}
+	for _, c := range []struct {
+		steps []step
+		want  string
+	}{
+		{[]step{{"2147483647 days", false}, {"1 day", false}}, "ERROR 22008: interval out of range"},
+		{[]step{{"2147483647 days", false}, {"1 day", false}, {"1 day", true}}, "2147483647 days"},
+		{[]step{{"-2147483648 months", false}, {"1 mon", true}, {"-1 mon", true}}, "-178956970 years -8 mons"},
+		{[]step{{"9223372036854775807 usec", false}, {"1 usec", false}}, "ERROR 22008: interval out of range"},
+		{[]step{{"9223372036854775807 usec", false}, {"1 usec", false}, {"1 usec", true}}, "2562047788:00:54.775807"},
+		{[]step{{"1 usec", false}, {"-9223372036854775808 usec", true}}, "ERROR 22008: interval out of range"},
+		{[]step{{"-1 usec", false}, {"-9223372036854775808 usec", true}}, "2562047788:00:54.775807"},
+		{[]step{{"-9223372036854775808 usec", false}, {"-9223372036854775808 usec", false}, {"-9223372036854775808 usec", true}}, "-2562047788:00:54.775808"},
+	} {
+		var s IntervalSum
+		for _, st := range c.steps {
+			s.Add(mustParseText(t, TInterval, st.iv).Interval(), st.retract)
+		}
+		iv, err := s.Interval()
+		checkDateTimeResult(t, fmt.Sprint(c.steps), TInterval, NewInterval(iv), err, c.want)
+	}
+}

@@ -137,3 +137,43 @@ const (
 // tsRound is PostgreSQL's TSROUND: rounding to microsecond precision, half
 // to even.
 func tsRound(f float64) float64 { return math.RoundToEven(f*usecsPerSec) / usecsPerSec }
+
+// IntervalSum is an exact sum of intervals that values are added to and
+// retracted from in any order, as streaming aggregates need: months and
+// days in 64 bits, microseconds in 128 (a 64-bit part that wraps around
+// and the count of its wraps). Only the sum read out has to fit an
+// interval.
+type IntervalSum struct {
+	Months, Days, Micros, MicrosWraps int64
+}
+
+// Add adds iv to the sum, or takes it away when retract is set.
+func (s *IntervalSum) Add(iv IntervalValue, retract bool) {
+	months, days, micros := int64(iv.Months), int64(iv.Days), iv.Micros
+	var ok, up bool // up: an overflow wraps past the maximum
+	if retract {
+		s.Months, s.Days = s.Months-months, s.Days-days
+		s.Micros, ok = SubInt64(s.Micros, micros)
+		up = micros < 0
+	} else {
+		s.Months, s.Days = s.Months+months, s.Days+days
+		s.Micros, ok = AddInt64(s.Micros, micros)
+		up = micros > 0
+	}
+	switch {
+	case ok:
+	case up:
+		s.MicrosWraps++
+	default:
+		s.MicrosWraps--
+	}
+}
+
+// Interval returns the sum, or "interval out of range" when a field does
+// not fit.
+func (s IntervalSum) Interval() (IntervalValue, error) {
+	if s.MicrosWraps != 0 || !fitsInt32(s.Months) || !fitsInt32(s.Days) {
+		return IntervalValue{}, ErrIntervalRange()
+	}
+	return IntervalValue{Months: int32(s.Months), Days: int32(s.Days), Micros: s.Micros}, nil
+}
