@@ -7,9 +7,9 @@ import (
 
 // Time bucketing: PostgreSQL's date_bin and the tumble_start/tumble_end
 // functions behind TUMBLE windows (RisingWave's), over timestamp and
-// timestamptz alike: both count microseconds, timestamptz from the UTC
-// epoch. TUMBLE and HOP windows align on the Unix epoch (plus an optional
-// offset), date_bin on its origin argument.
+// timestamptz alike (both count microseconds, timestamptz in UTC). TUMBLE
+// and HOP windows align on the Unix epoch (plus an optional offset),
+// date_bin on its origin argument.
 func init() {
 	for _, ts := range []struct {
 		t  types.T
