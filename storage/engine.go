@@ -10,6 +10,7 @@ package storage
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -68,9 +69,16 @@ func Open(dir string, opts Options) (*Engine, error) {
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
+	exists, err := hasStore(dir)
+	if err != nil {
+		return nil, err
+	}
 	db, err := OpenDB(dir, po)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkFormat(dir, !exists); err != nil {
+		return nil, errors.Join(err, db.Close())
 	}
 	return &Engine{db: db}, nil
 }
