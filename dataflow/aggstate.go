@@ -134,9 +134,11 @@ func sumKind(a *expr.AggFunc) *aggKind {
 					special: specialCounts{intCol(c, 2), intCol(c, 3), intCol(c, 4)}}
 			}}
 	case types.Interval:
-		return &aggKind{cols: []types.T{types.TInt8, types.TInterval}, load: func(c []types.Datum, _ *Group) aggAcc {
-			return &sumIntervalAcc{avg: avg, n: intCol(c, 0), iv: col(c, 1).Interval()}
-		}}
+		return &aggKind{cols: []types.T{types.TInt8, types.TInt8, types.TInt8, types.TInt8, types.TInt8},
+			load: func(c []types.Datum, _ *Group) aggAcc {
+				return &sumIntervalAcc{avg: avg, n: intCol(c, 0), sum: types.IntervalSum{
+					Months: intCol(c, 1), Days: intCol(c, 2), Micros: intCol(c, 3), MicrosWraps: intCol(c, 4)}}
+			}}
 	}
 	return nil
 }
@@ -463,11 +465,13 @@ func (a *sumFloatAcc) save(dst []types.Datum) []types.Datum {
 	return a.special.save(append(dst, types.NewInt(a.n), types.NewFloat(a.f)))
 }
 
-// sumIntervalAcc sums intervals field by field.
+// sumIntervalAcc sums intervals exactly, so that retractions never leave a
+// wrapped-around sum; a sum (or average) out of range is PostgreSQL's
+// "interval out of range".
 type sumIntervalAcc struct {
 	avg bool
 	n   int64
-	iv  types.IntervalValue
+	sum types.IntervalSum
 }
 
 func (a *sumIntervalAcc) add(args []types.Datum, retract bool) error {
@@ -475,27 +479,28 @@ func (a *sumIntervalAcc) add(args []types.Datum, retract bool) error {
 	if v.IsNull() {
 		return nil
 	}
-	d := step(retract)
-	a.n += d
-	iv := v.Interval()
-	a.iv.Months += int32(d) * iv.Months
-	a.iv.Days += int32(d) * iv.Days
-	a.iv.Micros += d * iv.Micros
+	a.n += step(retract)
+	a.sum.Add(v.Interval(), retract)
 	return nil
 }
 
 func (a *sumIntervalAcc) result() (types.Datum, error) {
-	switch {
-	case a.n == 0:
+	if a.n == 0 {
 		return types.Null, nil
-	case a.avg:
-		return types.NewInterval(expr.ScaleInterval(a.iv, 1/float64(a.n))), nil
 	}
-	return types.NewInterval(a.iv), nil
+	iv, err := a.sum.Interval()
+	if err == nil && a.avg {
+		iv, err = iv.Div(float64(a.n))
+	}
+	if err != nil {
+		return types.Null, err
+	}
+	return types.NewInterval(iv), nil
 }
 
 func (a *sumIntervalAcc) save(dst []types.Datum) []types.Datum {
-	return append(dst, types.NewInt(a.n), types.NewInterval(a.iv))
+	return append(dst, types.NewInt(a.n), types.NewInt(a.sum.Months), types.NewInt(a.sum.Days),
+		types.NewInt(a.sum.Micros), types.NewInt(a.sum.MicrosWraps))
 }
 
 // minMaxAcc keeps the minimum or maximum of an append-only input.

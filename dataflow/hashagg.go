@@ -190,12 +190,17 @@ func (a *hashAgg) touchKey(vnode uint16, row []types.Datum) (*aggGroup, error) {
 	return g, nil
 }
 
-// output returns the group's current output row.
+// output returns the group's current output row. A result out of its
+// type's range (a sum that overflows) is a data error: NULL, counted, as
+// for expressions.
 func (a *hashAgg) output(g *aggGroup) ([]types.Datum, error) {
 	row := a.out.row(len(g.gk) + len(g.accs))
 	copy(row, g.gk)
 	for i, acc := range g.accs {
 		v, err := acc.result()
+		if err != nil && a.ev.tolerate(err) {
+			v, err = types.Null, nil
+		}
 		if err != nil {
 			return nil, err
 		}

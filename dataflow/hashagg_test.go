@@ -10,7 +10,7 @@ import (
 )
 
 func TestHashAgg(t *testing.T) {
-	i8, i4, num, txt, boo, f8 := types.TInt8, types.TInt4, types.TNumeric, types.TText, types.TBool, types.TFloat8
+	i8, i4, num, txt, boo, f8, ivl := types.TInt8, types.TInt4, types.TNumeric, types.TText, types.TBool, types.TFloat8, types.TInterval
 	x := func(tt types.T) expr.Expr { return colRef(1, tt) }
 	comma := expr.NewConst(types.NewString(","), types.TText)
 	tests := []struct {
@@ -88,6 +88,21 @@ func TestHashAgg(t *testing.T) {
 				in("- 1 9223372036854775807"),
 				barrier().emits("U- 1 18446744073709551613 6148914691236517204",
 					"U+ 1 9223372036854775806 4611686018427387903"),
+			},
+		},
+		{
+			// A sum out of range on the way is fine: only what is read out
+			// must fit an interval. Results are PostgreSQL's for the live rows.
+			name: "interval sums stay exact under retractions", input: []types.T{i8, ivl}, group: []int{0},
+			aggs: func(t *testing.T) []*expr.AggFunc {
+				return []*expr.AggFunc{newAgg(t, "sum", false, x(ivl)), newAgg(t, "avg", false, x(ivl))}
+			},
+			steps: []testStep{
+				in("+ 1 P2147483647D", "+ 1 P1D", "- 1 P1D", "+ 1 P1M"),
+				barrier().emits("+ 1 1 mon 2147483647 days 1073741838 days 12:00:00"),
+				in("- 1 P2147483647D", "+ 1 PT2562047788H", "+ 1 PT2562047788H", "- 1 PT2562047788H"),
+				barrier().emits("U- 1 1 mon 2147483647 days 1073741838 days 12:00:00",
+					"U+ 1 1 mon 2562047788:00:00 15 days 1281023894:00:00"),
 			},
 		},
 		{
@@ -233,5 +248,24 @@ func TestHashAggErrors(t *testing.T) {
 	spec := &HashAggSpec{Aggs: minX(t), InputTypes: ts, StateTable: 1}
 	if _, err := spec.Build(newEnv(t)); err == nil {
 		t.Fatal("min over a retractable input without a multiset table built")
+	}
+}
+
+// A sum or average of intervals read out of range is PostgreSQL's error.
+func TestHashAggIntervalRange(t *testing.T) {
+	ts := []types.T{types.TInt8, types.TInterval}
+	for _, name := range []string{"sum", "avg"} {
+		spec := &HashAggSpec{GroupKey: []int{0}, Aggs: []*expr.AggFunc{newAgg(t, name, false, colRef(1, types.TInterval))}, InputTypes: ts, StateTable: 1}
+		op, err := spec.Build(newEnv(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = op.Process(0, parseChunk(t, ts, "+ 1 PT2562047788H", "+ 1 PT2562047788H"), nil)
+		if err == nil {
+			err = op.Barrier(&Barrier{Epoch: 1}, func(*Chunk) error { return nil })
+		}
+		if pgerror.Code(err) != pgerror.CodeDatetimeFieldOverflow || pgerror.From(err).Message != "interval out of range" {
+			t.Errorf("%s: error %v, want interval out of range", name, err)
+		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 
 // Build implements Spec.
 func (s *HashJoinSpec) Build(env *Env) (Operator, error) {
-	j := &hashJoin{cond: s.Cond, ev: env.Eval, groups: env.VNodeCount,
+	j := &hashJoin{cond: s.Cond, ev: env.Eval, groups: env.VNodeCount, presence: s.RightPresence,
 		joined: make([]types.Datum, len(s.LeftTypes)+len(s.RightTypes)),
 		inWM:   [2]map[int]types.Datum{{}, {}}, sent: watermarkSwitch{}}
 	j.sides[0] = newJoinSide(env, s.LeftTable, s.LeftTypes, s.LeftKey, s.LeftStreamKey,
@@ -78,9 +78,11 @@ type hashJoin struct {
 	key    []byte
 	sk     []byte
 	// joined is scratch space for evaluating cond.
-	joined  []types.Datum
-	matches []joinMatch
-	out     chunkOut
+	joined []types.Datum
+	// presence: output rows end with HashJoinSpec.RightPresence's column.
+	presence bool
+	matches  []joinMatch
+	out      chunkOut
 	// With HashJoinSpec.WindowKey: wm merges both sides' watermarks of
 	// the first join key; keys below closedBelow are closed.
 	kind        exec.JoinKind
@@ -327,18 +329,31 @@ func (j *hashJoin) concat(dst []types.Datum, input int, row, orow []types.Datum)
 
 // emitJoined emits the join of row (of side input) with orow.
 func (j *hashJoin) emitJoined(op Op, input int, row, orow []types.Datum, emit Emit) error {
-	out := j.out.row(len(j.joined))
+	out := j.outRow(true)
 	j.concat(out, input, row, orow)
 	return j.out.add(op, out, emit)
 }
 
 // padded returns row of side input padded with NULLs for the other side.
 func (j *hashJoin) padded(input int, row []types.Datum) []types.Datum {
-	out := j.out.row(len(j.joined))
+	out := j.outRow(input == 1)
 	if input == 0 {
 		copy(out, row)
 	} else {
 		copy(out[j.sides[0].width:], row)
+	}
+	return out
+}
+
+// outRow returns a new output row, its presence column (if any) TRUE when
+// the right side is a row.
+func (j *hashJoin) outRow(rightPresent bool) []types.Datum {
+	if !j.presence {
+		return j.out.row(len(j.joined))
+	}
+	out := j.out.row(len(j.joined) + 1)
+	if rightPresent {
+		out[len(j.joined)] = types.NewBool(true)
 	}
 	return out
 }

@@ -28,10 +28,11 @@ func TestHashJoin(t *testing.T) {
 		return binOp(t, "<", colRef(2, types.TText), colRef(5, types.TText))
 	}
 	tests := []struct {
-		name  string
-		kind  exec.JoinKind
-		cond  func(t *testing.T) expr.Expr
-		steps []testStep
+		name     string
+		kind     exec.JoinKind
+		cond     func(t *testing.T) expr.Expr
+		presence bool
+		steps    []testStep
 	}{
 		{
 			name: "inner", kind: exec.Inner,
@@ -80,6 +81,18 @@ func TestHashJoin(t *testing.T) {
 			},
 		},
 		{
+			// The presence column is t on matches and right-padded rows,
+			// NULL on left-padded ones: the two padded rows of all-NULL
+			// keys stay apart.
+			name: "full with the right presence column", kind: exec.Full, presence: true,
+			steps: []testStep{
+				in("+ 1 NULL NULL").emits("+ 1 NULL NULL NULL NULL NULL NULL"),
+				right("+ 7 NULL NULL").emits("+ NULL NULL NULL 7 NULL NULL t"),
+				right("+ 8 10 y").emits("+ NULL NULL NULL 8 10 y t"),
+				in("+ 2 10 b").emits("- NULL NULL NULL 8 10 y t", "+ 2 10 b 8 10 y t"),
+			},
+		},
+		{
 			name: "left with a residual condition", kind: exec.Left, cond: less,
 			steps: []testStep{
 				in("+ 1 10 m").emits("+ 1 10 m NULL NULL NULL"),
@@ -105,7 +118,9 @@ func TestHashJoin(t *testing.T) {
 			if tt.cond != nil {
 				cond = tt.cond(t)
 			}
-			op, err := joinSpec(tt.kind, cond).Build(newEnv(t))
+			spec := joinSpec(tt.kind, cond)
+			spec.RightPresence = tt.presence
+			op, err := spec.Build(newEnv(t))
 			if err != nil {
 				t.Fatal(err)
 			}

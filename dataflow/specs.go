@@ -80,6 +80,11 @@ type HashJoinSpec struct {
 	// condition nor any operator above reads: the side's state stores
 	// NULL in their place.
 	LeftUnread, RightUnread []int
+	// RightPresence appends to each output row a bool column that is TRUE
+	// where the right side is a row and NULL where it is padding. A full
+	// join's key needs it: a left-padded and a right-padded row can agree
+	// on every other key column (all NULL).
+	RightPresence bool
 }
 
 // SortKey is one ordering column of a Top-N.

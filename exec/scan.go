@@ -58,3 +58,34 @@ func (s *TableScan) Run(c *expr.Ctx, emit Emit) error {
 type errStop struct{}
 
 func (errStop) Error() string { return "stop" }
+
+// estimateSample is how many rows EstimateRows counts before it
+// extrapolates.
+const estimateSample = 1000
+
+// EstimateRows estimates how many live rows the table holds at env's
+// epoch, for the planner: it counts up to estimateSample of them and, when
+// there are more, scales that sample's bytes per row to the table's share
+// of the storage files (a rough figure: memtables and old versions are
+// not told apart).
+func (s *TableScan) EstimateRows(env *Env) (float64, error) {
+	rows, bytes := 0, 0
+	count := func([]types.Datum) error {
+		if rows++; rows >= estimateSample {
+			return errStop{}
+		}
+		return nil
+	}
+	err := env.Engine.Scan(storage.TablePrefix(s.TableID), storage.TablePrefix(s.TableID+1), env.Epoch, func(key, value []byte) error {
+		bytes += len(key) + len(value)
+		if s.RowBlocks {
+			return types.DecodeRowBlock(value, s.Types, count)
+		}
+		return count(nil)
+	})
+	if err != (errStop{}) {
+		return float64(rows), err
+	}
+	disk, err := env.Engine.TableDiskUsage(s.TableID)
+	return max(float64(rows), float64(disk)*float64(rows)/float64(bytes)), err
+}

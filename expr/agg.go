@@ -217,10 +217,9 @@ func (s *sumState) Add(args []types.Datum) error {
 	case types.Numeric:
 		return s.addDec(v.Decimal())
 	case types.Interval:
-		iv := v.Interval()
-		s.iv.Months += iv.Months
-		s.iv.Days += iv.Days
-		s.iv.Micros += iv.Micros
+		var err error
+		s.iv, err = s.iv.Add(v.Interval())
+		return err
 	default:
 		s.f += v.Float()
 	}
@@ -261,7 +260,7 @@ func (s *sumState) Result() (types.Datum, error) {
 		return types.NewDecimal(total), nil
 	case types.Interval:
 		if s.avg {
-			return types.NewInterval(ScaleInterval(s.iv, 1/float64(s.n))), nil
+			return datumOf(types.NewInterval)(s.iv.Div(float64(s.n)))
 		}
 		return types.NewInterval(s.iv), nil
 	}

@@ -15,21 +15,11 @@ const (
 	microsPerMinute = 60 * microsPerSecond
 	microsPerHour   = 60 * microsPerMinute
 	unixEpochJulian = 2440588 // Julian day number of 1970-01-01
-	// PostgreSQL's date range: Julian day 0 (4714-11-24 BC) up to, not
-	// including, DATE_END_JULIAN; in days since 1970-01-01.
-	minDateDays = -unixEpochJulian
-	endDateDays = 2147483494 - unixEpochJulian
 )
 
-// splitMicros splits microseconds since 1970 into days and the time of day.
-func splitMicros(us int64) (days, tod int64) {
-	days = us / microsPerDay
-	tod = us - days*microsPerDay
-	if tod < 0 {
-		tod += microsPerDay
-		days--
-	}
-	return days, tod
+// daysIn returns the length of a month of an astronomical year.
+func daysIn(year, month int64) int64 {
+	return int64(time.Date(int(year), time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day())
 }
 
 // civil is a timestamp broken into calendar fields, PostgreSQL's pg_tm. The
@@ -40,7 +30,8 @@ type civil struct {
 	hour, minute, second, micros int64
 }
 
-// toCivil breaks a day and a time of day into calendar fields.
+// toCivil breaks a day and a time of day (as types.SplitTimestamp returns
+// them) into calendar fields.
 func toCivil(days, tod int64) civil {
 	y, m, d := time.Unix(days*86400, 0).UTC().Date()
 	return civil{

@@ -38,12 +38,13 @@ func init() {
 type partKind uint8
 
 const (
-	partNull    partKind = iota
-	partInt              // i
-	partSeconds          // i seconds and f microseconds, in seconds
-	partMillis           // i seconds and f microseconds, in milliseconds
-	partEpoch            // i seconds and f microseconds since an epoch
-	partJulian           // Julian day i plus f microseconds into the day
+	partNull       partKind = iota
+	partInt                 // i
+	partSeconds             // i seconds and f microseconds, in seconds
+	partMillis              // i seconds and f microseconds, in milliseconds
+	partEpoch               // i seconds and f microseconds since an epoch
+	partStampEpoch          // Unix epoch of timestamp i (microseconds since 2000)
+	partJulian              // Julian day i plus f microseconds into the day
 	partInf
 	partNegInf
 )
@@ -76,6 +77,12 @@ func (p partValue) float() types.Datum {
 		} else {
 			r = float64(p.i) + float64(p.f)/microsPerSecond
 		}
+	case partStampEpoch:
+		if p.i < unixMicrosEnd {
+			r = float64(p.i-types.UnixEpochTimestamp) / microsPerSecond
+		} else {
+			r = (float64(p.i) - types.UnixEpochTimestamp) / microsPerSecond
+		}
 	case partJulian:
 		r = float64(p.i) + (float64(p.f/microsPerSecond)+float64(p.f%microsPerSecond)/microsPerSecond)/86400
 	case partInf:
@@ -99,6 +106,8 @@ func (p partValue) numeric() (types.Datum, error) {
 		return types.NewDecimal(apd.New(p.i*microsPerSecond+p.f, -3)), nil
 	case partEpoch:
 		return numericDatum(NumericAdd(apd.New(p.i, 0), apd.New(p.f, -6)))
+	case partStampEpoch:
+		return stampEpochNumeric(p.i)
 	case partJulian:
 		frac, err := NumericDiv(apd.New(p.f, 0), apd.New(microsPerDay, 0))
 		if err != nil {
@@ -107,6 +116,27 @@ func (p partValue) numeric() (types.Datum, error) {
 		return numericDatum(NumericAdd(apd.New(p.i, 0), frac))
 	}
 	return types.NewDecimal(&apd.Decimal{Form: apd.Infinite, Negative: p.kind == partNegInf}), nil
+}
+
+// unixMicrosEnd is the first timestamp whose microseconds since 1970 do not
+// fit below 2^63-1: past it PostgreSQL computes epochs another way.
+const unixMicrosEnd = math.MaxInt64 + types.UnixEpochTimestamp
+
+// stampEpochNumeric is extract(epoch from timestamp) of ts: exact, except
+// from unixMicrosEnd (294247-01-10 04:00:54.775807) on, where PostgreSQL
+// divides in numeric at the scale its division picks (4 digits here).
+func stampEpochNumeric(ts int64) (types.Datum, error) {
+	if ts < unixMicrosEnd {
+		return types.NewDecimal(apd.New(ts-types.UnixEpochTimestamp, -6)), nil
+	}
+	us, err := NumericSub(apd.New(ts, 0), apd.New(types.UnixEpochTimestamp, 0))
+	if err == nil {
+		us, err = NumericDiv(us, apd.New(microsPerSecond, 0))
+	}
+	if err == nil {
+		us, err = NumericRound(us, 6)
+	}
+	return numericDatum(us, err)
 }
 
 // datePart extracts unit from v, a value of type t, with date_part's rules
@@ -121,13 +151,18 @@ func datePart(unit string, v types.Datum, t types.T, extract bool) (partValue, e
 	case types.Time:
 		return timePart(low, u, v.Micros())
 	case types.Date:
-		if !extract {
-			t = types.TTimestamp
+		if extract {
+			return instantPart(low, u, v.Date(), 0, t)
 		}
-		return instantPart(low, u, v.Date(), 0, t)
+		// date_part(unit, date) is date_part(unit, date::timestamp).
+		ts, err := types.DateToTimestamp(v.Date())
+		if err != nil {
+			return partValue{}, err
+		}
+		v, t = types.NewTimestamp(ts), types.TTimestamp
 	}
 	if us := v.Micros(); !isInfinite(us) {
-		days, tod := splitMicros(us)
+		days, tod := types.SplitTimestamp(us)
 		return instantPart(low, u, days, tod, t)
 	}
 	return instantPart(low, u, v.Micros(), 0, t)
@@ -207,7 +242,10 @@ func instantPart(low string, u dtUnit, days, tod int64, t types.T) (partValue, e
 		if isDate {
 			return intPart(days * 86400), nil
 		}
-		return partValue{kind: partEpoch, i: days*86400 + tod/microsPerSecond, f: tod % microsPerSecond}, nil
+		// The timestamp itself (typmod rounding can take it to the range's
+		// end, which JoinTimestamp reports as outside).
+		ts, _ := types.JoinTimestamp(days, tod)
+		return partValue{kind: partStampEpoch, i: ts}, nil
 	case unitTimezone, unitTimezoneHour, unitTimezoneMinute:
 		if t.Family == types.TimestampTZ {
 			return intPart(0), nil

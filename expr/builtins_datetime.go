@@ -9,8 +9,6 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-var errIntervalRange = pgerror.New(pgerror.CodeDatetimeFieldOverflow, "interval out of range")
-
 func init() {
 	now := func(f func(c *Ctx) types.Datum) builtinFn {
 		return func(c *Ctx, _ []types.Datum) (types.Datum, error) { return f(c), nil }
@@ -18,21 +16,18 @@ func init() {
 	// The current-time functions read the statement's clock, Ctx.Now: they
 	// are stable within a statement (not volatile) but must not be folded
 	// into a plan that outlives it.
-	stamp := func(c *Ctx) types.Datum { return types.NewTimestampTZ(c.Now.UnixMicro()) }
+	stamp := func(c *Ctx) types.Datum { return types.NewTimestampTZ(types.TimestampFromTime(c.Now)) }
 	for _, name := range []string{"now", "transaction_timestamp", "statement_timestamp"} {
 		RegisterBuiltin(name, sig(types.TTimestampTZ, now(stamp)))
 	}
 	RegisterBuiltin("clock_timestamp", volatile(sig(types.TTimestampTZ, func(*Ctx, []types.Datum) (types.Datum, error) {
-		return types.NewTimestampTZ(time.Now().UnixMicro()), nil
+		return types.NewTimestampTZ(types.TimestampFromTime(time.Now())), nil
 	})))
-	RegisterBuiltin("current_date", sig(types.TDate, now(func(c *Ctx) types.Datum {
-		days, _ := splitMicros(c.Now.UnixMicro())
-		return types.NewDate(days)
-	})))
+	RegisterBuiltin("current_date", sig(types.TDate, now(func(c *Ctx) types.Datum { return types.NewDate(today(c)) })))
 	currentWithPrecision("current_timestamp", types.TTimestampTZ, types.NewTimestampTZ)
 	currentWithPrecision("localtimestamp", types.TTimestamp, types.NewTimestamp)
 	timeOfDay := func(us int64) types.Datum {
-		_, tod := splitMicros(us)
+		_, tod := types.SplitTimestamp(us)
 		return types.NewTime(tod)
 	}
 	currentWithPrecision("current_time", types.TTime, timeOfDay)
@@ -41,10 +36,10 @@ func init() {
 	// timestamptz comes first: PostgreSQL prefers it for a date argument.
 	RegisterBuiltin("date_trunc",
 		sig(types.TTimestampTZ, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return datumOf(types.NewTimestampTZ)(truncTimestamp(a[0].Str(), a[1].Micros(), types.TTimestampTZ))
+			return truncTimestamp(a[0].Str(), a[1].Micros(), types.TTimestampTZ)
 		}, types.Text, types.TimestampTZ),
 		sig(types.TTimestamp, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return datumOf(types.NewTimestamp)(truncTimestamp(a[0].Str(), a[1].Micros(), types.TTimestamp))
+			return truncTimestamp(a[0].Str(), a[1].Micros(), types.TTimestamp)
 		}, types.Text, types.Timestamp),
 		sig(types.TInterval, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 			return datumOf(types.NewInterval)(truncInterval(a[0].Str(), a[1].Interval()))
@@ -52,8 +47,8 @@ func init() {
 
 	ageDatum := func(a, b int64) (types.Datum, error) { return datumOf(types.NewInterval)(age(a, b)) }
 	midnight := func(c *Ctx) int64 {
-		days, _ := splitMicros(c.Now.UnixMicro())
-		return days * microsPerDay
+		ts, _ := types.JoinTimestamp(today(c), 0)
+		return ts
 	}
 	for _, f := range []types.Family{types.TimestampTZ, types.Timestamp} {
 		RegisterBuiltin("age",
@@ -108,14 +103,20 @@ func currentWithPrecision(name string, t types.T, mk func(us int64) types.Datum)
 		zone = " WITH TIME ZONE"
 	}
 	RegisterBuiltin(name,
-		sig(t, func(c *Ctx, _ []types.Datum) (types.Datum, error) { return mk(c.Now.UnixMicro()), nil }),
+		sig(t, func(c *Ctx, _ []types.Datum) (types.Datum, error) { return mk(types.TimestampFromTime(c.Now)), nil }),
 		sig(t, func(c *Ctx, a []types.Datum) (types.Datum, error) {
 			p := a[0].Int()
 			if p < 0 {
 				return types.Null, pgerror.New(pgerror.CodeInvalidParameterValue, "%s(%d)%s precision must not be negative", what, p, zone)
 			}
-			return mk(roundToPrecision(c.Now.UnixMicro(), p)), nil
+			return mk(roundToPrecision(types.TimestampFromTime(c.Now), p)), nil
 		}, types.Int4))
+}
+
+// today is the statement's current date (UTC).
+func today(c *Ctx) int64 {
+	days, _ := types.SplitTimestamp(types.TimestampFromTime(c.Now))
+	return days
 }
 
 // roundToPrecision rounds microseconds half away from zero to p fractional
@@ -140,15 +141,17 @@ func pow10(n int) int64 {
 	return p
 }
 
-var errTimestampRange = pgerror.New(pgerror.CodeDatetimeFieldOverflow, "timestamp out of range")
-
 // truncTimestamp is date_trunc(unit, timestamp[tz]).
-func truncTimestamp(unit string, us int64, t types.T) (int64, error) {
+func truncTimestamp(unit string, us int64, t types.T) (types.Datum, error) {
+	mk := types.MakeTimestamp
+	if t.Family == types.TimestampTZ {
+		mk = types.MakeTimestampTZ
+	}
 	if isInfinite(us) {
-		return us, nil
+		return mk(us)
 	}
 	low, u := parseUnit(unit)
-	c := toCivil(splitMicros(us))
+	c := toCivil(types.SplitTimestamp(us))
 	switch u {
 	case unitWeek:
 		c = toCivil(c.days-(c.isoDow()-1), 0)
@@ -199,13 +202,13 @@ func truncTimestamp(unit string, us int64, t types.T) (int64, error) {
 		c.micros = c.micros / 1000 * 1000
 	case unitMicrosecond:
 	default:
-		return 0, unitError(low, u, t)
+		return types.Null, unitError(low, u, t)
 	}
-	r := civilDays(c.year, c.month, c.day)*microsPerDay + c.timeOfDay()
-	if r < minDateDays*microsPerDay {
-		return 0, errTimestampRange
+	r, ok := types.JoinTimestamp(civilDays(c.year, c.month, c.day), c.timeOfDay())
+	if !ok {
+		return types.Null, types.ErrTimestampRange()
 	}
-	return r, nil
+	return mk(r)
 }
 
 // truncInterval is date_trunc(unit, interval).
@@ -261,11 +264,13 @@ func truncInterval(unit string, iv types.IntervalValue) (types.IntervalValue, er
 
 // age is age(a, b): a - b as years, months and days counted on the
 // calendar, borrowing from b's month (or a's when a < b) as PostgreSQL does.
+// PostgreSQL 15 reads 'infinity' as the instant its stored value would be
+// (early in 294277) and refuses '-infinity', which lies before Julian day 0.
 func age(a, b int64) (types.IntervalValue, error) {
-	if isInfinite(a) || isInfinite(b) {
-		return types.IntervalValue{}, errTimestampRange
+	if a == types.DateTimeNegInfinity || b == types.DateTimeNegInfinity {
+		return types.IntervalValue{}, types.ErrTimestampRange()
 	}
-	c1, c2 := toCivil(splitMicros(a)), toCivil(splitMicros(b))
+	c1, c2 := toCivil(types.SplitTimestamp(a)), toCivil(types.SplitTimestamp(b))
 	d := civil{
 		year: c1.year - c2.year, month: c1.month - c2.month, day: c1.day - c2.day,
 		hour: c1.hour - c2.hour, minute: c1.minute - c2.minute, second: c1.second - c2.second, micros: c1.micros - c2.micros,
@@ -295,7 +300,7 @@ func age(a, b int64) (types.IntervalValue, error) {
 		d.day--
 	}
 	for d.day < 0 {
-		d.day += int64(daysIn(int(borrow.year), time.Month(borrow.month)))
+		d.day += daysIn(borrow.year, borrow.month)
 		d.month--
 	}
 	for d.month < 0 {
@@ -312,28 +317,36 @@ func negateCivil(c civil) civil {
 	return civil{year: -c.year, month: -c.month, day: -c.day, hour: -c.hour, minute: -c.minute, second: -c.second, micros: -c.micros}
 }
 
-// validDate returns the days since 1970 of a date given with a signed year
-// (negative years are BC), and false when a field is out of range.
-func validDate(year, month, day int64) (int64, bool) {
-	if year < 0 {
-		year++
-	} else if year == 0 {
-		return 0, false
+// dateArgs resolves the date arguments of make_date and make_timestamp
+// (negative years are BC) as PostgreSQL's ValidateDate does: the days since
+// 1970 and the astronomical year (1 BC is 0), with fieldOK false for a date
+// that does not exist and julianOK false outside the Julian-day range
+// (IS_VALID_JULIAN: 4713-11-01 BC to 5874898-05-31).
+func dateArgs(year, month, day int64) (days, astro int64, fieldOK, julianOK bool) {
+	astro = year
+	switch {
+	case year == math.MinInt32 || year == 0:
+		// PostgreSQL negates a BC year in 32 bits, so -2^31 stays negative.
+		return 0, year, false, false
+	case year < 0:
+		astro = year + 1
 	}
-	if month < 1 || month > 12 || day < 1 || day > int64(daysIn(int(year), time.Month(month))) {
-		return 0, false
+	if month < 1 || month > 12 || day < 1 || day > daysIn(astro, month) {
+		return 0, astro, false, false
 	}
-	return civilDays(year, month, day), true
+	julianOK = (astro > -4713 || astro == -4713 && month >= 11) && (astro < 5874898 || astro == 5874898 && month < 6)
+	return civilDays(astro, month, day), astro, true, julianOK
 }
 
-// makeDate is make_date(year, month, day).
+// makeDate is make_date(year, month, day); its errors show the
+// astronomical year, as PostgreSQL's do.
 func makeDate(year, month, day int64) (int64, error) {
-	days, ok := validDate(year, month, day)
-	if !ok {
-		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "date field value out of range: %d-%02d-%02d", year, month, day)
+	days, astro, fieldOK, julianOK := dateArgs(year, month, day)
+	if !fieldOK {
+		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "date field value out of range: %d-%02d-%02d", astro, month, day)
 	}
-	if days < minDateDays || days >= endDateDays {
-		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "date out of range: %d-%02d-%02d", year, month, day)
+	if !julianOK || !types.ValidDate(days) {
+		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "date out of range: %d-%02d-%02d", astro, month, day)
 	}
 	return days, nil
 }
@@ -360,23 +373,29 @@ func formatG(f float64, width int) string {
 
 // makeTimestamp is make_timestamp(year, month, day, hour, min, sec).
 func makeTimestamp(year, month, day, hour, minute int64, sec float64) (int64, error) {
-	days, err := makeDate(year, month, day)
-	if err != nil {
-		return 0, err
+	days, _, fieldOK, julianOK := dateArgs(year, month, day)
+	if !fieldOK {
+		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "date field value out of range: %d-%02d-%02d", year, month, day)
+	}
+	if !julianOK {
+		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "date out of range: %d-%02d-%02d", year, month, day)
 	}
 	tod, err := makeTime(hour, minute, sec)
 	if err != nil {
 		return 0, err
 	}
-	if days > (types.EndTimestamp-1-tod)/microsPerDay {
+	ts, ok := types.JoinTimestamp(days, tod)
+	if !ok {
 		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "timestamp out of range: %d-%02d-%02d %d:%02d:%s",
 			year, month, day, hour, minute, formatG(sec, 2))
 	}
-	return days*microsPerDay + tod, nil
+	return ts, nil
 }
 
 // makeInterval is make_interval(years, months, weeks, days, hours, mins,
-// secs), every argument defaulting to zero.
+// secs), every argument defaulting to zero. PostgreSQL 15 checks only that
+// secs is finite: its fields wrap around on overflow (32-bit months and
+// days, 64-bit microseconds), which this reproduces.
 func makeInterval(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	var f [7]int64
 	for i := range min(len(a), 6) {
@@ -387,16 +406,22 @@ func makeInterval(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		secs = a[6].Float()
 	}
 	if math.IsInf(secs, 0) || math.IsNaN(secs) {
-		return types.Null, errIntervalRange
+		return types.Null, types.ErrIntervalRange()
 	}
-	months, days := f[0]*12+f[1], f[2]*7+f[3]
-	secUs := math.RoundToEven(secs * microsPerSecond)
-	clock := f[4]*microsPerHour + f[5]*microsPerMinute
-	us := clock + int64(secUs)
-	if months != int64(int32(months)) || days != int64(int32(days)) || math.Abs(secUs) >= 1<<62 || (us > clock) != (secUs > 0) {
-		return types.Null, errIntervalRange
+	return types.NewInterval(types.IntervalValue{
+		Months: int32(f[0]*12 + f[1]),
+		Days:   int32(f[2]*7 + f[3]),
+		Micros: f[4]*microsPerHour + f[5]*microsPerMinute + truncToInt64(math.RoundToEven(secs*microsPerSecond)),
+	}), nil
+}
+
+// truncToInt64 converts f to an integer as C's cast does on x86-64, where
+// PostgreSQL's results come from: a value out of range gives -2^63.
+func truncToInt64(f float64) int64 {
+	if f >= -math.MinInt64 || f < math.MinInt64 {
+		return math.MinInt64
 	}
-	return types.NewInterval(types.IntervalValue{Months: int32(months), Days: int32(days), Micros: us}), nil
+	return int64(f)
 }
 
 // toTimestamp is to_timestamp(seconds since the Unix epoch).
@@ -410,14 +435,16 @@ func toTimestamp(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	case math.IsInf(secs, -1):
 		return types.NewTimestampTZ(types.DateTimeNegInfinity), nil
 	}
-	// PostgreSQL rounds relative to its own epoch, 2000-01-01.
-	const pgEpochSecs = 946684800
-	us := math.RoundToEven((secs-pgEpochSecs)*microsPerSecond) + pgEpochSecs*microsPerSecond
-	if secs < float64(minDateDays)*86400 || us >= float64(types.EndTimestamp) {
+	// Seconds since 2000-01-01, rounded to microseconds as PostgreSQL does.
+	us := math.RoundToEven((secs - pgEpochUnixSecs) * microsPerSecond)
+	if us >= -math.MinInt64 || us < math.MinInt64 || !types.ValidTimestamp(int64(us)) {
 		return types.Null, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "timestamp out of range: \"%s\"", formatG(secs, 0))
 	}
 	return types.NewTimestampTZ(int64(us)), nil
 }
+
+// pgEpochUnixSecs is PostgreSQL's epoch, 2000-01-01, in seconds since 1970.
+const pgEpochUnixSecs = 946684800
 
 // justifyDays turns each 30 days into a month.
 func justifyDays(iv types.IntervalValue) (types.IntervalValue, error) {
@@ -430,8 +457,8 @@ func justifyDays(iv types.IntervalValue) (types.IntervalValue, error) {
 		days -= 30
 		months++
 	}
-	if months != int64(int32(months)) {
-		return iv, errIntervalRange
+	if !fitsInt32(months) {
+		return iv, types.ErrIntervalRange()
 	}
 	return types.IntervalValue{Months: int32(months), Days: days, Micros: iv.Micros}, nil
 }
@@ -439,8 +466,8 @@ func justifyDays(iv types.IntervalValue) (types.IntervalValue, error) {
 // justifyHours turns each 24 hours into a day.
 func justifyHours(iv types.IntervalValue) (types.IntervalValue, error) {
 	days, us := sameSign(int64(iv.Days)+iv.Micros/microsPerDay, iv.Micros%microsPerDay)
-	if days != int64(int32(days)) {
-		return iv, errIntervalRange
+	if !fitsInt32(days) {
+		return iv, types.ErrIntervalRange()
 	}
 	return types.IntervalValue{Months: iv.Months, Days: int32(days), Micros: us}, nil
 }
@@ -458,12 +485,22 @@ func sameSign(days, us int64) (int64, int64) {
 }
 
 // justifyInterval justifies hours into days and days into months, giving
-// every field the same sign.
+// every field the same sign, in PostgreSQL's steps (months are checked
+// after each step that adds to them).
 func justifyInterval(iv types.IntervalValue) (types.IntervalValue, error) {
-	days := int64(iv.Days) + iv.Micros/microsPerDay
-	us := iv.Micros % microsPerDay
-	months := int64(iv.Months) + days/30
-	days %= 30
+	months, days, us := int64(iv.Months), int64(iv.Days), iv.Micros
+	if days > 0 && us > 0 || days < 0 && us < 0 {
+		// Justify days first when that keeps the sum of days in range.
+		months, days = months+days/30, days%30
+		if !fitsInt32(months) {
+			return iv, types.ErrIntervalRange()
+		}
+	}
+	days, us = days+us/microsPerDay, us%microsPerDay
+	months, days = months+days/30, days%30
+	if !fitsInt32(months) {
+		return iv, types.ErrIntervalRange()
+	}
 	if months > 0 && (days < 0 || (days == 0 && us < 0)) {
 		days += 30
 		months--
@@ -472,8 +509,7 @@ func justifyInterval(iv types.IntervalValue) (types.IntervalValue, error) {
 		months++
 	}
 	days, us = sameSign(days, us)
-	if months != int64(int32(months)) {
-		return iv, errIntervalRange
-	}
 	return types.IntervalValue{Months: int32(months), Days: int32(days), Micros: us}, nil
 }
+
+func fitsInt32(v int64) bool { return v == int64(int32(v)) }

@@ -128,8 +128,9 @@ func numericSeries(inclusive bool) func(*Ctx, []types.Datum) (SetIter, error) {
 	}
 }
 
-// timestampSeries steps timestamps (mk makes the datum) by an interval,
-// stopping before a value out of range.
+// timestampSeries steps timestamps (mk makes the datum) by an interval. As
+// in PostgreSQL, each value's successor is computed before the value is
+// returned, and one out of range is an error.
 func timestampSeries(mk func(int64) types.Datum, inclusive bool) func(*Ctx, []types.Datum) (SetIter, error) {
 	return func(_ *Ctx, a []types.Datum) (SetIter, error) {
 		cur, stop, step := a[0].Micros(), a[1].Micros(), a[2].Interval()
@@ -137,14 +138,15 @@ func timestampSeries(mk func(int64) types.Datum, inclusive bool) func(*Ctx, []ty
 		if sign == 0 {
 			return nil, errZeroStep()
 		}
-		done := false
 		return func() (types.Datum, bool, error) {
-			if done || !inRange(int64Cmp(cur, stop), sign > 0, inclusive) {
+			if !inRange(int64Cmp(cur, stop), sign > 0, inclusive) {
 				return types.Null, false, nil
 			}
 			v := cur
-			next, err := AddInterval(cur, step)
-			cur, done = next, err != nil
+			var err error
+			if cur, err = types.TimestampAddInterval(cur, step); err != nil {
+				return types.Null, false, err
+			}
 			return mk(v), true, nil
 		}, nil
 	}

@@ -19,7 +19,7 @@ func init() {
 			if isInfinite(us) || format == "" {
 				return types.Null, nil
 			}
-			return types.NewString(string(formatTimestamp(nil, toCivil(splitMicros(us)), tz, format))), nil
+			return types.NewString(string(formatTimestamp(nil, toCivil(types.SplitTimestamp(us)), tz, format))), nil
 		}
 	}
 	// timestamptz comes first: PostgreSQL prefers it for a date argument.

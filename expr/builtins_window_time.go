@@ -7,20 +7,24 @@ import (
 
 // Time bucketing: PostgreSQL's date_bin and the tumble_start/tumble_end
 // functions behind TUMBLE windows (RisingWave's), over timestamp and
-// timestamptz alike: both count microseconds, timestamptz from the UTC
-// epoch.
+// timestamptz alike (both count microseconds, timestamptz in UTC). TUMBLE
+// and HOP windows align on the Unix epoch (plus an optional offset),
+// date_bin on its origin argument.
 func init() {
 	for _, ts := range []struct {
 		t  types.T
-		mk func(int64) types.Datum
-	}{{types.TTimestamp, types.NewTimestamp}, {types.TTimestampTZ, types.NewTimestampTZ}} {
+		mk func(int64) (types.Datum, error)
+	}{{types.TTimestamp, types.MakeTimestamp}, {types.TTimestampTZ, types.MakeTimestampTZ}} {
 		f := ts.t.Family
 		bin := func(stride types.Datum, source, origin int64, end bool) (types.Datum, error) {
 			start, err := binStart(stride.Interval(), source, origin)
 			if err == nil && end {
-				start += strideMicros(stride.Interval())
+				start, err = types.TimestampAddInterval(start, stride.Interval())
 			}
-			return ts.mk(start), err
+			if err != nil {
+				return types.Null, err
+			}
+			return ts.mk(start)
 		}
 		RegisterBuiltin("date_bin", sig(ts.t, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 			return bin(a[0], a[1].Int(), a[2].Int(), false)
@@ -29,54 +33,80 @@ func init() {
 			end := name == "tumble_end"
 			RegisterBuiltin(name,
 				sig(ts.t, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-					return bin(a[1], a[0].Int(), 0, end)
+					return bin(a[1], a[0].Int(), types.UnixEpochTimestamp, end)
 				}, f, types.Interval),
 				sig(ts.t, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-					return bin(a[1], a[0].Int(), strideMicros(a[2].Interval()), end)
+					origin, err := types.TimestampAddInterval(types.UnixEpochTimestamp, a[2].Interval())
+					if err != nil {
+						return types.Null, err
+					}
+					return bin(a[1], a[0].Int(), origin, end)
 				}, f, types.Interval, types.Interval))
 		}
 	}
 }
 
 // strideMicros is the length of an interval without months, in
-// microseconds.
-func strideMicros(iv types.IntervalValue) int64 {
-	return int64(iv.Days)*microsPerDay + iv.Micros
+// microseconds, and false when it overflows 64 bits.
+func strideMicros(iv types.IntervalValue) (int64, bool) {
+	days, ok := types.MulInt64(int64(iv.Days), microsPerDay)
+	if !ok {
+		return 0, false
+	}
+	return types.AddInt64(days, iv.Micros)
 }
 
 // WindowWidth returns the length in microseconds of a time-window size or
 // slide, and false unless it is a positive interval without months (which
-// have no fixed length).
+// have no fixed length) that fits 64 bits.
 func WindowWidth(iv types.IntervalValue) (int64, bool) {
-	us := strideMicros(iv)
-	return us, iv.Months == 0 && us > 0
+	us, ok := strideMicros(iv)
+	return us, ok && iv.Months == 0 && us > 0
 }
 
 // binStart returns the start of the bin of width stride, aligned on origin,
-// that holds source (all in microseconds), as date_bin does.
+// that holds source (all timestamps), with date_bin's errors: an infinite
+// source is its own bin.
 func binStart(stride types.IntervalValue, source, origin int64) (int64, error) {
+	if isInfinite(source) {
+		return source, nil
+	}
+	if isInfinite(origin) {
+		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "origin out of range")
+	}
 	if stride.Months != 0 {
 		return 0, pgerror.New(pgerror.CodeFeatureNotSupported, "timestamps cannot be binned into intervals containing months or years")
 	}
-	width := strideMicros(stride)
+	width, ok := strideMicros(stride)
+	if !ok {
+		return 0, types.ErrIntervalRange()
+	}
 	if width <= 0 {
 		return 0, pgerror.New(pgerror.CodeInvalidParameterValue, "stride must be greater than zero")
 	}
-	delta := source - origin
-	rem := delta % width
-	if rem < 0 {
-		rem += width
+	delta, ok := types.SubInt64(source, origin)
+	if !ok {
+		return 0, types.ErrIntervalRange()
 	}
-	return source - rem, nil
+	rem := delta % width
+	start := origin + delta - rem
+	if rem < 0 {
+		// Round down, not toward the origin; this can leave the range.
+		if start, ok = types.SubInt64(start, width); !ok || !types.ValidTimestamp(start) {
+			return 0, types.ErrTimestampRange()
+		}
+	}
+	return start, nil
 }
 
 // hopStarts yields the starts of the hopping windows of width size, one
-// every slide (aligned on the epoch), that hold source, in ascending order:
-// the starts s with s <= source < s + size.
-func hopStarts(mk func(int64) types.Datum) func(*Ctx, []types.Datum) (SetIter, error) {
+// every slide (aligned on the Unix epoch), that hold source, in ascending
+// order: the starts s with s <= source < s + size. An infinite source is
+// its only window's start.
+func hopStarts(mk func(int64) (types.Datum, error)) func(*Ctx, []types.Datum) (SetIter, error) {
 	return func(_ *Ctx, a []types.Datum) (SetIter, error) {
-		slide, size := a[1].Interval(), a[2].Interval()
-		last, err := binStart(slide, a[0].Int(), 0)
+		source, slide, size := a[0].Int(), a[1].Interval(), a[2].Interval()
+		last, err := binStart(slide, source, types.UnixEpochTimestamp)
 		if err != nil {
 			return nil, err
 		}
@@ -84,27 +114,37 @@ func hopStarts(mk func(int64) types.Datum) func(*Ctx, []types.Datum) (SetIter, e
 		if !ok {
 			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "window size must be a positive interval without months or years")
 		}
-		step, into := strideMicros(slide), a[0].Int()-last
+		step, _ := strideMicros(slide)
+		into := source - last
 		if into >= width {
 			// Windows narrower than their slide leave gaps.
 			return noValues, nil
 		}
 		// The first start is the lowest multiple of step above source - width.
-		cur := last - (width-1-into)/step*step
+		cur, ok := types.SubInt64(last, (width-1-into)/step*step)
+		switch {
+		case isInfinite(last):
+			cur = last
+		case !ok:
+			return nil, types.ErrTimestampRange()
+		}
+		done := false
 		return func() (types.Datum, bool, error) {
-			if cur > last {
+			if done {
 				return types.Null, false, nil
 			}
-			cur += step
-			return mk(cur - step), true, nil
+			v := cur
+			cur, done = cur+step, cur == last
+			d, err := mk(v)
+			return d, err == nil, err
 		}, nil
 	}
 }
 
 func init() {
 	RegisterSetBuiltin("hop_window_starts",
-		Overload{Args: []types.Family{types.Timestamp, types.Interval, types.Interval}, Ret: Returns(types.TTimestamp), Set: hopStarts(types.NewTimestamp)},
-		Overload{Args: []types.Family{types.TimestampTZ, types.Interval, types.Interval}, Ret: Returns(types.TTimestampTZ), Set: hopStarts(types.NewTimestampTZ)})
+		Overload{Args: []types.Family{types.Timestamp, types.Interval, types.Interval}, Ret: Returns(types.TTimestamp), Set: hopStarts(types.MakeTimestamp)},
+		Overload{Args: []types.Family{types.TimestampTZ, types.Interval, types.Interval}, Ret: Returns(types.TTimestampTZ), Set: hopStarts(types.MakeTimestampTZ)})
 }
 
 // HopStartsColumn reports the input column of f when f is
@@ -124,7 +164,7 @@ func HopStartsColumn(f *SetFunc) (col int, ok bool) {
 
 // HopLowestStart returns the lowest window start that hop_window_starts f
 // (see HopStartsColumn) yields for any time at or above w: the lowest
-// multiple of the slide above w - size.
+// multiple of the slide (from the Unix epoch) above w - size.
 func HopLowestStart(f *SetFunc, w types.Datum) (types.Datum, error) {
 	slide, size := f.Args[1].(*Const).V, f.Args[2].(*Const).V
 	if slide.IsNull() || size.IsNull() {
@@ -134,13 +174,23 @@ func HopLowestStart(f *SetFunc, w types.Datum) (types.Datum, error) {
 	if !ok {
 		return types.Null, nil
 	}
-	start, err := binStart(slide.Interval(), w.Int()-width, 0)
+	mk := types.MakeTimestamp
+	if f.T.Family == types.TimestampTZ {
+		mk = types.MakeTimestampTZ
+	}
+	if isInfinite(w.Int()) {
+		return mk(w.Int())
+	}
+	from, ok := types.SubInt64(w.Int(), width)
+	if !ok {
+		return types.Null, types.ErrTimestampRange()
+	}
+	start, err := binStart(slide.Interval(), from, types.UnixEpochTimestamp)
+	if err == nil {
+		start, err = types.TimestampAddInterval(start, slide.Interval())
+	}
 	if err != nil {
 		return types.Null, err
 	}
-	start += strideMicros(slide.Interval())
-	if f.T.Family == types.TimestampTZ {
-		return types.NewTimestampTZ(start), nil
-	}
-	return types.NewTimestamp(start), nil
+	return mk(start)
 }

@@ -55,7 +55,7 @@ func TestHopStarts(t *testing.T) {
 		{ts: -1, slide: min, size: 2 * min, want: []int64{-2 * min, -min}},
 	}
 	for _, tc := range tests {
-		it, err := hopStarts(types.NewTimestamp)(nil, []types.Datum{types.NewTimestamp(tc.ts), iv(tc.slide), iv(tc.size)})
+		it, err := hopStarts(types.MakeTimestamp)(nil, []types.Datum{types.NewTimestamp(tc.ts), iv(tc.slide), iv(tc.size)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,47 +5,58 @@ import (
 
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/types"
 )
 
-// Build turns a logical plan into a batch operator tree, pushing filters
-// into joins and hashing equi-joins on the way.
-func Build(n Node) exec.Op {
+// Build turns a logical plan into a batch operator tree: it orders its
+// inner joins by the row counts of env's storage (see OrderJoins; env may
+// be nil), pushes filters into joins and hashes equi-joins.
+func Build(n Node, env *exec.Env) exec.Op {
+	return build(OrderJoins(n, StorageRowCounts(env)))
+}
+
+// tableScan returns the operator that reads table t.
+func tableScan(t *meta.Table) *exec.TableScan {
+	ts := make([]types.T, len(t.Columns))
+	for i, c := range t.Columns {
+		ts[i] = c.Type
+	}
+	return &exec.TableScan{TableID: t.ID, Types: ts, RowBlocks: t.RowBlocks}
+}
+
+func build(n Node) exec.Op {
 	switch x := n.(type) {
 	case *Scan:
-		ts := make([]types.T, len(x.Table.Columns))
-		for i, c := range x.Table.Columns {
-			ts[i] = c.Type
-		}
-		return &exec.TableScan{TableID: x.Table.ID, Types: ts, RowBlocks: x.Table.RowBlocks}
+		return tableScan(x.Table)
 	case *Values:
 		return &exec.Values{Rows: x.Rows}
 	case *Filter:
 		if j, ok := x.Input.(*Join); ok && j.Kind == InnerJoin {
-			return Build(pushIntoJoin(j, x.Cond))
+			return build(pushIntoJoin(j, x.Cond))
 		}
-		return &exec.Filter{Input: Build(x.Input), Cond: x.Cond}
+		return &exec.Filter{Input: build(x.Input), Cond: x.Cond}
 	case *Project:
-		return &exec.Project{Input: Build(x.Input), Exprs: x.Exprs}
+		return &exec.Project{Input: build(x.Input), Exprs: x.Exprs}
 	case *Join:
 		return buildJoin(x)
 	case *Apply:
-		return &exec.Apply{Kind: x.Kind, Left: Build(x.L), Right: Build(x.R), On: x.On,
+		return &exec.Apply{Kind: x.Kind, Left: build(x.L), Right: build(x.R), On: x.On,
 			LeftWidth: len(x.L.Columns()), RightWidth: len(x.R.Columns())}
 	case *ProjectSet:
-		return &exec.ProjectSet{Input: Build(x.Input), Funcs: x.Funcs, Ordinality: x.Ordinality}
+		return &exec.ProjectSet{Input: build(x.Input), Funcs: x.Funcs, Ordinality: x.Ordinality}
 	case *Aggregate:
-		return &exec.HashAgg{Input: Build(x.Input), Group: x.Group, Aggs: x.Aggs}
+		return &exec.HashAgg{Input: build(x.Input), Group: x.Group, Aggs: x.Aggs}
 	case *Distinct:
-		return &exec.Distinct{Input: Build(x.Input)}
+		return &exec.Distinct{Input: build(x.Input)}
 	case *Sort:
-		return &exec.Sort{Input: Build(x.Input), Keys: execKeys(x.Keys)}
+		return &exec.Sort{Input: build(x.Input), Keys: execKeys(x.Keys)}
 	case *Window:
-		return &exec.Window{Input: Build(x.Input), Partition: x.Partition, Order: execKeys(x.Order), Funcs: x.Funcs}
+		return &exec.Window{Input: build(x.Input), Partition: x.Partition, Order: execKeys(x.Order), Funcs: x.Funcs}
 	case *Limit:
-		return &exec.Limit{Input: Build(x.Input), Count: x.Count, Offset: x.Offset}
+		return &exec.Limit{Input: build(x.Input), Count: x.Count, Offset: x.Offset}
 	case *SetOp:
-		return &exec.SetOp{Kind: x.Kind, All: x.All, L: Build(x.L), R: Build(x.R)}
+		return &exec.SetOp{Kind: x.Kind, All: x.All, L: build(x.L), R: build(x.R)}
 	}
 	panic("planner: unknown node")
 }
@@ -93,7 +104,7 @@ func pushIntoJoin(j *Join, cond expr.Expr) *Join {
 func buildJoin(j *Join) exec.Op {
 	j = pushOnDown(j)
 	nl, nr := len(j.L.Columns()), len(j.R.Columns())
-	op := &exec.Join{Kind: j.Kind, Left: Build(j.L), Right: Build(j.R), LeftWidth: nl, RightWidth: nr}
+	op := &exec.Join{Kind: j.Kind, Left: build(j.L), Right: build(j.R), LeftWidth: nl, RightWidth: nr}
 	op.LeftKeys, op.RightKeys, op.On = equiJoin(j.On, nl)
 	return op
 }
@@ -117,7 +128,7 @@ func equiJoin(on expr.Expr, nl int) (left, right []expr.Expr, residual expr.Expr
 	}
 	var rest []expr.Expr
 	for _, c := range conjuncts(on) {
-		if b, ok := c.(*expr.Binary); ok && b.Op == "=" && b.L.Type().Family == b.R.Type().Family {
+		if b, ok := hashEquality(c); ok {
 			ls, rs := side(b.L, nl), side(b.R, nl)
 			if ls == sideLeft && rs == sideRight {
 				left = append(left, b.L)
@@ -136,6 +147,12 @@ func equiJoin(on expr.Expr, nl int) (left, right []expr.Expr, residual expr.Expr
 		residual = andOf(rest)
 	}
 	return left, right, residual
+}
+
+// hashEquality returns c as an equality whose operands can be hash keys.
+func hashEquality(c expr.Expr) (*expr.Binary, bool) {
+	b, ok := c.(*expr.Binary)
+	return b, ok && b.Op == "=" && b.L.Type().Family == b.R.Type().Family
 }
 
 func conjuncts(e expr.Expr) []expr.Expr {
@@ -217,7 +234,7 @@ type subPlan struct {
 
 // Run implements expr.SubPlan.
 func (p *subPlan) Run(c *expr.Ctx, emit func([]types.Datum) (bool, error)) error {
-	p.once.Do(func() { p.op = Build(p.node) })
+	p.once.Do(func() { p.op = Build(p.node, exec.EnvFrom(c.Context)) })
 	return p.op.Run(c, emit)
 }
 

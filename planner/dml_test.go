@@ -58,7 +58,7 @@ func TestBindInsert(t *testing.T) {
 				t.Fatal(err)
 			}
 			ins := p.(*planner.Insert)
-			rows, err := exec.Collect(expr.NewCtx(context.Background(), nil), planner.Build(ins.Source))
+			rows, err := exec.Collect(expr.NewCtx(context.Background(), nil), planner.Build(ins.Source, nil))
 			if err != nil {
 				t.Fatal(err)
 			}

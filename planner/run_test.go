@@ -35,7 +35,7 @@ func checkRows(t *testing.T, tests []rowsCase) {
 func runQuery(t *testing.T, sql string, params ...types.Datum) []string {
 	t.Helper()
 	n := mustBind(t, sql)
-	rows, err := exec.Collect(expr.NewCtx(context.Background(), params), planner.Build(n))
+	rows, err := exec.Collect(expr.NewCtx(context.Background(), params), planner.Build(n, nil))
 	if err != nil {
 		t.Fatalf("run %q: %v", sql, err)
 	}

@@ -100,7 +100,7 @@ func TestTableFunctionErrors(t *testing.T) {
 		n, _, err := bindQuery(t, tt.sql)
 		if err == nil {
 			// Errors of the functions' arguments come when they run.
-			_, err = exec.Collect(expr.NewCtx(context.Background(), nil), planner.Build(n))
+			_, err = exec.Collect(expr.NewCtx(context.Background(), nil), planner.Build(n, nil))
 		}
 		if pe := pgerror.From(err); err == nil || pe.Code != tt.code || pe.Message != tt.msg {
 			t.Errorf("%s: got %v, want %s %s", tt.sql, err, tt.code, tt.msg)

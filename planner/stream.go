@@ -410,7 +410,7 @@ func (p *streamPlanner) planConstant(x *ProjectSet) (*stream, error) {
 		return nil, err
 	}
 	var rows [][]types.Datum
-	err = Build(x).Run(expr.NewCtx(context.Background(), nil), func(row []types.Datum) (bool, error) {
+	err = Build(x, nil).Run(expr.NewCtx(context.Background(), nil), func(row []types.Datum) (bool, error) {
 		if len(rows) == maxConstantRows {
 			return false, pgerror.New(pgerror.CodeProgramLimitExceeded, "set-returning functions in a materialized view may produce at most %d rows", maxConstantRows)
 		}

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/streamdb/streamdb/dataflow"
-	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
 )
@@ -37,13 +36,10 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	if j.Kind == FullJoin {
-		r.appendPresenceMarker()
-	}
 	spec := &dataflow.HashJoinSpec{Kind: j.Kind, LeftKey: l.columnsFor(lk), RightKey: r.columnsFor(rk),
 		LeftStreamKey: l.key, RightStreamKey: r.key, WindowKey: window >= 0,
 		Interval:   intervalBounds(j, [2]bool{l.appendOnly, r.appendOnly}),
-		LeftUnread: p.unread(l, j.L), RightUnread: p.unread(r, j.R)}
+		LeftUnread: p.unread(l, j.L), RightUnread: p.unread(r, j.R), RightPresence: j.Kind == FullJoin}
 	inputs := []dataflow.InputSpec{p.input(l, hashOn(spec.LeftKey)), p.input(r, hashOn(spec.RightKey))}
 	lw := len(l.cols)
 	spec.LeftTypes, spec.RightTypes = typesOf(l.cols), typesOf(r.cols)
@@ -58,9 +54,13 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 		})
 	}
 	spec.LeftTable, spec.RightTable = p.alloc(), p.alloc()
+	cols := slices.Concat(l.cols, r.cols)
+	if spec.RightPresence {
+		cols = append(cols, Column{Name: "_right_present", T: types.TBool, Hidden: true})
+	}
 	out := &stream{
-		cols:       slices.Concat(l.cols, r.cols),
-		key:        joinStreamKey(j.Kind, l.key, spec.LeftKey, shiftCols(r.key, lw), shiftCols(spec.RightKey, lw), lw+len(r.cols)),
+		cols:       cols,
+		key:        joinStreamKey(j.Kind, l.key, spec.LeftKey, shiftCols(r.key, lw), shiftCols(spec.RightKey, lw), len(cols)),
 		appendOnly: j.Kind == InnerJoin && l.appendOnly && r.appendOnly,
 		frag:       p.newFragment(false, inputs, spec),
 	}
@@ -75,32 +75,17 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	return out, nil
 }
 
-// appendPresenceMarker appends a hidden column that is TRUE in every row of
-// s, so that after a full join it is NULL exactly in the rows whose right
-// side is padding. A left-padded and a right-padded row can agree on every
-// key column otherwise: all NULL when both sides' keys are empty or
-// nullable (two global aggregates, groups of NULL), and PostgreSQL returns
-// both rows.
-func (s *stream) appendPresenceMarker() {
-	exprs := make([]expr.Expr, len(s.cols)+1)
-	for i := range s.cols {
-		exprs[i] = s.ref(i)
-	}
-	exprs[len(s.cols)] = expr.NewConst(types.NewBool(true), types.TBool)
-	s.project(exprs, append(slices.Clone(s.cols), Column{Name: "_right_present", T: types.TBool, Hidden: true}))
-}
-
-// joinStreamKey is the output key of a join: both inputs' keys plus the
-// join key of a side that is never NULL-padded (both sides' for a full
-// join, and the right side's presence marker, its last column), without
-// repeats.
-func joinStreamKey(kind JoinKind, lkey, ljoin, rkey, rjoin []int, rwidth int) []int {
+// joinStreamKey is the output key of a join of width columns: both
+// inputs' keys plus the join key of a side that is never NULL-padded (both
+// sides' for a full join, and its presence column, the last:
+// HashJoinSpec.RightPresence), without repeats.
+func joinStreamKey(kind JoinKind, lkey, ljoin, rkey, rjoin []int, width int) []int {
 	parts := [][]int{lkey, rkey, ljoin}
 	switch kind {
 	case RightJoin:
 		parts[2] = rjoin
 	case FullJoin:
-		parts = append(parts, rjoin, []int{rwidth - 1})
+		parts = append(parts, rjoin, []int{width - 1})
 	}
 	var out []int
 	for _, p := range parts {

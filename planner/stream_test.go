@@ -296,18 +296,20 @@ Fragment 0 (parallelism default)
 			cols: "a integer, x bigint, _row_id bigint hidden", pk: "[0 2]", tables: 2,
 		},
 		{
+			// The join's presence column tells a left-padded row from a
+			// right-padded one whose other key columns are NULL too.
 			name: "full join keeps both keys hidden",
 			sql:  "SELECT t.b, u.y FROM t FULL JOIN u ON t.a = u.a AND t.c <> u.y",
 			graph: `
 Fragment 1 (parallelism default)
-  Materialize table=99 pk=[2 3 4]
-    Exchange Hash[2 3 4] <- Fragment 0
+  Materialize table=99 pk=[2 3 4 5]
+    Exchange Hash[2 3 4 5] <- Fragment 0
 Fragment 0 (parallelism default)
-  Project [$1, $8, $0, $9, $6]
+  Project [$1, $8, $0, $9, $6, $10]
     HashJoin Full left=[0] right=[0] cond=($2 <> ($8)::text)
       Exchange Hash[0] <- Table t
       Exchange Hash[0] <- Table u`,
-			cols: "b integer, y character varying(10), a integer hidden, _row_id bigint hidden, a_1 integer hidden", pk: "[2 3 4]", tables: 2,
+			cols: "b integer, y character varying(10), a integer hidden, _row_id bigint hidden, a_1 integer hidden, _right_present boolean hidden", pk: "[2 3 4 5]", tables: 2,
 		},
 		{
 			name: "computed join key",

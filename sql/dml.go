@@ -229,14 +229,15 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	stmtCtx := c.Context
-	c.Context = exec.WithEnv(c.Context, &exec.Env{Engine: e.Storage, Epoch: e.ReadEpoch()})
+	env := &exec.Env{Engine: e.Storage, Epoch: e.ReadEpoch()}
+	c.Context = exec.WithEnv(c.Context, env)
 	var n int64
 	var w *writeSet
 	var err error
 	switch p := plan.(type) {
 	case *planner.Insert:
 		w = e.newWriteSet(p.Table)
-		n, err = w.insert(c, p, planner.Build(p.Source))
+		n, err = w.insert(c, p, planner.Build(p.Source, env))
 	case *copyPlan:
 		w = e.newWriteSet(p.ins.Table)
 		n, err = w.insert(c, p.ins, p.source())
@@ -244,7 +245,7 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 		w = e.newWriteSet(p.Table)
 		width := len(p.Table.Columns)
 		var rows [][]types.Datum
-		if rows, err = exec.Collect(c, planner.Build(p.Source)); err != nil {
+		if rows, err = exec.Collect(c, planner.Build(p.Source, env)); err != nil {
 			return 0, err
 		}
 		// Delete every old key first, so that rows may swap keys.
@@ -273,7 +274,7 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 		n = int64(len(rows))
 	case *planner.Delete:
 		w = e.newWriteSet(p.Table)
-		err = planner.Build(p.Source).Run(c, func(row []types.Datum) (bool, error) {
+		err = planner.Build(p.Source, env).Run(c, func(row []types.Datum) (bool, error) {
 			n++
 			return true, w.set(w.rowKey(row), nil)
 		})

@@ -176,8 +176,9 @@ func (st *statement) run(ctx context.Context, params []types.Datum) (_ pgwire.Ro
 	}
 	c := expr.NewCtx(ctx, params)
 	if st.query != nil {
-		c.Context = exec.WithEnv(ctx, &exec.Env{Engine: st.s.e.Storage, Epoch: st.s.e.ReadEpoch()})
-		rows, err := exec.Collect(c, planner.Build(st.query))
+		env := &exec.Env{Engine: st.s.e.Storage, Epoch: st.s.e.ReadEpoch()}
+		c.Context = exec.WithEnv(ctx, env)
+		rows, err := exec.Collect(c, planner.Build(st.query, env))
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"github.com/streamdb/streamdb/exec"
 	"strings"
 
 	"github.com/streamdb/streamdb/meta"
@@ -330,7 +331,8 @@ func (s *Session) explain(x *parser.Explain) (pgwire.Rows, error) {
 		return nil, err
 	}
 	var vals [][]string
-	for _, line := range planner.Explain(node) {
+	env := &exec.Env{Engine: s.e.Storage, Epoch: s.e.ReadEpoch()}
+	for _, line := range planner.Explain(planner.OrderJoins(node, planner.StorageRowCounts(env))) {
 		vals = append(vals, []string{line})
 	}
 	return &memRows{rows: textRows(vals...), tag: "EXPLAIN"}, nil

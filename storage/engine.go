@@ -10,6 +10,7 @@ package storage
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -68,9 +69,16 @@ func Open(dir string, opts Options) (*Engine, error) {
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
+	exists, err := hasStore(dir)
+	if err != nil {
+		return nil, err
+	}
 	db, err := OpenDB(dir, po)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkFormat(dir, !exists); err != nil {
+		return nil, errors.Join(err, db.Close())
 	}
 	return &Engine{db: db}, nil
 }
@@ -148,6 +156,12 @@ func (e *Engine) DropTable(tableID uint32) error {
 		return fmt.Errorf("storage: table id %d out of range", tableID)
 	}
 	return e.db.DeleteRange(appendBound(nil, TablePrefix(tableID)), appendBound(nil, TablePrefix(tableID+1)), pebble.Sync)
+}
+
+// TableDiskUsage estimates the bytes that the keys of a table take in
+// storage files (writes still in memtables are not counted).
+func (e *Engine) TableDiskUsage(tableID uint32) (uint64, error) {
+	return e.db.EstimateDiskUsage(appendBound(nil, TablePrefix(tableID)), appendBound(nil, TablePrefix(tableID+1)))
 }
 
 // VNodeDiskUsage estimates the bytes that the keys of one vnode of a table

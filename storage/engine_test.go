@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -257,4 +259,35 @@ func TestModel(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestFormatVersion checks that a new store is marked with FormatVersion
+// and that a store of another format, or an unmarked one, is refused.
+func TestFormatVersion(t *testing.T) {
+	dir := t.TempDir()
+	e, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if e, err = Open(dir, Options{}); err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	e.Close()
+	for _, tc := range []struct{ content, want string }{
+		{"", "format 1"},
+		{"7\n", "format 7"},
+	} {
+		path := filepath.Join(dir, formatFile)
+		if tc.content == "" {
+			os.Remove(path)
+		} else {
+			os.WriteFile(path, []byte(tc.content), 0o644)
+		}
+		if _, err := Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("open with format file %q = %v, want an error naming %s", tc.content, err, tc.want)
+		}
+	}
 }

@@ -59,11 +59,7 @@ func EncodeBinary(dst []byte, t T, d Datum) ([]byte, error) {
 		}
 		return binary.BigEndian.AppendUint32(dst, uint32(days)), nil
 	case Timestamp, TimestampTZ:
-		micros := d.i
-		if micros != DateTimeInfinity && micros != DateTimeNegInfinity {
-			micros -= pgEpochMicros
-		}
-		return binary.BigEndian.AppendUint64(dst, uint64(micros)), nil
+		return binary.BigEndian.AppendUint64(dst, uint64(d.i)), nil
 	case Interval:
 		iv := d.Interval()
 		dst = binary.BigEndian.AppendUint64(dst, uint64(iv.Micros))
@@ -286,11 +282,7 @@ func DecodeBinary(t T, src []byte) (Datum, error) {
 		case math.MinInt32:
 			return NewDate(DateTimeNegInfinity), nil
 		}
-		days += pgEpochDays
-		if days < minDateDays || days >= endDateDays {
-			return Null, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "date out of range")
-		}
-		return NewDate(days), nil
+		return MakeDate(days + pgEpochDays)
 	case Time:
 		micros := int64(be.Uint64(src))
 		if micros < 0 || micros > usecsPerDay {
@@ -299,12 +291,10 @@ func DecodeBinary(t T, src []byte) (Datum, error) {
 		return NewTime(roundMicros(micros, t.Mod)), nil
 	case Timestamp, TimestampTZ:
 		micros := int64(be.Uint64(src))
-		if micros != DateTimeInfinity && micros != DateTimeNegInfinity {
-			if micros < minTimestampMicros-pgEpochMicros || micros >= endTimestampMicros-pgEpochMicros {
-				return Null, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "timestamp out of range")
-			}
-			micros = roundMicros(micros+pgEpochMicros, t.Mod)
+		if err := checkTimestamp(micros); err != nil {
+			return Null, err
 		}
+		micros = roundMicros(micros, t.Mod)
 		if t.Family == Timestamp {
 			return NewTimestamp(micros), nil
 		}

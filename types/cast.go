@@ -114,9 +114,9 @@ func castDatum(d Datum, from, to T, explicit bool) (Datum, error) {
 	case Timestamp, TimestampTZ:
 		micros := d.i
 		if d.kind == KindDate {
-			var ok bool
-			if micros, ok = timestampFromDate(d.i); !ok {
-				return Null, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "date out of range for timestamp")
+			var err error
+			if micros, err = DateToTimestamp(d.i); err != nil {
+				return Null, err
 			}
 		}
 		micros = roundMicros(micros, to.Mod)
@@ -130,7 +130,7 @@ func castDatum(d Datum, from, to T, explicit bool) (Datum, error) {
 			if d.i == DateTimeInfinity || d.i == DateTimeNegInfinity {
 				return Null, nil // PostgreSQL's timestamp_time returns NULL for infinity
 			}
-			_, tod := splitTimestamp(d.i)
+			_, tod := SplitTimestamp(d.i)
 			return NewTime(roundMicros(tod, to.Mod)), nil
 		case KindInterval:
 			micros := d.i - floorDiv(d.i, usecsPerDay)*usecsPerDay

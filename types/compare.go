@@ -84,15 +84,15 @@ func isNumberKind(k Kind) bool { return k == KindInt || k == KindFloat || k == K
 
 func isInstantKind(k Kind) bool { return k == KindDate || k == KindTimestamp || k == KindTimestampTZ }
 
-// instant returns a date, timestamp or timestamptz as microseconds since
-// 1970 (UTC), keeping infinities. Dates past the timestamp range map to its
-// end, above every finite timestamp.
+// instant returns a date, timestamp or timestamptz as a timestamp, keeping
+// infinities. Dates past the timestamp range map above every finite
+// timestamp (which typmod rounding can take up to endTimestamp).
 func instant(d Datum) int64 {
 	if d.kind == KindDate {
-		if micros, ok := timestampFromDate(d.i); ok {
+		if micros, err := DateToTimestamp(d.i); err == nil {
 			return micros
 		}
-		return endTimestampMicros
+		return endTimestamp + 1
 	}
 	return d.i
 }

@@ -20,31 +20,33 @@ const (
 	usecsPerDay    = 24 * usecsPerHour
 )
 
-// Epochs as Julian day numbers, and the offset of PostgreSQL's epoch
-// (2000-01-01, used by the binary formats) from streamdb's (1970-01-01).
+// Epochs as Julian day numbers. Dates count days since the Unix epoch
+// (1970-01-01); timestamps and timestamptz count microseconds since
+// PostgreSQL's epoch (2000-01-01), as PostgreSQL stores them: its whole
+// range fits 64 bits only from that epoch, and the binary wire format is
+// the stored value.
 const (
-	unixEpochJD        = 2440588
-	pgEpochJD          = 2451545
-	pgEpochDays        = pgEpochJD - unixEpochJD
-	pgEpochMicros      = pgEpochDays * usecsPerDay
-	dateEndJD          = 2147483494 // PostgreSQL's DATE_END_JULIAN (exclusive)
-	minDateDays        = -unixEpochJD
-	endDateDays        = dateEndJD - unixEpochJD
-	minTimestampMicros = minDateDays * usecsPerDay
+	unixEpochJD = 2440588
+	pgEpochJD   = 2451545
+	pgEpochDays = pgEpochJD - unixEpochJD
+	// dateEndJD and timestampEndJD are PostgreSQL's DATE_END_JULIAN
+	// (5874898-01-01) and TIMESTAMP_END_JULIAN (294277-01-01), exclusive.
+	dateEndJD      = 2147483494
+	timestampEndJD = 109203528
+	// Dates: [minDateDays, endDateDays) in days since 1970; the timestamp
+	// range ends before endTimestampDays.
+	minDateDays      = -unixEpochJD
+	endDateDays      = dateEndJD - unixEpochJD
+	endTimestampDays = timestampEndJD - unixEpochJD
+	// Timestamps: [minTimestamp, endTimestamp) in microseconds since 2000,
+	// PostgreSQL's MIN_TIMESTAMP and END_TIMESTAMP (4714-11-24 BC to
+	// 294277-01-01).
+	minTimestamp = -pgEpochJD * usecsPerDay
+	endTimestamp = (timestampEndJD - pgEpochJD) * usecsPerDay
 )
 
-// endTimestampMicros bounds timestamps (exclusive). PostgreSQL's own bound
-// (294277 AD) does not fit microseconds since 1970 in 64 bits, so streamdb
-// stops 30 years earlier.
-var endTimestampMicros = (date2j(294247, 1, 1) - unixEpochJD) * usecsPerDay
-
-// MinTimestamp and EndTimestamp bound timestamp and timestamptz values, in
-// microseconds since 1970-01-01: [MinTimestamp, EndTimestamp) (4714 BC to
-// 294247 AD).
-var (
-	MinTimestamp int64 = minTimestampMicros
-	EndTimestamp       = endTimestampMicros
-)
+// UnixEpochTimestamp is 1970-01-01 00:00:00 as a timestamp value.
+const UnixEpochTimestamp = -pgEpochDays * usecsPerDay
 
 // date2j returns the Julian day number of a proleptic Gregorian date, with
 // year 0 meaning 1 BC (PostgreSQL's date2j).
@@ -107,11 +109,12 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// splitTimestamp splits a finite timestamp into days since 1970 and
-// microseconds since midnight.
-func splitTimestamp(micros int64) (days, tod int64) {
+// SplitTimestamp splits a finite timestamp or timestamptz into its date, in
+// days since 1970-01-01 (a date value), and its time of day in
+// microseconds.
+func SplitTimestamp(micros int64) (days, tod int64) {
 	days = floorDiv(micros, usecsPerDay)
-	return days, micros - days*usecsPerDay
+	return days + pgEpochDays, micros - days*usecsPerDay
 }
 
 // appendDate appends date_out's ISO text: 2024-01-02, 0044-03-15 BC,
@@ -179,7 +182,7 @@ func appendTimestamp(dst []byte, micros int64, tz bool) []byte {
 	case DateTimeNegInfinity:
 		return append(dst, "-infinity"...)
 	}
-	days, tod := splitTimestamp(micros)
+	days, tod := SplitTimestamp(micros)
 	y, m, d := j2date(days + unixEpochJD)
 	dst = appendYMD(dst, y, m, d)
 	dst = append(dst, ' ')
@@ -211,26 +214,13 @@ func appendPadded(dst []byte, v int64, width int) []byte {
 	return append(dst, buf[i:]...)
 }
 
-// timestampFromDate converts days since 1970 to the timestamp at midnight,
-// keeping infinities; ok is false when the date is beyond timestamp range.
-func timestampFromDate(days int64) (int64, bool) {
-	switch days {
-	case DateTimeInfinity, DateTimeNegInfinity:
-		return days, true
-	}
-	if days < minDateDays || days >= endTimestampMicros/usecsPerDay {
-		return 0, false
-	}
-	return days * usecsPerDay, true
-}
-
 // dateFromTimestamp returns the date of a timestamp, keeping infinities.
 func dateFromTimestamp(micros int64) int64 {
 	switch micros {
 	case DateTimeInfinity, DateTimeNegInfinity:
 		return micros
 	}
-	days, _ := splitTimestamp(micros)
+	days, _ := SplitTimestamp(micros)
 	return days
 }
 

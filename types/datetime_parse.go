@@ -25,7 +25,7 @@ func dateTimeError(e dtErr, typ, s string) error {
 	switch e {
 	case dtFieldOverflow:
 		if typ == "interval" {
-			return pgerror.New(pgerror.CodeDatetimeFieldOverflow, "interval field value out of range: \"%s\"", s)
+			return pgerror.New(codeIntervalFieldOverflow, "interval field value out of range: \"%s\"", s)
 		}
 		return pgerror.New(pgerror.CodeDatetimeFieldOverflow, "date/time field value out of range: \"%s\"", s)
 	case dtTZOverflow:
@@ -315,12 +315,12 @@ func (v *dtValue) timeOfDay() int64 {
 // days returns the decoded date in days since 1970, and false when it is
 // outside PostgreSQL's date range.
 func (v *dtValue) days() (int64, bool) {
-	if v.year < -4713 || v.year > 5874898 {
-		return 0, false
-	}
-	jd := date2j(v.year, v.month, v.day)
-	return jd - unixEpochJD, jd >= 0 && jd < dateEndJD
+	days := v.julianDays()
+	return days, ValidDate(days)
 }
+
+// julianDays returns the decoded date in days since 1970, unchecked.
+func (v *dtValue) julianDays() int64 { return date2j(v.year, v.month, v.day) - unixEpochJD }
 
 // relativeDay resolves today/tomorrow/yesterday to days since 1970 (UTC).
 func relativeDay(special int) int64 {
@@ -420,26 +420,27 @@ func parseTimestamp(s string, withZone bool) (int64, error) {
 	case specialNegInfinity:
 		return DateTimeNegInfinity, nil
 	case specialEpoch:
-		return 0, nil
+		return UnixEpochTimestamp, nil
 	case specialNow:
-		return time.Now().UnixMicro(), nil
+		return TimestampFromTime(time.Now()), nil
 	case specialToday, specialTomorrow, specialYesterday:
 		if v.hasDate {
 			return 0, dateTimeError(dtBadFormat, typ, s)
 		}
-		return relativeDay(v.special)*usecsPerDay + v.timeOfDay(), nil
+		micros, _ := JoinTimestamp(relativeDay(v.special), v.timeOfDay())
+		return micros, nil
 	case specialAllBalls:
 		return 0, dateTimeError(dtBadFormat, typ, s)
 	}
 	if !v.hasDate {
 		return 0, dateTimeError(dtBadFormat, typ, s)
 	}
-	days, ok := v.days()
-	micros := days*usecsPerDay + v.timeOfDay()
+	tod := v.timeOfDay()
 	if withZone {
-		micros -= v.tzOffset * usecsPerSec
+		tod -= v.tzOffset * usecsPerSec
 	}
-	if !ok || micros < minTimestampMicros || micros >= endTimestampMicros {
+	micros, ok := JoinTimestamp(v.julianDays(), tod)
+	if !ok {
 		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
 	}
 	return micros, nil

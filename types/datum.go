@@ -21,8 +21,8 @@ const (
 	KindBytes
 	KindDate        // days since 1970-01-01
 	KindTime        // microseconds since midnight
-	KindTimestamp   // microseconds since 1970-01-01 00:00:00, no zone
-	KindTimestampTZ // microseconds since 1970-01-01 00:00:00 UTC
+	KindTimestamp   // microseconds since 2000-01-01 00:00:00 (PostgreSQL's epoch), no zone
+	KindTimestampTZ // microseconds since 2000-01-01 00:00:00 UTC
 	KindInterval
 	KindJSON  // canonical JSON text in s
 	KindArray // one-dimensional array: elements behind a
@@ -73,18 +73,20 @@ func NewString(s string) Datum { return Datum{kind: KindString, s: s} }
 // NewBytes returns a bytea datum.
 func NewBytes(b []byte) Datum { return Datum{kind: KindBytes, s: string(b)} }
 
-// NewDate returns a date datum from days since 1970-01-01.
+// NewDate returns a date datum from days since 1970-01-01, unchecked: see
+// MakeDate.
 func NewDate(days int64) Datum { return Datum{kind: KindDate, i: days} }
 
 // NewTime returns a time datum from microseconds since midnight.
 func NewTime(micros int64) Datum { return Datum{kind: KindTime, i: micros} }
 
 // NewTimestamp returns a timestamp (without time zone) datum from
-// microseconds since 1970-01-01.
+// microseconds since 2000-01-01, PostgreSQL's epoch (UnixEpochTimestamp is
+// 1970-01-01), unchecked: see MakeTimestamp.
 func NewTimestamp(micros int64) Datum { return Datum{kind: KindTimestamp, i: micros} }
 
-// NewTimestampTZ returns a timestamptz datum from microseconds since the
-// Unix epoch in UTC.
+// NewTimestampTZ returns a timestamptz datum from microseconds since
+// 2000-01-01 00:00:00 UTC, unchecked: see MakeTimestampTZ.
 func NewTimestampTZ(micros int64) Datum { return Datum{kind: KindTimestampTZ, i: micros} }
 
 // NewInterval returns an interval datum.

@@ -5,6 +5,7 @@ import "github.com/streamdb/streamdb/pgerror"
 // SQLSTATE codes used only by this package.
 const (
 	codeInvalidTimeZoneDisplacement = "22009"
+	codeIntervalFieldOverflow       = "22015"
 	codeUntranslatableCharacter     = "22P05"
 	codeCharacterNotInRepertoire    = "22021"
 	codeCannotCoerce                = "42846"

@@ -61,9 +61,9 @@ func genDatum(t T) *rapid.Generator[Datum] {
 	case Time:
 		return rapid.Map(rapid.Int64Range(0, usecsPerDay), NewTime)
 	case Timestamp:
-		return rapid.Map(genInstant(minTimestampMicros, endTimestampMicros-1, 2e15), NewTimestamp)
+		return rapid.Map(genInstant(minTimestamp, endTimestamp-1, 2e15), NewTimestamp)
 	case TimestampTZ:
-		return rapid.Map(genInstant(minTimestampMicros, endTimestampMicros-1, 2e15), NewTimestampTZ)
+		return rapid.Map(genInstant(minTimestamp, endTimestamp-1, 2e15), NewTimestampTZ)
 	case Interval:
 		return rapid.Custom(func(rt *rapid.T) Datum {
 			return NewInterval(IntervalValue{

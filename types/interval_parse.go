@@ -60,11 +60,11 @@ type intervalParts struct {
 }
 
 func (p *intervalParts) addMicros(val int64, fval float64, scale int64) bool {
-	v, ok := mulInt64(val, scale)
+	v, ok := MulInt64(val, scale)
 	if !ok {
 		return false
 	}
-	if p.usec, ok = addInt64(p.usec, v); !ok {
+	if p.usec, ok = AddInt64(p.usec, v); !ok {
 		return false
 	}
 	return p.addFractMicros(fval, scale)
@@ -83,7 +83,7 @@ func (p *intervalParts) addFractMicros(frac float64, scale int64) bool {
 		usec--
 	}
 	var ok bool
-	p.usec, ok = addInt64(p.usec, usec)
+	p.usec, ok = AddInt64(p.usec, usec)
 	return ok
 }
 
@@ -200,7 +200,7 @@ func (p *intervalParts) decode(fields []dtField) dtErr {
 					return e
 				}
 				var ok bool
-				if p.usec, ok = addInt64(p.usec, usec); !ok {
+				if p.usec, ok = AddInt64(p.usec, usec); !ok {
 					return dtFieldOverflow
 				}
 				tmask, unit, parsingUnit = maskTime, unitDay, false
@@ -260,6 +260,9 @@ func (p *intervalParts) decode(fields []dtField) dtErr {
 		return dtBadFormat
 	}
 	if ago {
+		if p.usec == math.MinInt64 || p.days == math.MinInt32 || p.mons == math.MinInt32 || p.years == math.MinInt32 {
+			return dtFieldOverflow
+		}
 		p.usec, p.days, p.mons, p.years = -p.usec, -p.days, -p.mons, -p.years
 	}
 	return dtOK
@@ -276,14 +279,11 @@ func parseIntervalNumber(s string) (val int64, fval float64, yearMonth bool, e d
 	}
 	j := skipDigits(s, i)
 	if j > i {
-		v, err := strconv.ParseInt(s[i:j], 10, 64)
+		v, err := strconv.ParseInt(s[:j], 10, 64) // with the sign: -2^63 fits
 		if err != nil {
 			return 0, 0, false, dtFieldOverflow
 		}
 		val = v
-		if neg {
-			val = -v
-		}
 	}
 	rest := s[j:]
 	switch {
@@ -303,11 +303,11 @@ func parseIntervalNumber(s string) (val int64, fval float64, yearMonth bool, e d
 		if neg {
 			m = -m
 		}
-		months, ok := mulInt64(val, 12)
+		months, ok := MulInt64(val, 12)
 		if !ok {
 			return 0, 0, false, dtFieldOverflow
 		}
-		if val, ok = addInt64(months, m); !ok {
+		if val, ok = AddInt64(months, m); !ok {
 			return 0, 0, false, dtFieldOverflow
 		}
 		return val, 0, true, dtOK
@@ -328,12 +328,29 @@ func parseIntervalNumber(s string) (val int64, fval float64, yearMonth bool, e d
 }
 
 // decodeIntervalTime reads [+-]hh:mm[:ss[.fff]] or mm:ss.fff of interval
-// input into microseconds; hours are unbounded.
+// input into microseconds; hours are unbounded. A signed time that does not
+// decode is bad syntax, as PostgreSQL then reads it as a number. Unlike
+// PostgreSQL, -2^63 microseconds is read (the sign applies before the sum),
+// so that interval output always reads back.
 func decodeIntervalTime(s string) (int64, dtErr) {
-	neg := false
-	if s[0] == '-' || s[0] == '+' {
-		neg, s = s[0] == '-', s[1:]
+	sign := int64(1)
+	switch s[0] {
+	case '-':
+		sign = -1
+		fallthrough
+	case '+':
+		total, e := decodeClockMicros(s[1:], sign)
+		if e != dtOK {
+			e = dtBadFormat
+		}
+		return total, e
 	}
+	return decodeClockMicros(s, sign)
+}
+
+// decodeClockMicros reads an unsigned time of interval input into
+// microseconds, with the given sign.
+func decodeClockMicros(s string, sign int64) (int64, dtErr) {
 	h, m, sec, usec, e := parseClock(s)
 	if e != dtOK {
 		return 0, e
@@ -341,15 +358,11 @@ func decodeIntervalTime(s string) (int64, dtErr) {
 	if m > 59 || sec > 60 || usec > usecsPerSec {
 		return 0, dtFieldOverflow
 	}
-	sign := int64(1)
-	if neg {
-		sign = -1 // applied before summing, so that -2^63 microseconds fits
-	}
-	total, ok := mulInt64(h, sign*usecsPerHour)
+	total, ok := MulInt64(h, sign*usecsPerHour)
 	if !ok {
 		return 0, dtFieldOverflow
 	}
-	if total, ok = addInt64(total, sign*((m*60+sec)*usecsPerSec+usec)); !ok {
+	if total, ok = AddInt64(total, sign*((m*60+sec)*usecsPerSec+usec)); !ok {
 		return 0, dtFieldOverflow
 	}
 	return total, dtOK

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/streamdb/streamdb/connector/nexmark"
@@ -72,7 +71,7 @@ func feed(ctx context.Context, conn *pgx.Conn, how Feed, events int64, batch int
 		args = args[:0]
 		for _, row := range rows[:n] {
 			args = append(args, row[0].Int(), row[1].Int(), row[2].Int(), row[3].Str(), row[4].Str(),
-				time.UnixMicro(row[5].Micros()).UTC(), row[6].Str())
+				types.TimestampToTime(row[5].Micros()), row[6].Str())
 		}
 		var err error
 		if how == Copy {

@@ -190,11 +190,11 @@ func (f *timeRandom) value(g int64, src *source, now int64) types.Datum {
 	t := base - f.draw(src, g).Int64N(f.maxPast+1)*1000
 	switch f.family {
 	case types.TimestampTZ:
-		return types.NewTimestampTZ(t)
+		return types.NewTimestampTZ(t + types.UnixEpochTimestamp)
 	case types.Date:
 		return types.NewDate(floorDiv(t, 86_400_000_000))
 	}
-	return types.NewTimestamp(t)
+	return types.NewTimestamp(t + types.UnixEpochTimestamp)
 }
 
 // floorDiv is a/b rounded toward minus infinity (b > 0).

@@ -62,8 +62,9 @@ func ColumnDefs(t EventType) string {
 	return strings.Join(defs, ", ")
 }
 
-// millis converts an event time in milliseconds to a timestamp datum.
-func millis(ms int64) types.Datum { return types.NewTimestamp(ms * 1000) }
+// millis converts an event time in milliseconds since 1970 to a timestamp
+// datum.
+func millis(ms int64) types.Datum { return types.NewTimestamp(ms*1000 + types.UnixEpochTimestamp) }
 
 // fillRow writes the person as a row of the Person table.
 func (p *Person) fillRow(row []types.Datum) {

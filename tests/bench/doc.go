@@ -19,6 +19,10 @@
 //     workloads with a barrier every 1 s and every 60 s in one run and
 //     reports the overhead (time at 1 s / time at 60 s - 1) * 100, until
 //     the last row is committed and until the state store settled.
+//   - BenchmarkJoinOrder times an ad-hoc 30-table join written in two FROM
+//     orders (the chain's own, and one where no two neighbours are joined)
+//     on streamdb and, when its server programs are installed, on
+//     PostgreSQL in the same run; -bench.jointimeout (120 s) caps a query.
 //   - BenchmarkLargeAgg reports the peak memory of a 10M-row aggregation
 //     over 5M groups. It is skipped unless the package flag -bench.large
 //     is set.
