@@ -4,6 +4,7 @@
 package node
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
@@ -30,10 +32,19 @@ type Config struct {
 	Listen string
 	// DataDir holds the state store and the Raft log.
 	DataDir string
-	// RaftAddr is the Raft transport's address; default 127.0.0.1:0.
-	RaftAddr string
-	// NodeID is the node's Raft server id; default "node1".
+	// ClusterAddr is the address other nodes reach this one at (gRPC and
+	// Raft share it); default 127.0.0.1:0.
+	ClusterAddr string
+	// AdvertiseAddr is the cluster address to tell other nodes when
+	// ClusterAddr binds every interface.
+	AdvertiseAddr string
+	// NodeID is the node's permanent id in the cluster; default "node1".
 	NodeID string
+	// Join lists cluster addresses of members of the cluster to join;
+	// empty: a new cluster of this node (or a restart).
+	Join []string
+	// Voters is how many nodes a new cluster makes Raft voters; default 3.
+	Voters int
 	// BarrierInterval is the time between checkpoint barriers; default 1 s.
 	BarrierInterval time.Duration
 	// Parallelism is the default actor count per fragment of a
@@ -49,6 +60,9 @@ type Config struct {
 type Node struct {
 	cfg     Config
 	storage *storage.Engine
+	mux     *cluster.Mux
+	rpc     *cluster.Server
+	client  *cluster.Client
 	meta    *meta.Meta
 	engine  *sql.Engine
 	server  *pgwire.Server
@@ -78,7 +92,15 @@ func Start(cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 	n.storage = st
-	m, err := meta.Open(meta.Config{Dir: cfg.DataDir, NodeID: cfg.NodeID, RaftAddr: cfg.RaftAddr, Logger: cfg.Logger})
+	if n.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+		return nil, fmt.Errorf("listen on %s: %w (is another server using that port? choose one with --listen)", cfg.Listen, err)
+	}
+	if n.mux, err = cluster.Listen(cmp.Or(cfg.ClusterAddr, "127.0.0.1:0")); err != nil {
+		return nil, err
+	}
+	n.rpc, n.client = cluster.NewServer(), cluster.NewClient()
+	m, err := meta.Open(meta.Config{Dir: cfg.DataDir, NodeID: cfg.NodeID, Mux: n.mux, Server: n.rpc, Client: n.client,
+		AdvertiseAddr: cfg.AdvertiseAddr, PgAddr: n.ln.Addr().String(), Version: Version, Join: cfg.Join, Voters: cfg.Voters, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -86,9 +108,7 @@ func Start(cfg Config) (_ *Node, err error) {
 	if n.engine, err = sql.NewEngine(n.meta, n.storage, sql.Options{Version: ServerVersion, BarrierInterval: cfg.BarrierInterval, Parallelism: cfg.Parallelism, StateCacheBytes: cfg.StateCacheBytes, Logger: cfg.Logger}); err != nil {
 		return nil, err
 	}
-	if n.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
-		return nil, fmt.Errorf("listen on %s: %w (is another server using that port? choose one with --listen)", cfg.Listen, err)
-	}
+	go func() { _ = n.rpc.Serve(n.mux) }()
 	n.server = pgwire.NewServer(n.engine, pgwire.Options{Logger: cfg.Logger, ServerVersion: ServerVersion})
 	go func() { n.done <- n.server.Serve(n.ln) }()
 	return n, nil
@@ -96,6 +116,24 @@ func Start(cfg Config) (_ *Node, err error) {
 
 // Addr returns the address the node accepts PostgreSQL connections on.
 func (n *Node) Addr() string { return n.ln.Addr().String() }
+
+// ClusterAddr returns the address other nodes reach this one at.
+func (n *Node) ClusterAddr() string { return n.meta.RaftAddr() }
+
+// Role returns this node's role in the cluster (leader, voter or
+// non-voter) and the number of nodes.
+func (n *Node) Role() (string, int) {
+	members := n.meta.Members()
+	for _, m := range members {
+		if m.ID == n.meta.NodeID() {
+			return m.Role, len(members)
+		}
+	}
+	return "unknown", len(members)
+}
+
+// Meta returns the node's member of the catalog's Raft group.
+func (n *Node) Meta() *meta.Meta { return n.meta }
 
 // Storage returns the node's state store.
 func (n *Node) Storage() *storage.Engine { return n.storage }
@@ -121,6 +159,18 @@ func (n *Node) closeStores() error {
 	}
 	if n.meta != nil {
 		errs = append(errs, n.meta.Close())
+	}
+	if n.rpc != nil {
+		n.rpc.Stop()
+	}
+	if n.client != nil {
+		n.client.Close()
+	}
+	if n.mux != nil {
+		n.mux.Close()
+	}
+	if n.ln != nil && n.server == nil {
+		n.ln.Close()
 	}
 	if n.storage != nil {
 		errs = append(errs, n.storage.Close())

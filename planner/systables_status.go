@@ -32,6 +32,21 @@ type Status interface {
 	RescaleJobs() []RescaleProgress
 	// Fragments returns the actors of every running job's fragments.
 	Fragments() []FragmentActor
+	// Nodes returns the cluster's nodes as this node sees them.
+	Nodes() []NodeStatus
+}
+
+// NodeStatus is a node of the cluster as the node asked sees it.
+type NodeStatus struct {
+	ID, PgAddr, ClusterAddr string
+	// Role is leader, voter, non-voter or joining; State up or down.
+	Role, State string
+	Cores       int
+	// Actors and VNodes count the actors it runs and the key groups they
+	// own, over every job.
+	Actors, VNodes int
+	LastHeartbeat  time.Time
+	Version        string
 }
 
 // RescaleProgress is a job's rescale: where it stands or how it ended.
@@ -140,6 +155,23 @@ var streamdbCatalogTables = map[string]*sysTable{
 			rows := make([][]types.Datum, len(actors))
 			for i, a := range actors {
 				rows[i] = []types.Datum{dInt(int64(a.Job)), dStr(a.Name), dInt(int64(a.Fragment)), dInt(int64(a.Parallelism)), dInt(int64(a.Actor)), dInt(int64(a.VNodes))}
+			}
+			return rows, nil
+		},
+	},
+	"nodes": {
+		cols: sysCols("id text", "pg_addr text", "cluster_addr text", "role text", "state text", "cores int4", "actors int4", "vnodes int4",
+			"last_heartbeat timestamptz", "version text"),
+		status: func(s Status) ([][]types.Datum, error) {
+			nodes := s.Nodes()
+			rows := make([][]types.Datum, len(nodes))
+			for i, n := range nodes {
+				hb := types.Null
+				if !n.LastHeartbeat.IsZero() {
+					hb = types.NewTimestampTZ(types.TimestampFromTime(n.LastHeartbeat))
+				}
+				rows[i] = []types.Datum{dStr(n.ID), dStr(n.PgAddr), dStr(n.ClusterAddr), dStr(n.Role), dStr(n.State), dInt(int64(n.Cores)),
+					dInt(int64(n.Actors)), dInt(int64(n.VNodes)), hb, dStr(n.Version)}
 			}
 			return rows, nil
 		},

@@ -64,3 +64,24 @@ func (e *Engine) StateTables() ([]planner.StateTableEntries, error) {
 
 // BarrierLatency implements planner.Status.
 func (e *Engine) BarrierLatency() latency.Summary { return e.mgr.BarrierLatency() }
+
+// Nodes implements planner.Status: the cluster's nodes as this node sees
+// them, with the actors and key groups of this node's jobs.
+func (e *Engine) Nodes() []planner.NodeStatus {
+	var out []planner.NodeStatus
+	for _, m := range e.Meta.Members() {
+		ns := planner.NodeStatus{ID: m.ID, PgAddr: m.PgAddr, ClusterAddr: m.ClusterAddr, Role: m.Role, State: "down",
+			Cores: m.Cores, LastHeartbeat: m.LastHeartbeat, Version: m.Version}
+		if m.Up {
+			ns.State = "up"
+		}
+		if m.ID == e.Meta.NodeID() {
+			for _, f := range e.rt.Fragments() {
+				ns.Actors++
+				ns.VNodes += f.VNodes
+			}
+		}
+		out = append(out, ns)
+	}
+	return out
+}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,8 +18,11 @@ func runStart(args []string) error {
 	fs := flag.NewFlagSet("start", flag.ExitOnError)
 	listen := fs.String("listen", "127.0.0.1:4566", "address to accept PostgreSQL connections on")
 	dataDir := fs.String("data-dir", "./streamdb-data", "directory for the state store and the Raft log")
-	raftAddr := fs.String("raft-addr", "127.0.0.1:0", "address of the Raft transport (metadata replication)")
-	nodeID := fs.String("node-id", "node1", "this node's permanent Raft server id")
+	clusterAddr := fs.String("cluster-addr", "127.0.0.1:5566", "address other nodes reach this one at (gRPC and Raft share it)")
+	advertise := fs.String("advertise-addr", "", "cluster address to tell other nodes, when --cluster-addr binds every interface")
+	join := fs.String("join", "", "cluster addresses of members to join through, comma-separated (empty: start a new cluster, or restart)")
+	voters := fs.Int("voters", 3, "how many nodes a new cluster makes Raft voters (3 or 5); the others are non-voters")
+	nodeID := fs.String("node-id", "node1", "this node's permanent id in the cluster")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "milliseconds between checkpoint barriers (DML also asks for one at once)")
 	parallelism := fs.Int("parallelism", 0, "default actors per fragment of a materialized view (0: the number of cores)")
@@ -40,7 +44,14 @@ func runStart(args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	tuneGC()
-	n, err := node.Start(node.Config{Listen: *listen, DataDir: *dataDir, RaftAddr: *raftAddr, NodeID: *nodeID, Logger: logger,
+	var joinAddrs []string
+	for _, a := range strings.Split(*join, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			joinAddrs = append(joinAddrs, a)
+		}
+	}
+	n, err := node.Start(node.Config{Listen: *listen, DataDir: *dataDir, ClusterAddr: *clusterAddr, AdvertiseAddr: *advertise,
+		NodeID: *nodeID, Join: joinAddrs, Voters: *voters, Logger: logger,
 		BarrierInterval: time.Duration(*barrierMS) * time.Millisecond, Parallelism: *parallelism, StateCacheBytes: *cacheMB << 20})
 	if err != nil {
 		return err
@@ -48,7 +59,9 @@ func runStart(args []string) error {
 	if *debugAddr != "" {
 		serveProfiler(*debugAddr, logger)
 	}
-	logger.Info("streamdb ready", "version", node.Version, "addr", n.Addr(), "data_dir", *dataDir,
+	role, members := n.Role()
+	logger.Info("streamdb ready", "version", node.Version, "node", *nodeID, "role", role, "cluster", n.Meta().Catalog().ClusterID(),
+		"nodes", members, "addr", n.Addr(), "cluster_addr", n.ClusterAddr(), "data_dir", *dataDir,
 		"connect", "psql -h "+hostOf(n.Addr())+" -p "+portOf(n.Addr())+" -d streamdb")
 
 	sig := make(chan os.Signal, 1)

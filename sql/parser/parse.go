@@ -50,6 +50,7 @@ func Parse(sql string) ([]*Statement, error) {
 var showQueries = map[string]string{
 	"jobs":        "SELECT * FROM streamdb_catalog.rescale_jobs ORDER BY job_id",
 	"parallelism": "SELECT * FROM streamdb_catalog.fragments ORDER BY job_id, fragment_id, actor",
+	"nodes":       "SELECT * FROM streamdb_catalog.nodes ORDER BY id",
 }
 
 // parseStatement parses one statement; c.toks ends with the statement's
