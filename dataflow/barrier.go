@@ -3,45 +3,54 @@ package dataflow
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/streamdb/streamdb/latency"
 )
 
-// BarrierManager drives epochs on a node. It injects each barrier into
-// every source queue (table DML) at once, so that one epoch spans all jobs;
-// every actor writes the state it staged behind the barrier (Store.
-// WriteBehind) and reports when it has passed it; once all have, the
-// epoch's state is sealed (the rest written, the store synced) and
-// committed through the committer (meta's Raft log). Committed epochs are the only
-// ones readers see and the only recovery points.
+// BarrierManager is a node's half of the epoch protocol (DESIGN.md §4,
+// §9): the coordinator (package control, on the Raft leader) decides each
+// epoch and its barrier time and has every node inject the barrier into
+// its local roots (table DML queues and the root actors of jobs); each
+// node counts its own actors through the barrier, and once all have
+// passed it and written what they staged, seals the epoch (the rest
+// written, the store synced) and reports it sealed. The coordinator
+// commits an epoch through meta's Raft log once every node has sealed it;
+// each node learns of the commit from its copy of the log (SetCommitted).
+// Committed epochs are the only ones readers see and the only recovery
+// points.
 type BarrierManager struct {
-	store  *Store
-	commit func(ctx context.Context, epoch uint64, record any) error
+	store *Store
+	// sealed reports, in order, each epoch this node has sealed; request
+	// asks the coordinator for a barrier soon (group commit).
+	sealed  func(epoch uint64)
+	request func()
 
 	// injectMu orders barrier injection against source writes: a chunk
 	// sent to a source belongs to the epoch of the next barrier.
 	injectMu sync.Mutex
 	sources  map[sourceKey]chan<- Message
 
-	mu        sync.Mutex
-	cond      *sync.Cond
-	prev      uint64 // last injected epoch
-	prevTime  int64  // Time of the last injected barrier
-	actors    int    // actors that will see the next barrier
-	inflight  []*epochState
+	mu   sync.Mutex
+	cond *sync.Cond
+	prev uint64 // last injected epoch
+	// actors is the number of local actors that will see the next
+	// barrier.
+	actors    int
+	inflight  []*epochState // injected, not yet sealed
 	committed uint64
 	err       error
+	// injected remembers when recent epochs were injected, for latency.
+	injected map[uint64]time.Time
 	// latency holds the time from each barrier's injection until its
-	// epoch was committed.
+	// epoch was committed, as this node saw them.
 	latency latency.Histogram
 	// paused holds table writes back (Pause).
 	paused bool
 
-	kick     chan struct{}
-	sealed   chan struct{}
-	interval chan time.Duration
+	complete chan struct{}
 }
 
 // sourceKey names a queue the manager injects barriers into: a table's DML
@@ -55,117 +64,124 @@ type sourceKey struct {
 
 type epochState struct {
 	epoch       uint64
-	injected    time.Time
 	expect, got int
-	stopping    int
 	complete    bool
-	// record goes into the epoch's commit (injection.record).
-	record any
+}
+
+// Tick is one barrier as the coordinator decided it: its epoch and its
+// time (Barrier.Time).
+type Tick struct {
+	Epoch uint64
+	Time  int64
 }
 
 // injection is one barrier to inject and what it changes besides its
 // mutation: added actors start with it (they count towards it), stopping
 // actors pass it and end; addRoots are queues of new root actors, whose
-// first message it is, dropRoots those of dropped ones, whose last it is;
-// record is handed to the commit of its epoch (nil: nothing), so that a
-// change of the graph is recorded in the same Raft entry as the
-// checkpoint that makes it durable.
+// first message it is, dropRoots those of dropped ones, whose last it is.
 type injection struct {
 	mutation        Mutation
 	added, stopping int
 	addRoots        map[sourceKey]chan<- Message
 	dropRoots       []sourceKey
-	record          any
 }
 
-// NewBarrierManager starts epochs after committed (the last committed
-// epoch, from meta). commit records an epoch as committed (durably),
-// together with what the epoch's barrier changed (nil: nothing; see
-// Runtime.Reassign).
-func NewBarrierManager(store *Store, committed uint64, commit func(ctx context.Context, epoch uint64, record any) error) *BarrierManager {
+// NewBarrierManager starts a node's epochs after committed (the last
+// committed epoch, from meta). sealed is called with each epoch, in order,
+// once it is sealed on this node; request asks the coordinator for a
+// barrier soon.
+func NewBarrierManager(store *Store, committed uint64, sealed func(epoch uint64), request func()) *BarrierManager {
 	m := &BarrierManager{
-		store: store, commit: commit, sources: map[sourceKey]chan<- Message{},
-		prev: committed, committed: committed,
-		kick: make(chan struct{}, 1), sealed: make(chan struct{}, 1), interval: make(chan time.Duration),
+		store: store, sealed: sealed, request: request, sources: map[sourceKey]chan<- Message{},
+		prev: committed, committed: committed, injected: map[uint64]time.Time{},
+		complete: make(chan struct{}, 1),
 	}
 	m.cond = sync.NewCond(&m.mu)
 	store.onPressure = m.RequestBarrier
 	return m
 }
 
-// Run injects a checkpoint barrier every interval, and at once when asked
-// (RequestBarrier), and commits collected epochs in order, until ctx ends.
-func (m *BarrierManager) Run(ctx context.Context, interval time.Duration) {
-	go m.committer(ctx)
-	t := time.NewTicker(interval)
-	defer t.Stop()
+// Run seals complete epochs in order until ctx ends.
+func (m *BarrierManager) Run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
 			m.fail(ctx.Err())
 			return
-		case d := <-m.interval:
-			t.Reset(d)
-			continue
-		case <-t.C:
-		case <-m.kick:
+		case <-m.complete:
 		}
-		if _, err := m.inject(ctx, injection{}); err != nil {
-			m.fail(err)
+		for {
+			m.mu.Lock()
+			if len(m.inflight) == 0 || !m.inflight[0].complete || m.err != nil {
+				m.mu.Unlock()
+				break
+			}
+			es := m.inflight[0]
+			m.mu.Unlock()
+			if err := m.store.Seal(es.epoch, nil); err != nil {
+				m.fail(err)
+				return
+			}
+			m.mu.Lock()
+			m.inflight = m.inflight[1:]
+			m.mu.Unlock()
+			m.sealed(es.epoch)
 		}
-	}
-}
-
-// SetInterval changes the time between periodic barriers of a running
-// manager.
-func (m *BarrierManager) SetInterval(ctx context.Context, d time.Duration) {
-	select {
-	case m.interval <- d:
-	case <-ctx.Done():
 	}
 }
 
 // RequestBarrier asks for a barrier as soon as possible (group commit:
 // concurrent requests share one barrier).
-func (m *BarrierManager) RequestBarrier() {
-	select {
-	case m.kick <- struct{}{}:
-	default:
-	}
-}
+func (m *BarrierManager) RequestBarrier() { m.request() }
 
-// inject sends one checkpoint barrier to every source queue.
-func (m *BarrierManager) inject(ctx context.Context, in injection) (uint64, error) {
+// errOutOfOrder reports a barrier injected out of the coordinator's order.
+var errOutOfOrder = errors.New("dataflow: barrier epochs out of order")
+
+// Inject sends the barrier of tick to every local source queue, with in's
+// changes.
+func (m *BarrierManager) Inject(ctx context.Context, tick Tick, in injection) error {
 	m.injectMu.Lock()
 	defer m.injectMu.Unlock()
 	m.mu.Lock()
 	if m.err != nil {
 		m.mu.Unlock()
-		return 0, m.err
+		return m.err
 	}
-	m.prev++
-	es := &epochState{epoch: m.prev, injected: time.Now(), expect: m.actors + in.added, record: in.record}
+	if tick.Epoch <= m.prev {
+		m.mu.Unlock()
+		return fmt.Errorf("%w: epoch %d after %d", errOutOfOrder, tick.Epoch, m.prev)
+	}
+	m.prev = tick.Epoch
+	es := &epochState{epoch: tick.Epoch, expect: m.actors + in.added}
 	m.actors = es.expect - in.stopping
 	m.inflight = append(m.inflight, es)
-	m.prevTime = max(es.injected.UnixMicro(), m.prevTime+1)
-	b := &Barrier{Epoch: es.epoch, Checkpoint: true, Mutation: in.mutation, Time: m.prevTime}
+	m.injected[tick.Epoch] = time.Now()
 	if es.expect == 0 {
 		es.complete = true
-		m.signalSealed()
+		m.signalComplete()
 	}
+	m.cond.Broadcast()
 	m.mu.Unlock()
+	b := &Barrier{Epoch: tick.Epoch, Checkpoint: true, Mutation: in.mutation, Time: tick.Time}
 	for k, ch := range in.addRoots {
 		m.sources[k] = ch
 	}
 	for _, ch := range m.sources {
 		if err := send(ctx, ch, b); err != nil {
-			return 0, err
+			return err
 		}
 	}
 	for _, k := range in.dropRoots {
 		delete(m.sources, k)
 	}
-	return b.Epoch, nil
+	return nil
+}
+
+// WaitInjected blocks until the barrier of epoch has been injected here
+// (or the manager failed): a barrier that arrives from another node may
+// overtake the coordinator's word to this one.
+func (m *BarrierManager) WaitInjected(ctx context.Context, epoch uint64) error {
+	return m.waitUntil(ctx, func() bool { return m.prev >= epoch })
 }
 
 // addSource registers a source queue (a table's DML input or a job's
@@ -217,12 +233,12 @@ const maxUncommitted = 3
 func (m *BarrierManager) backlogged() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.inflight) > maxUncommitted
+	return m.prev-m.committed > maxUncommitted
 }
 
 // waitCaughtUp blocks while the manager is backlogged or paused.
 func (m *BarrierManager) waitCaughtUp(ctx context.Context) error {
-	return m.waitUntil(ctx, func() bool { return len(m.inflight) <= maxUncommitted && !m.paused })
+	return m.waitUntil(ctx, func() bool { return m.prev-m.committed <= maxUncommitted && !m.paused })
 }
 
 // setPaused holds table writes back (Send waits) or lets them go.
@@ -265,55 +281,36 @@ func (m *BarrierManager) collect(epoch uint64) {
 			es.got++
 			if es.got == es.expect {
 				es.complete = true
-				m.signalSealed()
+				m.signalComplete()
 			}
 			return
 		}
 	}
 }
 
-func (m *BarrierManager) signalSealed() {
+func (m *BarrierManager) signalComplete() {
 	select {
-	case m.sealed <- struct{}{}:
+	case m.complete <- struct{}{}:
 	default:
 	}
 }
 
-// committer seals and commits complete epochs in order.
-func (m *BarrierManager) committer(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-m.sealed:
-		}
-		for {
-			m.mu.Lock()
-			if len(m.inflight) == 0 || !m.inflight[0].complete || m.err != nil {
-				m.mu.Unlock()
-				break
-			}
-			es := m.inflight[0]
-			m.mu.Unlock()
-			err := m.store.Seal(es.epoch, nil)
-			if err == nil {
-				err = m.commit(ctx, es.epoch, es.record)
-			}
-			m.mu.Lock()
-			if err != nil {
-				m.err = err
-			} else {
-				m.inflight = m.inflight[1:]
-				m.committed = es.epoch
-				m.latency.Record(time.Since(es.injected))
-			}
-			m.cond.Broadcast()
-			m.mu.Unlock()
-			if err != nil {
-				return
-			}
+// SetCommitted records that epoch is committed (the coordinator's Raft
+// entry reached this node): readers and writers waiting for it go on.
+func (m *BarrierManager) SetCommitted(epoch uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if epoch <= m.committed {
+		return
+	}
+	for e := m.committed + 1; e <= epoch; e++ {
+		if t, ok := m.injected[e]; ok {
+			m.latency.Record(time.Since(t))
+			delete(m.injected, e)
 		}
 	}
+	m.committed = epoch
+	m.cond.Broadcast()
 }
 
 // fail stops the manager: waiters get err.

@@ -198,14 +198,14 @@ func (rs *reshape) relinkAround(frags []*fragment) {
 	}
 }
 
-// start starts the new actors and injects the barrier that applies the
-// reshape, returning its epoch.
-func (rs *reshape) start() (uint64, error) {
+// start starts the new actors and injects the barrier of tick, which
+// applies the reshape.
+func (rs *reshape) start(ctx context.Context, tick Tick) error {
 	for _, a := range rs.created {
 		rs.r.start(a)
 	}
 	rs.inj.added = len(rs.created)
-	return rs.r.mgr.inject(rs.r.ctx, rs.inj)
+	return rs.r.mgr.Inject(ctx, tick, rs.inj)
 }
 
 // ReassignOptions tune one reassignment step.
@@ -215,20 +215,17 @@ type ReassignOptions struct {
 	Replace bool
 	// Cache says how new owners get the cached state of their vnodes.
 	Cache CacheMode
-	// Record goes into the commit of the step's epoch (see
-	// NewBarrierManager).
-	Record any
 }
 
-// ReassignResult describes a reassignment step once its epoch is
-// committed.
+// ReassignResult describes a reassignment step: the vnodes it moved, and,
+// once its epoch is committed, the cached state that moved with them.
 type ReassignResult struct {
-	Epoch uint64
 	// Moved is the number of vnodes that changed owner.
 	Moved int
-	// CacheBytes are the cached state bytes new owners got at the switch:
-	// handed over, or loaded from storage (CacheEager).
-	CacheBytes int64
+	// CacheBytes returns the cached state bytes new owners got at the
+	// switch: handed over, or loaded from storage (CacheEager); final
+	// once the epoch is committed.
+	CacheBytes func() int64
 }
 
 // Reassign moves the vnodes of job id's parallel fragments to the owners
@@ -238,24 +235,23 @@ type ReassignResult struct {
 // the barrier to old and new consumers and route by the new owners after
 // it; an actor losing vnodes hands over their cached state once its state
 // for the barrier's epoch is written, and the new owner rebuilds its
-// operators from that state, then goes on from exactly that point. It
-// returns once the epoch is committed.
-func (r *Runtime) Reassign(ctx context.Context, id uint32, owner []int, o ReassignOptions) (ReassignResult, error) {
+// operators from that state, then goes on from exactly that point. The
+// switch is the barrier of tick.
+func (r *Runtime) Reassign(ctx context.Context, tick Tick, id uint32, owner []int, o ReassignOptions) (ReassignResult, error) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	j, ok := r.jobs[id]
 	if !ok || j.source {
-		r.mu.Unlock()
 		return ReassignResult{}, fmt.Errorf("dataflow: job %d does not run or cannot be rescaled", id)
 	}
 	select {
 	case <-j.created:
 	default:
-		r.mu.Unlock()
 		return ReassignResult{}, errJobCreating
 	}
 	frags := j.parallelFragments()
 	rs := r.newReshape()
-	rs.inj.record, rs.mu.cache = o.Record, o.Cache
+	rs.mu.cache = o.Cache
 	moved := 0
 	if len(frags) > 0 {
 		for v, s := range frags[0].owner {
@@ -266,20 +262,14 @@ func (r *Runtime) Reassign(ctx context.Context, id uint32, owner []int, o Reassi
 	}
 	for _, f := range frags {
 		if err := rs.reassign(f, owner, o.Replace); err != nil {
-			r.mu.Unlock()
 			return ReassignResult{}, err
 		}
 	}
 	rs.relinkAround(frags)
-	epoch, err := rs.start()
-	r.mu.Unlock()
-	if err != nil {
+	if err := rs.start(ctx, tick); err != nil {
 		return ReassignResult{}, err
 	}
-	if err := r.mgr.WaitCommitted(ctx, epoch); err != nil {
-		return ReassignResult{}, err
-	}
-	return ReassignResult{Epoch: epoch, Moved: moved, CacheBytes: rs.mu.counters.cacheBytes.Load()}, nil
+	return ReassignResult{Moved: moved, CacheBytes: rs.mu.counters.cacheBytes.Load}, nil
 }
 
 // errJobCreating refuses to reassign a job still backfilling.

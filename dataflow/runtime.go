@@ -71,27 +71,33 @@ func prepareRoot(a *actor, created bool, pending *sync.WaitGroup) {
 	}
 }
 
-// Resume starts the sources of restarted jobs at one barrier: call it once
-// every job has restarted, so that each consumer sees their rows from the
-// same point on. It also ends a Pause.
-func (r *Runtime) Resume(ctx context.Context) error {
+// Inject injects the plain checkpoint barrier of tick.
+func (r *Runtime) Inject(ctx context.Context, tick Tick) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.mgr.Inject(ctx, tick, injection{})
+}
+
+// Resume starts the sources of restarted jobs at the barrier of tick:
+// call it once every job has restarted, so that each consumer sees their
+// rows from the same point on. It also ends a Pause.
+func (r *Runtime) Resume(ctx context.Context, tick Tick) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.paused = false
 	r.mgr.setPaused(false)
-	_, err := r.mgr.inject(ctx, injection{mutation: &ResumeMutation{}})
-	return err
+	return r.mgr.Inject(ctx, tick, injection{mutation: &ResumeMutation{}})
 }
 
-// Pause holds every source back from the next barrier on, and table
+// Pause holds every source back from the barrier of tick on, and table
 // writes from now on, until Resume: the world stops (the restart
-// baseline of a rescale). It returns the barrier's epoch.
-func (r *Runtime) Pause(ctx context.Context) (uint64, error) {
+// baseline of a rescale).
+func (r *Runtime) Pause(ctx context.Context, tick Tick) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.paused = true
 	r.mgr.setPaused(true)
-	return r.mgr.inject(ctx, injection{mutation: &PauseMutation{}})
+	return r.mgr.Inject(ctx, tick, injection{mutation: &PauseMutation{}})
 }
 
 // NewRuntime returns a runtime over store whose epochs mgr drives.
@@ -161,8 +167,8 @@ func Contiguous(g, n int) []int {
 // it first feeds the job the current contents of its inputs; the returned
 // channel is closed when that is done. Without (a job restarted from
 // committed state), its sources wait for Resume. The job joins the running
-// graph at one barrier.
-func (r *Runtime) StartJob(id uint32, g *GraphSpec, owner []int, withBackfill bool) (<-chan struct{}, error) {
+// graph at the barrier of tick.
+func (r *Runtime) StartJob(ctx context.Context, tick Tick, id uint32, g *GraphSpec, owner []int, withBackfill bool) (<-chan struct{}, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	j := &job{id: id, created: make(chan struct{})}
@@ -209,7 +215,7 @@ func (r *Runtime) StartJob(id uint32, g *GraphSpec, owner []int, withBackfill bo
 	}
 	r.publishers[id] = j.frags[len(j.frags)-1]
 	r.jobs[id] = j
-	if _, err := rs.start(); err != nil {
+	if err := rs.start(ctx, tick); err != nil {
 		return nil, err
 	}
 	go func() {
@@ -235,14 +241,14 @@ func (r *Runtime) backfill(f *fragment, e *edge, table *TableRef, pending *sync.
 	}
 }
 
-// StopJob stops a job's actors at one barrier and waits until that epoch
-// is committed.
-func (r *Runtime) StopJob(ctx context.Context, id uint32) error {
+// StopJob stops a job's actors at the barrier of tick (a plain barrier if
+// the job does not run).
+func (r *Runtime) StopJob(ctx context.Context, tick Tick, id uint32) error {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	j, ok := r.jobs[id]
 	if !ok {
-		r.mu.Unlock()
-		return nil
+		return r.mgr.Inject(ctx, tick, injection{})
 	}
 	delete(r.jobs, id)
 	delete(r.publishers, id)
@@ -260,10 +266,5 @@ func (r *Runtime) StopJob(ctx context.Context, id uint32) error {
 			}
 		}
 	}
-	epoch, err := r.mgr.inject(ctx, in)
-	r.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	return r.mgr.WaitCommitted(ctx, epoch)
+	return r.mgr.Inject(ctx, tick, in)
 }

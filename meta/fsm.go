@@ -22,7 +22,9 @@ const snapshotVersion = 1
 type fsm struct {
 	catalog   atomic.Pointer[Catalog]
 	committed atomic.Uint64
-	logger    *slog.Logger
+	// onCommit, if set, is told of each epoch committed.
+	onCommit atomic.Pointer[func(uint64)]
+	logger   *slog.Logger
 }
 
 var _ raft.FSM = (*fsm)(nil)
@@ -139,6 +141,9 @@ func (f *fsm) apply(data []byte) (any, error) {
 		}
 		if p.Epoch > f.committed.Load() {
 			f.committed.Store(p.Epoch)
+			if fn := f.onCommit.Load(); fn != nil {
+				(*fn)(p.Epoch)
+			}
 		}
 		if p.Step == nil {
 			return nil, nil
@@ -178,7 +183,12 @@ func (f *fsm) Restore(r io.ReadCloser) error {
 	}
 	cat, committed := fromJSON(*s.Catalog)
 	f.catalog.Store(cat)
-	f.committed.Store(committed)
+	if committed > f.committed.Load() {
+		f.committed.Store(committed)
+		if fn := f.onCommit.Load(); fn != nil {
+			(*fn)(committed)
+		}
+	}
 	return nil
 }
 

@@ -368,6 +368,13 @@ func (m *Meta) Catalog() *Catalog { return m.fsm.catalog.Load() }
 // recovery point.
 func (m *Meta) CommittedEpoch() uint64 { return m.fsm.committed.Load() }
 
+// OnCommit has fn called with each epoch this node learns is committed
+// (as it applies the entry), and once at once with the newest so far.
+func (m *Meta) OnCommit(fn func(epoch uint64)) {
+	m.fsm.onCommit.Store(&fn)
+	fn(m.CommittedEpoch())
+}
+
 // Close shuts down Raft and closes the transport and the log store. Call it
 // once.
 func (m *Meta) Close() error { return m.close() }

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
@@ -48,6 +49,7 @@ type Engine struct {
 	opts    Options
 	rt      *dataflow.Runtime
 	mgr     *dataflow.BarrierManager
+	ctrl    *control.Controller
 	cancel  context.CancelFunc
 
 	// writeMu serializes DML: primary-key checks read the committed state,
@@ -98,8 +100,13 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 	if opts.StateCacheBytes > 0 {
 		store.SetCacheBytes(opts.StateCacheBytes)
 	}
-	e.mgr = dataflow.NewBarrierManager(store, committed, e.commitEpoch)
+	var ctrl *control.Controller
+	e.mgr = dataflow.NewBarrierManager(store, committed, func(epoch uint64) { ctrl.Sealed(epoch) }, func() { ctrl.RequestBarrier() })
 	e.rt = dataflow.NewRuntime(ctx, store, e.mgr, exec.VNodes, opts.Logger)
+	ctrl = control.New(m, e.rt, e.mgr, e.mgr.Fail)
+	e.ctrl = ctrl
+	m.OnCommit(e.mgr.SetCommitted)
+	go e.mgr.Run(ctx)
 	if err := e.startJobs(); err != nil {
 		cancel()
 		return nil, err
@@ -111,8 +118,8 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 			interval = time.Duration(ms) * time.Millisecond
 		}
 	}
-	go e.mgr.Run(ctx, interval)
-	if err := e.rt.Resume(ctx); err != nil {
+	go ctrl.Run(ctx, interval)
+	if err := ctrl.Resume(ctx); err != nil {
 		cancel()
 		return nil, err
 	}
@@ -137,7 +144,7 @@ func (e *Engine) alterSystem(ctx context.Context, name, value string) error {
 	if err := e.Meta.SetSystem(ctx, name, value); err != nil {
 		return err
 	}
-	e.mgr.SetInterval(ctx, time.Duration(ms)*time.Millisecond)
+	e.ctrl.SetInterval(ctx, time.Duration(ms)*time.Millisecond)
 	return nil
 }
 

@@ -80,13 +80,6 @@ func (e *Engine) jobAssignment(t *meta.Table) []int {
 	return dataflow.Contiguous(exec.VNodes, e.parallelism(t.Parallelism))
 }
 
-// commitEpoch records a committed epoch in meta, with the rescale step
-// its barrier switched, if any (dataflow.ReassignOptions.Record).
-func (e *Engine) commitEpoch(ctx context.Context, epoch uint64, record any) error {
-	step, _ := record.(*meta.RescaleStep)
-	return e.Meta.CommitEpoch(ctx, epoch, step)
-}
-
 // rescalable are the kinds ALTER ... SET PARALLELISM names, by keyword.
 var rescalable = map[string]meta.ObjectKind{
 	"MATERIALIZED VIEW": meta.KindMaterializedView,
@@ -289,11 +282,11 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 	job.set(func(p *planner.RescaleProgress) { p.VNodesTotal = total })
 	cache := cacheModes[plan.Cache]
 	if replace {
-		if err := e.pause(ctx); err != nil {
+		if err := e.ctrl.Pause(ctx); err != nil {
 			return err
 		}
 		defer func() {
-			if rerr := e.rt.Resume(e.ctx); err == nil {
+			if rerr := e.ctrl.Resume(e.ctx); err == nil {
 				err = rerr
 			}
 		}()
@@ -310,7 +303,7 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 		bytes := e.movedBytes(t, cur, next, replace)
 		rec := &meta.RescaleStep{Table: t.ID, Assignment: next, Done: last}
 		start := time.Now()
-		res, err := e.rt.Reassign(ctx, t.ID, next, dataflow.ReassignOptions{Replace: replace, Cache: cache, Record: rec})
+		res, err := e.ctrl.Reassign(ctx, t.ID, next, dataflow.ReassignOptions{Replace: replace, Cache: cache}, rec)
 		if err != nil {
 			return err
 		}
@@ -323,7 +316,7 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 			p.VNodesMoved = min(p.VNodesMoved+res.Moved, p.VNodesTotal)
 			p.StepsTotal = p.StepsDone + (p.VNodesTotal-p.VNodesMoved+size-1)/size
 			p.BytesMoved += bytes
-			p.CacheBytesMoved += res.CacheBytes
+			p.CacheBytesMoved += res.CacheBytes()
 		})
 		if last {
 			return nil
@@ -358,16 +351,6 @@ func (e *Engine) movedBytes(t *meta.Table, from, to []int, replace bool) int64 {
 		}
 	}
 	return n
-}
-
-// pause stops the world for the restart strategy: sources and writes are
-// held from a checkpoint on, which is committed before anything changes.
-func (e *Engine) pause(ctx context.Context) error {
-	epoch, err := e.rt.Pause(ctx)
-	if err != nil {
-		return err
-	}
-	return e.mgr.WaitCommitted(ctx, epoch)
 }
 
 // resumeRescales finishes the rescales a crash interrupted: each job

@@ -111,14 +111,14 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	if visible := visibleCount(plan.Columns); len(x.Columns) > 0 && len(x.Columns) != visible {
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "materialized view %q names %d columns but its query returns %d", x.Name.Name, len(x.Columns), visible)
 	}
-	created, err := e.rt.StartJob(viewID, plan.Graph, dataflow.Contiguous(exec.VNodes, e.parallelism(par)), true)
+	created, _, err := e.ctrl.StartJob(ctx, viewID, plan.Graph, dataflow.Contiguous(exec.VNodes, e.parallelism(par)), true)
 	if err != nil {
 		return nil, err
 	}
 	select {
 	case <-created:
 	case <-ctx.Done():
-		_ = e.rt.StopJob(context.Background(), viewID)
+		_ = e.ctrl.StopJob(context.Background(), viewID)
 		return nil, ctx.Err()
 	}
 	// The backfill's last rows belong to an epoch that may not be
@@ -138,7 +138,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 		t.Columns = append(t.Columns, meta.Column{Name: name, Type: c.T, Hidden: c.Hidden})
 	}
 	if _, err := e.Meta.CreateTable(ctx, t, false); err != nil {
-		_ = e.rt.StopJob(context.Background(), viewID)
+		_ = e.ctrl.StopJob(context.Background(), viewID)
 		return nil, err
 	}
 	return done("CREATE MATERIALIZED VIEW"), nil
@@ -157,7 +157,7 @@ func (e *Engine) restartView(t *meta.Table) error {
 	if err != nil {
 		return err
 	}
-	_, err = e.rt.StartJob(t.ID, plan.Graph, e.jobAssignment(t), false)
+	_, _, err = e.ctrl.StartJob(e.ctx, t.ID, plan.Graph, e.jobAssignment(t), false)
 	return err
 }
 
@@ -167,7 +167,7 @@ func (e *Engine) dropped(ctx context.Context, ts []*meta.Table) error {
 		if t.Kind != meta.KindTable && t.Kind != meta.KindMaterializedView && t.Kind != meta.KindSource {
 			continue
 		}
-		if err := e.rt.StopJob(ctx, t.ID); err != nil {
+		if err := e.ctrl.StopJob(ctx, t.ID); err != nil {
 			return err
 		}
 		ids := append([]uint32{t.ID}, t.StateTables...)

@@ -43,7 +43,7 @@ func StartServer(ctx context.Context, bin string, parallelism, barrierMS int, ex
 		return nil, err
 	}
 	s := &Server{dir: dir, logs: &logTail{}, exited: make(chan struct{})}
-	args := []string{"start", "--listen", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0",
+	args := []string{"start", "--listen", "127.0.0.1:0", "--cluster-addr", "127.0.0.1:0",
 		"--data-dir", dir, "--parallelism", strconv.Itoa(parallelism), "--barrier-interval-ms", strconv.Itoa(barrierMS)}
 	s.cmd = exec.Command(bin, append(args, extra...)...)
 	// The server stops with the bench, however the bench ends.

@@ -88,7 +88,7 @@ func TestSecondServerRefusesDataDir(t *testing.T) {
 	defer p.kill()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, binary(t), "start", "--listen", freeAddr(t), "--data-dir", dir).CombinedOutput()
+	out, err := exec.CommandContext(ctx, binary(t), "start", "--listen", freeAddr(t), "--cluster-addr", "127.0.0.1:0", "--data-dir", dir).CombinedOutput()
 	if err == nil {
 		t.Fatalf("second server started on a data directory in use:\n%s", out)
 	}

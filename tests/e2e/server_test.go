@@ -92,7 +92,7 @@ type process struct {
 // startProcess runs `streamdb start` on listen/dataDir and waits for "ready".
 func startProcess(t *testing.T, dataDir, listen string) *process {
 	t.Helper()
-	cmd := exec.Command(binary(t), "start", "--listen", listen, "--data-dir", dataDir)
+	cmd := exec.Command(binary(t), "start", "--listen", listen, "--cluster-addr", "127.0.0.1:0", "--data-dir", dataDir)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
