@@ -129,11 +129,11 @@ func (c *Controller) Barrier(ctx context.Context) (uint64, error) {
 
 // StartJob starts a job at the next barrier (see dataflow.Runtime.StartJob)
 // and returns that barrier's epoch.
-func (c *Controller) StartJob(ctx context.Context, id uint32, g *dataflow.GraphSpec, owner []int, withBackfill bool) (<-chan struct{}, uint64, error) {
+func (c *Controller) StartJob(ctx context.Context, id uint32, g *dataflow.GraphSpec, owner []int, nodes dataflow.Placement, withBackfill bool) (<-chan struct{}, uint64, error) {
 	var created <-chan struct{}
 	tick, err := c.barrier(nil, func(t dataflow.Tick) error {
 		var err error
-		created, err = c.rt.StartJob(ctx, t, id, g, owner, withBackfill)
+		created, err = c.rt.StartJob(ctx, t, id, g, owner, nodes, withBackfill)
 		return err
 	})
 	return created, tick.Epoch, err
@@ -151,11 +151,11 @@ func (c *Controller) StopJob(ctx context.Context, id uint32) error {
 
 // Reassign switches a job's vnodes to owner at the next barrier, whose
 // commit records step, and returns once that epoch is committed.
-func (c *Controller) Reassign(ctx context.Context, id uint32, owner []int, o dataflow.ReassignOptions, step *meta.RescaleStep) (dataflow.ReassignResult, error) {
+func (c *Controller) Reassign(ctx context.Context, id uint32, owner []int, nodes dataflow.Placement, o dataflow.ReassignOptions, step *meta.RescaleStep) (dataflow.ReassignResult, error) {
 	var res dataflow.ReassignResult
 	tick, err := c.barrier(step, func(t dataflow.Tick) error {
 		var err error
-		res, err = c.rt.Reassign(ctx, t, id, owner, o)
+		res, err = c.rt.Reassign(ctx, t, id, owner, nodes, o)
 		return err
 	})
 	if err != nil {

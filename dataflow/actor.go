@@ -35,6 +35,13 @@ func newPort(ch chan Message, input int) *inputPort {
 type actor struct {
 	id  int
 	job uint32
+	// node runs the actor ("": this one); on other nodes' runtimes it is
+	// a stand-in that never runs, which names the actor's queues.
+	node string
+	// frag and born, with job and slot, name the actor alike on every
+	// node (actorRef).
+	frag int
+	born uint64
 	// slot names the actor within its fragment; specs build its chain.
 	slot  int
 	specs []Spec
@@ -68,6 +75,9 @@ type generator interface {
 	// until rows are due (negative: none ever will be).
 	generate(emit Emit) (time.Duration, error)
 }
+
+// ref names a alike on every node.
+func (a *actor) ref() actorRef { return actorRef{job: a.job, fragment: a.frag, slot: a.slot, born: a.born} }
 
 // setPre puts op in front of input number input.
 func (a *actor) setPre(input int, op Operator) {

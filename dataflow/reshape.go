@@ -20,11 +20,32 @@ type reshape struct {
 	inj     injection
 	// handoffs are the losing actors' handoffs.
 	handoffs map[*actor]*handoff
+	// tick is the barrier the reshape applies at; nodes places the
+	// actors of new slots (Placement).
+	tick  Tick
+	nodes Placement
 }
 
-func (r *Runtime) newReshape() *reshape {
+// Placement maps a job's actor slots to the nodes that run them (the
+// catalog records it); a slot beyond it, or "", runs on this node. A
+// singleton fragment runs where slot 0 does.
+type Placement []string
+
+// of returns the node of slot.
+func (p Placement) of(slot int) string {
+	if slot < len(p) {
+		return p[slot]
+	}
+	return ""
+}
+
+// errCrossNode refuses a reassignment that would move a vnode's state
+// between actors on different nodes.
+var errCrossNode = errors.New("dataflow: moving key groups between nodes is not supported yet")
+
+func (r *Runtime) newReshape(tick Tick, nodes Placement) *reshape {
 	mu := &UpdateMutation{actors: map[*actor]*actorUpdate{}, counters: &rescaleCounters{}}
-	return &reshape{r: r, mu: mu, isNew: map[*actor]bool{}, handoffs: map[*actor]*handoff{},
+	return &reshape{r: r, mu: mu, isNew: map[*actor]bool{}, handoffs: map[*actor]*handoff{}, tick: tick, nodes: nodes,
 		inj: injection{mutation: mu, addRoots: map[sourceKey]chan<- Message{}}}
 }
 
@@ -88,14 +109,19 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 		if a, ok := oldActors[s]; ok && !replace {
 			f.actors[s] = a
 			sameSplits := src == nil || slices.Equal(splitsOf(src.Splits, oldSlots, s), env.Splits)
-			if !vnodesOf(oldOwner, s).Equal(env.VNodes) || !sameSplits {
+			if r.local(a) && (!vnodesOf(oldOwner, s).Equal(env.VNodes) || !sameSplits) {
 				rs.update(a).env = env
 			}
 			continue
 		}
-		a := &actor{id: r.nextActor, job: f.job.id, slot: s, specs: f.spec.Chain, out: &dispatcher{}, paused: r.paused}
+		a := &actor{id: r.nextActor, job: f.job.id, frag: f.spec.ID, slot: s, born: rs.tick.Epoch, node: rs.nodes.of(s),
+			specs: f.spec.Chain, out: &dispatcher{}, paused: r.paused}
 		r.nextActor++
 		f.actors[s] = a
+		if !r.local(a) {
+			// Another node runs it; this one only names its queues.
+			continue
+		}
 		rs.created = append(rs.created, a)
 		rs.isNew[a] = true
 		f.job.actors = append(f.job.actors, a)
@@ -114,7 +140,7 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 		}
 	}
 	for s, a := range oldActors {
-		if f.actors[s] == a {
+		if f.actors[s] == a || !r.local(a) {
 			continue
 		}
 		rs.update(a).stop = true
@@ -129,17 +155,31 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 	}
 	// Hand over what changes owner: vnodes, and splits of a source.
 	for v, s := range owner {
-		if from, to := oldActors[oldOwner[v]], f.actors[s]; from != to {
-			rs.gain(to, from)
+		if err := rs.move(oldActors[oldOwner[v]], f.actors[s]); err != nil {
+			return err
 		}
 	}
 	if src != nil {
 		for sp := range src.Splits {
-			if from, to := oldActors[splitSlot(oldSlots, sp)], f.actors[splitSlot(slots, sp)]; from != to {
-				rs.gain(to, from)
+			if err := rs.move(oldActors[splitSlot(oldSlots, sp)], f.actors[splitSlot(slots, sp)]); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
+}
+
+// move records that what from owned (a vnode's state, a source split)
+// goes to to.
+func (rs *reshape) move(from, to *actor) error {
+	fl, tl := rs.r.local(from), rs.r.local(to)
+	switch {
+	case from == to || (!fl && !tl):
+		return nil
+	case fl != tl:
+		return errCrossNode
+	}
+	rs.gain(to, from)
 	return nil
 }
 
@@ -154,27 +194,49 @@ func rootKey(f *fragment, a *actor) sourceKey {
 // barrier), pairs with a dropped actor lose theirs, and every producer
 // routes by the consumer's current owners from the barrier on.
 func (rs *reshape) relink(e *edge) {
+	r := rs.r
 	for _, c := range e.to.actors {
 		for _, p := range e.from.actors {
+			pl, cl := r.local(p), r.local(c)
+			if !pl && !cl {
+				continue
+			}
 			port, created := e.link(p, c)
 			if !created {
 				continue
 			}
-			if rs.isNew[c] {
+			if pl != cl {
+				// A queue between nodes: this node holds one end.
+				k := actorPair{p, c}
+				q := &remoteQueue{}
+				e.remote[k] = q
+				key := queueKey(p.ref(), c.ref(), e.input)
+				if pl {
+					r.sendRemote(c.node, key, e.from.types, e.queues[k], q)
+				} else {
+					r.receiveRemote(key, e.from.types, e.queues[k], q)
+				}
+			}
+			switch {
+			case !cl:
+			case rs.isNew[c]:
 				c.ports = append(c.ports, port)
-			} else {
+			default:
 				u := rs.update(c)
 				u.addPorts = append(u.addPorts, port)
 			}
 		}
 	}
-	for c, lost := range e.unlink() {
+	for c, lost := range e.unlink(rs.tick.Epoch) {
 		if !rs.isNew[c] {
 			u := rs.update(c)
 			u.dropPorts = append(u.dropPorts, lost...)
 		}
 	}
 	for _, p := range e.from.actors {
+		if !r.local(p) {
+			continue
+		}
 		g := e.group(p)
 		if rs.isNew[p] {
 			p.out.groups = append(p.out.groups, g)
@@ -205,7 +267,7 @@ func (rs *reshape) start(ctx context.Context, tick Tick) error {
 		rs.r.start(a)
 	}
 	rs.inj.added = len(rs.created)
-	return rs.r.mgr.Inject(ctx, tick, rs.inj)
+	return rs.r.inject(ctx, tick, rs.inj)
 }
 
 // ReassignOptions tune one reassignment step.
@@ -237,7 +299,7 @@ type ReassignResult struct {
 // for the barrier's epoch is written, and the new owner rebuilds its
 // operators from that state, then goes on from exactly that point. The
 // switch is the barrier of tick.
-func (r *Runtime) Reassign(ctx context.Context, tick Tick, id uint32, owner []int, o ReassignOptions) (ReassignResult, error) {
+func (r *Runtime) Reassign(ctx context.Context, tick Tick, id uint32, owner []int, nodes Placement, o ReassignOptions) (ReassignResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	j, ok := r.jobs[id]
@@ -250,7 +312,7 @@ func (r *Runtime) Reassign(ctx context.Context, tick Tick, id uint32, owner []in
 		return ReassignResult{}, errJobCreating
 	}
 	frags := j.parallelFragments()
-	rs := r.newReshape()
+	rs := r.newReshape(tick, nodes)
 	rs.mu.cache = o.Cache
 	moved := 0
 	if len(frags) > 0 {

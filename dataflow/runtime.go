@@ -33,6 +33,27 @@ type Runtime struct {
 	nextActor  int
 	// paused: sources are held back (Pause); new source actors start so.
 	paused bool
+
+	// self is this node's id and transport carries queues to actors on
+	// other nodes (nil on a one-node cluster: every actor is local).
+	self      string
+	transport Transport
+	// mutations are the mutations this node injected with recent
+	// barriers, for barriers of the same epochs from other nodes.
+	mutMu     sync.Mutex
+	mutations map[uint64]Mutation
+}
+
+// SetCluster makes r a node of a cluster: self is its node id, t carries
+// the queues between its actors and other nodes'. Call it before any job
+// starts.
+func (r *Runtime) SetCluster(self string, t Transport) { r.self, r.transport = self, t }
+
+// inject records in's mutation for barriers from other nodes, then injects
+// the barrier of tick on this node (under r.mu).
+func (r *Runtime) inject(ctx context.Context, tick Tick, in injection) error {
+	r.recordMutation(tick.Epoch, in.mutation)
+	return r.mgr.Inject(ctx, tick, in)
 }
 
 type job struct {
@@ -75,7 +96,7 @@ func prepareRoot(a *actor, created bool, pending *sync.WaitGroup) {
 func (r *Runtime) Inject(ctx context.Context, tick Tick) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.mgr.Inject(ctx, tick, injection{})
+	return r.inject(ctx, tick, injection{})
 }
 
 // Resume starts the sources of restarted jobs at the barrier of tick:
@@ -86,7 +107,7 @@ func (r *Runtime) Resume(ctx context.Context, tick Tick) error {
 	defer r.mu.Unlock()
 	r.paused = false
 	r.mgr.setPaused(false)
-	return r.mgr.Inject(ctx, tick, injection{mutation: &ResumeMutation{}})
+	return r.inject(ctx, tick, injection{mutation: &ResumeMutation{}})
 }
 
 // Pause holds every source back from the barrier of tick on, and table
@@ -97,13 +118,13 @@ func (r *Runtime) Pause(ctx context.Context, tick Tick) error {
 	defer r.mu.Unlock()
 	r.paused = true
 	r.mgr.setPaused(true)
-	return r.mgr.Inject(ctx, tick, injection{mutation: &PauseMutation{}})
+	return r.inject(ctx, tick, injection{mutation: &PauseMutation{}})
 }
 
 // NewRuntime returns a runtime over store whose epochs mgr drives.
 func NewRuntime(ctx context.Context, store *Store, mgr *BarrierManager, vnodes int, log *slog.Logger) *Runtime {
 	return &Runtime{ctx: ctx, store: store, mgr: mgr, log: log, vnodes: vnodes,
-		publishers: map[uint32]*fragment{}, jobs: map[uint32]*job{}, rowErrors: NewRowErrors(log)}
+		publishers: map[uint32]*fragment{}, jobs: map[uint32]*job{}, rowErrors: NewRowErrors(log), mutations: map[uint64]Mutation{}}
 }
 
 // Barriers returns the barrier manager.
@@ -124,28 +145,33 @@ func (r *Runtime) start(a *actor) {
 	}()
 }
 
-// StartTable starts a table's job: its DML source queue feeds one actor
-// that makes the rows' watermarks (if the table declares one),
-// materializes the rows and publishes the changes.
-func (r *Runtime) StartTable(t *TableRef) error {
+// StartTable starts a table's job: its DML source queue feeds one actor,
+// on node ("": this one), that makes the rows' watermarks (if the table
+// declares one), materializes the rows and publishes the changes. The
+// actor joins the running graph at the next barrier.
+func (r *Runtime) StartTable(t *TableRef, node string) error {
 	specs := []Spec{&MaterializeSpec{TableID: t.ID, PK: t.PK, Types: t.Types}}
 	if t.Watermark != nil {
 		specs = append([]Spec{t.Watermark}, specs...)
 	}
-	ch := make(chan Message, queueLen)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	j := &job{id: t.ID, source: true}
-	a := &actor{id: r.nextActor, job: t.ID, specs: specs, out: &dispatcher{}, ports: []*inputPort{newPort(ch, 0)}}
+	a := &actor{id: r.nextActor, job: t.ID, frag: -1, node: node, specs: specs, out: &dispatcher{}}
 	r.nextActor++
+	f := &fragment{job: j, owner: make([]int, r.vnodes), actors: map[int]*actor{0: a}, types: t.Types}
+	j.frags = []*fragment{f}
+	r.publishers[t.ID] = f
+	r.jobs[t.ID] = j
+	if !r.local(a) {
+		return nil
+	}
+	ch := make(chan Message, queueLen)
+	a.ports = []*inputPort{newPort(ch, 0)}
 	if err := a.build(r.env(FullBitmap(r.vnodes))); err != nil {
 		return err
 	}
 	j.actors = []*actor{a}
-	f := &fragment{job: j, owner: make([]int, r.vnodes), actors: map[int]*actor{0: a}}
-	j.frags = []*fragment{f}
-	r.publishers[t.ID] = f
-	r.jobs[t.ID] = j
 	r.start(a)
 	r.mgr.addSource(sourceKey{job: t.ID}, ch, 1)
 	return nil
@@ -167,16 +193,18 @@ func Contiguous(g, n int) []int {
 // it first feeds the job the current contents of its inputs; the returned
 // channel is closed when that is done. Without (a job restarted from
 // committed state), its sources wait for Resume. The job joins the running
-// graph at the barrier of tick.
-func (r *Runtime) StartJob(ctx context.Context, tick Tick, id uint32, g *GraphSpec, owner []int, withBackfill bool) (<-chan struct{}, error) {
+// graph at the barrier of tick. nodes places its actors; this node runs
+// those placed on it, and the channel is closed when their backfills are
+// done.
+func (r *Runtime) StartJob(ctx context.Context, tick Tick, id uint32, g *GraphSpec, owner []int, nodes Placement, withBackfill bool) (<-chan struct{}, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	j := &job{id: id, created: make(chan struct{})}
-	rs := r.newReshape()
+	rs := r.newReshape(tick, nodes)
 	byID := map[int]*fragment{}
 	var pending sync.WaitGroup
 	for _, fs := range g.Fragments {
-		f := &fragment{job: j, spec: fs}
+		f := &fragment{job: j, spec: fs, types: fs.OutTypes}
 		for input, in := range fs.Inputs {
 			from := byID[in.Fragment]
 			if in.Fragment < 0 {
@@ -184,7 +212,7 @@ func (r *Runtime) StartJob(ctx context.Context, tick Tick, id uint32, g *GraphSp
 					return nil, fmt.Errorf("dataflow: relation %q is not running", in.Table.Name)
 				}
 			}
-			e := &edge{from: from, to: f, input: input, dist: in.Dist, keys: in.Keys, queues: map[actorPair]chan Message{}}
+			e := &edge{from: from, to: f, input: input, dist: in.Dist, keys: in.Keys, queues: map[actorPair]chan Message{}, remote: map[actorPair]*remoteQueue{}}
 			f.ins = append(f.ins, e)
 		}
 		fo := owner
@@ -196,7 +224,9 @@ func (r *Runtime) StartJob(ctx context.Context, tick Tick, id uint32, g *GraphSp
 		}
 		if len(fs.Inputs) == 0 {
 			for _, a := range f.actors {
-				prepareRoot(a, withBackfill, &pending)
+				if r.local(a) {
+					prepareRoot(a, withBackfill, &pending)
+				}
 			}
 		}
 		byID[fs.ID] = f
@@ -234,6 +264,9 @@ func (r *Runtime) backfill(f *fragment, e *edge, table *TableRef, pending *sync.
 	slots := f.slots()
 	for d, s := range slots {
 		a := f.actors[s]
+		if !r.local(a) {
+			continue
+		}
 		route := e.group(e.from.actors[e.from.slots()[0]])
 		pending.Add(1)
 		a.setPre(e.input, &backfill{ctx: r.ctx, table: table, engine: r.store.Engine(), wait: r.mgr.WaitCommitted,
@@ -248,23 +281,26 @@ func (r *Runtime) StopJob(ctx context.Context, tick Tick, id uint32) error {
 	defer r.mu.Unlock()
 	j, ok := r.jobs[id]
 	if !ok {
-		return r.mgr.Inject(ctx, tick, injection{})
+		return r.inject(ctx, tick, injection{})
 	}
 	delete(r.jobs, id)
 	delete(r.publishers, id)
 	in := injection{mutation: &StopMutation{Jobs: []uint32{id}}, stopping: len(j.actors)}
-	if j.source {
+	if j.source && len(j.actors) > 0 {
 		in.dropRoots = append(in.dropRoots, sourceKey{job: id})
 	}
 	for _, f := range j.frags {
 		for _, e := range f.ins {
 			e.from.outs = slices.DeleteFunc(e.from.outs, func(x *edge) bool { return x == e })
+			e.end(tick.Epoch)
 		}
 		if f.spec != nil && len(f.spec.Inputs) == 0 {
 			for _, a := range f.actors {
-				in.dropRoots = append(in.dropRoots, rootKey(f, a))
+				if r.local(a) {
+					in.dropRoots = append(in.dropRoots, rootKey(f, a))
+				}
 			}
 		}
 	}
-	return r.mgr.Inject(ctx, tick, in)
+	return r.inject(ctx, tick, in)
 }

@@ -3,6 +3,8 @@ package dataflow
 import (
 	"maps"
 	"slices"
+
+	"github.com/streamdb/streamdb/types"
 )
 
 // fragment is a running fragment of a job: its actors by slot and the
@@ -13,6 +15,8 @@ type fragment struct {
 	job *job
 	// spec is nil for a table's DML fragment.
 	spec *FragmentSpec
+	// types are the types of the rows the fragment emits.
+	types []types.T
 	// owner maps each vnode to the slot of the actor owning it (all slot 0
 	// for a singleton).
 	owner  []int
@@ -66,6 +70,8 @@ type edge struct {
 	dist     DistKind
 	keys     []int
 	queues   map[actorPair]chan Message
+	// remote holds this node's end of each queue between nodes.
+	remote map[actorPair]*remoteQueue
 }
 
 type actorPair struct{ from, to *actor }
@@ -102,9 +108,9 @@ func (e *edge) group(p *actor) *outputGroup {
 }
 
 // unlink forgets the queues from or to actors that are no longer in their
-// fragments and returns, per surviving consumer, the ports of the queues
-// it loses.
-func (e *edge) unlink() map[*actor][]chan Message {
+// fragments (queues between nodes end after the barrier of epoch) and
+// returns, per surviving consumer, the ports of the queues it loses.
+func (e *edge) unlink(epoch uint64) map[*actor][]chan Message {
 	lost := map[*actor][]chan Message{}
 	for k, ch := range e.queues {
 		fromLive := e.from.actors[k.from.slot] == k.from
@@ -113,9 +119,22 @@ func (e *edge) unlink() map[*actor][]chan Message {
 			continue
 		}
 		delete(e.queues, k)
+		if q := e.remote[k]; q != nil {
+			q.last.Store(epoch)
+			delete(e.remote, k)
+		}
 		if toLive {
 			lost[k.to] = append(lost[k.to], ch)
 		}
 	}
 	return lost
+}
+
+// end ends every queue between nodes of e after the barrier of epoch (its
+// consumer's job stops).
+func (e *edge) end(epoch uint64) {
+	for k, q := range e.remote {
+		q.last.Store(epoch)
+		delete(e.remote, k)
+	}
 }

@@ -223,5 +223,5 @@ func (e *Engine) startTable(t *meta.Table) error {
 	if err != nil {
 		return err
 	}
-	return e.rt.StartTable(ref)
+	return e.rt.StartTable(ref, "")
 }

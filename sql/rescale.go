@@ -303,7 +303,7 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 		bytes := e.movedBytes(t, cur, next, replace)
 		rec := &meta.RescaleStep{Table: t.ID, Assignment: next, Done: last}
 		start := time.Now()
-		res, err := e.ctrl.Reassign(ctx, t.ID, next, dataflow.ReassignOptions{Replace: replace, Cache: cache}, rec)
+		res, err := e.ctrl.Reassign(ctx, t.ID, next, nil, dataflow.ReassignOptions{Replace: replace, Cache: cache}, rec)
 		if err != nil {
 			return err
 		}

@@ -119,6 +119,6 @@ func (e *Engine) startConnected(t *meta.Table, created bool) error {
 			OutTypes: ref.Types,
 		})
 	}
-	_, _, err = e.ctrl.StartJob(e.ctx, t.ID, g, e.jobAssignment(t), created)
+	_, _, err = e.ctrl.StartJob(e.ctx, t.ID, g, e.jobAssignment(t), nil, created)
 	return err
 }

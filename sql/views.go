@@ -111,7 +111,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	if visible := visibleCount(plan.Columns); len(x.Columns) > 0 && len(x.Columns) != visible {
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "materialized view %q names %d columns but its query returns %d", x.Name.Name, len(x.Columns), visible)
 	}
-	created, _, err := e.ctrl.StartJob(ctx, viewID, plan.Graph, dataflow.Contiguous(exec.VNodes, e.parallelism(par)), true)
+	created, _, err := e.ctrl.StartJob(ctx, viewID, plan.Graph, dataflow.Contiguous(exec.VNodes, e.parallelism(par)), nil, true)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func (e *Engine) restartView(t *meta.Table) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = e.ctrl.StartJob(e.ctx, t.ID, plan.Graph, e.jobAssignment(t), false)
+	_, _, err = e.ctrl.StartJob(e.ctx, t.ID, plan.Graph, e.jobAssignment(t), nil, false)
 	return err
 }
 
