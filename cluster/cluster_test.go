@@ -114,3 +114,53 @@ func TestVersionMismatchRefused(t *testing.T) {
 		t.Fatalf("error = %v, want a protocol version refusal", err)
 	}
 }
+
+// TestQueues sends a queue's frames between two nodes in order, the
+// stream opened before its receiver registered, and ends it at the frame
+// the receiver says is the last.
+func TestQueues(t *testing.T) {
+	m, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	c := NewClient()
+	defer c.Close()
+	q := NewQueues(c, func(node string) (string, error) { return m.Addr().String(), nil })
+	s := NewServer()
+	s.Register(q.Service())
+	go s.Serve(m)
+	defer s.Stop()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sender, err := q.Open(ctx, "b", "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	done := make(chan struct{})
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		q.Listen("k1", func(_ context.Context, f []byte) (bool, error) {
+			got = append(got, string(f))
+			if string(f) == "last" {
+				close(done)
+				return false, nil
+			}
+			return true, nil
+		})
+	}()
+	for _, f := range []string{"one", "two", "three", "last"} {
+		if err := sender.Send([]byte(f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sender.Close(); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if strings.Join(got, ",") != "one,two,three,last" {
+		t.Fatalf("frames = %v", got)
+	}
+}

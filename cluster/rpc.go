@@ -54,6 +54,7 @@ func NewServer() *Server {
 			return toStatus(h(srv, ss))
 		}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		grpc.InitialWindowSize(streamWindow), grpc.InitialConnWindowSize(connWindow),
 	)}
 }
 
@@ -145,6 +146,7 @@ func (c *Client) Conn(addr string) (*grpc.ClientConn, error) {
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.CallContentSubtype(codecName)),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 5 * time.Second, Timeout: 5 * time.Second, PermitWithoutStream: true}),
+		grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(connWindow),
 		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 			return fromStatus(invoker(metadata.AppendToOutgoingContext(ctx, versionKey, version), method, req, reply, cc, opts...))
 		}),

@@ -1,182 +1,433 @@
-// Package control is streamdb's control plane: it decides the epochs of
-// the cluster (DESIGN.md §4, §9). The controller picks each barrier's
-// epoch and time, has every node inject it, together with the graph
-// change it carries (a job started or stopped, a rescale step), and
-// commits an epoch through meta's Raft log once every node has sealed it.
-// One barrier is decided at a time, so graph changes and checkpoints are
-// totally ordered.
+// Package control is streamdb's control plane (DESIGN.md §4, §9): the
+// controller decides the epochs of the whole cluster, and every node's
+// worker applies them. The controller runs on the Raft leader: it picks
+// each barrier's epoch and time and has every node inject the barrier,
+// together with the graph change it carries (a job started or stopped, a
+// rescale step); it commits an epoch through meta's Raft log once every
+// node has sealed it. One barrier is decided at a time, so graph changes
+// and checkpoints are totally ordered across the cluster. When it takes
+// over, and whenever a node fails or the membership changes, it recovers:
+// every node drops what it wrote after the last committed epoch and the
+// jobs restart from there. On other nodes the controller forwards what
+// sessions ask of it to the leader's.
 package control
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/storage"
 )
 
-// Controller decides a node's epochs. Every change of the streaming graph
-// goes through it, so that it happens at one barrier.
+// Controller is a node's control plane: active on the Raft leader, a
+// forwarder elsewhere.
 type Controller struct {
-	rt   *dataflow.Runtime
-	mgr  *dataflow.BarrierManager
-	meta *meta.Meta
+	self   string
+	meta   *meta.Meta
+	local  *Worker
+	client *cluster.Client
+	log    *slog.Logger
 
 	// mu orders barriers: the epoch counter and the last barrier time.
 	mu       sync.Mutex
 	epoch    uint64
 	lastTime int64
-	// records are what each epoch's commit records besides the epoch: a
-	// rescale step its barrier switched.
-	recMu   sync.Mutex
-	records map[uint64]*meta.RescaleStep
+	// gen is the current generation of workers (nil while not leading or
+	// recovering). Commits read it without mu, which a barrier holds
+	// while nodes inject it (and injecting may wait for a commit).
+	gen atomic.Pointer[generation]
+
+	// cmu guards what commits need: who sealed each epoch, the records
+	// to commit with them, the last epoch this controller committed, and
+	// which nodes have created each job.
+	cmu         sync.Mutex
+	cond        *sync.Cond
+	seals       map[uint64]map[string]bool
+	records     map[uint64]*meta.RescaleStep
+	committedTo uint64
+	createdBy   map[uint32]map[string]bool
 
 	kick     chan struct{}
 	interval chan time.Duration
-	failed   func(error)
+
+	// queues carry the runtime's queues between nodes; reader reads
+	// relations wherever their state is.
+	queues *cluster.Queues
+	reader *Reader
 }
 
-// New returns the controller of a node whose runtime rt and barrier
-// manager mgr run its actors, starting after meta's committed epoch.
-// failed is told when a commit fails (the node must recover).
-func New(m *meta.Meta, rt *dataflow.Runtime, mgr *dataflow.BarrierManager, failed func(error)) *Controller {
-	return &Controller{rt: rt, mgr: mgr, meta: m, epoch: m.CommittedEpoch(), records: map[uint64]*meta.RescaleStep{},
-		kick: make(chan struct{}, 1), interval: make(chan time.Duration), failed: failed}
+// generation is the workers of the cluster between two recoveries.
+type generation struct {
+	nodes   []string // sorted
+	workers map[string]workerConn
+	// failed is closed when a barrier or a commit failed: the controller
+	// recovers.
+	failed chan struct{}
+	once   sync.Once
+}
+
+func (g *generation) fail() { g.once.Do(func() { close(g.failed) }) }
+
+// workerConn is a node's worker as the controller calls it.
+type workerConn interface {
+	Apply(ctx context.Context, tick dataflow.Tick, ch *Change) error
+	Reset(ctx context.Context, committed, prev uint64) error
+}
+
+// errNoLeader refuses work while no controller leads.
+func errNoLeader() error {
+	return pgerror.New("57P03", "the streaming controller is recovering or has no leader").
+		WithHint("Retry shortly; SHOW NODES tells whether every node is up.")
+}
+
+// New returns the controller and the worker of node self, whose runtime
+// rt and barrier manager mgr run the node's actors over st; builder builds
+// jobs from the catalog.
+func New(self string, m *meta.Meta, rt *dataflow.Runtime, mgr *dataflow.BarrierManager, st *storage.Engine, builder Builder, log *slog.Logger) *Controller {
+	c := &Controller{self: self, meta: m, client: m.Client(), log: log,
+		seals: map[uint64]map[string]bool{}, records: map[uint64]*meta.RescaleStep{}, createdBy: map[uint32]map[string]bool{},
+		kick: make(chan struct{}, 1), interval: make(chan time.Duration)}
+	c.cond = sync.NewCond(&c.cmu)
+	c.local = &Worker{node: self, rt: rt, mgr: mgr, storage: st, builder: builder, meta: m, log: log, up: c,
+		ready: make(chan struct{}), cacheBytes: map[uint32]func() int64{}}
+	c.queues = cluster.NewQueues(c.client, m.NodeAddr)
+	c.reader = NewReader(self, m, st)
+	rt.SetCluster(self, transport{c.queues}, c.reader)
+	return c
+}
+
+// Reader returns the node's reader of relations across the cluster.
+func (c *Controller) Reader() *Reader { return c.reader }
+
+// Worker returns this node's worker.
+func (c *Controller) Worker() *Worker { return c.local }
+
+// Sealed is the local barrier manager's report that an epoch is sealed on
+// this node.
+func (c *Controller) Sealed(epoch uint64) {
+	if c.meta.IsLeader() {
+		c.sealed(c.self, epoch)
+		return
+	}
+	c.toLeader(context.Background(), methodSealed, &sealedRequest{Node: c.self, Epoch: epoch})
+}
+
+// created records that node finished creating job (upstream).
+func (c *Controller) created(ctx context.Context, node string, job uint32) {
+	if !c.meta.IsLeader() {
+		c.toLeader(ctx, methodCreated, &createdRequest{Node: node, Job: job})
+		return
+	}
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	if c.createdBy[job] == nil {
+		c.createdBy[job] = map[string]bool{}
+	}
+	c.createdBy[job][node] = true
+	c.cond.Broadcast()
+}
+
+// toLeader sends a report to the leader's controller, best effort: a lost
+// report ends in a recovery.
+func (c *Controller) toLeader(ctx context.Context, method string, req any) {
+	addr := c.meta.LeaderAddr()
+	if addr == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := cluster.Call[empty](ctx, c.client, addr, method, req); err != nil {
+		c.log.Warn("control: a report to the leader failed", "method", method, "err", err)
+	}
+}
+
+// sealed records that node sealed epoch and commits, in order, every
+// epoch that every node of the generation has sealed.
+func (c *Controller) sealed(node string, epoch uint64) {
+	gen := c.gen.Load()
+	if gen == nil {
+		return
+	}
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	if epoch <= c.committedTo {
+		return
+	}
+	if c.seals[epoch] == nil {
+		c.seals[epoch] = map[string]bool{}
+	}
+	c.seals[epoch][node] = true
+	for {
+		next := c.committedTo + 1
+		if len(c.seals[next]) < len(gen.nodes) {
+			return
+		}
+		rec := c.records[next]
+		delete(c.seals, next)
+		delete(c.records, next)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := c.meta.CommitEpoch(ctx, next, rec)
+		cancel()
+		if err != nil {
+			c.log.Error("control: committing an epoch failed; recovering", "epoch", next, "err", err)
+			gen.fail()
+			return
+		}
+		c.committedTo = next
+	}
 }
 
 // next returns the next barrier's tick: a new epoch, and a time that
-// never goes back.
+// never goes back (under mu).
 func (c *Controller) next() dataflow.Tick {
 	c.epoch++
 	c.lastTime = max(time.Now().UnixMicro(), c.lastTime+1)
 	return dataflow.Tick{Epoch: c.epoch, Time: c.lastTime}
 }
 
-// barrier injects one barrier made by inject with the next tick, with
-// record to commit with it, and returns the tick.
-func (c *Controller) barrier(record *meta.RescaleStep, inject func(dataflow.Tick) error) (dataflow.Tick, error) {
+// barrier has every node of the generation inject the next barrier with
+// ch, and commits record with its epoch; it returns the tick. A node that
+// fails it fails the generation.
+func (c *Controller) barrier(ctx context.Context, record *meta.RescaleStep, ch *Change) (dataflow.Tick, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	gen := c.gen.Load()
+	if gen == nil {
+		return dataflow.Tick{}, errNoLeader()
+	}
 	tick := c.next()
 	if record != nil {
-		c.recMu.Lock()
+		c.cmu.Lock()
 		c.records[tick.Epoch] = record
-		c.recMu.Unlock()
+		c.cmu.Unlock()
 	}
-	return tick, inject(tick)
+	if err := applyAll(ctx, gen, func(w workerConn) error { return w.Apply(ctx, tick, ch) }); err != nil {
+		gen.fail()
+		return tick, err
+	}
+	return tick, nil
 }
 
-// Sealed is the barrier manager's report that an epoch is sealed on this
-// node: with every node sealed, the epoch is committed in Raft, with the
-// record its barrier made.
-func (c *Controller) Sealed(epoch uint64) {
-	c.recMu.Lock()
-	rec := c.records[epoch]
-	delete(c.records, epoch)
-	c.recMu.Unlock()
-	if err := c.meta.CommitEpoch(context.Background(), epoch, rec); err != nil {
-		c.failed(err)
+// applyAll calls fn on every worker of gen at once and returns the first
+// error.
+func applyAll(ctx context.Context, gen *generation, fn func(workerConn) error) error {
+	errs := make([]error, len(gen.nodes))
+	var wg sync.WaitGroup
+	for i, n := range gen.nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fn(gen.workers[n]); err != nil {
+				errs[i] = fmt.Errorf("node %s: %w", n, err)
+			}
+		}()
 	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
-// Run injects a checkpoint barrier every interval, and at once when asked
-// (RequestBarrier), until ctx ends.
+// Run leads the cluster's epochs while this node is the Raft leader, until
+// ctx ends: it recovers the cluster (every node back to the committed
+// epoch, the jobs restarted), then injects a barrier every interval, and
+// at once when asked; it recovers again when a node fails or the cluster's
+// membership changes.
 func (c *Controller) Run(ctx context.Context, interval time.Duration) {
+	for ctx.Err() == nil {
+		if !c.meta.IsLeader() {
+			if sleep(ctx, 50*time.Millisecond) != nil {
+				return
+			}
+			continue
+		}
+		gen, err := c.recover(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				c.log.Warn("control: recovery failed; retrying", "err", err)
+				_ = sleep(ctx, time.Second)
+			}
+			continue
+		}
+		interval = c.lead(ctx, gen, interval)
+		c.gen.Store(nil)
+	}
+}
+
+// lead injects barriers for gen until it fails, leadership is lost, the
+// membership changes or ctx ends; it returns the interval then in force.
+func (c *Controller) lead(ctx context.Context, gen *generation, interval time.Duration) time.Duration {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	check := time.NewTicker(100 * time.Millisecond)
+	defer check.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return interval
+		case <-gen.failed:
+			return interval
 		case d := <-c.interval:
+			interval = d
 			t.Reset(d)
+			continue
+		case <-check.C:
+			if !c.meta.IsLeader() || !slices.Equal(memberIDs(c.meta.Catalog()), gen.nodes) {
+				return interval
+			}
 			continue
 		case <-t.C:
 		case <-c.kick:
 		}
-		if _, err := c.Barrier(ctx); err != nil {
-			if ctx.Err() == nil {
-				c.failed(err)
-			}
-			return
+		if _, err := c.barrier(ctx, nil, &Change{}); err != nil && ctx.Err() == nil {
+			c.log.Warn("control: a barrier failed; recovering", "err", err)
 		}
 	}
 }
 
-// SetInterval changes the time between periodic barriers.
-func (c *Controller) SetInterval(ctx context.Context, d time.Duration) {
+func memberIDs(cat *meta.Catalog) []string {
+	var ids []string
+	for _, n := range cat.Nodes() {
+		ids = append(ids, n.ID)
+	}
+	return ids
+}
+
+// recover brings every node back to the committed epoch and restarts
+// every job there, in id order (a view after what it reads), then lets
+// sources go at one barrier.
+func (c *Controller) recover(ctx context.Context) (*generation, error) {
+	cat := c.meta.Catalog()
+	gen := &generation{nodes: memberIDs(cat), workers: map[string]workerConn{}, failed: make(chan struct{})}
+	for _, n := range gen.nodes {
+		if n == c.self {
+			gen.workers[n] = localConn{c.local}
+		} else {
+			gen.workers[n] = &remoteWorker{c: c, node: n}
+		}
+	}
+	committed := c.meta.CommittedEpoch()
+	c.mu.Lock()
+	prev := max(c.epoch, committed)
+	c.mu.Unlock()
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := applyAll(rctx, gen, func(w workerConn) error { return w.Reset(rctx, committed, prev) }); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.epoch = prev
+	c.mu.Unlock()
+	c.gen.Store(gen)
+	c.cmu.Lock()
+	c.seals, c.records, c.committedTo = map[uint64]map[string]bool{}, map[uint64]*meta.RescaleStep{}, prev
+	c.createdBy = map[uint32]map[string]bool{}
+	c.cmu.Unlock()
+	for _, t := range jobsInOrder(cat) {
+		ch := restartChange(cat, t)
+		if _, err := c.barrier(rctx, nil, ch); err != nil {
+			c.dropGen(gen)
+			return nil, fmt.Errorf("restart %s %q: %w", t.Kind, t.Name, err)
+		}
+	}
+	if _, err := c.barrier(rctx, nil, &Change{Kind: changeResume}); err != nil {
+		c.dropGen(gen)
+		return nil, err
+	}
+	c.log.Info("control: the cluster's jobs run", "nodes", gen.nodes, "committed_epoch", committed)
+	return gen, nil
+}
+
+// dropGen forgets gen after a failed recovery.
+func (c *Controller) dropGen(gen *generation) {
+	c.gen.CompareAndSwap(gen, nil)
+}
+
+// jobsInOrder returns the relations that run jobs, by id.
+func jobsInOrder(cat *meta.Catalog) []*meta.Table {
+	var out []*meta.Table
+	for _, t := range cat.Tables() {
+		if t.Kind == meta.KindTable || t.Kind == meta.KindSource || t.Kind == meta.KindMaterializedView {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b *meta.Table) int { return int(a.ID) - int(b.ID) })
+	return out
+}
+
+// restartChange is the change that restarts t's job from committed state.
+func restartChange(cat *meta.Catalog, t *meta.Table) *Change {
+	nodes := JobPlacement(cat, t)
+	if t.Kind == meta.KindTable && t.Connector() == "" {
+		return &Change{Kind: changeStartTable, Job: t.ID, Def: t, Nodes: nodes}
+	}
+	return &Change{Kind: changeStartJob, Job: t.ID, Def: t, Owner: JobAssignment(t), Nodes: nodes}
+}
+
+// JobPlacement returns the nodes of t's job's actor slots: as recorded,
+// or, for a job recorded without one, every slot on the cluster's first
+// node.
+func JobPlacement(cat *meta.Catalog, t *meta.Table) []string {
+	if len(t.Placement) > 0 {
+		return t.Placement
+	}
+	n := max(meta.Slots(JobAssignment(t)), 1)
+	out := make([]string, n)
+	for i := range out {
+		out[i] = cat.Origin()
+	}
+	return out
+}
+
+// JobAssignment returns the vnode owners of t's job: the assignment its
+// last committed rescale step recorded, else contiguous ranges over its
+// placement's slots.
+func JobAssignment(t *meta.Table) []int {
+	if len(t.Assignment) > 0 {
+		return t.Assignment
+	}
+	return dataflow.Contiguous(exec.VNodes, max(len(t.Placement), t.Parallelism, 1))
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
-	case c.interval <- d:
 	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
 // RequestBarrier asks for a barrier as soon as possible (group commit:
 // concurrent requests share one barrier).
 func (c *Controller) RequestBarrier() {
+	if !c.meta.IsLeader() {
+		go c.toLeader(context.Background(), methodRequest, &empty{})
+		return
+	}
 	select {
 	case c.kick <- struct{}{}:
 	default:
 	}
 }
 
-// Barrier injects a plain checkpoint barrier now and returns its epoch.
-func (c *Controller) Barrier(ctx context.Context) (uint64, error) {
-	tick, err := c.barrier(nil, func(t dataflow.Tick) error { return c.rt.Inject(ctx, t) })
-	return tick.Epoch, err
-}
-
-// StartJob starts a job at the next barrier (see dataflow.Runtime.StartJob)
-// and returns that barrier's epoch.
-func (c *Controller) StartJob(ctx context.Context, id uint32, g *dataflow.GraphSpec, owner []int, nodes dataflow.Placement, withBackfill bool) (<-chan struct{}, uint64, error) {
-	var created <-chan struct{}
-	tick, err := c.barrier(nil, func(t dataflow.Tick) error {
-		var err error
-		created, err = c.rt.StartJob(ctx, t, id, g, owner, nodes, withBackfill)
-		return err
-	})
-	return created, tick.Epoch, err
-}
-
-// StopJob stops a job at the next barrier and waits until its epoch is
-// committed.
-func (c *Controller) StopJob(ctx context.Context, id uint32) error {
-	tick, err := c.barrier(nil, func(t dataflow.Tick) error { return c.rt.StopJob(ctx, t, id) })
-	if err != nil {
-		return err
+// SetInterval changes the time between periodic barriers (on the leader).
+func (c *Controller) SetInterval(ctx context.Context, d time.Duration) {
+	select {
+	case c.interval <- d:
+	case <-ctx.Done():
+	case <-time.After(time.Second):
+		// Not leading: the leader reads the setting when it takes over.
 	}
-	return c.mgr.WaitCommitted(ctx, tick.Epoch)
-}
-
-// Reassign switches a job's vnodes to owner at the next barrier, whose
-// commit records step, and returns once that epoch is committed.
-func (c *Controller) Reassign(ctx context.Context, id uint32, owner []int, nodes dataflow.Placement, o dataflow.ReassignOptions, step *meta.RescaleStep) (dataflow.ReassignResult, error) {
-	var res dataflow.ReassignResult
-	tick, err := c.barrier(step, func(t dataflow.Tick) error {
-		var err error
-		res, err = c.rt.Reassign(ctx, t, id, owner, nodes, o)
-		return err
-	})
-	if err != nil {
-		return res, err
-	}
-	return res, c.mgr.WaitCommitted(ctx, tick.Epoch)
-}
-
-// Pause stops the world: sources and table writes are held from the next
-// barrier on, which it waits to see committed.
-func (c *Controller) Pause(ctx context.Context) error {
-	tick, err := c.barrier(nil, func(t dataflow.Tick) error { return c.rt.Pause(ctx, t) })
-	if err != nil {
-		return err
-	}
-	return c.mgr.WaitCommitted(ctx, tick.Epoch)
-}
-
-// Resume lets sources and writes go on from the next barrier: after a
-// Pause, and after every job restarted from committed state.
-func (c *Controller) Resume(ctx context.Context) error {
-	_, err := c.barrier(nil, func(t dataflow.Tick) error { return c.rt.Resume(ctx, t) })
-	return err
 }

@@ -28,7 +28,7 @@ const backfillBatchRows = 20000
 type backfill struct {
 	ctx    context.Context
 	table  *TableRef
-	engine *storage.Engine
+	engine storage.Reader
 	wait   func(context.Context, uint64) error
 	// owns filters snapshot rows to those routed to this actor.
 	owns func(row []types.Datum) bool

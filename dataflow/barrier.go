@@ -177,6 +177,20 @@ func (m *BarrierManager) Inject(ctx context.Context, tick Tick, in injection) er
 	return nil
 }
 
+// reset forgets every source and epoch in flight (Runtime.Reset): epochs
+// resume after prev, committed is the newest committed one.
+func (m *BarrierManager) reset(committed, prev uint64) {
+	m.injectMu.Lock()
+	defer m.injectMu.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sources = map[sourceKey]chan<- Message{}
+	m.actors, m.inflight, m.err, m.paused = 0, nil, nil, false
+	m.prev, m.committed = max(prev, committed), max(m.committed, committed)
+	m.injected = map[uint64]time.Time{}
+	m.cond.Broadcast()
+}
+
 // WaitInjected blocks until the barrier of epoch has been injected here
 // (or the manager failed): a barrier that arrives from another node may
 // overtake the coordinator's word to this one.

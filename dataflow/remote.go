@@ -66,9 +66,10 @@ func (q *remoteQueue) ended(epoch uint64) bool {
 // sendRemote forwards the messages put into ch to the queue key on node,
 // until the barrier of the queue's last epoch.
 func (r *Runtime) sendRemote(node, key string, rowTypes []types.T, ch <-chan Message, q *remoteQueue) {
+	ctx := r.ctx
 	go func() {
 		err := func() error {
-			s, err := r.transport.Open(r.ctx, node, key)
+			s, err := r.transport.Open(ctx, node, key)
 			if err != nil {
 				return err
 			}
@@ -78,7 +79,7 @@ func (r *Runtime) sendRemote(node, key string, rowTypes []types.T, ch <-chan Mes
 				var m Message
 				select {
 				case m = <-ch:
-				case <-r.ctx.Done():
+				case <-ctx.Done():
 					return nil
 				}
 				if buf, err = AppendMessage(buf[:0], m); err != nil {
@@ -92,7 +93,7 @@ func (r *Runtime) sendRemote(node, key string, rowTypes []types.T, ch <-chan Mes
 				}
 			}
 		}()
-		if err != nil && r.ctx.Err() == nil {
+		if err != nil && ctx.Err() == nil {
 			r.log.Error("sending to another node failed; streaming stops until recovery", "node", node, "queue", key, "err", err)
 			r.mgr.Fail(err)
 		}
@@ -125,6 +126,7 @@ func (r *Runtime) receiveRemote(key string, rowTypes []types.T, ch chan<- Messag
 		}
 		return nil
 	})
+	r.listens = append(r.listens, cancel)
 }
 
 // local reports whether actor a runs on this node.

@@ -79,6 +79,21 @@ func (s *memSender) Send(frame []byte) error {
 
 func (s *memSender) Close() error { return nil }
 
+// clusterReader reads every test node's store, as a cluster's reader
+// reads every node holding part of a relation.
+type clusterReader struct{ stores *[]*storage.Engine }
+
+func (r clusterReader) Scan(lower, upper []byte, epoch uint64, fn func(key, value []byte) error) error {
+	for _, st := range *r.stores {
+		if err := st.Scan(lower, upper, epoch, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r clusterReader) TableDiskUsage(uint32) (uint64, error) { return 0, nil }
+
 // testNode is one node of an in-process cluster.
 type testNode struct {
 	id    string
@@ -103,16 +118,18 @@ func newTestCluster(t *testing.T, ids ...string) *testCluster {
 	t.Cleanup(cancel)
 	c := &testCluster{t: t, ctx: ctx, seals: map[uint64]int{}}
 	net := newMemNet()
+	var stores []*storage.Engine
 	for _, id := range ids {
 		st, err := storage.Open(t.TempDir(), storage.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
+		stores = append(stores, st)
 		n := &testNode{id: id, store: NewStore(st)}
 		n.mgr = NewBarrierManager(n.store, 0, c.sealed, func() {})
 		n.rt = NewRuntime(ctx, n.store, n.mgr, 16, slog.New(slog.DiscardHandler))
-		n.rt.SetCluster(id, memTransport{net: net, node: id})
+		n.rt.SetCluster(id, memTransport{net: net, node: id}, clusterReader{&stores})
 		go n.mgr.Run(ctx)
 		c.nodes = append(c.nodes, n)
 	}
@@ -229,4 +246,65 @@ func TestRemoteExchange(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.barrier()
+}
+
+// TestRemoteJoinBackfill joins two tables placed on different nodes in a
+// view whose actors are on both, created with a backfill of rows already
+// there.
+func TestRemoteJoinBackfill(t *testing.T) {
+	c := newTestCluster(t, "a", "b")
+	ts := []types.T{types.TInt8, types.TText}
+	left := &TableRef{ID: 1001, Name: "l", Types: ts, PK: []int{0}}
+	right := &TableRef{ID: 1002, Name: "r", Types: ts, PK: []int{0}}
+	for _, n := range c.nodes {
+		if err := n.rt.StartTable(left, "a"); err != nil {
+			t.Fatal(err)
+		}
+		if err := n.rt.StartTable(right, "b"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.barrier()
+	rows := &Chunk{}
+	for i := range 100 {
+		rows.Append(Insert, []types.Datum{types.NewInt(int64(i)), types.NewString(fmt.Sprint("x", i))})
+	}
+	if _, err := c.nodes[0].mgr.Send(c.ctx, left.ID, rows, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.nodes[1].mgr.Send(c.ctx, right.ID, rows, nil); err != nil {
+		t.Fatal(err)
+	}
+	c.barrier()
+	const view = 1003
+	out := []types.T{types.TInt8, types.TText, types.TInt8, types.TText}
+	g := &GraphSpec{VNodeCount: 16, Fragments: []*FragmentSpec{{
+		ID: 0,
+		Inputs: []InputSpec{{Fragment: -1, Table: left, Dist: DistHash, Keys: []int{0}},
+			{Fragment: -1, Table: right, Dist: DistHash, Keys: []int{0}}},
+		Chain: []Spec{&HashJoinSpec{Kind: 0, LeftKey: []int{0}, RightKey: []int{0}, LeftTypes: ts, RightTypes: ts,
+			LeftStreamKey: []int{0}, RightStreamKey: []int{0}, LeftTable: 2001, RightTable: 2002},
+			&MaterializeSpec{TableID: view, PK: []int{0}, Types: out}},
+		OutTypes: out,
+	}}}
+	created := make([]<-chan struct{}, len(c.nodes))
+	c.tick(func(n *testNode, tk Tick) error {
+		ch, err := n.rt.StartJob(c.ctx, tk, view, g, Contiguous(16, 4), Placement{"a", "b", "a", "b"}, true)
+		created[slices.Index(c.nodes, n)] = ch
+		return err
+	})
+	for range 20 {
+		c.barrier()
+	}
+	for i, ch := range created {
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("node %s did not finish creating the view", c.nodes[i].id)
+		}
+	}
+	epoch := c.barrier()
+	if got := c.nodes[0].keys(t, view, epoch) + c.nodes[1].keys(t, view, epoch); got != 100 {
+		t.Fatalf("the join view has %d rows, want 100", got)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -17,8 +18,16 @@ import (
 // them) and changes it at barriers: jobs start and stop, fragments are
 // reassigned (Reassign).
 type Runtime struct {
+	// ctx is the context the actors run under; Reset cancels it and
+	// makes a new one from base.
 	ctx    context.Context
-	store  *Store
+	cancel context.CancelFunc
+	base   context.Context
+	// actors counts the running actor goroutines (Reset waits for them).
+	running sync.WaitGroup
+	// listens are the registrations of queues from other nodes.
+	listens []func()
+	store   *Store
 	mgr    *BarrierManager
 	log    *slog.Logger
 	vnodes int
@@ -35,9 +44,11 @@ type Runtime struct {
 	paused bool
 
 	// self is this node's id and transport carries queues to actors on
-	// other nodes (nil on a one-node cluster: every actor is local).
+	// other nodes (nil on a one-node cluster: every actor is local);
+	// reader reads the committed state of relations wherever it is.
 	self      string
 	transport Transport
+	reader    storage.Reader
 	// mutations are the mutations this node injected with recent
 	// barriers, for barriers of the same epochs from other nodes.
 	mutMu     sync.Mutex
@@ -45,9 +56,12 @@ type Runtime struct {
 }
 
 // SetCluster makes r a node of a cluster: self is its node id, t carries
-// the queues between its actors and other nodes'. Call it before any job
-// starts.
-func (r *Runtime) SetCluster(self string, t Transport) { r.self, r.transport = self, t }
+// the queues between its actors and other nodes', and reader reads
+// relations' committed state from the nodes that hold it (backfills).
+// Call it before any job starts.
+func (r *Runtime) SetCluster(self string, t Transport, reader storage.Reader) {
+	r.self, r.transport, r.reader = self, t, reader
+}
 
 // inject records in's mutation for barriers from other nodes, then injects
 // the barrier of tick on this node (under r.mu).
@@ -123,8 +137,34 @@ func (r *Runtime) Pause(ctx context.Context, tick Tick) error {
 
 // NewRuntime returns a runtime over store whose epochs mgr drives.
 func NewRuntime(ctx context.Context, store *Store, mgr *BarrierManager, vnodes int, log *slog.Logger) *Runtime {
-	return &Runtime{ctx: ctx, store: store, mgr: mgr, log: log, vnodes: vnodes,
+	r := &Runtime{base: ctx, store: store, mgr: mgr, log: log, vnodes: vnodes, reader: store.Engine(),
 		publishers: map[uint32]*fragment{}, jobs: map[uint32]*job{}, rowErrors: NewRowErrors(log), mutations: map[uint64]Mutation{}}
+	r.ctx, r.cancel = context.WithCancel(ctx)
+	return r
+}
+
+// Reset stops every actor and forgets every job, for a recovery from the
+// committed epoch: it waits until the actors have ended, then empties the
+// store's staged writes and the barrier manager's epochs (which resume
+// after prev, with committed as the newest committed epoch). The caller
+// removes the uncommitted versions from storage and restarts the jobs.
+func (r *Runtime) Reset(committed, prev uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cancel()
+	r.running.Wait()
+	for _, cancel := range r.listens {
+		cancel()
+	}
+	r.listens = nil
+	r.jobs, r.publishers = map[uint32]*job{}, map[uint32]*fragment{}
+	r.mutMu.Lock()
+	r.mutations = map[uint64]Mutation{}
+	r.mutMu.Unlock()
+	r.paused = false
+	r.store.reset()
+	r.mgr.reset(committed, prev)
+	r.ctx, r.cancel = context.WithCancel(r.base)
 }
 
 // Barriers returns the barrier manager.
@@ -137,8 +177,11 @@ func (r *Runtime) env(vnodes *Bitmap) *Env {
 
 func (r *Runtime) start(a *actor) {
 	a.mgr = r.mgr
+	ctx := r.ctx
+	r.running.Add(1)
 	go func() {
-		if err := a.run(r.ctx); err != nil && r.ctx.Err() == nil {
+		defer r.running.Done()
+		if err := a.run(ctx); err != nil && ctx.Err() == nil {
 			r.log.Error("streaming actor failed; streaming stops until restart", "actor", a.id, "job", a.job, "err", err)
 			r.mgr.Fail(err)
 		}
@@ -269,7 +312,7 @@ func (r *Runtime) backfill(f *fragment, e *edge, table *TableRef, pending *sync.
 		}
 		route := e.group(e.from.actors[e.from.slots()[0]])
 		pending.Add(1)
-		a.setPre(e.input, &backfill{ctx: r.ctx, table: table, engine: r.store.Engine(), wait: r.mgr.WaitCommitted,
+		a.setPre(e.input, &backfill{ctx: r.ctx, table: table, engine: r.reader, wait: r.mgr.WaitCommitted,
 			owns: func(row []types.Datum) bool { return route.route(row) == d }, finished: pending.Done, more: r.mgr.RequestBarrier})
 	}
 }

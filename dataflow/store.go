@@ -70,6 +70,17 @@ func NewStore(e *storage.Engine) *Store {
 	return s
 }
 
+// reset forgets every staged write and the cache's account, for a
+// recovery (Runtime.Reset): the actors that staged them are gone.
+func (s *Store) reset() {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.staged, s.unsynced, s.err, s.dirty = nil, map[uint64]uint64{}, nil, false
+	s.cache.used.Store(0)
+}
+
 // Engine returns the underlying storage engine.
 func (s *Store) Engine() *storage.Engine { return s.engine }
 

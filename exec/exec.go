@@ -24,7 +24,7 @@ type Op interface {
 // Env is what operators read from storage: the engine and the epoch every
 // table of the statement is read at (one consistent snapshot).
 type Env struct {
-	Engine *storage.Engine
+	Engine storage.Reader
 	Epoch  uint64
 }
 

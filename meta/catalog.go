@@ -100,6 +100,10 @@ type Table struct {
 	// slot of the actor owning it, as the last committed rescale step left
 	// it; nil: contiguous ranges over Parallelism actors.
 	Assignment []int `json:"assignment,omitempty"`
+	// Placement maps each actor slot of the job to the node running it
+	// (a singleton fragment, a table's writer, runs at slot 0's); nil:
+	// every actor on the cluster's first node (Catalog.Origin).
+	Placement []string `json:"placement,omitempty"`
 	// Rescale is the job's rescale in progress, nil if none.
 	Rescale *Rescale `json:"rescale,omitempty"`
 	// DependsOn holds the ids of the objects a view reads.
@@ -181,6 +185,7 @@ type Catalog struct {
 	// clusterID, voters and nodes describe the cluster's members.
 	clusterID string
 	voters    int
+	origin    string
 	nodes     map[string]*Node
 }
 
@@ -242,6 +247,7 @@ func (c *Catalog) clone() *Catalog {
 		system:    c.system,
 		clusterID: c.clusterID,
 		voters:    c.voters,
+		origin:    c.origin,
 		nodes:     c.nodes,
 	}
 	for _, t := range c.byID {

@@ -47,6 +47,7 @@ type catalogJSON struct {
 	Tables         []*Table          `json:"tables"`
 	ClusterID      string            `json:"cluster_id,omitempty"`
 	Voters         int               `json:"voters,omitempty"`
+	Origin         string            `json:"origin,omitempty"`
 	Nodes          []*Node           `json:"nodes,omitempty"`
 }
 
@@ -54,7 +55,7 @@ type catalogJSON struct {
 // epoch.
 func (c *Catalog) toJSON(committed uint64) catalogJSON {
 	return catalogJSON{NextID: c.nextID, CommittedEpoch: committed, System: c.system, Tables: c.ordered,
-		ClusterID: c.clusterID, Voters: c.voters, Nodes: c.Nodes()}
+		ClusterID: c.clusterID, Voters: c.voters, Origin: c.origin, Nodes: c.Nodes()}
 }
 
 // fromJSON returns the catalog and the committed epoch j holds.
@@ -62,7 +63,7 @@ func fromJSON(j catalogJSON) (*Catalog, uint64) {
 	n := newCatalog()
 	n.nextID = j.NextID
 	n.system = j.System
-	n.clusterID, n.voters = j.ClusterID, j.Voters
+	n.clusterID, n.voters, n.origin = j.ClusterID, j.Voters, j.Origin
 	for _, t := range j.Tables {
 		n.put(t)
 	}

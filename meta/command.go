@@ -112,6 +112,7 @@ func decodePayload[T any](c command) (*T, error) {
 type initClusterCmd struct {
 	ClusterID string `json:"cluster_id"`
 	Voters    int    `json:"voters,omitempty"`
+	Origin    string `json:"origin"`
 }
 
 type putNodeCmd struct {

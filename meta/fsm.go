@@ -117,7 +117,7 @@ func (f *fsm) apply(data []byte) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cat, err = cat.initCluster(p.ClusterID, p.Voters); err != nil {
+		if cat, err = cat.initCluster(p.ClusterID, p.Voters, p.Origin); err != nil {
 			return nil, err
 		}
 	case opPutNode:

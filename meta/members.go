@@ -176,3 +176,25 @@ func (m *Meta) promoteVoters(ctx context.Context) error {
 	}
 	return nil
 }
+
+// IsLeader reports whether this node leads the Raft group now.
+func (m *Meta) IsLeader() bool { return m.raft.State() == raft.Leader }
+
+// LeaderAddr returns the cluster address of the Raft leader, "" when none
+// is known.
+func (m *Meta) LeaderAddr() string {
+	addr, _ := m.raft.LeaderWithID()
+	return string(addr)
+}
+
+// Client returns the client this node calls other nodes with.
+func (m *Meta) Client() *cluster.Client { return m.client }
+
+// NodeAddr returns the cluster address of node id.
+func (m *Meta) NodeAddr(id string) (string, error) {
+	n, ok := m.Catalog().Node(id)
+	if !ok {
+		return "", pgerror.New(pgerror.CodeUndefinedObject, "node %q is not a member of the cluster", id)
+	}
+	return n.ClusterAddr, nil
+}

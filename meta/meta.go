@@ -318,7 +318,7 @@ func (m *Meta) waitReady() error {
 	if m.Catalog().ClusterID() == "" {
 		ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 		defer cancel()
-		if _, err := m.apply(ctx, opInitCluster, initClusterCmd{ClusterID: newClusterID(), Voters: m.cfg.Voters}); err != nil {
+		if _, err := m.apply(ctx, opInitCluster, initClusterCmd{ClusterID: newClusterID(), Voters: m.cfg.Voters, Origin: string(m.id)}); err != nil {
 			return fmt.Errorf("meta: initialize the cluster: %w", err)
 		}
 	}

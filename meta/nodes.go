@@ -32,6 +32,11 @@ const DefaultVoters = 3
 // first node initialized it).
 func (c *Catalog) ClusterID() string { return c.clusterID }
 
+// Origin returns the id of the node that created the cluster: jobs
+// recorded without a placement (created before placement was recorded)
+// run there.
+func (c *Catalog) Origin() string { return c.origin }
+
 // Voters returns how many nodes are to be Raft voters.
 func (c *Catalog) Voters() int { return cmp.Or(c.voters, DefaultVoters) }
 
@@ -48,8 +53,8 @@ func (c *Catalog) Node(id string) (*Node, bool) {
 	return n, ok
 }
 
-// initCluster records the cluster's id and voter count, once.
-func (c *Catalog) initCluster(id string, voters int) (*Catalog, error) {
+// initCluster records the cluster's id, voter count and first node, once.
+func (c *Catalog) initCluster(id string, voters int, origin string) (*Catalog, error) {
 	if c.clusterID != "" {
 		if c.clusterID == id {
 			return c, nil
@@ -57,7 +62,7 @@ func (c *Catalog) initCluster(id string, voters int) (*Catalog, error) {
 		return nil, pgerror.New(pgerror.CodeInternal, "cluster already initialized as %s", c.clusterID)
 	}
 	nc := c.clone()
-	nc.clusterID, nc.voters = id, voters
+	nc.clusterID, nc.voters, nc.origin = id, voters, origin
 	return nc.seal(), nil
 }
 

@@ -33,7 +33,10 @@ type Rescale struct {
 type RescaleStep struct {
 	Table      uint32 `json:"table"`
 	Assignment []int  `json:"assignment"`
-	Done       bool   `json:"done,omitempty"`
+	// Placement is the job's slot placement from the step on (nil: as
+	// it was).
+	Placement []string `json:"placement,omitempty"`
+	Done      bool     `json:"done,omitempty"`
 }
 
 // beginRescale records r as t's rescale in progress, replacing the plan
@@ -60,6 +63,9 @@ func (c *Catalog) rescaleStep(s RescaleStep) (*Catalog, error) {
 	}
 	nt := *t
 	nt.Assignment = s.Assignment
+	if s.Placement != nil {
+		nt.Placement = s.Placement
+	}
 	if s.Done && nt.Rescale != nil {
 		nt.Parallelism = nt.Rescale.Parallelism
 		nt.Rescale = nil

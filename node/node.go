@@ -56,6 +56,9 @@ type Config struct {
 	Logger          *slog.Logger
 }
 
+// readyTimeout bounds how long Start waits for the cluster's jobs to run.
+const readyTimeout = 30 * time.Second
+
 // Node is a running streamdb node.
 type Node struct {
 	cfg     Config
@@ -108,7 +111,17 @@ func Start(cfg Config) (_ *Node, err error) {
 	if n.engine, err = sql.NewEngine(n.meta, n.storage, sql.Options{Version: ServerVersion, BarrierInterval: cfg.BarrierInterval, Parallelism: cfg.Parallelism, StateCacheBytes: cfg.StateCacheBytes, Logger: cfg.Logger}); err != nil {
 		return nil, err
 	}
+	for _, s := range n.engine.Services() {
+		n.rpc.Register(s)
+	}
 	go func() { _ = n.rpc.Serve(n.mux) }()
+	// The leader's controller restarts every node's jobs once all the
+	// cluster's nodes answer; until then queries of streaming state wait.
+	select {
+	case <-n.engine.Ready():
+	case <-time.After(readyTimeout):
+		cfg.Logger.Warn("the cluster's jobs have not started yet: waiting for every node of the cluster to be up; serving clients meanwhile", "waited", readyTimeout)
+	}
 	n.server = pgwire.NewServer(n.engine, pgwire.Options{Logger: cfg.Logger, ServerVersion: ServerVersion})
 	go func() { n.done <- n.server.Serve(n.ln) }()
 	return n, nil

@@ -18,7 +18,10 @@ import (
 // INSERT of them would be (column defaults, NOT NULL and primary keys
 // checked), once all have arrived; they are held in memory until then.
 type copyIn struct {
-	s    *Session
+	s *Session
+	// sql is the statement's text, which a node forwards with the rows
+	// to the node that writes the table.
+	sql  string
 	opts *parser.Copy
 	ins  *planner.Insert
 	// cols are the columns the data holds, in order.
@@ -29,12 +32,12 @@ type copyIn struct {
 var _ pgwire.CopyIn = (*copyIn)(nil)
 
 // copyFrom binds COPY ... FROM STDIN.
-func (s *Session) copyFrom(x *parser.Copy) (pgwire.Rows, error) {
+func (s *Session) copyFrom(sql string, x *parser.Copy) (*copyIn, error) {
 	ins, err := planner.NewBinder(s.e.Meta.Catalog(), nil).BindCopy(x.Table.Schema, x.Table.Name, x.Columns)
 	if err != nil {
 		return nil, err
 	}
-	return &copyIn{s: s, opts: x, ins: ins, cols: ins.Source.(*planner.Project).Input.Columns()}, nil
+	return &copyIn{s: s, sql: sql, opts: x, ins: ins, cols: ins.Source.(*planner.Project).Input.Columns()}, nil
 }
 
 // CopyFormat implements pgwire.CopyIn.
@@ -74,7 +77,21 @@ func (ci *copyIn) copy(ctx context.Context, r io.Reader) (_ int64, err error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	return ci.s.e.runDML(expr.NewCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows})
+	return ci.write(ctx, rows)
+}
+
+// write inserts rows, on the node that writes the table.
+func (ci *copyIn) write(ctx context.Context, rows [][]types.Datum) (int64, error) {
+	e := ci.s.e
+	if node := e.writer(ci.ins.Table); node != e.Meta.NodeID() {
+		var block []byte
+		for _, row := range rows {
+			block = types.AppendRow(block, row)
+		}
+		return e.forwardDML(ctx, node, &dmlRequest{SQL: ci.sql, Rows: block})
+	}
+	n, _, err := e.runDML(expr.NewCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows})
+	return n, err
 }
 
 // Next implements pgwire.Rows: COPY returns no rows.

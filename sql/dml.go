@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"strings"
 
@@ -194,17 +195,18 @@ func sameRow(a, b []types.Datum) bool {
 }
 
 // flush sends the write set into the table's stream and waits until the
-// epoch carrying it is committed.
-func (w *writeSet) flush(ctx context.Context) error {
+// epoch carrying it is committed, which it returns (the committed epoch
+// when there is nothing to write).
+func (w *writeSet) flush(ctx context.Context) (uint64, error) {
 	c := w.chunk()
 	if c.Len() == 0 {
-		return nil
+		return w.epoch, nil
 	}
 	epoch, err := w.e.send(ctx, w.t, c)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return w.e.WaitCommitted(ctx, epoch)
+	return epoch, w.e.WaitCommitted(ctx, epoch)
 }
 
 // conflictUpdate returns the existing row with ON CONFLICT DO UPDATE's
@@ -223,13 +225,26 @@ func conflictUpdate(c *expr.Ctx, sets []planner.Assignment, existing, proposed [
 	return row, nil
 }
 
-// runDML executes a bound INSERT, UPDATE, DELETE or COPY and returns its
-// row count.
-func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
+// writerNode returns the node that runs the writer of a new table named
+// name: the cluster's nodes share the tables by name.
+func (e *Engine) writerNode(name string) string {
+	nodes := e.Meta.Catalog().Nodes()
+	if len(nodes) == 0 {
+		return e.Meta.NodeID()
+	}
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return nodes[h.Sum32()%uint32(len(nodes))].ID
+}
+
+// runDML executes a bound INSERT, UPDATE, DELETE or COPY on the node
+// that runs its table's writer and returns its row count and the epoch
+// that committed it.
+func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, uint64, error) {
 	e.writeMu.Lock()
 	defer e.writeMu.Unlock()
 	stmtCtx := c.Context
-	env := &exec.Env{Engine: e.Storage, Epoch: e.ReadEpoch()}
+	env := &exec.Env{Engine: e.reader, Epoch: e.ReadEpoch()}
 	c.Context = exec.WithEnv(c.Context, env)
 	var n int64
 	var w *writeSet
@@ -246,29 +261,29 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 		width := len(p.Table.Columns)
 		var rows [][]types.Datum
 		if rows, err = exec.Collect(c, planner.Build(p.Source, env)); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		// Delete every old key first, so that rows may swap keys.
 		newRows := make([][]types.Datum, len(rows))
 		newKeys := make([]string, len(rows))
 		for i, r := range rows {
 			if err := w.set(w.rowKey(r[:width]), nil); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			newRows[i] = r[width:]
 		}
 		for i, r := range newRows {
 			if err := checkNotNull(w.t, r); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			newKeys[i] = w.rowKey(r)
 			if dup, err := w.exists(newKeys[i]); err != nil {
-				return 0, err
+				return 0, 0, err
 			} else if dup {
-				return 0, w.duplicate(r)
+				return 0, 0, w.duplicate(r)
 			}
 			if err := w.set(newKeys[i], r); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		}
 		n = int64(len(rows))
@@ -279,12 +294,13 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, error) {
 			return true, w.set(w.rowKey(row), nil)
 		})
 	default:
-		return 0, fmt.Errorf("sql: unknown DML plan %T", plan)
+		return 0, 0, fmt.Errorf("sql: unknown DML plan %T", plan)
 	}
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return n, w.flush(stmtCtx)
+	epoch, err := w.flush(stmtCtx)
+	return n, epoch, err
 }
 
 // insert adds the rows src makes for p (its Source, built) to the write

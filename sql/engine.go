@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -24,6 +23,7 @@ import (
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/storage"
+	"google.golang.org/grpc"
 )
 
 // Options configure an Engine.
@@ -50,6 +50,8 @@ type Engine struct {
 	rt      *dataflow.Runtime
 	mgr     *dataflow.BarrierManager
 	ctrl    *control.Controller
+	// reader reads relations wherever their state is in the cluster.
+	reader storage.Reader
 	cancel  context.CancelFunc
 
 	// writeMu serializes DML: primary-key checks read the committed state,
@@ -70,10 +72,12 @@ type Engine struct {
 // rowIDKey is the node-local high-water mark of hidden row ids.
 var rowIDKey = storage.AppendKey(nil, 0, 0, []byte("row_id"))
 
-// NewEngine recovers the node's streaming state and starts it: versions
-// written after the last committed epoch are deleted, every table's,
-// source's and materialized view's job restarts from that epoch (sources
-// from their offsets at that epoch), and barriers begin.
+// NewEngine starts a node's SQL engine and its part of the streaming
+// runtime. The controller (on the Raft leader) then recovers the cluster:
+// every node's versions written after the last committed epoch are
+// deleted, every table's, source's and materialized view's job restarts
+// from that epoch (sources from their offsets at that epoch), and
+// barriers begin; Ready tells when this node's part runs.
 func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) {
 	if opts.BarrierInterval <= 0 {
 		opts.BarrierInterval = time.Second
@@ -82,10 +86,9 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 		opts.Logger = slog.Default()
 	}
 	committed := m.CommittedEpoch()
-	if n, err := st.Rollback(committed); err != nil {
+	// Hidden row ids continue from the committed high-water mark.
+	if _, err := st.Rollback(committed); err != nil {
 		return nil, fmt.Errorf("recovery: %w", err)
-	} else if n > 0 {
-		opts.Logger.Info("recovery removed uncommitted state", "versions", n, "committed_epoch", committed)
 	}
 	var nextRowID int64
 	if v, ok, err := st.Get(rowIDKey, math.MaxUint64); err != nil {
@@ -103,14 +106,11 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 	var ctrl *control.Controller
 	e.mgr = dataflow.NewBarrierManager(store, committed, func(epoch uint64) { ctrl.Sealed(epoch) }, func() { ctrl.RequestBarrier() })
 	e.rt = dataflow.NewRuntime(ctx, store, e.mgr, exec.VNodes, opts.Logger)
-	ctrl = control.New(m, e.rt, e.mgr, e.mgr.Fail)
+	ctrl = control.New(m.NodeID(), m, e.rt, e.mgr, st, jobBuilder{e}, opts.Logger)
 	e.ctrl = ctrl
+	e.reader = ctrl.Reader()
 	m.OnCommit(e.mgr.SetCommitted)
 	go e.mgr.Run(ctx)
-	if err := e.startJobs(); err != nil {
-		cancel()
-		return nil, err
-	}
 	interval := opts.BarrierInterval
 	if v, ok := m.Catalog().System(barrierIntervalParam); ok {
 		// ALTER SYSTEM SET outlives restarts and wins over the flag.
@@ -119,13 +119,27 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 		}
 	}
 	go ctrl.Run(ctx, interval)
-	if err := ctrl.Resume(ctx); err != nil {
-		cancel()
-		return nil, err
-	}
-	e.resumeRescales()
+	go func() {
+		select {
+		case <-ctrl.Worker().Ready():
+			if m.IsLeader() {
+				e.resumeRescales()
+			}
+		case <-ctx.Done():
+		}
+	}()
 	return e, nil
 }
+
+// Services returns the engine's services between nodes, for the node's
+// cluster server.
+func (e *Engine) Services() []*grpc.ServiceDesc {
+	return append(e.ctrl.Services(), e.dmlService())
+}
+
+// Ready returns a channel closed once this node's part of every job runs
+// (after the controller's recovery).
+func (e *Engine) Ready() <-chan struct{} { return e.ctrl.Worker().Ready() }
 
 // barrierIntervalParam is the cluster setting for the barrier interval.
 const barrierIntervalParam = "barrier_interval_ms"
@@ -157,29 +171,6 @@ func (e *Engine) systemParam(name string) (string, bool) {
 		return v, true
 	}
 	return strconv.Itoa(int(e.opts.BarrierInterval / time.Millisecond)), true
-}
-
-// startJobs restarts the jobs of every table, source and materialized
-// view, in id order (a view's inputs have smaller ids). Their sources stay
-// paused until every job is subscribed to its inputs (Runtime.Resume).
-func (e *Engine) startJobs() error {
-	tables := append([]*meta.Table(nil), e.Meta.Catalog().Tables()...)
-	sort.Slice(tables, func(i, j int) bool { return tables[i].ID < tables[j].ID })
-	for _, t := range tables {
-		var err error
-		switch {
-		case t.Kind == meta.KindSource || t.Connector() != "":
-			err = e.startConnected(t, false)
-		case t.Kind == meta.KindTable:
-			err = e.startTable(t)
-		case t.Kind == meta.KindMaterializedView:
-			err = e.restartView(t)
-		}
-		if err != nil {
-			return fmt.Errorf("recovery of %s %q: %w", t.Kind, t.Name, err)
-		}
-	}
-	return nil
 }
 
 // Close stops streaming. Uncommitted epochs are discarded by the next
@@ -217,11 +208,27 @@ func tableRef(t *meta.Table) (*dataflow.TableRef, error) {
 	return ref, err
 }
 
-// startTable starts the job of a table fed by DML.
-func (e *Engine) startTable(t *meta.Table) error {
-	ref, err := tableRef(t)
-	if err != nil {
-		return err
+// jobBuilder builds the runtime's jobs from the catalog for the
+// controller.
+type jobBuilder struct{ e *Engine }
+
+// TableRef implements control.Builder.
+func (b jobBuilder) TableRef(t *meta.Table) (*dataflow.TableRef, error) { return tableRef(t) }
+
+// Graph implements control.Builder: a materialized view's plan (with the
+// state tables it was created with), or a connector's job.
+func (b jobBuilder) Graph(t *meta.Table) (*dataflow.GraphSpec, error) {
+	if t.Kind == meta.KindMaterializedView {
+		i := 0
+		plan, _, err := b.e.planView(t.ViewSQL, t.ID, t.EmitOnWindowClose, func() uint32 {
+			id := t.StateTables[i]
+			i++
+			return id
+		})
+		if err != nil {
+			return nil, err
+		}
+		return plan.Graph, nil
 	}
-	return e.rt.StartTable(ref, "")
+	return connectorGraph(t)
 }

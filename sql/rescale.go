@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
@@ -70,15 +70,6 @@ func (j *rescaleJob) set(fn func(p *planner.RescaleProgress)) {
 	}
 }
 
-// jobAssignment returns the vnode owners a job starts with: the assignment
-// its last committed rescale step recorded, else contiguous ranges over
-// its parallelism.
-func (e *Engine) jobAssignment(t *meta.Table) []int {
-	if len(t.Assignment) == exec.VNodes {
-		return t.Assignment
-	}
-	return dataflow.Contiguous(exec.VNodes, e.parallelism(t.Parallelism))
-}
 
 // rescalable are the kinds ALTER ... SET PARALLELISM names, by keyword.
 var rescalable = map[string]meta.ObjectKind{
@@ -128,6 +119,9 @@ func (s *Session) alterParallelism(ctx context.Context, x *parser.AlterParalleli
 	if owner == nil {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s %q runs as one actor and has no parallel fragments to rescale", t.Kind, t.Name)
 	}
+	if _, err := e.rescaleNodes(t, nil); err != nil {
+		return nil, err
+	}
 	target := meta.Rebalance(owner, n)
 	plan := &meta.Rescale{Parallelism: x.Parallelism, Target: target, Strategy: opts.strategy, Step: opts.step, Cache: opts.cache, From: meta.Slots(owner)}
 	job, err := e.beginRescale(ctx, t, plan, false)
@@ -167,11 +161,7 @@ type rescaleOptions struct {
 // steadiest pauses, and no refill or garbage afterwards), and restart
 // loads every vnode's state before the world resumes (eager), as
 // restoring a savepoint does.
-var cacheModes = map[string]dataflow.CacheMode{
-	"handover": dataflow.CacheHandover,
-	"eager":    dataflow.CacheEager,
-	"lazy":     dataflow.CacheLazy,
-}
+var cacheModes = map[string]bool{"handover": true, "eager": true, "lazy": true}
 
 func parseRescaleOptions(with map[string]string) (rescaleOptions, error) {
 	o := rescaleOptions{strategy: strategyFluid, wait: true}
@@ -280,13 +270,16 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 		}
 	}
 	job.set(func(p *planner.RescaleProgress) { p.VNodesTotal = total })
-	cache := cacheModes[plan.Cache]
 	if replace {
-		if err := e.ctrl.Pause(ctx); err != nil {
+		epoch, err := e.ctrl.Pause(ctx)
+		if err == nil {
+			err = e.mgr.WaitCommitted(ctx, epoch)
+		}
+		if err != nil {
 			return err
 		}
 		defer func() {
-			if rerr := e.ctrl.Resume(e.ctx); err == nil {
+			if _, rerr := e.ctrl.Resume(e.ctx); err == nil {
 				err = rerr
 			}
 		}()
@@ -301,9 +294,22 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 		next := meta.NextStep(cur, plan.Target, size)
 		last := slices.Equal(next, plan.Target)
 		bytes := e.movedBytes(t, cur, next, replace)
-		rec := &meta.RescaleStep{Table: t.ID, Assignment: next, Done: last}
+		nodes, err := e.rescaleNodes(t, next)
+		if err != nil {
+			return err
+		}
+		rec := &meta.RescaleStep{Table: t.ID, Assignment: next, Placement: nodes, Done: last}
+		moved := 0
+		for v := range cur {
+			if cur[v] != next[v] || replace {
+				moved++
+			}
+		}
 		start := time.Now()
-		res, err := e.ctrl.Reassign(ctx, t.ID, next, nil, dataflow.ReassignOptions{Replace: replace, Cache: cache}, rec)
+		epoch, err := e.ctrl.Reassign(ctx, t.ID, next, nodes, replace, plan.Cache, rec)
+		if err == nil {
+			err = e.mgr.WaitCommitted(ctx, epoch)
+		}
 		if err != nil {
 			return err
 		}
@@ -313,10 +319,10 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 		}
 		job.set(func(p *planner.RescaleProgress) {
 			p.StepsDone++
-			p.VNodesMoved = min(p.VNodesMoved+res.Moved, p.VNodesTotal)
+			p.VNodesMoved = min(p.VNodesMoved+moved, p.VNodesTotal)
 			p.StepsTotal = p.StepsDone + (p.VNodesTotal-p.VNodesMoved+size-1)/size
 			p.BytesMoved += bytes
-			p.CacheBytesMoved += res.CacheBytes()
+			p.CacheBytesMoved += e.ctrl.Worker().CacheBytes(t.ID)
 		})
 		if last {
 			return nil
@@ -351,6 +357,29 @@ func (e *Engine) movedBytes(t *meta.Table, from, to []int, replace bool) int64 {
 		}
 	}
 	return n
+}
+
+// rescaleNodes returns the placement of a job's slots under assignment
+// (nil: just check): every slot on the one node the job runs on. Moving
+// key groups between nodes is not supported yet.
+func (e *Engine) rescaleNodes(t *meta.Table, assignment []int) ([]string, error) {
+	cat := e.Meta.Catalog()
+	nodes := control.JobPlacement(cat, t)
+	for _, n := range nodes {
+		if n != nodes[0] || len(cat.Nodes()) > 1 {
+			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s %q runs on a cluster of several nodes: rescaling there moves key groups between nodes, which is not supported yet", t.Kind, t.Name).
+				WithHint("Rescale on a one-node cluster; moving work between nodes comes with online migration.")
+		}
+	}
+	slots := 0
+	for _, s := range assignment {
+		slots = max(slots, s+1)
+	}
+	out := make([]string, slots)
+	for i := range out {
+		out[i] = nodes[0]
+	}
+	return out, nil
 }
 
 // resumeRescales finishes the rescales a crash interrupted: each job

@@ -37,6 +37,10 @@ type Session struct {
 	vars *vars
 	// tx is the transaction status: 'I' idle, 'T' in a block, 'E' failed block.
 	tx byte
+	// lastCount and lastEpoch are the row count of the session's last
+	// write and the epoch that committed it.
+	lastCount int64
+	lastEpoch uint64
 }
 
 var _ pgwire.Session = (*Session)(nil)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/connector"
+	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
@@ -49,6 +50,7 @@ func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, ki
 		return nil, err
 	}
 	t.Options, t.Parallelism = src.Options, par
+	t.Placement = e.place(par)
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
 	if _, ok := e.Meta.Catalog().Table(t.Schema, t.Name); ok && x.IfNotExists {
@@ -70,7 +72,7 @@ func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, ki
 	if err != nil || created == nil {
 		return done(tag), err
 	}
-	if err := e.startConnected(created, true); err != nil {
+	if _, err := e.ctrl.StartJob(ctx, created, control.JobAssignment(created), created.Placement, true); err != nil {
 		return nil, err
 	}
 	return done(tag), nil
@@ -88,19 +90,18 @@ func connectorColumns(t *meta.Table) []connector.Column {
 	return cols
 }
 
-// startConnected starts the job of a source or of a table with a
+// connectorGraph returns the job of a source or of a table with a
 // connector: its actors read the connector's splits (from their committed
-// offsets) and, for a table, a second fragment materializes the rows by
-// row id. Created is false for a restart: then the job's sources wait for
-// the runtime's Resume.
-func (e *Engine) startConnected(t *meta.Table, created bool) error {
+// offsets), make the rows' watermarks if it declares one, and, for a
+// table, materialize the rows.
+func connectorGraph(t *meta.Table) (*dataflow.GraphSpec, error) {
 	src, err := connector.Open(connectorColumns(t), t.Options, time.Time{}, 1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ref, err := tableRef(t)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	spec := &dataflow.SourceSpec{Name: t.Name, Splits: src.Splits, Width: src.Width, StateTable: t.StateTables[0],
 		NewSplit: func(i int) dataflow.SplitReader { return src.NewSplit(i) }}
@@ -119,6 +120,5 @@ func (e *Engine) startConnected(t *meta.Table, created bool) error {
 			OutTypes: ref.Types,
 		})
 	}
-	_, _, err = e.ctrl.StartJob(e.ctx, t.ID, g, e.jobAssignment(t), nil, created)
-	return err
+	return g, nil
 }

@@ -176,7 +176,7 @@ func (st *statement) run(ctx context.Context, params []types.Datum) (_ pgwire.Ro
 	}
 	c := expr.NewCtx(ctx, params)
 	if st.query != nil {
-		env := &exec.Env{Engine: st.s.e.Storage, Epoch: st.s.e.ReadEpoch()}
+		env := &exec.Env{Engine: st.s.e.reader, Epoch: st.s.e.ReadEpoch()}
 		c.Context = exec.WithEnv(ctx, env)
 		rows, err := exec.Collect(c, planner.Build(st.query, env))
 		if err != nil {
@@ -184,7 +184,13 @@ func (st *statement) run(ctx context.Context, params []types.Datum) (_ pgwire.Ro
 		}
 		return &memRows{rows: rows, tag: fmt.Sprintf("SELECT %d", len(rows))}, nil
 	}
-	n, err := st.s.e.runDML(c, st.dml)
+	var n int64
+	if node := st.s.e.writer(dmlTable(st.dml)); node != st.s.e.Meta.NodeID() {
+		n, err = st.s.e.forwardDML(ctx, node, &dmlRequest{SQL: st.parsed.SQL, ParamOIDs: paramOIDs(st.params), Params: types.AppendRow(nil, params)})
+	} else {
+		n, st.s.lastEpoch, err = st.s.e.runDML(c, st.dml)
+	}
+	st.s.lastCount = n
 	if err != nil {
 		return nil, err
 	}

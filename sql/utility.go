@@ -85,12 +85,13 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 				return nil, err
 			}
 		}
+		t.Placement = []string{s.e.writerNode(t.Name)}
 		created, err := m.CreateTable(ctx, t, x.IfNotExists)
 		if err != nil {
 			return nil, err
 		}
 		if created != nil {
-			if err := s.e.startTable(created); err != nil {
+			if _, err := s.e.ctrl.StartTable(ctx, created, created.Placement[0]); err != nil {
 				return nil, err
 			}
 		}
@@ -167,7 +168,7 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 	case *parser.Discard:
 		return done("DISCARD " + strings.ToUpper(x.What)), nil
 	case *parser.Copy:
-		return s.copyFrom(x)
+		return s.copyFrom(p.SQL, x)
 	case *parser.Explain:
 		return s.explain(x)
 	}
@@ -331,7 +332,7 @@ func (s *Session) explain(x *parser.Explain) (pgwire.Rows, error) {
 		return nil, err
 	}
 	var vals [][]string
-	env := &exec.Env{Engine: s.e.Storage, Epoch: s.e.ReadEpoch()}
+	env := &exec.Env{Engine: s.e.reader, Epoch: s.e.ReadEpoch()}
 	for _, line := range planner.Explain(planner.OrderJoins(node, planner.StorageRowCounts(env))) {
 		vals = append(vals, []string{line})
 	}

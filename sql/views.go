@@ -2,10 +2,9 @@ package sql
 
 import (
 	"context"
-	"runtime"
 	"strconv"
 
-	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
@@ -32,7 +31,8 @@ func (e *Engine) planView(sqlText string, viewID uint32, eowc bool, alloc func()
 	return plan, node, err
 }
 
-// parallelism returns a view's actor count per fragment.
+// parallelism returns a job's actor count per fragment: n if set, else
+// the node's configured default, else the cluster's cores.
 func (e *Engine) parallelism(n int) int {
 	if n > 0 {
 		return n
@@ -40,7 +40,17 @@ func (e *Engine) parallelism(n int) int {
 	if e.opts.Parallelism > 0 {
 		return e.opts.Parallelism
 	}
-	return runtime.NumCPU()
+	cores := 0
+	for _, nd := range e.Meta.Catalog().Nodes() {
+		cores += nd.Cores
+	}
+	return min(max(cores, 1), exec.VNodes)
+}
+
+// place returns the nodes of a new job's actor slots at parallelism n (0:
+// the default), spread over the cluster by cores.
+func (e *Engine) place(n int) []string {
+	return control.Place(e.Meta.Catalog().Nodes(), e.parallelism(n))
 }
 
 // streamingParallelism returns the session's streaming_parallelism: the
@@ -111,24 +121,9 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	if visible := visibleCount(plan.Columns); len(x.Columns) > 0 && len(x.Columns) != visible {
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "materialized view %q names %d columns but its query returns %d", x.Name.Name, len(x.Columns), visible)
 	}
-	created, _, err := e.ctrl.StartJob(ctx, viewID, plan.Graph, dataflow.Contiguous(exec.VNodes, e.parallelism(par)), nil, true)
-	if err != nil {
-		return nil, err
-	}
-	select {
-	case <-created:
-	case <-ctx.Done():
-		_ = e.ctrl.StopJob(context.Background(), viewID)
-		return nil, ctx.Err()
-	}
-	// The backfill's last rows belong to an epoch that may not be
-	// committed yet: the view is readable once it is.
-	if err := e.Flush(ctx); err != nil {
-		return nil, err
-	}
 	t := &meta.Table{ID: viewID, Schema: x.Name.Schema, Name: x.Name.Name, Kind: meta.KindMaterializedView,
 		ViewSQL: x.Query.SQL, PK: plan.PK, AppendOnly: plan.AppendOnly, RowBlocks: plan.RowBlocks, StateTables: stateTables,
-		Parallelism: par, DependsOn: planner.Dependencies(node),
+		Parallelism: par, DependsOn: planner.Dependencies(node), Placement: e.place(par),
 		WatermarkColumns: planner.WatermarkColumnIndexes(node), EmitOnWindowClose: x.EmitOnWindowClose}
 	for i, c := range plan.Columns {
 		name := c.Name
@@ -137,47 +132,41 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 		}
 		t.Columns = append(t.Columns, meta.Column{Name: name, Type: c.T, Hidden: c.Hidden})
 	}
+	stop := func() { _, _ = e.ctrl.StopJob(context.Background(), viewID, append([]uint32{viewID}, stateTables...)) }
+	if _, err := e.ctrl.StartJob(ctx, t, control.JobAssignment(t), t.Placement, true); err != nil {
+		stop()
+		return nil, err
+	}
+	// The backfill's last rows belong to an epoch that may not be
+	// committed yet: the view is readable once it is.
+	if err := e.Flush(ctx); err != nil {
+		stop()
+		return nil, err
+	}
 	if _, err := e.Meta.CreateTable(ctx, t, false); err != nil {
-		_ = e.ctrl.StopJob(context.Background(), viewID)
+		stop()
 		return nil, err
 	}
 	return done("CREATE MATERIALIZED VIEW"), nil
 }
 
-// restartView restarts a materialized view's job after a restart: same
-// plan, same state tables, no backfill (its state is as of the committed
-// epoch, like its inputs').
-func (e *Engine) restartView(t *meta.Table) error {
-	i := 0
-	plan, _, err := e.planView(t.ViewSQL, t.ID, t.EmitOnWindowClose, func() uint32 {
-		id := t.StateTables[i]
-		i++
-		return id
-	})
-	if err != nil {
-		return err
-	}
-	_, _, err = e.ctrl.StartJob(e.ctx, t.ID, plan.Graph, e.jobAssignment(t), nil, false)
-	return err
-}
-
-// dropped stops the jobs of dropped relations and deletes their state.
+// dropped stops the jobs of dropped relations; every node then deletes
+// their state.
 func (e *Engine) dropped(ctx context.Context, ts []*meta.Table) error {
 	for _, t := range ts {
 		if t.Kind != meta.KindTable && t.Kind != meta.KindMaterializedView && t.Kind != meta.KindSource {
 			continue
 		}
-		if err := e.ctrl.StopJob(ctx, t.ID); err != nil {
-			return err
-		}
 		ids := append([]uint32{t.ID}, t.StateTables...)
 		if t.Watermark != nil {
 			ids = append(ids, t.Watermark.StateTable)
 		}
-		for _, id := range ids {
-			if err := e.Storage.DropTable(id); err != nil {
-				return err
-			}
+		epoch, err := e.ctrl.StopJob(ctx, t.ID, ids)
+		if err != nil {
+			return err
+		}
+		if err := e.mgr.WaitCommitted(ctx, epoch); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -47,6 +47,18 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// Reader reads committed state: a node's own store (Engine), or a
+// cluster's, where each node holds the key groups it owns.
+type Reader interface {
+	// Scan calls fn, in key order per node, for every key in [lower,
+	// upper) live at epoch (see Engine.Scan).
+	Scan(lower, upper []byte, epoch uint64, fn func(key, value []byte) error) error
+	// TableDiskUsage estimates the bytes a table takes in storage.
+	TableDiskUsage(tableID uint32) (uint64, error)
+}
+
+var _ Reader = (*Engine)(nil)
+
 // Engine is a node's multi-versioned state store. It is safe for concurrent
 // use.
 type Engine struct {

@@ -1,0 +1,59 @@
+package control
+
+import (
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/meta"
+)
+
+// Kinds of Change.
+const (
+	changeNone       = ""
+	changeStartTable = "start_table"
+	changeStartJob   = "start_job"
+	changeStopJob    = "stop_job"
+	changeReassign   = "reassign"
+	changePause      = "pause"
+	changeResume     = "resume"
+)
+
+// Change is what a barrier changes in the streaming graph, as the
+// controller sends it to every node: each node builds its own part (the
+// actors placed on it and its ends of the queues between nodes) from it
+// and the catalog, the same way.
+type Change struct {
+	Kind string `json:"kind,omitempty"`
+	Job  uint32 `json:"job,omitempty"`
+	// Def is the relation whose job starts, as the catalog records it (a
+	// view being created: as it will record it).
+	Def *meta.Table `json:"def,omitempty"`
+	// Owner maps each vnode of the job's parallel fragments to an actor
+	// slot; Nodes each slot to its node.
+	Owner []int    `json:"owner,omitempty"`
+	Nodes []string `json:"nodes,omitempty"`
+	// Backfill: a new job reads its inputs' current contents first.
+	Backfill bool `json:"backfill,omitempty"`
+	// Replace and Cache tune a reassignment (dataflow.ReassignOptions).
+	Replace bool   `json:"replace,omitempty"`
+	Cache   string `json:"cache,omitempty"`
+	// Drop lists the state tables every node deletes once a stopped job's
+	// epoch is committed (a dropped relation).
+	Drop []uint32 `json:"drop,omitempty"`
+}
+
+// Builder turns relations' catalog records into what the runtime runs;
+// the SQL layer, which plans, provides it.
+type Builder interface {
+	// TableRef describes a table fed by DML (or a relation other jobs
+	// read) to the runtime.
+	TableRef(t *meta.Table) (*dataflow.TableRef, error)
+	// Graph returns the job graph of a materialized view, a source or a
+	// table with a connector.
+	Graph(t *meta.Table) (*dataflow.GraphSpec, error)
+}
+
+// cacheModes name dataflow's cache modes in Change.Cache.
+var cacheModes = map[string]dataflow.CacheMode{
+	"handover": dataflow.CacheHandover,
+	"eager":    dataflow.CacheEager,
+	"lazy":     dataflow.CacheLazy,
+}

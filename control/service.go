@@ -1,0 +1,132 @@
+package control
+
+import (
+	"context"
+
+	"github.com/streamdb/streamdb/cluster"
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/meta"
+	"google.golang.org/grpc"
+)
+
+// The control plane's services between nodes: the worker's (the leader
+// calls every node's) and the controller's (nodes call the leader's).
+const (
+	workerService  = "streamdb.worker"
+	controlService = "streamdb.control"
+
+	methodApply    = "/" + workerService + "/Apply"
+	methodReset    = "/" + workerService + "/Reset"
+	methodSealed   = "/" + controlService + "/Sealed"
+	methodCreated  = "/" + controlService + "/Created"
+	methodRequest  = "/" + controlService + "/Request"
+	methodStartJob = "/" + controlService + "/StartJob"
+	methodChange   = "/" + controlService + "/Change"
+)
+
+type empty struct{}
+
+type applyRequest struct {
+	Tick   dataflow.Tick `json:"tick"`
+	Change *Change       `json:"change"`
+}
+
+type resetRequest struct {
+	Committed uint64 `json:"committed"`
+	Prev      uint64 `json:"prev"`
+}
+
+type sealedRequest struct {
+	Node  string `json:"node"`
+	Epoch uint64 `json:"epoch"`
+}
+
+type createdRequest struct {
+	Node string `json:"node"`
+	Job  uint32 `json:"job"`
+}
+
+// jobRequest asks the leader's controller for a graph change: the change
+// and, for a rescale step, what to commit with it.
+type jobRequest struct {
+	Change *Change           `json:"change"`
+	Step   *meta.RescaleStep `json:"step,omitempty"`
+}
+
+type jobResponse struct {
+	Epoch uint64 `json:"epoch"`
+}
+
+// Services returns the control plane's services for this node's cluster
+// server.
+func (c *Controller) Services() []*grpc.ServiceDesc {
+	w := c.local
+	return []*grpc.ServiceDesc{
+		c.queues.Service(),
+		c.reader.service(),
+		cluster.Service(workerService, []grpc.MethodDesc{
+			cluster.Unary("Apply", func(ctx context.Context, r *applyRequest) (*empty, error) {
+				return &empty{}, w.Apply(context.WithoutCancel(ctx), r.Tick, r.Change)
+			}),
+			cluster.Unary("Reset", func(_ context.Context, r *resetRequest) (*empty, error) {
+				return &empty{}, w.Reset(r.Committed, r.Prev)
+			}),
+		}, nil),
+		cluster.Service(controlService, []grpc.MethodDesc{
+			cluster.Unary("Sealed", func(_ context.Context, r *sealedRequest) (*empty, error) {
+				c.sealed(r.Node, r.Epoch)
+				return &empty{}, nil
+			}),
+			cluster.Unary("Created", func(ctx context.Context, r *createdRequest) (*empty, error) {
+				c.created(ctx, r.Node, r.Job)
+				return &empty{}, nil
+			}),
+			cluster.Unary("Request", func(context.Context, *empty) (*empty, error) {
+				c.RequestBarrier()
+				return &empty{}, nil
+			}),
+			cluster.Unary("StartJob", func(ctx context.Context, r *jobRequest) (*jobResponse, error) {
+				epoch, err := c.startJob(ctx, r.Change)
+				return &jobResponse{Epoch: epoch}, err
+			}),
+			cluster.Unary("Change", func(ctx context.Context, r *jobRequest) (*jobResponse, error) {
+				epoch, err := c.change(ctx, r.Change, r.Step)
+				return &jobResponse{Epoch: epoch}, err
+			}),
+		}, nil),
+	}
+}
+
+// localConn is this node's worker as the controller calls it.
+type localConn struct{ w *Worker }
+
+func (l localConn) Apply(ctx context.Context, tick dataflow.Tick, ch *Change) error {
+	return l.w.Apply(ctx, tick, ch)
+}
+
+func (l localConn) Reset(_ context.Context, committed, prev uint64) error {
+	return l.w.Reset(committed, prev)
+}
+
+// remoteWorker is another node's worker.
+type remoteWorker struct {
+	c    *Controller
+	node string
+}
+
+func (r *remoteWorker) Apply(ctx context.Context, tick dataflow.Tick, ch *Change) error {
+	return r.call(ctx, methodApply, &applyRequest{Tick: tick, Change: ch})
+}
+
+func (r *remoteWorker) Reset(ctx context.Context, committed, prev uint64) error {
+	return r.call(ctx, methodReset, &resetRequest{Committed: committed, Prev: prev})
+}
+
+func (r *remoteWorker) call(ctx context.Context, method string, req any) error {
+	addr, err := r.c.meta.NodeAddr(r.node)
+	if err != nil {
+		return err
+	}
+	_, err = cluster.Call[empty](ctx, r.c.client, addr, method, req)
+	return err
+}

@@ -1,0 +1,138 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/streamdb/streamdb/cluster"
+	"github.com/streamdb/streamdb/control"
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/sql/parser"
+	"github.com/streamdb/streamdb/types"
+	"google.golang.org/grpc"
+)
+
+// DML runs on the node that runs its table's writer (DESIGN.md §9): a
+// session elsewhere forwards the statement there, with its parameters,
+// or, for COPY, with the rows it read.
+
+const (
+	sqlService      = "streamdb.sql"
+	methodForwarded = "/" + sqlService + "/DML"
+)
+
+// dmlRequest is a DML statement forwarded to its table's writer.
+type dmlRequest struct {
+	SQL string `json:"sql"`
+	// ParamOIDs and Params are the statement's parameter types and values
+	// (types.AppendRow).
+	ParamOIDs []types.OID `json:"param_oids,omitempty"`
+	Params    []byte      `json:"params,omitempty"`
+	// Rows are a COPY's rows (types.AppendRow, one after another).
+	Rows []byte `json:"rows,omitempty"`
+}
+
+// dmlResponse is a forwarded statement's outcome: its row count and the
+// epoch that committed it.
+type dmlResponse struct {
+	Count int64  `json:"count"`
+	Epoch uint64 `json:"epoch"`
+}
+
+// writer returns the node that runs table t's writer.
+func (e *Engine) writer(t *meta.Table) string {
+	return control.JobPlacement(e.Meta.Catalog(), t)[0]
+}
+
+// dmlTable returns the table a bound DML plan writes.
+func dmlTable(plan any) *meta.Table {
+	switch p := plan.(type) {
+	case *planner.Insert:
+		return p.Table
+	case *planner.Update:
+		return p.Table
+	case *planner.Delete:
+		return p.Table
+	}
+	panic(fmt.Sprintf("sql: unknown DML plan %T", plan))
+}
+
+func paramOIDs(ts []types.T) []types.OID {
+	out := make([]types.OID, len(ts))
+	for i, t := range ts {
+		out[i] = t.OID()
+	}
+	return out
+}
+
+// forwardDML runs req on node and returns its row count once the epoch
+// that committed it is committed on this node too (a read after it sees
+// the write).
+func (e *Engine) forwardDML(ctx context.Context, node string, req *dmlRequest) (int64, error) {
+	addr, err := e.Meta.NodeAddr(node)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := cluster.Call[dmlResponse](ctx, e.Meta.Client(), addr, methodForwarded, req)
+	if err != nil {
+		return 0, err
+	}
+	return resp.Count, e.mgr.WaitCommitted(ctx, resp.Epoch)
+}
+
+// dmlService runs DML forwarded from other nodes.
+func (e *Engine) dmlService() *grpc.ServiceDesc {
+	return cluster.Service(sqlService, []grpc.MethodDesc{
+		cluster.Unary("DML", e.runForwarded),
+	}, nil)
+}
+
+// runForwarded runs a forwarded statement in a session of its own.
+func (e *Engine) runForwarded(ctx context.Context, req *dmlRequest) (*dmlResponse, error) {
+	s := &Session{e: e, user: "streamdb", vars: newVars(nil, e.opts.Version, "streamdb"), tx: 'I'}
+	stmts, err := s.prepare(req.SQL, req.ParamOIDs)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) != 1 {
+		return nil, pgerror.New(pgerror.CodeInternal, "a forwarded statement must be one statement, not %d", len(stmts))
+	}
+	st := stmts[0].(*statement)
+	if req.Rows != nil {
+		x, ok := st.parsed.Utility.(*parser.Copy)
+		if !ok {
+			return nil, pgerror.New(pgerror.CodeInternal, "forwarded rows without a COPY statement")
+		}
+		ci, err := s.copyFrom(req.SQL, x)
+		if err != nil {
+			return nil, err
+		}
+		ts := make([]types.T, len(ci.cols))
+		for i, c := range ci.cols {
+			ts[i] = c.T
+		}
+		var rows [][]types.Datum
+		err = types.DecodeRowBlock(req.Rows, ts, func(row []types.Datum) error {
+			rows = append(rows, append([]types.Datum(nil), row...))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		n, epoch, err := e.runDML(expr.NewCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows})
+		return &dmlResponse{Count: n, Epoch: epoch}, err
+	}
+	params, err := types.DecodeRow(req.Params, st.ParamTypes(), nil)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.run(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	rows.Close()
+	return &dmlResponse{Count: s.lastCount, Epoch: s.lastEpoch}, nil
+}
