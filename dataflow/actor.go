@@ -77,7 +77,9 @@ type generator interface {
 }
 
 // ref names a alike on every node.
-func (a *actor) ref() actorRef { return actorRef{job: a.job, fragment: a.frag, slot: a.slot, born: a.born} }
+func (a *actor) ref() actorRef {
+	return actorRef{job: a.job, fragment: a.frag, slot: a.slot, born: a.born}
+}
 
 // setPre puts op in front of input number input.
 func (a *actor) setPre(input int, op Operator) {

@@ -28,9 +28,9 @@ type Runtime struct {
 	// listens are the registrations of queues from other nodes.
 	listens []func()
 	store   *Store
-	mgr    *BarrierManager
-	log    *slog.Logger
-	vnodes int
+	mgr     *BarrierManager
+	log     *slog.Logger
+	vnodes  int
 
 	// mu orders changes of the graph and their barriers.
 	mu sync.Mutex

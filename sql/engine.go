@@ -52,7 +52,7 @@ type Engine struct {
 	ctrl    *control.Controller
 	// reader reads relations wherever their state is in the cluster.
 	reader storage.Reader
-	cancel  context.CancelFunc
+	cancel context.CancelFunc
 
 	// writeMu serializes DML: primary-key checks read the committed state,
 	// so a DML holds it until its epoch is committed.

@@ -70,7 +70,6 @@ func (j *rescaleJob) set(fn func(p *planner.RescaleProgress)) {
 	}
 }
 
-
 // rescalable are the kinds ALTER ... SET PARALLELISM names, by keyword.
 var rescalable = map[string]meta.ObjectKind{
 	"MATERIALIZED VIEW": meta.KindMaterializedView,
