@@ -14,6 +14,7 @@ const (
 	changeReassign   = "reassign"
 	changePause      = "pause"
 	changeResume     = "resume"
+	changeDrop       = "drop"
 )
 
 // Change is what a barrier changes in the streaming graph, as the
@@ -35,8 +36,8 @@ type Change struct {
 	// Replace and Cache tune a reassignment (dataflow.ReassignOptions).
 	Replace bool   `json:"replace,omitempty"`
 	Cache   string `json:"cache,omitempty"`
-	// Drop lists the state tables every node deletes once a stopped job's
-	// epoch is committed (a dropped relation).
+	// Drop lists the tables whose state every node deletes (a dropped
+	// relation's, once the epoch that stopped its job is committed).
 	Drop []uint32 `json:"drop,omitempty"`
 }
 

@@ -60,6 +60,8 @@ type Controller struct {
 
 	kick     chan struct{}
 	interval chan time.Duration
+	// gens numbers this controller's recoveries (Fence.Gen).
+	gens uint64
 
 	// queues carry the runtime's queues between nodes; reader reads
 	// relations wherever their state is.
@@ -69,6 +71,8 @@ type Controller struct {
 
 // generation is the workers of the cluster between two recoveries.
 type generation struct {
+	// fence names the recovery that started it.
+	fence   Fence
 	nodes   []string // sorted
 	workers map[string]workerConn
 	// failed is closed when a barrier or a commit failed: the controller
@@ -79,10 +83,11 @@ type generation struct {
 
 func (g *generation) fail() { g.once.Do(func() { close(g.failed) }) }
 
-// workerConn is a node's worker as the controller calls it.
+// workerConn is a node's worker as the controller calls it, for a
+// recovery.
 type workerConn interface {
-	Apply(ctx context.Context, tick dataflow.Tick, ch *Change) error
-	Reset(ctx context.Context, committed, prev uint64) error
+	Apply(ctx context.Context, f Fence, tick dataflow.Tick, ch *Change) error
+	Reset(ctx context.Context, f Fence, committed, prev uint64) error
 }
 
 // errNoLeader refuses work while no controller leads.
@@ -212,7 +217,7 @@ func (c *Controller) barrier(ctx context.Context, record *meta.RescaleStep, ch *
 		c.records[tick.Epoch] = record
 		c.cmu.Unlock()
 	}
-	if err := applyAll(ctx, gen, func(w workerConn) error { return w.Apply(ctx, tick, ch) }); err != nil {
+	if err := applyAll(ctx, gen, func(w workerConn) error { return w.Apply(ctx, gen.fence, tick, ch) }); err != nil {
 		gen.fail()
 		return tick, err
 	}
@@ -307,7 +312,8 @@ func memberIDs(cat *meta.Catalog) []string {
 // sources go at one barrier.
 func (c *Controller) recover(ctx context.Context) (*generation, error) {
 	cat := c.meta.Catalog()
-	gen := &generation{nodes: memberIDs(cat), workers: map[string]workerConn{}, failed: make(chan struct{})}
+	c.gens++
+	gen := &generation{fence: Fence{Term: c.meta.Term(), Gen: c.gens}, nodes: memberIDs(cat), workers: map[string]workerConn{}, failed: make(chan struct{})}
 	for _, n := range gen.nodes {
 		if n == c.self {
 			gen.workers[n] = localConn{c.local}
@@ -321,7 +327,7 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 	c.mu.Unlock()
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := applyAll(rctx, gen, func(w workerConn) error { return w.Reset(rctx, committed, prev) }); err != nil {
+	if err := applyAll(rctx, gen, func(w workerConn) error { return w.Reset(rctx, gen.fence, committed, prev) }); err != nil {
 		return nil, err
 	}
 	c.mu.Lock()

@@ -28,10 +28,16 @@ func (c *Controller) StartTable(ctx context.Context, def *meta.Table, node strin
 	return c.forward(ctx, methodChange, &jobRequest{Change: ch}, func() (uint64, error) { return c.change(ctx, ch, nil) })
 }
 
-// StopJob stops a job; once its epoch is committed, every node deletes
-// its part of the tables drop.
-func (c *Controller) StopJob(ctx context.Context, job uint32, drop []uint32) (uint64, error) {
-	ch := &Change{Kind: changeStopJob, Job: job, Drop: drop}
+// StopJob stops a job.
+func (c *Controller) StopJob(ctx context.Context, job uint32) (uint64, error) {
+	ch := &Change{Kind: changeStopJob, Job: job}
+	return c.forward(ctx, methodChange, &jobRequest{Change: ch}, func() (uint64, error) { return c.change(ctx, ch, nil) })
+}
+
+// Drop has every node delete its part of tables no job writes any more (a
+// dropped relation's, after the epoch that stopped its job committed).
+func (c *Controller) Drop(ctx context.Context, tables []uint32) (uint64, error) {
+	ch := &Change{Kind: changeDrop, Drop: tables}
 	return c.forward(ctx, methodChange, &jobRequest{Change: ch}, func() (uint64, error) { return c.change(ctx, ch, nil) })
 }
 

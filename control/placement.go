@@ -47,3 +47,30 @@ func Place(nodes []*meta.Node, n int) []string {
 	}
 	return out
 }
+
+// Load is what a node runs: the actor slots of jobs placed on it and the
+// key groups they own, summed over jobs.
+type Load struct {
+	Actors, VNodes int
+}
+
+// NodeLoads returns each node's load from the catalog's placements.
+func NodeLoads(cat *meta.Catalog) map[string]Load {
+	out := map[string]Load{}
+	for _, t := range jobsInOrder(cat) {
+		nodes := JobPlacement(cat, t)
+		for _, n := range nodes {
+			l := out[n]
+			l.Actors++
+			out[n] = l
+		}
+		for _, s := range JobAssignment(t) {
+			if s < len(nodes) {
+				l := out[nodes[s]]
+				l.VNodes++
+				out[nodes[s]] = l
+			}
+		}
+	}
+	return out
+}

@@ -27,11 +27,13 @@ const (
 type empty struct{}
 
 type applyRequest struct {
+	Fence  Fence         `json:"fence"`
 	Tick   dataflow.Tick `json:"tick"`
 	Change *Change       `json:"change"`
 }
 
 type resetRequest struct {
+	Fence     Fence  `json:"fence"`
 	Committed uint64 `json:"committed"`
 	Prev      uint64 `json:"prev"`
 }
@@ -66,10 +68,10 @@ func (c *Controller) Services() []*grpc.ServiceDesc {
 		c.reader.service(),
 		cluster.Service(workerService, []grpc.MethodDesc{
 			cluster.Unary("Apply", func(ctx context.Context, r *applyRequest) (*empty, error) {
-				return &empty{}, w.Apply(context.WithoutCancel(ctx), r.Tick, r.Change)
+				return &empty{}, w.Apply(context.WithoutCancel(ctx), r.Fence, r.Tick, r.Change)
 			}),
 			cluster.Unary("Reset", func(_ context.Context, r *resetRequest) (*empty, error) {
-				return &empty{}, w.Reset(r.Committed, r.Prev)
+				return &empty{}, w.Reset(r.Fence, r.Committed, r.Prev)
 			}),
 		}, nil),
 		cluster.Service(controlService, []grpc.MethodDesc{
@@ -100,12 +102,12 @@ func (c *Controller) Services() []*grpc.ServiceDesc {
 // localConn is this node's worker as the controller calls it.
 type localConn struct{ w *Worker }
 
-func (l localConn) Apply(ctx context.Context, tick dataflow.Tick, ch *Change) error {
-	return l.w.Apply(ctx, tick, ch)
+func (l localConn) Apply(ctx context.Context, f Fence, tick dataflow.Tick, ch *Change) error {
+	return l.w.Apply(ctx, f, tick, ch)
 }
 
-func (l localConn) Reset(_ context.Context, committed, prev uint64) error {
-	return l.w.Reset(committed, prev)
+func (l localConn) Reset(_ context.Context, f Fence, committed, prev uint64) error {
+	return l.w.Reset(f, committed, prev)
 }
 
 // remoteWorker is another node's worker.
@@ -114,12 +116,12 @@ type remoteWorker struct {
 	node string
 }
 
-func (r *remoteWorker) Apply(ctx context.Context, tick dataflow.Tick, ch *Change) error {
-	return r.call(ctx, methodApply, &applyRequest{Tick: tick, Change: ch})
+func (r *remoteWorker) Apply(ctx context.Context, f Fence, tick dataflow.Tick, ch *Change) error {
+	return r.call(ctx, methodApply, &applyRequest{Fence: f, Tick: tick, Change: ch})
 }
 
-func (r *remoteWorker) Reset(ctx context.Context, committed, prev uint64) error {
-	return r.call(ctx, methodReset, &resetRequest{Committed: committed, Prev: prev})
+func (r *remoteWorker) Reset(ctx context.Context, f Fence, committed, prev uint64) error {
+	return r.call(ctx, methodReset, &resetRequest{Fence: f, Committed: committed, Prev: prev})
 }
 
 func (r *remoteWorker) call(ctx context.Context, method string, req any) error {

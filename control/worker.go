@@ -34,6 +34,36 @@ type Worker struct {
 	// cacheBytes reports, per job, the cached state its last
 	// reassignment moved on this node.
 	cacheBytes map[uint32]func() int64
+	// fence is the recovery this node follows: a request of another comes
+	// from a former leader, or a recovery since replaced, and is refused.
+	fence Fence
+}
+
+// Fence names a recovery: the Raft term of the leader that ran it and its
+// number within the term.
+type Fence struct {
+	Term uint64 `json:"term"`
+	Gen  uint64 `json:"gen"`
+}
+
+// before reports whether f is older than g.
+func (f Fence) before(g Fence) bool {
+	return f.Term < g.Term || (f.Term == g.Term && f.Gen < g.Gen)
+}
+
+// errStale refuses a request of another recovery than this node's.
+func errStale(got, have Fence) error {
+	return fmt.Errorf("control: a request of recovery %d.%d, and this node follows %d.%d: another recovery or leader took over", got.Term, got.Gen, have.Term, have.Gen)
+}
+
+// checkFence refuses f unless it is this node's recovery's.
+func (w *Worker) checkFence(f Fence) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if f != w.fence {
+		return errStale(f, w.fence)
+	}
+	return nil
 }
 
 // upstream is the controller as a worker reports to it.
@@ -42,8 +72,12 @@ type upstream interface {
 	created(ctx context.Context, node string, job uint32)
 }
 
-// Apply applies one barrier and its change on this node.
-func (w *Worker) Apply(ctx context.Context, tick dataflow.Tick, ch *Change) error {
+// Apply applies one barrier and its change on this node, for the
+// recovery f.
+func (w *Worker) Apply(ctx context.Context, f Fence, tick dataflow.Tick, ch *Change) error {
+	if err := w.checkFence(f); err != nil {
+		return err
+	}
 	switch ch.Kind {
 	case changeNone:
 		return w.rt.Inject(ctx, tick)
@@ -74,13 +108,14 @@ func (w *Worker) Apply(ctx context.Context, tick dataflow.Tick, ch *Change) erro
 		}()
 		return nil
 	case changeStopJob:
-		if err := w.rt.StopJob(ctx, tick, ch.Job); err != nil {
-			return err
+		return w.rt.StopJob(ctx, tick, ch.Job)
+	case changeDrop:
+		for _, id := range ch.Drop {
+			if err := w.storage.DropTable(id); err != nil {
+				return err
+			}
 		}
-		if len(ch.Drop) > 0 {
-			go w.drop(tick.Epoch, ch.Drop)
-		}
-		return nil
+		return w.rt.Inject(ctx, tick)
 	case changeReassign:
 		res, err := w.rt.Reassign(ctx, tick, ch.Job, ch.Owner, ch.Nodes, dataflow.ReassignOptions{Replace: ch.Replace, Cache: cacheModes[ch.Cache]})
 		if err == nil {
@@ -107,19 +142,6 @@ func (w *Worker) Apply(ctx context.Context, tick dataflow.Tick, ch *Change) erro
 	return fmt.Errorf("control: unknown change %q", ch.Kind)
 }
 
-// drop deletes the state of a dropped job's tables once the epoch that
-// stopped it is committed (no actor writes them any more).
-func (w *Worker) drop(epoch uint64, ids []uint32) {
-	if err := w.mgr.WaitCommitted(context.Background(), epoch); err != nil {
-		return
-	}
-	for _, id := range ids {
-		if err := w.storage.DropTable(id); err != nil {
-			w.log.Error("deleting a dropped relation's state failed", "table", id, "err", err)
-		}
-	}
-}
-
 // CacheBytes returns the cached state bytes that the last reassignment of
 // job moved to new owners on this node (final once its epoch committed).
 func (w *Worker) CacheBytes(job uint32) int64 {
@@ -139,10 +161,18 @@ func placementNode(nodes []string, slot int) string {
 	return ""
 }
 
-// Reset readies the node for a recovery from the committed epoch: every
-// actor stops, the versions written after committed leave storage, and
-// epochs resume after prev.
-func (w *Worker) Reset(committed, prev uint64) error {
+// Reset readies the node for the recovery f from the committed epoch:
+// every actor stops, the versions written after committed leave storage,
+// and epochs resume after prev. An older recovery's is refused.
+func (w *Worker) Reset(f Fence, committed, prev uint64) error {
+	w.mu.Lock()
+	if f.before(w.fence) {
+		have := w.fence
+		w.mu.Unlock()
+		return errStale(f, have)
+	}
+	w.fence = f
+	w.mu.Unlock()
 	w.rt.Reset(committed, prev)
 	n, err := w.storage.Rollback(committed)
 	if err != nil {

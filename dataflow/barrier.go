@@ -49,6 +49,9 @@ type BarrierManager struct {
 	latency latency.Histogram
 	// paused holds table writes back (Pause).
 	paused bool
+	// resets counts the recoveries: a write sent before one is lost with
+	// the epochs it rolled back (WaitWritten).
+	resets uint64
 
 	complete chan struct{}
 }
@@ -186,6 +189,7 @@ func (m *BarrierManager) reset(committed, prev uint64) {
 	defer m.mu.Unlock()
 	m.sources = map[sourceKey]chan<- Message{}
 	m.actors, m.inflight, m.err, m.paused = 0, nil, nil, false
+	m.resets++
 	m.prev, m.committed = max(prev, committed), max(m.committed, committed)
 	m.injected = map[uint64]time.Time{}
 	m.cond.Broadcast()
@@ -366,4 +370,27 @@ func (m *BarrierManager) CurrentEpoch() uint64 {
 // WaitCommitted blocks until epoch is committed (or the manager failed).
 func (m *BarrierManager) WaitCommitted(ctx context.Context, epoch uint64) error {
 	return m.waitUntil(ctx, func() bool { return m.committed >= epoch })
+}
+
+// ErrRecovered fails a write whose epoch a recovery rolled back: it was
+// not committed, and the client may retry it.
+var ErrRecovered = errors.New("the cluster recovered from a failure before the write's epoch was committed: it was not applied; retry it")
+
+// Resets returns the number of recoveries so far (see WaitWritten).
+func (m *BarrierManager) Resets() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.resets
+}
+
+// WaitWritten blocks until the epoch of a write sent when Resets returned
+// since is committed; it fails with ErrRecovered if a recovery came in
+// between (the write's epoch was rolled back, even if a later epoch of
+// the same number commits).
+func (m *BarrierManager) WaitWritten(ctx context.Context, epoch, since uint64) error {
+	err := m.waitUntil(ctx, func() bool { return m.resets != since || m.committed >= epoch })
+	if err == nil && m.Resets() != since {
+		return ErrRecovered
+	}
+	return err
 }

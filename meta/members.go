@@ -198,3 +198,7 @@ func (m *Meta) NodeAddr(id string) (string, error) {
 	}
 	return n.ClusterAddr, nil
 }
+
+// Term returns the Raft term this node knows: a leader's term fences what
+// it asks of other nodes against a former leader's.
+func (m *Meta) Term() uint64 { return m.raft.CurrentTerm() }

@@ -52,6 +52,7 @@ const (
 	CodeUndefinedParameter          = "42704"
 	CodeInFailedTransaction         = "25P02"
 	CodeReadOnlySQLTransaction      = "25006"
+	CodeSerializationFailure        = "40001"
 	CodeInternal                    = "XX000"
 	CodeProgramLimitExceeded        = "54000"
 	CodeObjectInUse                 = "55006"

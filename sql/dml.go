@@ -126,6 +126,13 @@ func (e *Engine) fullRow(t *meta.Table, arena *dataflow.RowArena, row []types.Da
 // high-water mark of hidden row ids is staged with that epoch (writeMu
 // held).
 func (e *Engine) send(ctx context.Context, t *meta.Table, c *dataflow.Chunk) (uint64, error) {
+	// After a (re)start or a recovery, the table's job runs again once the
+	// controller has restarted it.
+	select {
+	case <-e.Ready():
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
 	var extra []dataflow.Write
 	if t.HiddenRowID {
 		hw := binary.BigEndian.AppendUint64(nil, uint64(e.rowIDs.next))
@@ -202,11 +209,12 @@ func (w *writeSet) flush(ctx context.Context) (uint64, error) {
 	if c.Len() == 0 {
 		return w.epoch, nil
 	}
+	since := w.e.mgr.Resets()
 	epoch, err := w.e.send(ctx, w.t, c)
 	if err != nil {
 		return 0, err
 	}
-	return epoch, w.e.WaitCommitted(ctx, epoch)
+	return epoch, w.e.waitWritten(ctx, epoch, since)
 }
 
 // conflictUpdate returns the existing row with ON CONFLICT DO UPDATE's

@@ -9,6 +9,7 @@ package sql
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -52,6 +53,8 @@ type Engine struct {
 	ctrl    *control.Controller
 	// reader reads relations wherever their state is in the cluster.
 	reader storage.Reader
+	// bg counts the engine's goroutines (Close waits for them).
+	bg sync.WaitGroup
 	cancel context.CancelFunc
 
 	// writeMu serializes DML: primary-key checks read the committed state,
@@ -110,7 +113,7 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 	e.ctrl = ctrl
 	e.reader = ctrl.Reader()
 	m.OnCommit(e.mgr.SetCommitted)
-	go e.mgr.Run(ctx)
+	e.background(func() { e.mgr.Run(ctx) })
 	interval := opts.BarrierInterval
 	if v, ok := m.Catalog().System(barrierIntervalParam); ok {
 		// ALTER SYSTEM SET outlives restarts and wins over the flag.
@@ -118,8 +121,8 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 			interval = time.Duration(ms) * time.Millisecond
 		}
 	}
-	go ctrl.Run(ctx, interval)
-	go func() {
+	e.background(func() { ctrl.Run(ctx, interval) })
+	e.background(func() {
 		select {
 		case <-ctrl.Worker().Ready():
 			if m.IsLeader() {
@@ -127,7 +130,7 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 			}
 		case <-ctx.Done():
 		}
-	}()
+	})
 	return e, nil
 }
 
@@ -173,9 +176,21 @@ func (e *Engine) systemParam(name string) (string, bool) {
 	return strconv.Itoa(int(e.opts.BarrierInterval / time.Millisecond)), true
 }
 
-// Close stops streaming. Uncommitted epochs are discarded by the next
-// start's recovery.
-func (e *Engine) Close() { e.cancel() }
+// background runs fn in a goroutine that Close waits for.
+func (e *Engine) background(fn func()) {
+	e.bg.Add(1)
+	go func() {
+		defer e.bg.Done()
+		fn()
+	}()
+}
+
+// Close stops streaming and waits for the engine's goroutines to end.
+// Uncommitted epochs are discarded by the next start's recovery.
+func (e *Engine) Close() {
+	e.cancel()
+	e.bg.Wait()
+}
 
 // ReadEpoch returns the epoch a new statement reads at: the newest
 // committed one.
@@ -185,6 +200,19 @@ func (e *Engine) ReadEpoch() uint64 { return e.mgr.Committed() }
 // materialized view: the current epoch is committed.
 func (e *Engine) Flush(ctx context.Context) error {
 	return e.WaitCommitted(ctx, e.mgr.CurrentEpoch())
+}
+
+// waitWritten returns once the epoch of a write is committed, sent when
+// the barrier manager's Resets returned since (see WaitCommitted).
+func (e *Engine) waitWritten(ctx context.Context, epoch, since uint64) error {
+	if epoch >= e.mgr.CurrentEpoch() {
+		e.mgr.RequestBarrier()
+	}
+	err := e.mgr.WaitWritten(ctx, epoch, since)
+	if errors.Is(err, dataflow.ErrRecovered) {
+		return pgerror.New(pgerror.CodeSerializationFailure, "%v", err)
+	}
+	return err
 }
 
 // WaitCommitted returns once epoch is committed. If the barrier that ends

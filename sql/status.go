@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"github.com/streamdb/streamdb/control"
 	"time"
 
 	"github.com/streamdb/streamdb/connector"
@@ -66,20 +67,16 @@ func (e *Engine) StateTables() ([]planner.StateTableEntries, error) {
 func (e *Engine) BarrierLatency() latency.Summary { return e.mgr.BarrierLatency() }
 
 // Nodes implements planner.Status: the cluster's nodes as this node sees
-// them, with the actors and key groups of this node's jobs.
+// them, with the actor slots and key groups of the jobs placed on each.
 func (e *Engine) Nodes() []planner.NodeStatus {
 	var out []planner.NodeStatus
+	loads := control.NodeLoads(e.Meta.Catalog())
 	for _, m := range e.Meta.Members() {
+		load := loads[m.ID]
 		ns := planner.NodeStatus{ID: m.ID, PgAddr: m.PgAddr, ClusterAddr: m.ClusterAddr, Role: m.Role, State: "down",
-			Cores: m.Cores, LastHeartbeat: m.LastHeartbeat, Version: m.Version}
+			Cores: m.Cores, Actors: load.Actors, VNodes: load.VNodes, LastHeartbeat: m.LastHeartbeat, Version: m.Version}
 		if m.Up {
 			ns.State = "up"
-		}
-		if m.ID == e.Meta.NodeID() {
-			for _, f := range e.rt.Fragments() {
-				ns.Actors++
-				ns.VNodes += f.VNodes
-			}
 		}
 		out = append(out, ns)
 	}

@@ -132,7 +132,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 		}
 		t.Columns = append(t.Columns, meta.Column{Name: name, Type: c.T, Hidden: c.Hidden})
 	}
-	stop := func() { _, _ = e.ctrl.StopJob(context.Background(), viewID, append([]uint32{viewID}, stateTables...)) }
+	stop := func() { _ = e.stopJob(context.Background(), viewID, append([]uint32{viewID}, stateTables...)) }
 	if _, err := e.ctrl.StartJob(ctx, t, control.JobAssignment(t), t.Placement, true); err != nil {
 		stop()
 		return nil, err
@@ -161,15 +161,24 @@ func (e *Engine) dropped(ctx context.Context, ts []*meta.Table) error {
 		if t.Watermark != nil {
 			ids = append(ids, t.Watermark.StateTable)
 		}
-		epoch, err := e.ctrl.StopJob(ctx, t.ID, ids)
-		if err != nil {
-			return err
-		}
-		if err := e.mgr.WaitCommitted(ctx, epoch); err != nil {
+		if err := e.stopJob(ctx, t.ID, ids); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// stopJob stops job and, once that is committed, has every node delete
+// its state in tables.
+func (e *Engine) stopJob(ctx context.Context, job uint32, tables []uint32) error {
+	epoch, err := e.ctrl.StopJob(ctx, job)
+	if err == nil {
+		err = e.mgr.WaitCommitted(ctx, epoch)
+	}
+	if err == nil {
+		_, err = e.ctrl.Drop(ctx, tables)
+	}
+	return err
 }
 
 // explainView renders the streaming plan of CREATE MATERIALIZED VIEW.

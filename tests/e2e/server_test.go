@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -89,10 +90,16 @@ type process struct {
 	mu   *sync.Mutex
 }
 
-// startProcess runs `streamdb start` on listen/dataDir and waits for "ready".
-func startProcess(t *testing.T, dataDir, listen string) *process {
+// startProcess runs `streamdb start` on listen/dataDir, with more flags
+// if given (a free cluster address unless they name one), and waits for
+// "ready".
+func startProcess(t *testing.T, dataDir, listen string, flags ...string) *process {
 	t.Helper()
-	cmd := exec.Command(binary(t), "start", "--listen", listen, "--cluster-addr", "127.0.0.1:0", "--data-dir", dataDir)
+	args := []string{"start", "--listen", listen, "--data-dir", dataDir}
+	if !slices.Contains(flags, "--cluster-addr") {
+		args = append(args, "--cluster-addr", "127.0.0.1:0")
+	}
+	cmd := exec.Command(binary(t), append(args, flags...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

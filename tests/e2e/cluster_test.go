@@ -1,0 +1,180 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// startCluster runs n streamdb processes on loopback: the first starts the
+// cluster, the others join it. It returns them in order.
+func startCluster(t *testing.T, n int) []*process {
+	t.Helper()
+	first := freeAddr(t)
+	var ps []*process
+	for i := range n {
+		flags := []string{"--node-id", fmt.Sprintf("n%d", i+1), "--cluster-addr", freeAddr(t)}
+		if i == 0 {
+			flags[3] = first
+		} else {
+			flags = append(flags, "--join", first)
+		}
+		p := startProcess(t, t.TempDir(), freeAddr(t), flags...)
+		t.Cleanup(p.kill)
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// clusterViews are views of tables a(id, k, v, s) and b(id, k, w) at
+// parallelism 6 over a three-node cluster: aggregates, every join kind
+// (over aggregates too), Top-N, and a view of a view.
+var clusterViews = map[string]string{
+	"agg":      "SELECT k, count(*) AS n, sum(v) AS sv, min(v) AS lo, max(v) AS hi FROM a GROUP BY k",
+	"global":   "SELECT count(*) AS n, sum(v) AS sv, max(s) AS ms FROM a",
+	"innerj":   "SELECT a.id AS aid, b.id AS bid, v, w FROM a JOIN b ON a.k = b.k",
+	"leftj":    "SELECT a.id AS aid, b.id AS bid, v, w FROM a LEFT JOIN b ON a.k = b.k AND w > 1",
+	"rightj":   "SELECT a.id AS aid, b.id AS bid FROM a RIGHT JOIN b ON a.k = b.k",
+	"fullj":    "SELECT a.id AS aid, b.id AS bid FROM a FULL JOIN b ON a.k = b.k",
+	"fullagg":  "SELECT x.k AS xk, y.k AS yk, x.n AS xn, y.n AS yn FROM (SELECT k, count(*) AS n FROM a GROUP BY k) x FULL JOIN (SELECT k, count(*) AS n FROM b GROUP BY k) y ON x.k = y.k",
+	"topn":     "SELECT id, v FROM a ORDER BY v DESC, id LIMIT 3",
+	"grouptop": "SELECT id, k FROM (SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY v, id) AS rn FROM a) s WHERE rn <= 2",
+	"onview":   "SELECT n % 2 AS parity, count(*) AS groups, sum(sv) AS total FROM agg GROUP BY n % 2",
+}
+
+// TestClusterViews runs random INSERT/UPDATE/DELETE sent to each of three
+// node processes through views whose actors are spread over the nodes,
+// and checks after FLUSH that every view, read from each node, equals its
+// query run as a batch query; a windowed aggregation over a table fed by a
+// connector is checked likewise once its rows are all in.
+func TestClusterViews(t *testing.T) {
+	ps := startCluster(t, 3)
+	ctx := context.Background()
+	conns := make([]*pgx.Conn, len(ps))
+	for i, p := range ps {
+		conns[i] = connect(t, p.addr, pgx.QueryExecModeSimpleProtocol)
+	}
+	exec := func(c *pgx.Conn, sql string, args ...any) {
+		t.Helper()
+		if _, err := c.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	exec(conns[0], "CREATE TABLE a (id INT PRIMARY KEY, k INT, v INT, s TEXT)")
+	exec(conns[1], "CREATE TABLE b (id INT PRIMARY KEY, k INT, w INT)")
+	exec(conns[2], "CREATE TABLE g (v BIGINT) WITH (connector = 'datagen', fields.v.kind = 'sequence', fields.v.start = '1', fields.v.end = '20000', datagen.rows.per.second = '20000', datagen.split.num = '3')")
+	exec(conns[0], "CREATE MATERIALIZED VIEW win WITH (parallelism = 6) AS SELECT v % 10 AS bucket, count(*) AS n, sum(v) AS sv FROM g GROUP BY v % 10")
+	rng := rand.New(rand.NewPCG(1, 2))
+	live := map[string]map[int]bool{"a": {}, "b": {}}
+	created := 0
+	order := []string{"agg", "global", "innerj", "leftj", "rightj", "fullj", "fullagg", "topn", "grouptop", "onview"}
+	for step := range 60 {
+		c := conns[step%len(conns)]
+		if step%5 == 0 && created < len(order) {
+			name := order[created]
+			exec(c, fmt.Sprintf("CREATE MATERIALIZED VIEW %s WITH (parallelism = 6) AS %s", name, clusterViews[name]))
+			created++
+		}
+		table := []string{"a", "b"}[rng.IntN(2)]
+		clusterMutate(t, rng, c, table, live[table])
+	}
+	exec(conns[0], "FLUSH")
+	for name, q := range clusterViews {
+		want := rowsOf(t, conns[0], q)
+		for i, c := range conns {
+			if got := rowsOf(t, c, "SELECT * FROM "+name); strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("view %s read from n%d = %s\n got:\n%s\n want:\n%s", name, i+1, q, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		}
+	}
+	// The connector's rows all arrive; then the window view matches.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var n int
+		if err := conns[1].QueryRow(ctx, "SELECT count(*) FROM g").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 20000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the datagen table has %d of 20000 rows after 60 s", n)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	exec(conns[2], "FLUSH")
+	want := rowsOf(t, conns[0], "SELECT v % 10 AS bucket, count(*) AS n, sum(v) AS sv FROM g GROUP BY v % 10")
+	for i, c := range conns {
+		if got := rowsOf(t, c, "SELECT * FROM win"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("view win read from n%d:\n got:\n%s\n want:\n%s", i+1, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	// Every node runs a share of the actors.
+	rows := rowsOf(t, conns[0], "SELECT id, actors > 0 FROM streamdb_catalog.nodes")
+	if strings.Join(rows, ",") != "n1|t,n2|t,n3|t" {
+		t.Errorf("nodes running actors: %v", rows)
+	}
+}
+
+// clusterMutate applies one random INSERT, UPDATE or DELETE (of several
+// rows) to table through c, keeping live (the ids present) in step.
+func clusterMutate(t *testing.T, rng *rand.Rand, c *pgx.Conn, table string, live map[int]bool) {
+	t.Helper()
+	val := func() any {
+		if rng.IntN(10) == 0 {
+			return nil
+		}
+		return rng.IntN(7)
+	}
+	var ids []int
+	for id := range live {
+		ids = append(ids, id)
+	}
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := c.Exec(context.Background(), sql, args...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	switch op := rng.IntN(4); {
+	case op <= 1 || len(ids) == 0:
+		var rows []string
+		var args []any
+		for range 1 + rng.IntN(4) {
+			id := rng.IntN(40)
+			if live[id] {
+				continue
+			}
+			live[id] = true
+			n := len(args)
+			if table == "a" {
+				rows = append(rows, fmt.Sprintf("($%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4))
+				args = append(args, id, val(), val(), []any{"x1", "x2", "y", nil}[rng.IntN(4)])
+			} else {
+				rows = append(rows, fmt.Sprintf("($%d, $%d, $%d)", n+1, n+2, n+3))
+				args = append(args, id, val(), val())
+			}
+		}
+		if len(rows) > 0 {
+			exec("INSERT INTO "+table+" VALUES "+strings.Join(rows, ", "), args...)
+		}
+	case op == 2:
+		col := "k"
+		if rng.IntN(2) == 0 {
+			col = map[string]string{"a": "v", "b": "w"}[table]
+		}
+		exec(fmt.Sprintf("UPDATE %s SET %s = $1 WHERE id = $2 OR id = $3", table, col), val(), ids[rng.IntN(len(ids))], rng.IntN(40))
+	default:
+		lo := ids[rng.IntN(len(ids))]
+		hi := lo + rng.IntN(4)
+		exec(fmt.Sprintf("DELETE FROM %s WHERE id BETWEEN $1 AND $2", table), lo, hi)
+		for id := lo; id <= hi; id++ {
+			delete(live, id)
+		}
+	}
+}
