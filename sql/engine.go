@@ -54,7 +54,7 @@ type Engine struct {
 	// reader reads relations wherever their state is in the cluster.
 	reader storage.Reader
 	// bg counts the engine's goroutines (Close waits for them).
-	bg sync.WaitGroup
+	bg     sync.WaitGroup
 	cancel context.CancelFunc
 
 	// writeMu serializes DML: primary-key checks read the committed state,
