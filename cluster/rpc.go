@@ -173,14 +173,19 @@ func (c *Client) Close() {
 }
 
 // Call calls the unary method ("/service/Method") of the node at addr.
-func Call[Resp any](ctx context.Context, c *Client, addr, method string, req any) (*Resp, error) {
+func Call[Resp any](ctx context.Context, c *Client, addr, method string, req any, opts ...grpc.CallOption) (*Resp, error) {
 	cc, err := c.Conn(addr)
 	if err != nil {
 		return nil, err
 	}
 	resp := new(Resp)
-	if err := cc.Invoke(ctx, method, req, resp); err != nil {
+	if err := cc.Invoke(ctx, method, req, resp, opts...); err != nil {
 		return nil, err
 	}
 	return resp, nil
 }
+
+// WhenReachable makes a call wait (until its context ends) for the node
+// to be reachable instead of failing at once: the request is sent only
+// once connected, so an error after that leaves its outcome unknown.
+var WhenReachable = grpc.WaitForReady(true)

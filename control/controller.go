@@ -90,9 +90,13 @@ type workerConn interface {
 	Reset(ctx context.Context, f Fence, committed, prev uint64) error
 }
 
-// errNoLeader refuses work while no controller leads.
+// codeNoLeader is the SQLSTATE of errNoLeader: cannot connect now.
+const codeNoLeader = "57P03"
+
+// errNoLeader refuses work on a node that does not lead (the caller asks
+// the leader) or while the controller recovers.
 func errNoLeader() error {
-	return pgerror.New("57P03", "the streaming controller is recovering or has no leader").
+	return pgerror.New(codeNoLeader, "the streaming controller is recovering or has no leader").
 		WithHint("Retry shortly; SHOW NODES tells whether every node is up.")
 }
 
@@ -205,6 +209,9 @@ func (c *Controller) next() dataflow.Tick {
 // ch, and commits record with its epoch; it returns the tick. A node that
 // fails it fails the generation.
 func (c *Controller) barrier(ctx context.Context, record *meta.RescaleStep, ch *Change) (dataflow.Tick, error) {
+	if _, err := c.waitGen(ctx); err != nil {
+		return dataflow.Tick{}, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	gen := c.gen.Load()
@@ -222,6 +229,23 @@ func (c *Controller) barrier(ctx context.Context, record *meta.RescaleStep, ch *
 		return tick, err
 	}
 	return tick, nil
+}
+
+// waitGen waits while the controller recovers the cluster (a node is down
+// or coming back) and returns the generation then running; it fails once
+// this node no longer leads or ctx ends.
+func (c *Controller) waitGen(ctx context.Context) (*generation, error) {
+	for {
+		if gen := c.gen.Load(); gen != nil {
+			return gen, nil
+		}
+		if !c.meta.IsLeader() {
+			return nil, errNoLeader()
+		}
+		if err := sleep(ctx, 20*time.Millisecond); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // applyAll calls fn on every worker of gen at once and returns the first

@@ -2,9 +2,13 @@ package control
 
 import (
 	"context"
+	"time"
 
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // The graph changes sessions ask for. On the leader they run at once; on
@@ -67,20 +71,35 @@ func (c *Controller) Barrier(ctx context.Context) (uint64, error) {
 	return c.forward(ctx, methodChange, &jobRequest{Change: ch}, func() (uint64, error) { return c.change(ctx, ch, nil) })
 }
 
-// forward runs local on the leader, else asks the leader's controller.
+// forward runs local on the leader, else asks the leader's controller;
+// while there is no leader (an election) it waits for one.
 func (c *Controller) forward(ctx context.Context, method string, req *jobRequest, local func() (uint64, error)) (uint64, error) {
-	if c.meta.IsLeader() {
-		return local()
+	for {
+		if c.meta.IsLeader() {
+			epoch, err := local()
+			if pgerror.Code(err) == codeNoLeader && !c.meta.IsLeader() {
+				continue // leadership moved meanwhile
+			}
+			return epoch, err
+		}
+		if addr := c.meta.LeaderAddr(); addr != "" {
+			resp, err := cluster.Call[jobResponse](ctx, c.client, addr, method, req)
+			if pgerror.Code(err) == codeNoLeader || status.Code(err) == codes.Unavailable {
+				// The leader stepped down or died: ask the next.
+				if err := sleep(ctx, 50*time.Millisecond); err != nil {
+					return 0, err
+				}
+				continue
+			}
+			if err != nil {
+				return 0, err
+			}
+			return resp.Epoch, nil
+		}
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+			return 0, err
+		}
 	}
-	addr := c.meta.LeaderAddr()
-	if addr == "" {
-		return 0, errNoLeader()
-	}
-	resp, err := cluster.Call[jobResponse](ctx, c.client, addr, method, req)
-	if err != nil {
-		return 0, err
-	}
-	return resp.Epoch, nil
 }
 
 // change makes ch at the next barrier (on the leader).

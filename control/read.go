@@ -9,8 +9,11 @@ import (
 
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/storage"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // scanBatch is the bytes of keys and values a remote scan sends at once.
@@ -126,6 +129,10 @@ func (r *Reader) remoteScan(node string, req *scanRequest, fn func(key, value []
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s, err := cc.NewStream(ctx, &scanStream, methodScan)
+	if status.Code(err) == codes.Unavailable {
+		return pgerror.New(pgerror.CodeConnectionFailure, "node %s, which holds part of the relation read, cannot be reached: %v", node, err).
+			WithHint("Run the query again once the node is up (SHOW NODES).")
+	}
 	if err != nil {
 		return fmt.Errorf("control: read from node %s: %w", node, err)
 	}

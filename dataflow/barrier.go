@@ -49,9 +49,12 @@ type BarrierManager struct {
 	latency latency.Histogram
 	// paused holds table writes back (Pause).
 	paused bool
-	// resets counts the recoveries: a write sent before one is lost with
-	// the epochs it rolled back (WaitWritten).
-	resets uint64
+	// resets counts the recoveries and resetCommitted holds the
+	// committed epoch each started from: a write sent before one is lost
+	// with the epochs it rolled back, unless its epoch was committed
+	// (WaitWritten).
+	resets         uint64
+	resetCommitted []uint64
 
 	complete chan struct{}
 }
@@ -189,8 +192,9 @@ func (m *BarrierManager) reset(committed, prev uint64) {
 	defer m.mu.Unlock()
 	m.sources = map[sourceKey]chan<- Message{}
 	m.actors, m.inflight, m.err, m.paused = 0, nil, nil, false
-	m.resets++
 	m.prev, m.committed = max(prev, committed), max(m.committed, committed)
+	m.resets++
+	m.resetCommitted = append(m.resetCommitted, m.committed)
 	m.injected = map[uint64]time.Time{}
 	m.cond.Broadcast()
 }
@@ -384,12 +388,19 @@ func (m *BarrierManager) Resets() uint64 {
 }
 
 // WaitWritten blocks until the epoch of a write sent when Resets returned
-// since is committed; it fails with ErrRecovered if a recovery came in
-// between (the write's epoch was rolled back, even if a later epoch of
-// the same number commits).
+// since is committed; it fails with ErrRecovered if a recovery came first
+// and started from an earlier epoch (the write's epoch was rolled back,
+// even if a later epoch of the same number commits).
 func (m *BarrierManager) WaitWritten(ctx context.Context, epoch, since uint64) error {
-	err := m.waitUntil(ctx, func() bool { return m.resets != since || m.committed >= epoch })
-	if err == nil && m.Resets() != since {
+	var lost bool
+	err := m.waitUntil(ctx, func() bool {
+		if m.resets != since {
+			lost = m.resetCommitted[since] < epoch
+			return true
+		}
+		return m.committed >= epoch
+	})
+	if err == nil && lost {
 		return ErrRecovered
 	}
 	return err

@@ -331,30 +331,45 @@ func (m *Meta) self(voter bool) *Node {
 		Cores: m.cfg.Cores, Voter: voter, Version: m.cfg.Version}
 }
 
-// registerSelf makes the catalog's record of this node current (a new
-// cluster's first node, a restart on other addresses or with another
-// release) and waits until this node's catalog lists it.
+// registerSelf makes the catalog's record of this node current: the
+// first node of a new cluster records itself; a joining node waits until
+// the record its join made reaches it; a restarted node whose record is
+// out of date (other addresses, another release) updates it in the
+// background, since it may take Raft a while to reach it again.
 func (m *Meta) registerSelf() error {
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), joinCatchUp)
 	defer cancel()
 	for {
 		cur, ok := m.Catalog().Node(string(m.id))
-		want := m.self(!ok || cur.Voter)
-		if ok && *cur == *want {
+		switch {
+		case ok && *cur == *m.self(cur.Voter):
 			return nil
-		}
-		if !ok && len(m.cfg.Join) > 0 {
+		case ok:
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), joinCatchUp)
+				defer cancel()
+				if _, err := m.apply(ctx, opPutNode, putNodeCmd{Node: m.self(cur.Voter)}); err != nil {
+					m.cfg.Logger.Warn("updating this node's record in the catalog failed", "err", err)
+				}
+			}()
+			return nil
+		case len(m.cfg.Join) > 0:
 			// The join recorded it: wait for the entry to arrive.
 			if err := sleepCtx(ctx, 10*time.Millisecond); err != nil {
 				return fmt.Errorf("meta: the catalog does not list this node %s after joining: %w", m.id, err)
 			}
-			continue
-		}
-		if _, err := m.apply(ctx, opPutNode, putNodeCmd{Node: want}); err != nil {
-			return fmt.Errorf("meta: record this node in the catalog: %w", err)
+		default:
+			if _, err := m.apply(ctx, opPutNode, putNodeCmd{Node: m.self(true)}); err != nil {
+				return fmt.Errorf("meta: record this node in the catalog: %w", err)
+			}
 		}
 	}
 }
+
+// joinCatchUp bounds how long a node waits for the catalog to reach it
+// after joining or restarting: Raft retries an unreachable follower with
+// a backoff of up to about 20 s.
+const joinCatchUp = time.Minute
 
 // RaftAddr returns the address this node advertises to the Raft group.
 func (m *Meta) RaftAddr() string { return string(m.trans.LocalAddr()) }

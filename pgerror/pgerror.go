@@ -44,6 +44,7 @@ const (
 	CodeUniqueViolation             = "23505"
 	CodeDependentObjectsStillExist  = "2BP01"
 	CodeProtocolViolation           = "08P01"
+	CodeConnectionFailure           = "08006"
 	CodeQueryCanceled               = "57014"
 	CodeAdminShutdown               = "57P01"
 	CodeInvalidPreparedStatement    = "26000"

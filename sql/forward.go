@@ -13,6 +13,8 @@ import (
 	"github.com/streamdb/streamdb/sql/parser"
 	"github.com/streamdb/streamdb/types"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // DML runs on the node that runs its table's writer (DESIGN.md §9): a
@@ -70,13 +72,19 @@ func paramOIDs(ts []types.T) []types.OID {
 
 // forwardDML runs req on node and returns its row count once the epoch
 // that committed it is committed on this node too (a read after it sees
-// the write).
+// the write). While the node is down it waits for it to come back; if the
+// connection breaks after the statement was sent, its outcome is unknown,
+// as when a client's connection breaks.
 func (e *Engine) forwardDML(ctx context.Context, node string, req *dmlRequest) (int64, error) {
 	addr, err := e.Meta.NodeAddr(node)
 	if err != nil {
 		return 0, err
 	}
-	resp, err := cluster.Call[dmlResponse](ctx, e.Meta.Client(), addr, methodForwarded, req)
+	resp, err := cluster.Call[dmlResponse](ctx, e.Meta.Client(), addr, methodForwarded, req, cluster.WhenReachable)
+	if status.Code(err) == codes.Unavailable {
+		return 0, pgerror.New(pgerror.CodeConnectionFailure, "the connection to node %s, which writes table rows of this statement, broke while it ran: whether it was applied is unknown", node).
+			WithHint("Check the table's contents before retrying.")
+	}
 	if err != nil {
 		return 0, err
 	}
