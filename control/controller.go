@@ -88,6 +88,7 @@ func (g *generation) fail() { g.once.Do(func() { close(g.failed) }) }
 type workerConn interface {
 	Apply(ctx context.Context, f Fence, tick dataflow.Tick, ch *Change) error
 	Reset(ctx context.Context, f Fence, committed, prev uint64) error
+	Committed(ctx context.Context, f Fence, epoch uint64) error
 }
 
 // codeNoLeader is the SQLSTATE of errNoLeader: cannot connect now.
@@ -194,6 +195,22 @@ func (c *Controller) sealed(node string, epoch uint64) {
 			return
 		}
 		c.committedTo = next
+		c.announce(gen, next)
+	}
+}
+
+// announce tells every node of gen at once that epoch is committed: a
+// follower's copy of the Raft log learns of a commit only with the next
+// entry, which may be a barrier interval away, and acknowledgements and
+// reads wait for it.
+func (c *Controller) announce(gen *generation, epoch uint64) {
+	for _, n := range gen.nodes {
+		w := gen.workers[n]
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = w.Committed(ctx, gen.fence, epoch)
+		}()
 	}
 }
 

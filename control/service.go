@@ -15,13 +15,14 @@ const (
 	workerService  = "streamdb.worker"
 	controlService = "streamdb.control"
 
-	methodApply    = "/" + workerService + "/Apply"
-	methodReset    = "/" + workerService + "/Reset"
-	methodSealed   = "/" + controlService + "/Sealed"
-	methodCreated  = "/" + controlService + "/Created"
-	methodRequest  = "/" + controlService + "/Request"
-	methodStartJob = "/" + controlService + "/StartJob"
-	methodChange   = "/" + controlService + "/Change"
+	methodApply     = "/" + workerService + "/Apply"
+	methodReset     = "/" + workerService + "/Reset"
+	methodCommitted = "/" + workerService + "/Committed"
+	methodSealed    = "/" + controlService + "/Sealed"
+	methodCreated   = "/" + controlService + "/Created"
+	methodRequest   = "/" + controlService + "/Request"
+	methodStartJob  = "/" + controlService + "/StartJob"
+	methodChange    = "/" + controlService + "/Change"
 )
 
 type empty struct{}
@@ -36,6 +37,11 @@ type resetRequest struct {
 	Fence     Fence  `json:"fence"`
 	Committed uint64 `json:"committed"`
 	Prev      uint64 `json:"prev"`
+}
+
+type committedRequest struct {
+	Fence Fence  `json:"fence"`
+	Epoch uint64 `json:"epoch"`
 }
 
 type sealedRequest struct {
@@ -72,6 +78,9 @@ func (c *Controller) Services() []*grpc.ServiceDesc {
 			}),
 			cluster.Unary("Reset", func(_ context.Context, r *resetRequest) (*empty, error) {
 				return &empty{}, w.Reset(r.Fence, r.Committed, r.Prev)
+			}),
+			cluster.Unary("Committed", func(_ context.Context, r *committedRequest) (*empty, error) {
+				return &empty{}, w.Committed(r.Fence, r.Epoch)
 			}),
 		}, nil),
 		cluster.Service(controlService, []grpc.MethodDesc{
@@ -110,6 +119,10 @@ func (l localConn) Reset(_ context.Context, f Fence, committed, prev uint64) err
 	return l.w.Reset(f, committed, prev)
 }
 
+func (l localConn) Committed(_ context.Context, f Fence, epoch uint64) error {
+	return l.w.Committed(f, epoch)
+}
+
 // remoteWorker is another node's worker.
 type remoteWorker struct {
 	c    *Controller
@@ -122,6 +135,10 @@ func (r *remoteWorker) Apply(ctx context.Context, f Fence, tick dataflow.Tick, c
 
 func (r *remoteWorker) Reset(ctx context.Context, f Fence, committed, prev uint64) error {
 	return r.call(ctx, methodReset, &resetRequest{Fence: f, Committed: committed, Prev: prev})
+}
+
+func (r *remoteWorker) Committed(ctx context.Context, f Fence, epoch uint64) error {
+	return r.call(ctx, methodCommitted, &committedRequest{Fence: f, Epoch: epoch})
 }
 
 func (r *remoteWorker) call(ctx context.Context, method string, req any) error {

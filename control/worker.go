@@ -153,6 +153,15 @@ func (w *Worker) CacheBytes(job uint32) int64 {
 	return 0
 }
 
+// Committed records that the leader of recovery f committed epoch.
+func (w *Worker) Committed(f Fence, epoch uint64) error {
+	if err := w.checkFence(f); err != nil {
+		return err
+	}
+	w.mgr.SetCommitted(epoch)
+	return nil
+}
+
 // placementNode returns the node of slot in nodes ("": this node).
 func placementNode(nodes []string, slot int) string {
 	if slot < len(nodes) {

@@ -218,10 +218,10 @@ func (m *BarrierManager) addSource(id sourceKey, ch chan<- Message, actors int) 
 }
 
 // Send puts a chunk into a source queue and returns the epoch it belongs
-// to; extra writes (for example id high-water marks) are staged with that
-// epoch's checkpoint. It first waits while checkpoints lag behind
-// (backlogged).
-func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extra []Write) (uint64, error) {
+// to; the writes extra returns (for example id high-water marks) are
+// staged with that epoch's checkpoint, extra called in the order chunks
+// are sent. It first waits while checkpoints lag behind (backlogged).
+func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extra func() []Write) (uint64, error) {
 	// Wait for checkpoints to catch up first, not holding up barriers.
 	if err := m.waitCaughtUp(ctx); err != nil {
 		return 0, err
@@ -238,8 +238,8 @@ func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extr
 	if err != nil {
 		return 0, err
 	}
-	if len(extra) > 0 {
-		m.store.Stage(epoch, extra)
+	if extra != nil {
+		m.store.Stage(epoch, extra())
 	}
 	return epoch, send(ctx, ch, c)
 }

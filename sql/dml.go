@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
@@ -17,11 +18,13 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// writeSet collects one statement's row changes against the committed
-// state of its table; they enter the table's stream as one chunk.
+// writeSet collects one statement's row changes against the current state
+// of its table (committed, then what is sent but not committed); they
+// enter the table's stream as one chunk.
 type writeSet struct {
 	e     *Engine
 	t     *meta.Table
+	tw    *tableWriter
 	epoch uint64 // the committed epoch the statement reads
 	// touched holds, per key in first-touch order, the committed row (nil:
 	// absent) and the statement's last word on it (nil: deleted).
@@ -38,8 +41,8 @@ type change struct {
 	old, new []types.Datum
 }
 
-func (e *Engine) newWriteSet(t *meta.Table) *writeSet {
-	return &writeSet{e: e, t: t, epoch: e.ReadEpoch(), touched: map[string]*change{}}
+func (e *Engine) newWriteSet(t *meta.Table, tw *tableWriter) *writeSet {
+	return &writeSet{e: e, t: t, tw: tw, epoch: e.ReadEpoch(), touched: map[string]*change{}}
 }
 
 func (w *writeSet) rowKey(row []types.Datum) string {
@@ -47,13 +50,20 @@ func (w *writeSet) rowKey(row []types.Datum) string {
 	return string(w.key)
 }
 
-// touch returns the change record of key, reading its committed row on
-// first use.
+// touch returns the change record of key, reading its current row on
+// first use: the one sent last if not committed yet, else the committed
+// one.
 func (w *writeSet) touch(key string) (*change, error) {
 	if c, ok := w.touched[key]; ok {
 		return c, nil
 	}
 	c := &change{}
+	if p, ok := w.tw.lookup(key); ok {
+		c.old, c.new = p.row, p.row
+		w.touched[key] = c
+		w.order = append(w.order, key)
+		return c, nil
+	}
 	v, ok, err := w.e.Storage.Get([]byte(key), w.epoch)
 	if err != nil {
 		return nil, err
@@ -112,7 +122,7 @@ func checkNotNull(t *meta.Table, row []types.Datum) error {
 }
 
 // fullRow returns a copy of row, built in arena, completed to t's width:
-// with a new hidden row id appended if t has one (writeMu held).
+// with a new hidden row id appended if t has one.
 func (e *Engine) fullRow(t *meta.Table, arena *dataflow.RowArena, row []types.Datum) []types.Datum {
 	full := arena.Row(len(t.Columns))
 	copy(full, row)
@@ -123,20 +133,14 @@ func (e *Engine) fullRow(t *meta.Table, arena *dataflow.RowArena, row []types.Da
 }
 
 // send puts c into t's stream and returns the epoch that carries it; the
-// high-water mark of hidden row ids is staged with that epoch (writeMu
-// held).
+// high-water mark of hidden row ids is staged with that epoch.
 func (e *Engine) send(ctx context.Context, t *meta.Table, c *dataflow.Chunk) (uint64, error) {
-	// After a (re)start or a recovery, the table's job runs again once the
-	// controller has restarted it.
-	select {
-	case <-e.Ready():
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	}
-	var extra []dataflow.Write
+	var extra func() []dataflow.Write
 	if t.HiddenRowID {
-		hw := binary.BigEndian.AppendUint64(nil, uint64(e.rowIDs.next))
-		extra = []dataflow.Write{{Key: rowIDKey, Value: hw}}
+		extra = func() []dataflow.Write {
+			hw := binary.BigEndian.AppendUint64(nil, uint64(e.rowIDs.highWater()))
+			return []dataflow.Write{{Key: rowIDKey, Value: hw}}
+		}
 	}
 	return e.mgr.Send(ctx, t.ID, c, extra)
 }
@@ -201,20 +205,20 @@ func sameRow(a, b []types.Datum) bool {
 	return true
 }
 
-// flush sends the write set into the table's stream and waits until the
-// epoch carrying it is committed, which it returns (the committed epoch
-// when there is nothing to write).
-func (w *writeSet) flush(ctx context.Context) (uint64, error) {
+// send puts the write set into the table's stream (holding its writer)
+// and returns the epoch that carries it, and whether there was anything
+// to send (if not, the epoch is the committed one the statement read).
+func (w *writeSet) send(ctx context.Context) (uint64, bool, error) {
 	c := w.chunk()
 	if c.Len() == 0 {
-		return w.epoch, nil
+		return w.epoch, false, nil
 	}
-	since := w.e.mgr.Resets()
 	epoch, err := w.e.send(ctx, w.t, c)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	return epoch, w.e.waitWritten(ctx, epoch, since)
+	w.tw.sent(w, epoch)
+	return epoch, true, nil
 }
 
 // conflictUpdate returns the existing row with ON CONFLICT DO UPDATE's
@@ -249,54 +253,49 @@ func (e *Engine) writerNode(name string) string {
 // that runs its table's writer and returns its row count and the epoch
 // that committed it.
 func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, uint64, error) {
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
 	stmtCtx := c.Context
+	var t *meta.Table
+	if cp, ok := plan.(*copyPlan); ok {
+		t = cp.ins.Table
+	} else {
+		t = dmlTable(plan)
+	}
+	// After a (re)start or a recovery, the table's job runs again once the
+	// controller has restarted it.
+	select {
+	case <-e.Ready():
+	case <-stmtCtx.Done():
+		return 0, 0, stmtCtx.Err()
+	}
+	tw := e.tableWriter(t.ID)
+	tw.lock(e.mgr.Committed(), e.mgr.Resets())
+	locked := true
+	defer func() {
+		if locked {
+			tw.unlock()
+		}
+	}()
+	switch plan.(type) {
+	case *planner.Update, *planner.Delete:
+		// They choose their rows from the committed state: first every
+		// write sent to the table must be committed (no lost update).
+		if err := e.drain(stmtCtx, tw); err != nil {
+			return 0, 0, err
+		}
+	}
 	env := &exec.Env{Engine: e.reader, Epoch: e.ReadEpoch()}
 	c.Context = exec.WithEnv(c.Context, env)
+	w := e.newWriteSet(t, tw)
 	var n int64
-	var w *writeSet
 	var err error
 	switch p := plan.(type) {
 	case *planner.Insert:
-		w = e.newWriteSet(p.Table)
 		n, err = w.insert(c, p, planner.Build(p.Source, env))
 	case *copyPlan:
-		w = e.newWriteSet(p.ins.Table)
 		n, err = w.insert(c, p.ins, p.source())
 	case *planner.Update:
-		w = e.newWriteSet(p.Table)
-		width := len(p.Table.Columns)
-		var rows [][]types.Datum
-		if rows, err = exec.Collect(c, planner.Build(p.Source, env)); err != nil {
-			return 0, 0, err
-		}
-		// Delete every old key first, so that rows may swap keys.
-		newRows := make([][]types.Datum, len(rows))
-		newKeys := make([]string, len(rows))
-		for i, r := range rows {
-			if err := w.set(w.rowKey(r[:width]), nil); err != nil {
-				return 0, 0, err
-			}
-			newRows[i] = r[width:]
-		}
-		for i, r := range newRows {
-			if err := checkNotNull(w.t, r); err != nil {
-				return 0, 0, err
-			}
-			newKeys[i] = w.rowKey(r)
-			if dup, err := w.exists(newKeys[i]); err != nil {
-				return 0, 0, err
-			} else if dup {
-				return 0, 0, w.duplicate(r)
-			}
-			if err := w.set(newKeys[i], r); err != nil {
-				return 0, 0, err
-			}
-		}
-		n = int64(len(rows))
+		n, err = w.update(c, p, env)
 	case *planner.Delete:
-		w = e.newWriteSet(p.Table)
 		err = planner.Build(p.Source, env).Run(c, func(row []types.Datum) (bool, error) {
 			n++
 			return true, w.set(w.rowKey(row), nil)
@@ -307,8 +306,69 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, uint64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	epoch, err := w.flush(stmtCtx)
-	return n, epoch, err
+	since := e.mgr.Resets()
+	epoch, sent, err := w.send(stmtCtx)
+	if err != nil {
+		return 0, 0, err
+	}
+	tw.unlock()
+	locked = false
+	if !sent {
+		return n, epoch, nil
+	}
+	return n, epoch, e.waitWritten(stmtCtx, epoch, since)
+}
+
+// drain waits, holding tw, until every write sent to its table is
+// committed.
+func (e *Engine) drain(ctx context.Context, tw *tableWriter) error {
+	for !tw.idle() {
+		var last uint64
+		for _, p := range tw.pending {
+			last = max(last, p.epoch)
+		}
+		since := e.mgr.Resets()
+		tw.unlock()
+		err := e.mgr.WaitWritten(ctx, last, since)
+		tw.lock(e.mgr.Committed(), e.mgr.Resets())
+		if err != nil && !errors.Is(err, dataflow.ErrRecovered) {
+			return err
+		}
+	}
+	return nil
+}
+
+// update adds an UPDATE's changes to the write set and returns their
+// count.
+func (w *writeSet) update(c *expr.Ctx, p *planner.Update, env *exec.Env) (int64, error) {
+	width := len(p.Table.Columns)
+	rows, err := exec.Collect(c, planner.Build(p.Source, env))
+	if err != nil {
+		return 0, err
+	}
+	// Delete every old key first, so that rows may swap keys.
+	newRows := make([][]types.Datum, len(rows))
+	for i, r := range rows {
+		if err := w.set(w.rowKey(r[:width]), nil); err != nil {
+			return 0, err
+		}
+		newRows[i] = r[width:]
+	}
+	for _, r := range newRows {
+		if err := checkNotNull(w.t, r); err != nil {
+			return 0, err
+		}
+		key := w.rowKey(r)
+		if dup, err := w.exists(key); err != nil {
+			return 0, err
+		} else if dup {
+			return 0, w.duplicate(r)
+		}
+		if err := w.set(key, r); err != nil {
+			return 0, err
+		}
+	}
+	return int64(len(rows)), nil
 }
 
 // insert adds the rows src makes for p (its Source, built) to the write

@@ -57,10 +57,10 @@ type Engine struct {
 	bg     sync.WaitGroup
 	cancel context.CancelFunc
 
-	// writeMu serializes DML: primary-key checks read the committed state,
-	// so a DML holds it until its epoch is committed.
-	writeMu sync.Mutex
-	// rowIDs allocates hidden row ids (guarded by writeMu).
+	// writers orders the writes of each table (a *tableWriter by table
+	// id).
+	writers sync.Map
+	// rowIDs allocates hidden row ids.
 	rowIDs *rowIDs
 	// ddlMu serializes DDL that starts or stops streaming jobs, and
 	// rescales.

@@ -48,8 +48,9 @@ func (e *Engine) Ingest(ctx context.Context, table string, rows [][]types.Datum)
 			return 0, err
 		}
 	}
-	e.writeMu.Lock()
-	defer e.writeMu.Unlock()
+	tw := e.tableWriter(t.ID)
+	tw.lock(e.mgr.Committed(), e.mgr.Resets())
+	defer tw.unlock()
 	var arena dataflow.RowArena
 	for len(rows) > 0 {
 		n := min(len(rows), dataflow.MaxChunkRows)

@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"sync"
+
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/types"
 )
@@ -22,6 +24,7 @@ const rowIDStride = 97
 // but not in order; an id is never reused, and those a block left unused
 // when the node stopped are skipped.
 type rowIDs struct {
+	mu sync.Mutex
 	// next is the first id after the current block: the high-water mark
 	// recovery resumes from.
 	next int64
@@ -40,6 +43,8 @@ func newRowIDs(next int64) *rowIDs {
 
 // take returns a new row id.
 func (r *rowIDs) take() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for len(r.free[r.at]) == 0 {
 		if r.visited == exec.VNodes {
 			r.refill()
@@ -51,6 +56,13 @@ func (r *rowIDs) take() int64 {
 	id := r.free[r.at][0]
 	r.free[r.at] = r.free[r.at][1:]
 	return id
+}
+
+// highWater returns the first id after every id handed out.
+func (r *rowIDs) highWater() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.next
 }
 
 // refill starts a new block: the rowIDRun ids per vnode after next.

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,8 +45,11 @@ func StartServer(ctx context.Context, bin string, parallelism, barrierMS int, ex
 		return nil, err
 	}
 	s := &Server{dir: dir, logs: &logTail{}, exited: make(chan struct{})}
-	args := []string{"start", "--listen", "127.0.0.1:0", "--cluster-addr", "127.0.0.1:0",
-		"--data-dir", dir, "--parallelism", strconv.Itoa(parallelism), "--barrier-interval-ms", strconv.Itoa(barrierMS)}
+	args := []string{"start", "--listen", "127.0.0.1:0", "--data-dir", dir, "--parallelism", strconv.Itoa(parallelism),
+		"--barrier-interval-ms", strconv.Itoa(barrierMS)}
+	if !slices.Contains(extra, "--cluster-addr") {
+		args = append(args, "--cluster-addr", "127.0.0.1:0")
+	}
 	s.cmd = exec.Command(bin, append(args, extra...)...)
 	// The server stops with the bench, however the bench ends.
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
@@ -86,6 +91,52 @@ func StartServer(ctx context.Context, bin string, parallelism, barrierMS int, ex
 		err = ctx.Err()
 	}
 	return nil, errors.Join(err, s.Stop())
+}
+
+// StartCluster runs n streamdb processes on loopback as one cluster (the
+// first starts it, the others join it) with parallelism actors per
+// fragment of each job (0: the cluster's cores) and barrierMS between
+// barriers; it returns them in order once every one accepts clients.
+func StartCluster(ctx context.Context, bin string, n, parallelism, barrierMS int, extra ...string) ([]*Server, error) {
+	first, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Server
+	for i := range n {
+		addr := first
+		if i > 0 {
+			if addr, err = freeAddr(); err != nil {
+				break
+			}
+		}
+		flags := append([]string{"--node-id", fmt.Sprintf("n%d", i+1), "--cluster-addr", addr}, extra...)
+		if i > 0 {
+			flags = append(flags, "--join", first)
+		}
+		var s *Server
+		if s, err = StartServer(ctx, bin, parallelism, barrierMS, flags...); err != nil {
+			break
+		}
+		out = append(out, s)
+	}
+	if err != nil {
+		for _, s := range out {
+			err = errors.Join(err, s.Stop())
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// freeAddr returns a free loopback address.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }
 
 // ConnString is a pgx connection string for the server.

@@ -11,9 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/streamdb/streamdb/bench/nexmarkbench"
 	"github.com/streamdb/streamdb/bench/rescalebench"
+	"github.com/streamdb/streamdb/bench/writebench"
 )
 
 // runBench runs `streamdb bench WORKLOAD [flags]`.
@@ -37,8 +39,23 @@ func runBench(args []string) error {
 			_, err := rescalebench.Run(ctx, cfg)
 			return err
 		}
+	case len(args) > 0 && args[0] == "writers":
+		cfg := writebench.Config{Out: os.Stdout, Err: os.Stderr}
+		fs := flag.NewFlagSet("bench writers", flag.ContinueOnError)
+		fs.SetOutput(os.Stderr)
+		fs.IntVar(&cfg.Writers, "writers", 16, "concurrent clients, each doing single-row INSERTs")
+		fs.IntVar(&cfg.Nodes, "nodes", 1, "node processes of the cluster (the writers spread over them)")
+		fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "how long the writers write")
+		fs.IntVar(&cfg.BarrierMS, "barrier-interval-ms", 1000, "milliseconds between periodic barriers")
+		fs.StringVar(&cfg.JSON, "json", "", "write the result as JSON to this file")
+		err = fs.Parse(args[1:])
+		run = func(ctx context.Context, bin string) error {
+			cfg.Binary = bin
+			_, err := writebench.Run(ctx, cfg)
+			return err
+		}
 	default:
-		return errors.New("bench: name a benchmark: streamdb bench nexmark|rescale [flags] (see streamdb bench NAME --help)")
+		return errors.New("bench: name a benchmark: streamdb bench nexmark|rescale|writers [flags] (see streamdb bench NAME --help)")
 	}
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
