@@ -165,20 +165,31 @@ func translateAndParse(c *cursor, st *Statement) (ast.StmtNode, int, error) {
 	end := c.toks[len(c.toks)-1].pos
 	r := render(fs, end)
 	st.translated, st.posMap = r.text, r.posMap
-	p := parsers.Get().(*tidb.Parser)
-	nodes, _, perr := p.Parse(r.text, "", "")
-	parsers.Put(p)
+	node, perr := parseTiDB(r.text)
 	if perr != nil {
 		return nil, 0, st.tidbError(c, perr)
 	}
-	if len(nodes) != 1 {
+	if node == nil {
 		return nil, 0, c.syntaxErr(0)
 	}
-	node := nodes[0]
 	if err := fixup(node, r, t, end); err != nil {
 		return nil, 0, err
 	}
 	return node, t.numParams, nil
+}
+
+// parseTiDB parses text with a pooled TiDB parser and returns its only
+// statement (nil if it holds another number). The slice Parse returns is
+// the parser's own and is reused by its next Parse: the statement is taken
+// out before the parser goes back to the pool.
+func parseTiDB(text string) (ast.StmtNode, error) {
+	p := parsers.Get().(*tidb.Parser)
+	defer parsers.Put(p)
+	nodes, _, err := p.Parse(text, "", "")
+	if err != nil || len(nodes) != 1 {
+		return nil, err
+	}
+	return nodes[0], nil
 }
 
 // parsers pools TiDB parsers set up for translated text.
@@ -309,14 +320,12 @@ func (f *fixer) side(e ast.ExprNode) ast.ExprNode {
 		return &Literal{Value: types.Null, Type: types.TUnknown, projectionOffset: -1}
 	}
 	r := render(append([]frag{{text: "SELECT", src: fs[0].src}}, fs...), f.end)
-	p := parsers.Get().(*tidb.Parser)
-	nodes, _, err := p.Parse(r.text, "", "")
-	parsers.Put(p)
-	if err != nil || len(nodes) != 1 {
+	node, err := parseTiDB(r.text)
+	if err != nil || node == nil {
 		f.err = f.t.syntaxErrAt(fs[0].src)
 		return e
 	}
-	sel, ok := nodes[0].(*ast.SelectStmt)
+	sel, ok := node.(*ast.SelectStmt)
 	if !ok || sel.Fields == nil || len(sel.Fields.Fields) != 1 {
 		f.err = f.t.syntaxErrAt(fs[0].src)
 		return e
