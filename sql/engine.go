@@ -165,6 +165,16 @@ func (e *Engine) alterSystem(ctx context.Context, name, value string) error {
 	return nil
 }
 
+// removeNode removes a node that runs nothing from the cluster (ALTER
+// SYSTEM REMOVE NODE).
+func (e *Engine) removeNode(ctx context.Context, id string) error {
+	if load := control.NodeLoads(e.Meta.Catalog())[id]; load.Actors > 0 {
+		return pgerror.New(pgerror.CodeObjectInUse, "node %q runs %d actors of the cluster's jobs", id, load.Actors).
+			WithHint("Move its work to other nodes first (draining comes with online migration between nodes).")
+	}
+	return e.Meta.RemoveNode(ctx, id)
+}
+
 // systemParam returns a cluster setting's current value.
 func (e *Engine) systemParam(name string) (string, bool) {
 	if name != barrierIntervalParam {
@@ -210,10 +220,28 @@ func (e *Engine) waitWritten(ctx context.Context, epoch, since uint64) error {
 	}
 	err := e.mgr.WaitWritten(ctx, epoch, since)
 	if errors.Is(err, dataflow.ErrRecovered) {
-		return pgerror.New(pgerror.CodeSerializationFailure, "%v", err)
+		return errRolledBack{}
 	}
 	return err
 }
+
+// errRolledBack fails a write whose epoch a recovery rolled back; the
+// statement, which was not applied, runs again up to maxWriteRetries
+// times before the client is told (40001).
+type errRolledBack struct{}
+
+func (errRolledBack) Error() string { return dataflow.ErrRecovered.Error() }
+
+// As makes the error a PostgreSQL one for pgerror.From.
+func (errRolledBack) As(target any) bool {
+	pe, ok := target.(**pgerror.Error)
+	if ok {
+		*pe = pgerror.New(pgerror.CodeSerializationFailure, "%v", dataflow.ErrRecovered)
+	}
+	return ok
+}
+
+const maxWriteRetries = 3
 
 // WaitCommitted returns once epoch is committed. If the barrier that ends
 // epoch has not been injected yet, it asks for one at once (group commit)

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -188,7 +189,13 @@ func (st *statement) run(ctx context.Context, params []types.Datum) (_ pgwire.Ro
 	if node := st.s.e.writer(dmlTable(st.dml)); node != st.s.e.Meta.NodeID() {
 		n, err = st.s.e.forwardDML(ctx, node, &dmlRequest{SQL: st.parsed.SQL, ParamOIDs: paramOIDs(st.params), Params: types.AppendRow(nil, params)})
 	} else {
-		n, st.s.lastEpoch, err = st.s.e.runDML(c, st.dml)
+		// A write a recovery rolled back was not applied: run it again.
+		for attempt := 0; ; attempt++ {
+			n, st.s.lastEpoch, err = st.s.e.runDML(c, st.dml)
+			if !errors.Is(err, errRolledBack{}) || attempt == maxWriteRetries {
+				break
+			}
+		}
 	}
 	st.s.lastCount = n
 	if err != nil {
@@ -255,7 +262,7 @@ func writeCommand(p *parser.Statement) (string, bool) {
 		return "DROP " + x.Kind, true
 	case *parser.AlterParallelism:
 		return "ALTER " + x.Kind, true
-	case *parser.AlterSystem:
+	case *parser.AlterSystem, *parser.RemoveNode:
 		return "ALTER SYSTEM", true
 	case *parser.Copy:
 		return "COPY FROM", true

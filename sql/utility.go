@@ -134,6 +134,11 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 			return nil, err
 		}
 		return done("ALTER SYSTEM"), nil
+	case *parser.RemoveNode:
+		if err := s.e.removeNode(ctx, x.Node); err != nil {
+			return nil, err
+		}
+		return done("ALTER SYSTEM"), nil
 	case *parser.ShowVar:
 		if v, ok := s.e.systemParam(x.Name); ok {
 			return &memRows{rows: textRows([]string{v}), tag: "SHOW"}, nil

@@ -369,6 +369,14 @@ func (p *uparser) drop() (any, error) {
 func (p *uparser) alter() (any, error) {
 	p.i++
 	if p.accept("system") {
+		if p.accept("remove", "node") {
+			tk := p.peek()
+			if tk.kind != tkString && tk.kind != tkIdent && tk.kind != tkQIdent {
+				return nil, p.syntaxErr(p.i)
+			}
+			p.i++
+			return &RemoveNode{Node: tk.val}, nil
+		}
 		if !p.peek().is("set") {
 			return nil, p.notSupported(p.i, "ALTER SYSTEM "+strings.ToUpper(p.peek().val))
 		}

@@ -214,3 +214,8 @@ type AlterParallelism struct {
 type AlterSystem struct {
 	Set *SetVar
 }
+
+// RemoveNode is ALTER SYSTEM REMOVE NODE 'id'.
+type RemoveNode struct {
+	Node string
+}
