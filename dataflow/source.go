@@ -1,6 +1,7 @@
 package dataflow
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"time"
@@ -78,9 +79,14 @@ var offsetTypes = []types.T{types.TInt8}
 // SplitOffset returns the offset of split stored in the source state table
 // table as of epoch (a committed one, for a reader outside the job); ok is
 // false while none is stored: the split stands at its first row.
-func SplitOffset(st *storage.Engine, table uint32, split int, epoch uint64) (offset int64, ok bool, err error) {
-	v, ok, err := st.Get(offsetKey(table, split), epoch)
-	if err != nil || !ok {
+func SplitOffset(st storage.Reader, table uint32, split int, epoch uint64) (offset int64, ok bool, err error) {
+	key := offsetKey(table, split)
+	var v []byte
+	err = st.Scan(key, append(key, 0), epoch, func(_, value []byte) error {
+		v = bytes.Clone(value)
+		return nil
+	})
+	if err != nil || v == nil {
 		return 0, false, err
 	}
 	row, err := types.DecodeRow(v, offsetTypes, nil)

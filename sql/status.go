@@ -31,7 +31,7 @@ func (e *Engine) SourceSplits() ([]planner.SplitProgress, error) {
 		}
 		for i := range src.Splits {
 			sp := src.NewSplit(i)
-			off, ok, err := dataflow.SplitOffset(e.Storage, t.StateTables[0], i, epoch)
+			off, ok, err := dataflow.SplitOffset(e.reader, t.StateTables[0], i, epoch)
 			if err != nil {
 				return nil, err
 			}
@@ -52,7 +52,7 @@ func (e *Engine) StateTables() ([]planner.StateTableEntries, error) {
 	for _, t := range e.Meta.Catalog().Tables() {
 		for _, id := range t.StateTables {
 			n := int64(0)
-			err := e.Storage.Scan(storage.AppendKey(nil, id, 0, nil), storage.AppendKey(nil, id+1, 0, nil), epoch,
+			err := e.reader.Scan(storage.AppendKey(nil, id, 0, nil), storage.AppendKey(nil, id+1, 0, nil), epoch,
 				func(_, _ []byte) error { n++; return nil })
 			if err != nil {
 				return nil, err

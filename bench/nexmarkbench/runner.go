@@ -29,6 +29,9 @@ type Config struct {
 	Parallelism []int
 	// BarrierIntervalMS is the servers' barrier interval.
 	BarrierIntervalMS int
+	// Nodes is the number of node processes each run starts as one
+	// cluster (default 1); CPU time and peak memory are summed over them.
+	Nodes int
 	// Watermark, if positive, is how far the sources' watermark on
 	// date_time stays behind it (SourceOptions.Watermark).
 	Watermark time.Duration
@@ -125,11 +128,16 @@ func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err er
 	if cfg.CPUProfileDir != "" {
 		extra = []string{"--cpuprofile", filepath.Join(cfg.CPUProfileDir, fmt.Sprintf("%s-p%d.prof", q.Name, p))}
 	}
-	srv, err := benchkit.StartServer(ctx, cfg.Binary, p, cfg.BarrierIntervalMS, extra...)
+	servers, err := benchkit.StartCluster(ctx, cfg.Binary, max(cfg.Nodes, 1), p, cfg.BarrierIntervalMS, extra...)
 	if err != nil {
 		return r, err
 	}
-	defer func() { err = errors.Join(err, srv.Stop()) }()
+	defer func() {
+		for _, s := range servers {
+			err = errors.Join(err, s.Stop())
+		}
+	}()
+	srv := servers[0]
 	conn, err := pgx.Connect(ctx, srv.ConnString())
 	if err != nil {
 		return r, fmt.Errorf("connect to the server: %w", err)
@@ -140,7 +148,7 @@ func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err er
 			return r, fmt.Errorf("create source %s: %w", table, err)
 		}
 	}
-	cpu0, err := benchkit.CPUTime(srv.PID())
+	cpu0, err := clusterCPU(servers)
 	if err != nil {
 		return r, err
 	}
@@ -160,12 +168,16 @@ func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err er
 		return r, err
 	}
 	elapsed := time.Since(start)
-	cpu1, err := benchkit.CPUTime(srv.PID())
+	cpu1, err := clusterCPU(servers)
 	if err != nil {
 		return r, err
 	}
-	if r.PeakRSSBytes, err = benchkit.PeakRSS(srv.PID()); err != nil {
-		return r, err
+	for _, s := range servers {
+		rss, err := benchkit.PeakRSS(s.PID())
+		if err != nil {
+			return r, err
+		}
+		r.PeakRSSBytes += rss
 	}
 	if err := readBarrierLatency(ctx, conn, &r); err != nil {
 		return r, err
@@ -181,6 +193,19 @@ func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err er
 	r.EventsPerSec = benchkit.PerSecond(cfg.Events, elapsed)
 	r.EventsPerSecPerCore = benchkit.PerSecond(cfg.Events, cpu1-cpu0)
 	return r, nil
+}
+
+// clusterCPU returns the CPU time the servers have used, summed.
+func clusterCPU(servers []*benchkit.Server) (time.Duration, error) {
+	var total time.Duration
+	for _, s := range servers {
+		t, err := benchkit.CPUTime(s.PID())
+		if err != nil {
+			return 0, err
+		}
+		total += t
+	}
+	return total, nil
 }
 
 // readBarrierLatency sets r's barrier latency figures from the server.

@@ -86,6 +86,7 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	postgres := fs.String("postgres", "auto", "compare with PostgreSQL: auto (when its server binaries are installed), on or off")
 	watermark := fs.Duration("watermark", 0, "declare WATERMARK FOR date_time AS date_time - this on the sources (RisingWave's benchmark: 4s; 0: none)")
 	cpuProfiles := fs.String("cpuprofile-dir", "", "write a CPU profile of each query run's server into this directory (q5-p2.prof, ...)")
+	nodes := fs.Int("nodes", 1, "node processes of each run's cluster (its CPU time and peak memory are summed over them)")
 	fs.Usage = func() {
 		fmt.Fprintln(errOut, "Usage: streamdb bench nexmark [flags]\n\nRuns each Nexmark query as a materialized view on a fresh server and reports its throughput.\n\nFlags:")
 		fs.PrintDefaults()
@@ -97,7 +98,7 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 		return nexmarkbench.Config{}, fmt.Errorf("bench nexmark: unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
 	cfg := nexmarkbench.Config{Events: *events, BarrierIntervalMS: *barrierMS, JSON: *jsonPath, Postgres: nexmarkbench.PostgresMode(*postgres),
-		Watermark: *watermark, CPUProfileDir: *cpuProfiles}
+		Watermark: *watermark, CPUProfileDir: *cpuProfiles, Nodes: *nodes}
 	if cfg.Watermark < 0 {
 		return cfg, fmt.Errorf("bench nexmark: --watermark must not be negative, not %v", cfg.Watermark)
 	}
