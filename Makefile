@@ -5,7 +5,7 @@ LISTEN   ?= 127.0.0.1:4566
 DATA_DIR ?= ./streamdb-data
 CORPUS   ?= ../shared/sqllogictest
 
-.PHONY: build run test vet bench bench-nexmark bench-rescale sqllogic-known clean
+.PHONY: build run cluster test vet bench bench-nexmark bench-rescale sqllogic-known clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamdb
@@ -13,6 +13,18 @@ build:
 ## run: build, then start the embedded single-node server on $(LISTEN).
 run: build
 	./$(BIN) start --listen $(LISTEN) --data-dir $(DATA_DIR)
+
+## cluster: build, then run a three-node cluster on loopback: pgwire on
+## 4566-4568, cluster addresses 5566-5568, data in $(CLUSTER_DIR); Ctrl-C
+## stops every node.
+CLUSTER_DIR ?= ./streamdb-cluster
+cluster: build
+	@trap 'kill $$(jobs -p) 2>/dev/null; wait' INT TERM; \
+	./$(BIN) start --node-id n1 --listen 127.0.0.1:4566 --cluster-addr 127.0.0.1:5566 --data-dir $(CLUSTER_DIR)/n1 & \
+	sleep 1; \
+	./$(BIN) start --node-id n2 --listen 127.0.0.1:4567 --cluster-addr 127.0.0.1:5567 --data-dir $(CLUSTER_DIR)/n2 --join 127.0.0.1:5566 & \
+	./$(BIN) start --node-id n3 --listen 127.0.0.1:4568 --cluster-addr 127.0.0.1:5568 --data-dir $(CLUSTER_DIR)/n3 --join 127.0.0.1:5566 & \
+	wait
 
 ## test: vet, unit tests, the psql/pgx end-to-end tests, the project's
 ## sqllogictest files, and the shared corpora against their known failures.
