@@ -76,6 +76,8 @@ type FragmentActor struct {
 	Parallelism int
 	// Actor is the actor's slot; VNodes the number of key groups it owns.
 	Actor, VNodes int
+	// Node is the id of the node that runs the actor.
+	Node string
 }
 
 // StateTableEntries is the size of one operator state table of a
@@ -149,12 +151,12 @@ var streamdbCatalogTables = map[string]*sysTable{
 		},
 	},
 	"fragments": {
-		cols: sysCols("job_id int8", "name text", "fragment_id int4", "parallelism int4", "actor int4", "vnodes int4"),
+		cols: sysCols("job_id int8", "name text", "fragment_id int4", "parallelism int4", "actor int4", "vnodes int4", "node text"),
 		status: func(s Status) ([][]types.Datum, error) {
 			actors := s.Fragments()
 			rows := make([][]types.Datum, len(actors))
 			for i, a := range actors {
-				rows[i] = []types.Datum{dInt(int64(a.Job)), dStr(a.Name), dInt(int64(a.Fragment)), dInt(int64(a.Parallelism)), dInt(int64(a.Actor)), dInt(int64(a.VNodes))}
+				rows[i] = []types.Datum{dInt(int64(a.Job)), dStr(a.Name), dInt(int64(a.Fragment)), dInt(int64(a.Parallelism)), dInt(int64(a.Actor)), dInt(int64(a.VNodes)), dStr(a.Node)}
 			}
 			return rows, nil
 		},

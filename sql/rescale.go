@@ -426,13 +426,21 @@ func (e *Engine) RescaleJobs() []planner.RescaleProgress {
 
 // Fragments implements planner.Status: the actors of every running job.
 func (e *Engine) Fragments() []planner.FragmentActor {
-	names := map[uint32]string{}
-	for _, t := range e.Meta.Catalog().Tables() {
-		names[t.ID] = t.Name
+	cat := e.Meta.Catalog()
+	tables := map[uint32]*meta.Table{}
+	for _, t := range cat.Tables() {
+		tables[t.ID] = t
 	}
 	var out []planner.FragmentActor
 	for _, f := range e.rt.Fragments() {
-		out = append(out, planner.FragmentActor{Job: f.Job, Name: names[f.Job], Fragment: f.Fragment, Parallelism: f.Parallelism, Actor: f.Slot, VNodes: f.VNodes})
+		a := planner.FragmentActor{Job: f.Job, Fragment: f.Fragment, Parallelism: f.Parallelism, Actor: f.Slot, VNodes: f.VNodes}
+		if t := tables[f.Job]; t != nil {
+			a.Name = t.Name
+			if nodes := control.JobPlacement(cat, t); f.Slot < len(nodes) {
+				a.Node = nodes[f.Slot]
+			}
+		}
+		out = append(out, a)
 	}
 	return out
 }

@@ -119,6 +119,14 @@ func TestClusterViews(t *testing.T) {
 	if strings.Join(rows, ",") != "n1|t,n2|t,n3|t" {
 		t.Errorf("nodes running actors: %v", rows)
 	}
+	// Each view's six actors are spread over the three nodes, as every
+	// node reports them.
+	for i, c := range conns {
+		rows := rowsOf(t, c, "SELECT node, count(*) FROM streamdb_catalog.fragments WHERE name = 'agg' GROUP BY node ORDER BY node")
+		if strings.Join(rows, ",") != "n1|2,n2|2,n3|2" {
+			t.Errorf("actors of view agg by node, as n%d reports them: %v", i+1, rows)
+		}
+	}
 }
 
 // clusterMutate applies one random INSERT, UPDATE or DELETE (of several
