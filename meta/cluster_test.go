@@ -112,6 +112,24 @@ func TestClusterJoinAndForward(t *testing.T) {
 			t.Fatalf("%s does not see its own table: %v", n.cfg.NodeID, got)
 		}
 	}
+	// After Sync, every node sees what any node acknowledged before
+	// (linearizable reads), whoever made the change and wherever it is
+	// read.
+	nodes := []*testNode{n1, n2, n3, n4}
+	for i := range 20 {
+		name := "s" + string(rune('a'+i))
+		if _, err := nodes[i%4].m.CreateTable(ctx, tbl(name, KindTable), false); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range nodes {
+			if err := n.m.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := n.m.Catalog().Table("", name); !ok {
+				t.Fatalf("%s does not see %s after Sync", n.cfg.NodeID, name)
+			}
+		}
+	}
 	// FSM errors keep their SQLSTATE across the hop.
 	if _, err := n2.m.CreateTable(ctx, tbl("t_n3", KindTable), false); pgerror.Code(err) != pgerror.CodeDuplicateTable {
 		t.Fatalf("duplicate create on a follower = %v, want 42P07", err)

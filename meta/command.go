@@ -34,6 +34,9 @@ type command struct {
 	Version int             `json:"v"`
 	Op      op              `json:"op"`
 	Payload json.RawMessage `json:"payload"`
+	// ID, if set, identifies the request: the FSM applies a command of
+	// an ID it remembers once (see outcomes).
+	ID string `json:"id,omitempty"`
 }
 
 type createTableCmd struct {
@@ -82,12 +85,12 @@ type setSystemCmd struct {
 	Value string `json:"value"`
 }
 
-func encodeCommand(o op, payload any) ([]byte, error) {
+func encodeCommand(o op, payload any, id string) ([]byte, error) {
 	p, err := json.Marshal(payload)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(command{Version: commandVersion, Op: o, Payload: p})
+	return json.Marshal(command{Version: commandVersion, Op: o, Payload: p, ID: id})
 }
 
 func decodeCommand(data []byte) (command, error) {

@@ -24,7 +24,10 @@ type fsm struct {
 	committed atomic.Uint64
 	// onCommit, if set, is told of each epoch committed.
 	onCommit atomic.Pointer[func(uint64)]
-	logger   *slog.Logger
+	// recent are the outcomes of the last commands with request ids;
+	// only Apply, Snapshot and Restore use it, which Raft calls in turn.
+	recent outcomes
+	logger *slog.Logger
 }
 
 var _ raft.FSM = (*fsm)(nil)
@@ -55,6 +58,19 @@ func (f *fsm) apply(data []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.ID == "" {
+		return f.applyCommand(c)
+	}
+	if v, err, ok := f.recent.lookup(c.ID); ok {
+		return v, err
+	}
+	value, err := f.applyCommand(c)
+	f.recent.remember(c.ID, value, err)
+	return value, err
+}
+
+// applyCommand applies one decoded command.
+func (f *fsm) applyCommand(c command) (any, error) {
 	cat := f.catalog.Load()
 	var value any
 	switch c.Op {
@@ -163,12 +179,14 @@ func (f *fsm) apply(data []byte) (any, error) {
 type snapshotJSON struct {
 	Version int          `json:"v"`
 	Catalog *catalogJSON `json:"catalog"`
+	// Recent are the FSM's remembered command outcomes.
+	Recent []*outcome `json:"recent,omitempty"`
 }
 
 // Snapshot implements raft.FSM. Raft calls it between Applies, and the
 // catalog is immutable, so the snapshot just holds on to it and the epoch.
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
-	return fsmSnapshot{f.catalog.Load(), f.committed.Load()}, nil
+	return fsmSnapshot{f.catalog.Load(), f.committed.Load(), f.recent.snapshot()}, nil
 }
 
 // Restore implements raft.FSM.
@@ -183,6 +201,7 @@ func (f *fsm) Restore(r io.ReadCloser) error {
 	}
 	cat, committed := fromJSON(*s.Catalog)
 	f.catalog.Store(cat)
+	f.recent.restore(s.Recent)
 	if committed > f.committed.Load() {
 		f.committed.Store(committed)
 		if fn := f.onCommit.Load(); fn != nil {
@@ -195,11 +214,12 @@ func (f *fsm) Restore(r io.ReadCloser) error {
 type fsmSnapshot struct {
 	catalog   *Catalog
 	committed uint64
+	recent    []*outcome
 }
 
 // Persist implements raft.FSMSnapshot.
 func (s fsmSnapshot) Persist(sink raft.SnapshotSink) error {
-	err := json.NewEncoder(sink).Encode(snapshotJSON{Version: snapshotVersion, Catalog: new(s.catalog.toJSON(s.committed))})
+	err := json.NewEncoder(sink).Encode(snapshotJSON{Version: snapshotVersion, Catalog: new(s.catalog.toJSON(s.committed)), Recent: s.recent})
 	if err != nil {
 		sink.Cancel()
 		return err

@@ -26,7 +26,13 @@ func tbl(name string, kind ObjectKind, deps ...uint32) *Table {
 // applyCmd runs one command through the FSM as Raft would.
 func applyCmd(t *testing.T, f *fsm, o op, payload any) (any, error) {
 	t.Helper()
-	data, err := encodeCommand(o, payload)
+	return applyCmdID(t, f, o, payload, "")
+}
+
+// applyCmdID is applyCmd with a request id.
+func applyCmdID(t *testing.T, f *fsm, o op, payload any, id string) (any, error) {
+	t.Helper()
+	data, err := encodeCommand(o, payload, id)
 	if err != nil {
 		t.Fatal(err)
 	}

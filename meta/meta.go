@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -94,8 +95,15 @@ type Meta struct {
 	// owned are the cluster pieces Open made itself (Config.Mux nil).
 	owned *ownedTransport
 	// live tracks when each other node last answered (liveness).
-	live   *liveness
-	cancel context.CancelFunc
+	live *liveness
+	// reqIDs names this process's commands (see outcomes).
+	reqIDs *requestIDs
+	// readIndex batches followers' read index requests, and readyTerm is
+	// the last term in which this node, leading, applied an entry of its
+	// own (see Sync).
+	readIndex readIndexBatch
+	readyTerm atomic.Uint64
+	cancel    context.CancelFunc
 }
 
 // ownedTransport is the Mux, server and client Open made for itself.
@@ -112,7 +120,7 @@ func Open(cfg Config) (_ *Meta, err error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("meta: no data directory configured")
 	}
-	m := &Meta{id: raft.ServerID(cfg.NodeID)}
+	m := &Meta{id: raft.ServerID(cfg.NodeID), reqIDs: newRequestIDs(cfg.NodeID)}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, m.close())
@@ -424,7 +432,13 @@ func (m *Meta) apply(ctx context.Context, o op, payload any) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	data, err := encodeCommand(o, payload)
+	id := m.reqIDs.new()
+	if c, ok := payload.(commitEpochCmd); ok && c.Step == nil {
+		// Committing an epoch again changes nothing: no id, so that the
+		// frequent commits do not crowd DDL out of the FSM's memory.
+		id = ""
+	}
+	data, err := encodeCommand(o, payload, id)
 	if err != nil {
 		return nil, err
 	}

@@ -20,10 +20,11 @@ const serviceName = "streamdb.meta"
 
 // Methods of meta's service.
 const (
-	methodApply  = "/" + serviceName + "/Apply"
-	methodJoin   = "/" + serviceName + "/Join"
-	methodPing   = "/" + serviceName + "/Ping"
-	methodRemove = "/" + serviceName + "/RemoveNode"
+	methodApply     = "/" + serviceName + "/Apply"
+	methodJoin      = "/" + serviceName + "/Join"
+	methodPing      = "/" + serviceName + "/Ping"
+	methodRemove    = "/" + serviceName + "/RemoveNode"
+	methodReadIndex = "/" + serviceName + "/ReadIndex"
 )
 
 // applyRequest carries an encoded command to the leader.
@@ -64,6 +65,7 @@ func (m *Meta) service() *grpc.ServiceDesc {
 			return &applyResponse{Index: index, Value: raw}, err
 		}),
 		cluster.Unary("Join", m.handleJoin),
+		cluster.Unary("ReadIndex", m.serveReadIndex),
 		cluster.Unary("Ping", func(_ context.Context, r *pingRequest) (*pingResponse, error) {
 			if m.live != nil && r.From != "" {
 				m.live.heard(r.From)
@@ -124,7 +126,7 @@ func (m *Meta) applyData(ctx context.Context, data []byte) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := m.waitApplied(ctx, resp.Index); err != nil {
+		if err := m.WaitApplied(ctx, resp.Index); err != nil {
 			return nil, err
 		}
 		return resp.Value, nil
@@ -166,8 +168,11 @@ func isRetryable(err error) bool {
 	return pgerror.Code(err) == codeNotLeader || status.Code(err) == codes.Unavailable
 }
 
-// waitApplied waits until this node's FSM has applied the entry at index.
-func (m *Meta) waitApplied(ctx context.Context, index uint64) error {
+// AppliedIndex returns the index of the last entry this node's FSM applied.
+func (m *Meta) AppliedIndex() uint64 { return m.raft.AppliedIndex() }
+
+// WaitApplied waits until this node's FSM has applied the entry at index.
+func (m *Meta) WaitApplied(ctx context.Context, index uint64) error {
 	for wait := time.Millisecond; m.raft.AppliedIndex() < index; wait = min(2*wait, 20*time.Millisecond) {
 		if err := sleepCtx(ctx, wait); err != nil {
 			return fmt.Errorf("meta: the catalog change did not reach this node: %w", err)

@@ -35,6 +35,9 @@ type dmlRequest struct {
 	Params    []byte      `json:"params,omitempty"`
 	// Rows are a COPY's rows (types.AppendRow, one after another).
 	Rows []byte `json:"rows,omitempty"`
+	// CatalogIndex is the forwarding node's applied Raft index: the
+	// writer runs the statement once its catalog is as recent.
+	CatalogIndex uint64 `json:"catalog_index,omitempty"`
 }
 
 // dmlResponse is a forwarded statement's outcome: its row count and the
@@ -80,6 +83,7 @@ func (e *Engine) forwardDML(ctx context.Context, node string, req *dmlRequest) (
 	if err != nil {
 		return 0, err
 	}
+	req.CatalogIndex = e.Meta.AppliedIndex()
 	resp, err := cluster.Call[dmlResponse](ctx, e.Meta.Client(), addr, methodForwarded, req, cluster.WhenReachable)
 	if status.Code(err) == codes.Unavailable {
 		return 0, pgerror.New(pgerror.CodeConnectionFailure, "the connection to node %s, which writes table rows of this statement, broke while it ran: whether it was applied is unknown", node).
@@ -100,8 +104,11 @@ func (e *Engine) dmlService() *grpc.ServiceDesc {
 
 // runForwarded runs a forwarded statement in a session of its own.
 func (e *Engine) runForwarded(ctx context.Context, req *dmlRequest) (*dmlResponse, error) {
+	if err := e.Meta.WaitApplied(ctx, req.CatalogIndex); err != nil {
+		return nil, err
+	}
 	s := &Session{e: e, user: "streamdb", vars: newVars(nil, e.opts.Version, "streamdb"), tx: 'I'}
-	stmts, err := s.prepare(req.SQL, req.ParamOIDs)
+	stmts, err := s.prepare(ctx, req.SQL, req.ParamOIDs)
 	if err != nil {
 		return nil, err
 	}

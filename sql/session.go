@@ -48,12 +48,12 @@ var _ pgwire.Session = (*Session)(nil)
 // Prepare implements pgwire.Session. As in PostgreSQL, an error aborts
 // the transaction block, and in an aborted block a lone statement other
 // than COMMIT or ROLLBACK is refused here already.
-func (s *Session) Prepare(_ context.Context, query string, paramTypes []types.OID) ([]pgwire.Statement, error) {
-	stmts, err := s.prepare(query, paramTypes)
+func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.OID) ([]pgwire.Statement, error) {
+	stmts, err := s.prepare(ctx, query, paramTypes)
 	return stmts, s.fail(err)
 }
 
-func (s *Session) prepare(query string, paramTypes []types.OID) (_ []pgwire.Statement, err error) {
+func (s *Session) prepare(ctx context.Context, query string, paramTypes []types.OID) (_ []pgwire.Statement, err error) {
 	defer s.recoverInternal(&err)
 	parsed, err := parser.Parse(query)
 	if err != nil {
@@ -79,9 +79,16 @@ func (s *Session) prepare(query string, paramTypes []types.OID) (_ []pgwire.Stat
 				return nil, errAborted()
 			}
 			// A lone statement (the extended protocol) is bound now, so that
-			// Parse reports unknown tables and infers parameter types.
+			// Parse reports unknown tables and infers parameter types. A
+			// relation created through another node a moment ago may not
+			// have reached this node's catalog yet: bind again once it has.
 			if err := st.bind(); err != nil {
-				return nil, err
+				if serr := s.e.Meta.Sync(ctx); serr != nil {
+					return nil, serr
+				}
+				if err := st.bind(); err != nil {
+					return nil, err
+				}
 			}
 		}
 		out[i] = st

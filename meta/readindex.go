@@ -1,0 +1,144 @@
+package meta
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/raft"
+	"github.com/streamdb/streamdb/cluster"
+)
+
+// Sync makes this node's reads linearizable: a statement that starts after
+// a catalog change or an epoch commit was acknowledged anywhere in the
+// cluster sees it. On the leader that holds already (its FSM applied every
+// entry it acknowledged, and its lease, shorter than the followers'
+// election timeout, ends before another leader can be elected) once an
+// entry of its own term is applied. A follower asks the leader for its
+// applied index (the read index of the Raft thesis, 6.4) and waits until it
+// has applied as far. Concurrent callers share one request, sent after
+// they all called.
+//
+// With no leader known, or none answering within syncTimeout, Sync returns
+// without waiting: reads go on from this node's catalog and its last
+// committed epoch (possibly stale) while writes and DDL wait for a leader.
+func (m *Meta) Sync(ctx context.Context) error {
+	if m.raft.State() == raft.Leader {
+		return m.leaderReady(ctx)
+	}
+	index, ok := m.readIndex.get(ctx, m.fetchReadIndex)
+	if !ok {
+		return ctx.Err()
+	}
+	return m.WaitApplied(ctx, index)
+}
+
+// syncTimeout bounds a follower's wait for the leader's read index.
+const syncTimeout = 500 * time.Millisecond
+
+// leaderReady waits, once per term, until an entry of the leader's term is
+// applied: then every entry an earlier leader committed is applied too.
+func (m *Meta) leaderReady(ctx context.Context) error {
+	term := m.raft.CurrentTerm()
+	if m.readyTerm.Load() == term {
+		return nil
+	}
+	timeout := syncTimeout
+	if d, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, time.Until(d))
+	}
+	if err := m.raft.Barrier(timeout).Error(); err != nil {
+		// Leadership moved or the quorum is gone: serve what is applied.
+		return ctx.Err()
+	}
+	m.readyTerm.Store(term)
+	return nil
+}
+
+// readIndexRequest and readIndexResponse ask the leader for its applied
+// index.
+type readIndexRequest struct{}
+
+type readIndexResponse struct {
+	Index uint64 `json:"index"`
+}
+
+// serveReadIndex answers a follower's read index request on the leader.
+func (m *Meta) serveReadIndex(ctx context.Context, _ *readIndexRequest) (*readIndexResponse, error) {
+	if m.raft.State() != raft.Leader {
+		return nil, errNotLeaderStatus()
+	}
+	if err := m.leaderReady(ctx); err != nil {
+		return nil, err
+	}
+	return &readIndexResponse{Index: m.raft.AppliedIndex()}, nil
+}
+
+// fetchReadIndex asks the leader for its read index; ok is false when no
+// leader is known or it did not answer in time.
+func (m *Meta) fetchReadIndex() (uint64, bool) {
+	leader := m.LeaderAddr()
+	if leader == "" {
+		return 0, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), syncTimeout)
+	defer cancel()
+	resp, err := cluster.Call[readIndexResponse](ctx, m.client, leader, methodReadIndex, &readIndexRequest{})
+	if err != nil {
+		return 0, false
+	}
+	return resp.Index, true
+}
+
+// readIndexBatch shares read index requests between concurrent callers: a
+// caller joins the next round, which starts after the running one ends, so
+// that every round's request is sent after its callers called.
+type readIndexBatch struct {
+	mu      sync.Mutex
+	next    *readIndexRound
+	running bool
+}
+
+type readIndexRound struct {
+	done  chan struct{}
+	index uint64
+	ok    bool
+}
+
+// get returns the read index of a round sent after the call, or ok false
+// when there is none (see fetchReadIndex) or ctx ended first.
+func (b *readIndexBatch) get(ctx context.Context, fetch func() (uint64, bool)) (uint64, bool) {
+	b.mu.Lock()
+	if b.next == nil {
+		b.next = &readIndexRound{done: make(chan struct{})}
+	}
+	r := b.next
+	if !b.running {
+		b.running = true
+		go b.run(fetch)
+	}
+	b.mu.Unlock()
+	select {
+	case <-r.done:
+		return r.index, r.ok
+	case <-ctx.Done():
+		return 0, false
+	}
+}
+
+// run sends rounds while callers wait for one.
+func (b *readIndexBatch) run(fetch func() (uint64, bool)) {
+	for {
+		b.mu.Lock()
+		r := b.next
+		b.next = nil
+		if r == nil {
+			b.running = false
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+		r.index, r.ok = fetch()
+		close(r.done)
+	}
+}
