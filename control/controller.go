@@ -362,6 +362,11 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 			gen.workers[n] = &remoteWorker{c: c, node: n}
 		}
 	}
+	// A new leader may not have applied its predecessor's last commits
+	// yet: recovering from an older epoch would discard committed state.
+	if err := c.meta.Barrier(ctx); err != nil {
+		return nil, err
+	}
 	committed := c.meta.CommittedEpoch()
 	c.mu.Lock()
 	prev := max(c.epoch, committed)

@@ -180,6 +180,12 @@ func (w *Worker) Reset(f Fence, committed, prev uint64) error {
 		w.mu.Unlock()
 		return errStale(f, have)
 	}
+	if known := w.meta.CommittedEpoch(); committed < known {
+		// A leader behind this node's catalog: rolling back to its epoch
+		// would discard committed state. Its next recovery gets it right.
+		w.mu.Unlock()
+		return fmt.Errorf("recovery from epoch %d refused: epoch %d is committed", committed, known)
+	}
 	w.fence = f
 	w.mu.Unlock()
 	w.rt.Reset(committed, prev)

@@ -2,6 +2,7 @@ package meta
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -19,12 +20,16 @@ import (
 // has applied as far. Concurrent callers share one request, sent after
 // they all called.
 //
-// With no leader known, or none answering within syncTimeout, Sync returns
+// With no leader answering within syncTimeout, Sync returns
 // without waiting: reads go on from this node's catalog and its last
 // committed epoch (possibly stale) while writes and DDL wait for a leader.
 func (m *Meta) Sync(ctx context.Context) error {
 	if m.raft.State() == raft.Leader {
-		return m.leaderReady(ctx)
+		if err := m.Barrier(ctx); err != nil {
+			// Leadership moved or the quorum is gone: serve what is applied.
+			return ctx.Err()
+		}
+		return nil
 	}
 	index, ok := m.readIndex.get(ctx, m.fetchReadIndex)
 	if !ok {
@@ -33,12 +38,16 @@ func (m *Meta) Sync(ctx context.Context) error {
 	return m.WaitApplied(ctx, index)
 }
 
-// syncTimeout bounds a follower's wait for the leader's read index.
-const syncTimeout = 500 * time.Millisecond
+// syncTimeout bounds a follower's wait for the leader's read index: long
+// enough for an election (heartbeatTimeout), short enough that reads go on
+// while there is no quorum.
+const syncTimeout = time.Second
 
-// leaderReady waits, once per term, until an entry of the leader's term is
-// applied: then every entry an earlier leader committed is applied too.
-func (m *Meta) leaderReady(ctx context.Context) error {
+// Barrier waits, on the leader, until an entry of its term is applied:
+// then every entry an earlier leader committed is applied here too (its
+// committed epoch, for one). It is done once per term; it fails when this
+// node does not lead or the entry does not commit within syncTimeout.
+func (m *Meta) Barrier(ctx context.Context) error {
 	term := m.raft.CurrentTerm()
 	if m.readyTerm.Load() == term {
 		return nil
@@ -48,8 +57,7 @@ func (m *Meta) leaderReady(ctx context.Context) error {
 		timeout = min(timeout, time.Until(d))
 	}
 	if err := m.raft.Barrier(timeout).Error(); err != nil {
-		// Leadership moved or the quorum is gone: serve what is applied.
-		return ctx.Err()
+		return fmt.Errorf("meta: no entry of term %d applied: %w", term, err)
 	}
 	m.readyTerm.Store(term)
 	return nil
@@ -68,26 +76,29 @@ func (m *Meta) serveReadIndex(ctx context.Context, _ *readIndexRequest) (*readIn
 	if m.raft.State() != raft.Leader {
 		return nil, errNotLeaderStatus()
 	}
-	if err := m.leaderReady(ctx); err != nil {
-		return nil, err
+	if err := m.Barrier(ctx); err != nil {
+		return nil, errNotLeaderStatus()
 	}
 	return &readIndexResponse{Index: m.raft.AppliedIndex()}, nil
 }
 
-// fetchReadIndex asks the leader for its read index; ok is false when no
-// leader is known or it did not answer in time.
+// fetchReadIndex asks the leader for its read index, following
+// leadership as it moves; ok is false when no leader answered within
+// syncTimeout.
 func (m *Meta) fetchReadIndex() (uint64, bool) {
-	leader := m.LeaderAddr()
-	if leader == "" {
-		return 0, false
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), syncTimeout)
 	defer cancel()
-	resp, err := cluster.Call[readIndexResponse](ctx, m.client, leader, methodReadIndex, &readIndexRequest{})
-	if err != nil {
-		return 0, false
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		if leader := m.LeaderAddr(); leader != "" {
+			resp, err := cluster.Call[readIndexResponse](ctx, m.client, leader, methodReadIndex, &readIndexRequest{})
+			if err == nil {
+				return resp.Index, true
+			}
+		}
+		if sleepCtx(ctx, wait) != nil {
+			return 0, false
+		}
 	}
-	return resp.Index, true
 }
 
 // readIndexBatch shares read index requests between concurrent callers: a

@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math"
 	"strconv"
@@ -88,11 +87,12 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	// This node's catalog may lag the cluster's until the leader's log
+	// reaches it, so storage is rolled back only by the controller's
+	// recovery, to the epoch the leader knows committed. Hidden row ids
+	// continue from the latest high-water mark, committed or not: ids only
+	// have to be new.
 	committed := m.CommittedEpoch()
-	// Hidden row ids continue from the committed high-water mark.
-	if _, err := st.Rollback(committed); err != nil {
-		return nil, fmt.Errorf("recovery: %w", err)
-	}
 	var nextRowID int64
 	if v, ok, err := st.Get(rowIDKey, math.MaxUint64); err != nil {
 		return nil, err

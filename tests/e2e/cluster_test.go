@@ -11,12 +11,29 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// clusterNode is one node process of a test cluster; it keeps what it
+// was started with, to start again on the same data directory.
+type clusterNode struct {
+	*process
+	dataDir string
+	flags   []string
+}
+
+// kill kills the node's process with SIGKILL.
+func (n *clusterNode) kill() { n.process.kill() }
+
+// restart starts the node again after a kill, as the same member.
+func (n *clusterNode) restart(t *testing.T) {
+	t.Helper()
+	n.process = startProcess(t, n.dataDir, n.addr, n.flags...)
+}
+
 // startCluster runs n streamdb processes on loopback: the first starts the
 // cluster, the others join it. It returns them in order.
-func startCluster(t *testing.T, n int) []*process {
+func startCluster(t *testing.T, n int) []*clusterNode {
 	t.Helper()
 	first := freeAddr(t)
-	var ps []*process
+	var nodes []*clusterNode
 	for i := range n {
 		flags := []string{"--node-id", fmt.Sprintf("n%d", i+1), "--cluster-addr", freeAddr(t)}
 		if i == 0 {
@@ -24,11 +41,12 @@ func startCluster(t *testing.T, n int) []*process {
 		} else {
 			flags = append(flags, "--join", first)
 		}
-		p := startProcess(t, t.TempDir(), freeAddr(t), flags...)
-		t.Cleanup(p.kill)
-		ps = append(ps, p)
+		node := &clusterNode{dataDir: t.TempDir(), flags: flags}
+		node.process = startProcess(t, node.dataDir, freeAddr(t), flags...)
+		t.Cleanup(func() { node.kill() })
+		nodes = append(nodes, node)
 	}
-	return ps
+	return nodes
 }
 
 // clusterViews are views of tables a(id, k, v, s) and b(id, k, w) at

@@ -1,0 +1,495 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// failoverTables are the tables the writers of the failover tests insert
+// into; their names spread their writers over the nodes.
+var failoverTables = []string{"fa", "fb", "fc", "fd"}
+
+// TestClusterLeaderFailover kills the Raft leader with kill -9 ten times
+// while clients on the other nodes run DDL and DML, restarting it a few
+// seconds later. Every acknowledged row is then present once and no row
+// that was never sent is; each table's view equals its batch query; and
+// the history of the catalog operations (views created, dropped and
+// listed) is linearizable. It logs the time from each kill to a new leader
+// serving DDL and from each restart to the next committed write.
+func TestClusterLeaderFailover(t *testing.T) {
+	nodes := startCluster(t, 3)
+	setupFailoverTables(t, nodes[0])
+	load := startFailoverLoad(t, nodes)
+	var elected, restarted, committed []time.Duration
+	for round := range 10 {
+		time.Sleep(time.Second)
+		leader := load.leader(t)
+		load.setDown(leader, true)
+		killed := time.Now()
+		nodes[leader].kill()
+		elected = append(elected, load.probeDDL(t, round, leader))
+		time.Sleep(time.Until(killed.Add(3 * time.Second)))
+		start := time.Now()
+		nodes[leader].restart(t)
+		restarted = append(restarted, time.Since(start))
+		committed = append(committed, load.probeWrite(t, leader, round))
+		load.setDown(leader, false)
+		t.Logf("round %d: killed leader n%d; a new leader served DDL after %v; restarted in %v, its next write committed %v later",
+			round+1, leader+1, elected[round].Round(time.Millisecond), restarted[round].Round(time.Millisecond), committed[round].Round(time.Millisecond))
+	}
+	time.Sleep(time.Second)
+	load.stop()
+	t.Logf("kill to a new leader serving DDL: %s", durationSummary(elected))
+	t.Logf("restart to ready: %s; ready to the next committed write: %s", durationSummary(restarted), durationSummary(committed))
+	load.check(t, nodes)
+}
+
+// durationSummary is "p50 X, max Y" of ds.
+func durationSummary(ds []time.Duration) string {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return fmt.Sprintf("p50 %v, max %v", s[len(s)/2].Round(time.Millisecond), s[len(s)-1].Round(time.Millisecond))
+}
+
+// setupFailoverTables creates the failover tables and a view over each.
+func setupFailoverTables(t *testing.T, n *clusterNode) {
+	t.Helper()
+	conn := connect(t, n.addr, pgx.QueryExecModeSimpleProtocol)
+	defer conn.Close(context.Background())
+	for _, tb := range failoverTables {
+		for _, q := range []string{
+			fmt.Sprintf("CREATE TABLE %s (id BIGINT PRIMARY KEY, w INT)", tb),
+			fmt.Sprintf("CREATE MATERIALIZED VIEW %s_sum AS SELECT w, count(*) AS n, sum(id) AS s FROM %s GROUP BY w", tb, tb),
+		} {
+			if _, err := conn.Exec(context.Background(), q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+	}
+}
+
+// failoverLoad runs writers and DDL clients against the live nodes of a
+// cluster and records what they were told.
+type failoverLoad struct {
+	nodes  []*clusterNode
+	begin  time.Time
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu   sync.Mutex
+	down map[int]bool
+	// acked and unknown are the ids of rows whose INSERT was acknowledged,
+	// and of those whose outcome is unknown (the connection broke or the
+	// statement failed), by table.
+	acked, unknown map[string]map[int64]bool
+	// history are the catalog operations, and names the views created.
+	history []porcupine.Operation
+	names   []string
+}
+
+func startFailoverLoad(t *testing.T, nodes []*clusterNode) *failoverLoad {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &failoverLoad{nodes: nodes, begin: time.Now(), cancel: cancel, down: map[int]bool{},
+		acked: map[string]map[int64]bool{}, unknown: map[string]map[int64]bool{}}
+	for _, tb := range failoverTables {
+		l.acked[tb], l.unknown[tb] = map[int64]bool{}, map[int64]bool{}
+	}
+	for w := range 4 {
+		l.wg.Go(func() { l.write(ctx, w) })
+	}
+	for c := range 2 {
+		l.wg.Go(func() { l.ddl(ctx, c) })
+	}
+	return l
+}
+
+func (l *failoverLoad) stop() {
+	l.cancel()
+	l.wg.Wait()
+}
+
+func (l *failoverLoad) setDown(i int, down bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.down[i] = down
+}
+
+// now is the time since the load began, porcupine's clock.
+func (l *failoverLoad) now() int64 { return int64(time.Since(l.begin)) }
+
+// conn connects to a random live node, other than the leader when
+// another is up, retrying until ctx ends.
+func (l *failoverLoad) conn(ctx context.Context, rng *rand.Rand) (*pgx.Conn, error) {
+	for ctx.Err() == nil {
+		l.mu.Lock()
+		var live []int
+		for i := range l.nodes {
+			if !l.down[i] {
+				live = append(live, i)
+			}
+		}
+		l.mu.Unlock()
+		i := live[rng.IntN(len(live))]
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		conn, err := pgx.Connect(cctx, connString(l.nodes[i].addr)+"&default_query_exec_mode=simple_protocol")
+		cancel()
+		if err == nil {
+			return conn, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return nil, ctx.Err()
+}
+
+// write inserts rows with ids of its own into the failover tables, one
+// INSERT at a time, reconnecting when its node goes away.
+func (l *failoverLoad) write(ctx context.Context, w int) {
+	rng := rand.New(rand.NewPCG(uint64(w), 7))
+	var conn *pgx.Conn
+	for n := int64(0); ctx.Err() == nil; n++ {
+		if conn == nil {
+			var err error
+			if conn, err = l.conn(ctx, rng); err != nil {
+				return
+			}
+		}
+		tb := failoverTables[rng.IntN(len(failoverTables))]
+		id := int64(w)<<32 | n
+		sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		_, err := conn.Exec(sctx, fmt.Sprintf("INSERT INTO %s VALUES ($1, $2)", tb), id, w)
+		cancel()
+		l.mu.Lock()
+		if err == nil {
+			l.acked[tb][id] = true
+		} else {
+			l.unknown[tb][id] = true
+		}
+		l.mu.Unlock()
+		if err != nil {
+			conn.Close(context.Background())
+			conn = nil
+		}
+	}
+	if conn != nil {
+		conn.Close(context.Background())
+	}
+}
+
+// catalogOp is a catalog operation of the history: create or drop of a
+// view, or a listing of the views.
+type catalogOp struct {
+	kind string // "create", "drop" or "list"
+	name string
+}
+
+// Outcomes of catalog operations.
+const (
+	outOK      = "ok"
+	outExists  = "exists"
+	outMissing = "missing"
+	outUnknown = "unknown"
+)
+
+// ddl creates views (mostly plain, some materialized), drops them, tries
+// to create existing ones again, and lists them, recording each operation
+// with its outcome.
+func (l *failoverLoad) ddl(ctx context.Context, c int) {
+	rng := rand.New(rand.NewPCG(uint64(c), 11))
+	var conn *pgx.Conn
+	for n := 0; ctx.Err() == nil; n++ {
+		if conn == nil {
+			var err error
+			if conn, err = l.conn(ctx, rng); err != nil {
+				return
+			}
+		}
+		l.mu.Lock()
+		var existing string
+		if len(l.names) > 0 {
+			existing = l.names[rng.IntN(len(l.names))]
+		}
+		l.mu.Unlock()
+		op, sql := catalogOp{kind: "create", name: fmt.Sprintf("dv_%d_%d", c, n)}, ""
+		switch r := rng.IntN(10); {
+		case r < 4 || existing == "":
+			sql = "CREATE VIEW " + op.name + " AS SELECT 1 AS x"
+		case r < 5:
+			op.name = strings.Replace(op.name, "dv", "dm", 1)
+			sql = "CREATE MATERIALIZED VIEW " + op.name + " AS SELECT w, count(*) FROM fa GROUP BY w"
+		case r < 6:
+			op.name, sql = existing, "CREATE VIEW "+existing+" AS SELECT 1 AS x"
+		case r < 8:
+			op = catalogOp{kind: "drop", name: existing}
+			sql = "DROP VIEW " + existing
+			if strings.HasPrefix(existing, "dm") {
+				sql = "DROP MATERIALIZED VIEW " + existing
+			}
+		default:
+			op = catalogOp{kind: "list"}
+		}
+		call := l.now()
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		var out any
+		var err error
+		if op.kind == "list" {
+			var names []string
+			names, err = listViews(sctx, conn)
+			out = names
+		} else {
+			_, err = conn.Exec(sctx, sql)
+			out = catalogOutcome(op.kind, err)
+		}
+		cancel()
+		ret := l.now()
+		if err != nil && (op.kind == "list" || out == outUnknown) {
+			// The outcome is unknown: the operation may take effect at any
+			// time after its call.
+			ret, out = 1<<62, outUnknown
+			conn.Close(context.Background())
+			conn = nil
+		}
+		l.mu.Lock()
+		if op.kind == "create" && !slices.Contains(l.names, op.name) {
+			l.names = append(l.names, op.name)
+		}
+		if op.kind != "list" || out != outUnknown {
+			l.history = append(l.history, porcupine.Operation{ClientId: c, Input: op, Call: call, Output: out, Return: ret})
+		}
+		l.mu.Unlock()
+	}
+	if conn != nil {
+		conn.Close(context.Background())
+	}
+}
+
+// catalogOutcome classifies a create's or drop's error.
+func catalogOutcome(kind string, err error) string {
+	var pe *pgconn.PgError
+	switch {
+	case err == nil:
+		return outOK
+	case !errors.As(err, &pe):
+		return outUnknown
+	case kind == "create" && pe.Code == "42P07":
+		return outExists
+	case kind == "drop" && pe.Code == "42P01":
+		return outMissing
+	}
+	return outUnknown
+}
+
+// listViews returns the names of the views the DDL clients made.
+func listViews(ctx context.Context, conn *pgx.Conn) ([]string, error) {
+	rows, err := conn.Query(ctx, `SELECT relname FROM pg_class WHERE relname LIKE 'dv\_%' OR relname LIKE 'dm\_%'`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// leader returns the index of the current Raft leader, as a live node
+// reports it.
+func (l *failoverLoad) leader(t *testing.T) int {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		for i, n := range l.nodes {
+			l.mu.Lock()
+			down := l.down[i]
+			l.mu.Unlock()
+			if down {
+				continue
+			}
+			conn := connect(t, n.addr, pgx.QueryExecModeSimpleProtocol)
+			var id string
+			err := conn.QueryRow(context.Background(), "SELECT id FROM streamdb_catalog.nodes WHERE role = 'leader'").Scan(&id)
+			conn.Close(context.Background())
+			if err == nil {
+				var k int
+				if _, err := fmt.Sscanf(id, "n%d", &k); err == nil {
+					return k - 1
+				}
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("no node reports a leader for 30 s")
+	return 0
+}
+
+// probeDDL creates views on a survivor of the killed node until one
+// succeeds and returns the time that took from now.
+func (l *failoverLoad) probeDDL(t *testing.T, round, killed int) time.Duration {
+	t.Helper()
+	start := time.Now()
+	survivor := l.nodes[(killed+1)%len(l.nodes)]
+	for attempt := 0; ; attempt++ {
+		if time.Since(start) > 60*time.Second {
+			t.Fatalf("no DDL succeeded on n%d for 60 s after the leader was killed", (killed+1)%len(l.nodes)+1)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		conn, err := pgx.Connect(ctx, connString(survivor.addr))
+		if err == nil {
+			_, err = conn.Exec(ctx, fmt.Sprintf("CREATE VIEW probe_%d_%d AS SELECT 1 AS x", round, attempt))
+			conn.Close(context.Background())
+		}
+		cancel()
+		if err == nil {
+			return time.Since(start)
+		}
+	}
+}
+
+// probeWrite inserts a row through node i until it is acknowledged (its
+// epoch committed) and returns the time that took.
+func (l *failoverLoad) probeWrite(t *testing.T, i, round int) time.Duration {
+	t.Helper()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn := connect(t, l.nodes[i].addr, pgx.QueryExecModeSimpleProtocol)
+	defer conn.Close(context.Background())
+	id := int64(100+round) << 32
+	if _, err := conn.Exec(ctx, "INSERT INTO fa VALUES ($1, -1)", id); err != nil {
+		t.Fatalf("a write through the restarted n%d: %v", i+1, err)
+	}
+	l.mu.Lock()
+	l.acked["fa"][id] = true
+	l.mu.Unlock()
+	return time.Since(start)
+}
+
+// check verifies, once the load stopped: every acknowledged row present
+// once on every node, no row that was not sent, each table's view equal
+// to its batch query, and a linearizable catalog history.
+func (l *failoverLoad) check(t *testing.T, nodes []*clusterNode) {
+	t.Helper()
+	ctx := context.Background()
+	for i, n := range nodes {
+		conn := connect(t, n.addr, pgx.QueryExecModeSimpleProtocol)
+		if _, err := conn.Exec(ctx, "FLUSH"); err != nil {
+			t.Fatal(err)
+		}
+		for _, tb := range failoverTables {
+			ids := map[int64]int{}
+			for _, r := range rowsOf(t, conn, "SELECT id FROM "+tb) {
+				var id int64
+				fmt.Sscan(r, &id)
+				ids[id]++
+			}
+			lost, extra, twice := 0, 0, 0
+			for id := range l.acked[tb] {
+				if ids[id] == 0 {
+					lost++
+				}
+			}
+			for id, k := range ids {
+				if k > 1 {
+					twice++
+				}
+				if !l.acked[tb][id] && !l.unknown[tb][id] {
+					extra++
+				}
+			}
+			if lost+extra+twice > 0 {
+				t.Errorf("table %s read from n%d: %d acknowledged rows missing, %d rows never sent, %d rows twice", tb, i+1, lost, extra, twice)
+			}
+			if i == 0 {
+				t.Logf("table %s: %d rows acknowledged, %d of unknown outcome, %d present", tb, len(l.acked[tb]), len(l.unknown[tb]), len(ids))
+			}
+			want := rowsOf(t, conn, fmt.Sprintf("SELECT w, count(*) AS n, sum(id) AS s FROM %s GROUP BY w ORDER BY w", tb))
+			if got := rowsOf(t, conn, fmt.Sprintf("SELECT * FROM %s_sum ORDER BY w", tb)); !slices.Equal(got, want) {
+				t.Errorf("view %s_sum read from n%d:\n got %v\nwant %v", tb, i+1, got, want)
+			}
+		}
+		conn.Close(ctx)
+	}
+	t.Logf("catalog history: %d operations", len(l.history))
+	if name, ops, res := checkCatalogHistory(l.history); res != porcupine.Ok {
+		var b strings.Builder
+		for _, op := range ops {
+			if op.Input.(catalogOp).kind != "list" || op.Output.(bool) {
+				fmt.Fprintf(&b, "\n  client %d [%v, %v] %s", op.ClientId, time.Duration(op.Call), time.Duration(op.Return), viewModel.DescribeOperation(op.Input, op.Output))
+			}
+		}
+		t.Errorf("the history of view %s is not linearizable (%v); its operations (listings that saw it):%s", name, res, b.String())
+	}
+}
+
+// checkCatalogHistory checks a history of view creations, drops and
+// listings for linearizability. Each view name is an object of its own (a
+// history is linearizable if each object's is): its creates and drops, and
+// each listing as a read of whether it exists.
+func checkCatalogHistory(history []porcupine.Operation) (string, []porcupine.Operation, porcupine.CheckResult) {
+	byName := map[string][]porcupine.Operation{}
+	var lists []porcupine.Operation
+	for _, op := range history {
+		if in := op.Input.(catalogOp); in.kind == "list" {
+			lists = append(lists, op)
+		} else {
+			byName[in.name] = append(byName[in.name], op)
+		}
+	}
+	for name, ops := range byName {
+		for _, op := range lists {
+			op.Input = catalogOp{kind: "list", name: name}
+			op.Output = slices.Contains(op.Output.([]string), name)
+			ops = append(ops, op)
+		}
+		if res := porcupine.CheckOperationsTimeout(viewModel.ToModel(), ops, 30*time.Second); res != porcupine.Ok {
+			slices.SortFunc(ops, func(a, b porcupine.Operation) int { return int(a.Call - b.Call) })
+			return name, ops, res
+		}
+	}
+	return "", nil, porcupine.Ok
+}
+
+// viewModel is one view name's sequential specification: it exists or
+// not; an operation of unknown outcome may or may not have taken effect.
+var viewModel = porcupine.NondeterministicModel{
+	Init: func() []any { return []any{false} },
+	Step: func(state, input, output any) []any {
+		exists, op := state.(bool), input.(catalogOp)
+		switch op.kind {
+		case "list":
+			if output.(bool) == exists {
+				return []any{exists}
+			}
+			return nil
+		case "create":
+			switch {
+			case output == outUnknown:
+				return []any{exists, true}
+			case output == outOK && !exists:
+				return []any{true}
+			case output == outExists && exists:
+				return []any{true}
+			}
+			return nil
+		default: // drop
+			switch {
+			case output == outUnknown:
+				return []any{exists, false}
+			case output == outOK && exists:
+				return []any{false}
+			case output == outMissing && !exists:
+				return []any{false}
+			}
+			return nil
+		}
+	},
+	DescribeOperation: func(input, output any) string {
+		return fmt.Sprintf("%s(%s) -> %v", input.(catalogOp).kind, input.(catalogOp).name, output)
+	},
+}
