@@ -22,9 +22,9 @@ type Value struct {
 type Outcome struct {
 	Names []string
 	OIDs  []uint32
-	Rows [][]Value
-	Tag  string
-	Err  *pgconn.PgError
+	Rows  [][]Value
+	Tag   string
+	Err   *pgconn.PgError
 	// Lost describes a dropped connection or a timeout; Timeout tells
 	// which.
 	Lost    string

@@ -72,8 +72,8 @@ type Stats struct {
 	// Folded counts statements PostgreSQL failed on when planning, over
 	// a constant subexpression streamdb fails on too when it evaluates it
 	// (see unfold): not a difference.
-	Folded int
-	Elapsed  time.Duration
+	Folded  int
+	Elapsed time.Duration
 }
 
 // New connects to both servers.
@@ -104,8 +104,8 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		cfg: cfg,
 		pg: &conn{name: "PostgreSQL", dsn: cfg.PostgresDSN, timeout: cfg.Timeout,
 			init: []string{"SET statement_timeout = '" + cfg.Timeout.String() + "'", "SET TimeZone = 'UTC'", "SET DateStyle = 'ISO, MDY'", "SET IntervalStyle = 'postgres'", "SET extra_float_digits = 1"}},
-		sdb: &conn{name: "streamdb", dsn: cfg.StreamdbDSN, timeout: cfg.Timeout + 5*time.Second},
-		bad: map[Type]map[string]bool{},
+		sdb:   &conn{name: "streamdb", dsn: cfg.StreamdbDSN, timeout: cfg.Timeout + 5*time.Second},
+		bad:   map[Type]map[string]bool{},
 		Stats: Stats{Checks: map[string]int{}, Outcomes: map[string]int{}, Found: map[Kind]int{}, Known: map[Kind]int{}},
 	}
 	for _, c := range []*conn{ru.pg, ru.sdb} {
