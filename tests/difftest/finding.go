@@ -48,8 +48,10 @@ type diff struct {
 	pg, sdb Outcome
 	detail  string
 	// tag, when set, names a cause explain recognized; it stands for the
-	// statement's shape in the signature.
+	// statement's shape in the signature. low marks a difference of lower
+	// severity than its kind.
 	tag string
+	low bool
 }
 
 // compare returns how streamdb's outcome differs from PostgreSQL's, or nil
@@ -160,6 +162,8 @@ type Finding struct {
 	// Batch, for a view, says whether streamdb's batch answer to the
 	// view's query agrees with PostgreSQL.
 	Batch string
+	// Low marks a difference of lower severity: reported, not failing.
+	Low bool
 	// Count is how many findings had this signature; Known names the
 	// known difference it matches.
 	Count int

@@ -3,65 +3,81 @@ package difftest
 import (
 	"context"
 	"slices"
+	"strings"
 )
 
-// Which subexpressions a server evaluates is its own business: PostgreSQL
-// evaluates constant subexpressions when it plans (so their errors surface
-// even where no row would evaluate them: an empty table, an untaken CASE
-// branch, a short-circuited AND; its manual says so in 4.2.14, Expression
-// Evaluation Rules), simplifies some away unevaluated (COALESCE(1, 1/0)),
-// and never computes a derived table's columns the query does not use.
-// explain tells these differences in evaluation apart from differences
-// in values, for a data error (class 22) on one side only:
+// Which subexpressions a server evaluates, and when, is its own business:
+// PostgreSQL's manual leaves the order of evaluation undefined (4.2.14,
+// Expression Evaluation Rules). PostgreSQL evaluates constant
+// subexpressions when it plans (so their errors surface where no row
+// would evaluate them: an empty table, an untaken CASE branch), folds a
+// strict function with a NULL argument to NULL without evaluating the
+// others, skips plans under a constant false filter, and never computes a
+// derived table's columns the query does not use. explain tells such
+// differences in evaluation apart from differences in values, for a data
+// error (class 22) on one side only. It evaluates the statement's
+// subexpressions one at a time (constants alone, the others over their
+// SELECT's FROM), smallest first, until one fails on the failing side
+// with the same SQLSTATE:
 //
-//   - PostgreSQL failed on a constant subexpression that streamdb fails
-//     on too when it evaluates it alone: only the time of evaluation
-//     differs. explain returns nil (and counts it).
-//   - streamdb failed on a constant subexpression that PostgreSQL fails
-//     on too when it evaluates it alone, or on a derived table's column
-//     the query does not use: streamdb evaluated what PostgreSQL never
-//     does, and explain tags the difference so that all of them share one
-//     signature.
-//   - One server answers a constant subexpression the other fails on:
-//     the difference is that constant's, and explain returns it with a
-//     check of just the constant.
+//   - If it fails on the other side too, both servers fail on that
+//     expression when made to evaluate it: they differ only in whether
+//     they evaluate it. When PostgreSQL is the one that evaluated it,
+//     explain returns nil (and counts it: streamdb is lenient where its
+//     answer does not need the value); else it tags the difference as of
+//     lower severity.
+//   - If the other side answers it over tables only (no derived tables,
+//     which may differ themselves), the difference is that expression's:
+//     explain returns it with the check of that expression alone.
 //
-// Otherwise it returns d unchanged.
+// When no subexpression fails alone, a query whose derived tables'
+// unused columns, replaced by NULL, make the difference vanish is tagged
+// too (streamdb computes columns PostgreSQL drops). Otherwise explain
+// returns d unchanged.
 func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check) {
 	if d == nil || d.kind != KindErrorVsRows || c.view != nil {
 		return d, nil
 	}
-	failed := d.pg.Err
-	if failed == nil {
-		failed = d.sdb.Err
+	pgFailed := d.pg.Err != nil
+	failed := d.sdb.Err
+	if pgFailed {
+		failed = d.pg.Err
 	}
 	if failed.Code[:2] != "22" {
 		return d, nil
 	}
-	for _, e := range constants(c) {
-		cq := check{query: &Query{Sel: &Select{Items: []Item{{E: e}}}, Limit: -1, Offset: -1}}
-		pg, sdb := ru.both(ctx, cq.query.SQL())
-		if (d.pg.Err == nil || pg.Err == nil || pg.Err.Code != failed.Code) && (d.sdb.Err == nil || sdb.Err == nil || sdb.Err.Code != failed.Code) {
-			continue // not the constant that failed
+	for _, pq := range probes(c) {
+		pg, sdb := ru.both(ctx, pq.SQL())
+		f, o := sdb, pg
+		if pgFailed {
+			f, o = pg, sdb
 		}
-		switch cd := compare(pg, sdb, false, false); {
-		case cd != nil:
-			return cd, &cq
-		case d.pg.Err != nil:
-			ru.Stats.Folded++
+		if f.Err == nil || f.Err.Code != failed.Code {
+			continue
+		}
+		if o.Err == nil || o.Err.Code[:2] != "22" {
+			if readsDerived(pq.Sel.From) {
+				continue // the difference may be the derived tables'
+			}
+			if pd := compare(pg, sdb, false, false); pd != nil {
+				return pd, &check{query: pq}
+			}
+		}
+		if pgFailed {
+			ru.Stats.Skipped++
 			return nil, nil
 		}
-		return &diff{kind: d.kind, pg: d.pg, sdb: d.sdb, tag: tagConstant,
-			detail: "streamdb evaluates a constant subexpression PostgreSQL never evaluates here (which fails alone on both): " + e.SQL()}, nil
+		return &diff{kind: d.kind, pg: d.pg, sdb: d.sdb, tag: tagEvaluates, low: true,
+			detail: "both fail on this subexpression when made to evaluate it; PostgreSQL does not evaluate it here: " + pq.SQL()}, nil
 	}
-	if d.sdb.Err == nil || c.query == nil {
+	if pgFailed || c.query == nil {
 		return d, nil
 	}
 	if pq := pruned(c.query); pq != nil {
 		pg, sdb := ru.both(ctx, pq.SQL())
 		if compare(pg, sdb, pq.totalOrder(), false) == nil {
-			return &diff{kind: d.kind, pg: d.pg, sdb: d.sdb, tag: tagUnused,
-				detail: "streamdb evaluates derived-table columns the query does not use, which PostgreSQL drops; with them replaced by NULL both agree: " + pq.SQL()}, nil
+			return &diff{kind: d.kind, pg: d.pg, sdb: d.sdb, tag: tagUnused, low: true,
+				detail: "streamdb computes derived-table columns the query does not use, which PostgreSQL drops; with them replaced by NULL both agree: " + pq.SQL()}, nil
 		}
 	}
 	return d, nil
@@ -69,31 +85,148 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 
 // The tags of differences explain recognizes.
 const (
-	tagConstant = "streamdb evaluates a constant PostgreSQL does not"
-	tagUnused   = "streamdb evaluates unused derived-table columns"
+	tagEvaluates = "streamdb evaluates an expression PostgreSQL does not evaluate here"
+	tagUnused    = "streamdb computes unused derived-table columns"
 )
 
-// constants returns the subexpressions of c's statement that read no
-// column, aggregate or subquery, smallest first.
-func constants(c check) []*Expr {
-	var all []*Expr
-	collect := func(e *Expr) {
-		if e.Leaf != nullLeaf && constant(e) {
-			all = append(all, e)
-		}
-	}
+// maxProbes bounds the subexpressions explain evaluates alone.
+const maxProbes = 60
+
+// probes returns queries that evaluate c's subexpressions one at a time,
+// constants first, then the smallest, over the inputs they read: a constant alone (SELECT e),
+// any other over the relations and derived tables of its SELECT whose
+// columns it reads (cross joined), or over its DML statement's table.
+// Aggregates, subqueries and expressions reading outer columns are left
+// out.
+func probes(c check) []*Query {
+	var all []*Query
 	switch {
 	case c.query != nil:
-		c.query.walk(collect, nil, nil, nil)
+		c.query.walk(nil, func(s *Select) {
+			roots := []*Expr{s.Where, s.Having}
+			for _, it := range s.Items {
+				roots = append(roots, it.E)
+			}
+			roots = append(roots, s.GroupBy...)
+			var joins func(f *From)
+			joins = func(f *From) {
+				if f != nil && f.Join != "" {
+					roots = append(roots, f.On)
+					joins(f.L)
+					joins(f.R)
+				}
+			}
+			joins(s.From)
+			for _, r := range roots {
+				if r != nil {
+					walkExpr(r, func(e *Expr) {
+						if from, ok := inputs(e, s.From); ok && e.Leaf != nullLeaf && e.Leaf != colLeaf && rowLevel(e) {
+							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: from}, Limit: -1, Offset: -1})
+						}
+					})
+				}
+			}
+		}, nil, nil)
 	case c.dml != nil:
-		for _, e := range append(slices.Clone(c.dml.Values), c.dml.Where) {
-			if e != nil {
-				walkExpr(e, collect)
+		table := &From{Rel: c.dml.Table.Name, Alias: c.dml.Table.Name}
+		for _, r := range append(slices.Clone(c.dml.Values), c.dml.Where) {
+			if r != nil {
+				walkExpr(r, func(e *Expr) {
+					if e.Leaf != nullLeaf && e.Leaf != colLeaf && rowLevel(e) {
+						from := table
+						if constant(e) {
+							from = nil
+						}
+						all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: from}, Limit: -1, Offset: -1})
+					}
+				})
 			}
 		}
 	}
-	slices.SortStableFunc(all, func(a, b *Expr) int { return len(a.SQL()) - len(b.SQL()) })
-	return slices.CompactFunc(all, func(a, b *Expr) bool { return a.SQL() == b.SQL() })
+	// Constants first (cheap, and PostgreSQL folds them when it plans),
+	// then the smallest.
+	slices.SortStableFunc(all, func(a, b *Query) int {
+		if ca, cb := a.Sel.From == nil, b.Sel.From == nil; ca != cb {
+			return boolInt(cb) - boolInt(ca)
+		}
+		return len(a.Sel.Items[0].E.SQL()) - len(b.Sel.Items[0].E.SQL())
+	})
+	var out []*Query
+	seen := map[string]bool{}
+	for _, q := range all {
+		if sql := q.SQL(); !seen[sql] && len(out) < maxProbes {
+			seen[sql] = true
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// inputs returns the FROM that e reads from, within its SELECT's FROM
+// from: the relations and derived tables whose columns it reads, cross
+// joined (nil for a constant), or from itself when e reads a merged
+// USING column. It reports false when e reads a column from outside.
+func inputs(e *Expr, from *From) (*From, bool) {
+	leaves := map[string]*From{}
+	var collect func(f *From)
+	collect = func(f *From) {
+		switch {
+		case f == nil:
+		case f.Join != "":
+			collect(f.L)
+			collect(f.R)
+		default:
+			leaves[f.Alias] = f
+		}
+	}
+	collect(from)
+	var used []*From
+	ok, whole := true, false
+	walkExpr(e, func(x *Expr) {
+		if x.Leaf != colLeaf {
+			return
+		}
+		alias, _, qualified := strings.Cut(x.Parts[0], ".")
+		switch f := leaves[alias]; {
+		case !qualified:
+			whole = true
+		case f == nil:
+			ok = false
+		case !slices.Contains(used, f):
+			used = append(used, f)
+		}
+	})
+	switch {
+	case !ok:
+		return nil, false
+	case whole:
+		return from, true
+	case len(used) == 0:
+		return nil, true
+	}
+	out := used[0]
+	for _, f := range used[1:] {
+		out = &From{Join: "CROSS JOIN", L: out, R: f}
+	}
+	return out, true
+}
+
+// readsDerived reports whether f holds a derived table.
+func readsDerived(f *From) bool {
+	return f != nil && (f.Sub != nil || readsDerived(f.L) || readsDerived(f.R))
+}
+
+// rowLevel reports whether e holds no aggregate and no subquery.
+func rowLevel(e *Expr) bool {
+	if e.Agg || e.Sub != nil {
+		return false
+	}
+	for _, a := range e.Args {
+		if !rowLevel(a) {
+			return false
+		}
+	}
+	return true
 }
 
 // constant reports whether e reads no column, aggregate or subquery.

@@ -62,17 +62,18 @@ type Stats struct {
 	// Found counts the differences by kind, duplicates included; Known
 	// those that matched the known list.
 	Found, Known map[Kind]int
-	// Unsupported counts views streamdb refused with 0A000;
+	// Unsupported counts views streamdb refused with 0A000, by message;
 	// PostgresRefused the generated statements PostgreSQL refused (a
 	// view PostgreSQL cannot create, a FULL JOIN it cannot plan): they
 	// compare nothing.
-	Unsupported, PostgresRefused int
+	Unsupported     map[string]int
+	PostgresRefused int
 	// Diverged counts seeds cut short because the tables differed.
 	Diverged int
-	// Folded counts statements PostgreSQL failed on when planning, over
-	// a constant subexpression streamdb fails on too when it evaluates it
-	// (see unfold): not a difference.
-	Folded  int
+	// Skipped counts statements PostgreSQL failed on over an expression
+	// streamdb did not evaluate, and fails on too when made to (see
+	// explain): not a difference.
+	Skipped int
 	Elapsed time.Duration
 }
 
@@ -106,7 +107,7 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 			init: []string{"SET statement_timeout = '" + cfg.Timeout.String() + "'", "SET TimeZone = 'UTC'", "SET DateStyle = 'ISO, MDY'", "SET IntervalStyle = 'postgres'", "SET extra_float_digits = 1"}},
 		sdb:   &conn{name: "streamdb", dsn: cfg.StreamdbDSN, timeout: cfg.Timeout + 5*time.Second},
 		bad:   map[Type]map[string]bool{},
-		Stats: Stats{Checks: map[string]int{}, Outcomes: map[string]int{}, Found: map[Kind]int{}, Known: map[Kind]int{}},
+		Stats: Stats{Checks: map[string]int{}, Outcomes: map[string]int{}, Unsupported: map[string]int{}, Found: map[Kind]int{}, Known: map[Kind]int{}},
 	}
 	for _, c := range []*conn{ru.pg, ru.sdb} {
 		if err := c.open(ctx); err != nil {
@@ -242,18 +243,20 @@ func (ru *Runner) viewRounds(ctx context.Context, g *gen, tables []*Table, add f
 	for range 2 {
 		for range ru.cfg.Views / 2 {
 			v := &viewDef{name: fmt.Sprintf("v%d", len(ru.createdViews)), q: g.topQuery()}
-			ru.Stats.Checks["view"]++
+			ru.Stats.Checks["view created"]++
 			pg, sdb, err := ru.createView(ctx, v)
 			switch {
 			case errors.Is(err, errUnsupported):
-				ru.Stats.Unsupported++
+				ru.Stats.Unsupported[messageShape(sdb.Err.Message)]++
+				ru.dropView(ctx, v.name, true, false)
 			case pg.Err != nil:
 				ru.Stats.PostgresRefused++
+				ru.dropView(ctx, v.name, false, true)
 			case sdb.Lost != "" || sdb.Err != nil:
-				c := check{view: v}
-				if d := compare(ru.pg.exec(ctx, "SELECT * FROM "+v.name), sdb, false, true); d != nil {
-					add(before(len(steps)), c, d)
+				if d := ru.judge(ru.pg.exec(ctx, "SELECT * FROM "+v.name), sdb, false, true); d != nil {
+					add(before(len(steps)), check{view: v}, d)
 				}
+				ru.dropView(ctx, v.name, true, false)
 			default:
 				steps = append(steps, step{view: v})
 				views = append(views, &live{v: v, at: len(steps) - 1})
@@ -282,8 +285,9 @@ func (ru *Runner) viewRounds(ctx context.Context, g *gen, tables []*Table, add f
 			if l.failed {
 				continue
 			}
+			ru.Stats.Checks["view rows"]++
 			pg, sdb := ru.both(ctx, "SELECT * FROM "+l.v.name)
-			if d := compare(pg, sdb, false, true); d != nil {
+			if d := ru.judge(pg, sdb, false, true); d != nil {
 				l.failed = true
 				add(before(l.at), check{view: l.v, after: slices.Clone(steps[l.at+1:])}, d)
 			}
@@ -496,6 +500,7 @@ func (ru *Runner) finding(cand candidate, original string) *Finding {
 		PG: cand.d.pg.String(), SDB: cand.d.sdb.String(), Detail: cand.d.detail,
 		Original:  original,
 		Signature: signature(cand.d, cand.c),
+		Low:       cand.d.low || cand.d.kind.Low(),
 		Count:     1,
 		features:  cand.c.features(),
 	}
@@ -527,41 +532,50 @@ func (ru *Runner) Report() string {
 	var b strings.Builder
 	s := ru.Stats
 	fmt.Fprintf(&b, "difftest: %d seeds in %v\n", s.Seeds, s.Elapsed.Round(time.Millisecond))
-	keys := make([]string, 0, len(s.Checks))
-	for k := range s.Checks {
-		keys = append(keys, k)
+	counts := func(title string, m map[string]int) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteString(title + ":\n")
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  %-34s %6d\n", k, m[k])
+		}
 	}
-	sort.Strings(keys)
-	b.WriteString("statements compared:\n")
-	for _, k := range keys {
-		fmt.Fprintf(&b, "  %-24s %6d\n", k, s.Checks[k])
-	}
-	keys = keys[:0]
-	for k := range s.Outcomes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	b.WriteString("outcomes:\n")
-	for _, k := range keys {
-		fmt.Fprintf(&b, "  %-32s %6d\n", k, s.Outcomes[k])
-	}
-	fmt.Fprintf(&b, "views streamdb does not support (0A000): %d; statements PostgreSQL refused: %d; seeds cut short by diverging tables: %d\n",
-		s.Unsupported, s.PostgresRefused, s.Diverged)
-	b.WriteString("differences by kind (all / known / distinct new):\n")
+	counts("statements compared", s.Checks)
+	counts("PostgreSQL's outcomes", s.Outcomes)
+	counts("views streamdb refused with 0A000 (unsupported)", s.Unsupported)
+	fmt.Fprintf(&b, "statements PostgreSQL refused: %d\n", s.PostgresRefused)
+	fmt.Fprintf(&b, "PostgreSQL failures on expressions streamdb did not evaluate (not differences): %d; seeds cut short by diverging tables: %d\n", s.Skipped, s.Diverged)
+	b.WriteString("differences by kind: found / known / distinct new / distinct new of lower severity\n")
 	for _, k := range Kinds {
-		distinct := 0
+		var high, low int
 		for _, f := range ru.Findings {
-			if f.Kind == k && f.Known == "" {
-				distinct++
+			switch {
+			case f.Kind != k || f.Known != "":
+			case f.Low:
+				low++
+			default:
+				high++
 			}
 		}
-		fmt.Fprintf(&b, "  %-14s %6d %6d %6d\n", k, s.Found[k], s.Known[k], distinct)
+		fmt.Fprintf(&b, "  %-14s %6d %6d %6d %6d\n", k, s.Found[k], s.Known[k], high, low)
 	}
-	for _, f := range ru.Findings {
-		if f.Known == "" {
-			b.WriteString("\n" + f.Report())
+	section := func(title string, keep func(*Finding) bool) {
+		first := true
+		for _, f := range ru.Findings {
+			if keep(f) {
+				if first {
+					b.WriteString("\n=== " + title + "\n")
+					first = false
+				}
+				b.WriteString("\n" + f.Report())
+			}
 		}
 	}
+	section("new differences", func(f *Finding) bool { return f.Known == "" && !f.Low })
+	section("new differences of lower severity", func(f *Finding) bool { return f.Known == "" && f.Low })
 	for _, f := range ru.Findings {
 		if f.Known != "" {
 			fmt.Fprintf(&b, "\nknown (%s), seen %d times: %s\n", f.Known, f.Count, f.Signature)
@@ -574,7 +588,7 @@ func (ru *Runner) Report() string {
 func (ru *Runner) Unexpected() []*Finding {
 	var out []*Finding
 	for _, f := range ru.Findings {
-		if f.Known == "" && !f.Kind.Low() {
+		if f.Known == "" && !f.Low {
 			out = append(out, f)
 		}
 	}

@@ -102,30 +102,35 @@ func (ru *Runner) step(ctx context.Context, st step) error {
 		}
 		return nil
 	}
-	pg, sdb, err := ru.createView(ctx, st.view)
-	if err != nil || pg.Err != nil || sdb.Err != nil {
+	pg, sdb, _ := ru.createView(ctx, st.view)
+	if pg.Err != nil || sdb.Err != nil {
+		ru.dropView(ctx, st.view.name, true, true)
 		return fmt.Errorf("%w: %s: %s / %s", errDiverged, st.view.streamdbDDL(), pg.String(), sdb.String())
 	}
 	return nil
 }
 
-// createView creates v on both servers. On a PostgreSQL error it drops
-// streamdb's view; on a streamdb error PostgreSQL's. It returns
-// errUnsupported when streamdb refused with 0A000.
+// createView creates v on both servers: a materialized view on streamdb,
+// a view on PostgreSQL. It returns errUnsupported when streamdb refused
+// with 0A000 feature_not_supported.
 func (ru *Runner) createView(ctx context.Context, v *viewDef) (pg, sdb Outcome, err error) {
 	pg = ru.pg.exec(ctx, v.postgresDDL())
 	sdb = ru.sdb.exec(ctx, v.streamdbDDL())
 	ru.createdViews = append(ru.createdViews, v.name)
-	switch {
-	case pg.Err != nil && sdb.Err == nil:
-		ru.sdb.exec(ctx, "DROP MATERIALIZED VIEW "+v.name+" CASCADE")
-	case pg.Err == nil && sdb.Err != nil:
-		defer ru.pg.exec(ctx, "DROP VIEW "+v.name+" CASCADE")
-	}
 	if sdb.Err != nil && sdb.Err.Code == "0A000" {
 		err = errUnsupported
 	}
 	return pg, sdb, err
+}
+
+// dropView drops view name from PostgreSQL and streamdb, as asked.
+func (ru *Runner) dropView(ctx context.Context, name string, pg, sdb bool) {
+	if pg {
+		ru.pg.exec(ctx, "DROP VIEW IF EXISTS "+name+" CASCADE")
+	}
+	if sdb {
+		ru.sdb.exec(ctx, "DROP MATERIALIZED VIEW IF EXISTS "+name+" CASCADE")
+	}
 }
 
 // run runs c on the current state; for a view, it creates the view, runs
@@ -146,11 +151,14 @@ func (ru *Runner) run(ctx context.Context, c check) (*diff, error) {
 	pg, sdb, err := ru.createView(ctx, c.view)
 	switch {
 	case err != nil:
+		ru.dropView(ctx, c.view.name, true, false)
 		return nil, err
 	case pg.Err != nil:
+		ru.dropView(ctx, c.view.name, false, true)
 		return nil, errDiverged // PostgreSQL refused the view: the generator's fault
 	case sdb.Err != nil:
 		// streamdb refused a view whose query PostgreSQL may answer.
+		defer ru.dropView(ctx, c.view.name, true, false)
 		return ru.judge(ru.pg.exec(ctx, "SELECT * FROM "+c.view.name), sdb, false, true), nil
 	}
 	for _, st := range c.after {
