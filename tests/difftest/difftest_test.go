@@ -77,7 +77,7 @@ func testDifferential(t *testing.T, pg string) {
 		}
 	}
 	for _, f := range ru.Unexpected() {
-		t.Errorf("difference not in known_differences.txt:\n%s", f.Report())
+		t.Errorf("seed %d: a difference not in known_differences.txt (reproduction in the report above): %s", f.Seed, f.Signature)
 	}
 }
 

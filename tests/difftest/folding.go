@@ -15,7 +15,8 @@ import (
 // others, skips plans under a constant false filter, and never computes a
 // derived table's columns the query does not use. explain tells such
 // differences in evaluation apart from differences in values, for a data
-// error (class 22) on one side only. It evaluates the statement's
+// error on one side only (class 22, or 0A000, PostgreSQL's code for a
+// cast of NaN to an integer). It evaluates the statement's
 // subexpressions one at a time (constants alone, the others over their
 // SELECT's FROM), smallest first, until one fails on the failing side
 // with the same SQLSTATE:
@@ -43,8 +44,8 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 	if pgFailed {
 		failed = d.pg.Err
 	}
-	if failed.Code[:2] != "22" {
-		return d, nil
+	if failed.Code[:2] != "22" && failed.Code != "0A000" {
+		return d, nil // only data errors (and NaN casts, 0A000) depend on values
 	}
 	for _, pq := range probes(c) {
 		pg, sdb := ru.both(ctx, pq.SQL())
@@ -55,7 +56,7 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 		if f.Err == nil || f.Err.Code != failed.Code {
 			continue
 		}
-		if o.Err == nil || o.Err.Code[:2] != "22" {
+		if o.Err == nil || o.Err.Code[:2] != failed.Code[:2] {
 			if readsDerived(pq.Sel.From) {
 				continue // the difference may be the derived tables'
 			}
