@@ -73,7 +73,9 @@ func compare(pg, sdb Outcome, ordered, view bool) *diff {
 	case pg.Err != nil && sdb.Err != nil:
 		switch {
 		case pg.Err.Code[:2] != sdb.Err.Code[:2]:
-			d.kind = KindErrorClass
+			// Which of two run-time errors comes first depends on the
+			// order of evaluation.
+			d.kind, d.low = KindErrorClass, runtimeError(pg.Err.Code) && runtimeError(sdb.Err.Code)
 		case pg.Err.Code != sdb.Err.Code:
 			d.kind = KindSQLState
 		default:
@@ -98,6 +100,14 @@ func compare(pg, sdb Outcome, ordered, view bool) *diff {
 		}
 	}
 	return d
+}
+
+// runtimeError reports whether an SQLSTATE is one a statement raises
+// while it runs, over some values: a data exception (class 22), a
+// cardinality violation (21000, a scalar subquery's second row), or
+// PostgreSQL's 0A000 for a NaN cast to an integer.
+func runtimeError(code string) bool {
+	return code[:2] == "22" || code == "21000" || code == "0A000"
 }
 
 // typesDiff says which result columns differ in type, "" if none do.

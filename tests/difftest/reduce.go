@@ -13,7 +13,7 @@ import (
 // ones), within Config.ReduceSteps statements, and makes it a finding.
 func (ru *Runner) minimize(ctx context.Context, cand candidate) (*Finding, error) {
 	original := cand.c.stmt()
-	if ru.cfg.ReduceSteps > 0 {
+	if ru.cfg.ReduceSteps > 0 && !coarse(cand.d) {
 		r := &reducer{ru: ru, ctx: ctx, want: cand.d, budget: ru.cfg.ReduceSteps, s: cloneScript(cand.s), c: cloneCheck(cand.c)}
 		for r.pass() {
 		}
@@ -134,14 +134,14 @@ func (r *reducer) try(stateChanged bool) bool {
 
 // same reports whether d is the difference want is: the same kind, tag
 // and outcomes. When streamdb refused or crashed (an error of another
-// class than data errors) where PostgreSQL failed otherwise, only that
-// error must stay, and PostgreSQL may answer instead.
+// class than data errors) where PostgreSQL failed otherwise, PostgreSQL
+// may answer instead.
 func same(want, d *diff) bool {
 	switch {
 	case d == nil || d.tag != want.tag:
 		return false
 	case want.pg.Err != nil && want.sdb.Err != nil && want.sdb.Err.Code[:2] != "22" && want.kind != KindSQLState:
-		return d.sdb.Err != nil && d.sdb.Err.Code == want.sdb.Err.Code && (d.pg.Err == nil || d.pg.Err.Code[:2] != d.sdb.Err.Code[:2])
+		return d.sdb.Err != nil && d.sdb.Err.Code == want.sdb.Err.Code && (d.pg.Err == nil || d.pg.Err.Code == want.pg.Err.Code)
 	}
 	return d.kind == want.kind && d.pg.code() == want.pg.code() && d.sdb.code() == want.sdb.code()
 }

@@ -449,7 +449,7 @@ func (ru *Runner) record(ctx context.Context, found []candidate) error {
 // kind, mode and outcomes, and a minimized statement whose every feature
 // cand's statement has.
 func (ru *Runner) explained(cand candidate) *Finding {
-	if cand.d.tag != "" {
+	if coarse(cand.d) {
 		sig := signature(cand.d, cand.c)
 		if i := slices.IndexFunc(ru.Findings, func(f *Finding) bool { return f.Signature == sig }); i >= 0 {
 			return ru.Findings[i]
@@ -469,13 +469,25 @@ func (ru *Runner) explained(cand candidate) *Finding {
 }
 
 // signature identifies a difference: how the outcomes differ and the
-// statement's shape, or, for a difference explain recognized, its tag
-// (then only the error classes count: all have one cause).
+// statement's shape; for a difference explain recognized, its tag (then
+// only the error classes count: all have one cause); for two run-time
+// errors, only the outcomes.
 func signature(d *diff, c check) string {
-	if d.tag != "" {
+	switch {
+	case d.tag != "":
 		return fmt.Sprintf("%s pg=%s sdb=%s | %s", d.kind, classOnly(d.pg), classOnly(d.sdb), d.tag)
+	case coarse(d):
+		return signaturePrefix(d) + " | " + c.mode() + " (either error may come first)"
 	}
 	return signaturePrefix(d) + " | " + c.shape()
+}
+
+// coarse reports whether d's signature leaves the statement out: a
+// difference explain recognized, or two run-time errors that differ
+// (which comes first depends on the order of evaluation). Those are not
+// minimized either.
+func coarse(d *diff) bool {
+	return d.tag != "" || d.kind == KindSQLState || d.kind == KindErrorClass && d.low
 }
 
 // classOnly is "rows" or the SQLSTATE class of an error ("22...").
