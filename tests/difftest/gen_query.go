@@ -52,7 +52,13 @@ type selOpts struct {
 // order only under a LIMIT.
 func (g *gen) topQuery() *Query {
 	g.names = 0
-	q, _ := g.query(selOpts{named: g.view}, true)
+	o := selOpts{named: g.view}
+	if g.view && g.r.IntN(4) == 0 {
+		// Global aggregates, whose one row may be all NULL, for views
+		// over views to join.
+		o.mode = modeGlobal
+	}
+	q, _ := g.query(o, true)
 	n := q.width()
 	if n == 0 {
 		return q
@@ -276,13 +282,7 @@ func (fs fromScope) visible() []column {
 func (g *gen) from(depth int) (*From, fromScope) {
 	switch g.choose(6, 2, 4*max(depth, 0)) {
 	case 0:
-		rel := pick(g.r, g.rels)
-		alias := g.fresh("r")
-		var cols []column
-		for _, c := range rel.cols {
-			cols = append(cols, column{ref: alias + "." + c.name, name: c.name, t: c.t, bare: true})
-		}
-		return &From{Rel: rel.name, Alias: alias}, fromScope{quals: cols, out: cols, aliases: []aliasCols{{alias, cols}}}
+		return g.relationFrom(pick(g.r, g.rels))
 	case 1:
 		mode := []selMode{modeAny, modeGrouped, modeGlobal}[g.choose(4, 2, 4)]
 		q, items := g.query(selOpts{mode: mode, named: true}, true)
@@ -290,22 +290,50 @@ func (g *gen) from(depth int) (*From, fromScope) {
 			g.orderAll(q, n)
 			q.Limit = g.r.IntN(4)
 		}
-		alias := g.fresh("s")
-		var cols []column
-		for _, c := range items {
-			cols = append(cols, column{ref: alias + "." + c.name, name: c.name, t: c.t, bare: true})
-		}
-		return &From{Sub: q, Alias: alias}, fromScope{quals: cols, out: cols, aliases: []aliasCols{{alias, cols}}}
+		return g.derivedFrom(q, items)
 	default:
 		return g.join(depth)
 	}
 }
 
+// relationFrom returns rel under a new alias.
+func (g *gen) relationFrom(rel *relation) (*From, fromScope) {
+	alias := g.fresh("r")
+	var cols []column
+	for _, c := range rel.cols {
+		cols = append(cols, column{ref: alias + "." + c.name, name: c.name, t: c.t, bare: true})
+	}
+	return &From{Rel: rel.name, Alias: alias}, fromScope{quals: cols, out: cols, aliases: []aliasCols{{alias, cols}}}
+}
+
+// derivedFrom returns q, whose output columns are items, as a derived
+// table under a new alias.
+func (g *gen) derivedFrom(q *Query, items []column) (*From, fromScope) {
+	alias := g.fresh("s")
+	var cols []column
+	for _, c := range items {
+		cols = append(cols, column{ref: alias + "." + c.name, name: c.name, t: c.t, bare: true})
+	}
+	return &From{Sub: q, Alias: alias}, fromScope{quals: cols, out: cols, aliases: []aliasCols{{alias, cols}}}
+}
+
 // join returns a join of two FROM items: INNER, LEFT, RIGHT, FULL or
-// CROSS, with ON, USING or NATURAL.
+// CROSS, with ON, USING or NATURAL; often a self-join.
 func (g *gen) join(depth int) (*From, fromScope) {
 	l, ls := g.from(depth - 1)
-	r, rs := g.from(depth - 1)
+	var r *From
+	var rs fromScope
+	i := slices.IndexFunc(g.rels, func(rel *relation) bool { return rel.name == l.Rel })
+	switch self := g.r.IntN(4) == 0; {
+	case self && i >= 0:
+		r, rs = g.relationFrom(g.rels[i])
+	case self && l.Sub != nil:
+		// The same derived table again (say a global aggregate, whose one
+		// row may be all NULL).
+		r, rs = g.derivedFrom(cloner{}.query(l.Sub), ls.out)
+	default:
+		r, rs = g.from(depth - 1)
+	}
 	f := &From{Join: []string{"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "CROSS JOIN"}[g.choose(30, 20, 10, 20, 8)], L: l, R: r}
 	fs := fromScope{quals: append(slices.Clip(ls.quals), rs.quals...), aliases: append(slices.Clip(ls.aliases), rs.aliases...)}
 	common, all := commonColumns(ls.out, rs.out)
