@@ -44,8 +44,8 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 	if pgFailed {
 		failed = d.pg.Err
 	}
-	if failed.Code[:2] != "22" && failed.Code != "0A000" {
-		return d, nil // only data errors (and NaN casts, 0A000) depend on values
+	if !runtimeError(failed) || failed.Code == "21000" {
+		return d, nil
 	}
 	for _, pq := range probes(c) {
 		pg, sdb := ru.both(ctx, pq.SQL())
@@ -121,7 +121,12 @@ func probes(c check) []*Query {
 			for _, r := range roots {
 				if r != nil {
 					walkExpr(r, func(e *Expr) {
-						if from, ok := inputs(e, s.From); ok && e.Leaf != nullLeaf && e.Leaf != colLeaf && rowLevel(e) {
+						switch from, ok := inputs(e, s.From); {
+						case !ok || e.Leaf == nullLeaf || e.Leaf == colLeaf || hasSubquery(e):
+						case hasAggregate(e):
+							// Over the groups it is computed on.
+							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: s.From, Where: s.Where, GroupBy: s.GroupBy}, Limit: -1, Offset: -1})
+						default:
 							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: from}, Limit: -1, Offset: -1})
 						}
 					})
@@ -133,9 +138,9 @@ func probes(c check) []*Query {
 		for _, r := range append(slices.Clone(c.dml.Values), c.dml.Where) {
 			if r != nil {
 				walkExpr(r, func(e *Expr) {
-					if e.Leaf != nullLeaf && e.Leaf != colLeaf && rowLevel(e) {
+					if e.Leaf != nullLeaf && e.Leaf != colLeaf && !hasSubquery(e) {
 						from := table
-						if constant(e) {
+						if !holds(e, func(x *Expr) bool { return x.Leaf == colLeaf }) {
 							from = nil
 						}
 						all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: from}, Limit: -1, Offset: -1})
@@ -217,30 +222,16 @@ func readsDerived(f *From) bool {
 	return f != nil && (f.Sub != nil || readsDerived(f.L) || readsDerived(f.R))
 }
 
-// rowLevel reports whether e holds no aggregate and no subquery.
-func rowLevel(e *Expr) bool {
-	if e.Agg || e.Sub != nil {
-		return false
-	}
-	for _, a := range e.Args {
-		if !rowLevel(a) {
-			return false
-		}
-	}
-	return true
-}
+// hasSubquery reports whether e holds a subquery; hasAggregate whether it
+// holds an aggregate.
+func hasSubquery(e *Expr) bool  { return holds(e, func(x *Expr) bool { return x.Sub != nil }) }
+func hasAggregate(e *Expr) bool { return holds(e, func(x *Expr) bool { return x.Agg }) }
 
-// constant reports whether e reads no column, aggregate or subquery.
-func constant(e *Expr) bool {
-	if e.Leaf == colLeaf || e.Agg || e.Sub != nil {
-		return false
-	}
-	for _, a := range e.Args {
-		if !constant(a) {
-			return false
-		}
-	}
-	return true
+// holds reports whether a node of e satisfies f.
+func holds(e *Expr, f func(*Expr) bool) bool {
+	found := false
+	walkExpr(e, func(x *Expr) { found = found || f(x) })
+	return found
 }
 
 // walkExpr calls f on e and its arguments (not subqueries).

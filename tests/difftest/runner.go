@@ -449,7 +449,7 @@ func (ru *Runner) record(ctx context.Context, found []candidate) error {
 // kind, mode and outcomes, and a minimized statement whose every feature
 // cand's statement has.
 func (ru *Runner) explained(cand candidate) *Finding {
-	if coarse(cand.d) {
+	if coarse(cand.d) || refusal(cand.d) {
 		sig := signature(cand.d, cand.c)
 		if i := slices.IndexFunc(ru.Findings, func(f *Finding) bool { return f.Signature == sig }); i >= 0 {
 			return ru.Findings[i]
@@ -471,15 +471,24 @@ func (ru *Runner) explained(cand candidate) *Finding {
 // signature identifies a difference: how the outcomes differ and the
 // statement's shape; for a difference explain recognized, its tag (then
 // only the error classes count: all have one cause); for two run-time
-// errors, only the outcomes.
+// errors, only the outcomes; for a refusal by streamdb, its error.
 func signature(d *diff, c check) string {
 	switch {
 	case d.tag != "":
 		return fmt.Sprintf("%s pg=%s sdb=%s | %s", d.kind, classOnly(d.pg), classOnly(d.sdb), d.tag)
 	case coarse(d):
 		return signaturePrefix(d) + " | " + c.mode() + " (either error may come first)"
+	case refusal(d):
+		return fmt.Sprintf("%s sdb=%s", d.kind, outcomeSig(d.sdb, true))
 	}
 	return signaturePrefix(d) + " | " + c.shape()
+}
+
+// refusal reports whether streamdb refused the statement or failed on it
+// other than on its values (a missing feature, a typing error, a crash):
+// its error message names the cause, whatever the statement.
+func refusal(d *diff) bool {
+	return d.sdb.Err != nil && !runtimeError(d.sdb.Err)
 }
 
 // coarse reports whether d's signature leaves the statement out: a

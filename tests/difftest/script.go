@@ -190,7 +190,7 @@ func (c check) stmt() string {
 	}
 	s := c.view.streamdbDDL() + ";\n"
 	for _, st := range c.after {
-		s += st.sql(false) + ";\n"
+		s += st.sql() + ";\n"
 	}
 	return s + "FLUSH;\nSELECT * FROM " + c.view.name
 }
@@ -228,14 +228,11 @@ func (c check) mode() string {
 	return "view"
 }
 
-// sql is the step as a reproduction shows it: views as streamdb's DDL
-// (PostgreSQL's says CREATE VIEW), or PostgreSQL's when pg is set.
-func (st step) sql(pg bool) string {
-	switch {
-	case st.dml != nil:
+// sql is the step as a reproduction shows it: a view as streamdb's DDL
+// (PostgreSQL's says CREATE VIEW).
+func (st step) sql() string {
+	if st.dml != nil {
 		return st.dml.SQL()
-	case pg:
-		return st.view.postgresDDL()
 	}
 	return st.view.streamdbDDL()
 }
@@ -245,7 +242,7 @@ func (st step) sql(pg bool) string {
 func (s *script) setup(c check) []string {
 	var text []string
 	for _, st := range s.steps {
-		text = append(text, st.sql(false))
+		text = append(text, st.sql())
 	}
 	text = append(text, c.stmt())
 	var out []string
@@ -260,7 +257,7 @@ func (s *script) setup(c check) []string {
 		}
 	}
 	for _, st := range s.steps {
-		out = append(out, st.sql(false))
+		out = append(out, st.sql())
 	}
 	return out
 }
