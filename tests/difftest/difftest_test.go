@@ -89,8 +89,9 @@ func runSeed(t *testing.T, ru *Runner, seed uint64) {
 }
 
 // startStreamdb returns the connection string of the streamdb server to
-// test: the one given, a child process of -difftest.bin (with a restart
-// function), or an in-process node.
+// test and a function that starts a new one: the server given (which
+// cannot restart), a child process of -difftest.bin, or an in-process
+// node.
 func startStreamdb(t *testing.T) (string, func() (string, error)) {
 	switch {
 	case *flagSDB != "":
@@ -115,7 +116,9 @@ func startStreamdb(t *testing.T) (string, func() (string, error)) {
 		t.Cleanup(func() { _ = srv.Stop() })
 		return dsn, start
 	}
-	return testkit.ConnString(testkit.StartNode(t).Addr()), nil
+	start := func() (string, error) { return testkit.ConnString(testkit.StartNode(t).Addr()), nil }
+	dsn, _ := start()
+	return dsn, start
 }
 
 // parseSeeds reads "1-20,35".

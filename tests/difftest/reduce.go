@@ -14,7 +14,8 @@ import (
 func (ru *Runner) minimize(ctx context.Context, cand candidate) (*Finding, error) {
 	original := cand.c.stmt()
 	if ru.cfg.ReduceSteps > 0 && !coarse(cand.d) {
-		r := &reducer{ru: ru, ctx: ctx, want: cand.d, budget: ru.cfg.ReduceSteps, s: cloneScript(cand.s), c: cloneCheck(cand.c)}
+		r := &reducer{ru: ru, ctx: ctx, want: cand.d, budget: ru.cfg.ReduceSteps, restarts: ru.Stats.Restarts + maxRestarts,
+			s: cloneScript(cand.s), c: cloneCheck(cand.c)}
 		for r.pass() {
 		}
 		if r.err != nil {
@@ -33,10 +34,16 @@ type reducer struct {
 	s      *script
 	c      check
 	budget int
+	// restarts is the count of streamdb's restarts at which to stop: a
+	// difference that breaks the server costs a restart per attempt.
+	restarts int
 	// ready says the servers hold s's state, so a query needs no replay.
 	ready bool
 	err   error
 }
+
+// maxRestarts bounds the restarts of streamdb one minimization may cause.
+const maxRestarts = 10
 
 // mutation is one change to try; state marks changes to the script,
 // which need a replay.
@@ -71,7 +78,7 @@ func (r *reducer) pass() bool {
 		stmtMuts()
 	}
 	for _, m := range muts {
-		if r.budget <= 0 || r.err != nil {
+		if r.budget <= 0 || r.err != nil || r.ru.Stats.Restarts >= r.restarts {
 			return false
 		}
 		before := r.text()

@@ -68,8 +68,10 @@ type Stats struct {
 	// compare nothing.
 	Unsupported     map[string]int
 	PostgresRefused int
-	// Diverged counts seeds cut short because the tables differed.
-	Diverged int
+	// Diverged counts seeds cut short because the tables differed;
+	// Restarts how often streamdb had to restart (it stopped answering, or
+	// refused every write).
+	Diverged, Restarts int
 	// Skipped counts statements PostgreSQL failed on over an expression
 	// streamdb did not evaluate, and fails on too when made to (see
 	// explain): not a difference.
@@ -278,7 +280,12 @@ func (ru *Runner) viewRounds(ctx context.Context, g *gen, tables []*Table, add f
 			steps = append(steps, step{dml: dml})
 		}
 		if o := ru.sdb.exec(ctx, "FLUSH"); o.code() != "rows" {
-			add(before(len(steps)), check{query: &Query{Sel: &Select{}, Limit: -1, Offset: -1}}, &diff{kind: KindCrash, sdb: o, detail: "FLUSH failed"})
+			// Some view's job failed: a view check reproduces it (with the
+			// views before it in its setup).
+			if len(views) > 0 {
+				l := views[len(views)-1]
+				add(before(l.at), check{view: l.v, after: slices.Clone(steps[l.at+1:])}, &diff{kind: KindCrash, sdb: o, detail: "FLUSH failed"})
+			}
 			return errDiverged
 		}
 		for _, l := range views {
@@ -368,8 +375,16 @@ func (ru *Runner) recover(ctx context.Context) error {
 	if err := ru.sdb.open(ctx); err == nil {
 		return nil
 	}
+	if err := ru.restart(ctx); err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: streamdb restarted", errDiverged)
+}
+
+// restart replaces the streamdb server by a new, empty one.
+func (ru *Runner) restart(ctx context.Context) error {
 	if ru.cfg.Restart == nil {
-		return errors.New("streamdb stopped answering and cannot be restarted")
+		return errors.New("streamdb must restart, and cannot")
 	}
 	dsn, err := ru.cfg.Restart()
 	if err != nil {
@@ -377,10 +392,7 @@ func (ru *Runner) recover(ctx context.Context) error {
 	}
 	ru.sdb.dsn = dsn
 	ru.created, ru.createdViews = nil, nil
-	if err := ru.sdb.open(ctx); err != nil {
-		return err
-	}
-	return fmt.Errorf("%w: streamdb restarted", errDiverged)
+	return ru.sdb.open(ctx)
 }
 
 // categories are what a query uses, for the figures.
@@ -568,7 +580,7 @@ func (ru *Runner) Report() string {
 	counts("PostgreSQL's outcomes", s.Outcomes)
 	counts("views streamdb refused with 0A000 (unsupported)", s.Unsupported)
 	fmt.Fprintf(&b, "statements PostgreSQL refused: %d\n", s.PostgresRefused)
-	fmt.Fprintf(&b, "PostgreSQL failures on expressions streamdb did not evaluate (not differences): %d; seeds cut short by diverging tables: %d\n", s.Skipped, s.Diverged)
+	fmt.Fprintf(&b, "PostgreSQL failures on expressions streamdb did not evaluate (not differences): %d; seeds cut short by diverging tables: %d; restarts of streamdb: %d\n", s.Skipped, s.Diverged, s.Restarts)
 	b.WriteString("differences by kind: found / known / distinct new / distinct new of lower severity\n")
 	for _, k := range Kinds {
 		var high, low int

@@ -71,9 +71,34 @@ func (ru *Runner) reset(ctx context.Context, s *script) {
 	ru.created, ru.createdViews = nil, nil
 }
 
+// healthCheck is what streamdb must be able to do, whatever came before.
+var healthCheck = []string{
+	"DROP TABLE IF EXISTS difftest_health",
+	"CREATE TABLE difftest_health (a int4)",
+	"INSERT INTO difftest_health VALUES (1)",
+	"DROP TABLE difftest_health",
+}
+
+// ensureHealthy checks that streamdb still runs DML into a new table, and
+// restarts it when it does not (a failed streaming job may refuse every
+// later write of the node).
+func (ru *Runner) ensureHealthy(ctx context.Context) error {
+	for _, sql := range healthCheck {
+		if o := ru.sdb.exec(ctx, sql); o.code() != "rows" {
+			ru.cfg.Logf("streamdb fails %q (%s): restarting it", sql, o.String())
+			ru.Stats.Restarts++
+			return ru.restart(ctx)
+		}
+	}
+	return nil
+}
+
 // replay resets both servers and sets s up on them. It returns
 // errDiverged when a statement went differently on the two.
 func (ru *Runner) replay(ctx context.Context, s *script) error {
+	if err := ru.ensureHealthy(ctx); err != nil {
+		return err
+	}
 	ru.reset(ctx, s)
 	for _, t := range s.tables {
 		ru.created = append(ru.created, t.Name)
