@@ -57,9 +57,8 @@ type diff struct {
 }
 
 // compare returns how streamdb's outcome differs from PostgreSQL's, or nil
-// when it does not (or when PostgreSQL refused with 0A000 where streamdb
-// answered: a PostgreSQL limitation). ordered compares rows in order.
-// view marks the rows of a materialized view.
+// when it does not. ordered compares rows in order; view marks the rows
+// of a materialized view.
 func compare(pg, sdb Outcome, ordered, view bool) *diff {
 	d := &diff{pg: pg, sdb: sdb}
 	switch {

@@ -19,15 +19,16 @@ type Config struct {
 	// (default 30 and 6); DML how many statements change the tables
 	// between view rounds (default 4).
 	Queries, Views, DML int
-	// ReduceSteps bounds the statements one minimization may try (default
-	// 150); 0 after the defaults are applied means no minimization.
+	// ReduceSteps bounds the statements one minimization may try; 0 means
+	// no minimization.
 	ReduceSteps int
 	// Timeout bounds one statement (default 20 s).
 	Timeout time.Duration
 	// Known are the accepted differences (default: the checked-in list).
 	Known []Known
-	// Restart, if set, restarts a streamdb server that stopped answering
-	// and returns its new connection string; without it the run stops.
+	// Restart, if set, replaces a streamdb server that stopped answering
+	// or refuses every write by a new one and returns its connection
+	// string; without it the run stops there.
 	Restart func() (string, error)
 	// Logf, if set, receives progress lines.
 	Logf func(format string, args ...any)
@@ -43,8 +44,8 @@ type Runner struct {
 	bad map[Type]map[string]bool
 	// created and createdViews are the names the current script created.
 	created, createdViews []string
-	// lastPG and lastSDB are the outcomes the last check compared.
-	lastPG, lastSDB Outcome
+	// lastPG is PostgreSQL's outcome in the last check.
+	lastPG Outcome
 	// Stats are the run's figures; Findings the distinct differences.
 	Stats    Stats
 	Findings []*Finding
@@ -323,9 +324,9 @@ func (ru *Runner) viewRelation(ctx context.Context, v *viewDef) *relation {
 }
 
 // checked runs c on the current state, counting it. It returns the check
-// to report with the difference: c, or a check of the constant the
-// difference is about (see unfold). After streamdb restarted, the error is
-// errDiverged: its tables are gone.
+// to report with the difference: c, or a check of the subexpression the
+// difference is about (see explain). After streamdb restarted, the error
+// is errDiverged: its tables are gone.
 func (ru *Runner) checked(ctx context.Context, c check) (check, *diff, error) {
 	ru.Stats.Checks[c.mode()]++
 	if c.query != nil {
@@ -344,10 +345,6 @@ func (ru *Runner) checked(ctx context.Context, c check) (check, *diff, error) {
 	case cc != nil:
 		return *cc, d, nil
 	case d == nil:
-		return c, nil, nil
-	}
-	if d.pg.Err != nil && d.pg.Err.Code == "0A000" {
-		ru.Stats.PostgresRefused++
 		return c, nil, nil
 	}
 	if d.sdb.Lost != "" && !d.sdb.Timeout {
