@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -59,12 +60,16 @@ func (g *gen) expr(t Type, sc *scope, d int) *Expr {
 }
 
 // leaf returns a column, an aggregate (where allowed), a literal or a
-// NULL of type t.
+// NULL of type t. Without a column of type t, it often derives one from a
+// column of another type: a cast, or a comparison for a bool.
 func (g *gen) leaf(t Type, sc *scope) *Expr {
-	var own, outer []column
+	var own, outer, other []column
 	for _, c := range sc.cols {
-		if c.t == t {
+		switch {
+		case c.t == t:
 			own = append(own, c)
+		case t == Bool || slices.Contains(castSources[t], c.t) && (c.t != Text || t == Text):
+			other = append(other, c)
 		}
 	}
 	for _, c := range sc.outer {
@@ -72,7 +77,7 @@ func (g *gen) leaf(t Type, sc *scope) *Expr {
 			outer = append(outer, c)
 		}
 	}
-	weights := []int{8 * min(len(own), 1), 2 * min(len(outer), 1), 0, 3, 1}
+	weights := []int{8 * min(len(own), 1), 2 * min(len(outer), 1), 0, 2, 1, 4 * min(len(other), 1)}
 	if sc.aggregates {
 		weights[2] = 6
 	}
@@ -85,9 +90,16 @@ func (g *gen) leaf(t Type, sc *scope) *Expr {
 		return g.aggregate(t, sc, 1)
 	case 3:
 		return g.literal(t)
-	default:
+	case 4:
 		return nullOf(t)
 	}
+	c := pick(g.r, other)
+	col := leaf(c.t, colLeaf, c.ref)
+	if t == Bool {
+		op := pick(g.r, []string{"=", "<>", "<", ">=", "IS NOT DISTINCT FROM"})
+		return mk(t, op, "($ "+op+" $)", col, g.literal(c.t))
+	}
+	return mk(t, "cast "+c.t.String()+" to "+t.String(), "CAST($ AS "+t.String()+")", col)
 }
 
 // literal returns a constant of type t.
@@ -186,6 +198,9 @@ func init() {
 		// Casts, in both spellings.
 		{5, func(t Type, _ *scope) bool { return len(castSources[t]) > 0 }, func(g *gen, t Type, sc *scope, d int) *Expr {
 			src := pick(g.r, castSources[t])
+			if in := g.typeIn(sc); slices.Contains(castSources[t], in) {
+				src = in
+			}
 			kind := "cast " + src.String() + " to " + t.String()
 			x := g.expr(src, sc, d)
 			if src == Text && t != Text && g.r.IntN(5) > 0 {
@@ -200,7 +215,7 @@ func init() {
 		// Conditionals.
 		{4, always, func(g *gen, t Type, sc *scope, d int) *Expr {
 			if g.r.IntN(3) == 0 {
-				c := g.anyType()
+				c := g.typeIn(sc)
 				return mk(t, "case simple", "CASE $ WHEN $ THEN $ ELSE $ END", g.expr(c, sc, d), g.expr(c, sc, d), g.expr(t, sc, d), g.expr(t, sc, d))
 			}
 			if g.r.IntN(3) == 0 {
@@ -224,7 +239,7 @@ func init() {
 				return mk(t, "||", "($ || $)", s(), s())
 			case 1:
 				// text || anything else.
-				return mk(t, "||", "($ || $)", s(), g.expr(g.anyType(), sc, d))
+				return mk(t, "||", "($ || $)", s(), g.expr(g.typeIn(sc), sc, d))
 			case 2:
 				return call(t, pick(g.r, []string{"upper", "lower", "initcap", "reverse", "md5", "btrim", "ltrim", "rtrim"}), s())
 			case 3:
@@ -243,9 +258,9 @@ func init() {
 			case 8:
 				return call(t, "split_part", s(), leaf(Text, litLeaf, quote(pick(g.r, []string{",", "a", ""}))), g.literal4(-2, 3))
 			case 9:
-				return call(t, "concat", g.expr(g.anyType(), sc, d), g.expr(g.anyType(), sc, d))
+				return call(t, "concat", g.expr(g.typeIn(sc), sc, d), g.expr(g.typeIn(sc), sc, d))
 			case 10:
-				return call(t, "concat_ws", leaf(Text, litLeaf, "','"), g.expr(g.anyType(), sc, d), g.expr(g.anyType(), sc, d))
+				return call(t, "concat_ws", leaf(Text, litLeaf, "','"), g.expr(g.typeIn(sc), sc, d), g.expr(g.typeIn(sc), sc, d))
 			default:
 				return call(t, "translate", s(), g.literal(Text), g.literal(Text))
 			}
@@ -283,7 +298,7 @@ func init() {
 		}},
 		// Predicates.
 		{14, is(Bool), func(g *gen, t Type, sc *scope, d int) *Expr {
-			a, b := g.comparableTypes()
+			a, b := g.comparableTypes(sc)
 			switch g.r.IntN(10) {
 			case 0, 1, 2:
 				op := pick(g.r, []string{"=", "<>", "<", "<=", ">", ">="})
@@ -338,12 +353,12 @@ func init() {
 				e.Parts[1] = "))"
 				return e
 			case 1:
-				a := g.anyType()
+				a := g.typeIn(sc)
 				kw := pick(g.r, []string{"IN", "NOT IN"})
 				q, _ := g.selectBlock(selOpts{want: []Type{a}, outer: outer})
 				return mk(t, kw+" subquery", "($ "+kw+" $)", g.expr(a, sc, d), subquery(a, "subquery", "(", q))
 			default:
-				a := g.anyType()
+				a := g.typeIn(sc)
 				op := pick(g.r, []string{"=", "<>", "<", ">="}) + " " + pick(g.r, []string{"ANY", "ALL"})
 				q, _ := g.selectBlock(selOpts{want: []Type{a}, outer: outer})
 				return mk(t, op, "($ "+op+" $)", g.expr(a, sc, d), subquery(a, "subquery", "(", q))
@@ -400,8 +415,8 @@ func (g *gen) operandTypes(t Type) (Type, Type) {
 
 // comparableTypes returns two types PostgreSQL compares directly: the same
 // type mostly, else two of one family (numbers; dates and timestamps).
-func (g *gen) comparableTypes() (Type, Type) {
-	a := g.anyType()
+func (g *gen) comparableTypes(sc *scope) (Type, Type) {
+	a := g.typeIn(sc)
 	switch {
 	case g.r.IntN(3) > 0:
 		return a, a
@@ -415,6 +430,16 @@ func (g *gen) comparableTypes() (Type, Type) {
 
 // anyType returns a random type.
 func (g *gen) anyType() Type { return Type(g.r.IntN(int(numTypes))) }
+
+// typeIn returns mostly the type of a column sc reads, so that
+// expressions read the data rather than constants, else any type.
+func (g *gen) typeIn(sc *scope) Type {
+	cols := slices.Concat(sc.cols, sc.agg, sc.outer)
+	if len(cols) == 0 || g.r.IntN(4) == 0 {
+		return g.anyType()
+	}
+	return pick(g.r, cols).t
+}
 
 // literal4 returns an int4 literal in [lo, hi].
 func (g *gen) literal4(lo, hi int) *Expr {
@@ -438,7 +463,7 @@ func (g *gen) aggregate(t Type, sc *scope, d int) *Expr {
 	case name == "count(*)":
 		e = mk(t, "count(*)", "count(*)")
 	case name == "count":
-		e = mk(t, "count", "count("+distinct+"$)", g.expr(g.anyType(), in, d))
+		e = mk(t, "count", "count("+distinct+"$)", g.expr(g.typeIn(in), in, d))
 	case name == "string_agg":
 		x := g.expr(Text, in, d)
 		if x.Leaf == litLeaf {
