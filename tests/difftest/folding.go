@@ -14,9 +14,8 @@ import (
 // strict function with a NULL argument to NULL without evaluating the
 // others, skips plans under a constant false filter, and never computes a
 // derived table's columns the query does not use. explain tells such
-// differences in evaluation apart from differences in values, for a data
-// error on one side only (class 22, or 0A000, PostgreSQL's code for a
-// cast of NaN to an integer). It evaluates the statement's
+// differences in evaluation apart from differences in values, for a
+// run-time error on one side only (see runtimeError). It evaluates the statement's
 // subexpressions one at a time (constants alone, the others over their
 // SELECT's FROM), smallest first, until one fails on the failing side
 // with the same SQLSTATE:
@@ -44,11 +43,11 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 	if pgFailed {
 		failed = d.pg.Err
 	}
-	if !runtimeError(failed) || failed.Code == "21000" {
+	if !runtimeError(failed) {
 		return d, nil
 	}
 	for _, pq := range probes(c) {
-		pg, sdb := ru.both(ctx, pq.SQL())
+		pg, sdb := ru.probe(ctx, pq.SQL())
 		f, o := sdb, pg
 		if pgFailed {
 			f, o = pg, sdb
@@ -90,8 +89,19 @@ const (
 	tagUnused    = "streamdb computes unused derived-table columns"
 )
 
+// probe runs a probe on both servers, once per state of the tables: the
+// reducer asks for the same probes again and again.
+func (ru *Runner) probe(ctx context.Context, sql string) (pg, sdb Outcome) {
+	if o, ok := ru.probed[sql]; ok {
+		return o[0], o[1]
+	}
+	pg, sdb = ru.both(ctx, sql)
+	ru.probed[sql] = [2]Outcome{pg, sdb}
+	return pg, sdb
+}
+
 // maxProbes bounds the subexpressions explain evaluates alone.
-const maxProbes = 60
+const maxProbes = 200
 
 // probes returns queries that evaluate c's subexpressions one at a time,
 // constants first, then the smallest, over the inputs they read: a constant alone (SELECT e),
@@ -122,6 +132,9 @@ func probes(c check) []*Query {
 				if r != nil {
 					walkExpr(r, func(e *Expr) {
 						switch from, ok := inputs(e, s.From); {
+						case e.Kind == "scalar subquery":
+							// Alone, when it is not correlated.
+							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}}, Limit: -1, Offset: -1})
 						case !ok || e.Leaf == nullLeaf || e.Leaf == colLeaf || hasSubquery(e):
 						case hasAggregate(e):
 							// Over the groups it is computed on.
@@ -134,16 +147,13 @@ func probes(c check) []*Query {
 			}
 		}, nil, nil)
 	case c.dml != nil:
-		table := &From{Rel: c.dml.Table.Name, Alias: c.dml.Table.Name}
+		// Constants only: the table may already differ, the statement
+		// having run on one side.
 		for _, r := range append(slices.Clone(c.dml.Values), c.dml.Where) {
 			if r != nil {
 				walkExpr(r, func(e *Expr) {
-					if e.Leaf != nullLeaf && e.Leaf != colLeaf && !hasSubquery(e) {
-						from := table
-						if !holds(e, func(x *Expr) bool { return x.Leaf == colLeaf }) {
-							from = nil
-						}
-						all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: from}, Limit: -1, Offset: -1})
+					if e.Leaf != nullLeaf && !holds(e, func(x *Expr) bool { return x.Leaf == colLeaf || x.Sub != nil }) {
+						all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}}, Limit: -1, Offset: -1})
 					}
 				})
 			}

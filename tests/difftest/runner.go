@@ -46,6 +46,8 @@ type Runner struct {
 	created, createdViews []string
 	// lastPG is PostgreSQL's outcome in the last check.
 	lastPG Outcome
+	// probed caches explain's probes while the tables stay the same.
+	probed map[string][2]Outcome
 	// Stats are the run's figures; Findings the distinct differences.
 	Stats    Stats
 	Findings []*Finding
@@ -108,9 +110,10 @@ func New(ctx context.Context, cfg Config) (*Runner, error) {
 		cfg: cfg,
 		pg: &conn{name: "PostgreSQL", dsn: cfg.PostgresDSN, timeout: cfg.Timeout,
 			init: []string{"SET statement_timeout = '" + cfg.Timeout.String() + "'", "SET TimeZone = 'UTC'", "SET DateStyle = 'ISO, MDY'", "SET IntervalStyle = 'postgres'", "SET extra_float_digits = 1"}},
-		sdb:   &conn{name: "streamdb", dsn: cfg.StreamdbDSN, timeout: cfg.Timeout + 5*time.Second},
-		bad:   map[Type]map[string]bool{},
-		Stats: Stats{Checks: map[string]int{}, Outcomes: map[string]int{}, Unsupported: map[string]int{}, Found: map[Kind]int{}, Known: map[Kind]int{}},
+		sdb:    &conn{name: "streamdb", dsn: cfg.StreamdbDSN, timeout: cfg.Timeout + 5*time.Second},
+		bad:    map[Type]map[string]bool{},
+		probed: map[string][2]Outcome{},
+		Stats:  Stats{Checks: map[string]int{}, Outcomes: map[string]int{}, Unsupported: map[string]int{}, Found: map[Kind]int{}, Known: map[Kind]int{}},
 	}
 	for _, c := range []*conn{ru.pg, ru.sdb} {
 		if err := c.open(ctx); err != nil {

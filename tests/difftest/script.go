@@ -97,6 +97,7 @@ func (ru *Runner) ensureHealthy(ctx context.Context) error {
 // replay resets both servers and sets s up on them. It returns
 // errDiverged when a statement went differently on the two.
 func (ru *Runner) replay(ctx context.Context, s *script) error {
+	clear(ru.probed)
 	if err := ru.ensureHealthy(ctx); err != nil {
 		return err
 	}
@@ -162,6 +163,9 @@ func (ru *Runner) dropView(ctx context.Context, name string, pg, sdb bool) {
 // run runs c on the current state; for a view, it creates the view, runs
 // the steps after it and flushes.
 func (ru *Runner) run(ctx context.Context, c check) (*diff, error) {
+	if c.query == nil {
+		clear(ru.probed) // the tables change
+	}
 	switch {
 	case c.query != nil:
 		pg, sdb := ru.both(ctx, c.query.SQL())
