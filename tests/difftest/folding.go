@@ -46,7 +46,7 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 	if !runtimeError(failed) {
 		return d, nil
 	}
-	for _, pq := range probes(c) {
+	for _, pq := range probes(c, failed.Code) {
 		pg, sdb := ru.probe(ctx, pq.SQL())
 		f, o := sdb, pg
 		if pgFailed {
@@ -104,12 +104,13 @@ func (ru *Runner) probe(ctx context.Context, sql string) (pg, sdb Outcome) {
 const maxProbes = 200
 
 // probes returns queries that evaluate c's subexpressions one at a time,
-// constants first, then the smallest, over the inputs they read: a constant alone (SELECT e),
+// those whose operation may raise code first, then constants, then the
+// smallest, over the inputs they read: a constant alone (SELECT e),
 // any other over the relations and derived tables of its SELECT whose
 // columns it reads (cross joined), or over its DML statement's table.
 // Aggregates, subqueries and expressions reading outer columns are left
 // out.
-func probes(c check) []*Query {
+func probes(c check, code string) []*Query {
 	var all []*Query
 	switch {
 	case c.query != nil:
@@ -159,9 +160,12 @@ func probes(c check) []*Query {
 			}
 		}
 	}
-	// Constants first (cheap, and PostgreSQL folds them when it plans),
-	// then the smallest.
+	// The operations that raise code first, then constants (PostgreSQL
+	// folds them when it plans), then the smallest.
 	slices.SortStableFunc(all, func(a, b *Query) int {
+		if ra, rb := raises(a.Sel.Items[0].E, code), raises(b.Sel.Items[0].E, code); ra != rb {
+			return boolInt(rb) - boolInt(ra)
+		}
 		if ca, cb := a.Sel.From == nil, b.Sel.From == nil; ca != cb {
 			return boolInt(cb) - boolInt(ca)
 		}
@@ -176,6 +180,24 @@ func probes(c check) []*Query {
 		}
 	}
 	return out
+}
+
+// raisers are, by SQLSTATE, the kinds of the nodes that raise it.
+var raisers = map[string][]string{
+	"21000": {"scalar subquery"},
+	"22003": {"+", "-", "*", "/", "neg", "abs", "cast", "sum", "avg", "round", "trunc"},
+	"22007": {"cast"},
+	"22008": {"date", "timestamp", "interval", "ts-ts", "age", "extract", "date_part", "cast", "avg", "sum"},
+	"22011": {"substr"},
+	"22012": {"/", "%"},
+	"2201F": {"sqrt"},
+	"22P02": {"cast"},
+	"0A000": {"cast"},
+}
+
+// raises reports whether e's own operation may raise SQLSTATE code.
+func raises(e *Expr, code string) bool {
+	return slices.ContainsFunc(raisers[code], func(k string) bool { return strings.Contains(e.Kind, k) })
 }
 
 // inputs returns the FROM that e reads from, within its SELECT's FROM

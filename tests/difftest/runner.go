@@ -288,7 +288,7 @@ func (ru *Runner) viewRounds(ctx context.Context, g *gen, tables []*Table, add f
 			// views before it in its setup).
 			if len(views) > 0 {
 				l := views[len(views)-1]
-				add(before(l.at), check{view: l.v, after: slices.Clone(steps[l.at+1:])}, &diff{kind: KindCrash, sdb: o, detail: "FLUSH failed"})
+				add(before(l.at), check{view: l.v, after: slices.Clone(steps[l.at+1:])}, &diff{kind: KindCrash, sdb: o, detail: flushFailed})
 			}
 			return errDiverged
 		}
@@ -497,10 +497,11 @@ func signature(d *diff, c check) string {
 }
 
 // refusal reports whether streamdb refused the statement or failed on it
-// other than on its values (a missing feature, a typing error, a crash):
-// its error message names the cause, whatever the statement.
+// other than on its values (a missing feature, a typing error, a crash),
+// or a view's job failed (FLUSH failed): its error message names the
+// cause, whatever the statement.
 func refusal(d *diff) bool {
-	return d.sdb.Err != nil && !runtimeError(d.sdb.Err)
+	return d.sdb.Err != nil && (!runtimeError(d.sdb.Err) || d.detail == flushFailed)
 }
 
 // coarse reports whether d's signature leaves the statement out: a

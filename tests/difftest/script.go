@@ -45,6 +45,10 @@ type check struct {
 	after []step
 }
 
+// flushFailed is the detail of a difference where FLUSH failed: a view's
+// job failed.
+const flushFailed = "FLUSH failed"
+
 // errDiverged says that a script's setup already went differently on the
 // two servers, so its check compares nothing.
 var errDiverged = errors.New("the setup went differently on the two servers")
@@ -197,7 +201,7 @@ func (ru *Runner) run(ctx context.Context, c check) (*diff, error) {
 		}
 	}
 	if o := ru.sdb.exec(ctx, "FLUSH"); o.code() != "rows" {
-		return &diff{kind: KindCrash, sdb: o, detail: "FLUSH failed"}, nil
+		return &diff{kind: KindCrash, sdb: o, detail: flushFailed}, nil
 	}
 	pg, sdb = ru.both(ctx, "SELECT * FROM "+c.view.name)
 	return ru.judge(pg, sdb, false, true), nil
