@@ -200,7 +200,7 @@ func TestPrunedAndProbes(t *testing.T) {
 		t.Error("pruned changed its argument")
 	}
 	var sqls []string
-	for _, pq := range probes(check{query: q}, "22012") {
+	for _, pq := range probes(check{query: q}, "22012", true) {
 		sqls = append(sqls, pq.SQL())
 	}
 	if len(sqls) != 1 || sqls[0] != "SELECT (r1.c1 / 0) FROM t0 AS r1" {

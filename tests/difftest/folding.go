@@ -46,7 +46,7 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 	if !runtimeError(failed) {
 		return d, nil
 	}
-	for _, pq := range probes(c, failed.Code) {
+	for _, pq := range probes(c, failed.Code, !pgFailed) {
 		pg, sdb := ru.probe(ctx, pq.SQL())
 		f, o := sdb, pg
 		if pgFailed {
@@ -110,7 +110,7 @@ const maxProbes = 200
 // columns it reads (cross joined), or over its DML statement's table.
 // Aggregates, subqueries and expressions reading outer columns are left
 // out.
-func probes(c check, code string) []*Query {
+func probes(c check, code string, tables bool) []*Query {
 	var all []*Query
 	switch {
 	case c.query != nil:
@@ -148,13 +148,20 @@ func probes(c check, code string) []*Query {
 			}
 		}, nil, nil)
 	case c.dml != nil:
-		// Constants only: the table may already differ, the statement
-		// having run on one side.
+		// Over the table as it was: PostgreSQL rolled the statement back
+		// (see run); streamdb's is as it was when streamdb failed, else
+		// only constants tell.
+		table := &From{Rel: c.dml.Table.Name, Alias: c.dml.Table.Name}
 		for _, r := range append(slices.Clone(c.dml.Values), c.dml.Where) {
 			if r != nil {
 				walkExpr(r, func(e *Expr) {
-					if e.Leaf != nullLeaf && !holds(e, func(x *Expr) bool { return x.Leaf == colLeaf || x.Sub != nil }) {
-						all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}}, Limit: -1, Offset: -1})
+					reads := holds(e, func(x *Expr) bool { return x.Leaf == colLeaf })
+					if e.Leaf != nullLeaf && e.Leaf != colLeaf && !hasSubquery(e) && (tables || !reads) {
+						q := &Query{Sel: &Select{Items: []Item{{E: e}}}, Limit: -1, Offset: -1}
+						if reads {
+							q.Sel.From = table
+						}
+						all = append(all, q)
 					}
 				})
 			}

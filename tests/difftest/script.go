@@ -175,10 +175,16 @@ func (ru *Runner) run(ctx context.Context, c check) (*diff, error) {
 		pg, sdb := ru.both(ctx, c.query.SQL())
 		return ru.judge(pg, sdb, c.query.totalOrder(), false), nil
 	case c.dml != nil:
+		// PostgreSQL runs it in a transaction, rolled back if the outcomes
+		// differ: when streamdb failed, both tables are then as before it,
+		// for explain to evaluate subexpressions over.
+		ru.pg.exec(ctx, "BEGIN")
 		pg, sdb := ru.both(ctx, c.dml.SQL())
 		if d := compare(pg, sdb, false, false); d != nil || pg.Err != nil {
+			ru.pg.exec(ctx, "ROLLBACK")
 			return d, nil
 		}
+		ru.pg.exec(ctx, "COMMIT")
 		pg, sdb = ru.both(ctx, "SELECT * FROM "+c.dml.Table.Name)
 		return ru.judge(pg, sdb, false, false), nil
 	}
