@@ -148,7 +148,7 @@ func (ru *Runner) createView(ctx context.Context, v *viewDef) (pg, sdb Outcome, 
 	pg = ru.pg.exec(ctx, v.postgresDDL())
 	sdb = ru.sdb.exec(ctx, v.streamdbDDL())
 	ru.createdViews = append(ru.createdViews, v.name)
-	if sdb.Err != nil && sdb.Err.Code == "0A000" {
+	if sdb.Err != nil && sdb.Err.Code == "0A000" && !runtimeError(sdb.Err) {
 		err = errUnsupported
 	}
 	return pg, sdb, err
