@@ -101,7 +101,7 @@ func (ru *Runner) probe(ctx context.Context, sql string) (pg, sdb Outcome) {
 }
 
 // maxProbes bounds the subexpressions explain evaluates alone.
-const maxProbes = 200
+const maxProbes = 100
 
 // probes returns queries that evaluate c's subexpressions one at a time,
 // those whose operation may raise code first, then constants, then the

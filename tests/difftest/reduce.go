@@ -131,9 +131,13 @@ func (r *reducer) try(stateChanged bool) bool {
 		r.err = err
 	}
 	r.recoverIfLost()
+	if !same(r.want, d) {
+		return false // no difference, or another one
+	}
+	// Only then, as it costs statements: is it one in evaluation only?
 	var cc *check
 	if d, cc = r.ru.explain(r.ctx, r.c, d); cc != nil || !same(r.want, d) {
-		return false // no difference, or another one
+		return false
 	}
 	r.want = d
 	return true
