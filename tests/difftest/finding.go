@@ -216,7 +216,6 @@ var knownDifferences string
 // Pattern are counted, not reported.
 type Known struct {
 	Pattern *regexp.Regexp
-	Glob    string
 	Reason  string
 }
 
@@ -241,7 +240,7 @@ func ParseKnown(text string) ([]Known, error) {
 			for j := range quoted {
 				quoted[j] = regexp.QuoteMeta(quoted[j])
 			}
-			out = append(out, Known{Pattern: regexp.MustCompile("^" + strings.Join(quoted, ".*") + "$"), Glob: line, Reason: strings.Join(reason, " ")})
+			out = append(out, Known{Pattern: regexp.MustCompile("^" + strings.Join(quoted, ".*") + "$"), Reason: strings.Join(reason, " ")})
 		}
 	}
 	return out, nil

@@ -23,7 +23,7 @@ func (ru *Runner) minimize(ctx context.Context, cand candidate) (*Finding, error
 		}
 		cand.s, cand.c, cand.d = r.s, r.c, r.want
 	}
-	return ru.finding(cand, original), nil
+	return ru.finding(ctx, cand, original), nil
 }
 
 // reducer holds a candidate being minimized.

@@ -527,7 +527,7 @@ func signaturePrefix(d *diff) string {
 }
 
 // finding makes a finding of a (minimized) candidate.
-func (ru *Runner) finding(cand candidate, original string) *Finding {
+func (ru *Runner) finding(ctx context.Context, cand candidate, original string) *Finding {
 	f := &Finding{
 		Kind: cand.d.kind, Seed: cand.seed, Mode: cand.c.mode(),
 		Setup: cand.s.setup(cand.c), Stmt: cand.c.stmt(),
@@ -539,7 +539,7 @@ func (ru *Runner) finding(cand candidate, original string) *Finding {
 		features:  cand.c.features(),
 	}
 	if cand.c.view != nil && f.Kind == KindViewRows {
-		f.Batch = ru.batchVerdict(context.Background(), cand)
+		f.Batch = ru.batchVerdict(ctx, cand)
 	}
 	return f
 }
