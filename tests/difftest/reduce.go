@@ -13,7 +13,8 @@ import (
 // ones), within Config.ReduceSteps statements, and makes it a finding.
 func (ru *Runner) minimize(ctx context.Context, cand candidate) (*Finding, error) {
 	original := cand.c.stmt()
-	if ru.cfg.ReduceSteps > 0 && !coarse(cand.d) {
+	// A timeout is not minimized: each attempt could wait as long.
+	if ru.cfg.ReduceSteps > 0 && !coarse(cand.d) && cand.d.kind != KindTimeout {
 		r := &reducer{ru: ru, ctx: ctx, want: cand.d, budget: ru.cfg.ReduceSteps, restarts: ru.Stats.Restarts + maxRestarts,
 			s: cloneScript(cand.s), c: cloneCheck(cand.c)}
 		for r.pass() {
@@ -43,7 +44,7 @@ type reducer struct {
 }
 
 // maxRestarts bounds the restarts of streamdb one minimization may cause.
-const maxRestarts = 10
+const maxRestarts = 5
 
 // mutation is one change to try; state marks changes to the script,
 // which need a replay.
