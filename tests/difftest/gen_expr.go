@@ -96,7 +96,7 @@ func (g *gen) leaf(t Type, sc *scope) *Expr {
 	c := pick(g.r, other)
 	col := leaf(c.t, colLeaf, c.ref)
 	if t == Bool {
-		op := pick(g.r, []string{"=", "<>", "<", ">=", "IS NOT DISTINCT FROM"})
+		op := pick(g.r, []string{"=", "<>", "<", ">="})
 		return mk(t, op, "($ "+op+" $)", col, g.literal(c.t))
 	}
 	return mk(t, "cast "+c.t.String()+" to "+t.String(), "CAST($ AS "+t.String()+")", col)
