@@ -5,7 +5,7 @@ LISTEN   ?= 127.0.0.1:4566
 DATA_DIR ?= ./streamdb-data
 CORPUS   ?= ../shared/sqllogictest
 
-.PHONY: build run cluster test vet bench bench-nexmark bench-rescale sqllogic-known clean
+.PHONY: build run cluster test vet bench bench-nexmark bench-rescale sqllogic-known difftest clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamdb
@@ -61,6 +61,18 @@ bench-rescale: build
 ## list: records that pass leave it, new failures wait under a triage header.
 sqllogic-known: build
 	./$(BIN) sqllogic --known $(KNOWN) --update-known $(CORPORA)
+
+## difftest: the differential tester against PostgreSQL 15 for longer
+## (`make test` runs its fixed seeds): seeds from DIFFTEST_SEEDS' first upward
+## for DIFFTEST_DURATION (0: exactly the seeds DIFFTEST_SEEDS lists, e.g.
+## 1-20,35), streamdb as a child process restarted after a crash; the figures
+## and findings are printed and written to difftest-report.txt.
+DIFFTEST_SEEDS ?= 1000
+DIFFTEST_DURATION ?= 10m
+difftest: build
+	$(GO) test -count=1 -timeout 0 -run 'TestAgainstPostgres/Differential' -v ./tests/difftest/ \
+		-difftest.seeds=$(DIFFTEST_SEEDS) -difftest.duration=$(DIFFTEST_DURATION) \
+		-difftest.bin=$(abspath $(BIN)) -difftest.report=$(abspath difftest-report.txt)
 
 clean:
 	rm -rf bin

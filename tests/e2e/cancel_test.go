@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/streamdb/streamdb/tests/testkit"
 )
 
 // TestCancelRunningStatement sends a CancelRequest (on a second connection,
 // with the BackendKeyData of the first) while a statement runs, and checks
 // that the statement fails with 57014 and the session stays usable.
 func TestCancelRunningStatement(t *testing.T) {
-	n := startNode(t)
+	n := testkit.StartNode(t)
 	conn := connect(t, n.Addr(), pgx.QueryExecModeCacheStatement)
 	ctx := context.Background()
 	done := make(chan error, 1)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/streamdb/streamdb/tests/testkit"
 )
 
 // TestPgxCopyFrom copies rows of every wire type with pgx's CopyFrom (COPY
@@ -15,7 +16,7 @@ import (
 // fresh once the COPY is acknowledged, and a duplicate key fails the whole
 // COPY with 23505.
 func TestPgxCopyFrom(t *testing.T) {
-	n := startNode(t)
+	n := testkit.StartNode(t)
 	ctx := context.Background()
 	conn := connect(t, n.Addr(), pgx.QueryExecModeCacheStatement)
 	for _, stmt := range []string{createTyped, "CREATE MATERIALIZED VIEW typed_count AS SELECT count(*) AS n, sum(id) AS ids FROM typed"} {
@@ -52,7 +53,7 @@ func TestPgxCopyFrom(t *testing.T) {
 // TestPsqlCopy feeds COPY ... FROM STDIN in the text and CSV formats from
 // psql's standard input.
 func TestPsqlCopy(t *testing.T) {
-	n := startNode(t)
+	n := testkit.StartNode(t)
 	if out, err := psql(t, n.Addr(), "CREATE TABLE t (id BIGINT PRIMARY KEY, name TEXT, qty INT DEFAULT 7)"); err != nil {
 		t.Fatalf("psql: %v\n%s", err, out)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/streamdb/streamdb/tests/testkit"
 )
 
 func freeAddr(t *testing.T) string {
@@ -32,7 +33,7 @@ func TestKill9KeepsAcknowledgedRows(t *testing.T) {
 	ctx := context.Background()
 	p := startProcess(t, dir, addr)
 
-	conn, err := pgx.Connect(ctx, connString(addr))
+	conn, err := pgx.Connect(ctx, testkit.ConnString(addr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestKill9KeepsAcknowledgedRows(t *testing.T) {
 		conn.Close(ctx)
 		p.kill()
 		p = startProcess(t, dir, addr)
-		if conn, err = pgx.Connect(ctx, connString(addr)); err != nil {
+		if conn, err = pgx.Connect(ctx, testkit.ConnString(addr)); err != nil {
 			t.Fatal(err)
 		}
 		var n, logs int
@@ -104,7 +105,7 @@ func startPrepared(t *testing.T, stmts ...string) (dir, addr string, p *process)
 	dir, addr = t.TempDir(), freeAddr(t)
 	p = startProcess(t, dir, addr)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, connString(addr))
+	conn, err := pgx.Connect(ctx, testkit.ConnString(addr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestKill9WithViews(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			c, err := pgx.Connect(ctx, connString(addr))
+			c, err := pgx.Connect(ctx, testkit.ConnString(addr))
 			if err != nil {
 				return
 			}
@@ -170,7 +171,7 @@ func TestKill9WithViews(t *testing.T) {
 		p = startProcess(t, dir, addr)
 	}
 	defer p.kill()
-	conn, err := pgx.Connect(ctx, connString(addr))
+	conn, err := pgx.Connect(ctx, testkit.ConnString(addr))
 	if err != nil {
 		t.Fatal(err)
 	}

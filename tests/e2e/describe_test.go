@@ -3,12 +3,14 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/streamdb/streamdb/tests/testkit"
 )
 
 // TestPsqlDescribe runs psql's describe commands, which query pg_catalog,
 // and the information_schema views tools read.
 func TestPsqlDescribe(t *testing.T) {
-	n := startNode(t)
+	n := testkit.StartNode(t)
 	if out, err := psql(t, n.Addr(),
 		"CREATE TABLE t (a INT PRIMARY KEY, b TEXT NOT NULL DEFAULT 'x', c DOUBLE PRECISION, d VARCHAR(10), e INT[], f VARCHAR(3) ARRAY)",
 		"CREATE VIEW v AS SELECT b, d FROM t",

@@ -14,6 +14,7 @@ import (
 	"github.com/anishathalye/porcupine"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/streamdb/streamdb/tests/testkit"
 )
 
 // failoverTables are the tables the writers of the failover tests insert
@@ -142,7 +143,7 @@ func (l *failoverLoad) conn(ctx context.Context, rng *rand.Rand) (*pgx.Conn, err
 		l.mu.Unlock()
 		i := live[rng.IntN(len(live))]
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		conn, err := pgx.Connect(cctx, connString(l.nodes[i].addr)+"&default_query_exec_mode=simple_protocol")
+		conn, err := pgx.Connect(cctx, testkit.ConnString(l.nodes[i].addr)+"&default_query_exec_mode=simple_protocol")
 		cancel()
 		if err == nil {
 			return conn, nil
@@ -339,7 +340,7 @@ func (l *failoverLoad) probeDDL(t *testing.T, round, killed int) time.Duration {
 			t.Fatalf("no DDL succeeded on n%d for 60 s after the leader was killed", (killed+1)%len(l.nodes)+1)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		conn, err := pgx.Connect(ctx, connString(survivor.addr))
+		conn, err := pgx.Connect(ctx, testkit.ConnString(survivor.addr))
 		if err == nil {
 			_, err = conn.Exec(ctx, fmt.Sprintf("CREATE VIEW probe_%d_%d AS SELECT 1 AS x", round, attempt))
 			conn.Close(context.Background())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/streamdb/streamdb/bench/nexmarkbench"
+	"github.com/streamdb/streamdb/tests/testkit"
 )
 
 // nexmarkData is the generator's settings of the Nexmark correctness test:
@@ -21,7 +22,7 @@ var nexmarkData = nexmarkbench.SourceOptions{Events: 30_000, Splits: 2, Seed: 7}
 // Then it copies the tables into PostgreSQL and requires PostgreSQL's
 // answer to every query it can run.
 func TestNexmarkQueries(t *testing.T) {
-	n := startNode(t)
+	n := testkit.StartNode(t)
 	conn := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
 	ctx := context.Background()
 	exec := func(sql string) {
@@ -62,7 +63,7 @@ func TestNexmarkQueries(t *testing.T) {
 		})
 	}
 
-	pg := connectPostgres(t, startPostgres(t))
+	pg := connectPostgres(t, testkit.StartPostgres(t))
 	for _, table := range tables {
 		copyTable(t, conn, pg, table)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/streamdb/streamdb/tests/testkit"
 )
 
 // typedRow is one row of every wire type point 3 of the skeleton lists,
@@ -88,7 +89,7 @@ func checkRow(t *testing.T, mode string, got, want typedRow) {
 // default mode (Parse/Describe, cached statements, binary formats) and its
 // simple protocol (text, client-side interpolation).
 func TestPgxAllTypes(t *testing.T) {
-	n := startNode(t)
+	n := testkit.StartNode(t)
 	ctx := context.Background()
 	setup := connect(t, n.Addr(), pgx.QueryExecModeCacheStatement)
 	if _, err := setup.Exec(ctx, createTyped); err != nil {
@@ -137,7 +138,7 @@ func TestPgxAllTypes(t *testing.T) {
 // TestPgxBatch sends a pgx.Batch of inserts (one round trip) and reads
 // them back with an aggregate.
 func TestPgxBatch(t *testing.T) {
-	n := startNode(t)
+	n := testkit.StartNode(t)
 	ctx := context.Background()
 	conn := connect(t, n.Addr(), pgx.QueryExecModeCacheStatement)
 	if _, err := conn.Exec(ctx, `CREATE TABLE items (id INT PRIMARY KEY, name TEXT, qty INT)`); err != nil {

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/streamdb/streamdb/tests/testkit"
 )
 
 // psql runs the psql binary against addr with the given -c commands and
@@ -25,7 +27,7 @@ func psql(t *testing.T, addr string, commands ...string) (string, error) {
 }
 
 func TestPsqlSession(t *testing.T) {
-	n := startNode(t)
+	n := testkit.StartNode(t)
 	out, err := psql(t, n.Addr(),
 		"CREATE TABLE t (id BIGINT PRIMARY KEY, name TEXT)",
 		"INSERT INTO t VALUES (1, 'a'), (2, NULL)",
@@ -50,7 +52,7 @@ func TestPsqlSession(t *testing.T) {
 }
 
 func TestPsqlUnknownDatabase(t *testing.T) {
-	n := startNode(t)
+	n := testkit.StartNode(t)
 	host, port, _ := net.SplitHostPort(n.Addr())
 	out, err := exec.Command("psql", "-X", "-h", host, "-p", port, "-d", "nope", "-c", "SELECT 1").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), `database "nope" does not exist`) {

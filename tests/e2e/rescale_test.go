@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/streamdb/streamdb/tests/testkit"
 )
 
 // rescaleViews are the views the rescale tests move while writers change
@@ -51,7 +52,7 @@ func createRescaleViews(t *testing.T, conn *pgx.Conn) {
 // writer inserts, updates and deletes rows of table (a or b) until stop
 // is closed or a statement fails, counting its statements in done.
 func writer(ctx context.Context, addr, table string, seed uint64, stop <-chan struct{}, done *int) error {
-	conn, err := pgx.Connect(ctx, connString(addr))
+	conn, err := pgx.Connect(ctx, testkit.ConnString(addr))
 	if err != nil {
 		return err
 	}
@@ -156,7 +157,7 @@ func rescaleTargets(rng *rand.Rand, n int) []int {
 // writers insert, update and delete their inputs; afterwards every view
 // equals its batch query and runs at the parallelism last asked for.
 func TestRescaleUnderLoad(t *testing.T) {
-	n := startNode(t)
+	n := testkit.StartNode(t)
 	conn := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
 	createRescaleViews(t, conn)
 	ctx := context.Background()
@@ -217,7 +218,7 @@ func TestRescaleUnderLoad(t *testing.T) {
 func TestKill9DuringRescale(t *testing.T) {
 	ctx := context.Background()
 	dir, addr, p := startPrepared(t)
-	conn, err := pgx.Connect(ctx, connString(addr))
+	conn, err := pgx.Connect(ctx, testkit.ConnString(addr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestKill9DuringRescale(t *testing.T) {
 			// The writers stop with an error when the server dies.
 			wg.Go(func() { _ = writer(ctx, addr, table, seed+uint64(10*round+i), stop, &writes[i]) })
 		}
-		c, err := pgx.Connect(ctx, connString(addr))
+		c, err := pgx.Connect(ctx, testkit.ConnString(addr))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +267,7 @@ func TestKill9DuringRescale(t *testing.T) {
 		t.Fatal("no kill -9 hit a rescale in progress")
 	}
 	defer p.kill()
-	conn, err = pgx.Connect(ctx, connString(addr))
+	conn, err = pgx.Connect(ctx, testkit.ConnString(addr))
 	if err != nil {
 		t.Fatal(err)
 	}

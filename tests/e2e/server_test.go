@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,31 +14,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/streamdb/streamdb/node"
+	"github.com/streamdb/streamdb/tests/testkit"
 )
-
-// startNode runs an in-process node on a free port in a temp dir.
-func startNode(t *testing.T) *node.Node {
-	t.Helper()
-	n, err := node.Start(node.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := n.Close(); err != nil {
-			t.Errorf("close node: %v", err)
-		}
-	})
-	return n
-}
-
-func connString(addr string) string {
-	return fmt.Sprintf("postgres://tester@%s/streamdb?sslmode=disable", addr)
-}
 
 func connect(t *testing.T, addr string, mode pgx.QueryExecMode) *pgx.Conn {
 	t.Helper()
-	cfg, err := pgx.ParseConfig(connString(addr))
+	cfg, err := pgx.ParseConfig(testkit.ConnString(addr))
 	if err != nil {
 		t.Fatal(err)
 	}

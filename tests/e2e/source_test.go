@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/streamdb/streamdb/connector/nexmark"
+	"github.com/streamdb/streamdb/tests/testkit"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -48,7 +49,7 @@ func TestKill9SourcesExactlyOnce(t *testing.T) {
 		"SELECT n, s FROM bid_totals":       {wantBids, wantPrice},
 	}
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, connString(addr))
+	conn, err := pgx.Connect(ctx, testkit.ConnString(addr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestKill9SourcesExactlyOnce(t *testing.T) {
 func count(t *testing.T, addr, query string) int64 {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, connString(addr))
+	conn, err := pgx.Connect(ctx, testkit.ConnString(addr))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/cockroachdb/apd/v3"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/streamdb/streamdb/tests/testkit"
 	"pgregory.net/rapid"
 )
 
@@ -87,7 +88,7 @@ func joinView(t *rapid.T, p string, create func(q string) string) string {
 // joinView) and checks after FLUSH that each view equals its query run as
 // a batch query over the tables.
 func TestViewOracle(t *testing.T) {
-	n := startNode(t)
+	n := testkit.StartNode(t)
 	conn := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
 	ctx := context.Background()
 	exec := func(t *rapid.T, sql string, args ...any) {

@@ -1,0 +1,225 @@
+package difftest
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+func vals(s ...string) []Value {
+	out := make([]Value, len(s))
+	for i, v := range s {
+		if v == "NULL" {
+			out[i] = Value{Null: true}
+		} else {
+			out[i] = Value{S: v}
+		}
+	}
+	return out
+}
+
+func TestRowsDiffNormalizes(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		pg, sdb  uint32
+		a, b     string
+		want     bool // equal
+		orderedB string
+	}{
+		{"numeric scale", oidNumeric, oidNumeric, "1.50", "1.5", true, ""},
+		{"numeric zero", oidNumeric, oidNumeric, "-0.000", "0", true, ""},
+		{"numeric value", oidNumeric, oidNumeric, "0.3333333333333333", "0.33333333333333333333", false, ""},
+		{"int and numeric", oidInt8, oidNumeric, "42", "42.0", true, ""},
+		{"float tolerance", oidFloat8, oidFloat8, "0.30000000000000004", "0.3", true, ""},
+		{"float differs", oidFloat8, oidFloat8, "0.3001", "0.3", false, ""},
+		{"float vs numeric", oidFloat8, oidNumeric, "0.3333333333333333", "0.33333333333333333333", true, ""},
+		{"float minus zero", oidFloat8, oidFloat8, "-0", "0", true, ""},
+		{"float specials", oidFloat8, oidFloat8, "NaN", "NaN", true, ""},
+		{"float infinities", oidFloat8, oidFloat8, "Infinity", "-Infinity", false, ""},
+		{"interval day", oidInterval, oidInterval, "1 day", "24:00:00", true, ""},
+		{"interval month", oidInterval, oidInterval, "1 mon -1 days", "29 days", true, ""},
+		{"interval mixed", oidInterval, oidInterval, "1 year 2 mons -3 days +04:05:06.5", "14 mons -2 days -19:54:53.5", true, ""},
+		{"interval differs", oidInterval, oidInterval, "1 day", "1 day 00:00:01", false, ""},
+		{"text exact", 25, 25, "a", "a ", false, ""},
+		{"null vs text", 25, 25, "NULL", "'NULL'", false, ""},
+	} {
+		got := rowsDiff([]uint32{c.pg}, []uint32{c.sdb}, [][]Value{vals(c.a)}, [][]Value{vals(c.b)}, false)
+		if (got == "") != c.want {
+			t.Errorf("%s: %q vs %q: diff %q, want equal=%v", c.name, c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestRowsDiffOrder(t *testing.T) {
+	oids := []uint32{oidInt4, 25}
+	a := [][]Value{vals("1", "x"), vals("2", "NULL"), vals("2", "NULL")}
+	b := [][]Value{vals("2", "NULL"), vals("1", "x"), vals("2", "NULL")}
+	if d := rowsDiff(oids, oids, a, b, false); d != "" {
+		t.Errorf("multisets: %s", d)
+	}
+	if d := rowsDiff(oids, oids, a, b, true); d != "same rows in another order" {
+		t.Errorf("ordered: %q", d)
+	}
+	if d := rowsDiff(oids, oids, a, b[:2], false); !strings.Contains(d, "only in PostgreSQL: 1 row") {
+		t.Errorf("missing row: %q", d)
+	}
+	if d := rowsDiff(oids, oids[:1], nil, nil, false); d == "" {
+		t.Error("column counts differ, no difference found")
+	}
+}
+
+func TestIntervalValue(t *testing.T) {
+	for s, ok := range map[string]bool{"00:00:00": true, "-178000000 years": true, "2147483647 days": true,
+		"-2562047788:00:54.775808": true, "1 fortnight": false, "1": false} {
+		if _, got := intervalValue(s); got != ok {
+			t.Errorf("intervalValue(%q) ok=%v, want %v", s, got, ok)
+		}
+	}
+}
+
+func pgErr(code string) *pgconn.PgError { return &pgconn.PgError{Code: code, Message: "m"} }
+
+func TestCompareClassifies(t *testing.T) {
+	rows := Outcome{OIDs: []uint32{oidInt4}, Rows: [][]Value{vals("1")}, Tag: "SELECT 1"}
+	other := Outcome{OIDs: []uint32{oidInt4}, Rows: [][]Value{vals("2")}, Tag: "SELECT 1"}
+	wider := Outcome{OIDs: []uint32{oidInt8}, Rows: [][]Value{vals("1")}, Tag: "SELECT 1"}
+	for _, c := range []struct {
+		name    string
+		pg, sdb Outcome
+		view    bool
+		want    Kind
+	}{
+		{"same rows", rows, rows, false, ""},
+		{"rows", rows, other, false, KindRows},
+		{"view rows", rows, other, true, KindViewRows},
+		{"type", rows, wider, false, KindType},
+		{"error vs rows", Outcome{Err: pgErr("22003")}, rows, false, KindErrorVsRows},
+		{"rows vs error", rows, Outcome{Err: pgErr("42883")}, false, KindErrorVsRows},
+		{"same error", Outcome{Err: pgErr("22003")}, Outcome{Err: pgErr("22003")}, false, ""},
+		{"sqlstate", Outcome{Err: pgErr("22003")}, Outcome{Err: pgErr("22008")}, false, KindSQLState},
+		{"error class", Outcome{Err: pgErr("22003")}, Outcome{Err: pgErr("42601")}, false, KindErrorClass},
+		{"internal error", rows, Outcome{Err: pgErr("XX000")}, false, KindCrash},
+		{"lost", rows, Outcome{Lost: "EOF"}, false, KindCrash},
+		{"timeout", rows, Outcome{Lost: "deadline", Timeout: true}, false, KindTimeout},
+		{"both time out", Outcome{Lost: "deadline", Timeout: true}, Outcome{Lost: "deadline", Timeout: true}, false, ""},
+	} {
+		d := compare(c.pg, c.sdb, false, c.view)
+		var got Kind
+		if d != nil {
+			got = d.kind
+		}
+		if got != c.want {
+			t.Errorf("%s: kind %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestKnownDifferences(t *testing.T) {
+	known, err := ParseKnown(knownDifferences)
+	if err != nil {
+		t.Fatalf("the checked-in list: %v", err)
+	}
+	if len(known) == 0 {
+		t.Fatal("the checked-in list is empty")
+	}
+	if _, err := ParseKnown("rows pg=rows sdb=rows | *\n"); err == nil {
+		t.Error("an entry without a reason was accepted")
+	}
+	list, err := ParseKnown("# reason\n* sdb=0A000 «X is not supported» | *\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := signaturePrefix(&diff{kind: KindErrorVsRows, sdb: Outcome{Err: &pgconn.PgError{Code: "0A000", Message: "X is not supported"}}}) + " | query: SELECT 1"
+	if k := match(list, sig); k == nil || k.Reason != "reason" {
+		t.Errorf("%q did not match", sig)
+	}
+	if k := match(list, strings.Replace(sig, "X is", "Y is", 1)); k != nil {
+		t.Error("another message matched")
+	}
+}
+
+func TestMessageShape(t *testing.T) {
+	a := messageShape(`invalid input syntax for type integer: "abc"`)
+	b := messageShape(`invalid input syntax for type integer: "x y"`)
+	c := messageShape("index out of range [5] with length 2")
+	if a != b || c != "«index out of range [N] with length N»" {
+		t.Errorf("shapes %q %q %q", a, b, c)
+	}
+}
+
+func TestParseSeeds(t *testing.T) {
+	got, err := parseSeeds("1-3,7")
+	if err != nil || len(got) != 4 || got[3] != 7 {
+		t.Errorf("parseSeeds: %v %v", got, err)
+	}
+	for _, bad := range []string{"", "3-1", "x"} {
+		if _, err := parseSeeds(bad); err == nil {
+			t.Errorf("parseSeeds(%q) accepted", bad)
+		}
+	}
+}
+
+// query builds SELECT items FROM rel AS alias.
+func query(rel, alias string, items ...*Expr) *Query {
+	q := &Query{Sel: &Select{From: &From{Rel: rel, Alias: alias}}, Limit: -1, Offset: -1}
+	for i, e := range items {
+		q.Sel.Items = append(q.Sel.Items, Item{E: e, Alias: "x" + string(rune('0'+i))})
+	}
+	return q
+}
+
+func TestShapeAndOrder(t *testing.T) {
+	q := query("t0", "r1", mk(Int4, "+", "($ + $)", leaf(Int4, colLeaf, "r1.c0"), leaf(Int4, litLeaf, "5")), leaf(Text, colLeaf, "r1.c1"))
+	if got, want := q.SQL(), "SELECT (r1.c0 + 5) AS x0, r1.c1 AS x1 FROM t0 AS r1"; got != want {
+		t.Errorf("SQL %q, want %q", got, want)
+	}
+	if got, want := q.Shape(), "SELECT (c:int4 + l:int4), c:text FROM T"; got != want {
+		t.Errorf("Shape %q, want %q", got, want)
+	}
+	q.OrderBy = []Order{{Ordinal: 2}}
+	if q.totalOrder() {
+		t.Error("ORDER BY 2 of 2 columns is total")
+	}
+	q.OrderBy = append(q.OrderBy, Order{Ordinal: 1, Desc: true})
+	if !q.totalOrder() {
+		t.Error("ORDER BY 2, 1 DESC is not total")
+	}
+}
+
+func TestPrunedAndProbes(t *testing.T) {
+	// SELECT s2.x0 FROM (SELECT r1.c0 AS x0, (r1.c1 / 0) AS x1 FROM t0 AS r1) AS s2 CROSS JOIN t1 AS r3
+	inner := query("t0", "r1", leaf(Int4, colLeaf, "r1.c0"), mk(Int4, "/", "($ / 0)", leaf(Int4, colLeaf, "r1.c1")))
+	q := &Query{Sel: &Select{Items: []Item{{E: leaf(Int4, colLeaf, "s2.x0")}},
+		From: &From{Join: "CROSS JOIN", L: &From{Sub: inner, Alias: "s2"}, R: &From{Rel: "t1", Alias: "r3"}}}, Limit: -1, Offset: -1}
+	p := pruned(q)
+	if p == nil || !strings.Contains(p.SQL(), "CAST(NULL AS int4) AS x1") || strings.Contains(p.SQL(), "/ 0") {
+		t.Errorf("pruned: %v", p)
+	}
+	if !strings.Contains(q.SQL(), "/ 0") {
+		t.Error("pruned changed its argument")
+	}
+	var sqls []string
+	for _, pq := range probes(check{query: q}, "22012", true) {
+		sqls = append(sqls, pq.SQL())
+	}
+	if len(sqls) != 1 || sqls[0] != "SELECT (r1.c1 / 0) FROM t0 AS r1" {
+		t.Errorf("probes: %q", sqls)
+	}
+}
+
+func TestSame(t *testing.T) {
+	rows := Outcome{OIDs: []uint32{oidInt4}}
+	syntax := Outcome{Err: pgErr("42601")}
+	data := Outcome{Err: pgErr("22003")}
+	want := &diff{kind: KindErrorClass, pg: data, sdb: syntax}
+	if !same(want, &diff{kind: KindErrorVsRows, pg: rows, sdb: syntax}) {
+		t.Error("a refusal where PostgreSQL then answers is not the same")
+	}
+	if same(&diff{kind: KindErrorVsRows, pg: rows, sdb: syntax}, &diff{kind: KindErrorClass, pg: data, sdb: syntax}) {
+		t.Error("a refusal of a valid query became one of an invalid one")
+	}
+	if same(&diff{kind: KindErrorVsRows, pg: rows, sdb: data}, &diff{kind: KindErrorVsRows, pg: rows, sdb: data, tag: tagUnused}) {
+		t.Error("a tagged difference is the same as an untagged one")
+	}
+}

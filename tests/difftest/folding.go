@@ -1,0 +1,338 @@
+package difftest
+
+import (
+	"context"
+	"slices"
+	"strings"
+)
+
+// Which subexpressions a server evaluates, and when, is its own business:
+// PostgreSQL's manual leaves the order of evaluation undefined (4.2.14,
+// Expression Evaluation Rules). PostgreSQL evaluates constant
+// subexpressions when it plans (so their errors surface where no row
+// would evaluate them: an empty table, an untaken CASE branch), folds a
+// strict function with a NULL argument to NULL without evaluating the
+// others, skips plans under a constant false filter, and never computes a
+// derived table's columns the query does not use. explain tells such
+// differences in evaluation apart from differences in values, for a
+// run-time error on one side only (see runtimeError). It evaluates the statement's
+// subexpressions one at a time (constants alone, the others over their
+// SELECT's FROM), smallest first, until one fails on the failing side
+// with the same SQLSTATE:
+//
+//   - If it fails on the other side too, both servers fail on that
+//     expression when made to evaluate it: they differ only in whether
+//     they evaluate it. When PostgreSQL is the one that evaluated it,
+//     explain returns nil (and counts it: streamdb is lenient where its
+//     answer does not need the value); else it tags the difference as of
+//     lower severity.
+//   - If the other side answers it over tables only (no derived tables,
+//     which may differ themselves), the difference is that expression's:
+//     explain returns it with the check of that expression alone.
+//
+// When no subexpression fails alone, a query whose derived tables'
+// unused columns, replaced by NULL, make the difference vanish is tagged
+// too (streamdb computes columns PostgreSQL drops). Otherwise explain
+// returns d unchanged.
+func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check) {
+	if d == nil || d.kind != KindErrorVsRows || c.view != nil {
+		return d, nil
+	}
+	pgFailed := d.pg.Err != nil
+	failed := d.sdb.Err
+	if pgFailed {
+		failed = d.pg.Err
+	}
+	if !runtimeError(failed) {
+		return d, nil
+	}
+	for _, pq := range probes(c, failed.Code, !pgFailed) {
+		pg, sdb := ru.probe(ctx, pq.SQL())
+		f, o := sdb, pg
+		if pgFailed {
+			f, o = pg, sdb
+		}
+		if f.Err == nil || f.Err.Code != failed.Code {
+			continue
+		}
+		if o.Err == nil || o.Err.Code[:2] != failed.Code[:2] {
+			if readsDerived(pq.Sel.From) {
+				continue // the difference may be the derived tables'
+			}
+			if pd := compare(pg, sdb, false, false); pd != nil {
+				return pd, &check{query: pq}
+			}
+		}
+		if pgFailed {
+			ru.Stats.Skipped++
+			return nil, nil
+		}
+		return &diff{kind: d.kind, pg: d.pg, sdb: d.sdb, tag: tagEvaluates, low: true,
+			detail: "both fail on this subexpression when made to evaluate it; PostgreSQL does not evaluate it here: " + pq.SQL()}, nil
+	}
+	if pgFailed || c.query == nil {
+		return d, nil
+	}
+	if pq := pruned(c.query); pq != nil {
+		pg, sdb := ru.both(ctx, pq.SQL())
+		if compare(pg, sdb, pq.totalOrder(), false) == nil {
+			return &diff{kind: d.kind, pg: d.pg, sdb: d.sdb, tag: tagUnused, low: true,
+				detail: "streamdb computes derived-table columns the query does not use, which PostgreSQL drops; with them replaced by NULL both agree: " + pq.SQL()}, nil
+		}
+	}
+	return d, nil
+}
+
+// The tags of differences explain recognizes.
+const (
+	tagEvaluates = "streamdb evaluates an expression PostgreSQL does not evaluate here"
+	tagUnused    = "streamdb computes unused derived-table columns"
+)
+
+// probe runs a probe on both servers, once per state of the tables: the
+// reducer asks for the same probes again and again.
+func (ru *Runner) probe(ctx context.Context, sql string) (pg, sdb Outcome) {
+	if o, ok := ru.probed[sql]; ok {
+		return o[0], o[1]
+	}
+	pg, sdb = ru.both(ctx, sql)
+	ru.probed[sql] = [2]Outcome{pg, sdb}
+	return pg, sdb
+}
+
+// maxProbes bounds the subexpressions explain evaluates alone.
+const maxProbes = 100
+
+// probes returns queries that evaluate c's subexpressions one at a time,
+// those whose operation may raise code first, then constants, then the
+// smallest, over the inputs they read: a constant alone (SELECT e),
+// any other over the relations and derived tables of its SELECT whose
+// columns it reads (cross joined), or over its DML statement's table.
+// Aggregates, subqueries and expressions reading outer columns are left
+// out.
+func probes(c check, code string, tables bool) []*Query {
+	var all []*Query
+	switch {
+	case c.query != nil:
+		c.query.walk(nil, func(s *Select) {
+			roots := []*Expr{s.Where, s.Having}
+			for _, it := range s.Items {
+				roots = append(roots, it.E)
+			}
+			roots = append(roots, s.GroupBy...)
+			var joins func(f *From)
+			joins = func(f *From) {
+				if f != nil && f.Join != "" {
+					roots = append(roots, f.On)
+					joins(f.L)
+					joins(f.R)
+				}
+			}
+			joins(s.From)
+			for _, r := range roots {
+				if r != nil {
+					walkExpr(r, func(e *Expr) {
+						switch from, ok := inputs(e, s.From); {
+						case e.Kind == "scalar subquery":
+							// Alone, when it is not correlated.
+							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}}, Limit: -1, Offset: -1})
+						case !ok || e.Leaf == nullLeaf || e.Leaf == colLeaf || hasSubquery(e):
+						case hasAggregate(e):
+							// Over the groups it is computed on.
+							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: s.From, Where: s.Where, GroupBy: s.GroupBy}, Limit: -1, Offset: -1})
+						default:
+							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: from}, Limit: -1, Offset: -1})
+						}
+					})
+				}
+			}
+		}, nil, nil)
+	case c.dml != nil:
+		// Over the table as it was: PostgreSQL rolled the statement back
+		// (see run); streamdb's is as it was when streamdb failed, else
+		// only constants tell.
+		table := &From{Rel: c.dml.Table.Name, Alias: c.dml.Table.Name}
+		for _, r := range append(slices.Clone(c.dml.Values), c.dml.Where) {
+			if r != nil {
+				walkExpr(r, func(e *Expr) {
+					reads := holds(e, func(x *Expr) bool { return x.Leaf == colLeaf })
+					if e.Leaf != nullLeaf && e.Leaf != colLeaf && !hasSubquery(e) && (tables || !reads) {
+						q := &Query{Sel: &Select{Items: []Item{{E: e}}}, Limit: -1, Offset: -1}
+						if reads {
+							q.Sel.From = table
+						}
+						all = append(all, q)
+					}
+				})
+			}
+		}
+	}
+	// The operations that raise code first, then constants (PostgreSQL
+	// folds them when it plans), then the smallest.
+	slices.SortStableFunc(all, func(a, b *Query) int {
+		if ra, rb := raises(a.Sel.Items[0].E, code), raises(b.Sel.Items[0].E, code); ra != rb {
+			return boolInt(rb) - boolInt(ra)
+		}
+		if ca, cb := a.Sel.From == nil, b.Sel.From == nil; ca != cb {
+			return boolInt(cb) - boolInt(ca)
+		}
+		return len(a.Sel.Items[0].E.SQL()) - len(b.Sel.Items[0].E.SQL())
+	})
+	var out []*Query
+	seen := map[string]bool{}
+	for _, q := range all {
+		if sql := q.SQL(); !seen[sql] && len(out) < maxProbes {
+			seen[sql] = true
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// raisers are, by SQLSTATE, the kinds of the nodes that raise it.
+var raisers = map[string][]string{
+	"21000": {"scalar subquery"},
+	"22003": {"+", "-", "*", "/", "neg", "abs", "cast", "sum", "avg", "round", "trunc"},
+	"22007": {"cast"},
+	"22008": {"date", "timestamp", "interval", "ts-ts", "age", "extract", "date_part", "cast", "avg", "sum"},
+	"22011": {"substr"},
+	"22012": {"/", "%"},
+	"2201F": {"sqrt"},
+	"22P02": {"cast"},
+	"0A000": {"cast"},
+}
+
+// raises reports whether e's own operation may raise SQLSTATE code.
+func raises(e *Expr, code string) bool {
+	return slices.ContainsFunc(raisers[code], func(k string) bool { return strings.Contains(e.Kind, k) })
+}
+
+// inputs returns the FROM that e reads from, within its SELECT's FROM
+// from: the relations and derived tables whose columns it reads, cross
+// joined (nil for a constant), or from itself when e reads a merged
+// USING column. It reports false when e reads a column from outside.
+func inputs(e *Expr, from *From) (*From, bool) {
+	leaves := map[string]*From{}
+	var collect func(f *From)
+	collect = func(f *From) {
+		switch {
+		case f == nil:
+		case f.Join != "":
+			collect(f.L)
+			collect(f.R)
+		default:
+			leaves[f.Alias] = f
+		}
+	}
+	collect(from)
+	var used []*From
+	ok, whole := true, false
+	walkExpr(e, func(x *Expr) {
+		if x.Leaf != colLeaf {
+			return
+		}
+		alias, _, qualified := strings.Cut(x.Parts[0], ".")
+		switch f := leaves[alias]; {
+		case !qualified:
+			whole = true
+		case f == nil:
+			ok = false
+		case !slices.Contains(used, f):
+			used = append(used, f)
+		}
+	})
+	switch {
+	case !ok:
+		return nil, false
+	case whole:
+		return from, true
+	case len(used) == 0:
+		return nil, true
+	}
+	out := used[0]
+	for _, f := range used[1:] {
+		out = &From{Join: "CROSS JOIN", L: out, R: f}
+	}
+	return out, true
+}
+
+// readsDerived reports whether f holds a derived table.
+func readsDerived(f *From) bool {
+	return f != nil && (f.Sub != nil || readsDerived(f.L) || readsDerived(f.R))
+}
+
+// hasSubquery reports whether e holds a subquery; hasAggregate whether it
+// holds an aggregate.
+func hasSubquery(e *Expr) bool  { return holds(e, func(x *Expr) bool { return x.Sub != nil }) }
+func hasAggregate(e *Expr) bool { return holds(e, func(x *Expr) bool { return x.Agg }) }
+
+// holds reports whether a node of e satisfies f.
+func holds(e *Expr, f func(*Expr) bool) bool {
+	found := false
+	walkExpr(e, func(x *Expr) { found = found || f(x) })
+	return found
+}
+
+// walkExpr calls f on e and its arguments (not subqueries).
+func walkExpr(e *Expr, f func(*Expr)) {
+	f(e)
+	for _, a := range e.Args {
+		walkExpr(a, f)
+	}
+}
+
+// pruned returns a copy of q whose derived tables compute NULL for the
+// columns nothing references, as PostgreSQL's planner drops them (only
+// where that keeps the rows: no DISTINCT, no set operation, no
+// USING/NATURAL join over them, no * reading them), or nil if there are
+// none.
+func pruned(q *Query) *Query {
+	q = cloner{}.query(q)
+	changed := false
+	for pruneOnce(q) {
+		changed = true
+	}
+	if !changed {
+		return nil
+	}
+	return q
+}
+
+// pruneOnce replaces the unreferenced columns of q's derived tables by
+// NULL and reports whether it replaced any (which may leave more columns
+// unreferenced).
+func pruneOnce(q *Query) bool {
+	refs := map[string]bool{}
+	var derived []*From
+	blocked := map[*From]bool{}
+	q.walk(func(e *Expr) {
+		if e.Leaf == colLeaf {
+			refs[e.Parts[0]] = true
+		}
+	}, func(s *Select) {
+		if s.Star != "" {
+			refs[s.Star] = true
+		}
+	}, func(f *From) {
+		if f.Sub != nil {
+			derived = append(derived, f)
+		}
+		if f.Natural || len(f.Using) > 0 {
+			blocked[f.L], blocked[f.R] = true, true
+		}
+	}, nil)
+	changed := false
+	for _, f := range derived {
+		s := f.Sub.Sel
+		if blocked[f] || refs["*"] || refs[f.Alias+".*"] || s == nil || s.Distinct || s.Star != "" {
+			continue
+		}
+		for i, it := range s.Items {
+			if !refs[f.Alias+"."+it.Alias] && it.E.Leaf != nullLeaf {
+				s.Items[i].E = nullOf(it.E.T)
+				changed = true
+			}
+		}
+	}
+	return changed
+}
