@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -126,12 +127,19 @@ func Service(name string, methods []grpc.MethodDesc, streams []grpc.StreamDesc) 
 
 // Client calls other nodes, one connection per address.
 type Client struct {
-	mu    sync.Mutex
-	conns map[string]*grpc.ClientConn
+	dialer *net.Dialer
+	mu     sync.Mutex
+	conns  map[string]*grpc.ClientConn
 }
 
-// NewClient returns a client with no connections yet.
-func NewClient() *Client { return &Client{conns: map[string]*grpc.ClientConn{}} }
+// NewClient returns a client with no connections yet; it connects with d
+// (Mux.Dialer), or with a default dialer when d is nil.
+func NewClient(d *net.Dialer) *Client {
+	if d == nil {
+		d = &net.Dialer{}
+	}
+	return &Client{dialer: d, conns: map[string]*grpc.ClientConn{}}
+}
 
 // Conn returns the connection to addr, creating it on first use (it
 // connects lazily and reconnects by itself).
@@ -144,6 +152,9 @@ func (c *Client) Conn(addr string) (*grpc.ClientConn, error) {
 	version := strconv.Itoa(ProtocolVersion)
 	cc, err := grpc.NewClient("passthrough:///"+addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+			return c.dialer.DialContext(ctx, "tcp", addr)
+		}),
 		grpc.WithDefaultCallOptions(grpc.CallContentSubtype(codecName)),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 5 * time.Second, Timeout: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(connWindow),

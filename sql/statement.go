@@ -160,14 +160,16 @@ func (st *statement) Open(ctx context.Context, params []types.Datum) (pgwire.Row
 	if cmd, ok := writeCommand(st.parsed); ok && s.vars.readOnly() {
 		return nil, s.fail(pgerror.New(pgerror.CodeReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", cmd))
 	}
+	ctx, cancel := s.vars.statementContext(ctx)
+	defer cancel()
 	// What any node acknowledged before this statement began is visible
 	// to it: catalog changes and committed epochs.
 	if err := s.e.Meta.Sync(ctx); err != nil {
-		return nil, s.fail(err)
+		return nil, s.fail(statementTimedOut(ctx, err, false))
 	}
 	rows, err := st.run(ctx, params)
 	if err != nil {
-		return nil, s.fail(err)
+		return nil, s.fail(statementTimedOut(ctx, err, st.dml != nil))
 	}
 	return rows, nil
 }
