@@ -13,6 +13,7 @@ import (
 
 	"github.com/streamdb/streamdb/pgerror"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
@@ -157,6 +158,10 @@ func (c *Client) Conn(addr string) (*grpc.ClientConn, error) {
 		}),
 		grpc.WithDefaultCallOptions(grpc.CallContentSubtype(codecName)),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 5 * time.Second, Timeout: 5 * time.Second, PermitWithoutStream: true}),
+		// Reconnect within a second of a peer coming back (a restart, a
+		// healed partition): gRPC's default waits up to two minutes.
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+			MinConnectTimeout: 5 * time.Second}),
 		grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(connWindow),
 		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 			return fromStatus(invoker(metadata.AppendToOutgoingContext(ctx, versionKey, version), method, req, reply, cc, opts...))
