@@ -52,8 +52,8 @@ type Runtime struct {
 	// Reset): queues between nodes carry it in their names, so an actor of
 	// an older recovery on a node that has not been reset yet (one cut off
 	// from the others) never feeds an actor of the new one.
-	gen string
-	reader    storage.Reader
+	gen    string
+	reader storage.Reader
 	// mutations are the mutations this node injected with recent
 	// barriers, for barriers of the same epochs from other nodes.
 	mutMu     sync.Mutex
