@@ -48,12 +48,12 @@ type Runtime struct {
 	// reader reads the committed state of relations wherever it is.
 	self      string
 	transport Transport
+	reader    storage.Reader
 	// gen names the recovery the running jobs were restarted by (see
 	// Reset): queues between nodes carry it in their names, so an actor of
 	// an older recovery on a node that has not been reset yet (one cut off
 	// from the others) never feeds an actor of the new one.
-	gen    string
-	reader storage.Reader
+	gen string
 	// mutations are the mutations this node injected with recent
 	// barriers, for barriers of the same epochs from other nodes.
 	mutMu     sync.Mutex
