@@ -23,6 +23,8 @@ const (
 	numericMinSigDigits    = 16
 	numericMaxDisplayScale = 1000
 	numericMaxResultScale  = 2000
+	numericMaxIntDigits    = 131072 // digits before the decimal point
+	numericMaxDscale       = 16383  // digits after it
 )
 
 // The float overloads come first: float8 is what PostgreSQL prefers for an
@@ -278,15 +280,14 @@ func expNumeric(x *apd.Decimal) (*apd.Decimal, error) {
 		return x, nil
 	}
 	f, _ := x.Float64()
-	val := f * math.Log10E
-	if math.Abs(val) >= numericMaxResultScale*3 {
-		if val > 0 {
-			return nil, pgerror.New(pgerror.CodeNumericValueOutOfRange, "value overflows numeric format")
-		}
-		return apd.New(0, -numericMaxDisplayScale), nil
-	}
-	val = min(max(val, -numericMaxResultScale), numericMaxResultScale)
+	val := min(max(f*math.Log10E, -numericMaxResultScale), numericMaxResultScale)
 	rscale := max(numericMinSigDigits-int64(val), int64(Scale(x)))
+	if math.Abs(f) >= numericMaxResultScale*3 {
+		if f > 0 {
+			return nil, errNumericOverflow
+		}
+		return apd.New(0, -int32(min(rscale, numericMaxDisplayScale))), nil
+	}
 	return numericCompute(int64(max(val, 0))+1, rscale, func(ctx *apd.Context, r *apd.Decimal) (apd.Condition, error) {
 		return ctx.Exp(r, x)
 	})
@@ -362,6 +363,12 @@ func estimateLnDweight(x *apd.Decimal) int64 {
 		}
 		return adjusted(&d)
 	}
+	return int64(math.Log10(math.Abs(lnAbs(x))))
+}
+
+// lnAbs approximates ln|x| for a nonzero finite x from its 8 leading
+// digits.
+func lnAbs(x *apd.Decimal) float64 {
 	digits := x.Coeff.String()
 	lead := digits[:min(len(digits), 8)]
 	var m float64
@@ -369,12 +376,15 @@ func estimateLnDweight(x *apd.Decimal) int64 {
 		m = m*10 + float64(c-'0')
 	}
 	exp := int64(x.Exponent) + int64(len(digits)-len(lead))
-	return int64(math.Log10(math.Abs(math.Log(m) + float64(exp)*math.Ln10)))
+	return math.Log(m) + float64(exp)*math.Ln10
 }
 
 // divNumeric is div(): the quotient truncated toward zero.
 func divNumeric(a, b types.Datum) (types.Datum, error) {
 	x, y := a.Decimal(), b.Decimal()
+	if isSpecial(x, y) {
+		return numericDatum(divSpecial(x, y))
+	}
 	if y.IsZero() {
 		return types.Null, errDivByZero
 	}

@@ -154,8 +154,12 @@ var datetimeFunctionCases = []fnCase{
 	{fn: "date_part", args: args(txt("epoch"), ival("2147483647 months 2147483647 days 9223372036854775807 usec")), want: "5.842218453753655e+15"},
 }
 
-func TestDatetimeOperatorRanges(t *testing.T) {
-	for _, c := range datetimeOperatorCases {
+func TestDatetimeOperatorRanges(t *testing.T) { runOpCases(t, datetimeOperatorCases) }
+
+// runOpCases evaluates each case's operator over its constants.
+func runOpCases(t *testing.T, cases []opCase) {
+	t.Helper()
+	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s %s %s", c.l, c.op, c.r), func(t *testing.T) {
 			e, err := NewBinary(c.op, c.l, c.r)
 			var v types.Datum
