@@ -138,7 +138,7 @@ func resolveBinary(op string, l, r Expr) (Expr, error) {
 		if !ok {
 			return nil, undefinedOperator(op, lt, rt)
 		}
-		l, r = castTo(l, ct), castTo(r, ct)
+		l, r = castTo(l, ComparedAs(lt, ct)), castTo(r, ComparedAs(rt, ct))
 		return &Binary{Op: op, L: l, R: r, T: types.TBool, fn: compareFn(op)}, nil
 	}
 	if fn, ok := arrayOperators[op]; ok && (lt.Family == types.Array || rt.Family == types.Array) {
@@ -254,6 +254,32 @@ func ComparisonType(lt, rt types.T) (types.T, bool) {
 		return types.TTimestamp, true
 	}
 	return types.TUnknown, false
+}
+
+// ComparedAs returns the type an operand of type t is compared in when
+// the comparison's type is ct: ct, except that a date stays a date against
+// a timestamp or timestamptz, as PostgreSQL's cross-type operators compare
+// it (date_cmp_timestamp: a date past the timestamp range is later than
+// every finite timestamp, not an error).
+func ComparedAs(t, ct types.T) types.T {
+	if t.Family == types.Date && (ct.Family == types.Timestamp || ct.Family == types.TimestampTZ) {
+		return t
+	}
+	return ct
+}
+
+// SameTypeOperands returns a comparison's operands with a date compared
+// against a timestamp cast to the timestamp's type, for operators that
+// compare values of one type.
+func SameTypeOperands(b *Binary) (l, r Expr) {
+	l, r = b.L, b.R
+	switch lt, rt := l.Type(), r.Type(); {
+	case lt.Family == types.Date && isDatetime(rt):
+		l = castTo(l, rt)
+	case rt.Family == types.Date && isDatetime(lt):
+		r = castTo(r, lt)
+	}
+	return l, r
 }
 
 func isDatetime(t types.T) bool {

@@ -122,10 +122,10 @@ func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, s *scope) (expr.Expr, er
 		if !ok {
 			return nil, pgerror.New(pgerror.CodeUndefinedFunction, "operator does not exist: %s = %s", l.Type(), r.Type())
 		}
-		if l, err = b.coerceTo(l, ct); err != nil {
+		if l, err = b.coerceTo(l, expr.ComparedAs(l.Type(), ct)); err != nil {
 			return nil, err
 		}
-		if r, err = b.coerceTo(r, ct); err != nil {
+		if r, err = b.coerceTo(r, expr.ComparedAs(r.Type(), ct)); err != nil {
 			return nil, err
 		}
 		return &expr.NullSafeEq{L: l, R: r}, nil
@@ -598,11 +598,19 @@ func (b *Binder) bindIn(x *ast.PatternInExpr, s *scope) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v, err = b.coerceTo(v, t); err != nil {
+	// As in PostgreSQL, x compares with the items by the = operator for
+	// its type and theirs (a date with timestamps uncast); the items take
+	// the common type, but a lone one or one over columns compares as
+	// x = item does.
+	if v, err = b.coerceTo(v, expr.ComparedAs(v.Type(), t)); err != nil {
 		return nil, err
 	}
 	for i := range list {
-		if list[i], err = b.coerceTo(list[i], t); err != nil {
+		it := t
+		if _, isConst := list[i].(*expr.Const); len(list) == 1 || !isConst {
+			it = expr.ComparedAs(list[i].Type(), t)
+		}
+		if list[i], err = b.coerceTo(list[i], it); err != nil {
 			return nil, err
 		}
 	}
