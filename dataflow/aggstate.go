@@ -444,7 +444,11 @@ func (a *sumFloatAcc) result() (types.Datum, error) {
 	var f float64
 	switch a.special.value() {
 	case finite:
-		f = a.f
+		// Finite values that sum to an infinity overflow, as each of
+		// PostgreSQL's steps checks.
+		if f = a.f; math.IsInf(f, 0) || (a.out.Family == types.Float4 && math.IsInf(float64(float32(f)), 0)) {
+			return types.Null, expr.ErrFloatOverflow
+		}
 		if a.avg {
 			f /= float64(a.n)
 		}

@@ -195,7 +195,8 @@ type sumState struct {
 	n       int64
 	i       int64
 	dec     *apd.Decimal
-	f       float64
+	f       float64    // the sum of floats
+	acc     floatAccum // the state of avg() of floats
 	iv      types.IntervalValue
 }
 
@@ -220,8 +221,17 @@ func (s *sumState) Add(args []types.Datum) error {
 		var err error
 		s.iv, err = s.iv.Add(v.Interval())
 		return err
-	default:
-		s.f += v.Float()
+	case types.Float4, types.Float8:
+		if s.avg {
+			return s.acc.add(v.Float())
+		}
+		if s.n == 1 {
+			s.f = v.Float() // sum's state starts as the first value (so -0 stays)
+			return nil
+		}
+		var err error
+		s.f, err = addFloat(s.f, v.Float(), s.in.Family == types.Float4)
+		return err
 	}
 	return nil
 }
@@ -265,10 +275,7 @@ func (s *sumState) Result() (types.Datum, error) {
 		return types.NewInterval(s.iv), nil
 	}
 	if s.avg {
-		return types.NewFloat(s.f / float64(s.n)), nil
-	}
-	if s.out.Family == types.Float4 {
-		return types.NewFloat(float64(float32(s.f))), nil
+		return types.NewFloat(s.acc.sx / s.acc.n), nil
 	}
 	return types.NewFloat(s.f), nil
 }

@@ -167,8 +167,11 @@ func numericQuantize(x *apd.Decimal, scale int64, mode apd.Rounder) (*apd.Decima
 	return r, nil
 }
 
+// ErrFloatOverflow is PostgreSQL's error for a float result that turns
+// infinite from finite operands.
+var ErrFloatOverflow = pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: overflow")
+
 var (
-	errFloatOverflow  = pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: overflow")
 	errFloatUnderflow = pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: underflow")
 	errInputRange     = pgerror.New(pgerror.CodeNumericValueOutOfRange, "input is out of range")
 	errSqrtNegative   = pgerror.New(codeInvalidArgumentForPower, "cannot take square root of a negative number")
@@ -180,7 +183,7 @@ var (
 // produced an infinite result.
 func checkFloat(r, in float64) (float64, error) {
 	if math.IsInf(r, 0) && !math.IsInf(in, 0) {
-		return 0, errFloatOverflow
+		return 0, ErrFloatOverflow
 	}
 	return r, nil
 }
@@ -198,7 +201,7 @@ func expFloat(x float64) (float64, error) {
 	case math.IsNaN(x) || math.IsInf(x, 0):
 		return r, nil
 	case math.IsInf(r, 0):
-		return 0, errFloatOverflow
+		return 0, ErrFloatOverflow
 	case r == 0:
 		return 0, errFloatUnderflow
 	}
