@@ -18,7 +18,7 @@ func TestWaitWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	m := NewBarrierManager(NewStore(st), 0, func(uint64) {}, func() {})
+	m := NewBarrierManager(NewStore(st), 0, Hooks{Sealed: func(uint64) {}, Request: func() {}})
 	ctx := context.Background()
 
 	since := m.Resets()
