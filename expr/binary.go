@@ -473,16 +473,20 @@ func numericArith(op string) binaryFn {
 	return f
 }
 
+// floatArith is float4 and float8 arithmetic with PostgreSQL's checks
+// (float.h): a result that turns infinite from finite operands is an
+// overflow; a product, quotient or power that turns zero from nonzero
+// operands (a finite divisor) is an underflow. NaN divided by zero is NaN.
 func floatArith(op string, t types.T) binaryFn {
-	ret := func(v float64, inputsFinite bool) (types.Datum, error) {
-		if inputsFinite && math.IsInf(v, 0) {
-			return types.Null, pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: overflow")
-		}
+	ret := func(v float64, inputsFinite, zeroIsValid bool) (types.Datum, error) {
 		if t.Family == types.Float4 {
-			if inputsFinite && math.IsInf(float64(float32(v)), 0) {
-				return types.Null, pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: overflow")
-			}
 			v = float64(float32(v))
+		}
+		if inputsFinite && math.IsInf(v, 0) {
+			return types.Null, ErrFloatOverflow
+		}
+		if !zeroIsValid && v == 0 {
+			return types.Null, errFloatUnderflow
 		}
 		return types.NewFloat(v), nil
 	}
@@ -490,22 +494,24 @@ func floatArith(op string, t types.T) binaryFn {
 	switch op {
 	case "+":
 		return func(a, b types.Datum) (types.Datum, error) {
-			return ret(a.Float()+b.Float(), finite(a.Float(), b.Float()))
+			return ret(a.Float()+b.Float(), finite(a.Float(), b.Float()), true)
 		}
 	case "-":
 		return func(a, b types.Datum) (types.Datum, error) {
-			return ret(a.Float()-b.Float(), finite(a.Float(), b.Float()))
+			return ret(a.Float()-b.Float(), finite(a.Float(), b.Float()), true)
 		}
 	case "*":
 		return func(a, b types.Datum) (types.Datum, error) {
-			return ret(a.Float()*b.Float(), finite(a.Float(), b.Float()))
+			x, y := a.Float(), b.Float()
+			return ret(x*y, finite(x, y), x == 0 || y == 0)
 		}
 	case "/":
 		return func(a, b types.Datum) (types.Datum, error) {
-			if b.Float() == 0 {
+			x, y := a.Float(), b.Float()
+			if y == 0 && !math.IsNaN(x) {
 				return types.Null, errDivByZero
 			}
-			return ret(a.Float()/b.Float(), finite(a.Float(), b.Float()))
+			return ret(x/y, !math.IsInf(x, 0), x == 0 || math.IsInf(y, 0))
 		}
 	case "%":
 		return nil
@@ -518,7 +524,8 @@ func floatArith(op string, t types.T) binaryFn {
 			if x < 0 && y != math.Trunc(y) {
 				return types.Null, pgerror.New("2201F", "a negative number raised to a non-integer power yields a complex result")
 			}
-			return ret(math.Pow(x, y), finite(x, y))
+			// dpow: infinite operands follow POSIX without errors.
+			return ret(math.Pow(x, y), finite(x, y), x == 0 || !finite(x, y))
 		}
 	}
 	return nil
