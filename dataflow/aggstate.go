@@ -540,7 +540,8 @@ func (a *sumIntervalAcc) save(dst []types.Datum) []types.Datum {
 		types.NewInt(a.sum.Micros), types.NewInt(a.sum.MicrosWraps))
 }
 
-// minMaxAcc keeps the minimum or maximum of an append-only input.
+// minMaxAcc keeps the minimum or maximum of an append-only input, the last
+// of equal values as expr's batch min and max.
 type minMaxAcc struct {
 	max bool
 	v   types.Datum
@@ -554,7 +555,7 @@ func (a *minMaxAcc) add(args []types.Datum, retract bool) error {
 	if v.IsNull() {
 		return nil
 	}
-	if c := types.Compare(v, a.v); a.v.IsNull() || (a.max && c > 0) || (!a.max && c < 0) {
+	if c := types.Compare(v, a.v); a.v.IsNull() || (a.max && c >= 0) || (!a.max && c <= 0) {
 		a.v = v
 	}
 	return nil
@@ -577,7 +578,13 @@ func (a *minMaxSetAcc) add(args []types.Datum, retract bool) error {
 		return nil
 	}
 	a.key = types.AppendKey(a.key[:0], args[0], false)
-	_, _, err := multisetAdd(a.ms, a.key, args[:1], retract)
+	n, vals, err := multisetAdd(a.ms, a.key, args[:1], retract)
+	if err == nil && !retract && n > 0 && !types.Identical(vals[0], args[0]) {
+		// Of equal values (1.0 and 1.00) the last added stands for them,
+		// as in expr's batch min and max. A new row, so that the state
+		// cache sees the size change.
+		a.ms.Put(a.key, []types.Datum{types.NewInt(n + 1), args[0]})
+	}
 	return err
 }
 

@@ -280,6 +280,9 @@ func (s *sumState) Result() (types.Datum, error) {
 	return types.NewFloat(s.f), nil
 }
 
+// minMaxState keeps the least or greatest value. Of equal values (1.0 and
+// 1.00, 1 mon and 30 days, 0 and -0) it keeps the last, as PostgreSQL's
+// numeric_larger, interval_smaller, float8_larger and the like do.
 type minMaxState struct {
 	max bool
 	v   types.Datum
@@ -295,7 +298,7 @@ func (s *minMaxState) Add(args []types.Datum) error {
 		return nil
 	}
 	c := types.Compare(v, s.v)
-	if (s.max && c > 0) || (!s.max && c < 0) {
+	if (s.max && c >= 0) || (!s.max && c <= 0) {
 		s.v = v
 	}
 	return nil
