@@ -247,6 +247,9 @@ func ComparisonType(lt, rt types.T) (types.T, bool) {
 		return types.TOid, true
 	case lt.IsString() && rt.IsString():
 		return types.TText, true
+	case lt.Family == types.Time && rt.Family == types.Interval, lt.Family == types.Interval && rt.Family == types.Time:
+		// time casts to interval implicitly.
+		return types.TInterval, true
 	case isDatetime(lt) && isDatetime(rt):
 		if lt.Family == types.TimestampTZ || rt.Family == types.TimestampTZ {
 			return types.TTimestampTZ, true

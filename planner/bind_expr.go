@@ -169,15 +169,29 @@ func (b *Binder) typeUnknowns(op string, l, r expr.Expr) (expr.Expr, expr.Expr, 
 			return nil, nil, err
 		}
 	case lu:
+		if op == "+" && r.Type().Family == types.Date {
+			return nil, nil, ambiguousOperator(op, l.Type(), r.Type())
+		}
 		if l, err = b.coerce(l, unknownPeer(op, r.Type())); err != nil {
 			return nil, nil, err
 		}
 	case ru:
+		if op == "+" && l.Type().Family == types.Date {
+			return nil, nil, ambiguousOperator(op, l.Type(), r.Type())
+		}
 		if r, err = b.coerce(r, unknownPeer(op, l.Type())); err != nil {
 			return nil, nil, err
 		}
 	}
 	return l, r, nil
+}
+
+// ambiguousOperator is PostgreSQL's error for an operator whose candidates
+// an unknown operand cannot choose between: date + unknown could be date +
+// integer, date + interval or date + time.
+func ambiguousOperator(op string, l, r types.T) error {
+	return pgerror.New(pgerror.CodeAmbiguousFunction, "operator is not unique: %s %s %s", l, op, r).
+		WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
 }
 
 // unknownPeer is the type an unknown literal takes opposite a known operand.
@@ -188,7 +202,9 @@ func unknownPeer(op string, other types.T) types.T {
 	if op == "||" && !other.IsString() && other.Family != types.Bytea {
 		return types.TText
 	}
-	if (op == "+" || op == "-") && (other.Family == types.Timestamp || other.Family == types.TimestampTZ || other.Family == types.Date) {
+	if op == "+" && (other.Family == types.Timestamp || other.Family == types.TimestampTZ || other.Family == types.Time) {
+		// The only + of a timestamp or a time takes an interval; - takes
+		// the same type (timestamp - timestamp) as the default below.
 		return types.TInterval
 	}
 	if other.Family == types.Varchar {
