@@ -160,9 +160,23 @@ func numericQuantize(x *apd.Decimal, scale int64, mode apd.Rounder) (*apd.Decima
 	scale = min(max(scale, -numericMaxResultScale), numericMaxResultScale)
 	ctx := *exact
 	ctx.Rounding = mode
+	away := mode == apd.RoundCeiling && !x.Negative || mode == apd.RoundFloor && x.Negative
+	if away {
+		// apd's Quantize turns a value smaller than the unit into zero
+		// whatever the rounding (ceil(0.001) would be 0): truncate, and
+		// step one unit away from zero if that dropped anything.
+		ctx.Rounding = apd.RoundDown
+	}
 	r := new(apd.Decimal)
 	if _, err := ctx.Quantize(r, x, int32(-scale)); err != nil {
 		return nil, numericErr(err)
+	}
+	if away && r.Cmp(x) != 0 {
+		unit := apd.New(1, int32(-scale))
+		unit.Negative = x.Negative
+		if _, err := ctx.Add(r, r, unit); err != nil {
+			return nil, numericErr(err)
+		}
 	}
 	return r, nil
 }

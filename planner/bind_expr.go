@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"math"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/streamdb/streamdb/expr"
@@ -303,7 +305,8 @@ func zeroOf(t types.T) (expr.Expr, error) {
 	case t.Family == types.Numeric:
 		return expr.NewConst(types.NewDecimal(expr.DecimalFromInt(0)), types.TNumeric), nil
 	case t.Family == types.Float4 || t.Family == types.Float8:
-		return expr.NewConst(types.NewFloat(0), t), nil
+		// -0 - x is -x for every float, as float8um: -(0) is -0.
+		return expr.NewConst(types.NewFloat(math.Copysign(0, -1)), t), nil
 	case t.Family == types.Interval:
 		return expr.NewConst(types.NewInterval(types.IntervalValue{}), t), nil
 	}
