@@ -74,7 +74,10 @@ func setupFailoverTables(t *testing.T, n *clusterNode) {
 			fmt.Sprintf("CREATE MATERIALIZED VIEW %s_sum AS SELECT w, count(*) AS n, sum(id) AS s FROM %s GROUP BY w", tb, tb),
 			fmt.Sprintf("CREATE MATERIALIZED VIEW %s_ids AS SELECT id, w FROM %s", tb, tb),
 		} {
-			if _, err := conn.Exec(context.Background(), q); err != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			_, err := conn.Exec(ctx, q)
+			cancel()
+			if err != nil {
 				t.Fatalf("%s: %v", q, err)
 			}
 		}
