@@ -82,6 +82,11 @@ func NewAgg(name string, args []Expr, distinct, star bool) (*AggFunc, error) {
 		args[0] = castTo(args[0], types.TText)
 		t = types.TText
 	}
+	if t.Family == types.Time && (name == "sum" || name == "avg") {
+		// time casts to interval implicitly: sum(interval), avg(interval).
+		args[0] = castTo(args[0], types.TInterval)
+		t = types.TInterval
+	}
 	switch name {
 	case "count":
 		a.T = types.TInt8
