@@ -82,6 +82,11 @@ func NewAgg(name string, args []Expr, distinct, star bool) (*AggFunc, error) {
 		args[0] = castTo(args[0], types.TText)
 		t = types.TText
 	}
+	if t.Family == types.Time && (name == "sum" || name == "avg") {
+		// time casts to interval implicitly: sum(interval), avg(interval).
+		args[0] = castTo(args[0], types.TInterval)
+		t = types.TInterval
+	}
 	switch name {
 	case "count":
 		a.T = types.TInt8
@@ -195,7 +200,8 @@ type sumState struct {
 	n       int64
 	i       int64
 	dec     *apd.Decimal
-	f       float64
+	f       float64    // the sum of floats
+	acc     floatAccum // the state of avg() of floats
 	iv      types.IntervalValue
 }
 
@@ -220,8 +226,17 @@ func (s *sumState) Add(args []types.Datum) error {
 		var err error
 		s.iv, err = s.iv.Add(v.Interval())
 		return err
-	default:
-		s.f += v.Float()
+	case types.Float4, types.Float8:
+		if s.avg {
+			return s.acc.add(v.Float())
+		}
+		if s.n == 1 {
+			s.f = v.Float() // sum's state starts as the first value (so -0 stays)
+			return nil
+		}
+		var err error
+		s.f, err = addFloat(s.f, v.Float(), s.in.Family == types.Float4)
+		return err
 	}
 	return nil
 }
@@ -265,14 +280,14 @@ func (s *sumState) Result() (types.Datum, error) {
 		return types.NewInterval(s.iv), nil
 	}
 	if s.avg {
-		return types.NewFloat(s.f / float64(s.n)), nil
-	}
-	if s.out.Family == types.Float4 {
-		return types.NewFloat(float64(float32(s.f))), nil
+		return types.NewFloat(s.acc.sx / s.acc.n), nil
 	}
 	return types.NewFloat(s.f), nil
 }
 
+// minMaxState keeps the least or greatest value. Of equal values (1.0 and
+// 1.00, 1 mon and 30 days, 0 and -0) it keeps the last, as PostgreSQL's
+// numeric_larger, interval_smaller, float8_larger and the like do.
 type minMaxState struct {
 	max bool
 	v   types.Datum
@@ -288,7 +303,7 @@ func (s *minMaxState) Add(args []types.Datum) error {
 		return nil
 	}
 	c := types.Compare(v, s.v)
-	if (s.max && c > 0) || (!s.max && c < 0) {
+	if (s.max && c >= 0) || (!s.max && c <= 0) {
 		s.v = v
 	}
 	return nil

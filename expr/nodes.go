@@ -90,7 +90,14 @@ func (e *Const) Eval(*Ctx, []types.Datum) (types.Datum, error) { return e.V, nil
 // String implements Expr.
 func (e *Const) String() string {
 	if e.V.IsNull() {
-		return "NULL"
+		// A typed NULL names its type, as PostgreSQL's EXPLAIN VERBOSE
+		// does: expressions compare by their text (Equal, equal aggregate
+		// and window calls computed once), and min(NULL::text) is not
+		// min(NULL::date).
+		if e.T.Family == types.Unknown {
+			return "NULL"
+		}
+		return "NULL::" + e.T.String()
 	}
 	return "'" + string(types.FormatText(nil, e.T, e.V)) + "'::" + e.T.String()
 }

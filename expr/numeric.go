@@ -6,10 +6,10 @@ import (
 )
 
 // exact is the context for numeric arithmetic that must not round (add,
-// subtract, multiply): its precision is far beyond PostgreSQL's 131072 digit
-// limit for practical inputs.
+// subtract, multiply, rounding to a scale): its precision holds every
+// digit numeric can have.
 var exact = &apd.Context{
-	Precision:   4000,
+	Precision:   numericMaxIntDigits + numericMaxDscale,
 	MaxExponent: apd.MaxExponent,
 	MinExponent: apd.MinExponent,
 	Traps:       apd.DefaultTraps,
@@ -25,6 +25,9 @@ func numericErr(err error) error {
 
 // NumericAdd returns a+b exactly.
 func NumericAdd(a, b *apd.Decimal) (*apd.Decimal, error) {
+	if isSpecial(a, b) {
+		return addSpecial(a, b, false), nil
+	}
 	r := new(apd.Decimal)
 	_, err := exact.Add(r, a, b)
 	return r, numericErr(err)
@@ -32,6 +35,9 @@ func NumericAdd(a, b *apd.Decimal) (*apd.Decimal, error) {
 
 // NumericSub returns a-b exactly.
 func NumericSub(a, b *apd.Decimal) (*apd.Decimal, error) {
+	if isSpecial(a, b) {
+		return addSpecial(a, b, true), nil
+	}
 	r := new(apd.Decimal)
 	_, err := exact.Sub(r, a, b)
 	return r, numericErr(err)
@@ -39,6 +45,9 @@ func NumericSub(a, b *apd.Decimal) (*apd.Decimal, error) {
 
 // NumericMul returns a*b exactly (scale = sum of scales, as in PostgreSQL).
 func NumericMul(a, b *apd.Decimal) (*apd.Decimal, error) {
+	if isSpecial(a, b) {
+		return mulSpecial(a, b), nil
+	}
 	r := new(apd.Decimal)
 	_, err := exact.Mul(r, a, b)
 	return r, numericErr(err)
@@ -48,6 +57,9 @@ func NumericMul(a, b *apd.Decimal) (*apd.Decimal, error) {
 // (select_div_scale: at least 16 significant digits, at least the inputs'
 // scales).
 func NumericDiv(a, b *apd.Decimal) (*apd.Decimal, error) {
+	if isSpecial(a, b) {
+		return divSpecial(a, b)
+	}
 	if b.IsZero() {
 		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
 	}
@@ -82,6 +94,9 @@ func NumericRound(d *apd.Decimal, scale int32) (*apd.Decimal, error) {
 
 // NumericMod returns a mod b with the sign of a.
 func NumericMod(a, b *apd.Decimal) (*apd.Decimal, error) {
+	if isSpecial(a, b) {
+		return modSpecial(a, b)
+	}
 	if b.IsZero() {
 		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
 	}
@@ -144,27 +159,6 @@ func divScale(a, b *apd.Decimal) int32 {
 func DecimalFromInt(i int64) *apd.Decimal { return apd.New(i, 0) }
 
 type apdDecimal = apd.Decimal
-
-// NumericPow returns a^b. Integer exponents are exact; others are computed
-// to at least 16 significant digits.
-func NumericPow(a, b *apd.Decimal) (*apd.Decimal, error) {
-	if a.IsZero() && b.Negative {
-		return nil, pgerror.New("2201F", "zero raised to a negative power is undefined")
-	}
-	if a.Negative && !isInteger(b) {
-		return nil, pgerror.New("2201F", "a negative number raised to a non-integer power yields a complex result")
-	}
-	ctx := *exact
-	ctx.Precision = 40
-	r := new(apd.Decimal)
-	if _, err := ctx.Pow(r, a, b); err != nil {
-		return nil, numericErr(err)
-	}
-	if isInteger(b) && !b.Negative {
-		return NumericRound(r, Scale(a)*int32(min(b.Coeff.Int64(), 1000)))
-	}
-	return NumericRound(r, max(16, Scale(a), Scale(b)))
-}
 
 func isInteger(d *apd.Decimal) bool {
 	var frac, integ apd.Decimal

@@ -196,9 +196,11 @@ func (w *writeSet) chunk() *dataflow.Chunk {
 	return c
 }
 
+// sameRow reports whether an update leaves a row as it was, each value in
+// the same representation (an update of 1.50 to 1.500 is a change).
 func sameRow(a, b []types.Datum) bool {
 	for i := range a {
-		if a[i].IsNull() != b[i].IsNull() || (!a[i].IsNull() && types.Compare(a[i], b[i]) != 0) {
+		if !types.Identical(a[i], b[i]) {
 			return false
 		}
 	}
