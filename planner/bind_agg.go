@@ -59,6 +59,17 @@ func (c *aggCollector) plan(input Node, s *scope) (*Aggregate, error) {
 	return agg, nil
 }
 
+// groupColumn returns the output column of the Aggregate that holds input
+// column i, grouped by itself, or -1 when it is not grouped.
+func (c *aggCollector) groupColumn(i int) int {
+	for j, g := range c.group {
+		if cr, ok := g.(*expr.ColRef); ok && cr.Idx == i {
+			return j
+		}
+	}
+	return -1
+}
+
 // rewrite maps an expression bound over the Aggregate's input onto its
 // output: grouped expressions and aggregates become column references; any
 // other input column is an error, as in PostgreSQL.

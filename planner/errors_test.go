@@ -37,6 +37,10 @@ func TestBindErrors(t *testing.T) {
 		{"SELECT a FROM t WHERE count(*) > 1", "42803", "aggregate functions are not allowed in WHERE"},
 		{"SELECT a FROM t GROUP BY count(*)", "42803", "aggregate functions are not allowed in GROUP BY"},
 		{"SELECT t.a FROM t JOIN u ON count(*) > 0", "42803", "aggregate functions are not allowed in JOIN conditions"},
+		{"SELECT (SELECT x.b FROM u) FROM t x GROUP BY x.a", "42803", `subquery uses ungrouped column "x.b" from outer query`},
+		{"SELECT (SELECT t.a + 1 FROM u) FROM t GROUP BY t.a + 1", "42803", `subquery uses ungrouped column "t.a" from outer query`},
+		// PostgreSQL computes it in the enclosing query; streamdb refuses it.
+		{"SELECT (SELECT max(t.a) FROM u) FROM t", "0A000", "aggregate functions over columns of an enclosing query only are not supported"},
 		{"SELECT t.a FROM t JOIN u ON 1", "42804", "argument of JOIN/ON must be type boolean, not type integer"},
 		// Types.
 		{"SELECT CASE WHEN true THEN 1 ELSE 'x'::text END", "42804", "CASE types integer and text cannot be matched"},
