@@ -118,6 +118,9 @@ func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, s *scope) (expr.Expr, er
 		if err != nil {
 			return nil, err
 		}
+		if l, r, err = b.typeUnknowns("=", l, r); err != nil {
+			return nil, err
+		}
 		ct, ok := expr.ComparisonType(l.Type(), r.Type())
 		if !ok {
 			return nil, pgerror.New(pgerror.CodeUndefinedFunction, "operator does not exist: %s = %s", l.Type(), r.Type())
