@@ -90,7 +90,10 @@ func (e *Const) Eval(*Ctx, []types.Datum) (types.Datum, error) { return e.V, nil
 // String implements Expr.
 func (e *Const) String() string {
 	if e.V.IsNull() {
-		return "NULL"
+		if e.T.Family == types.Unknown {
+			return "NULL"
+		}
+		return "NULL::" + e.T.String()
 	}
 	return "'" + string(types.FormatText(nil, e.T, e.V)) + "'::" + e.T.String()
 }

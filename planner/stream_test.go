@@ -355,7 +355,7 @@ Fragment 1 (parallelism default)
       Exchange Hash[0] <- Fragment 0
       Exchange Hash[0] <- Table e
 Fragment 0 (parallelism default)
-  Project [$0, NULL, $3]
+  Project [$0, NULL::integer, $3]
     Filter ($1 > '0'::integer)
       Exchange Hash[0] <- Table e`,
 			cols: "k bigint, v integer, _row_id bigint hidden, _row_id_1 bigint hidden", pk: "[2 3 0]", appendOnly: true, tables: 2,
@@ -387,10 +387,10 @@ Fragment 2 (parallelism default)
       Exchange Hash[1 2 3] <- Fragment 0
       Exchange Hash[1 2 3] <- Fragment 1
 Fragment 1 (parallelism default)
-  Project [$0, '1'::integer, NULL, $3]
+  Project [$0, '1'::integer, NULL::integer, $3]
     Exchange Hash[3] <- Table u
 Fragment 0 (parallelism default)
-  Project [$0, '0'::integer, $0, NULL]
+  Project [$0, '0'::integer, $0, NULL::bigint]
     Exchange Hash[0] <- Table t`,
 			cols: "a integer, _branch integer hidden, a_1 integer hidden, _row_id bigint hidden", pk: "[1 2 3]",
 		},
@@ -515,7 +515,7 @@ Fragment 1 (parallelism default)
 Fragment 0 (singleton)
   Project [$0]
     Filter ($0 > '1'::integer)
-      Project [$0, $1, NULL]
+      Project [$0, $1, NULL::bigint]
         TopN group=[] order=[$2 DESC NULLS FIRST] limit=3 offset=1
           Exchange Single <- Table t`,
 			cols: "a integer", pk: "[0]", tables: 1,
@@ -543,7 +543,7 @@ Fragment 0 (parallelism default)
 Fragment 0 (parallelism default)
   Materialize table=99 pk=[0]
     HashAgg group=[1] aggs=[count(*)]
-      Project [$0, $1, NULL]
+      Project [$0, $1, NULL::bigint]
         TopN group=[1] order=[$2 NULLS LAST] limit=2 offset=0
           Exchange Hash[1] <- Table t`,
 			cols: "b integer, count bigint", pk: "[0]", tables: 2,
@@ -561,7 +561,7 @@ Fragment 1 (parallelism default)
       Exchange Hash[0] <- Fragment 0
       Exchange Hash[0] <- Table u
 Fragment 0 (parallelism default)
-  Project [$0, NULL]
+  Project [$0, NULL::bigint]
     TopN group=[0] order=[$1 NULLS LAST] limit=2 offset=0
       Exchange Hash[0] <- Table t`,
 			cols: "a integer, x bigint, _row_id bigint hidden", pk: "[0 2]", tables: 3,
