@@ -75,13 +75,14 @@ type generation struct {
 	fence   Fence
 	nodes   []string // sorted
 	workers map[string]workerConn
-	// failed is closed when a barrier or a commit failed: the controller
-	// recovers.
+	// failed is closed when a barrier or a commit failed, err saying
+	// why: the controller recovers.
 	failed chan struct{}
+	err    error
 	once   sync.Once
 }
 
-func (g *generation) fail() { g.once.Do(func() { close(g.failed) }) }
+func (g *generation) fail(err error) { g.once.Do(func() { g.err = err; close(g.failed) }) }
 
 // workerConn is a node's worker as the controller calls it, for a
 // recovery.
@@ -191,7 +192,7 @@ func (c *Controller) sealed(node string, epoch uint64) {
 		cancel()
 		if err != nil {
 			c.log.Error("control: committing an epoch failed; recovering", "epoch", next, "err", err)
-			gen.fail()
+			gen.fail(err)
 			return
 		}
 		c.committedTo = next
@@ -242,7 +243,7 @@ func (c *Controller) barrier(ctx context.Context, record *meta.RescaleStep, ch *
 		c.cmu.Unlock()
 	}
 	if err := applyAll(ctx, gen, func(w workerConn) error { return w.Apply(ctx, gen.fence, tick, ch) }); err != nil {
-		gen.fail()
+		gen.fail(err)
 		return tick, err
 	}
 	return tick, nil

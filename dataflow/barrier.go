@@ -47,7 +47,8 @@ type BarrierManager struct {
 	// latency holds the time from each barrier's injection until its
 	// epoch was committed, as this node saw them.
 	latency latency.Histogram
-	// paused holds table writes back (Pause).
+	// paused holds table writes back (Pause, and a recovery until its
+	// Resume).
 	paused bool
 	// resets counts the recoveries and resetCommitted holds the
 	// committed epoch each started from: a write sent before one is lost
@@ -191,7 +192,8 @@ func (m *BarrierManager) reset(committed, prev uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.sources = map[sourceKey]chan<- Message{}
-	m.actors, m.inflight, m.err, m.paused = 0, nil, nil, false
+	// Writes wait for the recovery's Resume: the jobs restart first.
+	m.actors, m.inflight, m.err, m.paused = 0, nil, nil, true
 	m.prev, m.committed = max(prev, committed), max(m.committed, committed)
 	m.resets++
 	m.resetCommitted = append(m.resetCommitted, m.committed)
@@ -220,7 +222,9 @@ func (m *BarrierManager) addSource(id sourceKey, ch chan<- Message, actors int) 
 // Send puts a chunk into a source queue and returns the epoch it belongs
 // to; the writes extra returns (for example id high-water marks) are
 // staged with that epoch's checkpoint, extra called in the order chunks
-// are sent. It first waits while checkpoints lag behind (backlogged).
+// are sent. It first waits while checkpoints lag behind (backlogged), and
+// while the manager has failed: a write after an actor's failure goes to
+// the jobs the recovery restarts, not to the failed ones.
 func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extra func() []Write) (uint64, error) {
 	// Wait for checkpoints to catch up first, not holding up barriers.
 	if err := m.waitCaughtUp(ctx); err != nil {
@@ -258,9 +262,10 @@ func (m *BarrierManager) backlogged() bool {
 	return m.prev-m.committed > maxUncommitted
 }
 
-// waitCaughtUp blocks while the manager is backlogged or paused.
+// waitCaughtUp blocks while the manager is backlogged, paused or failed
+// (until the recovery resumes).
 func (m *BarrierManager) waitCaughtUp(ctx context.Context) error {
-	return m.waitUntil(ctx, func() bool { return m.prev-m.committed <= maxUncommitted && !m.paused })
+	return m.wait(ctx, false, func() bool { return m.err == nil && m.prev-m.committed <= maxUncommitted && !m.paused })
 }
 
 // setPaused holds table writes back (Send waits) or lets them go.
@@ -274,6 +279,12 @@ func (m *BarrierManager) setPaused(p bool) {
 // waitUntil blocks until done (called under mu) holds, the manager failed
 // or ctx ended; commits and failures wake it.
 func (m *BarrierManager) waitUntil(ctx context.Context, done func() bool) error {
+	return m.wait(ctx, true, done)
+}
+
+// wait blocks until done (called under mu) holds or ctx ended, or, if
+// failFast, the manager failed.
+func (m *BarrierManager) wait(ctx context.Context, failFast bool, done func() bool) error {
 	stop := context.AfterFunc(ctx, func() {
 		m.mu.Lock()
 		m.cond.Broadcast()
@@ -283,7 +294,7 @@ func (m *BarrierManager) waitUntil(ctx context.Context, done func() bool) error 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for !done() {
-		if m.err != nil {
+		if m.err != nil && failFast {
 			return m.err
 		}
 		if err := ctx.Err(); err != nil {
@@ -345,9 +356,13 @@ func (m *BarrierManager) fail(err error) {
 	m.mu.Unlock()
 }
 
-// Fail reports a fatal error of an actor: streaming stops and every waiter
-// gets err (the node must recover).
-func (m *BarrierManager) Fail(err error) { m.fail(err) }
+// Fail reports a fatal error of an actor: streaming stops, every waiter
+// gets err, and a barrier is asked for at once: it fails, and the
+// coordinator recovers the cluster.
+func (m *BarrierManager) Fail(err error) {
+	m.fail(err)
+	m.request()
+}
 
 // Committed returns the newest committed epoch.
 func (m *BarrierManager) Committed() uint64 {
