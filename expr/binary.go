@@ -214,20 +214,30 @@ func castTo(e Expr, t types.T) Expr {
 	return &Cast{E: e, To: t}
 }
 
-// CastTo returns e converted to type t (an explicit cast), folding constants.
+// CastTo returns e converted to type t (an explicit cast), an error if
+// there is no such cast, folding constants. An untyped literal that does
+// not convert is an error at once, as in PostgreSQL's parse analysis; a
+// typed constant that does not is left to the cast's evaluation, as
+// PostgreSQL folds it only where it evaluates it (not in a CASE branch
+// that is never taken).
 func CastTo(e Expr, t types.T) (Expr, error) {
 	if e.Type() == t {
 		return e, nil
+	}
+	if err := types.CheckCast(e.Type(), t); err != nil {
+		return nil, err
 	}
 	if c, ok := e.(*Const); ok {
 		if c.V.IsNull() {
 			return NewConst(types.Null, t), nil
 		}
 		v, err := types.Cast(c.V, c.T, t)
-		if err != nil {
+		switch {
+		case err == nil:
+			return NewConst(v, t), nil
+		case c.T.Family == types.Unknown:
 			return nil, err
 		}
-		return NewConst(v, t), nil
 	}
 	return &Cast{E: e, To: t}, nil
 }

@@ -52,6 +52,8 @@ func TestBindErrors(t *testing.T) {
 		{"SELECT true AND 1", "42804", "argument of AND must be type boolean, not type integer"},
 		{"SELECT NOT 1", "42804", "argument of NOT must be type boolean, not type integer"},
 		{"SELECT 'a' + 1", "22P02", `invalid input syntax for type integer: "a"`},
+		{"SELECT NULL::int4::date", "42846", "cannot cast type integer to date"},
+		{"SELECT ts::int4 FROM t WHERE false", "42846", "cannot cast type timestamp without time zone to integer"},
 		// Operators and functions.
 		{"SELECT 1 + 'a'::text", "42883", "operator does not exist: integer + text"},
 		{"SELECT c + 1 FROM t", "42883", "operator does not exist: text + integer"},
