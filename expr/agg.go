@@ -2,6 +2,7 @@ package expr
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -196,7 +197,10 @@ type sumState struct {
 	i       int64
 	dec     *apd.Decimal
 	f       float64
-	iv      types.IntervalValue
+	// sxx is avg's sum of squared differences from the mean, which only
+	// PostgreSQL's overflow check of a float average reads.
+	sxx float64
+	iv  types.IntervalValue
 }
 
 func (s *sumState) Add(args []types.Datum) error {
@@ -221,7 +225,36 @@ func (s *sumState) Add(args []types.Datum) error {
 		s.iv, err = s.iv.Add(v.Interval())
 		return err
 	default:
-		s.f += v.Float()
+		return s.addFloat(v.Float())
+	}
+}
+
+// addFloat adds x to a float sum as PostgreSQL's float4pl and float8pl do
+// (sum), or its float8_accum (avg): an infinite sum of finite values is an
+// overflow error, whichever values come later.
+func (s *sumState) addFloat(x float64) error {
+	prev := s.f
+	s.f += x
+	overflow := math.IsInf(s.f, 0)
+	switch {
+	case s.avg && s.n > 1:
+		n := float64(s.n)
+		d := x*n - s.f
+		s.sxx += d * d / (n * (n - 1))
+		overflow = overflow || math.IsInf(s.sxx, 0)
+		if overflow {
+			s.sxx = math.NaN()
+		}
+	case s.avg:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			s.sxx = math.NaN()
+		}
+	case s.in.Family == types.Float4:
+		s.f = float64(float32(s.f))
+		overflow = math.IsInf(s.f, 0)
+	}
+	if overflow && !math.IsInf(prev, 0) && !math.IsInf(x, 0) {
+		return pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: overflow")
 	}
 	return nil
 }
