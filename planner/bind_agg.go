@@ -156,7 +156,15 @@ func ordinal(n ast.ExprNode) (int, bool) {
 // hasAggregate reports whether the select list, HAVING or ORDER BY of sel
 // calls an aggregate function (outside nested subqueries).
 func hasAggregate(sel *ast.SelectStmt) bool {
-	v := &aggFinder{}
+	v := &nodeFinder{match: func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.AggregateFuncExpr:
+			return true
+		case *ast.FuncCallExpr:
+			return expr.IsAggregate(x.FnName.L)
+		}
+		return false
+	}}
 	for _, f := range sel.Fields.Fields {
 		if f.Expr != nil {
 			f.Expr.Accept(v)
@@ -173,25 +181,25 @@ func hasAggregate(sel *ast.SelectStmt) bool {
 	return v.found
 }
 
-type aggFinder struct{ found bool }
+// nodeFinder looks for a node that match accepts, outside nested
+// subqueries.
+type nodeFinder struct {
+	match func(ast.Node) bool
+	found bool
+}
 
-func (v *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
-	switch x := n.(type) {
-	case *ast.AggregateFuncExpr:
-		v.found = true
+func (v *nodeFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if _, ok := n.(*ast.SubqueryExpr); ok || v.found {
 		return n, true
-	case *ast.FuncCallExpr:
-		if expr.IsAggregate(x.FnName.L) {
-			v.found = true
-			return n, true
-		}
-	case *ast.SubqueryExpr:
+	}
+	if v.match(n) {
+		v.found = true
 		return n, true
 	}
 	return n, false
 }
 
-func (v *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+func (v *nodeFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // orderBy is the bound ORDER BY: keys over the projection, plus the
 // expressions it needs beyond the select list.

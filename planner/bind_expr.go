@@ -638,12 +638,20 @@ func (b *Binder) bindLike(x *ast.PatternLikeOrIlikeExpr, s *scope) (expr.Expr, e
 	return l, nil
 }
 
-// bindSubquery binds a nested query used as an expression.
+// bindSubquery binds a nested query used as an expression. EXISTS runs
+// the simpler query existsQuery makes, once the query itself is bound (for
+// its errors).
 func (b *Binder) bindSubquery(q *ast.SubqueryExpr, s *scope, mode expr.SubqueryMode) (*expr.Subquery, error) {
 	info := &subqueryInfo{}
 	saved, savedForbidden := b.agg, b.aggForbidden
 	b.agg, b.aggForbidden = nil, ""
 	node, err := b.bindQuery(q.Query, s, info)
+	if err == nil && mode == expr.SubExists {
+		if simple, ok := existsQuery(q.Query); ok {
+			info = &subqueryInfo{}
+			node, err = b.bindQuery(simple, s, info)
+		}
+	}
 	b.agg, b.aggForbidden = saved, savedForbidden
 	if err != nil {
 		return nil, err
