@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func TestCallsAndTaggedConnections(t *testing.T) {
 			_, _ = c.Write(append([]byte("got "), b...))
 		}
 	}()
-	c := NewClient()
+	c := NewClient(nil)
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -80,7 +81,7 @@ func TestCallsAndTaggedConnections(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Code != pgerror.CodeUndefinedTable || pe.Hint != "create it" {
 		t.Fatalf("error = %v, want the PostgreSQL error with its hint", err)
 	}
-	conn, err := DialTagged(addr, 'T', time.Second)
+	conn, err := DialTagged(&net.Dialer{}, addr, 'T', time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestCallsAndTaggedConnections(t *testing.T) {
 // version is refused with a message that says what to do.
 func TestVersionMismatchRefused(t *testing.T) {
 	m := startServer(t)
-	c := NewClient()
+	c := NewClient(nil)
 	defer c.Close()
 	cc, err := c.Conn(m.Addr().String())
 	if err != nil {
@@ -124,7 +125,7 @@ func TestQueues(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	c := NewClient()
+	c := NewClient(nil)
 	defer c.Close()
 	q := NewQueues(c, func(node string) (string, error) { return m.Addr().String(), nil })
 	s := NewServer()
@@ -162,5 +163,42 @@ func TestQueues(t *testing.T) {
 	<-done
 	if strings.Join(got, ",") != "one,two,three,last" {
 		t.Fatalf("frames = %v", got)
+	}
+}
+
+// TestDialerSource checks that a Mux bound to a specific IP dials from it
+// (on Linux every 127/8 address is loopback), and one bound to every
+// interface from wherever the system chooses.
+func TestDialerSource(t *testing.T) {
+	m, err := Listen("127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	peer, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer peer.Close()
+	c, err := DialTagged(m.Dialer(), peer.Addr().String(), 'T', time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := peer.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if ip := s.RemoteAddr().(*net.TCPAddr).IP.String(); ip != "127.0.0.2" {
+		t.Errorf("a node bound to 127.0.0.2 dialed from %s", ip)
+	}
+	wild, err := Listen(":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wild.Close()
+	if d := wild.Dialer(); d.LocalAddr != nil {
+		t.Errorf("a node bound to every interface dials from %v", d.LocalAddr)
 	}
 }

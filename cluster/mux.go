@@ -115,9 +115,25 @@ func (m *Mux) route(c net.Conn) {
 	}
 }
 
-// DialTagged connects to the Mux at addr as a connection tagged tag.
-func DialTagged(addr string, tag byte, timeout time.Duration) (net.Conn, error) {
-	c, err := net.DialTimeout("tcp", addr, timeout)
+// Dialer returns the dialer of connections to other nodes: they leave
+// from the Mux's IP when it binds a specific one rather than every
+// interface, so that a node's cluster traffic comes from its cluster
+// address (the interface chosen for it on a host with several; on one
+// machine, each node's own loopback address).
+func (m *Mux) Dialer() *net.Dialer {
+	d := &net.Dialer{}
+	if a, ok := m.ln.Addr().(*net.TCPAddr); ok && !a.IP.IsUnspecified() {
+		d.LocalAddr = &net.TCPAddr{IP: a.IP}
+	}
+	return d
+}
+
+// DialTagged connects with d to the Mux at addr as a connection tagged
+// tag.
+func DialTagged(d *net.Dialer, addr string, tag byte, timeout time.Duration) (net.Conn, error) {
+	dd := *d
+	dd.Timeout = timeout
+	c, err := dd.Dial("tcp", addr)
 	if err != nil {
 		return nil, err
 	}

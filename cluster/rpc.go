@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/streamdb/streamdb/pgerror"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
@@ -126,12 +128,19 @@ func Service(name string, methods []grpc.MethodDesc, streams []grpc.StreamDesc) 
 
 // Client calls other nodes, one connection per address.
 type Client struct {
-	mu    sync.Mutex
-	conns map[string]*grpc.ClientConn
+	dialer *net.Dialer
+	mu     sync.Mutex
+	conns  map[string]*grpc.ClientConn
 }
 
-// NewClient returns a client with no connections yet.
-func NewClient() *Client { return &Client{conns: map[string]*grpc.ClientConn{}} }
+// NewClient returns a client with no connections yet; it connects with d
+// (Mux.Dialer), or with a default dialer when d is nil.
+func NewClient(d *net.Dialer) *Client {
+	if d == nil {
+		d = &net.Dialer{}
+	}
+	return &Client{dialer: d, conns: map[string]*grpc.ClientConn{}}
+}
 
 // Conn returns the connection to addr, creating it on first use (it
 // connects lazily and reconnects by itself).
@@ -144,8 +153,15 @@ func (c *Client) Conn(addr string) (*grpc.ClientConn, error) {
 	version := strconv.Itoa(ProtocolVersion)
 	cc, err := grpc.NewClient("passthrough:///"+addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+			return c.dialer.DialContext(ctx, "tcp", addr)
+		}),
 		grpc.WithDefaultCallOptions(grpc.CallContentSubtype(codecName)),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 5 * time.Second, Timeout: 5 * time.Second, PermitWithoutStream: true}),
+		// Reconnect within a second of a peer coming back (a restart, a
+		// healed partition): gRPC's default waits up to two minutes.
+		grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: 50 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+			MinConnectTimeout: 5 * time.Second}),
 		grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(connWindow),
 		grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 			return fromStatus(invoker(metadata.AppendToOutgoingContext(ctx, versionKey, version), method, req, reply, cc, opts...))

@@ -39,6 +39,10 @@ type Change struct {
 	// Drop lists the tables whose state every node deletes (a dropped
 	// relation's, once the epoch that stopped its job is committed).
 	Drop []uint32 `json:"drop,omitempty"`
+	// CatalogIndex is the leader's applied Raft index when it sent the
+	// change: a node builds jobs once its catalog is as recent (a job's
+	// definition names relations created a moment before).
+	CatalogIndex uint64 `json:"catalog_index,omitempty"`
 }
 
 // Builder turns relations' catalog records into what the runtime runs;

@@ -88,7 +88,9 @@ func (g *generation) fail(err error) { g.once.Do(func() { g.err = err; close(g.f
 // recovery.
 type workerConn interface {
 	Apply(ctx context.Context, f Fence, tick dataflow.Tick, ch *Change) error
-	Reset(ctx context.Context, f Fence, committed, prev uint64) error
+	// Reset returns the node's last epoch afterwards: prev, or a later one
+	// it had injected.
+	Reset(ctx context.Context, f Fence, committed, prev uint64) (uint64, error)
 	Committed(ctx context.Context, f Fence, epoch uint64) error
 }
 
@@ -126,12 +128,51 @@ func (c *Controller) Worker() *Worker { return c.local }
 
 // Sealed is the local barrier manager's report that an epoch is sealed on
 // this node.
-func (c *Controller) Sealed(epoch uint64) {
+//
+// A seal the leader does not hear of holds up every later commit, so the
+// report is retried, following leadership, until it is delivered or this
+// node is recovered (its fence moves on).
+func (c *Controller) Sealed(ctx context.Context, epoch uint64) {
+	fence := c.local.currentFence()
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		if c.meta.IsLeader() {
+			c.sealed(c.self, epoch)
+			return
+		}
+		if addr := c.meta.LeaderAddr(); addr != "" {
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := cluster.Call[empty](cctx, c.client, addr, methodSealed, &sealedRequest{Node: c.self, Epoch: epoch}, cluster.WhenReachable)
+			cancel()
+			if err == nil {
+				return
+			}
+			c.log.Warn("control: reporting a sealed epoch to the leader failed; retrying", "epoch", epoch, "err", err)
+		}
+		if c.local.currentFence() != fence || sleep(ctx, wait) != nil {
+			return
+		}
+	}
+}
+
+// Failed is the local barrier manager's report that streaming failed on
+// this node: the leader recovers the cluster.
+func (c *Controller) Failed(err error) {
+	c.log.Error("control: streaming failed on this node; the cluster recovers", "err", err)
+	fence := c.local.currentFence()
 	if c.meta.IsLeader() {
-		c.sealed(c.self, epoch)
+		c.failed(c.self, fence, err)
 		return
 	}
-	c.toLeader(context.Background(), methodSealed, &sealedRequest{Node: c.self, Epoch: epoch})
+	c.toLeader(context.Background(), methodFailed, &failedRequest{Node: c.self, Fence: fence, Err: err.Error()})
+}
+
+// failed fails the running generation with err, if node's failure
+// happened in it, so that the cluster recovers.
+func (c *Controller) failed(node string, f Fence, err error) {
+	if gen := c.gen.Load(); gen != nil && gen.fence == f {
+		c.log.Warn("control: a node's streaming failed; recovering", "node", node, "err", err)
+		gen.fail(err)
+	}
 }
 
 // created records that node finished creating job (upstream).
@@ -237,6 +278,9 @@ func (c *Controller) barrier(ctx context.Context, record *meta.RescaleStep, ch *
 		return dataflow.Tick{}, errNoLeader()
 	}
 	tick := c.next()
+	if ch.Kind != changeNone {
+		ch.CatalogIndex = c.meta.AppliedIndex()
+	}
 	if record != nil {
 		c.cmu.Lock()
 		c.records[tick.Epoch] = record
@@ -290,6 +334,7 @@ func applyAll(ctx context.Context, gen *generation, fn func(workerConn) error) e
 // at once when asked; it recovers again when a node fails or the cluster's
 // membership changes.
 func (c *Controller) Run(ctx context.Context, interval time.Duration) {
+	var backoff time.Duration
 	for ctx.Err() == nil {
 		if !c.meta.IsLeader() {
 			if sleep(ctx, 50*time.Millisecond) != nil {
@@ -305,9 +350,36 @@ func (c *Controller) Run(ctx context.Context, interval time.Duration) {
 			}
 			continue
 		}
+		began := time.Now()
 		interval = c.lead(ctx, gen, interval)
 		c.gen.Store(nil)
+		// A generation that fails soon after it began may fail again for
+		// the same cause: recover less often each time, up to every
+		// maxBackoff, so that a failing job does not keep the cluster busy.
+		backoff = nextBackoff(backoff, time.Since(began), gen)
+		if backoff > 0 {
+			c.log.Warn("control: the cluster failed again soon after recovering; waiting before the next recovery", "wait", backoff)
+			_ = sleep(ctx, backoff)
+		}
 	}
+}
+
+// maxBackoff bounds the wait between recoveries of a failing cluster.
+const maxBackoff = 10 * time.Second
+
+// nextBackoff returns the wait before the next recovery after gen ended
+// having lived for lived: none unless it failed within maxBackoff of
+// starting, then doubling from 100 ms.
+func nextBackoff(prev, lived time.Duration, gen *generation) time.Duration {
+	select {
+	case <-gen.failed:
+	default:
+		return 0
+	}
+	if lived >= maxBackoff {
+		return 0
+	}
+	return min(max(2*prev, 100*time.Millisecond), maxBackoff)
 }
 
 // lead injects barriers for gen until it fails, leadership is lost, the
@@ -374,7 +446,15 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 	c.mu.Unlock()
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := applyAll(rctx, gen, func(w workerConn) error { return w.Reset(rctx, gen.fence, committed, prev) }); err != nil {
+	var lastMu sync.Mutex
+	err := applyAll(rctx, gen, func(w workerConn) error {
+		last, err := w.Reset(rctx, gen.fence, committed, prev)
+		lastMu.Lock()
+		prev = max(prev, last)
+		lastMu.Unlock()
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()

@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/dataflow"
@@ -20,6 +21,7 @@ const (
 	methodCommitted = "/" + workerService + "/Committed"
 	methodSealed    = "/" + controlService + "/Sealed"
 	methodCreated   = "/" + controlService + "/Created"
+	methodFailed    = "/" + controlService + "/Failed"
 	methodRequest   = "/" + controlService + "/Request"
 	methodStartJob  = "/" + controlService + "/StartJob"
 	methodChange    = "/" + controlService + "/Change"
@@ -39,6 +41,11 @@ type resetRequest struct {
 	Prev      uint64 `json:"prev"`
 }
 
+// resetResponse carries the node's last epoch after a reset.
+type resetResponse struct {
+	Last uint64 `json:"last"`
+}
+
 type committedRequest struct {
 	Fence Fence  `json:"fence"`
 	Epoch uint64 `json:"epoch"`
@@ -47,6 +54,12 @@ type committedRequest struct {
 type sealedRequest struct {
 	Node  string `json:"node"`
 	Epoch uint64 `json:"epoch"`
+}
+
+type failedRequest struct {
+	Node  string `json:"node"`
+	Fence Fence  `json:"fence"`
+	Err   string `json:"err"`
 }
 
 type createdRequest struct {
@@ -76,8 +89,9 @@ func (c *Controller) Services() []*grpc.ServiceDesc {
 			cluster.Unary("Apply", func(ctx context.Context, r *applyRequest) (*empty, error) {
 				return &empty{}, w.Apply(context.WithoutCancel(ctx), r.Fence, r.Tick, r.Change)
 			}),
-			cluster.Unary("Reset", func(_ context.Context, r *resetRequest) (*empty, error) {
-				return &empty{}, w.Reset(r.Fence, r.Committed, r.Prev)
+			cluster.Unary("Reset", func(_ context.Context, r *resetRequest) (*resetResponse, error) {
+				last, err := w.Reset(r.Fence, r.Committed, r.Prev)
+				return &resetResponse{Last: last}, err
 			}),
 			cluster.Unary("Committed", func(_ context.Context, r *committedRequest) (*empty, error) {
 				return &empty{}, w.Committed(r.Fence, r.Epoch)
@@ -86,6 +100,10 @@ func (c *Controller) Services() []*grpc.ServiceDesc {
 		cluster.Service(controlService, []grpc.MethodDesc{
 			cluster.Unary("Sealed", func(_ context.Context, r *sealedRequest) (*empty, error) {
 				c.sealed(r.Node, r.Epoch)
+				return &empty{}, nil
+			}),
+			cluster.Unary("Failed", func(_ context.Context, r *failedRequest) (*empty, error) {
+				c.failed(r.Node, r.Fence, fmt.Errorf("node %s: %s", r.Node, r.Err))
 				return &empty{}, nil
 			}),
 			cluster.Unary("Created", func(ctx context.Context, r *createdRequest) (*empty, error) {
@@ -115,7 +133,7 @@ func (l localConn) Apply(ctx context.Context, f Fence, tick dataflow.Tick, ch *C
 	return l.w.Apply(ctx, f, tick, ch)
 }
 
-func (l localConn) Reset(_ context.Context, f Fence, committed, prev uint64) error {
+func (l localConn) Reset(_ context.Context, f Fence, committed, prev uint64) (uint64, error) {
 	return l.w.Reset(f, committed, prev)
 }
 
@@ -133,8 +151,16 @@ func (r *remoteWorker) Apply(ctx context.Context, f Fence, tick dataflow.Tick, c
 	return r.call(ctx, methodApply, &applyRequest{Fence: f, Tick: tick, Change: ch})
 }
 
-func (r *remoteWorker) Reset(ctx context.Context, f Fence, committed, prev uint64) error {
-	return r.call(ctx, methodReset, &resetRequest{Fence: f, Committed: committed, Prev: prev})
+func (r *remoteWorker) Reset(ctx context.Context, f Fence, committed, prev uint64) (uint64, error) {
+	addr, err := r.c.meta.NodeAddr(r.node)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := cluster.Call[resetResponse](ctx, r.c.client, addr, methodReset, &resetRequest{Fence: f, Committed: committed, Prev: prev})
+	if err != nil {
+		return 0, err
+	}
+	return resp.Last, nil
 }
 
 func (r *remoteWorker) Committed(ctx context.Context, f Fence, epoch uint64) error {

@@ -78,6 +78,9 @@ func (w *Worker) Apply(ctx context.Context, f Fence, tick dataflow.Tick, ch *Cha
 	if err := w.checkFence(f); err != nil {
 		return err
 	}
+	if err := w.meta.WaitApplied(ctx, ch.CatalogIndex); err != nil {
+		return err
+	}
 	switch ch.Kind {
 	case changeNone:
 		return w.rt.Inject(ctx, tick)
@@ -172,38 +175,46 @@ func placementNode(nodes []string, slot int) string {
 
 // Reset readies the node for the recovery f from the committed epoch:
 // every actor stops, the versions written after committed leave storage,
-// and epochs resume after prev. An older recovery's is refused.
-func (w *Worker) Reset(f Fence, committed, prev uint64) error {
+// and epochs resume after prev or after the last one injected here, which
+// it returns. An older recovery's is refused.
+func (w *Worker) Reset(f Fence, committed, prev uint64) (uint64, error) {
 	w.mu.Lock()
 	if f.before(w.fence) {
 		have := w.fence
 		w.mu.Unlock()
-		return errStale(f, have)
+		return 0, errStale(f, have)
 	}
 	if known := w.meta.CommittedEpoch(); committed < known {
 		// A leader behind this node's catalog: rolling back to its epoch
 		// would discard committed state. Its next recovery gets it right.
 		w.mu.Unlock()
-		return fmt.Errorf("recovery from epoch %d refused: epoch %d is committed", committed, known)
+		return 0, fmt.Errorf("recovery from epoch %d refused: epoch %d is committed", committed, known)
 	}
 	w.fence = f
-	w.mu.Unlock()
-	w.rt.Reset(committed, prev)
-	n, err := w.storage.Rollback(committed)
-	if err != nil {
-		return fmt.Errorf("recovery: %w", err)
-	}
-	if n > 0 {
-		w.log.Info("recovery removed uncommitted state", "versions", n, "committed_epoch", committed)
-	}
-	w.mu.Lock()
+	// Not ready before the reset wakes the writers it rolls back: they
+	// wait for the jobs' restart to write again.
 	select {
 	case <-w.ready:
 		w.ready = make(chan struct{})
 	default:
 	}
 	w.mu.Unlock()
-	return nil
+	w.rt.Reset(committed, prev)
+	n, err := w.storage.Rollback(committed)
+	if err != nil {
+		return 0, fmt.Errorf("recovery: %w", err)
+	}
+	if n > 0 {
+		w.log.Info("recovery removed uncommitted state", "versions", n, "committed_epoch", committed)
+	}
+	return w.mgr.LastEpoch(), nil
+}
+
+// currentFence returns the recovery this node follows.
+func (w *Worker) currentFence() Fence {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fence
 }
 
 // Ready returns a channel closed once the controller has started this

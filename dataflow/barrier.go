@@ -23,10 +23,7 @@ import (
 // points.
 type BarrierManager struct {
 	store *Store
-	// sealed reports, in order, each epoch this node has sealed; request
-	// asks the coordinator for a barrier soon (group commit).
-	sealed  func(epoch uint64)
-	request func()
+	hooks Hooks
 
 	// injectMu orders barrier injection against source writes: a chunk
 	// sent to a source belongs to the epoch of the next barrier.
@@ -93,13 +90,22 @@ type injection struct {
 	dropRoots       []sourceKey
 }
 
+// Hooks are how a BarrierManager reaches the coordinator of epochs.
+type Hooks struct {
+	// Sealed reports, in order, each epoch this node has sealed.
+	Sealed func(epoch uint64)
+	// Request asks for a barrier soon (group commit).
+	Request func()
+	// Failed reports the first failure of an actor since the last reset:
+	// streaming on this node has stopped until a recovery resets it.
+	Failed func(err error)
+}
+
 // NewBarrierManager starts a node's epochs after committed (the last
-// committed epoch, from meta). sealed is called with each epoch, in order,
-// once it is sealed on this node; request asks the coordinator for a
-// barrier soon.
-func NewBarrierManager(store *Store, committed uint64, sealed func(epoch uint64), request func()) *BarrierManager {
+// committed epoch, from meta), reporting to the coordinator through hooks.
+func NewBarrierManager(store *Store, committed uint64, hooks Hooks) *BarrierManager {
 	m := &BarrierManager{
-		store: store, sealed: sealed, request: request, sources: map[sourceKey]chan<- Message{},
+		store: store, hooks: hooks, sources: map[sourceKey]chan<- Message{},
 		prev: committed, committed: committed, injected: map[uint64]time.Time{},
 		complete: make(chan struct{}, 1),
 	}
@@ -126,20 +132,20 @@ func (m *BarrierManager) Run(ctx context.Context) {
 			es := m.inflight[0]
 			m.mu.Unlock()
 			if err := m.store.Seal(es.epoch, nil); err != nil {
-				m.fail(err)
-				return
+				m.Fail(fmt.Errorf("dataflow: sealing epoch %d: %w", es.epoch, err))
+				break
 			}
 			m.mu.Lock()
 			m.inflight = m.inflight[1:]
 			m.mu.Unlock()
-			m.sealed(es.epoch)
+			m.hooks.Sealed(es.epoch)
 		}
 	}
 }
 
 // RequestBarrier asks for a barrier as soon as possible (group commit:
 // concurrent requests share one barrier).
-func (m *BarrierManager) RequestBarrier() { m.request() }
+func (m *BarrierManager) RequestBarrier() { m.hooks.Request() }
 
 // errOutOfOrder reports a barrier injected out of the coordinator's order.
 var errOutOfOrder = errors.New("dataflow: barrier epochs out of order")
@@ -185,7 +191,8 @@ func (m *BarrierManager) Inject(ctx context.Context, tick Tick, in injection) er
 }
 
 // reset forgets every source and epoch in flight (Runtime.Reset): epochs
-// resume after prev, committed is the newest committed one.
+// resume after prev (or the last one injected here, if later), committed
+// is the newest committed one.
 func (m *BarrierManager) reset(committed, prev uint64) {
 	m.injectMu.Lock()
 	defer m.injectMu.Unlock()
@@ -194,7 +201,9 @@ func (m *BarrierManager) reset(committed, prev uint64) {
 	m.sources = map[sourceKey]chan<- Message{}
 	// Writes wait for the recovery's Resume: the jobs restart first.
 	m.actors, m.inflight, m.err, m.paused = 0, nil, nil, true
-	m.prev, m.committed = max(prev, committed), max(m.committed, committed)
+	// Epochs never go back, not even to numbers a rolled back epoch had:
+	// a late word about one must not be taken for a new epoch's.
+	m.prev, m.committed = max(prev, committed, m.prev), max(m.committed, committed)
 	m.resets++
 	m.resetCommitted = append(m.resetCommitted, m.committed)
 	m.injected = map[uint64]time.Time{}
@@ -222,9 +231,12 @@ func (m *BarrierManager) addSource(id sourceKey, ch chan<- Message, actors int) 
 // Send puts a chunk into a source queue and returns the epoch it belongs
 // to; the writes extra returns (for example id high-water marks) are
 // staged with that epoch's checkpoint, extra called in the order chunks
-// are sent. It first waits while checkpoints lag behind (backlogged), and
-// while the manager has failed: a write after an actor's failure goes to
-// the jobs the recovery restarts, not to the failed ones.
+// are sent. It first waits while checkpoints lag behind (backlogged).
+//
+// While the node is failed or recovering nothing is sent: Send waits for
+// the recovery's reset and fails with ErrRecovered, and the caller, whose
+// write was not applied, may try again: a write sent after the reset
+// waits for the recovery's Resume and goes to the restarted jobs.
 func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extra func() []Write) (uint64, error) {
 	// Wait for checkpoints to catch up first, not holding up barriers.
 	if err := m.waitCaughtUp(ctx); err != nil {
@@ -234,13 +246,13 @@ func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extr
 	defer m.injectMu.Unlock()
 	ch, ok := m.sources[sourceKey{job: source}]
 	if !ok {
-		return 0, errors.New("dataflow: no such source")
+		return 0, fmt.Errorf("dataflow: table %d does not run here now: %w", source, ErrRecovered)
 	}
 	m.mu.Lock()
-	epoch, err := m.prev+1, m.err
+	epoch, failed := m.prev+1, m.err != nil
 	m.mu.Unlock()
-	if err != nil {
-		return 0, err
+	if failed {
+		return 0, ErrRecovered
 	}
 	if extra != nil {
 		m.store.Stage(epoch, extra())
@@ -265,7 +277,14 @@ func (m *BarrierManager) backlogged() bool {
 // waitCaughtUp blocks while the manager is backlogged, paused or failed
 // (until the recovery resumes).
 func (m *BarrierManager) waitCaughtUp(ctx context.Context) error {
-	return m.wait(ctx, false, func() bool { return m.err == nil && m.prev-m.committed <= maxUncommitted && !m.paused })
+	resets := m.Resets()
+	err := m.waitRecovering(ctx, func() bool {
+		return m.resets != resets || m.prev-m.committed <= maxUncommitted && !m.paused && m.err == nil
+	})
+	if err == nil && m.Resets() != resets {
+		return ErrRecovered
+	}
+	return err
 }
 
 // setPaused holds table writes back (Send waits) or lets them go.
@@ -279,12 +298,16 @@ func (m *BarrierManager) setPaused(p bool) {
 // waitUntil blocks until done (called under mu) holds, the manager failed
 // or ctx ended; commits and failures wake it.
 func (m *BarrierManager) waitUntil(ctx context.Context, done func() bool) error {
-	return m.wait(ctx, true, done)
+	return m.wait(ctx, done, false)
 }
 
-// wait blocks until done (called under mu) holds or ctx ended, or, if
-// failFast, the manager failed.
-func (m *BarrierManager) wait(ctx context.Context, failFast bool, done func() bool) error {
+// waitRecovering is waitUntil, except that a failure does not end the wait:
+// a recovery comes after it (see Fail), which done must look out for.
+func (m *BarrierManager) waitRecovering(ctx context.Context, done func() bool) error {
+	return m.wait(ctx, done, true)
+}
+
+func (m *BarrierManager) wait(ctx context.Context, done func() bool, throughFailure bool) error {
 	stop := context.AfterFunc(ctx, func() {
 		m.mu.Lock()
 		m.cond.Broadcast()
@@ -294,7 +317,7 @@ func (m *BarrierManager) wait(ctx context.Context, failFast bool, done func() bo
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for !done() {
-		if m.err != nil && failFast {
+		if m.err != nil && !throughFailure {
 			return m.err
 		}
 		if err := ctx.Err(); err != nil {
@@ -346,22 +369,27 @@ func (m *BarrierManager) SetCommitted(epoch uint64) {
 	m.cond.Broadcast()
 }
 
-// fail stops the manager: waiters get err.
-func (m *BarrierManager) fail(err error) {
+// fail stops the manager: waiters that do not wait for a recovery get
+// err. It reports whether err is the first failure since the last reset.
+func (m *BarrierManager) fail(err error) bool {
 	m.mu.Lock()
-	if m.err == nil {
+	defer m.mu.Unlock()
+	first := m.err == nil
+	if first {
 		m.err = err
 	}
 	m.cond.Broadcast()
-	m.mu.Unlock()
+	return first
 }
 
-// Fail reports a fatal error of an actor: streaming stops, every waiter
-// gets err, and a barrier is asked for at once: it fails, and the
-// coordinator recovers the cluster.
+// Fail reports a fatal error of an actor or of sealing: streaming stops
+// on this node, the coordinator is told (Hooks.Failed) so that it recovers
+// the cluster at once, and writes waiting for their epoch learn, after the
+// recovery, that it was rolled back.
 func (m *BarrierManager) Fail(err error) {
-	m.fail(err)
-	m.request()
+	if m.fail(err) && m.hooks.Failed != nil {
+		m.hooks.Failed(err)
+	}
 }
 
 // Committed returns the newest committed epoch.
@@ -379,6 +407,13 @@ func (m *BarrierManager) BarrierLatency() latency.Summary {
 	return m.latency.Summary()
 }
 
+// LastEpoch returns the newest epoch injected here (or reset to).
+func (m *BarrierManager) LastEpoch() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.prev
+}
+
 // CurrentEpoch returns the epoch that changes sent now belong to.
 func (m *BarrierManager) CurrentEpoch() uint64 {
 	m.mu.Lock()
@@ -386,9 +421,10 @@ func (m *BarrierManager) CurrentEpoch() uint64 {
 	return m.prev + 1
 }
 
-// WaitCommitted blocks until epoch is committed (or the manager failed).
+// WaitCommitted blocks until epoch, which is being or has been committed
+// (another node said so), is committed here, through recoveries.
 func (m *BarrierManager) WaitCommitted(ctx context.Context, epoch uint64) error {
-	return m.waitUntil(ctx, func() bool { return m.committed >= epoch })
+	return m.waitRecovering(ctx, func() bool { return m.committed >= epoch })
 }
 
 // ErrRecovered fails a write whose epoch a recovery rolled back: it was
@@ -408,7 +444,7 @@ func (m *BarrierManager) Resets() uint64 {
 // even if a later epoch of the same number commits).
 func (m *BarrierManager) WaitWritten(ctx context.Context, epoch, since uint64) error {
 	var lost bool
-	err := m.waitUntil(ctx, func() bool {
+	err := m.waitRecovering(ctx, func() bool {
 		if m.resets != since {
 			lost = m.resetCommitted[since] < epoch
 			return true

@@ -19,7 +19,7 @@ func TestWaitWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	m := NewBarrierManager(NewStore(st), 0, func(uint64) {}, func() {})
+	m := NewBarrierManager(NewStore(st), 0, Hooks{Sealed: func(uint64) {}, Request: func() {}})
 	ctx := context.Background()
 
 	since := m.Resets()
@@ -43,47 +43,57 @@ func TestWaitWritten(t *testing.T) {
 	}
 }
 
-// TestFailureThenRecovery checks that an actor's failure asks for a barrier
-// at once (the coordinator recovers when it fails), and that a write after
-// the failure waits for the recovery's Resume and goes to the restarted
-// job, instead of failing with the failed actor's error.
+// TestFailureThenRecovery checks that an actor's failure is reported to
+// the coordinator once (it recovers the cluster), that a write waiting
+// through the failure learns after the reset that it was not applied
+// (ErrRecovered, which the statement retries) rather than getting the
+// failed actor's error, and that a write sent after the reset waits for
+// the recovery's Resume and goes to the restarted job.
 func TestFailureThenRecovery(t *testing.T) {
 	st, err := storage.Open(t.TempDir(), storage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	requests := 0
-	m := NewBarrierManager(NewStore(st), 0, func(uint64) {}, func() { requests++ })
+	failures := 0
+	m := NewBarrierManager(NewStore(st), 0, Hooks{Sealed: func(uint64) {}, Request: func() {}, Failed: func(error) { failures++ }})
 	ctx := context.Background()
 	m.addSource(sourceKey{job: 1}, make(chan Message, 1), 1)
 
 	m.Fail(errors.New("actor 7: boom"))
-	if requests != 1 {
-		t.Errorf("%d barriers asked for after the failure, want 1", requests)
+	m.Fail(errors.New("actor 8: boom too"))
+	if failures != 1 {
+		t.Errorf("%d failures reported, want 1", failures)
 	}
-	if err := m.WaitCommitted(ctx, 1); err == nil {
-		t.Error("a wait for a commit outlived the failure")
+	send := func() chan error {
+		sent := make(chan error, 1)
+		go func() {
+			_, err := m.Send(ctx, 1, &Chunk{}, nil)
+			sent <- err
+		}()
+		return sent
 	}
-	sent := make(chan error, 1)
-	go func() {
-		_, err := m.Send(ctx, 1, &Chunk{}, nil)
-		sent <- err
-	}()
-	restarted := make(chan Message, 1)
-	for _, step := range []func(){
-		func() { m.reset(0, 3) },
-		func() { m.addSource(sourceKey{job: 1}, restarted, 1) },
-	} {
-		step()
+	quiet := func(sent chan error, when string) {
+		t.Helper()
 		select {
 		case err := <-sent:
-			t.Fatalf("the write ended before the recovery resumed: %v", err)
+			t.Fatalf("the write ended %s: %v", when, err)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+	during := send()
+	quiet(during, "before the recovery's reset")
+	m.reset(0, 3)
+	if err := <-during; !errors.Is(err, ErrRecovered) {
+		t.Fatalf("the write waiting through the failure: %v, want ErrRecovered", err)
+	}
+	after := send()
+	quiet(after, "before the restarted job's source")
+	restarted := make(chan Message, 1)
+	m.addSource(sourceKey{job: 1}, restarted, 1)
+	quiet(after, "before the recovery resumed")
 	m.setPaused(false) // the recovery's Resume
-	if err := <-sent; err != nil {
+	if err := <-after; err != nil {
 		t.Fatalf("the write after the recovery: %v", err)
 	}
 	if len(restarted) != 1 {

@@ -127,7 +127,7 @@ func newTestCluster(t *testing.T, ids ...string) *testCluster {
 		t.Cleanup(func() { st.Close() })
 		stores = append(stores, st)
 		n := &testNode{id: id, store: NewStore(st)}
-		n.mgr = NewBarrierManager(n.store, 0, c.sealed, func() {})
+		n.mgr = NewBarrierManager(n.store, 0, Hooks{Sealed: c.sealed, Request: func() {}})
 		n.rt = NewRuntime(ctx, n.store, n.mgr, 16, slog.New(slog.DiscardHandler))
 		n.rt.SetCluster(id, memTransport{net: net, node: id}, clusterReader{&stores})
 		go n.mgr.Run(ctx)

@@ -24,6 +24,9 @@ type fsm struct {
 	committed atomic.Uint64
 	// onCommit, if set, is told of each epoch committed.
 	onCommit atomic.Pointer[func(uint64)]
+	// applied is the index of the last entry applied (Raft's own
+	// AppliedIndex runs ahead of the FSM: it counts entries handed to it).
+	applied atomic.Uint64
 	// recent are the outcomes of the last commands with request ids;
 	// only Apply, Snapshot and Restore use it, which Raft calls in turn.
 	recent outcomes
@@ -50,6 +53,7 @@ func (f *fsm) Apply(l *raft.Log) any {
 	if err != nil && pgerror.Code(err) == pgerror.CodeInternal {
 		f.logger.Error("catalog command failed", "index", l.Index, "err", err)
 	}
+	f.applied.Store(l.Index)
 	return result{value, err}
 }
 
@@ -181,12 +185,14 @@ type snapshotJSON struct {
 	Catalog *catalogJSON `json:"catalog"`
 	// Recent are the FSM's remembered command outcomes.
 	Recent []*outcome `json:"recent,omitempty"`
+	// Applied is the index of the last entry applied.
+	Applied uint64 `json:"applied,omitempty"`
 }
 
 // Snapshot implements raft.FSM. Raft calls it between Applies, and the
 // catalog is immutable, so the snapshot just holds on to it and the epoch.
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
-	return fsmSnapshot{f.catalog.Load(), f.committed.Load(), f.recent.snapshot()}, nil
+	return fsmSnapshot{f.catalog.Load(), f.committed.Load(), f.recent.snapshot(), f.applied.Load()}, nil
 }
 
 // Restore implements raft.FSM.
@@ -202,6 +208,7 @@ func (f *fsm) Restore(r io.ReadCloser) error {
 	cat, committed := fromJSON(*s.Catalog)
 	f.catalog.Store(cat)
 	f.recent.restore(s.Recent)
+	f.applied.Store(max(f.applied.Load(), s.Applied))
 	if committed > f.committed.Load() {
 		f.committed.Store(committed)
 		if fn := f.onCommit.Load(); fn != nil {
@@ -215,11 +222,12 @@ type fsmSnapshot struct {
 	catalog   *Catalog
 	committed uint64
 	recent    []*outcome
+	applied   uint64
 }
 
 // Persist implements raft.FSMSnapshot.
 func (s fsmSnapshot) Persist(sink raft.SnapshotSink) error {
-	err := json.NewEncoder(sink).Encode(snapshotJSON{Version: snapshotVersion, Catalog: new(s.catalog.toJSON(s.committed)), Recent: s.recent})
+	err := json.NewEncoder(sink).Encode(snapshotJSON{Version: snapshotVersion, Catalog: new(s.catalog.toJSON(s.committed)), Recent: s.recent, Applied: s.applied})
 	if err != nil {
 		sink.Cancel()
 		return err

@@ -144,7 +144,7 @@ func Open(cfg Config) (_ *Meta, err error) {
 		return nil, fmt.Errorf("meta: snapshot store: %w", err)
 	}
 	m.trans = raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream:  raftLayer{Listener: cfg.Mux.Listener(cluster.RaftTag), advertise: advertiseAddr(cfg)},
+		Stream:  raftLayer{Listener: cfg.Mux.Listener(cluster.RaftTag), advertise: advertiseAddr(cfg), dialer: cfg.Mux.Dialer()},
 		MaxPool: 3, Timeout: transportTimeout, Logger: hlog,
 	})
 	cfg.Server.Register(m.service())
@@ -223,7 +223,7 @@ func (m *Meta) withDefaults(cfg Config) (Config, error) {
 		}
 		srv := cluster.NewServer()
 		m.owned = &ownedTransport{mux: mux, server: srv}
-		cfg.Mux, cfg.Server, cfg.Client = mux, srv, cluster.NewClient()
+		cfg.Mux, cfg.Server, cfg.Client = mux, srv, cluster.NewClient(mux.Dialer())
 	}
 	if cfg.AdvertiseAddr != "" {
 		if _, err := net.ResolveTCPAddr("tcp", cfg.AdvertiseAddr); err != nil {
@@ -249,11 +249,12 @@ func advertiseAddr(cfg Config) net.Addr {
 type raftLayer struct {
 	net.Listener
 	advertise net.Addr
+	dialer    *net.Dialer
 }
 
 // Dial implements raft.StreamLayer.
 func (l raftLayer) Dial(addr raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
-	return cluster.DialTagged(string(addr), cluster.RaftTag, timeout)
+	return cluster.DialTagged(l.dialer, string(addr), cluster.RaftTag, timeout)
 }
 
 // Addr implements net.Listener: the advertised address.

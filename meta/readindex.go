@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 	"github.com/streamdb/streamdb/cluster"
+	"github.com/streamdb/streamdb/pgerror"
 )
 
 // Sync makes this node's reads linearizable: a statement that starts after
@@ -20,23 +22,27 @@ import (
 // has applied as far. Concurrent callers share one request, sent after
 // they all called.
 //
-// With no leader answering within syncTimeout, Sync returns
-// without waiting: reads go on from this node's catalog and its last
-// committed epoch (possibly stale) while writes and DDL wait for a leader.
+// With no leader answering within syncTimeout, Sync returns ErrNoQuorum
+// at once: reads may go on from this node's catalog and its last committed
+// epoch (possibly stale), writes and DDL are refused.
 func (m *Meta) Sync(ctx context.Context) error {
 	if m.raft.State() == raft.Leader {
 		if err := m.Barrier(ctx); err != nil {
-			// Leadership moved or the quorum is gone: serve what is applied.
-			return ctx.Err()
+			return cmp.Or(ctx.Err(), ErrNoQuorum)
 		}
 		return nil
 	}
 	index, ok := m.readIndex.get(ctx, m.fetchReadIndex)
 	if !ok {
-		return ctx.Err()
+		return cmp.Or(ctx.Err(), ErrNoQuorum)
 	}
 	return m.WaitApplied(ctx, index)
 }
+
+// ErrNoQuorum is Sync's error when no leader answers: this node is cut off
+// from a majority of the voters (or they are down).
+var ErrNoQuorum error = pgerror.New(pgerror.CodeCannotConnectNow, "this node cannot reach a majority of the cluster's voters: writes and DDL are refused until it can").
+	WithHint("Reads here may be stale. Connect to a node that reaches the Raft leader (SHOW NODES there), or restore the network between the nodes.")
 
 // syncTimeout bounds a follower's wait for the leader's read index: long
 // enough for an election (heartbeatTimeout), short enough that reads go on
@@ -79,7 +85,7 @@ func (m *Meta) serveReadIndex(ctx context.Context, _ *readIndexRequest) (*readIn
 	if err := m.Barrier(ctx); err != nil {
 		return nil, errNotLeaderStatus()
 	}
-	return &readIndexResponse{Index: m.raft.AppliedIndex()}, nil
+	return &readIndexResponse{Index: m.AppliedIndex()}, nil
 }
 
 // fetchReadIndex asks the leader for its read index, following

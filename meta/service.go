@@ -153,7 +153,7 @@ func (m *Meta) onLeader(ctx context.Context, local func(context.Context) (any, e
 			return v, err
 		}
 		if sleepCtx(ctx, wait) != nil {
-			return nil, pgerror.New("57P03", "the catalog has no Raft leader: %v", err).
+			return nil, pgerror.New(pgerror.CodeCannotConnectNow, "the catalog has no Raft leader: %v", err).
 				WithHint("A majority of the cluster's voters must be running and connected; check SHOW NODES on another node.")
 		}
 	}
@@ -168,12 +168,13 @@ func isRetryable(err error) bool {
 	return pgerror.Code(err) == codeNotLeader || status.Code(err) == codes.Unavailable
 }
 
-// AppliedIndex returns the index of the last entry this node's FSM applied.
-func (m *Meta) AppliedIndex() uint64 { return m.raft.AppliedIndex() }
+// AppliedIndex returns the index of the last entry this node's FSM applied
+// (Raft's AppliedIndex may run ahead: it counts entries handed to the FSM).
+func (m *Meta) AppliedIndex() uint64 { return m.fsm.applied.Load() }
 
 // WaitApplied waits until this node's FSM has applied the entry at index.
 func (m *Meta) WaitApplied(ctx context.Context, index uint64) error {
-	for wait := time.Millisecond; m.raft.AppliedIndex() < index; wait = min(2*wait, 20*time.Millisecond) {
+	for wait := time.Millisecond; m.AppliedIndex() < index; wait = min(2*wait, 20*time.Millisecond) {
 		if err := sleepCtx(ctx, wait); err != nil {
 			return fmt.Errorf("meta: the catalog change did not reach this node: %w", err)
 		}

@@ -101,7 +101,7 @@ func Start(cfg Config) (_ *Node, err error) {
 	if n.mux, err = cluster.Listen(cmp.Or(cfg.ClusterAddr, "127.0.0.1:0")); err != nil {
 		return nil, err
 	}
-	n.rpc, n.client = cluster.NewServer(), cluster.NewClient()
+	n.rpc, n.client = cluster.NewServer(), cluster.NewClient(n.mux.Dialer())
 	m, err := meta.Open(meta.Config{Dir: cfg.DataDir, NodeID: cfg.NodeID, Mux: n.mux, Server: n.rpc, Client: n.client,
 		AdvertiseAddr: cfg.AdvertiseAddr, PgAddr: n.ln.Addr().String(), Version: Version, Join: cfg.Join, Voters: cfg.Voters, Logger: cfg.Logger})
 	if err != nil {

@@ -46,6 +46,7 @@ const (
 	CodeProtocolViolation           = "08P01"
 	CodeConnectionFailure           = "08006"
 	CodeQueryCanceled               = "57014"
+	CodeCannotConnectNow            = "57P03"
 	CodeAdminShutdown               = "57P01"
 	CodeInvalidPreparedStatement    = "26000"
 	CodeInvalidCursorName           = "34000"

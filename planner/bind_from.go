@@ -186,8 +186,10 @@ func (b *Binder) bindTableSource(ts *ast.TableSource, s *scope) (Node, error) {
 			}
 		}
 		if st, ok := lookupSysTable(src.Schema.O, name); ok {
+			b.readsReplicated = b.readsReplicated || st.status == nil
 			return b.bindSysTable(st, name, alias)
 		}
+		b.readsReplicated = true
 		t, err := b.table(src.Schema.O, name)
 		if err != nil {
 			return nil, err

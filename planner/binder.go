@@ -37,6 +37,9 @@ type Binder struct {
 	// records that the statement read one.
 	status      Status
 	readsStatus bool
+	// readsReplicated records that the statement read a relation or a
+	// catalog record (anything but the node's own live figures).
+	readsReplicated bool
 }
 
 type cte struct {

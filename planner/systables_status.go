@@ -210,3 +210,9 @@ func (b *Binder) SetStatus(s Status) { b.status = s }
 // relations: their rows are computed when binding, so it must be bound
 // again for each execution.
 func (b *Binder) ReadsStatus() bool { return b.readsStatus }
+
+// ReadsReplicated reports whether the bound statement reads a relation or
+// the catalog (pg_catalog, information_schema): state that a node cut off
+// from the Raft majority may have stale, unlike the streamdb_catalog
+// figures of the node itself.
+func (b *Binder) ReadsReplicated() bool { return b.readsReplicated }

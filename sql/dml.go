@@ -308,6 +308,9 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, uint64, error) {
 	}
 	since := e.mgr.Resets()
 	epoch, sent, err := w.send(stmtCtx)
+	if errors.Is(err, dataflow.ErrRecovered) {
+		return 0, 0, errRolledBack{}
+	}
 	if err != nil {
 		return 0, 0, err
 	}

@@ -107,7 +107,11 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 		store.SetCacheBytes(opts.StateCacheBytes)
 	}
 	var ctrl *control.Controller
-	e.mgr = dataflow.NewBarrierManager(store, committed, func(epoch uint64) { ctrl.Sealed(epoch) }, func() { ctrl.RequestBarrier() })
+	e.mgr = dataflow.NewBarrierManager(store, committed, dataflow.Hooks{
+		Sealed:  func(epoch uint64) { ctrl.Sealed(ctx, epoch) },
+		Request: func() { ctrl.RequestBarrier() },
+		Failed:  func(err error) { ctrl.Failed(err) },
+	})
 	e.rt = dataflow.NewRuntime(ctx, store, e.mgr, exec.VNodes, opts.Logger)
 	ctrl = control.New(m.NodeID(), m, e.rt, e.mgr, st, jobBuilder{e}, opts.Logger)
 	e.ctrl = ctrl

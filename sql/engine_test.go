@@ -2,8 +2,11 @@ package sql_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,5 +188,29 @@ func TestConnect(t *testing.T) {
 		if err == nil && s.TxStatus() != 'I' {
 			t.Errorf("Connect(%v): tx status %q, want 'I'", tt.params, s.TxStatus())
 		}
+	}
+}
+
+// TestStreamingFailureRecovers fails the node's streaming as a failed
+// actor does: the controller recovers from the last committed epoch, a
+// write during the failure waits and then applies once, and the views are
+// right again.
+func TestStreamingFailureRecovers(t *testing.T) {
+	n := openNode(t)
+	s := n.connect(nil)
+	for _, q := range []string{
+		"CREATE TABLE t (k INT PRIMARY KEY, v INT)",
+		"CREATE MATERIALIZED VIEW mv AS SELECT count(*) AS n, sum(v) AS s FROM t",
+		"INSERT INTO t VALUES (1, 10), (2, 20)",
+	} {
+		mustQuery(t, s, q)
+	}
+	for round := range 3 {
+		n.e.FailStreaming(errors.New("injected failure"))
+		mustQuery(t, s, fmt.Sprintf("INSERT INTO t VALUES (%d, 1)", 10+round))
+	}
+	mustQuery(t, s, "FLUSH")
+	if got := mustQuery(t, s, "SELECT * FROM mv").rows; !slices.Equal(got, []string{"5|33"}) {
+		t.Fatalf("view after failures = %v, want 5|33", got)
 	}
 }

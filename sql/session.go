@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime/debug"
 
+	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql/parser"
@@ -83,7 +84,7 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []types.
 			// relation created through another node a moment ago may not
 			// have reached this node's catalog yet: bind again once it has.
 			if err := st.bind(); err != nil {
-				if serr := s.e.Meta.Sync(ctx); serr != nil {
+				if serr := s.e.Meta.Sync(ctx); serr != nil && serr != meta.ErrNoQuorum {
 					return nil, serr
 				}
 				if err := st.bind(); err != nil {

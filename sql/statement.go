@@ -26,6 +26,9 @@ type statement struct {
 
 	cat     *meta.Catalog
 	bindErr error
+	// replicated marks a statement reading relations or the catalog
+	// (planner.Binder.ReadsReplicated).
+	replicated bool
 	// live marks a statement reading streamdb_catalog relations, whose
 	// rows bind computes: it is bound again for each execution.
 	live bool
@@ -88,7 +91,7 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 	b := planner.NewBinder(cat, st.declared)
 	b.SetNumParams(p.NumParams)
 	b.SetStatus(st.s.e)
-	defer func() { st.live = b.ReadsStatus() }()
+	defer func() { st.live, st.replicated = b.ReadsStatus(), b.ReadsReplicated() }()
 	switch n := p.AST.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		st.query, err = b.BindQuery(n)
@@ -160,14 +163,20 @@ func (st *statement) Open(ctx context.Context, params []types.Datum) (pgwire.Row
 	if cmd, ok := writeCommand(st.parsed); ok && s.vars.readOnly() {
 		return nil, s.fail(pgerror.New(pgerror.CodeReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", cmd))
 	}
+	ctx, cancel := s.vars.statementContext(ctx)
+	defer cancel()
 	// What any node acknowledged before this statement began is visible
-	// to it: catalog changes and committed epochs.
+	// to it: catalog changes and committed epochs. Cut off from the
+	// majority, this node serves only what reads none of them (SHOW NODES,
+	// its own figures), so that nothing stale is ever returned.
 	if err := s.e.Meta.Sync(ctx); err != nil {
-		return nil, s.fail(err)
+		if err != meta.ErrNoQuorum || !st.servedWithoutQuorum() {
+			return nil, s.fail(statementTimedOut(ctx, err, false))
+		}
 	}
 	rows, err := st.run(ctx, params)
 	if err != nil {
-		return nil, s.fail(err)
+		return nil, s.fail(statementTimedOut(ctx, err, st.dml != nil))
 	}
 	return rows, nil
 }
@@ -242,6 +251,19 @@ func (r *memRows) Close() {}
 
 // writeCommand returns the command name of a statement that writes (DML,
 // COPY FROM, DDL), which a read-only transaction refuses.
+// servedWithoutQuorum reports whether the statement may run on a node cut
+// off from the Raft majority: it writes nothing and reads neither relations
+// nor the catalog.
+func (st *statement) servedWithoutQuorum() bool {
+	if _, write := writeCommand(st.parsed); write {
+		return false
+	}
+	if st.parsed.AST == nil {
+		return true // SET, SHOW of settings, transaction control
+	}
+	return st.bind() == nil && !st.replicated
+}
+
 func writeCommand(p *parser.Statement) (string, bool) {
 	switch p.AST.(type) {
 	case *ast.InsertStmt:

@@ -18,7 +18,10 @@ type varDef struct {
 	readOnly bool
 	// boolean variables take on/off (true, yes, 1, ...), shown as on/off.
 	boolean bool
-	desc    string
+	// duration variables take a time (5000, '5s', '1min'; see
+	// parseDurationSetting).
+	duration bool
+	desc     string
 }
 
 // sessionVars are the variables clients set and show. Aliases map other
@@ -41,9 +44,9 @@ var sessionVars = map[string]varDef{
 	"default_transaction_isolation":       {def: "read committed", desc: "Sets the transaction isolation level of each new transaction."},
 	"transaction_read_only":               {def: "off", boolean: true, desc: "Sets the current transaction's read-only status."},
 	"default_transaction_read_only":       {def: "off", boolean: true, desc: "Sets the default read-only status of new transactions."},
-	"statement_timeout":                   {def: "0", desc: "Sets the maximum allowed duration of any statement."},
-	"lock_timeout":                        {def: "0", desc: "Sets the maximum allowed duration of any wait for a lock."},
-	"idle_in_transaction_session_timeout": {def: "0", desc: "Sets the maximum allowed idle time between queries, when in a transaction."},
+	"statement_timeout":                   {def: "0", duration: true, desc: "Sets the maximum allowed duration of any statement."},
+	"lock_timeout":                        {def: "0", duration: true, desc: "Sets the maximum allowed duration of any wait for a lock."},
+	"idle_in_transaction_session_timeout": {def: "0", duration: true, desc: "Sets the maximum allowed idle time between queries, when in a transaction."},
 	"client_min_messages":                 {def: "notice", desc: "Sets the message levels that are sent to the client."},
 	"bytea_output":                        {def: "hex", desc: "Sets the output format for bytea."},
 	"max_identifier_length":               {def: "63", readOnly: true, desc: "Shows the maximum identifier length."},
@@ -100,6 +103,12 @@ func newVars(params map[string]string, version, user string) *vars {
 	for name, val := range params {
 		name = canonicalVar(name)
 		if d, ok := sessionVars[name]; ok && !d.readOnly {
+			if d.duration {
+				var err error
+				if val, err = parseDurationSetting(name, val); err != nil {
+					continue
+				}
+			}
 			v.values[name] = val
 		}
 	}
@@ -151,6 +160,12 @@ func (v *vars) set(name, value string) error {
 			value = "off"
 		default:
 			return pgerror.New(pgerror.CodeInvalidParameterValue, "parameter %q requires a Boolean value", name)
+		}
+	}
+	if sessionVars[name].duration {
+		var err error
+		if value, err = parseDurationSetting(name, value); err != nil {
+			return err
 		}
 	}
 	v.values[name] = value

@@ -12,8 +12,11 @@ import (
 // generator-only rate (Query "generator") or one system of the PostgreSQL
 // comparison (Query "pg-compare:WORKLOAD:FEED:SYSTEM").
 type Result struct {
-	Query       string `json:"query"`
-	Parallelism int    `json:"parallelism"`
+	Query string `json:"query"`
+	// Nodes is the number of node processes of the run's cluster (0 for
+	// the generator and PostgreSQL lines).
+	Nodes       int `json:"nodes,omitempty"`
+	Parallelism int `json:"parallelism"`
 	// Events is the number of Nexmark events (the rows fed, in the
 	// PostgreSQL comparison).
 	Events int64 `json:"events"`
@@ -48,15 +51,33 @@ type Result struct {
 }
 
 // writeTable prints results as an aligned table.
+// nodesCell is a result's node count as the table shows it ("-" for
+// lines that ran no cluster).
+func nodesCell(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
+}
+
+// nodesLabel names a cluster of n nodes before the parallelism in notes:
+// "nodes=3, ", or nothing for lines that ran no cluster.
+func nodesLabel(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("nodes=%d, ", n)
+}
+
 func writeTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "query\tp\tevents\tevents/s\tevents/s/core\tpeak RSS MiB\tbarrier p50 ms\tbarrier p99 ms\trows\tstate entries\t")
+	fmt.Fprintln(tw, "query\tnodes\tp\tevents\tevents/s\tevents/s/core\tpeak RSS MiB\tbarrier p50 ms\tbarrier p99 ms\trows\tstate entries\t")
 	for _, r := range results {
 		if r.Skipped != "" {
-			fmt.Fprintf(tw, "%s\t%d\t%s\tskipped\t\t\t\t\t\t\t\n", r.Query, r.Parallelism, benchkit.Thousands(r.Events))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\tskipped\t\t\t\t\t\t\t\n", r.Query, nodesCell(r.Nodes), r.Parallelism, benchkit.Thousands(r.Events))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%.0f\t%.1f\t%.1f\t%s\t%s\t\n", r.Query, r.Parallelism, benchkit.Thousands(r.Events),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%.0f\t%.1f\t%.1f\t%s\t%s\t\n", r.Query, nodesCell(r.Nodes), r.Parallelism, benchkit.Thousands(r.Events),
 			benchkit.Thousands(int64(r.EventsPerSec)), benchkit.Thousands(int64(r.EventsPerSecPerCore)), float64(r.PeakRSSBytes)/(1<<20),
 			r.BarrierP50Ms, r.BarrierP99Ms, benchkit.Thousands(r.Rows), benchkit.Thousands(r.StateEntries))
 	}
@@ -65,8 +86,33 @@ func writeTable(w io.Writer, results []Result) error {
 	}
 	for _, r := range results {
 		if r.Skipped != "" {
-			fmt.Fprintf(w, "%s (p=%d) skipped: %s\n", r.Query, r.Parallelism, r.Skipped)
+			fmt.Fprintf(w, "%s (%sp=%d) skipped: %s\n", r.Query, nodesLabel(r.Nodes), r.Parallelism, r.Skipped)
 		}
 	}
+	writeScaling(w, results)
 	return nil
+}
+
+// writeScaling compares each query's runs on clusters of several nodes
+// with its run on one node at the same parallelism: throughput and
+// throughput per busy core, as ratios.
+func writeScaling(w io.Writer, results []Result) {
+	type key struct {
+		query string
+		p     int
+	}
+	single := map[key]Result{}
+	for _, r := range results {
+		if r.Nodes == 1 && r.Skipped == "" {
+			single[key{r.Query, r.Parallelism}] = r
+		}
+	}
+	for _, r := range results {
+		one, ok := single[key{r.Query, r.Parallelism}]
+		if r.Nodes < 2 || r.Skipped != "" || !ok || one.EventsPerSec == 0 || one.EventsPerSecPerCore == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s p=%d on %d nodes: %.2fx one node's events/s, %.2fx its events/s per busy core\n",
+			r.Query, r.Parallelism, r.Nodes, r.EventsPerSec/one.EventsPerSec, r.EventsPerSecPerCore/one.EventsPerSecPerCore)
+	}
 }

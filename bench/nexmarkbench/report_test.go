@@ -54,11 +54,15 @@ func TestWriteTable(t *testing.T) {
 	err := writeTable(&b, []Result{
 		{Query: "q0", Parallelism: 1, Events: 1_000_000, EventsPerSec: 123456.7, EventsPerSecPerCore: 99999, PeakRSSBytes: 100 << 20, BarrierP50Ms: 2, BarrierP99Ms: 30, Rows: 920_000},
 		{Query: "q5", Parallelism: 1, Events: 1_000_000, Skipped: "missing FROM-clause entry"},
+		{Query: "q7", Nodes: 1, Parallelism: 2, Events: 1000, EventsPerSec: 200, EventsPerSecPerCore: 100},
+		{Query: "q7", Nodes: 3, Parallelism: 2, Events: 1000, EventsPerSec: 150, EventsPerSecPerCore: 80},
+		{Query: "q7", Nodes: 3, Parallelism: 4, Events: 1000, Skipped: "failed: no"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"events/s/core", "123,456", "920,000", "skipped", "q5 (p=1) skipped: missing FROM-clause entry"} {
+	for _, want := range []string{"events/s/core", "123,456", "920,000", "skipped", "q5 (p=1) skipped: missing FROM-clause entry",
+		"q7 (nodes=3, p=4) skipped: failed: no", "q7 p=2 on 3 nodes: 0.75x one node's events/s, 0.80x its events/s per busy core"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}

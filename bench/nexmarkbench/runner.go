@@ -29,9 +29,10 @@ type Config struct {
 	Parallelism []int
 	// BarrierIntervalMS is the servers' barrier interval.
 	BarrierIntervalMS int
-	// Nodes is the number of node processes each run starts as one
-	// cluster (default 1); CPU time and peak memory are summed over them.
-	Nodes int
+	// Nodes lists the cluster sizes to run each query on (default 1):
+	// node processes started as one cluster, whose CPU time and peak
+	// memory are summed.
+	Nodes []int
 	// Watermark, if positive, is how far the sources' watermark on
 	// date_time stays behind it (SourceOptions.Watermark).
 	Watermark time.Duration
@@ -74,18 +75,24 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		}
 		results = append(results, r)
 	}
+	nodes := cfg.Nodes
+	if len(nodes) == 0 {
+		nodes = []int{1}
+	}
 	for _, q := range cfg.Queries {
-		for _, p := range cfg.Parallelism {
-			if ctx.Err() != nil {
-				break
-			}
-			r, err := runQuery(ctx, cfg, q, p)
-			if err != nil && ctx.Err() == nil {
-				fail(fmt.Sprintf("%s (p=%d)", q.Name, p), err)
-				r.Skipped = "failed: " + err.Error()
-			}
-			if ctx.Err() == nil {
-				results = append(results, r)
+		for _, n := range nodes {
+			for _, p := range cfg.Parallelism {
+				if ctx.Err() != nil {
+					break
+				}
+				r, err := runQuery(ctx, cfg, q, n, p)
+				if err != nil && ctx.Err() == nil {
+					fail(fmt.Sprintf("%s (nodes=%d, p=%d)", q.Name, n, p), err)
+					r.Skipped = "failed: " + err.Error()
+				}
+				if ctx.Err() == nil {
+					results = append(results, r)
+				}
 			}
 		}
 	}
@@ -118,17 +125,17 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	return results, nil
 }
 
-// runQuery runs q at parallelism p on a fresh server: it creates the
+// runQuery runs q at parallelism p on a fresh cluster of n nodes: it creates the
 // sources q reads and q's view, waits until every split's last offset is
 // committed, and measures. A view that cannot be created makes a result
 // with Skipped set, not an error.
-func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err error) {
-	r = Result{Query: q.Name, Parallelism: p, Events: cfg.Events}
+func runQuery(ctx context.Context, cfg Config, q Query, n, p int) (r Result, err error) {
+	r = Result{Query: q.Name, Nodes: n, Parallelism: p, Events: cfg.Events}
 	var extra []string
 	if cfg.CPUProfileDir != "" {
-		extra = []string{"--cpuprofile", filepath.Join(cfg.CPUProfileDir, fmt.Sprintf("%s-p%d.prof", q.Name, p))}
+		extra = []string{"--cpuprofile", filepath.Join(cfg.CPUProfileDir, fmt.Sprintf("%s-n%d-p%d.prof", q.Name, n, p))}
 	}
-	servers, err := benchkit.StartCluster(ctx, cfg.Binary, max(cfg.Nodes, 1), p, cfg.BarrierIntervalMS, extra...)
+	servers, err := benchkit.StartCluster(ctx, cfg.Binary, n, p, cfg.BarrierIntervalMS, extra...)
 	if err != nil {
 		return r, err
 	}
@@ -161,7 +168,7 @@ func runQuery(ctx context.Context, cfg Config, q Query, p int) (r Result, err er
 		}
 		return r, fmt.Errorf("create the view: %w", err)
 	}
-	bar := benchkit.NewProgress(cfg.Err, fmt.Sprintf("%s p=%d", q.Name, p), "events")
+	bar := benchkit.NewProgress(cfg.Err, fmt.Sprintf("%s nodes=%d p=%d", q.Name, n, p), "events")
 	err = waitDone(ctx, conn, srv, bar, q, cfg.Events, start)
 	bar.Finish()
 	if err != nil {

@@ -86,7 +86,7 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	postgres := fs.String("postgres", "auto", "compare with PostgreSQL: auto (when its server binaries are installed), on or off")
 	watermark := fs.Duration("watermark", 0, "declare WATERMARK FOR date_time AS date_time - this on the sources (RisingWave's benchmark: 4s; 0: none)")
 	cpuProfiles := fs.String("cpuprofile-dir", "", "write a CPU profile of each query run's server into this directory (q5-p2.prof, ...)")
-	nodes := fs.Int("nodes", 1, "node processes of each run's cluster (its CPU time and peak memory are summed over them)")
+	nodes := fs.String("nodes", "1", "comma-separated cluster sizes to run each query on (node processes; CPU time and peak memory are summed over them), e.g. 1,3")
 	fs.Usage = func() {
 		fmt.Fprintln(errOut, "Usage: streamdb bench nexmark [flags]\n\nRuns each Nexmark query as a materialized view on a fresh server and reports its throughput.\n\nFlags:")
 		fs.PrintDefaults()
@@ -98,7 +98,7 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 		return nexmarkbench.Config{}, fmt.Errorf("bench nexmark: unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
 	cfg := nexmarkbench.Config{Events: *events, BarrierIntervalMS: *barrierMS, JSON: *jsonPath, Postgres: nexmarkbench.PostgresMode(*postgres),
-		Watermark: *watermark, CPUProfileDir: *cpuProfiles, Nodes: *nodes}
+		Watermark: *watermark, CPUProfileDir: *cpuProfiles}
 	if cfg.Watermark < 0 {
 		return cfg, fmt.Errorf("bench nexmark: --watermark must not be negative, not %v", cfg.Watermark)
 	}
@@ -117,7 +117,10 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	if cfg.Queries, err = parseQueries(*queries); err != nil {
 		return cfg, err
 	}
-	if cfg.Parallelism, err = parseParallelism(*parallelism); err != nil {
+	if cfg.Parallelism, err = parsePositives("parallelism", *parallelism); err != nil {
+		return cfg, err
+	}
+	if cfg.Nodes, err = parsePositives("nodes", *nodes); err != nil {
 		return cfg, err
 	}
 	return cfg, nil
@@ -152,14 +155,14 @@ func parseQueries(s string) ([]nexmarkbench.Query, error) {
 	return out, nil
 }
 
-// parseParallelism reads --parallelism: positive numbers separated by
-// commas.
-func parseParallelism(s string) ([]int, error) {
+// parsePositives reads a list flag (--parallelism, --nodes): positive
+// numbers separated by commas.
+func parsePositives(flag, s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		p, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || p < 1 {
-			return nil, fmt.Errorf("bench nexmark: --parallelism takes positive numbers separated by commas (1,2), not %q", s)
+			return nil, fmt.Errorf("bench nexmark: --%s takes positive numbers separated by commas (1,2), not %q", flag, s)
 		}
 		out = append(out, p)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,25 @@ type clusterNode struct {
 
 // kill kills the node's process with SIGKILL.
 func (n *clusterNode) kill() { n.process.kill() }
+
+// stop kills the node at the end of a test, logging the tail of its log
+// if the test failed.
+func (n *clusterNode) stop(t *testing.T) {
+	n.kill()
+	if !t.Failed() {
+		return
+	}
+	f, err := os.CreateTemp("", fmt.Sprintf("streamdb-%s-%s-*.log", t.Name(), n.flags[1]))
+	if err == nil {
+		_, err = f.WriteString(n.output())
+		f.Close()
+	}
+	if err != nil {
+		t.Logf("log of %s not kept: %v", n.flags[1], err)
+		return
+	}
+	t.Logf("log of %s: %s", n.flags[1], f.Name())
+}
 
 // restart starts the node again after a kill, as the same member.
 func (n *clusterNode) restart(t *testing.T) {
@@ -43,7 +63,7 @@ func startCluster(t *testing.T, n int) []*clusterNode {
 		}
 		node := &clusterNode{dataDir: t.TempDir(), flags: flags}
 		node.process = startProcess(t, node.dataDir, freeAddr(t), flags...)
-		t.Cleanup(func() { node.kill() })
+		t.Cleanup(func() { node.stop(t) })
 		nodes = append(nodes, node)
 	}
 	return nodes

@@ -31,7 +31,7 @@ var failoverTables = []string{"fa", "fb", "fc", "fd"}
 func TestClusterLeaderFailover(t *testing.T) {
 	nodes := startCluster(t, 3)
 	setupFailoverTables(t, nodes[0])
-	load := startFailoverLoad(t, nodes)
+	load := startClusterLoad(t, nodes)
 	var elected, restarted, committed []time.Duration
 	for round := range 10 {
 		time.Sleep(time.Second)
@@ -72,6 +72,7 @@ func setupFailoverTables(t *testing.T, n *clusterNode) {
 		for _, q := range []string{
 			fmt.Sprintf("CREATE TABLE %s (id BIGINT PRIMARY KEY, w INT)", tb),
 			fmt.Sprintf("CREATE MATERIALIZED VIEW %s_sum AS SELECT w, count(*) AS n, sum(id) AS s FROM %s GROUP BY w", tb, tb),
+			fmt.Sprintf("CREATE MATERIALIZED VIEW %s_ids AS SELECT id, w FROM %s", tb, tb),
 		} {
 			if _, err := conn.Exec(context.Background(), q); err != nil {
 				t.Fatalf("%s: %v", q, err)
@@ -80,9 +81,9 @@ func setupFailoverTables(t *testing.T, n *clusterNode) {
 	}
 }
 
-// failoverLoad runs writers and DDL clients against the live nodes of a
+// clusterLoad runs writers and DDL clients against the live nodes of a
 // cluster and records what they were told.
-type failoverLoad struct {
+type clusterLoad struct {
 	nodes  []*clusterNode
 	begin  time.Time
 	cancel context.CancelFunc
@@ -90,21 +91,25 @@ type failoverLoad struct {
 
 	mu   sync.Mutex
 	down map[int]bool
-	// acked and unknown are the ids of rows whose INSERT was acknowledged,
-	// and of those whose outcome is unknown (the connection broke or the
-	// statement failed), by table.
-	acked, unknown map[string]map[int64]bool
+	// acked, refused and unknown are the ids of rows whose INSERT was
+	// acknowledged, refused before it ran (57P03: no quorum), or of
+	// unknown outcome (the connection broke or the statement failed), by
+	// table; seen counts the writers' outcomes by SQLSTATE.
+	acked, refused, unknown map[string]map[int64]bool
+	seen                    map[string]int
+	// outcomes says, for each row id, when its INSERT ended and how.
+	outcomes map[int64]string
 	// history are the catalog operations, and names the views created.
 	history []porcupine.Operation
 	names   []string
 }
 
-func startFailoverLoad(t *testing.T, nodes []*clusterNode) *failoverLoad {
+func startClusterLoad(t *testing.T, nodes []*clusterNode) *clusterLoad {
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &failoverLoad{nodes: nodes, begin: time.Now(), cancel: cancel, down: map[int]bool{},
-		acked: map[string]map[int64]bool{}, unknown: map[string]map[int64]bool{}}
+	l := &clusterLoad{nodes: nodes, begin: time.Now(), cancel: cancel, down: map[int]bool{},
+		acked: map[string]map[int64]bool{}, refused: map[string]map[int64]bool{}, unknown: map[string]map[int64]bool{}, seen: map[string]int{}, outcomes: map[int64]string{}}
 	for _, tb := range failoverTables {
-		l.acked[tb], l.unknown[tb] = map[int64]bool{}, map[int64]bool{}
+		l.acked[tb], l.refused[tb], l.unknown[tb] = map[int64]bool{}, map[int64]bool{}, map[int64]bool{}
 	}
 	for w := range 4 {
 		l.wg.Go(func() { l.write(ctx, w) })
@@ -115,23 +120,22 @@ func startFailoverLoad(t *testing.T, nodes []*clusterNode) *failoverLoad {
 	return l
 }
 
-func (l *failoverLoad) stop() {
+func (l *clusterLoad) stop() {
 	l.cancel()
 	l.wg.Wait()
 }
 
-func (l *failoverLoad) setDown(i int, down bool) {
+func (l *clusterLoad) setDown(i int, down bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.down[i] = down
 }
 
 // now is the time since the load began, porcupine's clock.
-func (l *failoverLoad) now() int64 { return int64(time.Since(l.begin)) }
+func (l *clusterLoad) now() int64 { return int64(time.Since(l.begin)) }
 
-// conn connects to a random live node, other than the leader when
-// another is up, retrying until ctx ends.
-func (l *failoverLoad) conn(ctx context.Context, rng *rand.Rand) (*pgx.Conn, error) {
+// conn connects to a random live node, retrying until ctx ends.
+func (l *clusterLoad) conn(ctx context.Context, rng *rand.Rand) (*pgx.Conn, error) {
 	for ctx.Err() == nil {
 		l.mu.Lock()
 		var live []int
@@ -155,7 +159,7 @@ func (l *failoverLoad) conn(ctx context.Context, rng *rand.Rand) (*pgx.Conn, err
 
 // write inserts rows with ids of its own into the failover tables, one
 // INSERT at a time, reconnecting when its node goes away.
-func (l *failoverLoad) write(ctx context.Context, w int) {
+func (l *clusterLoad) write(ctx context.Context, w int) {
 	rng := rand.New(rand.NewPCG(uint64(w), 7))
 	var conn *pgx.Conn
 	for n := int64(0); ctx.Err() == nil; n++ {
@@ -170,13 +174,7 @@ func (l *failoverLoad) write(ctx context.Context, w int) {
 		sctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 		_, err := conn.Exec(sctx, fmt.Sprintf("INSERT INTO %s VALUES ($1, $2)", tb), id, w)
 		cancel()
-		l.mu.Lock()
-		if err == nil {
-			l.acked[tb][id] = true
-		} else {
-			l.unknown[tb][id] = true
-		}
-		l.mu.Unlock()
+		l.record(tb, id, err)
 		if err != nil {
 			conn.Close(context.Background())
 			conn = nil
@@ -185,6 +183,36 @@ func (l *failoverLoad) write(ctx context.Context, w int) {
 	if conn != nil {
 		conn.Close(context.Background())
 	}
+}
+
+// record files the outcome of inserting row id into table tb.
+func (l *clusterLoad) record(tb string, id int64, err error) {
+	var pe *pgconn.PgError
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.outcomes[id] = fmt.Sprintf("%v after the start: %v", time.Since(l.begin).Round(time.Millisecond), err)
+	switch {
+	case err == nil:
+		l.acked[tb][id] = true
+		l.seen["ok"]++
+	case errors.As(err, &pe) && pe.Code == "57P03":
+		l.refused[tb][id] = true
+		l.seen[pe.Code]++
+	case errors.As(err, &pe) && pe.Code == "XX000":
+		l.unknown[tb][id] = true
+		l.seen[pe.Code+" "+pe.Message]++
+	case errors.As(err, &pe):
+		l.unknown[tb][id] = true
+		l.seen[pe.Code]++
+	default:
+		l.unknown[tb][id] = true
+		l.seen["connection lost"]++
+	}
+}
+
+// outcome describes what the INSERT of row id into tb was told.
+func (l *clusterLoad) outcome(tb string, id int64) string {
+	return fmt.Sprintf("acknowledged %v, refused %v, unknown %v; it ended %s", l.acked[tb][id], l.refused[tb][id], l.unknown[tb][id], l.outcomes[id])
 }
 
 // catalogOp is a catalog operation of the history: create or drop of a
@@ -205,7 +233,7 @@ const (
 // ddl creates views (mostly plain, some materialized), drops them, tries
 // to create existing ones again, and lists them, recording each operation
 // with its outcome.
-func (l *failoverLoad) ddl(ctx context.Context, c int) {
+func (l *clusterLoad) ddl(ctx context.Context, c int) {
 	rng := rand.New(rand.NewPCG(uint64(c), 11))
 	var conn *pgx.Conn
 	for n := 0; ctx.Err() == nil; n++ {
@@ -301,7 +329,7 @@ func listViews(ctx context.Context, conn *pgx.Conn) ([]string, error) {
 
 // leader returns the index of the current Raft leader, as a live node
 // reports it.
-func (l *failoverLoad) leader(t *testing.T) int {
+func (l *clusterLoad) leader(t *testing.T) int {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -331,7 +359,7 @@ func (l *failoverLoad) leader(t *testing.T) int {
 
 // probeDDL creates views on a survivor of the killed node until one
 // succeeds and returns the time that took from now.
-func (l *failoverLoad) probeDDL(t *testing.T, round, killed int) time.Duration {
+func (l *clusterLoad) probeDDL(t *testing.T, round, killed int) time.Duration {
 	t.Helper()
 	start := time.Now()
 	survivor := l.nodes[(killed+1)%len(l.nodes)]
@@ -352,29 +380,35 @@ func (l *failoverLoad) probeDDL(t *testing.T, round, killed int) time.Duration {
 	}
 }
 
-// probeWrite inserts a row through node i until it is acknowledged (its
+// probeWrite inserts rows through node i until one is acknowledged (its
 // epoch committed) and returns the time that took.
-func (l *failoverLoad) probeWrite(t *testing.T, i, round int) time.Duration {
+func (l *clusterLoad) probeWrite(t *testing.T, i, round int) time.Duration {
 	t.Helper()
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	conn := connect(t, l.nodes[i].addr, pgx.QueryExecModeSimpleProtocol)
-	defer conn.Close(context.Background())
-	id := int64(100+round) << 32
-	if _, err := conn.Exec(ctx, "INSERT INTO fa VALUES ($1, -1)", id); err != nil {
-		t.Fatalf("a write through the restarted n%d: %v", i+1, err)
+	for k := int64(0); ; k++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		conn, err := pgx.Connect(ctx, testkit.ConnString(l.nodes[i].addr))
+		if err == nil {
+			id := int64(100+round)<<32 | k
+			_, err = conn.Exec(ctx, "INSERT INTO fa VALUES ($1, -1)", id)
+			l.record("fa", id, err)
+			conn.Close(context.Background())
+		}
+		cancel()
+		if err == nil {
+			return time.Since(start)
+		}
+		if time.Since(start) > 60*time.Second {
+			t.Fatalf("no write through n%d committed for 60 s: %v", i+1, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	l.mu.Lock()
-	l.acked["fa"][id] = true
-	l.mu.Unlock()
-	return time.Since(start)
 }
 
 // check verifies, once the load stopped: every acknowledged row present
 // once on every node, no row that was not sent, each table's view equal
 // to its batch query, and a linearizable catalog history.
-func (l *failoverLoad) check(t *testing.T, nodes []*clusterNode) {
+func (l *clusterLoad) check(t *testing.T, nodes []*clusterNode) {
 	t.Helper()
 	ctx := context.Background()
 	for i, n := range nodes {
@@ -404,19 +438,35 @@ func (l *failoverLoad) check(t *testing.T, nodes []*clusterNode) {
 				}
 			}
 			if lost+extra+twice > 0 {
-				t.Errorf("table %s read from n%d: %d acknowledged rows missing, %d rows never sent, %d rows twice", tb, i+1, lost, extra, twice)
+				t.Errorf("table %s read from n%d: %d acknowledged rows missing, %d rows never sent or refused, %d rows twice", tb, i+1, lost, extra, twice)
 			}
 			if i == 0 {
-				t.Logf("table %s: %d rows acknowledged, %d of unknown outcome, %d present", tb, len(l.acked[tb]), len(l.unknown[tb]), len(ids))
+				t.Logf("table %s: %d rows acknowledged, %d refused, %d of unknown outcome, %d present", tb, len(l.acked[tb]), len(l.refused[tb]), len(l.unknown[tb]), len(ids))
 			}
 			want := rowsOf(t, conn, fmt.Sprintf("SELECT w, count(*) AS n, sum(id) AS s FROM %s GROUP BY w ORDER BY w", tb))
 			if got := rowsOf(t, conn, fmt.Sprintf("SELECT * FROM %s_sum ORDER BY w", tb)); !slices.Equal(got, want) {
 				t.Errorf("view %s_sum read from n%d:\n got %v\nwant %v", tb, i+1, got, want)
 			}
+			inView := map[int64]bool{}
+			for _, r := range rowsOf(t, conn, "SELECT id FROM "+tb+"_ids") {
+				var id int64
+				fmt.Sscan(r, &id)
+				inView[id] = true
+			}
+			for id := range inView {
+				if ids[id] == 0 {
+					t.Errorf("view %s_ids read from n%d has id %d (writer %d, statement %d), the table does not: %s", tb, i+1, id, id>>32, id&(1<<32-1), l.outcome(tb, id))
+				}
+			}
+			for id := range ids {
+				if !inView[id] {
+					t.Errorf("view %s_ids read from n%d lacks id %d (writer %d, statement %d): %s", tb, i+1, id, id>>32, id&(1<<32-1), l.outcome(tb, id))
+				}
+			}
 		}
 		conn.Close(ctx)
 	}
-	t.Logf("catalog history: %d operations", len(l.history))
+	t.Logf("writers saw: %v; catalog history: %d operations", l.seen, len(l.history))
 	if name, ops, res := checkCatalogHistory(l.history); res != porcupine.Ok {
 		var b strings.Builder
 		for _, op := range ops {
