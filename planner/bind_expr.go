@@ -110,9 +110,9 @@ func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, s *scope) (expr.Expr, er
 			return nil, err
 		}
 		if x.Op == opcode.LogicAnd {
-			return &expr.And{Args: flatten[*expr.And](l, r, func(a *expr.And) []expr.Expr { return a.Args })}, nil
+			return expr.NewAnd(l, r), nil
 		}
-		return &expr.Or{Args: flatten[*expr.Or](l, r, func(a *expr.Or) []expr.Expr { return a.Args })}, nil
+		return expr.NewOr(l, r), nil
 	case opcode.NullEQ:
 		l, r, err := b.bindPair(x.L, x.R, s)
 		if err != nil {
@@ -214,18 +214,6 @@ func (b *Binder) bindPair(ln, rn ast.ExprNode, s *scope) (expr.Expr, expr.Expr, 
 	return l, r, nil
 }
 
-func flatten[T expr.Expr](l, r expr.Expr, args func(T) []expr.Expr) []expr.Expr {
-	var out []expr.Expr
-	for _, e := range []expr.Expr{l, r} {
-		if t, ok := e.(T); ok {
-			out = append(out, args(t)...)
-		} else {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 func (b *Binder) bindUnary(x *ast.UnaryOperationExpr, s *scope) (expr.Expr, error) {
 	switch x.Op {
 	case opcode.Not, opcode.Not2:
@@ -233,7 +221,7 @@ func (b *Binder) bindUnary(x *ast.UnaryOperationExpr, s *scope) (expr.Expr, erro
 		if err != nil {
 			return nil, err
 		}
-		return &expr.Not{E: e}, nil
+		return expr.NewNot(e), nil
 	case opcode.Plus:
 		return b.bindExpr(x.V, s)
 	case opcode.Minus:
@@ -573,9 +561,9 @@ func (b *Binder) bindBetween(x *ast.BetweenExpr, s *scope) (expr.Expr, error) {
 		return nil, err
 	}
 	if x.Not {
-		return &expr.Or{Args: []expr.Expr{l, h}}, nil
+		return expr.NewOr(l, h), nil
 	}
-	return &expr.And{Args: []expr.Expr{l, h}}, nil
+	return expr.NewAnd(l, h), nil
 }
 
 func (b *Binder) bindIn(x *ast.PatternInExpr, s *scope) (expr.Expr, error) {

@@ -9,11 +9,12 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// Build turns a logical plan into a batch operator tree: it orders its
-// inner joins by the row counts of env's storage (see OrderJoins; env may
-// be nil), pushes filters into joins and hashes equi-joins.
+// Build turns a logical plan into a batch operator tree: it prunes plans
+// under a constant false condition and orders its inner joins by the row
+// counts of env's storage (see Optimize; env may be nil), pushes filters
+// into joins and hashes equi-joins.
 func Build(n Node, env *exec.Env) exec.Op {
-	return build(OrderJoins(n, StorageRowCounts(env)))
+	return build(Optimize(n, StorageRowCounts(env)))
 }
 
 // tableScan returns the operator that reads table t.

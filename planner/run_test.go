@@ -111,6 +111,12 @@ func TestRun(t *testing.T) {
 		// Aggregates of NULLs of different types stay apart.
 		{"SELECT max(NULL::int8), length(max(NULL::text)), pg_typeof(max(NULL::int2)), pg_typeof(max(NULL::int4)) FROM (VALUES (1)) s",
 			[]string{"NULL|NULL|smallint|integer"}},
+		// Nothing under a constant false or NULL condition runs: the
+		// subquery that returns two rows is never evaluated.
+		{"SELECT 1 FROM (VALUES (1), (2)) s WHERE (SELECT column1 FROM (VALUES (1), (2)) r) = s.column1 AND false", nil},
+		{"SELECT count(*) FROM (VALUES (1), (2)) s WHERE (SELECT column1 FROM (VALUES (1), (2)) r) = s.column1 HAVING NULL::bool", nil},
+		{"SELECT 1 FROM (VALUES (1), (2)) s JOIN (VALUES (3)) t ON (SELECT column1 FROM (VALUES (1), (2)) r) = s.column1 AND NOT true", nil},
+		{"SELECT 1 FROM (VALUES (1), (2)) s WHERE (SELECT column1 FROM (VALUES (1), (2)) r) = s.column1 OR NOT false", []string{"1", "1"}},
 	}
 	checkRows(t, tests)
 }
