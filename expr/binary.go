@@ -138,7 +138,7 @@ func resolveBinary(op string, l, r Expr) (Expr, error) {
 		if !ok {
 			return nil, undefinedOperator(op, lt, rt)
 		}
-		l, r = castTo(l, ct), castTo(r, ct)
+		l, r = CompareCastTo(l, ct), CompareCastTo(r, ct)
 		return &Binary{Op: op, L: l, R: r, T: types.TBool, fn: compareFn(op)}, nil
 	}
 	if fn, ok := arrayOperators[op]; ok && (lt.Family == types.Array || rt.Family == types.Array) {
@@ -195,6 +195,22 @@ func arrayConcat(l, r Expr) (Expr, error) {
 		return nil, undefinedOperator("||", l.Type(), r.Type())
 	}
 	return e, nil
+}
+
+// CompareCastTo is castTo for an operand of a comparison in type t
+// (ComparisonType): a date compared with a timestamp or timestamptz
+// converts without failing, as in PostgreSQL's cross-type operators.
+func CompareCastTo(e Expr, t types.T) Expr {
+	if e.Type().Family == types.Date && (t.Family == types.Timestamp || t.Family == types.TimestampTZ) {
+		if c, ok := e.(*Const); ok {
+			if c.V.IsNull() {
+				return NewConst(types.Null, t)
+			}
+			return NewConst(types.DateAsInstant(c.V, t), t)
+		}
+		return &Cast{E: e, To: t, Compare: true}
+	}
+	return castTo(e, t)
 }
 
 // castTo wraps e in an implicit cast unless it already has type t's family

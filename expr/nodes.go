@@ -127,10 +127,14 @@ func (e *Param) WithChildren([]Expr) Expr { return e }
 
 // Cast converts its argument to type To with PostgreSQL cast semantics.
 // Assign selects assignment semantics (errors instead of truncation).
+// Compare marks a date cast to the timestamp type it is compared with,
+// which, like PostgreSQL's cross-type comparison operators, never fails
+// (types.DateAsInstant).
 type Cast struct {
-	E      Expr
-	To     types.T
-	Assign bool
+	E       Expr
+	To      types.T
+	Assign  bool
+	Compare bool
 }
 
 // Type implements Expr.
@@ -144,6 +148,9 @@ func (e *Cast) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 	}
 	if e.Assign {
 		return types.CastAssign(v, e.E.Type(), e.To)
+	}
+	if e.Compare && v.Kind() == types.KindDate {
+		return types.DateAsInstant(v, e.To), nil
 	}
 	return types.Cast(v, e.E.Type(), e.To)
 }

@@ -125,10 +125,10 @@ func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, s *scope) (expr.Expr, er
 		if !ok {
 			return nil, pgerror.New(pgerror.CodeUndefinedFunction, "operator does not exist: %s = %s", l.Type(), r.Type())
 		}
-		if l, err = b.coerceTo(l, ct); err != nil {
+		if l, err = b.coerceOperand(l, ct); err != nil {
 			return nil, err
 		}
-		if r, err = b.coerceTo(r, ct); err != nil {
+		if r, err = b.coerceOperand(r, ct); err != nil {
 			return nil, err
 		}
 		return &expr.NullSafeEq{L: l, R: r}, nil
@@ -589,15 +589,35 @@ func (b *Binder) bindIn(x *ast.PatternInExpr, s *scope) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v, err = b.coerceTo(v, t); err != nil {
+	// As in PostgreSQL, the tested value and the items that read columns
+	// are compared as operands (a date with a timestamp without failing);
+	// the other items become values of the common type.
+	if v, err = b.coerceOperand(v, t); err != nil {
 		return nil, err
 	}
 	for i := range list {
-		if list[i], err = b.coerceTo(list[i], t); err != nil {
+		if readsColumns(list[i]) {
+			list[i], err = b.coerceOperand(list[i], t)
+		} else {
+			list[i], err = b.coerceTo(list[i], t)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
 	return &expr.InList{E: v, List: list, Not: x.Not}, nil
+}
+
+// readsColumns reports whether e reads a column of its own query.
+func readsColumns(e expr.Expr) bool {
+	found := false
+	expr.Walk(e, func(x expr.Expr) bool {
+		if _, ok := x.(*expr.ColRef); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 func (b *Binder) bindLike(x *ast.PatternLikeOrIlikeExpr, s *scope) (expr.Expr, error) {
