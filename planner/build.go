@@ -33,6 +33,13 @@ func build(n Node) exec.Op {
 	case *Values:
 		return &exec.Values{Rows: x.Rows}
 	case *Filter:
+		if oneTime, rest := splitGate(x.Cond); oneTime != nil {
+			var in Node = x.Input
+			if rest != nil {
+				in = &Filter{Input: x.Input, Cond: rest}
+			}
+			return &exec.Gate{Input: build(in), Cond: oneTime}
+		}
 		if j, ok := x.Input.(*Join); ok && j.Kind == InnerJoin {
 			return build(pushIntoJoin(j, x.Cond))
 		}
@@ -40,6 +47,13 @@ func build(n Node) exec.Op {
 	case *Project:
 		return &exec.Project{Input: build(x.Input), Exprs: x.Exprs}
 	case *Join:
+		if x.Kind == InnerJoin && x.On != nil {
+			if oneTime, rest := splitGate(x.On); oneTime != nil {
+				j := *x
+				j.On = rest
+				return &exec.Gate{Input: buildJoin(&j), Cond: oneTime}
+			}
+		}
 		return buildJoin(x)
 	case *Apply:
 		return &exec.Apply{Kind: x.Kind, Left: build(x.L), Right: build(x.R), On: x.On,

@@ -45,3 +45,44 @@ func constantFalse(cond expr.Expr) bool {
 	}
 	return false
 }
+
+// splitGate splits a condition into its conjuncts that read no column of
+// the row (oneTime) and the others (rest), each nil when there are none:
+// Build evaluates the former once, before the input runs, as PostgreSQL's
+// one-time filter, so that under a false one nothing runs. A constant
+// true conjunct stays in rest.
+func splitGate(cond expr.Expr) (oneTime, rest expr.Expr) {
+	var g, r []expr.Expr
+	for _, c := range conjuncts(cond) {
+		if k, ok := c.(*expr.Const); (!ok || k.V.IsNull() || !k.V.Bool()) && readsNoRow(c) {
+			g = append(g, c)
+		} else {
+			r = append(r, c)
+		}
+	}
+	if len(g) > 0 {
+		oneTime = andOf(g)
+	}
+	if len(r) > 0 {
+		rest = andOf(r)
+	}
+	return oneTime, rest
+}
+
+// readsNoRow reports whether e is the same for every row: it reads no
+// column, calls no volatile function and has no correlated subquery.
+func readsNoRow(e expr.Expr) bool {
+	ok := true
+	expr.Walk(e, func(x expr.Expr) bool {
+		switch x := x.(type) {
+		case *expr.ColRef:
+			ok = false
+		case *expr.Subquery:
+			ok = ok && !x.Correlated
+		case *expr.Func:
+			ok = ok && !x.Volatile()
+		}
+		return ok
+	})
+	return ok
+}
