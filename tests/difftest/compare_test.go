@@ -223,3 +223,16 @@ func TestSame(t *testing.T) {
 		t.Error("a tagged difference is the same as an untagged one")
 	}
 }
+
+// TestUnchanged checks which DML outcomes leave the table as it was, so
+// that explain may evaluate subexpressions over it.
+func TestUnchanged(t *testing.T) {
+	for tag, want := range map[string]bool{"DELETE 0": true, "UPDATE 0": true, "INSERT 0 0": true, "DELETE 1": false, "UPDATE 10": false, "INSERT 0 3": false} {
+		if got := unchanged(Outcome{Tag: tag}); got != want {
+			t.Errorf("unchanged(%q) = %v, want %v", tag, got, want)
+		}
+	}
+	if unchanged(Outcome{Tag: "DELETE 0", Lost: "timeout"}) {
+		t.Error("a lost statement counts as unchanged")
+	}
+}

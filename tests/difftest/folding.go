@@ -46,7 +46,10 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 	if !runtimeError(failed) {
 		return d, nil
 	}
-	for _, pq := range probes(c, failed.Code, !pgFailed) {
+	// A DML statement's probes read its table only where both servers'
+	// tables are as before it: when streamdb failed, or changed no row.
+	tables := !pgFailed || unchanged(d.sdb)
+	for _, pq := range probes(c, failed.Code, tables) {
 		pg, sdb := ru.probe(ctx, pq.SQL())
 		f, o := sdb, pg
 		if pgFailed {
@@ -81,6 +84,12 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 		}
 	}
 	return d, nil
+}
+
+// unchanged reports whether a DML statement's outcome says it changed no
+// row (INSERT 0 0, UPDATE 0, DELETE 0).
+func unchanged(o Outcome) bool {
+	return o.Err == nil && o.Lost == "" && strings.HasSuffix(o.Tag, " 0")
 }
 
 // The tags of differences explain recognizes.
@@ -149,8 +158,8 @@ func probes(c check, code string, tables bool) []*Query {
 		}, nil, nil)
 	case c.dml != nil:
 		// Over the table as it was: PostgreSQL rolled the statement back
-		// (see run); streamdb's is as it was when streamdb failed, else
-		// only constants tell.
+		// (see run); streamdb's is as it was when streamdb failed or
+		// changed no row (tables), else only constants tell.
 		table := &From{Rel: c.dml.Table.Name, Alias: c.dml.Table.Name}
 		for _, r := range append(slices.Clone(c.dml.Values), c.dml.Where) {
 			if r != nil {
