@@ -3,10 +3,12 @@ package expr
 import "github.com/streamdb/streamdb/types"
 
 // NewAnd returns the AND of args as PostgreSQL's eval_const_expressions
-// simplifies it: nested ANDs flattened, a constant false makes the whole
-// AND false (the other arguments are never evaluated), constant trues
-// drop out and constant NULLs leave one NULL; an AND of one argument is
-// that argument, of none true.
+// simplifies it: a constant false makes the whole AND false (the other
+// arguments are never evaluated), constant trues drop out and constant
+// NULLs leave one NULL; an AND of one argument is that argument, of none
+// true. An argument that is itself an AND stays one (a BETWEEN, say, which
+// GROUP BY may name): the binder flattens a AND b AND c as PostgreSQL's
+// grammar does.
 func NewAnd(args ...Expr) Expr { return newLogic(args, false) }
 
 // NewOr is NewAnd's dual: a constant true makes the whole OR true,
@@ -28,41 +30,14 @@ func NewNot(e Expr) Expr {
 func newLogic(args []Expr, decisive bool) Expr {
 	var out []Expr
 	null := false
-	var add func(e Expr) bool
-	add = func(e Expr) bool {
-		switch x := e.(type) {
-		case *And:
-			if !decisive {
-				for _, a := range x.Args {
-					if !add(a) {
-						return false
-					}
-				}
-				return true
-			}
-		case *Or:
-			if decisive {
-				for _, a := range x.Args {
-					if !add(a) {
-						return false
-					}
-				}
-				return true
-			}
-		case *Const:
-			switch {
-			case x.V.IsNull():
-				null = true
-			case x.V.Bool() == decisive:
-				return false
-			}
-			return true
-		}
-		out = append(out, e)
-		return true
-	}
 	for _, a := range args {
-		if !add(a) {
+		c, ok := a.(*Const)
+		switch {
+		case !ok:
+			out = append(out, a)
+		case c.V.IsNull():
+			null = true
+		case c.V.Bool() == decisive:
 			return NewConst(types.NewBool(decisive), types.TBool)
 		}
 	}

@@ -18,7 +18,7 @@ func TestNewLogic(t *testing.T) {
 		want string
 	}{
 		{NewAnd(a, b), "($0 AND $1)"},
-		{NewAnd(NewAnd(a, b), a), "($0 AND $1 AND $0)"},
+		{NewAnd(NewAnd(a, b), a), "(($0 AND $1) AND $0)"},
 		{NewAnd(a, fa), "'f'::boolean"},
 		{NewAnd(a, tr), "$0"},
 		{NewAnd(tr, tr), "'t'::boolean"},
@@ -28,7 +28,7 @@ func TestNewLogic(t *testing.T) {
 		{NewOr(a, fa, b), "($0 OR $1)"},
 		{NewOr(fa, fa), "'f'::boolean"},
 		{NewOr(null, fa), "NULL::boolean"},
-		{NewOr(NewOr(a, b), NewAnd(a, b)), "($0 OR $1 OR ($0 AND $1))"},
+		{NewOr(NewOr(a, b), NewAnd(a, b)), "(($0 OR $1) OR ($0 AND $1))"},
 		{NewNot(tr), "'f'::boolean"},
 		{NewNot(null), "NULL::boolean"},
 		{NewNot(a), "NOT $0"},

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
 	"github.com/streamdb/streamdb/expr"
@@ -109,10 +111,26 @@ func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, s *scope) (expr.Expr, er
 		if err != nil {
 			return nil, err
 		}
-		if x.Op == opcode.LogicAnd {
-			return expr.NewAnd(l, r), nil
+		// a AND b AND c is one AND, as PostgreSQL's grammar makes it
+		// (makeAndExpr): a left operand that is an AND (OR) written as
+		// one gives its arguments; any other, a BETWEEN say, stays whole.
+		args := []expr.Expr{l, r}
+		if inner, ok := unparen(x.L).(*ast.BinaryOperationExpr); ok && inner.Op == x.Op {
+			switch lx := l.(type) {
+			case *expr.And:
+				if x.Op == opcode.LogicAnd {
+					args = append(slices.Clone(lx.Args), r)
+				}
+			case *expr.Or:
+				if x.Op == opcode.LogicOr {
+					args = append(slices.Clone(lx.Args), r)
+				}
+			}
 		}
-		return expr.NewOr(l, r), nil
+		if x.Op == opcode.LogicAnd {
+			return expr.NewAnd(args...), nil
+		}
+		return expr.NewOr(args...), nil
 	case opcode.NullEQ:
 		l, r, err := b.bindPair(x.L, x.R, s)
 		if err != nil {
@@ -200,6 +218,17 @@ func unknownPeer(op string, other types.T) types.T {
 	}
 	other.Mod = -1
 	return other
+}
+
+// unparen strips the parentheses around n.
+func unparen(n ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := n.(*ast.ParenthesesExpr)
+		if !ok {
+			return n
+		}
+		n = p.Expr
+	}
 }
 
 func (b *Binder) bindPair(ln, rn ast.ExprNode, s *scope) (expr.Expr, expr.Expr, error) {
