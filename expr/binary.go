@@ -22,14 +22,16 @@ type Binary struct {
 // Type implements Expr.
 func (e *Binary) Type() types.T { return e.T }
 
-// Eval implements Expr.
+// Eval implements Expr. A strict operator evaluates both operands before
+// a NULL makes it NULL, as PostgreSQL's executor does: the right one's
+// error is raised even when the left one is NULL.
 func (e *Binary) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 	a, err := e.L.Eval(c, row)
-	if err != nil || a.IsNull() {
+	if err != nil {
 		return types.Null, err
 	}
 	b, err := e.R.Eval(c, row)
-	if err != nil || b.IsNull() {
+	if err != nil || a.IsNull() || b.IsNull() {
 		return types.Null, err
 	}
 	return e.fn(a, b)
