@@ -27,7 +27,8 @@ import (
 //     answer does not need the value); else it tags the difference as of
 //     lower severity.
 //   - If the other side answers it over tables only (no derived tables,
-//     which may differ themselves), the difference is that expression's:
+//     in its FROM or its subqueries', which may differ themselves), the
+//     difference is that expression's:
 //     explain returns it with the check of that expression alone.
 //
 // When no subexpression fails alone, a query whose derived tables'
@@ -59,7 +60,7 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 			continue
 		}
 		if o.Err == nil || o.Err.Code[:2] != failed.Code[:2] {
-			if readsDerived(pq.Sel.From) {
+			if hasDerived(pq) {
 				continue // the difference may be the derived tables'
 			}
 			if pd := compare(pg, sdb, false, false); pd != nil {
@@ -219,21 +220,25 @@ func raises(e *Expr, code string) bool {
 // inputs returns the FROM that e reads from, within its SELECT's FROM
 // from: the relations and derived tables whose columns it reads, cross
 // joined (nil for a constant), or from itself when e reads a merged
-// USING column. It reports false when e reads a column from outside.
+// USING column or a relation under an outer join (whose NULL-extended
+// rows e sees too). It reports false when e reads a column from outside.
 func inputs(e *Expr, from *From) (*From, bool) {
 	leaves := map[string]*From{}
-	var collect func(f *From)
-	collect = func(f *From) {
+	outer := map[*From]bool{}
+	var collect func(f *From, underOuter bool)
+	collect = func(f *From, underOuter bool) {
 		switch {
 		case f == nil:
 		case f.Join != "":
-			collect(f.L)
-			collect(f.R)
+			o := underOuter || f.Join == "LEFT JOIN" || f.Join == "RIGHT JOIN" || f.Join == "FULL JOIN"
+			collect(f.L, o)
+			collect(f.R, o)
 		default:
 			leaves[f.Alias] = f
+			outer[f] = underOuter
 		}
 	}
-	collect(from)
+	collect(from, false)
 	var used []*From
 	ok, whole := true, false
 	walkExpr(e, func(x *Expr) {
@@ -248,6 +253,7 @@ func inputs(e *Expr, from *From) (*From, bool) {
 			ok = false
 		case !slices.Contains(used, f):
 			used = append(used, f)
+			whole = whole || outer[f]
 		}
 	})
 	switch {
@@ -265,9 +271,12 @@ func inputs(e *Expr, from *From) (*From, bool) {
 	return out, true
 }
 
-// readsDerived reports whether f holds a derived table.
-func readsDerived(f *From) bool {
-	return f != nil && (f.Sub != nil || readsDerived(f.L) || readsDerived(f.R))
+// hasDerived reports whether q reads a derived table, in its FROM or in
+// a subquery's (a scalar subquery probed alone, say).
+func hasDerived(q *Query) bool {
+	found := false
+	q.walk(nil, nil, func(f *From) { found = found || f.Sub != nil }, nil)
+	return found
 }
 
 // hasSubquery reports whether e holds a subquery; hasAggregate whether it
