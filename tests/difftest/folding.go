@@ -142,7 +142,7 @@ func probes(c check, code string, tables bool) []*Query {
 			for _, r := range roots {
 				if r != nil {
 					walkExpr(r, func(e *Expr) {
-						switch from, ok := inputs(e, s.From); {
+						switch froms, ok := inputs(e, s.From); {
 						case e.Kind == "scalar subquery":
 							// Alone, when it is not correlated.
 							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}}, Limit: -1, Offset: -1})
@@ -151,7 +151,9 @@ func probes(c check, code string, tables bool) []*Query {
 							// Over the groups it is computed on.
 							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: s.From, Where: s.Where, GroupBy: s.GroupBy}, Limit: -1, Offset: -1})
 						default:
-							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: from}, Limit: -1, Offset: -1})
+							for _, from := range froms {
+								all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: from}, Limit: -1, Offset: -1})
+							}
 						}
 					})
 				}
@@ -217,12 +219,14 @@ func raises(e *Expr, code string) bool {
 	return slices.ContainsFunc(raisers[code], func(k string) bool { return strings.Contains(e.Kind, k) })
 }
 
-// inputs returns the FROM that e reads from, within its SELECT's FROM
+// inputs returns the FROMs that e reads from, within its SELECT's FROM
 // from: the relations and derived tables whose columns it reads, cross
 // joined (nil for a constant), or from itself when e reads a merged
-// USING column or a relation under an outer join (whose NULL-extended
-// rows e sees too). It reports false when e reads a column from outside.
-func inputs(e *Expr, from *From) (*From, bool) {
+// USING column; when e reads a relation under an outer join, from itself
+// too, whose NULL-extended rows e sees (PostgreSQL may evaluate e over
+// the relation alone, below a join it reduced to an inner one, or over
+// the join). It reports false when e reads a column from outside.
+func inputs(e *Expr, from *From) ([]*From, bool) {
 	leaves := map[string]*From{}
 	outer := map[*From]bool{}
 	var collect func(f *From, underOuter bool)
@@ -240,7 +244,7 @@ func inputs(e *Expr, from *From) (*From, bool) {
 	}
 	collect(from, false)
 	var used []*From
-	ok, whole := true, false
+	ok, whole, underOuter := true, false, false
 	walkExpr(e, func(x *Expr) {
 		if x.Leaf != colLeaf {
 			return
@@ -253,22 +257,25 @@ func inputs(e *Expr, from *From) (*From, bool) {
 			ok = false
 		case !slices.Contains(used, f):
 			used = append(used, f)
-			whole = whole || outer[f]
+			underOuter = underOuter || outer[f]
 		}
 	})
 	switch {
 	case !ok:
 		return nil, false
 	case whole:
-		return from, true
+		return []*From{from}, true
 	case len(used) == 0:
-		return nil, true
+		return []*From{nil}, true
 	}
 	out := used[0]
 	for _, f := range used[1:] {
 		out = &From{Join: "CROSS JOIN", L: out, R: f}
 	}
-	return out, true
+	if underOuter {
+		return []*From{out, from}, true
+	}
+	return []*From{out}, true
 }
 
 // hasDerived reports whether q reads a derived table, in its FROM or in
