@@ -252,3 +252,33 @@ func TestInputsOuterJoin(t *testing.T) {
 		t.Errorf("over a plain relation: %v, %v", got, ok)
 	}
 }
+
+// TestCaseFolded checks the CASEs PostgreSQL's planner settles.
+func TestCaseFolded(t *testing.T) {
+	lit := func(s string) *Expr { return leaf(Bool, litLeaf, s) }
+	one, two := leaf(Int4, litLeaf, "1"), leaf(Int4, litLeaf, "2")
+	col := leaf(Bool, colLeaf, "r1.c0")
+	case2 := func(c1, r1, c2, r2, els *Expr) *Expr {
+		return mk(Int4, "case", "CASE WHEN $ THEN $ WHEN $ THEN $ ELSE $ END", c1, r1, c2, r2, els)
+	}
+	sum := func(a *Expr) *Expr { return mk(Int4, "+", "($ + $)", a, one) }
+	for _, c := range []struct {
+		e    *Expr
+		want string
+	}{
+		{sum(case2(lit("true"), two, col, one, one)), "(2 + 1)"},
+		{sum(case2(lit("false"), two, nullOf(Bool), one, two)), "(2 + 1)"},
+		{sum(case2(lit("false"), two, lit("true"), one, two)), "(1 + 1)"},
+		{sum(mk(Int4, "case", "CASE WHEN $ THEN $ END", lit("false"), two)), "(CAST(NULL AS int4) + 1)"},
+		{sum(case2(col, two, lit("true"), one, two)), ""},
+	} {
+		f, changed := caseFolded(c.e)
+		got := "" // not folded
+		if changed {
+			got = f.SQL()
+		}
+		if got != c.want {
+			t.Errorf("%s: got %q, want %q", c.e.SQL(), got, c.want)
+		}
+	}
+}

@@ -17,8 +17,9 @@ import (
 // differences in evaluation apart from differences in values, for a
 // run-time error on one side only (see runtimeError). It evaluates the statement's
 // subexpressions one at a time (constants alone, the others over their
-// SELECT's FROM), smallest first, until one fails on the failing side
-// with the same SQLSTATE:
+// SELECT's FROM; constants PostgreSQL gets to by settling CASEs too),
+// smallest first, until one fails on the failing side with the same
+// SQLSTATE:
 //
 //   - If it fails on the other side too, both servers fail on that
 //     expression when made to evaluate it: they differ only in whether
@@ -142,6 +143,10 @@ func probes(c check, code string, tables bool) []*Query {
 			for _, r := range roots {
 				if r != nil {
 					walkExpr(r, func(e *Expr) {
+						if f, changed := caseFolded(e); changed && f.Leaf == notLeaf && !holds(f, readsRows) {
+							// Constant once PostgreSQL settled its CASEs.
+							all = append(all, &Query{Sel: &Select{Items: []Item{{E: f}}}, Limit: -1, Offset: -1})
+						}
 						switch froms, ok := inputs(e, s.From); {
 						case e.Kind == "scalar subquery":
 							// Alone, when it is not correlated.
@@ -277,6 +282,51 @@ func inputs(e *Expr, from *From) ([]*From, bool) {
 	}
 	return []*From{out}, true
 }
+
+// caseFolded returns e with each CASE that PostgreSQL's planner settles
+// folded away, and whether there was one: eval_const_expressions drops
+// the arms whose condition is a constant false or NULL, and a CASE whose
+// first remaining condition is a constant true is that arm's result (one
+// with no arm left, its ELSE), so that what is left may be a constant it
+// evaluates when it plans.
+func caseFolded(e *Expr) (*Expr, bool) {
+	changed := false
+	args := make([]*Expr, len(e.Args))
+	for i, a := range e.Args {
+		var c bool
+		args[i], c = caseFolded(a)
+		changed = changed || c
+	}
+	if e.Kind == "case" {
+		arms, els := args, nullOf(e.T)
+		if len(args)%2 == 1 {
+			arms, els = args[:len(args)-1], args[len(args)-1]
+		}
+		settled := true
+		for i := 0; i+1 < len(arms) && settled; i += 2 {
+			switch cond := arms[i]; {
+			case cond.Leaf == nullLeaf || cond.Leaf == litLeaf && cond.Parts[0] == "false":
+			case cond.Leaf == litLeaf && cond.Parts[0] == "true":
+				return arms[i+1], true
+			default:
+				settled = false
+			}
+		}
+		if settled {
+			return els, true
+		}
+	}
+	if !changed {
+		return e, false
+	}
+	c := *e
+	c.Args = args
+	return &c, true
+}
+
+// readsRows reports whether node e reads a row: a column, a subquery or
+// an aggregate.
+func readsRows(e *Expr) bool { return e.Leaf == colLeaf || e.Sub != nil || e.Agg }
 
 // hasDerived reports whether q reads a derived table, in its FROM or in
 // a subquery's (a scalar subquery probed alone, say).
