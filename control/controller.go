@@ -75,13 +75,14 @@ type generation struct {
 	fence   Fence
 	nodes   []string // sorted
 	workers map[string]workerConn
-	// failed is closed when a barrier or a commit failed: the controller
-	// recovers.
+	// failed is closed when a barrier or a commit failed, err saying
+	// why: the controller recovers.
 	failed chan struct{}
+	err    error
 	once   sync.Once
 }
 
-func (g *generation) fail() { g.once.Do(func() { close(g.failed) }) }
+func (g *generation) fail(err error) { g.once.Do(func() { g.err = err; close(g.failed) }) }
 
 // workerConn is a node's worker as the controller calls it, for a
 // recovery.
@@ -159,18 +160,18 @@ func (c *Controller) Failed(err error) {
 	c.log.Error("control: streaming failed on this node; the cluster recovers", "err", err)
 	fence := c.local.currentFence()
 	if c.meta.IsLeader() {
-		c.failed(c.self, fence)
+		c.failed(c.self, fence, err)
 		return
 	}
 	c.toLeader(context.Background(), methodFailed, &failedRequest{Node: c.self, Fence: fence, Err: err.Error()})
 }
 
-// failed fails the running generation, if node's failure happened in it,
-// so that the cluster recovers.
-func (c *Controller) failed(node string, f Fence) {
+// failed fails the running generation with err, if node's failure
+// happened in it, so that the cluster recovers.
+func (c *Controller) failed(node string, f Fence, err error) {
 	if gen := c.gen.Load(); gen != nil && gen.fence == f {
-		c.log.Warn("control: a node's streaming failed; recovering", "node", node)
-		gen.fail()
+		c.log.Warn("control: a node's streaming failed; recovering", "node", node, "err", err)
+		gen.fail(err)
 	}
 }
 
@@ -232,7 +233,7 @@ func (c *Controller) sealed(node string, epoch uint64) {
 		cancel()
 		if err != nil {
 			c.log.Error("control: committing an epoch failed; recovering", "epoch", next, "err", err)
-			gen.fail()
+			gen.fail(err)
 			return
 		}
 		c.committedTo = next
@@ -286,7 +287,7 @@ func (c *Controller) barrier(ctx context.Context, record *meta.RescaleStep, ch *
 		c.cmu.Unlock()
 	}
 	if err := applyAll(ctx, gen, func(w workerConn) error { return w.Apply(ctx, gen.fence, tick, ch) }); err != nil {
-		gen.fail()
+		gen.fail(err)
 		return tick, err
 	}
 	return tick, nil

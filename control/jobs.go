@@ -122,12 +122,25 @@ func (c *Controller) startJob(ctx context.Context, ch *Change) (uint64, error) {
 	if gen == nil {
 		return 0, errNoLeader()
 	}
-	stop := context.AfterFunc(ctx, func() {
+	wake := func() {
 		c.cmu.Lock()
 		c.cond.Broadcast()
 		c.cmu.Unlock()
-	})
+	}
+	stop := context.AfterFunc(ctx, wake)
 	defer stop()
+	// A failed generation (a backfill's actor failed, say) recovers from
+	// the committed epoch, where the backfill is lost: the creation fails
+	// with the generation's error.
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-gen.failed:
+			wake()
+		case <-done:
+		}
+	}()
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
 	for len(c.createdBy[ch.Job]) < len(gen.nodes) {
@@ -136,7 +149,7 @@ func (c *Controller) startJob(ctx context.Context, ch *Change) (uint64, error) {
 		}
 		select {
 		case <-gen.failed:
-			return 0, errNoLeader()
+			return 0, gen.err
 		default:
 		}
 		c.cond.Wait()

@@ -2,6 +2,7 @@ package control
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/dataflow"
@@ -102,7 +103,7 @@ func (c *Controller) Services() []*grpc.ServiceDesc {
 				return &empty{}, nil
 			}),
 			cluster.Unary("Failed", func(_ context.Context, r *failedRequest) (*empty, error) {
-				c.failed(r.Node, r.Fence)
+				c.failed(r.Node, r.Fence, fmt.Errorf("node %s: %s", r.Node, r.Err))
 				return &empty{}, nil
 			}),
 			cluster.Unary("Created", func(ctx context.Context, r *createdRequest) (*empty, error) {

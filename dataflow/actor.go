@@ -248,7 +248,13 @@ func (a *actor) run(ctx context.Context) error {
 				return nil
 			}
 			for _, p := range a.ports {
-				p.resume <- struct{}{}
+				// A stopped forwarder (the runtime resets) takes no
+				// resume.
+				select {
+				case p.resume <- struct{}{}:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
 			}
 		}
 	}

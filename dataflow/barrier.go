@@ -44,7 +44,8 @@ type BarrierManager struct {
 	// latency holds the time from each barrier's injection until its
 	// epoch was committed, as this node saw them.
 	latency latency.Histogram
-	// paused holds table writes back (Pause).
+	// paused holds table writes back (Pause, and a recovery until its
+	// Resume).
 	paused bool
 	// resets counts the recoveries and resetCommitted holds the
 	// committed epoch each started from: a write sent before one is lost
@@ -198,7 +199,8 @@ func (m *BarrierManager) reset(committed, prev uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.sources = map[sourceKey]chan<- Message{}
-	m.actors, m.inflight, m.err, m.paused = 0, nil, nil, false
+	// Writes wait for the recovery's Resume: the jobs restart first.
+	m.actors, m.inflight, m.err, m.paused = 0, nil, nil, true
 	// Epochs never go back, not even to numbers a rolled back epoch had:
 	// a late word about one must not be taken for a new epoch's.
 	m.prev, m.committed = max(prev, committed, m.prev), max(m.committed, committed)
@@ -233,7 +235,8 @@ func (m *BarrierManager) addSource(id sourceKey, ch chan<- Message, actors int) 
 //
 // While the node is failed or recovering nothing is sent: Send waits for
 // the recovery's reset and fails with ErrRecovered, and the caller, whose
-// write was not applied, may try again once the table runs.
+// write was not applied, may try again: a write sent after the reset
+// waits for the recovery's Resume and goes to the restarted jobs.
 func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extra func() []Write) (uint64, error) {
 	// Wait for checkpoints to catch up first, not holding up barriers.
 	if err := m.waitCaughtUp(ctx); err != nil {
@@ -271,7 +274,8 @@ func (m *BarrierManager) backlogged() bool {
 	return m.prev-m.committed > maxUncommitted
 }
 
-// waitCaughtUp blocks while the manager is backlogged or paused.
+// waitCaughtUp blocks while the manager is backlogged, paused or failed
+// (until the recovery resumes).
 func (m *BarrierManager) waitCaughtUp(ctx context.Context) error {
 	resets := m.Resets()
 	err := m.waitRecovering(ctx, func() bool {
@@ -380,7 +384,7 @@ func (m *BarrierManager) fail(err error) bool {
 
 // Fail reports a fatal error of an actor or of sealing: streaming stops
 // on this node, the coordinator is told (Hooks.Failed) so that it recovers
-// the cluster, and writes waiting for their epoch learn, after the
+// the cluster at once, and writes waiting for their epoch learn, after the
 // recovery, that it was rolled back.
 func (m *BarrierManager) Fail(err error) {
 	if m.fail(err) && m.hooks.Failed != nil {

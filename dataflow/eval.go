@@ -2,23 +2,24 @@ package dataflow
 
 import (
 	"log/slog"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/streamdb/streamdb/expr"
-	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
 )
 
-// Evaluator evaluates expressions over the rows of a stream. A data error
-// in one row (SQLSTATE class 22: division by zero, a failed cast, an
-// overflow) must not stop every job of the node, nor refuse the DML that
-// brought the row, which other views may be fine with: as RisingWave does,
-// the value becomes NULL and the error is counted and logged. Because
-// expressions are deterministic, a retraction of the row fails the same
-// way and retracts the same NULL. Other errors (cancellation, internal
-// ones) are returned.
+// Evaluator evaluates expressions over the rows of a stream. An error in
+// evaluating one row must not stop every job of the node, nor refuse the
+// DML that brought the row, which other views may be fine with: as
+// RisingWave does with data errors, the value becomes NULL and the error
+// is counted and logged. Every error an expression raises is its row's
+// data error: the planner has checked the types, so what is left depends
+// on the values (class 22: division by zero, a failed cast, an overflow;
+// 0A000: NaN or infinity cast to an integer, an unsupported unit; 54000: a
+// string too long). Because expressions are deterministic, a retraction of
+// the row fails the same way and retracts the same NULL. Only the end of
+// the evaluation's context (the actor stops) is returned.
 type Evaluator struct {
 	Ctx *expr.Ctx
 	// Errors counts the data errors; nil returns them instead.
@@ -44,9 +45,11 @@ func (ev *Evaluator) Accepts(f *expr.AggFunc, row []types.Datum) (bool, error) {
 	return ok, err
 }
 
-// tolerate reports whether err is a data error, counting it.
+// tolerate reports whether err, raised by evaluating an expression over a
+// row, is the row's data error, counting it: any error unless the
+// evaluation's context has ended.
 func (ev *Evaluator) tolerate(err error) bool {
-	if ev.Errors == nil || !strings.HasPrefix(pgerror.Code(err), "22") {
+	if ev.Errors == nil || ev.Ctx.Context != nil && ev.Ctx.Context.Err() != nil {
 		return false
 	}
 	ev.Errors.report(err)

@@ -58,6 +58,18 @@ func TestHashAgg(t *testing.T) {
 			},
 		},
 		{
+			// SELECT 1 FROM t HAVING ...: one group, whose row has no columns.
+			name: "global without aggregates", input: []types.T{i8, i4},
+			aggs: func(t *testing.T) []*expr.AggFunc { return nil },
+			steps: []testStep{
+				barrier().emits("+"),
+				in("+ 0 5"),
+				barrier(),
+				in("- 0 5"),
+				barrier(),
+			},
+		},
+		{
 			name: "numeric sum and avg keep the live values' scale", input: []types.T{i8, num}, group: []int{0},
 			aggs: func(t *testing.T) []*expr.AggFunc {
 				return []*expr.AggFunc{newAgg(t, "sum", false, x(num)), newAgg(t, "avg", false, x(num))}

@@ -13,9 +13,11 @@ type RowArena struct {
 	free []types.Datum
 }
 
-// Row returns storage for a new row of n datums, all NULL.
+// Row returns storage for a new row of n datums, all NULL. A row is never
+// nil, also of no columns: operators tell a nil row from a row (an
+// aggregation without aggregates over no group key has one, of none).
 func (a *RowArena) Row(n int) []types.Datum {
-	if cap(a.free)-len(a.free) < n {
+	if a.free == nil || cap(a.free)-len(a.free) < n {
 		a.free = make([]types.Datum, 0, max(n, arenaBlock))
 	}
 	start := len(a.free)

@@ -80,21 +80,25 @@ func (p *projectSet) Process(_ int, c *Chunk, emit Emit) error {
 		case UpdateInsert:
 			op = Insert
 		}
+		var emitErr error
 		_, err := p.x.Expand(p.ev.Ctx, row, func(out []types.Datum, n int64) (bool, error) {
 			if p.then != nil {
-				return true, p.gather(op, out, n, emit)
+				emitErr = p.gather(op, out, n, emit)
+			} else {
+				r := o.row(len(out) + 1)
+				copy(r, out)
+				r[len(out)] = types.NewInt(n)
+				emitErr = o.add(op, r, emit)
 			}
-			r := o.row(len(out) + 1)
-			copy(r, out)
-			r[len(out)] = types.NewInt(n)
-			return true, o.add(op, r, emit)
+			return true, emitErr
 		})
-		if err != nil {
-			if !p.ev.tolerate(err) {
-				return err
-			}
-			// A data error ends the row's expansion where it
-			// occurred, for its insertion and its retraction alike.
+		if emitErr != nil {
+			return emitErr
+		}
+		// A data error ends the row's expansion where it occurred, for
+		// its insertion and its retraction alike.
+		if err != nil && !p.ev.tolerate(err) {
+			return err
 		}
 	}
 	if p.then != nil {

@@ -132,3 +132,21 @@ func (l *Limit) Run(c *expr.Ctx, emit Emit) error {
 		return more, err
 	})
 }
+
+// Gate runs Input only if Cond, which reads no column of the row (a
+// PostgreSQL one-time filter: constants, parameters, columns of enclosing
+// queries, uncorrelated subqueries), is true; it is evaluated once per
+// Run, before Input.
+type Gate struct {
+	Input Op
+	Cond  expr.Expr
+}
+
+// Run implements Op.
+func (g *Gate) Run(c *expr.Ctx, emit Emit) error {
+	v, err := g.Cond.Eval(c, nil)
+	if err != nil || v.IsNull() || !v.Bool() {
+		return err
+	}
+	return g.Input.Run(c, emit)
+}

@@ -22,14 +22,16 @@ type Binary struct {
 // Type implements Expr.
 func (e *Binary) Type() types.T { return e.T }
 
-// Eval implements Expr.
+// Eval implements Expr. A strict operator evaluates both operands before
+// a NULL makes it NULL, as PostgreSQL's executor does: the right one's
+// error is raised even when the left one is NULL.
 func (e *Binary) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 	a, err := e.L.Eval(c, row)
-	if err != nil || a.IsNull() {
+	if err != nil {
 		return types.Null, err
 	}
 	b, err := e.R.Eval(c, row)
-	if err != nil || b.IsNull() {
+	if err != nil || a.IsNull() || b.IsNull() {
 		return types.Null, err
 	}
 	return e.fn(a, b)
@@ -214,20 +216,30 @@ func castTo(e Expr, t types.T) Expr {
 	return &Cast{E: e, To: t}
 }
 
-// CastTo returns e converted to type t (an explicit cast), folding constants.
+// CastTo returns e converted to type t (an explicit cast), an error if
+// there is no such cast, folding constants. An untyped literal that does
+// not convert is an error at once, as in PostgreSQL's parse analysis; a
+// typed constant that does not is left to the cast's evaluation, as
+// PostgreSQL folds it only where it evaluates it (not in a CASE branch
+// that is never taken).
 func CastTo(e Expr, t types.T) (Expr, error) {
 	if e.Type() == t {
 		return e, nil
+	}
+	if err := types.CheckCast(e.Type(), t); err != nil {
+		return nil, err
 	}
 	if c, ok := e.(*Const); ok {
 		if c.V.IsNull() {
 			return NewConst(types.Null, t), nil
 		}
 		v, err := types.Cast(c.V, c.T, t)
-		if err != nil {
+		switch {
+		case err == nil:
+			return NewConst(v, t), nil
+		case c.T.Family == types.Unknown:
 			return nil, err
 		}
-		return NewConst(v, t), nil
 	}
 	return &Cast{E: e, To: t}, nil
 }

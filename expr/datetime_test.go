@@ -70,6 +70,12 @@ var datetimeOperatorCases = []opCase{
 	{l: ival("1 day"), op: "+", r: tstz("294276-12-31 00:00+00"), code: "22008", want: "timestamp out of range"},
 	{l: tstz("4714-11-24 00:00+00 BC"), op: "-", r: ival("1 usec"), code: "22008", want: "timestamp out of range"},
 	{l: ts("infinity"), op: "+", r: ival("1 day"), want: "infinity"},
+	// A date compares with a timestamp without failing: past the
+	// timestamp range, above every finite timestamp, below infinity.
+	{l: date("5874897-12-31"), op: ">", r: ts("294276-12-31 23:59:59.999999"), want: "t"},
+	{l: date("294277-01-01"), op: "<", r: ts("infinity"), want: "t"},
+	{l: tstz("infinity"), op: "=", r: date("5874897-12-31"), want: "f"},
+	{l: date("infinity"), op: "=", r: tstz("infinity"), want: "t"},
 	{l: ts("294276-12-31"), op: "-", r: ts("4713-01-01 BC"), want: "-104300493 days -08:01:49.551616"},
 	{l: tstz("294276-12-31 23:59:59.999999+00"), op: "-", r: tstz("4714-11-24 00:00:00+00 BC"), want: "-104300454 days -08:01:49.551617"},
 	{l: ts("infinity"), op: "-", r: ts("2000-01-01"), code: "22008", want: "cannot subtract infinite timestamps"},

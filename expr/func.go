@@ -71,18 +71,21 @@ func (e *Func) Type() types.T { return e.T }
 // Volatile reports whether the function must not be constant-folded.
 func (e *Func) Volatile() bool { return e.o.Volatile }
 
-// Eval implements Expr.
+// Eval implements Expr. A strict function evaluates all its arguments
+// before a NULL one makes it NULL, as PostgreSQL's executor does.
 func (e *Func) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 	args := make([]types.Datum, len(e.Args))
+	null := false
 	for i, a := range e.Args {
 		v, err := a.Eval(c, row)
 		if err != nil {
 			return types.Null, err
 		}
-		if v.IsNull() && !e.o.NonStrict {
-			return types.Null, nil
-		}
+		null = null || v.IsNull()
 		args[i] = v
+	}
+	if null && !e.o.NonStrict {
+		return types.Null, nil
 	}
 	return e.fn(c, args)
 }

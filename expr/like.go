@@ -22,11 +22,11 @@ func (e *Like) Type() types.T { return types.TBool }
 // Eval implements Expr.
 func (e *Like) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 	x, err := e.E.Eval(c, row)
-	if err != nil || x.IsNull() {
+	if err != nil {
 		return types.Null, err
 	}
 	p, err := e.Pattern.Eval(c, row)
-	if err != nil || p.IsNull() {
+	if err != nil || x.IsNull() || p.IsNull() {
 		return types.Null, err
 	}
 	esc := '\\'

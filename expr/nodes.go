@@ -131,10 +131,15 @@ func (e *Param) WithChildren([]Expr) Expr { return e }
 
 // Cast converts its argument to type To with PostgreSQL cast semantics.
 // Assign selects assignment semantics (errors instead of truncation).
+//
+// Compare marks a date converted to the timestamp type it is compared with
+// (a join's hash key), which never fails, as PostgreSQL's cross-type
+// comparison operators (types.DateAsInstant).
 type Cast struct {
-	E      Expr
-	To     types.T
-	Assign bool
+	E       Expr
+	To      types.T
+	Assign  bool
+	Compare bool
 }
 
 // Type implements Expr.
@@ -148,6 +153,9 @@ func (e *Cast) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 	}
 	if e.Assign {
 		return types.CastAssign(v, e.E.Type(), e.To)
+	}
+	if e.Compare && v.Kind() == types.KindDate {
+		return types.DateAsInstant(v, e.To), nil
 	}
 	return types.Cast(v, e.E.Type(), e.To)
 }

@@ -119,11 +119,11 @@ func (e *RegexMatch) Type() types.T { return types.TBool }
 // Eval implements Expr.
 func (e *RegexMatch) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 	l, err := e.L.Eval(c, row)
-	if err != nil || l.IsNull() {
+	if err != nil {
 		return types.Null, err
 	}
 	r, err := e.R.Eval(c, row)
-	if err != nil || r.IsNull() {
+	if err != nil || l.IsNull() || r.IsNull() {
 		return types.Null, err
 	}
 	flags := ""

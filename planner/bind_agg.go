@@ -59,6 +59,17 @@ func (c *aggCollector) plan(input Node, s *scope) (*Aggregate, error) {
 	return agg, nil
 }
 
+// groupColumn returns the output column of the Aggregate that holds input
+// column i, grouped by itself, or -1 when it is not grouped.
+func (c *aggCollector) groupColumn(i int) int {
+	for j, g := range c.group {
+		if cr, ok := g.(*expr.ColRef); ok && cr.Idx == i {
+			return j
+		}
+	}
+	return -1
+}
+
 // rewrite maps an expression bound over the Aggregate's input onto its
 // output: grouped expressions and aggregates become column references; any
 // other input column is an error, as in PostgreSQL.
@@ -145,7 +156,15 @@ func ordinal(n ast.ExprNode) (int, bool) {
 // hasAggregate reports whether the select list, HAVING or ORDER BY of sel
 // calls an aggregate function (outside nested subqueries).
 func hasAggregate(sel *ast.SelectStmt) bool {
-	v := &aggFinder{}
+	v := &nodeFinder{match: func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.AggregateFuncExpr:
+			return true
+		case *ast.FuncCallExpr:
+			return expr.IsAggregate(x.FnName.L)
+		}
+		return false
+	}}
 	for _, f := range sel.Fields.Fields {
 		if f.Expr != nil {
 			f.Expr.Accept(v)
@@ -162,25 +181,25 @@ func hasAggregate(sel *ast.SelectStmt) bool {
 	return v.found
 }
 
-type aggFinder struct{ found bool }
+// nodeFinder looks for a node that match accepts, outside nested
+// subqueries.
+type nodeFinder struct {
+	match func(ast.Node) bool
+	found bool
+}
 
-func (v *aggFinder) Enter(n ast.Node) (ast.Node, bool) {
-	switch x := n.(type) {
-	case *ast.AggregateFuncExpr:
-		v.found = true
+func (v *nodeFinder) Enter(n ast.Node) (ast.Node, bool) {
+	if _, ok := n.(*ast.SubqueryExpr); ok || v.found {
 		return n, true
-	case *ast.FuncCallExpr:
-		if expr.IsAggregate(x.FnName.L) {
-			v.found = true
-			return n, true
-		}
-	case *ast.SubqueryExpr:
+	}
+	if v.match(n) {
+		v.found = true
 		return n, true
 	}
 	return n, false
 }
 
-func (v *aggFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+func (v *nodeFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
 // orderBy is the bound ORDER BY: keys over the projection, plus the
 // expressions it needs beyond the select list.

@@ -55,9 +55,11 @@ func (b *Binder) bindAggregate(call aggCall, filter ast.ExprNode, s *scope) (exp
 		return nil, pgerror.New(pgerror.CodeWrongObjectType, "window function %s requires an OVER clause", call.name)
 	}
 	star := isCountStar(call.name, call.args, call.distinct)
-	collector := b.agg
-	b.agg = nil // a nested aggregate call is an error
-	defer func() { b.agg = collector }()
+	collector, grouping := b.agg, s.grouping
+	// A nested aggregate call is an error; the arguments are over the
+	// input rows, as are subqueries in them.
+	b.agg, s.grouping = nil, nil
+	defer func() { b.agg, s.grouping = collector, grouping }()
 	defer b.noWindows(pgerror.New(pgerror.CodeGroupingError, "aggregate function calls cannot contain window function calls"))()
 	defer b.noSRFs(pgerror.New(pgerror.CodeGroupingError, "aggregate function calls cannot contain set-returning function calls").WithHint(srfHint))()
 	var args []expr.Expr
@@ -80,7 +82,33 @@ func (b *Binder) bindAggregate(call aggCall, filter ast.ExprNode, s *scope) (exp
 			return nil, err
 		}
 	}
+	if readsOnlyOuter(a) {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "aggregate functions over columns of an enclosing query only are not supported").
+			WithHint("PostgreSQL computes such an aggregate in the enclosing query: move it there.")
+	}
 	return collector.add(a), nil
+}
+
+// readsOnlyOuter reports whether an aggregate's arguments, ORDER BY keys
+// and FILTER read columns, all of them of enclosing queries: PostgreSQL
+// computes such an aggregate in the innermost of those queries.
+func readsOnlyOuter(a *expr.AggFunc) bool {
+	local, outer := false, false
+	for _, e := range append(slices.Clone(a.Args), a.Filter) {
+		if e == nil {
+			continue
+		}
+		expr.Walk(e, func(x expr.Expr) bool {
+			switch x.(type) {
+			case *expr.ColRef:
+				local = true
+			case *expr.OuterRef:
+				outer = true
+			}
+			return true
+		})
+	}
+	return outer && !local
 }
 
 // bindAggOrder binds the ORDER BY keys of an aggregate call whose

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"math"
+	"slices"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/opcode"
@@ -111,13 +112,32 @@ func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, s *scope) (expr.Expr, er
 		if err != nil {
 			return nil, err
 		}
-		if x.Op == opcode.LogicAnd {
-			return &expr.And{Args: flatten[*expr.And](l, r, func(a *expr.And) []expr.Expr { return a.Args })}, nil
+		// a AND b AND c is one AND, as PostgreSQL's grammar makes it
+		// (makeAndExpr): a left operand that is an AND (OR) written as
+		// one gives its arguments; any other, a BETWEEN say, stays whole.
+		args := []expr.Expr{l, r}
+		if inner, ok := unparen(x.L).(*ast.BinaryOperationExpr); ok && inner.Op == x.Op {
+			switch lx := l.(type) {
+			case *expr.And:
+				if x.Op == opcode.LogicAnd {
+					args = append(slices.Clone(lx.Args), r)
+				}
+			case *expr.Or:
+				if x.Op == opcode.LogicOr {
+					args = append(slices.Clone(lx.Args), r)
+				}
+			}
 		}
-		return &expr.Or{Args: flatten[*expr.Or](l, r, func(a *expr.Or) []expr.Expr { return a.Args })}, nil
+		if x.Op == opcode.LogicAnd {
+			return expr.NewAnd(args...), nil
+		}
+		return expr.NewOr(args...), nil
 	case opcode.NullEQ:
 		l, r, err := b.bindPair(x.L, x.R, s)
 		if err != nil {
+			return nil, err
+		}
+		if l, r, err = b.typeUnknowns("=", l, r); err != nil {
 			return nil, err
 		}
 		ct, ok := expr.ComparisonType(l.Type(), r.Type())
@@ -217,6 +237,17 @@ func unknownPeer(op string, other types.T) types.T {
 	return other
 }
 
+// unparen strips the parentheses around n.
+func unparen(n ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := n.(*ast.ParenthesesExpr)
+		if !ok {
+			return n
+		}
+		n = p.Expr
+	}
+}
+
 func (b *Binder) bindPair(ln, rn ast.ExprNode, s *scope) (expr.Expr, expr.Expr, error) {
 	l, err := b.bindExpr(ln, s)
 	if err != nil {
@@ -229,18 +260,6 @@ func (b *Binder) bindPair(ln, rn ast.ExprNode, s *scope) (expr.Expr, expr.Expr, 
 	return l, r, nil
 }
 
-func flatten[T expr.Expr](l, r expr.Expr, args func(T) []expr.Expr) []expr.Expr {
-	var out []expr.Expr
-	for _, e := range []expr.Expr{l, r} {
-		if t, ok := e.(T); ok {
-			out = append(out, args(t)...)
-		} else {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 func (b *Binder) bindUnary(x *ast.UnaryOperationExpr, s *scope) (expr.Expr, error) {
 	switch x.Op {
 	case opcode.Not, opcode.Not2:
@@ -248,7 +267,7 @@ func (b *Binder) bindUnary(x *ast.UnaryOperationExpr, s *scope) (expr.Expr, erro
 		if err != nil {
 			return nil, err
 		}
-		return &expr.Not{E: e}, nil
+		return expr.NewNot(e), nil
 	case opcode.Plus:
 		return b.bindExpr(x.V, s)
 	case opcode.Minus:
@@ -589,9 +608,9 @@ func (b *Binder) bindBetween(x *ast.BetweenExpr, s *scope) (expr.Expr, error) {
 		return nil, err
 	}
 	if x.Not {
-		return &expr.Or{Args: []expr.Expr{l, h}}, nil
+		return expr.NewOr(l, h), nil
 	}
-	return &expr.And{Args: []expr.Expr{l, h}}, nil
+	return expr.NewAnd(l, h), nil
 }
 
 func (b *Binder) bindIn(x *ast.PatternInExpr, s *scope) (expr.Expr, error) {
@@ -662,12 +681,20 @@ func (b *Binder) bindLike(x *ast.PatternLikeOrIlikeExpr, s *scope) (expr.Expr, e
 	return l, nil
 }
 
-// bindSubquery binds a nested query used as an expression.
+// bindSubquery binds a nested query used as an expression. EXISTS runs
+// the simpler query existsQuery makes, once the query itself is bound (for
+// its errors).
 func (b *Binder) bindSubquery(q *ast.SubqueryExpr, s *scope, mode expr.SubqueryMode) (*expr.Subquery, error) {
 	info := &subqueryInfo{}
 	saved, savedForbidden := b.agg, b.aggForbidden
 	b.agg, b.aggForbidden = nil, ""
 	node, err := b.bindQuery(q.Query, s, info)
+	if err == nil && mode == expr.SubExists {
+		if simple, ok := existsQuery(q.Query); ok {
+			info = &subqueryInfo{}
+			node, err = b.bindQuery(simple, s, info)
+		}
+	}
 	b.agg, b.aggForbidden = saved, savedForbidden
 	if err != nil {
 		return nil, err

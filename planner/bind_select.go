@@ -69,7 +69,8 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 	saved := b.agg
 	srfs := &srfCollector{}
 	b.agg, b.win, b.srf = collector, windows, srfs
-	defer func() { b.agg = saved }()
+	s.grouping = collector
+	defer func() { b.agg, s.grouping = saved, nil }()
 
 	exprs := make([]expr.Expr, len(fields))
 	for i, f := range fields {
@@ -87,7 +88,7 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 	if err != nil {
 		return nil, err
 	}
-	b.agg, b.win, b.srf = saved, nil, nil
+	b.agg, b.win, b.srf, s.grouping = saved, nil, nil, nil
 
 	if grouped {
 		agg, err := collector.plan(input, s)

@@ -9,11 +9,12 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// Build turns a logical plan into a batch operator tree: it orders its
-// inner joins by the row counts of env's storage (see OrderJoins; env may
-// be nil), pushes filters into joins and hashes equi-joins.
+// Build turns a logical plan into a batch operator tree: it prunes plans
+// under a constant false condition and orders its inner joins by the row
+// counts of env's storage (see Optimize; env may be nil), pushes filters
+// into joins and hashes equi-joins.
 func Build(n Node, env *exec.Env) exec.Op {
-	return build(OrderJoins(n, StorageRowCounts(env)))
+	return build(Optimize(n, StorageRowCounts(env)))
 }
 
 // tableScan returns the operator that reads table t.
@@ -32,6 +33,13 @@ func build(n Node) exec.Op {
 	case *Values:
 		return &exec.Values{Rows: x.Rows}
 	case *Filter:
+		if oneTime, rest := splitGate(x.Cond); oneTime != nil {
+			var in Node = x.Input
+			if rest != nil {
+				in = &Filter{Input: x.Input, Cond: rest}
+			}
+			return &exec.Gate{Input: build(in), Cond: oneTime}
+		}
 		if j, ok := x.Input.(*Join); ok && j.Kind == InnerJoin {
 			return build(pushIntoJoin(j, x.Cond))
 		}
@@ -39,6 +47,13 @@ func build(n Node) exec.Op {
 	case *Project:
 		return &exec.Project{Input: build(x.Input), Exprs: x.Exprs}
 	case *Join:
+		if x.Kind == InnerJoin && x.On != nil {
+			if oneTime, rest := splitGate(x.On); oneTime != nil {
+				j := *x
+				j.On = rest
+				return &exec.Gate{Input: buildJoin(&j), Cond: oneTime}
+			}
+		}
 		return buildJoin(x)
 	case *Apply:
 		return &exec.Apply{Kind: x.Kind, Left: build(x.L), Right: build(x.R), On: x.On,
@@ -128,16 +143,16 @@ func equiJoin(on expr.Expr, nl int) (left, right []expr.Expr, residual expr.Expr
 	}
 	var rest []expr.Expr
 	for _, c := range conjuncts(on) {
-		if b, ok := hashEquality(c); ok {
-			ls, rs := side(b.L, nl), side(b.R, nl)
+		if l, r, ok := hashEquality(c); ok {
+			ls, rs := side(l, nl), side(r, nl)
 			if ls == sideLeft && rs == sideRight {
-				left = append(left, b.L)
-				right = append(right, shift(b.R, -nl))
+				left = append(left, l)
+				right = append(right, shift(r, -nl))
 				continue
 			}
 			if ls == sideRight && rs == sideLeft {
-				left = append(left, b.R)
-				right = append(right, shift(b.L, -nl))
+				left = append(left, r)
+				right = append(right, shift(l, -nl))
 				continue
 			}
 		}
@@ -149,10 +164,26 @@ func equiJoin(on expr.Expr, nl int) (left, right []expr.Expr, residual expr.Expr
 	return left, right, residual
 }
 
-// hashEquality returns c as an equality whose operands can be hash keys.
-func hashEquality(c expr.Expr) (*expr.Binary, bool) {
-	b, ok := c.(*expr.Binary)
-	return b, ok && b.Op == "=" && b.L.Type().Family == b.R.Type().Family
+// hashEquality returns the operands of c as hash keys when c is an
+// equality of values that hash alike: of one type family, or a date and a
+// timestamp, the date converted as their comparison converts it.
+func hashEquality(c expr.Expr) (l, r expr.Expr, ok bool) {
+	b, isBinary := c.(*expr.Binary)
+	if !isBinary || b.Op != "=" {
+		return nil, nil, false
+	}
+	l, r = b.L, b.R
+	lf, rf := l.Type().Family, r.Type().Family
+	switch {
+	case lf == rf:
+	case lf == types.Date && (rf == types.Timestamp || rf == types.TimestampTZ):
+		l = &expr.Cast{E: l, To: r.Type(), Compare: true}
+	case rf == types.Date && (lf == types.Timestamp || lf == types.TimestampTZ):
+		r = &expr.Cast{E: r, To: l.Type(), Compare: true}
+	default:
+		return nil, nil, false
+	}
+	return l, r, true
 }
 
 func conjuncts(e expr.Expr) []expr.Expr {

@@ -50,6 +50,9 @@ func shape(op exec.Op) []string {
 			line("%s", s)
 			walk(x.Left, depth+1)
 			walk(x.Right, depth+1)
+		case *exec.Gate:
+			line("Gate") // a subquery's text names its address
+			walk(x.Input, depth+1)
 		case *exec.HashAgg:
 			line("HashAgg")
 			walk(x.Input, depth+1)
@@ -137,6 +140,30 @@ func TestBuildJoins(t *testing.T) {
 			"  FullJoin keys ($0) = ($0)",
 			"    TableScan t",
 			"    TableScan u",
+		}},
+		// A condition that reads no column of the row is evaluated once,
+		// before the input runs (PostgreSQL's one-time filter): above a
+		// join region, over a filter, above a HAVING's aggregation; a
+		// constant false one leaves no plan at all.
+		{"SELECT 1 FROM t JOIN u ON t.a = u.a WHERE t.b > 1 AND (SELECT max(x) FROM u) > 1", []string{
+			"Project '1'::integer",
+			"  Project $4, $5, $6, $7, $8, $9, $0, $1, $2, $3",
+			"    Gate",
+			"      InnerJoin keys ($0) = ($0)",
+			"        TableScan u",
+			"        Filter ($1 > '1'::integer)",
+			"          TableScan t",
+		}},
+		{"SELECT count(*) FROM t WHERE t.b > 1 HAVING (SELECT max(x) FROM u) > 1", []string{
+			"Project $0",
+			"  Gate",
+			"    HashAgg",
+			"      Filter ($1 > '1'::integer)",
+			"        TableScan t",
+		}},
+		{"SELECT 1 FROM t, u WHERE t.a = u.a AND NULL::bool", []string{
+			"Project '1'::integer",
+			"  Values (0 rows)",
 		}},
 	}
 	for _, tt := range tests {

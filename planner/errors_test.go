@@ -37,6 +37,10 @@ func TestBindErrors(t *testing.T) {
 		{"SELECT a FROM t WHERE count(*) > 1", "42803", "aggregate functions are not allowed in WHERE"},
 		{"SELECT a FROM t GROUP BY count(*)", "42803", "aggregate functions are not allowed in GROUP BY"},
 		{"SELECT t.a FROM t JOIN u ON count(*) > 0", "42803", "aggregate functions are not allowed in JOIN conditions"},
+		{"SELECT (SELECT x.b FROM u) FROM t x GROUP BY x.a", "42803", `subquery uses ungrouped column "x.b" from outer query`},
+		{"SELECT (SELECT t.a + 1 FROM u) FROM t GROUP BY t.a + 1", "42803", `subquery uses ungrouped column "t.a" from outer query`},
+		// PostgreSQL computes it in the enclosing query; streamdb refuses it.
+		{"SELECT (SELECT max(t.a) FROM u) FROM t", "0A000", "aggregate functions over columns of an enclosing query only are not supported"},
 		{"SELECT t.a FROM t JOIN u ON 1", "42804", "argument of JOIN/ON must be type boolean, not type integer"},
 		// Types.
 		{"SELECT CASE WHEN true THEN 1 ELSE 'x'::text END", "42804", "CASE types integer and text cannot be matched"},
@@ -48,6 +52,8 @@ func TestBindErrors(t *testing.T) {
 		{"SELECT true AND 1", "42804", "argument of AND must be type boolean, not type integer"},
 		{"SELECT NOT 1", "42804", "argument of NOT must be type boolean, not type integer"},
 		{"SELECT 'a' + 1", "22P02", `invalid input syntax for type integer: "a"`},
+		{"SELECT NULL::int4::date", "42846", "cannot cast type integer to date"},
+		{"SELECT ts::int4 FROM t WHERE false", "42846", "cannot cast type timestamp without time zone to integer"},
 		// Operators and functions.
 		{"SELECT 1 + 'a'::text", "42883", "operator does not exist: integer + text"},
 		{"SELECT c + 1 FROM t", "42883", "operator does not exist: text + integer"},

@@ -97,6 +97,26 @@ func TestRun(t *testing.T) {
 		{"SELECT a.column1, b.column1 FROM (VALUES (1), (2)) a FULL JOIN (VALUES (2), (3)) b ON a.column1 = b.column1 ORDER BY 1, 2",
 			[]string{"1|NULL", "2|2", "NULL|3"}},
 		{"SELECT * FROM (VALUES (1, 'x')) a (k, v) JOIN (VALUES (1, 'y')) b (k, w) USING (k)", []string{"1|x|y"}},
+		// A subquery over a grouped query reads its grouped columns per group.
+		{"SELECT (SELECT s.column2 FROM (VALUES (0)) r) FROM (VALUES (-7, 42), (1, 42), (2, 5)) s GROUP BY s.column2 ORDER BY 1",
+			[]string{"5", "42"}},
+		{"SELECT (SELECT coalesce(min(NULL::int4), s.column1) FROM (VALUES (0)) r) FROM (VALUES (3), (1)) s GROUP BY NULL::int8, s.column1 ORDER BY 1",
+			[]string{"1", "3"}},
+		// GROUP BY and HAVING without FROM.
+		{"SELECT 1 AS x GROUP BY 1 HAVING true", []string{"1"}},
+		{"SELECT 1 WHERE true GROUP BY 1 HAVING false", nil},
+		{"SELECT count(*) HAVING count(*) > 0", []string{"1"}},
+		// An untyped literal opposite a typed operand takes its type.
+		{"SELECT 'a' IS NOT DISTINCT FROM CAST(NULL AS text), NULL::text IS DISTINCT FROM 'a'", []string{"f|t"}},
+		// Aggregates of NULLs of different types stay apart.
+		{"SELECT max(NULL::int8), length(max(NULL::text)), pg_typeof(max(NULL::int2)), pg_typeof(max(NULL::int4)) FROM (VALUES (1)) s",
+			[]string{"NULL|NULL|smallint|integer"}},
+		// Nothing under a constant false or NULL condition runs: the
+		// subquery that returns two rows is never evaluated.
+		{"SELECT 1 FROM (VALUES (1), (2)) s WHERE (SELECT column1 FROM (VALUES (1), (2)) r) = s.column1 AND false", nil},
+		{"SELECT count(*) FROM (VALUES (1), (2)) s WHERE (SELECT column1 FROM (VALUES (1), (2)) r) = s.column1 HAVING NULL::bool", nil},
+		{"SELECT 1 FROM (VALUES (1), (2)) s JOIN (VALUES (3)) t ON (SELECT column1 FROM (VALUES (1), (2)) r) = s.column1 AND NOT true", nil},
+		{"SELECT 1 FROM (VALUES (1), (2)) s WHERE (SELECT column1 FROM (VALUES (1), (2)) r) = s.column1 OR NOT false", []string{"1", "1"}},
 	}
 	checkRows(t, tests)
 }

@@ -14,6 +14,11 @@ type scope struct {
 	depth  int
 	// sub is the subquery this scope belongs to (nil at the top level).
 	sub *subqueryInfo
+	// grouping is the aggregation of a grouped query while the
+	// expressions over its output (select list, HAVING, ORDER BY, outside
+	// aggregate arguments) bind: a subquery there runs once per group and
+	// reads a grouped column of this scope from the Aggregate's output.
+	grouping *aggCollector
 }
 
 // subqueryInfo records what binding a subquery found out about it.
@@ -68,6 +73,11 @@ func (s *scope) resolve(table, name string) (expr.Expr, error) {
 		for mark := s; mark != cur; mark = mark.parent {
 			if mark.sub != nil {
 				mark.sub.correlated = true
+			}
+		}
+		if cur.grouping != nil {
+			if i = cur.grouping.groupColumn(i); i < 0 {
+				return nil, pgerror.New(pgerror.CodeGroupingError, "subquery uses ungrouped column \"%s\" from outer query", qualified(c.Table, c.Name))
 			}
 		}
 		return &expr.OuterRef{Level: level, Idx: i, T: c.T, Name: c.Name}, nil

@@ -338,7 +338,7 @@ func (s *Session) explain(x *parser.Explain) (pgwire.Rows, error) {
 	}
 	var vals [][]string
 	env := &exec.Env{Engine: s.e.reader, Epoch: s.e.ReadEpoch()}
-	for _, line := range planner.Explain(planner.OrderJoins(node, planner.StorageRowCounts(env))) {
+	for _, line := range planner.Explain(planner.Optimize(node, planner.StorageRowCounts(env))) {
 		vals = append(vals, []string{line})
 	}
 	return &memRows{rows: textRows(vals...), tag: "EXPLAIN"}, nil

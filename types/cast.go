@@ -60,9 +60,18 @@ func isNumberFamily(f Family) bool {
 
 func isInstantFamily(f Family) bool { return f == Date || f == Timestamp || f == TimestampTZ }
 
-func castDatum(d Datum, from, to T, explicit bool) (Datum, error) {
+// CheckCast returns PostgreSQL's error for a cast that does not exist (see
+// CanCast), or nil.
+func CheckCast(from, to T) error {
 	if !CanCast(from, to) {
-		return Null, pgerror.New(codeCannotCoerce, "cannot cast type %s to %s", from, to)
+		return pgerror.New(codeCannotCoerce, "cannot cast type %s to %s", from, to)
+	}
+	return nil
+}
+
+func castDatum(d Datum, from, to T, explicit bool) (Datum, error) {
+	if err := CheckCast(from, to); err != nil {
+		return Null, err
 	}
 	if d.kind == KindNull {
 		return Null, nil

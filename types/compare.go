@@ -84,6 +84,18 @@ func isNumberKind(k Kind) bool { return k == KindInt || k == KindFloat || k == K
 
 func isInstantKind(k Kind) bool { return k == KindDate || k == KindTimestamp || k == KindTimestampTZ }
 
+// DateAsInstant returns a date as the timestamp or timestamptz (to) it
+// compares with, as PostgreSQL's cross-type comparison operators
+// (date_cmp_timestamp) do without failing: a date past the timestamp
+// range is above every finite timestamp and below infinity. Only
+// comparisons may see the result.
+func DateAsInstant(d Datum, to T) Datum {
+	if to.Family == TimestampTZ {
+		return NewTimestampTZ(instant(d))
+	}
+	return NewTimestamp(instant(d))
+}
+
 // instant returns a date, timestamp or timestamptz as a timestamp, keeping
 // infinities. Dates past the timestamp range map above every finite
 // timestamp (which typmod rounding can take up to endTimestamp).

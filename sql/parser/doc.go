@@ -75,6 +75,8 @@
 //     is the operator itself. + - * / % ^ and comparisons stay TiDB's; ^ is
 //     opcode.Xor, which the binder reads as power.
 //   - ISNULL/NOTNULL become IS NULL/IS NOT NULL.
+//   - In a SELECT without FROM, the HAVING clause moves to right after the
+//     select list, the only place TiDB's grammar takes it there.
 //   - agg(args) FILTER (WHERE cond) becomes pg_filter(agg(args), cond).
 //   - agg(args ORDER BY k1 [ASC|DESC] [NULLS FIRST|LAST], ...) becomes
 //     pg_agg_order(agg(args), k1, ...), a DESC key as pg_desc(k) and NULLS

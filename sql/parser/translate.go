@@ -111,7 +111,14 @@ func (t *translator) translate(lo, hi int, m mode) ([]frag, error) {
 			return nil, err
 		}
 	}
-	us, err := t.fold(s.units)
+	us := s.units
+	if m == modeQuery {
+		var err error
+		if us, err = t.havingFirst(us); err != nil {
+			return nil, err
+		}
+	}
+	us, err := t.fold(us)
 	if err != nil {
 		return nil, err
 	}

@@ -223,3 +223,62 @@ func TestSame(t *testing.T) {
 		t.Error("a tagged difference is the same as an untagged one")
 	}
 }
+
+// TestUnchanged checks which DML outcomes leave the table as it was, so
+// that explain may evaluate subexpressions over it.
+func TestUnchanged(t *testing.T) {
+	for tag, want := range map[string]bool{"DELETE 0": true, "UPDATE 0": true, "INSERT 0 0": true, "DELETE 1": false, "UPDATE 10": false, "INSERT 0 3": false} {
+		if got := unchanged(Outcome{Tag: tag}); got != want {
+			t.Errorf("unchanged(%q) = %v, want %v", tag, got, want)
+		}
+	}
+	if unchanged(Outcome{Tag: "DELETE 0", Lost: "timeout"}) {
+		t.Error("a lost statement counts as unchanged")
+	}
+}
+
+// TestInputsOuterJoin checks that an expression reading a relation under
+// an outer join is probed over that relation and over the whole FROM,
+// whose NULL-extended rows it sees, and one reading plain relations over
+// them alone.
+func TestInputsOuterJoin(t *testing.T) {
+	r1, r2, r3 := &From{Rel: "t0", Alias: "r1"}, &From{Rel: "t1", Alias: "r2"}, &From{Rel: "t2", Alias: "r3"}
+	left := &From{Join: "LEFT JOIN", L: r1, R: r2}
+	from := &From{Join: "CROSS JOIN", L: left, R: r3}
+	if got, ok := inputs(leaf(Int4, colLeaf, "r2.c1"), from); !ok || len(got) != 2 || got[0] != r2 || got[1] != from {
+		t.Errorf("over an outer join's side: %v, %v", got, ok)
+	}
+	if got, ok := inputs(leaf(Int4, colLeaf, "r3.c1"), from); !ok || len(got) != 1 || got[0] != r3 {
+		t.Errorf("over a plain relation: %v, %v", got, ok)
+	}
+}
+
+// TestCaseFolded checks the CASEs PostgreSQL's planner settles.
+func TestCaseFolded(t *testing.T) {
+	lit := func(s string) *Expr { return leaf(Bool, litLeaf, s) }
+	one, two := leaf(Int4, litLeaf, "1"), leaf(Int4, litLeaf, "2")
+	col := leaf(Bool, colLeaf, "r1.c0")
+	case2 := func(c1, r1, c2, r2, els *Expr) *Expr {
+		return mk(Int4, "case", "CASE WHEN $ THEN $ WHEN $ THEN $ ELSE $ END", c1, r1, c2, r2, els)
+	}
+	sum := func(a *Expr) *Expr { return mk(Int4, "+", "($ + $)", a, one) }
+	for _, c := range []struct {
+		e    *Expr
+		want string
+	}{
+		{sum(case2(lit("true"), two, col, one, one)), "(2 + 1)"},
+		{sum(case2(lit("false"), two, nullOf(Bool), one, two)), "(2 + 1)"},
+		{sum(case2(lit("false"), two, lit("true"), one, two)), "(1 + 1)"},
+		{sum(mk(Int4, "case", "CASE WHEN $ THEN $ END", lit("false"), two)), "(CAST(NULL AS int4) + 1)"},
+		{sum(case2(col, two, lit("true"), one, two)), ""},
+	} {
+		f, changed := caseFolded(c.e)
+		got := "" // not folded
+		if changed {
+			got = f.SQL()
+		}
+		if got != c.want {
+			t.Errorf("%s: got %q, want %q", c.e.SQL(), got, c.want)
+		}
+	}
+}

@@ -17,8 +17,9 @@ import (
 // differences in evaluation apart from differences in values, for a
 // run-time error on one side only (see runtimeError). It evaluates the statement's
 // subexpressions one at a time (constants alone, the others over their
-// SELECT's FROM), smallest first, until one fails on the failing side
-// with the same SQLSTATE:
+// SELECT's FROM; constants PostgreSQL gets to by settling CASEs too),
+// smallest first, until one fails on the failing side with the same
+// SQLSTATE:
 //
 //   - If it fails on the other side too, both servers fail on that
 //     expression when made to evaluate it: they differ only in whether
@@ -27,7 +28,8 @@ import (
 //     answer does not need the value); else it tags the difference as of
 //     lower severity.
 //   - If the other side answers it over tables only (no derived tables,
-//     which may differ themselves), the difference is that expression's:
+//     in its FROM or its subqueries', which may differ themselves), the
+//     difference is that expression's:
 //     explain returns it with the check of that expression alone.
 //
 // When no subexpression fails alone, a query whose derived tables'
@@ -46,7 +48,10 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 	if !runtimeError(failed) {
 		return d, nil
 	}
-	for _, pq := range probes(c, failed.Code, !pgFailed) {
+	// A DML statement's probes read its table only where both servers'
+	// tables are as before it: when streamdb failed, or changed no row.
+	tables := !pgFailed || unchanged(d.sdb)
+	for _, pq := range probes(c, failed.Code, tables) {
 		pg, sdb := ru.probe(ctx, pq.SQL())
 		f, o := sdb, pg
 		if pgFailed {
@@ -56,7 +61,7 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 			continue
 		}
 		if o.Err == nil || o.Err.Code[:2] != failed.Code[:2] {
-			if readsDerived(pq.Sel.From) {
+			if hasDerived(pq) {
 				continue // the difference may be the derived tables'
 			}
 			if pd := compare(pg, sdb, false, false); pd != nil {
@@ -81,6 +86,12 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 		}
 	}
 	return d, nil
+}
+
+// unchanged reports whether a DML statement's outcome says it changed no
+// row (INSERT 0 0, UPDATE 0, DELETE 0).
+func unchanged(o Outcome) bool {
+	return o.Err == nil && o.Lost == "" && strings.HasSuffix(o.Tag, " 0")
 }
 
 // The tags of differences explain recognizes.
@@ -132,7 +143,11 @@ func probes(c check, code string, tables bool) []*Query {
 			for _, r := range roots {
 				if r != nil {
 					walkExpr(r, func(e *Expr) {
-						switch from, ok := inputs(e, s.From); {
+						if f, changed := caseFolded(e); changed && f.Leaf == notLeaf && !holds(f, readsRows) {
+							// Constant once PostgreSQL settled its CASEs.
+							all = append(all, &Query{Sel: &Select{Items: []Item{{E: f}}}, Limit: -1, Offset: -1})
+						}
+						switch froms, ok := inputs(e, s.From); {
 						case e.Kind == "scalar subquery":
 							// Alone, when it is not correlated.
 							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}}, Limit: -1, Offset: -1})
@@ -141,7 +156,9 @@ func probes(c check, code string, tables bool) []*Query {
 							// Over the groups it is computed on.
 							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: s.From, Where: s.Where, GroupBy: s.GroupBy}, Limit: -1, Offset: -1})
 						default:
-							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: from}, Limit: -1, Offset: -1})
+							for _, from := range froms {
+								all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}, From: from}, Limit: -1, Offset: -1})
+							}
 						}
 					})
 				}
@@ -149,8 +166,8 @@ func probes(c check, code string, tables bool) []*Query {
 		}, nil, nil)
 	case c.dml != nil:
 		// Over the table as it was: PostgreSQL rolled the statement back
-		// (see run); streamdb's is as it was when streamdb failed, else
-		// only constants tell.
+		// (see run); streamdb's is as it was when streamdb failed or
+		// changed no row (tables), else only constants tell.
 		table := &From{Rel: c.dml.Table.Name, Alias: c.dml.Table.Name}
 		for _, r := range append(slices.Clone(c.dml.Values), c.dml.Where) {
 			if r != nil {
@@ -207,26 +224,32 @@ func raises(e *Expr, code string) bool {
 	return slices.ContainsFunc(raisers[code], func(k string) bool { return strings.Contains(e.Kind, k) })
 }
 
-// inputs returns the FROM that e reads from, within its SELECT's FROM
+// inputs returns the FROMs that e reads from, within its SELECT's FROM
 // from: the relations and derived tables whose columns it reads, cross
 // joined (nil for a constant), or from itself when e reads a merged
-// USING column. It reports false when e reads a column from outside.
-func inputs(e *Expr, from *From) (*From, bool) {
+// USING column; when e reads a relation under an outer join, from itself
+// too, whose NULL-extended rows e sees (PostgreSQL may evaluate e over
+// the relation alone, below a join it reduced to an inner one, or over
+// the join). It reports false when e reads a column from outside.
+func inputs(e *Expr, from *From) ([]*From, bool) {
 	leaves := map[string]*From{}
-	var collect func(f *From)
-	collect = func(f *From) {
+	outer := map[*From]bool{}
+	var collect func(f *From, underOuter bool)
+	collect = func(f *From, underOuter bool) {
 		switch {
 		case f == nil:
 		case f.Join != "":
-			collect(f.L)
-			collect(f.R)
+			o := underOuter || f.Join == "LEFT JOIN" || f.Join == "RIGHT JOIN" || f.Join == "FULL JOIN"
+			collect(f.L, o)
+			collect(f.R, o)
 		default:
 			leaves[f.Alias] = f
+			outer[f] = underOuter
 		}
 	}
-	collect(from)
+	collect(from, false)
 	var used []*From
-	ok, whole := true, false
+	ok, whole, underOuter := true, false, false
 	walkExpr(e, func(x *Expr) {
 		if x.Leaf != colLeaf {
 			return
@@ -239,26 +262,78 @@ func inputs(e *Expr, from *From) (*From, bool) {
 			ok = false
 		case !slices.Contains(used, f):
 			used = append(used, f)
+			underOuter = underOuter || outer[f]
 		}
 	})
 	switch {
 	case !ok:
 		return nil, false
 	case whole:
-		return from, true
+		return []*From{from}, true
 	case len(used) == 0:
-		return nil, true
+		return []*From{nil}, true
 	}
 	out := used[0]
 	for _, f := range used[1:] {
 		out = &From{Join: "CROSS JOIN", L: out, R: f}
 	}
-	return out, true
+	if underOuter {
+		return []*From{out, from}, true
+	}
+	return []*From{out}, true
 }
 
-// readsDerived reports whether f holds a derived table.
-func readsDerived(f *From) bool {
-	return f != nil && (f.Sub != nil || readsDerived(f.L) || readsDerived(f.R))
+// caseFolded returns e with each CASE that PostgreSQL's planner settles
+// folded away, and whether there was one: eval_const_expressions drops
+// the arms whose condition is a constant false or NULL, and a CASE whose
+// first remaining condition is a constant true is that arm's result (one
+// with no arm left, its ELSE), so that what is left may be a constant it
+// evaluates when it plans.
+func caseFolded(e *Expr) (*Expr, bool) {
+	changed := false
+	args := make([]*Expr, len(e.Args))
+	for i, a := range e.Args {
+		var c bool
+		args[i], c = caseFolded(a)
+		changed = changed || c
+	}
+	if e.Kind == "case" {
+		arms, els := args, nullOf(e.T)
+		if len(args)%2 == 1 {
+			arms, els = args[:len(args)-1], args[len(args)-1]
+		}
+		settled := true
+		for i := 0; i+1 < len(arms) && settled; i += 2 {
+			switch cond := arms[i]; {
+			case cond.Leaf == nullLeaf || cond.Leaf == litLeaf && cond.Parts[0] == "false":
+			case cond.Leaf == litLeaf && cond.Parts[0] == "true":
+				return arms[i+1], true
+			default:
+				settled = false
+			}
+		}
+		if settled {
+			return els, true
+		}
+	}
+	if !changed {
+		return e, false
+	}
+	c := *e
+	c.Args = args
+	return &c, true
+}
+
+// readsRows reports whether node e reads a row: a column, a subquery or
+// an aggregate.
+func readsRows(e *Expr) bool { return e.Leaf == colLeaf || e.Sub != nil || e.Agg }
+
+// hasDerived reports whether q reads a derived table, in its FROM or in
+// a subquery's (a scalar subquery probed alone, say).
+func hasDerived(q *Query) bool {
+	found := false
+	q.walk(nil, nil, func(f *From) { found = found || f.Sub != nil }, nil)
+	return found
 }
 
 // hasSubquery reports whether e holds a subquery; hasAggregate whether it
