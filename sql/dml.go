@@ -15,6 +15,7 @@ import (
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -46,7 +47,7 @@ func (e *Engine) newWriteSet(t *meta.Table, tw *tableWriter) *writeSet {
 }
 
 func (w *writeSet) rowKey(row []types.Datum) string {
-	w.key = exec.RowKey(w.key[:0], w.t.ID, w.t.PK, row)
+	w.key = rowkey.Table(w.key[:0], w.t.ID, w.t.PK, row)
 	return string(w.key)
 }
 
