@@ -128,30 +128,8 @@ func (c *Controller) Worker() *Worker { return c.local }
 
 // Sealed is the local barrier manager's report that an epoch is sealed on
 // this node.
-//
-// A seal the leader does not hear of holds up every later commit, so the
-// report is retried, following leadership, until it is delivered or this
-// node is recovered (its fence moves on).
 func (c *Controller) Sealed(ctx context.Context, epoch uint64) {
-	fence := c.local.currentFence()
-	for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		if c.meta.IsLeader() {
-			c.sealed(c.self, epoch)
-			return
-		}
-		if addr := c.meta.LeaderAddr(); addr != "" {
-			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			_, err := cluster.Call[empty](cctx, c.client, addr, methodSealed, &sealedRequest{Node: c.self, Epoch: epoch}, cluster.WhenReachable)
-			cancel()
-			if err == nil {
-				return
-			}
-			c.log.Warn("control: reporting a sealed epoch to the leader failed; retrying", "epoch", epoch, "err", err)
-		}
-		if c.local.currentFence() != fence || sleep(ctx, wait) != nil {
-			return
-		}
-	}
+	c.report(ctx, "sealed epoch", methodSealed, &sealedRequest{Node: c.self, Epoch: epoch}, func() { c.sealed(c.self, epoch) })
 }
 
 // Failed is the local barrier manager's report that streaming failed on
@@ -159,11 +137,35 @@ func (c *Controller) Sealed(ctx context.Context, epoch uint64) {
 func (c *Controller) Failed(err error) {
 	c.log.Error("control: streaming failed on this node; the cluster recovers", "err", err)
 	fence := c.local.currentFence()
-	if c.meta.IsLeader() {
-		c.failed(c.self, fence, err)
-		return
+	c.report(context.Background(), "failure", methodFailed, &failedRequest{Node: c.self, Fence: fence, Err: err.Error()}, func() { c.failed(c.self, fence, err) })
+}
+
+// report delivers a report of this node's to the leader's controller (to
+// local, when this node leads). A report the leader does not hear of holds
+// the cluster up (a seal every later commit, a creation the CREATE that
+// waits for it, a failure the recovery), so it is retried, following
+// leadership, until it is delivered or this node is recovered (its fence
+// moves on), which makes it moot.
+func (c *Controller) report(ctx context.Context, what, method string, req any, local func()) {
+	fence := c.local.currentFence()
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		if c.meta.IsLeader() {
+			local()
+			return
+		}
+		if addr := c.meta.LeaderAddr(); addr != "" {
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := cluster.Call[empty](cctx, c.client, addr, method, req, cluster.WhenReachable)
+			cancel()
+			if err == nil {
+				return
+			}
+			c.log.Warn("control: a report to the leader failed; retrying", "report", what, "err", err)
+		}
+		if c.local.currentFence() != fence || sleep(ctx, wait) != nil {
+			return
+		}
 	}
-	c.toLeader(context.Background(), methodFailed, &failedRequest{Node: c.self, Fence: fence, Err: err.Error()})
 }
 
 // failed fails the running generation with err, if node's failure
@@ -175,12 +177,13 @@ func (c *Controller) failed(node string, f Fence, err error) {
 	}
 }
 
-// created records that node finished creating job (upstream).
+// created is the local worker's report that it finished creating job.
 func (c *Controller) created(ctx context.Context, node string, job uint32) {
-	if !c.meta.IsLeader() {
-		c.toLeader(ctx, methodCreated, &createdRequest{Node: node, Job: job})
-		return
-	}
+	c.report(ctx, "job created", methodCreated, &createdRequest{Node: node, Job: job}, func() { c.recordCreated(node, job) })
+}
+
+// recordCreated records, on the leader, that node finished creating job.
+func (c *Controller) recordCreated(node string, job uint32) {
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
 	if c.createdBy[job] == nil {
@@ -190,8 +193,8 @@ func (c *Controller) created(ctx context.Context, node string, job uint32) {
 	c.cond.Broadcast()
 }
 
-// toLeader sends a report to the leader's controller, best effort: a lost
-// report ends in a recovery.
+// toLeader sends a request to the leader's controller, best effort (a
+// lost barrier request waits for the next periodic barrier).
 func (c *Controller) toLeader(ctx context.Context, method string, req any) {
 	addr := c.meta.LeaderAddr()
 	if addr == "" {

@@ -106,8 +106,12 @@ func (c *Controller) Services() []*grpc.ServiceDesc {
 				c.failed(r.Node, r.Fence, fmt.Errorf("node %s: %s", r.Node, r.Err))
 				return &empty{}, nil
 			}),
-			cluster.Unary("Created", func(ctx context.Context, r *createdRequest) (*empty, error) {
-				c.created(ctx, r.Node, r.Job)
+			cluster.Unary("Created", func(_ context.Context, r *createdRequest) (*empty, error) {
+				if !c.meta.IsLeader() {
+					// The sender retries with the new leader.
+					return nil, errNoLeader()
+				}
+				c.recordCreated(r.Node, r.Job)
 				return &empty{}, nil
 			}),
 			cluster.Unary("Request", func(context.Context, *empty) (*empty, error) {

@@ -99,6 +99,8 @@ func TestClusterViews(t *testing.T) {
 	}
 	exec := func(c *pgx.Conn, sql string, args ...any) {
 		t.Helper()
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
 		if _, err := c.Exec(ctx, sql, args...); err != nil {
 			t.Fatalf("%s: %v", sql, err)
 		}
