@@ -504,8 +504,8 @@ func floatArith(op string, t types.T) binaryFn {
 		}
 	case "/":
 		return func(a, b types.Datum) (types.Datum, error) {
-			if b.Float() == 0 {
-				return types.Null, errDivByZero
+			if b.Float() == 0 && !math.IsNaN(a.Float()) {
+				return types.Null, errDivByZero // NaN / 0 is NaN, as float8div
 			}
 			return ret(a.Float()/b.Float(), finite(a.Float(), b.Float()))
 		}

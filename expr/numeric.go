@@ -48,6 +48,9 @@ func NumericMul(a, b *apd.Decimal) (*apd.Decimal, error) {
 // (select_div_scale: at least 16 significant digits, at least the inputs'
 // scales).
 func NumericDiv(a, b *apd.Decimal) (*apd.Decimal, error) {
+	if isNaN(a) || isNaN(b) {
+		return nanDecimal(), nil // before division by zero, as numeric_div
+	}
 	if b.IsZero() {
 		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
 	}
@@ -56,6 +59,9 @@ func NumericDiv(a, b *apd.Decimal) (*apd.Decimal, error) {
 
 // NumericDivScale returns a/b rounded half away from zero to scale digits.
 func NumericDivScale(a, b *apd.Decimal, scale int32) (*apd.Decimal, error) {
+	if isNaN(a) || isNaN(b) {
+		return nanDecimal(), nil
+	}
 	if b.IsZero() {
 		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
 	}
@@ -82,6 +88,9 @@ func NumericRound(d *apd.Decimal, scale int32) (*apd.Decimal, error) {
 
 // NumericMod returns a mod b with the sign of a.
 func NumericMod(a, b *apd.Decimal) (*apd.Decimal, error) {
+	if isNaN(a) || isNaN(b) {
+		return nanDecimal(), nil // before division by zero, as numeric_mod
+	}
 	if b.IsZero() {
 		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
 	}
@@ -89,6 +98,10 @@ func NumericMod(a, b *apd.Decimal) (*apd.Decimal, error) {
 	_, err := exact.Rem(r, a, b)
 	return r, numericErr(err)
 }
+
+func isNaN(d *apd.Decimal) bool { return d.Form == apd.NaN || d.Form == apd.NaNSignaling }
+
+func nanDecimal() *apd.Decimal { return &apd.Decimal{Form: apd.NaN} }
 
 // Scale returns the number of fractional digits d displays.
 func Scale(d *apd.Decimal) int32 {
