@@ -57,7 +57,7 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 		if pgFailed {
 			f, o = pg, sdb
 		}
-		if f.Err == nil || f.Err.Code != failed.Code {
+		if f.Err == nil || f.Err.Code != failed.Code || !ru.fromAnswers(ctx, pq.Sel.From) {
 			continue
 		}
 		if o.Err == nil || o.Err.Code[:2] != failed.Code[:2] {
@@ -86,6 +86,22 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 		}
 	}
 	return d, nil
+}
+
+// fromAnswers reports whether a probe's FROM, when it joins with
+// conditions of its own, gives rows on both servers: else it, not the
+// probed expression, may be what fails.
+func (ru *Runner) fromAnswers(ctx context.Context, f *From) bool {
+	if !joinsOn(f) {
+		return true
+	}
+	pg, sdb := ru.probe(ctx, (&Query{Sel: &Select{Items: []Item{{E: nullOf(Bool)}}, From: f}, Limit: -1, Offset: -1}).SQL())
+	return pg.Err == nil && sdb.Err == nil && pg.Lost == "" && sdb.Lost == ""
+}
+
+// joinsOn reports whether f holds a join with an ON condition.
+func joinsOn(f *From) bool {
+	return f != nil && (f.On != nil || joinsOn(f.L) || joinsOn(f.R))
 }
 
 // unchanged reports whether a DML statement's outcome says it changed no
