@@ -282,3 +282,28 @@ func TestCaseFolded(t *testing.T) {
 		}
 	}
 }
+
+// TestPulledUp checks that a constant column of a derived table is seen
+// through, as PostgreSQL pulls the table up or pushes conditions into it,
+// and one of a table with a LIMIT or under an outer join is not.
+func TestPulledUp(t *testing.T) {
+	sub := func(limited bool) *Query {
+		q := query("t0", "r1", leaf(Bool, litLeaf, "false"))
+		q.Sel.Items[0].Alias = "x5"
+		if limited {
+			q.Limit = 1
+		}
+		return q
+	}
+	e := mk(Int4, "%", "($ % $)", mk(Int4, "cast int4", "($)::int4", leaf(Bool, colLeaf, "s6.x5")), leaf(Int4, litLeaf, "0"))
+	if f, ok := pulledUp(e, &From{Sub: sub(false), Alias: "s6"}); !ok || f.SQL() != "((false)::int4 % 0)" {
+		t.Errorf("simple: %v %v", f.SQL(), ok)
+	}
+	if _, ok := pulledUp(e, &From{Sub: sub(true), Alias: "s6"}); ok {
+		t.Error("with a LIMIT: pulled up")
+	}
+	outer := &From{Join: "LEFT JOIN", L: &From{Rel: "t1", Alias: "r2"}, R: &From{Sub: sub(false), Alias: "s6"}}
+	if _, ok := pulledUp(e, outer); ok {
+		t.Error("under an outer join: pulled up")
+	}
+}

@@ -159,8 +159,10 @@ func probes(c check, code string, tables bool) []*Query {
 			for _, r := range roots {
 				if r != nil {
 					walkExpr(r, func(e *Expr) {
-						if f, changed := caseFolded(e); changed && f.Leaf == notLeaf && !holds(f, readsRows) {
-							// Constant once PostgreSQL settled its CASEs.
+						inlined, pulled := pulledUp(e, s.From)
+						if f, settled := caseFolded(inlined); (pulled || settled) && f.Leaf == notLeaf && !holds(f, readsRows) {
+							// Constant once PostgreSQL pulled up derived
+							// tables and settled CASEs.
 							all = append(all, &Query{Sel: &Select{Items: []Item{{E: f}}}, Limit: -1, Offset: -1})
 						}
 						switch froms, ok := inputs(e, s.From); {
@@ -338,6 +340,62 @@ func caseFolded(e *Expr) (*Expr, bool) {
 	c := *e
 	c.Args = args
 	return &c, true
+}
+
+// pulledUp returns e with each column of a derived table in from that is
+// a constant there replaced by that constant, and whether there was one:
+// PostgreSQL pulls a simple derived table up into the query that reads
+// it, and pushes a condition on a grouped or DISTINCT one's columns down
+// into it (not past a set operation, LIMIT or OFFSET), so that what is
+// left may be a constant it evaluates when it plans.
+func pulledUp(e *Expr, from *From) (*Expr, bool) {
+	consts := map[string]*Expr{}
+	var collect func(f *From)
+	collect = func(f *From) {
+		switch {
+		case f == nil:
+		case f.Join == "JOIN" || f.Join == "CROSS JOIN":
+			collect(f.L)
+			collect(f.R)
+		case f.Join != "":
+			// Under an outer join a pulled-up constant goes NULL with
+			// its side: PostgreSQL keeps it apart.
+		case f.Sub != nil && f.Sub.Sel != nil && f.Sub.Limit < 0 && f.Sub.Offset < 0 && f.Sub.Sel.Star == "":
+			s := f.Sub.Sel
+			for _, it := range s.Items {
+				if it.Alias != "" && it.E.Leaf != nullLeaf && !holds(it.E, readsRows) {
+					consts[f.Alias+"."+it.Alias] = it.E
+				}
+			}
+		}
+	}
+	collect(from)
+	if len(consts) == 0 {
+		return e, false
+	}
+	var replace func(x *Expr) (*Expr, bool)
+	replace = func(x *Expr) (*Expr, bool) {
+		if x.Leaf == colLeaf {
+			if c, ok := consts[x.Parts[0]]; ok {
+				return c, true
+			}
+			return x, false
+		}
+		changed := false
+		args := make([]*Expr, len(x.Args))
+		for i, a := range x.Args {
+			var ch bool
+			args[i], ch = replace(a)
+			changed = changed || ch
+		}
+		if !changed {
+			return x, false
+		}
+		c := *x
+		c.Args = args
+		return &c, true
+	}
+	return replace(e)
 }
 
 // readsRows reports whether node e reads a row: a column, a subquery or
