@@ -307,3 +307,16 @@ func TestPulledUp(t *testing.T) {
 		t.Error("under an outer join: pulled up")
 	}
 }
+
+// TestExpandKeys checks that a column standing for a grouping expression
+// is probed as that expression.
+func TestExpandKeys(t *testing.T) {
+	key := mk(Numeric, "neg", "(- $)", leaf(Numeric, litLeaf, "1.5"))
+	e := mk(Int8, "cast numeric to int8", "CAST($ AS int8)", leaf(Numeric, colLeaf, key.SQL()))
+	if got := expandKeys(e, []*Expr{key, leaf(Int4, colLeaf, "r1.c0")}); got.SQL() != "CAST((- 1.5) AS int8)" || holds(got, readsRows) {
+		t.Errorf("expanded: %s", got.SQL())
+	}
+	if got := expandKeys(e, nil); got != e {
+		t.Error("changed without keys")
+	}
+}

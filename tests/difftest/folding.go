@@ -159,6 +159,9 @@ func probes(c check, code string, tables bool) []*Query {
 			for _, r := range roots {
 				if r != nil {
 					walkExpr(r, func(e *Expr) {
+						// A grouping key is written as a column of its
+						// text: probe the expression it stands for.
+						e = expandKeys(e, s.GroupBy)
 						inlined, pulled := pulledUp(e, s.From)
 						if f, settled := caseFolded(inlined); (pulled || settled) && f.Leaf == notLeaf && !holds(f, readsRows) {
 							// Constant once PostgreSQL pulled up derived
@@ -394,6 +397,43 @@ func pulledUp(e *Expr, from *From) (*Expr, bool) {
 		c := *x
 		c.Args = args
 		return &c, true
+	}
+	return replace(e)
+}
+
+// expandKeys returns e with each column that stands for a grouping key
+// of keys that is an expression (the generator writes such a key in the
+// select list as a column of its text) replaced by that expression.
+func expandKeys(e *Expr, keys []*Expr) *Expr {
+	byText := map[string]*Expr{}
+	for _, k := range keys {
+		if k.Leaf == notLeaf {
+			byText[k.SQL()] = k
+		}
+	}
+	if len(byText) == 0 {
+		return e
+	}
+	var replace func(x *Expr) *Expr
+	replace = func(x *Expr) *Expr {
+		if x.Leaf == colLeaf {
+			if k, ok := byText[x.Parts[0]]; ok {
+				return k
+			}
+			return x
+		}
+		changed := false
+		args := make([]*Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = replace(a)
+			changed = changed || args[i] != a
+		}
+		if !changed {
+			return x
+		}
+		c := *x
+		c.Args = args
+		return &c
 	}
 	return replace(e)
 }
