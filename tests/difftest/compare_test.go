@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -318,5 +319,25 @@ func TestExpandKeys(t *testing.T) {
 	}
 	if got := expandKeys(e, nil); got != e {
 		t.Error("changed without keys")
+	}
+}
+
+// TestInputsOuterColumns checks that an expression of a subquery reading
+// a column of the enclosing query is probed over both relations.
+func TestInputsOuterColumns(t *testing.T) {
+	r2, r4 := &From{Rel: "t0", Alias: "r2"}, &From{Rel: "t1", Alias: "r4"}
+	e := mk(Date, "+", "($ + $)", leaf(Date, colLeaf, "r2.c2"), leaf(Int4, colLeaf, "r4.c0"))
+	got, ok := inputs(e, r4, r2)
+	if !ok || len(got) != 1 || got[0].Join != "CROSS JOIN" || got[0].L != r2 || got[0].R != r4 {
+		t.Errorf("inputs: %v %v", got, ok)
+	}
+	var sqls []string
+	sub := &Query{Sel: &Select{Items: []Item{{E: e, Alias: "x0"}}, From: r4}, Limit: -1, Offset: -1}
+	q := &Query{Sel: &Select{Items: []Item{{E: subquery(Date, "scalar subquery", "(", sub), Alias: "x1"}}, From: r2}, Limit: -1, Offset: -1}
+	for _, p := range probes(check{query: q}, "22008", true) {
+		sqls = append(sqls, p.SQL())
+	}
+	if !slices.Contains(sqls, "SELECT (r2.c2 + r4.c0) FROM (t0 AS r2 CROSS JOIN t1 AS r4)") {
+		t.Errorf("probes: %q", sqls)
 	}
 }

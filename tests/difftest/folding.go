@@ -133,15 +133,16 @@ const maxProbes = 100
 // probes returns queries that evaluate c's subexpressions one at a time,
 // those whose operation may raise code first, then constants, then the
 // smallest, over the inputs they read: a constant alone (SELECT e),
-// any other over the relations and derived tables of its SELECT whose
-// columns it reads (cross joined), or over its DML statement's table.
-// Aggregates, subqueries and expressions reading outer columns are left
-// out.
+// any other over the relations and derived tables of its SELECT, or of
+// the queries enclosing it, whose columns it reads (cross joined), or
+// over its DML statement's table. Subqueries are left out (an
+// uncorrelated scalar one is probed alone), and aggregates are probed
+// over the groups of their SELECT.
 func probes(c check, code string, tables bool) []*Query {
 	var all []*Query
 	switch {
 	case c.query != nil:
-		c.query.walk(nil, func(s *Select) {
+		walkScoped(c.query, nil, func(s *Select, outers []*From) {
 			roots := []*Expr{s.Where, s.Having}
 			for _, it := range s.Items {
 				roots = append(roots, it.E)
@@ -168,7 +169,7 @@ func probes(c check, code string, tables bool) []*Query {
 							// tables and settled CASEs.
 							all = append(all, &Query{Sel: &Select{Items: []Item{{E: f}}}, Limit: -1, Offset: -1})
 						}
-						switch froms, ok := inputs(e, s.From); {
+						switch froms, ok := inputs(e, s.From, outers...); {
 						case e.Kind == "scalar subquery":
 							// Alone, when it is not correlated.
 							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}}, Limit: -1, Offset: -1})
@@ -184,7 +185,7 @@ func probes(c check, code string, tables bool) []*Query {
 					})
 				}
 			}
-		}, nil, nil)
+		})
 	case c.dml != nil:
 		// Over the table as it was: PostgreSQL rolled the statement back
 		// (see run); streamdb's is as it was when streamdb failed or
@@ -245,16 +246,78 @@ func raises(e *Expr, code string) bool {
 	return slices.ContainsFunc(raisers[code], func(k string) bool { return strings.Contains(e.Kind, k) })
 }
 
+// walkScoped calls fs on each SELECT of q with the FROMs of the queries
+// enclosing it (outers, innermost last), whose columns its expressions
+// may read.
+func walkScoped(q *Query, outers []*From, fs func(s *Select, outers []*From)) {
+	if q.Sel == nil {
+		walkScoped(q.Left, outers, fs)
+		walkScoped(q.Right, outers, fs)
+		return
+	}
+	s := q.Sel
+	fs(s, outers)
+	inner := append(slices.Clip(outers), s.From)
+	var expr func(e *Expr)
+	expr = func(e *Expr) {
+		if e == nil {
+			return
+		}
+		for _, a := range e.Args {
+			expr(a)
+		}
+		if e.Sub != nil {
+			walkScoped(e.Sub, inner, fs)
+		}
+	}
+	var from func(f *From)
+	from = func(f *From) {
+		if f == nil {
+			return
+		}
+		if f.Sub != nil {
+			walkScoped(f.Sub, outers, fs) // a derived table sees no sibling
+		}
+		from(f.L)
+		from(f.R)
+		expr(f.On)
+	}
+	for _, it := range s.Items {
+		expr(it.E)
+	}
+	from(s.From)
+	expr(s.Where)
+	for _, g := range s.GroupBy {
+		expr(g)
+	}
+	expr(s.Having)
+}
+
 // inputs returns the FROMs that e reads from, within its SELECT's FROM
-// from: the relations and derived tables whose columns it reads, cross
-// joined (nil for a constant), or from itself when e reads a merged
-// USING column; when e reads a relation under an outer join, from itself
-// too, whose NULL-extended rows e sees (PostgreSQL may evaluate e over
-// the relation alone, below a join it reduced to an inner one, or over
-// the join). It reports false when e reads a column from outside.
-func inputs(e *Expr, from *From) ([]*From, bool) {
+// from and those of the queries enclosing it (outers): the relations and
+// derived tables whose columns it reads, cross joined (nil for a
+// constant), or from itself when e reads a merged USING column; when e
+// reads a relation under an outer join, from itself too, whose
+// NULL-extended rows e sees (PostgreSQL may evaluate e over the relation
+// alone, below a join it reduced to an inner one, or over the join). It
+// reports false when e reads a column it cannot place.
+func inputs(e *Expr, from *From, outers ...*From) ([]*From, bool) {
 	leaves := map[string]*From{}
 	outer := map[*From]bool{}
+	var enclosing func(f *From)
+	enclosing = func(f *From) {
+		switch {
+		case f == nil:
+		case f.Join != "":
+			enclosing(f.L)
+			enclosing(f.R)
+		default:
+			leaves[f.Alias] = f
+		}
+	}
+	for _, o := range outers {
+		enclosing(o) // the inner ones, later, hide the outer ones
+	}
 	var collect func(f *From, underOuter bool)
 	collect = func(f *From, underOuter bool) {
 		switch {
