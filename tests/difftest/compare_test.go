@@ -341,3 +341,26 @@ func TestInputsOuterColumns(t *testing.T) {
 		t.Errorf("probes: %q", sqls)
 	}
 }
+
+// TestPushedDown checks that an expression over a set operation's column
+// is probed in each arm, over what the arm computes.
+func TestPushedDown(t *testing.T) {
+	arm := func(rel, alias string, e *Expr) *Query {
+		q := query(rel, alias, e)
+		q.Sel.Items[0].Alias = "c3"
+		return q
+	}
+	setop := &Query{SetOp: "INTERSECT", Left: arm("t2", "r2", nullOf(Timestamp)), Right: arm("t0", "r5", mk(Timestamp, "cast", "CAST($ AS timestamp)", leaf(Date, colLeaf, "r5.c6"))), Limit: -1, Offset: -1}
+	e := mk(Bool, "cast bool", "($)::bool", mk(Text, "cast text", "CAST($ AS text)", leaf(Timestamp, colLeaf, "s6.c3")))
+	var sqls []string
+	for _, p := range pushedDown(e, &From{Sub: setop, Alias: "s6"}) {
+		sqls = append(sqls, p.SQL())
+	}
+	if !slices.Contains(sqls, "SELECT (CAST(CAST(r5.c6 AS timestamp) AS text))::bool FROM t0 AS r5") {
+		t.Errorf("probes: %q", sqls)
+	}
+	setop.Limit = 1
+	if got := pushedDown(e, &From{Sub: setop, Alias: "s6"}); got != nil {
+		t.Errorf("past a LIMIT: %v", got)
+	}
+}

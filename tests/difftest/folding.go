@@ -169,6 +169,9 @@ func probes(c check, code string, tables bool) []*Query {
 							// tables and settled CASEs.
 							all = append(all, &Query{Sel: &Select{Items: []Item{{E: f}}}, Limit: -1, Offset: -1})
 						}
+						// As PostgreSQL pushes a condition down into
+						// a derived table (each arm of a set operation).
+						all = append(all, pushedDown(e, s.From)...)
 						switch froms, ok := inputs(e, s.From, outers...); {
 						case e.Kind == "scalar subquery":
 							// Alone, when it is not correlated.
@@ -499,6 +502,108 @@ func expandKeys(e *Expr, keys []*Expr) *Expr {
 		return &c
 	}
 	return replace(e)
+}
+
+// pushedDown returns probes of e over the SELECTs of the derived table
+// in from whose columns it reads (each arm of a set operation), with the
+// columns replaced by what those SELECTs compute: PostgreSQL pulls a
+// simple derived table up, and pushes a condition on its columns down
+// into a set operation's arms, where it may run on rows the query as
+// written never gets to. Only for an expression reading one derived
+// table, not under an outer join, whose SELECTs do not group, and not past
+// a LIMIT or OFFSET.
+func pushedDown(e *Expr, from *From) []*Query {
+	if e.Leaf != notLeaf || hasSubquery(e) || hasAggregate(e) {
+		return nil
+	}
+	derived := map[string]*From{}
+	var collect func(f *From)
+	collect = func(f *From) {
+		switch {
+		case f == nil:
+		case f.Join == "JOIN" || f.Join == "CROSS JOIN":
+			collect(f.L)
+			collect(f.R)
+		case f.Join == "" && f.Sub != nil:
+			derived[f.Alias] = f
+		}
+	}
+	collect(from)
+	var target *From
+	ok := true
+	walkExpr(e, func(x *Expr) {
+		if x.Leaf != colLeaf {
+			return
+		}
+		alias, _, _ := strings.Cut(x.Parts[0], ".")
+		f := derived[alias]
+		if f == nil || target != nil && target != f {
+			ok = false
+			return
+		}
+		target = f
+	})
+	if !ok || target == nil {
+		return nil
+	}
+	var arms []*Select
+	var leaves func(q *Query) bool
+	leaves = func(q *Query) bool {
+		if q.Limit >= 0 || q.Offset >= 0 {
+			return false
+		}
+		if q.Sel == nil {
+			return leaves(q.Left) && leaves(q.Right)
+		}
+		if len(q.Sel.GroupBy) > 0 || q.Sel.Having != nil {
+			return false
+		}
+		arms = append(arms, q.Sel)
+		return true
+	}
+	if !leaves(target.Sub) || len(arms) == 0 {
+		return nil
+	}
+	pos := map[string]int{}
+	for i, it := range arms[0].Items {
+		pos[it.Alias] = i
+	}
+	var out []*Query
+	for _, arm := range arms {
+		var replace func(x *Expr) (*Expr, bool)
+		replace = func(x *Expr) (*Expr, bool) {
+			if x.Leaf == colLeaf {
+				_, col, _ := strings.Cut(x.Parts[0], ".")
+				i, found := pos[col]
+				if !found || i >= len(arm.Items) || holds(arm.Items[i].E, func(y *Expr) bool { return y.Agg || y.Sub != nil }) {
+					return nil, false
+				}
+				return arm.Items[i].E, true
+			}
+			args := make([]*Expr, len(x.Args))
+			for i, a := range x.Args {
+				var ok bool
+				if args[i], ok = replace(a); !ok {
+					return nil, false
+				}
+			}
+			c := *x
+			c.Args = args
+			return &c, true
+		}
+		pe, ok := replace(e)
+		if !ok {
+			continue
+		}
+		froms, ok := inputs(pe, arm.From)
+		if !ok {
+			continue
+		}
+		for _, f := range froms {
+			out = append(out, &Query{Sel: &Select{Items: []Item{{E: pe}}, From: f}, Limit: -1, Offset: -1})
+		}
+	}
+	return out
 }
 
 // readsRows reports whether node e reads a row: a column, a subquery or
