@@ -375,8 +375,12 @@ func estimateLnDweight(x *apd.Decimal) int64 {
 // divNumeric is div(): the quotient truncated toward zero.
 func divNumeric(a, b types.Datum) (types.Datum, error) {
 	x, y := a.Decimal(), b.Decimal()
-	if isNaN(x) || isNaN(y) {
-		return types.NewDecimal(nanDecimal()), nil // before division by zero, as numeric_div_trunc
+	if special(x) || special(y) {
+		r, err := divSpecial(x, y, new(apd.Decimal))
+		if err != nil {
+			return types.Null, err
+		}
+		return types.NewDecimal(r), nil
 	}
 	if y.IsZero() {
 		return types.Null, errDivByZero

@@ -25,6 +25,9 @@ func numericErr(err error) error {
 
 // NumericAdd returns a+b exactly.
 func NumericAdd(a, b *apd.Decimal) (*apd.Decimal, error) {
+	if special(a) || special(b) {
+		return addSpecial(a, b, false), nil
+	}
 	r := new(apd.Decimal)
 	_, err := exact.Add(r, a, b)
 	return r, numericErr(err)
@@ -32,6 +35,9 @@ func NumericAdd(a, b *apd.Decimal) (*apd.Decimal, error) {
 
 // NumericSub returns a-b exactly.
 func NumericSub(a, b *apd.Decimal) (*apd.Decimal, error) {
+	if special(a) || special(b) {
+		return addSpecial(a, b, true), nil
+	}
 	r := new(apd.Decimal)
 	_, err := exact.Sub(r, a, b)
 	return r, numericErr(err)
@@ -39,6 +45,14 @@ func NumericSub(a, b *apd.Decimal) (*apd.Decimal, error) {
 
 // NumericMul returns a*b exactly (scale = sum of scales, as in PostgreSQL).
 func NumericMul(a, b *apd.Decimal) (*apd.Decimal, error) {
+	if special(a) || special(b) {
+		// numeric_mul: NaN, or an infinity times zero, is NaN; else an
+		// infinity of the product's sign.
+		if isNaN(a) || isNaN(b) || a.IsZero() || b.IsZero() {
+			return nanDecimal(), nil
+		}
+		return infinity(a.Negative != b.Negative), nil
+	}
 	r := new(apd.Decimal)
 	_, err := exact.Mul(r, a, b)
 	return r, numericErr(err)
@@ -48,8 +62,8 @@ func NumericMul(a, b *apd.Decimal) (*apd.Decimal, error) {
 // (select_div_scale: at least 16 significant digits, at least the inputs'
 // scales).
 func NumericDiv(a, b *apd.Decimal) (*apd.Decimal, error) {
-	if isNaN(a) || isNaN(b) {
-		return nanDecimal(), nil // before division by zero, as numeric_div
+	if special(a) || special(b) {
+		return divSpecial(a, b, new(apd.Decimal))
 	}
 	if b.IsZero() {
 		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
@@ -59,8 +73,8 @@ func NumericDiv(a, b *apd.Decimal) (*apd.Decimal, error) {
 
 // NumericDivScale returns a/b rounded half away from zero to scale digits.
 func NumericDivScale(a, b *apd.Decimal, scale int32) (*apd.Decimal, error) {
-	if isNaN(a) || isNaN(b) {
-		return nanDecimal(), nil
+	if special(a) || special(b) {
+		return divSpecial(a, b, new(apd.Decimal))
 	}
 	if b.IsZero() {
 		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
@@ -88,8 +102,18 @@ func NumericRound(d *apd.Decimal, scale int32) (*apd.Decimal, error) {
 
 // NumericMod returns a mod b with the sign of a.
 func NumericMod(a, b *apd.Decimal) (*apd.Decimal, error) {
-	if isNaN(a) || isNaN(b) {
-		return nanDecimal(), nil // before division by zero, as numeric_mod
+	if special(a) || special(b) {
+		// numeric_mod: NaN first; an infinity mod a nonzero number is
+		// NaN; a finite number mod an infinity is itself.
+		switch {
+		case isNaN(a) || isNaN(b):
+			return nanDecimal(), nil
+		case a.Form == apd.Infinite && b.IsZero():
+			return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
+		case a.Form == apd.Infinite:
+			return nanDecimal(), nil
+		}
+		return new(apd.Decimal).Set(a), nil
 	}
 	if b.IsZero() {
 		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
@@ -101,7 +125,52 @@ func NumericMod(a, b *apd.Decimal) (*apd.Decimal, error) {
 
 func isNaN(d *apd.Decimal) bool { return d.Form == apd.NaN || d.Form == apd.NaNSignaling }
 
+// special reports whether d is NaN or an infinity.
+func special(d *apd.Decimal) bool { return d.Form != apd.Finite }
+
 func nanDecimal() *apd.Decimal { return &apd.Decimal{Form: apd.NaN} }
+
+func infinity(negative bool) *apd.Decimal {
+	return &apd.Decimal{Form: apd.Infinite, Negative: negative}
+}
+
+// addSpecial is a+b (a-b when sub) with a NaN or infinite operand, as
+// numeric_add and numeric_sub: NaN, or infinities of opposite signs
+// added, give NaN; else the infinity.
+func addSpecial(a, b *apd.Decimal, sub bool) *apd.Decimal {
+	if isNaN(a) || isNaN(b) {
+		return nanDecimal()
+	}
+	bNeg := b.Negative != sub
+	switch {
+	case a.Form == apd.Infinite && b.Form == apd.Infinite:
+		if a.Negative != bNeg {
+			return nanDecimal()
+		}
+		return infinity(a.Negative)
+	case a.Form == apd.Infinite:
+		return infinity(a.Negative)
+	}
+	return infinity(bNeg)
+}
+
+// divSpecial is a/b with a NaN or infinite operand, as numeric_div and
+// numeric_div_trunc: NaN first; an infinity divided by an infinity is
+// NaN, by zero an error, by another number an infinity of the quotient's
+// sign; a finite number divided by an infinity is zero (finiteZero).
+func divSpecial(a, b, finiteZero *apd.Decimal) (*apd.Decimal, error) {
+	switch {
+	case isNaN(a) || isNaN(b):
+		return nanDecimal(), nil
+	case a.Form == apd.Infinite && b.Form == apd.Infinite:
+		return nanDecimal(), nil
+	case a.Form == apd.Infinite && b.IsZero():
+		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
+	case a.Form == apd.Infinite:
+		return infinity(a.Negative != b.Negative), nil
+	}
+	return finiteZero, nil
+}
 
 // Scale returns the number of fractional digits d displays.
 func Scale(d *apd.Decimal) int32 {
