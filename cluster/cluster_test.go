@@ -202,3 +202,39 @@ func TestDialerSource(t *testing.T) {
 		t.Errorf("a node bound to every interface dials from %v", d.LocalAddr)
 	}
 }
+
+// TestRaftConnectionBeforeItsListener checks that a Raft connection that
+// arrives before the Raft transport asks for its listener (a peer
+// heartbeating a node that is restarting) waits for that listener rather
+// than going to gRPC.
+func TestRaftConnectionBeforeItsListener(t *testing.T) {
+	m, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	conn, err := DialTagged(&net.Dialer{}, m.Addr().String(), RaftTag, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan net.Conn, 1)
+	go func() {
+		if c, err := m.Listener(RaftTag).Accept(); err == nil {
+			got <- c
+		}
+	}()
+	select {
+	case c := <-got:
+		defer c.Close()
+		b := make([]byte, 1)
+		if _, err := io.ReadFull(c, b); err != nil || b[0] != 'x' {
+			t.Fatalf("read %q, %v; want the bytes after the tag", b, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the Raft connection never reached the Raft listener")
+	}
+}

@@ -14,6 +14,9 @@ import (
 // byte but 'P' can tag another protocol.
 const RaftTag byte = 'R'
 
+// tags are the tags of the protocols on the cluster address besides gRPC.
+var tags = []byte{RaftTag}
+
 // peekTimeout bounds how long an accepted connection may take to send its
 // first byte.
 const peekTimeout = 10 * time.Second
@@ -39,6 +42,13 @@ func Listen(addr string) (*Mux, error) {
 	}
 	m := &Mux{ln: ln, tagged: map[byte]*subListener{}, done: make(chan struct{})}
 	m.def = m.newSub()
+	// Every tag has its listener before the first connection arrives: a
+	// Raft connection from a peer that finds this node restarting waits
+	// for the Raft transport instead of going to gRPC, which would leave
+	// it unanswered until the peer's I/O timeout.
+	for _, tag := range tags {
+		m.tagged[tag] = m.newSub()
+	}
 	go m.accept()
 	return m, nil
 }

@@ -24,9 +24,9 @@ import (
 
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/dataflow"
-	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
 )
 
@@ -528,7 +528,7 @@ func JobAssignment(t *meta.Table) []int {
 	if len(t.Assignment) > 0 {
 		return t.Assignment
 	}
-	return dataflow.Contiguous(exec.VNodes, max(len(t.Placement), t.Parallelism, 1))
+	return dataflow.Contiguous(rowkey.VNodes, max(len(t.Placement), t.Parallelism, 1))
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

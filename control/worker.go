@@ -46,6 +46,9 @@ type Fence struct {
 	Gen  uint64 `json:"gen"`
 }
 
+// String names the recovery f uniquely in the cluster.
+func (f Fence) String() string { return fmt.Sprintf("%d.%d", f.Term, f.Gen) }
+
 // before reports whether f is older than g.
 func (f Fence) before(g Fence) bool {
 	return f.Term < g.Term || (f.Term == g.Term && f.Gen < g.Gen)
@@ -199,7 +202,7 @@ func (w *Worker) Reset(f Fence, committed, prev uint64) (uint64, error) {
 	default:
 	}
 	w.mu.Unlock()
-	w.rt.Reset(committed, prev)
+	w.rt.Reset(committed, prev, f.String())
 	n, err := w.storage.Rollback(committed)
 	if err != nil {
 		return 0, fmt.Errorf("recovery: %w", err)

@@ -128,9 +128,10 @@ func sumKind(a *expr.AggFunc) *aggKind {
 				return acc
 			}}
 	case types.Float4, types.Float8:
-		return &aggKind{cols: []types.T{types.TInt8, types.TFloat8, types.TInt8, types.TInt8, types.TInt8},
+		return &aggKind{cols: []types.T{types.TInt8, types.TFloat8, types.TInt8, types.TInt8, types.TInt8, types.TInt8},
 			load: func(c []types.Datum, _ *Group) aggAcc {
-				return &sumFloatAcc{out: a.T, avg: avg, n: intCol(c, 0), f: col(c, 1).Float(),
+				return &sumFloatAcc{out: a.T, avg: avg, n: intCol(c, 0),
+					sum:     floatSum{f: col(c, 1).Float(), units: intCol(c, 5)},
 					special: specialCounts{intCol(c, 2), intCol(c, 3), intCol(c, 4)}}
 			}}
 	case types.Interval:
@@ -412,14 +413,14 @@ func decodeScales(s string) []scaleCount {
 	return out
 }
 
-// sumFloatAcc sums floats. Finite values are summed in a float64 (so a
+// sumFloatAcc sums floats. Finite values are summed in a floatSum (so a
 // retraction may leave rounding differences in the last digits); special
 // values are counted.
 type sumFloatAcc struct {
 	out     types.T
 	avg     bool
 	n       int64
-	f       float64
+	sum     floatSum
 	special specialCounts
 }
 
@@ -433,7 +434,7 @@ func (a *sumFloatAcc) add(args []types.Datum, retract bool) error {
 	if a.special.add(math.IsNaN(f), math.IsInf(f, 0), f < 0, retract) {
 		return nil
 	}
-	a.f += float64(step(retract)) * f
+	a.sum.add(float64(step(retract)) * f)
 	return nil
 }
 
@@ -444,7 +445,11 @@ func (a *sumFloatAcc) result() (types.Datum, error) {
 	var f float64
 	switch a.special.value() {
 	case finite:
-		f = a.f
+		// Finite values that sum to an infinity overflow, as each of
+		// PostgreSQL's steps checks.
+		if f = a.sum.value(); math.IsInf(f, 0) || (a.out.Family == types.Float4 && math.IsInf(float64(float32(f)), 0)) {
+			return types.Null, expr.ErrFloatOverflow
+		}
 		if a.avg {
 			f /= float64(a.n)
 		}
@@ -462,7 +467,39 @@ func (a *sumFloatAcc) result() (types.Datum, error) {
 }
 
 func (a *sumFloatAcc) save(dst []types.Datum) []types.Datum {
-	return a.special.save(append(dst, types.NewInt(a.n), types.NewFloat(a.f)))
+	dst = a.special.save(append(dst, types.NewInt(a.n), types.NewFloat(a.sum.f)))
+	return append(dst, types.NewInt(a.sum.units))
+}
+
+// floatSum is a sum of finite floats that never overflows on the way, so
+// that retractions can bring a sum that overflowed back into range: the
+// float64 sum, less whole multiples of 2^1023 counted in units whenever
+// an addition would overflow.
+type floatSum struct {
+	f     float64
+	units int64
+}
+
+const floatSumUnit = 0x1p1023
+
+func (s *floatSum) add(v float64) {
+	if r := s.f + v; !math.IsInf(r, 0) {
+		s.f = r
+		return
+	}
+	h := s.f/2 + v/2 // the same sum, rounded alike, halved
+	q := math.Trunc(h / (floatSumUnit / 2))
+	s.units += int64(q)
+	s.f = 2 * (h - q*(floatSumUnit/2))
+}
+
+// value returns the sum, infinite when it overflows (added in halves:
+// f and units*2^1023 may each be out of range while their sum is not).
+func (s floatSum) value() float64 {
+	if s.units == 0 {
+		return s.f
+	}
+	return 2 * (s.f/2 + float64(s.units)*(floatSumUnit/2))
 }
 
 // sumIntervalAcc sums intervals exactly, so that retractions never leave a
@@ -503,7 +540,8 @@ func (a *sumIntervalAcc) save(dst []types.Datum) []types.Datum {
 		types.NewInt(a.sum.Micros), types.NewInt(a.sum.MicrosWraps))
 }
 
-// minMaxAcc keeps the minimum or maximum of an append-only input.
+// minMaxAcc keeps the minimum or maximum of an append-only input, the last
+// of equal values as expr's batch min and max.
 type minMaxAcc struct {
 	max bool
 	v   types.Datum
@@ -517,7 +555,7 @@ func (a *minMaxAcc) add(args []types.Datum, retract bool) error {
 	if v.IsNull() {
 		return nil
 	}
-	if c := types.Compare(v, a.v); a.v.IsNull() || (a.max && c > 0) || (!a.max && c < 0) {
+	if c := types.Compare(v, a.v); a.v.IsNull() || (a.max && c >= 0) || (!a.max && c <= 0) {
 		a.v = v
 	}
 	return nil
@@ -540,7 +578,13 @@ func (a *minMaxSetAcc) add(args []types.Datum, retract bool) error {
 		return nil
 	}
 	a.key = types.AppendKey(a.key[:0], args[0], false)
-	_, _, err := multisetAdd(a.ms, a.key, args[:1], retract)
+	n, vals, err := multisetAdd(a.ms, a.key, args[:1], retract)
+	if err == nil && !retract && n > 0 && !types.Identical(vals[0], args[0]) {
+		// Of equal values (1.0 and 1.00) the last added stands for them,
+		// as in expr's batch min and max. A new row, so that the state
+		// cache sees the size change.
+		a.ms.Put(a.key, []types.Datum{types.NewInt(n + 1), args[0]})
+	}
 	return err
 }
 

@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"bytes"
+	"math"
 	"testing"
 
 	"github.com/streamdb/streamdb/expr"
@@ -38,6 +39,32 @@ func TestAppendOrderKey(t *testing.T) {
 		want := expr.CompareOrdered(tt.a, tt.b, tt.order.Desc, tt.order.NullsFirst)
 		if want != 0 && (want < 0) != tt.wantBefore {
 			t.Errorf("%+v: CompareOrdered disagrees", tt.order)
+		}
+	}
+}
+
+// TestFloatSum checks that a float sum overflows only while its live
+// values do, and equals the float64 sum when that does not overflow.
+func TestFloatSum(t *testing.T) {
+	tests := []struct {
+		adds []float64 // in order; a retraction is a negated value
+		want float64
+	}{
+		{[]float64{1e308, 1e308, -1e308}, 1e308},
+		{[]float64{1e308, 1e308}, math.Inf(1)},
+		{[]float64{-0x1.8p1023, -0x1.8p1023, 0x1.8p1023, -0x1p1020}, -0x1.ap1023},
+		{[]float64{-1.7e308, -1e307}, math.Inf(-1)},
+		{[]float64{0.1, 0.2, 0.3}, 0.6000000000000001},
+		{[]float64{5e-324, 5e-324}, 1e-323},
+		{[]float64{1.5e308, 1.5e308, 1.5e308, -1.5e308, -1.5e308}, 1.5e308},
+	}
+	for _, tt := range tests {
+		var s floatSum
+		for _, v := range tt.adds {
+			s.add(v)
+		}
+		if got := s.value(); got != tt.want {
+			t.Errorf("sum of %v = %v, want %v", tt.adds, got, tt.want)
 		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
 )
@@ -49,7 +49,7 @@ type backfill struct {
 }
 
 func (bf *backfill) rowKey(row []types.Datum) []byte {
-	bf.key = exec.RowKey(bf.key[:0], bf.table.ID, bf.table.PK, row)
+	bf.key = rowkey.Table(bf.key[:0], bf.table.ID, bf.table.PK, row)
 	return bf.key
 }
 

@@ -3,6 +3,7 @@ package dataflow
 import (
 	"fmt"
 
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -54,8 +55,8 @@ func (o *eowcSort) Process(_ int, c *Chunk, _ Emit) error {
 		if v.IsNull() || (!o.closedBelow.IsNull() && types.Compare(v, o.closedBelow) < 0) {
 			continue
 		}
-		o.key, _ = appendKeyCols(o.key[:0], row, o.spec.StreamKey)
-		vnode := types.VNode(o.key, o.groups)
+		o.key, _ = rowkey.AppendCols(o.key[:0], row, o.spec.StreamKey)
+		vnode := rowkey.VNode(o.key, o.groups)
 		o.prefix = types.AppendKey(o.prefix[:0], v, false)
 		g, err := o.state.Group(vnode, o.prefix)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -45,7 +46,7 @@ func (g *outputGroup) route(row []types.Datum) int {
 	for _, k := range g.keys {
 		g.key = types.AppendKey(g.key, row[k], false)
 	}
-	return g.owner[types.VNode(g.key, g.vnodeCount)]
+	return g.owner[rowkey.VNode(g.key, g.vnodeCount)]
 }
 
 // add buffers one change for target, sending the buffer once full. A new

@@ -10,6 +10,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
 	"pgregory.net/rapid"
@@ -252,7 +253,7 @@ type liveRows struct {
 }
 
 func (l *liveRows) key(row []types.Datum) string {
-	k, _ := appendKeyCols(nil, row, l.keys)
+	k, _ := rowkey.AppendCols(nil, row, l.keys)
 	return string(k)
 }
 

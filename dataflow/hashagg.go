@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -126,7 +127,7 @@ func (a *hashAgg) global() bool { return len(a.spec.GroupKey) == 0 }
 // touch returns the group of row (nil: the global group), loading it on
 // its first touch in the epoch.
 func (a *hashAgg) touch(row []types.Datum) (*aggGroup, error) {
-	a.key, _ = appendKeyCols(a.key[:0], row, a.spec.GroupKey)
+	a.key, _ = rowkey.AppendCols(a.key[:0], row, a.spec.GroupKey)
 	if g := a.touched[string(a.key)]; g != nil {
 		return g, nil
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -25,7 +26,7 @@ func (s *HashJoinSpec) Build(env *Env) (Operator, error) {
 			side.windows = newWindowIndex()
 			err := side.windows.load(env.Store, side.table.id, env.VNodes, side.table.types,
 				func(row []types.Datum) types.Datum { return row[side.keys[0]] },
-				func(_ []byte, row []types.Datum) []byte { k, _ := appendKeyCols(nil, row, side.keys); return k })
+				func(_ []byte, row []types.Datum) []byte { k, _ := rowkey.AppendCols(nil, row, side.keys); return k })
 			if err != nil {
 				return nil, err
 			}
@@ -139,7 +140,7 @@ func (j *hashJoin) Process(input int, c *Chunk, emit Emit) error {
 
 // change applies one insert or delete of row on side input.
 func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, insert bool, emit Emit) error {
-	key, null := appendKeyCols(j.key[:0], row, self.keys)
+	key, null := rowkey.AppendCols(j.key[:0], row, self.keys)
 	j.key = key
 	if null {
 		if self.outer {
@@ -170,7 +171,7 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 	if err := j.match(input, row, theirs, other.width); err != nil {
 		return err
 	}
-	j.sk, _ = appendKeyCols(j.sk[:0], row, self.streamKey)
+	j.sk, _ = rowkey.AppendCols(j.sk[:0], row, self.streamKey)
 	if !insert {
 		if _, ok := mine.Get(j.sk); !ok {
 			return errRetractMissing

@@ -5,6 +5,7 @@ import (
 
 	"github.com/RaduBerinde/btreemap"
 	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -73,7 +74,7 @@ func newIntervalSide(b *IntervalBound, side *joinSide, env *Env) (*intervalSide,
 		if err != nil {
 			return err
 		}
-		prefix, _ = appendKeyCols(prefix[:0], row, side.keys)
+		prefix, _ = rowkey.AppendCols(prefix[:0], row, side.keys)
 		s.add(k, vnode, prefix, rest[len(prefix):])
 		return nil
 	})

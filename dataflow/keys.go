@@ -3,28 +3,18 @@ package dataflow
 import (
 	"bytes"
 
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
-// appendKeyCols appends the memcomparable encoding (ascending) of the
-// columns cols of row to dst, and reports whether one of them is NULL.
-func appendKeyCols(dst []byte, row []types.Datum, cols []int) ([]byte, bool) {
-	null := false
-	for _, c := range cols {
-		null = null || row[c].IsNull()
-		dst = types.AppendKey(dst, row[c], false)
-	}
-	return dst, null
-}
-
 // distVNode returns the vnode of an encoded distribution key of ncols
-// columns among groups vnodes (types.VNode); a key of no columns, whose
+// columns among groups vnodes (rowkey.VNode); a key of no columns, whose
 // operator runs as a single actor, is vnode 0.
 func distVNode(key []byte, ncols, groups int) uint16 {
 	if ncols == 0 {
 		return 0
 	}
-	return types.VNode(key, groups)
+	return rowkey.VNode(key, groups)
 }
 
 // rowComparer tells rows with identical values apart from rows that only

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
 )
@@ -67,8 +68,8 @@ func (m *materialize) Process(_ int, c *Chunk, emit Emit) error {
 		return err
 	}
 	for i, row := range c.Rows {
-		m.pk, _ = appendKeyCols(m.pk[:0], row, m.spec.PK)
-		vnode := types.VNode(m.pk, m.groups)
+		m.pk, _ = rowkey.AppendCols(m.pk[:0], row, m.spec.PK)
+		vnode := rowkey.VNode(m.pk, m.groups)
 		m.key = storage.AppendKey(m.key[:0], m.spec.TableID, vnode, m.pk)
 		switch {
 		case m.blocks != nil:

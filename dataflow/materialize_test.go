@@ -8,12 +8,13 @@ import (
 
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
 func TestMaterialize(t *testing.T) {
 	env := newEnv(t)
-	env.VNodeCount = exec.VNodes
+	env.VNodeCount = rowkey.VNodes
 	ts := []types.T{types.TText, types.TInt8, types.TNumeric}
 	spec := &MaterializeSpec{TableID: 42, PK: []int{1, 0}, Types: ts}
 	op, err := spec.Build(env)
@@ -52,7 +53,7 @@ func TestMaterialize(t *testing.T) {
 	}
 	// The row keys are exactly the batch layout's.
 	for _, r := range [][]types.Datum{{types.NewString("c"), types.NewInt(3), types.Null}} {
-		if _, ok, err := env.Store.Engine().Get(exec.RowKey(nil, 42, spec.PK, r), 2); err != nil || !ok {
+		if _, ok, err := env.Store.Engine().Get(rowkey.Table(nil, 42, spec.PK, r), 2); err != nil || !ok {
 			t.Fatalf("row %s not under exec.RowKey: %v", rowString(r), err)
 		}
 	}

@@ -44,9 +44,10 @@ type actorRef struct {
 	born           uint64
 }
 
-// queueKey names the queue from actor from to actor to on an input.
-func queueKey(from, to actorRef, input int) string {
-	return fmt.Sprintf("%d/%d/%d/%d>%d/%d/%d/%d#%d", from.job, from.fragment, from.slot, from.born,
+// queueKey names the queue from actor from to actor to on an input, in
+// the recovery gen.
+func queueKey(gen string, from, to actorRef, input int) string {
+	return fmt.Sprintf("%s:%d/%d/%d/%d>%d/%d/%d/%d#%d", gen, from.job, from.fragment, from.slot, from.born,
 		to.job, to.fragment, to.slot, to.born, input)
 }
 

@@ -210,7 +210,7 @@ func (rs *reshape) relink(e *edge) {
 				k := actorPair{p, c}
 				q := &remoteQueue{}
 				e.remote[k] = q
-				key := queueKey(p.ref(), c.ref(), e.input)
+				key := queueKey(r.gen, p.ref(), c.ref(), e.input)
 				if pl {
 					r.sendRemote(c.node, key, e.from.types, e.queues[k], q)
 				} else {

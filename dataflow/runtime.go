@@ -49,6 +49,11 @@ type Runtime struct {
 	self      string
 	transport Transport
 	reader    storage.Reader
+	// gen names the recovery the running jobs were restarted by (see
+	// Reset): queues between nodes carry it in their names, so an actor of
+	// an older recovery on a node that has not been reset yet (one cut off
+	// from the others) never feeds an actor of the new one.
+	gen string
 	// mutations are the mutations this node injected with recent
 	// barriers, for barriers of the same epochs from other nodes.
 	mutMu     sync.Mutex
@@ -148,7 +153,8 @@ func NewRuntime(ctx context.Context, store *Store, mgr *BarrierManager, vnodes i
 // store's staged writes and the barrier manager's epochs (which resume
 // after prev, with committed as the newest committed epoch). The caller
 // removes the uncommitted versions from storage and restarts the jobs.
-func (r *Runtime) Reset(committed, prev uint64) {
+// gen names the recovery, unique in the cluster.
+func (r *Runtime) Reset(committed, prev uint64, gen string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.cancel()
@@ -162,6 +168,7 @@ func (r *Runtime) Reset(committed, prev uint64) {
 	r.mutations = map[uint64]Mutation{}
 	r.mutMu.Unlock()
 	r.paused = false
+	r.gen = gen
 	r.store.reset()
 	r.mgr.reset(committed, prev)
 	r.ctx, r.cancel = context.WithCancel(r.base)
@@ -291,13 +298,17 @@ func (r *Runtime) StartJob(ctx context.Context, tick Tick, id uint32, g *GraphSp
 	if err := rs.start(ctx, tick); err != nil {
 		return nil, err
 	}
+	if !withBackfill {
+		// Nothing to feed: the job is created once it runs (a rescale
+		// resumed right after a restart must not find it creating).
+		close(j.created)
+		return j.created, nil
+	}
 	go func() {
 		pending.Wait()
 		close(j.created)
 	}()
-	if withBackfill {
-		r.mgr.RequestBarrier()
-	}
+	r.mgr.RequestBarrier()
 	return j.created, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
 )
@@ -216,7 +217,7 @@ func (f *temporalFilter) change(row []types.Datum, insert bool) (bool, error) {
 		return false, err
 	}
 	if f.stored(v, f.lo, f.hi) {
-		f.sk, _ = appendKeyCols(f.sk[:0], row, f.spec.StreamKey)
+		f.sk, _ = rowkey.AppendCols(f.sk[:0], row, f.spec.StreamKey)
 		g, err := f.state.Group(distVNode(f.sk, len(f.spec.StreamKey), f.groups), rowsPrefix)
 		if err != nil {
 			return false, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -101,7 +102,7 @@ func (t *topN) appendOrderKey(dst []byte, row []types.Datum) []byte {
 			dst = append(dst, nullLastMarker)
 		}
 	}
-	dst, _ = appendKeyCols(dst, row, t.spec.StreamKey)
+	dst, _ = rowkey.AppendCols(dst, row, t.spec.StreamKey)
 	return dst
 }
 
@@ -163,7 +164,7 @@ func (t *topN) sameOrder(a, b []types.Datum) bool {
 // Process implements Operator.
 func (t *topN) Process(_ int, c *Chunk, _ Emit) error {
 	for i, row := range c.Rows {
-		t.key, _ = appendKeyCols(t.key[:0], row, t.spec.GroupKey)
+		t.key, _ = rowkey.AppendCols(t.key[:0], row, t.spec.GroupKey)
 		tg := t.touched[string(t.key)]
 		if tg == nil {
 			g, err := t.state.Group(distVNode(t.key, len(t.spec.GroupKey), t.groups), t.key)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 	"pgregory.net/rapid"
 )
@@ -37,7 +38,7 @@ func TestTopNOracle(t *testing.T) {
 			want: func(live [][][]types.Datum) []string {
 				groups := map[string][][]types.Datum{}
 				for _, r := range live[0] {
-					k, _ := appendKeyCols(nil, r, group)
+					k, _ := rowkey.AppendCols(nil, r, group)
 					groups[string(k)] = append(groups[string(k)], r)
 				}
 				// Ties are broken by the stream key, ascending.

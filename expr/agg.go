@@ -2,7 +2,6 @@ package expr
 
 import (
 	"maps"
-	"math"
 	"slices"
 	"strings"
 
@@ -82,6 +81,11 @@ func NewAgg(name string, args []Expr, distinct, star bool) (*AggFunc, error) {
 	if t.Family == types.Unknown {
 		args[0] = castTo(args[0], types.TText)
 		t = types.TText
+	}
+	if t.Family == types.Time && (name == "sum" || name == "avg") {
+		// time casts to interval implicitly: sum(interval), avg(interval).
+		args[0] = castTo(args[0], types.TInterval)
+		t = types.TInterval
 	}
 	switch name {
 	case "count":
@@ -196,11 +200,9 @@ type sumState struct {
 	n       int64
 	i       int64
 	dec     *apd.Decimal
-	f       float64
-	// sxx is avg's sum of squared differences from the mean, which only
-	// PostgreSQL's overflow check of a float average reads.
-	sxx float64
-	iv  types.IntervalValue
+	f       float64    // the sum of floats
+	acc     floatAccum // the state of avg() of floats
+	iv      types.IntervalValue
 }
 
 func (s *sumState) Add(args []types.Datum) error {
@@ -224,37 +226,17 @@ func (s *sumState) Add(args []types.Datum) error {
 		var err error
 		s.iv, err = s.iv.Add(v.Interval())
 		return err
-	default:
-		return s.addFloat(v.Float())
-	}
-}
-
-// addFloat adds x to a float sum as PostgreSQL's float4pl and float8pl do
-// (sum), or its float8_accum (avg): an infinite sum of finite values is an
-// overflow error, whichever values come later.
-func (s *sumState) addFloat(x float64) error {
-	prev := s.f
-	s.f += x
-	overflow := math.IsInf(s.f, 0)
-	switch {
-	case s.avg && s.n > 1:
-		n := float64(s.n)
-		d := x*n - s.f
-		s.sxx += d * d / (n * (n - 1))
-		overflow = overflow || math.IsInf(s.sxx, 0)
-		if overflow {
-			s.sxx = math.NaN()
+	case types.Float4, types.Float8:
+		if s.avg {
+			return s.acc.add(v.Float())
 		}
-	case s.avg:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			s.sxx = math.NaN()
+		if s.n == 1 {
+			s.f = v.Float() // sum's state starts as the first value (so -0 stays)
+			return nil
 		}
-	case s.in.Family == types.Float4:
-		s.f = float64(float32(s.f))
-		overflow = math.IsInf(s.f, 0)
-	}
-	if overflow && !math.IsInf(prev, 0) && !math.IsInf(x, 0) {
-		return pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: overflow")
+		var err error
+		s.f, err = addFloat(s.f, v.Float(), s.in.Family == types.Float4)
+		return err
 	}
 	return nil
 }
@@ -298,14 +280,14 @@ func (s *sumState) Result() (types.Datum, error) {
 		return types.NewInterval(s.iv), nil
 	}
 	if s.avg {
-		return types.NewFloat(s.f / float64(s.n)), nil
-	}
-	if s.out.Family == types.Float4 {
-		return types.NewFloat(float64(float32(s.f))), nil
+		return types.NewFloat(s.acc.sx / s.acc.n), nil
 	}
 	return types.NewFloat(s.f), nil
 }
 
+// minMaxState keeps the least or greatest value. Of equal values (1.0 and
+// 1.00, 1 mon and 30 days, 0 and -0) it keeps the last, as PostgreSQL's
+// numeric_larger, interval_smaller, float8_larger and the like do.
 type minMaxState struct {
 	max bool
 	v   types.Datum
@@ -321,7 +303,7 @@ func (s *minMaxState) Add(args []types.Datum) error {
 		return nil
 	}
 	c := types.Compare(v, s.v)
-	if (s.max && c > 0) || (!s.max && c < 0) {
+	if (s.max && c >= 0) || (!s.max && c <= 0) {
 		s.v = v
 	}
 	return nil

@@ -140,7 +140,7 @@ func resolveBinary(op string, l, r Expr) (Expr, error) {
 		if !ok {
 			return nil, undefinedOperator(op, lt, rt)
 		}
-		l, r = CompareCastTo(l, ct), CompareCastTo(r, ct)
+		l, r = castTo(l, ComparedAs(lt, ct)), castTo(r, ComparedAs(rt, ct))
 		return &Binary{Op: op, L: l, R: r, T: types.TBool, fn: compareFn(op)}, nil
 	}
 	if fn, ok := arrayOperators[op]; ok && (lt.Family == types.Array || rt.Family == types.Array) {
@@ -197,22 +197,6 @@ func arrayConcat(l, r Expr) (Expr, error) {
 		return nil, undefinedOperator("||", l.Type(), r.Type())
 	}
 	return e, nil
-}
-
-// CompareCastTo is castTo for an operand of a comparison in type t
-// (ComparisonType): a date compared with a timestamp or timestamptz
-// converts without failing, as in PostgreSQL's cross-type operators.
-func CompareCastTo(e Expr, t types.T) Expr {
-	if e.Type().Family == types.Date && (t.Family == types.Timestamp || t.Family == types.TimestampTZ) {
-		if c, ok := e.(*Const); ok {
-			if c.V.IsNull() {
-				return NewConst(types.Null, t)
-			}
-			return NewConst(types.DateAsInstant(c.V, t), t)
-		}
-		return &Cast{E: e, To: t, Compare: true}
-	}
-	return castTo(e, t)
 }
 
 // castTo wraps e in an implicit cast unless it already has type t's family
@@ -275,6 +259,9 @@ func ComparisonType(lt, rt types.T) (types.T, bool) {
 		return types.TOid, true
 	case lt.IsString() && rt.IsString():
 		return types.TText, true
+	case lt.Family == types.Time && rt.Family == types.Interval, lt.Family == types.Interval && rt.Family == types.Time:
+		// time casts to interval implicitly.
+		return types.TInterval, true
 	case isDatetime(lt) && isDatetime(rt):
 		if lt.Family == types.TimestampTZ || rt.Family == types.TimestampTZ {
 			return types.TTimestampTZ, true
@@ -282,6 +269,32 @@ func ComparisonType(lt, rt types.T) (types.T, bool) {
 		return types.TTimestamp, true
 	}
 	return types.TUnknown, false
+}
+
+// ComparedAs returns the type an operand of type t is compared in when
+// the comparison's type is ct: ct, except that a date stays a date against
+// a timestamp or timestamptz, as PostgreSQL's cross-type operators compare
+// it (date_cmp_timestamp: a date past the timestamp range is later than
+// every finite timestamp, not an error).
+func ComparedAs(t, ct types.T) types.T {
+	if t.Family == types.Date && (ct.Family == types.Timestamp || ct.Family == types.TimestampTZ) {
+		return t
+	}
+	return ct
+}
+
+// SameTypeOperands returns a comparison's operands with a date compared
+// against a timestamp cast to the timestamp's type, for operators that
+// compare values of one type.
+func SameTypeOperands(b *Binary) (l, r Expr) {
+	l, r = b.L, b.R
+	switch lt, rt := l.Type(), r.Type(); {
+	case lt.Family == types.Date && isDatetime(rt):
+		l = castTo(l, rt)
+	case rt.Family == types.Date && isDatetime(lt):
+		r = castTo(r, lt)
+	}
+	return l, r
 }
 
 func isDatetime(t types.T) bool {
@@ -475,16 +488,20 @@ func numericArith(op string) binaryFn {
 	return f
 }
 
+// floatArith is float4 and float8 arithmetic with PostgreSQL's checks
+// (float.h): a result that turns infinite from finite operands is an
+// overflow; a product, quotient or power that turns zero from nonzero
+// operands (a finite divisor) is an underflow. NaN divided by zero is NaN.
 func floatArith(op string, t types.T) binaryFn {
-	ret := func(v float64, inputsFinite bool) (types.Datum, error) {
-		if inputsFinite && math.IsInf(v, 0) {
-			return types.Null, pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: overflow")
-		}
+	ret := func(v float64, inputsFinite, zeroIsValid bool) (types.Datum, error) {
 		if t.Family == types.Float4 {
-			if inputsFinite && math.IsInf(float64(float32(v)), 0) {
-				return types.Null, pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: overflow")
-			}
 			v = float64(float32(v))
+		}
+		if inputsFinite && math.IsInf(v, 0) {
+			return types.Null, ErrFloatOverflow
+		}
+		if !zeroIsValid && v == 0 {
+			return types.Null, errFloatUnderflow
 		}
 		return types.NewFloat(v), nil
 	}
@@ -492,22 +509,24 @@ func floatArith(op string, t types.T) binaryFn {
 	switch op {
 	case "+":
 		return func(a, b types.Datum) (types.Datum, error) {
-			return ret(a.Float()+b.Float(), finite(a.Float(), b.Float()))
+			return ret(a.Float()+b.Float(), finite(a.Float(), b.Float()), true)
 		}
 	case "-":
 		return func(a, b types.Datum) (types.Datum, error) {
-			return ret(a.Float()-b.Float(), finite(a.Float(), b.Float()))
+			return ret(a.Float()-b.Float(), finite(a.Float(), b.Float()), true)
 		}
 	case "*":
 		return func(a, b types.Datum) (types.Datum, error) {
-			return ret(a.Float()*b.Float(), finite(a.Float(), b.Float()))
+			x, y := a.Float(), b.Float()
+			return ret(x*y, finite(x, y), x == 0 || y == 0)
 		}
 	case "/":
 		return func(a, b types.Datum) (types.Datum, error) {
-			if b.Float() == 0 && !math.IsNaN(a.Float()) {
-				return types.Null, errDivByZero // NaN / 0 is NaN, as float8div
+			x, y := a.Float(), b.Float()
+			if y == 0 && !math.IsNaN(x) {
+				return types.Null, errDivByZero
 			}
-			return ret(a.Float()/b.Float(), finite(a.Float(), b.Float()))
+			return ret(x/y, !math.IsInf(x, 0), x == 0 || math.IsInf(y, 0))
 		}
 	case "%":
 		return nil
@@ -520,7 +539,8 @@ func floatArith(op string, t types.T) binaryFn {
 			if x < 0 && y != math.Trunc(y) {
 				return types.Null, pgerror.New("2201F", "a negative number raised to a non-integer power yields a complex result")
 			}
-			return ret(math.Pow(x, y), finite(x, y))
+			// dpow: infinite operands follow POSIX without errors.
+			return ret(math.Pow(x, y), finite(x, y), x == 0 || !finite(x, y))
 		}
 	}
 	return nil

@@ -89,6 +89,13 @@ func init() {
 	RegisterBuiltin("justify_days", justify(justifyDays))
 	RegisterBuiltin("justify_hours", justify(justifyHours))
 	RegisterBuiltin("justify_interval", justify(justifyInterval))
+
+	finite := func(f types.Family) Overload {
+		return sig(types.TBool, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			return types.NewBool(f == types.Interval || !isInfinite(a[0].Int())), nil
+		}, f)
+	}
+	RegisterBuiltin("isfinite", finite(types.Date), finite(types.TimestampTZ), finite(types.Timestamp), finite(types.Interval))
 }
 
 // currentWithPrecision registers name() and name(precision) returning the

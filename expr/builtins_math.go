@@ -23,6 +23,8 @@ const (
 	numericMinSigDigits    = 16
 	numericMaxDisplayScale = 1000
 	numericMaxResultScale  = 2000
+	numericMaxIntDigits    = 131072 // digits before the decimal point
+	numericMaxDscale       = 16383  // digits after it
 )
 
 // The float overloads come first: float8 is what PostgreSQL prefers for an
@@ -158,15 +160,32 @@ func numericQuantize(x *apd.Decimal, scale int64, mode apd.Rounder) (*apd.Decima
 	scale = min(max(scale, -numericMaxResultScale), numericMaxResultScale)
 	ctx := *exact
 	ctx.Rounding = mode
+	away := mode == apd.RoundCeiling && !x.Negative || mode == apd.RoundFloor && x.Negative
+	if away {
+		// apd's Quantize turns a value smaller than the unit into zero
+		// whatever the rounding (ceil(0.001) would be 0): truncate, and
+		// step one unit away from zero if that dropped anything.
+		ctx.Rounding = apd.RoundDown
+	}
 	r := new(apd.Decimal)
 	if _, err := ctx.Quantize(r, x, int32(-scale)); err != nil {
 		return nil, numericErr(err)
 	}
+	if away && r.Cmp(x) != 0 {
+		unit := apd.New(1, int32(-scale))
+		unit.Negative = x.Negative
+		if _, err := ctx.Add(r, r, unit); err != nil {
+			return nil, numericErr(err)
+		}
+	}
 	return r, nil
 }
 
+// ErrFloatOverflow is PostgreSQL's error for a float result that turns
+// infinite from finite operands.
+var ErrFloatOverflow = pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: overflow")
+
 var (
-	errFloatOverflow  = pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: overflow")
 	errFloatUnderflow = pgerror.New(pgerror.CodeNumericValueOutOfRange, "value out of range: underflow")
 	errInputRange     = pgerror.New(pgerror.CodeNumericValueOutOfRange, "input is out of range")
 	errSqrtNegative   = pgerror.New(codeInvalidArgumentForPower, "cannot take square root of a negative number")
@@ -178,7 +197,7 @@ var (
 // produced an infinite result.
 func checkFloat(r, in float64) (float64, error) {
 	if math.IsInf(r, 0) && !math.IsInf(in, 0) {
-		return 0, errFloatOverflow
+		return 0, ErrFloatOverflow
 	}
 	return r, nil
 }
@@ -196,7 +215,7 @@ func expFloat(x float64) (float64, error) {
 	case math.IsNaN(x) || math.IsInf(x, 0):
 		return r, nil
 	case math.IsInf(r, 0):
-		return 0, errFloatOverflow
+		return 0, ErrFloatOverflow
 	case r == 0:
 		return 0, errFloatUnderflow
 	}
@@ -278,15 +297,14 @@ func expNumeric(x *apd.Decimal) (*apd.Decimal, error) {
 		return x, nil
 	}
 	f, _ := x.Float64()
-	val := f * math.Log10E
-	if math.Abs(val) >= numericMaxResultScale*3 {
-		if val > 0 {
-			return nil, pgerror.New(pgerror.CodeNumericValueOutOfRange, "value overflows numeric format")
-		}
-		return apd.New(0, -numericMaxDisplayScale), nil
-	}
-	val = min(max(val, -numericMaxResultScale), numericMaxResultScale)
+	val := min(max(f*math.Log10E, -numericMaxResultScale), numericMaxResultScale)
 	rscale := max(numericMinSigDigits-int64(val), int64(Scale(x)))
+	if math.Abs(f) >= numericMaxResultScale*3 {
+		if f > 0 {
+			return nil, errNumericOverflow
+		}
+		return apd.New(0, -int32(min(rscale, numericMaxDisplayScale))), nil
+	}
 	return numericCompute(int64(max(val, 0))+1, rscale, func(ctx *apd.Context, r *apd.Decimal) (apd.Condition, error) {
 		return ctx.Exp(r, x)
 	})
@@ -362,6 +380,12 @@ func estimateLnDweight(x *apd.Decimal) int64 {
 		}
 		return adjusted(&d)
 	}
+	return int64(math.Log10(math.Abs(lnAbs(x))))
+}
+
+// lnAbs approximates ln|x| for a nonzero finite x from its 8 leading
+// digits.
+func lnAbs(x *apd.Decimal) float64 {
 	digits := x.Coeff.String()
 	lead := digits[:min(len(digits), 8)]
 	var m float64
@@ -369,18 +393,14 @@ func estimateLnDweight(x *apd.Decimal) int64 {
 		m = m*10 + float64(c-'0')
 	}
 	exp := int64(x.Exponent) + int64(len(digits)-len(lead))
-	return int64(math.Log10(math.Abs(math.Log(m) + float64(exp)*math.Ln10)))
+	return math.Log(m) + float64(exp)*math.Ln10
 }
 
 // divNumeric is div(): the quotient truncated toward zero.
 func divNumeric(a, b types.Datum) (types.Datum, error) {
 	x, y := a.Decimal(), b.Decimal()
-	if special(x) || special(y) {
-		r, err := divSpecial(x, y, new(apd.Decimal))
-		if err != nil {
-			return types.Null, err
-		}
-		return types.NewDecimal(r), nil
+	if isSpecial(x, y) {
+		return numericDatum(divSpecial(x, y))
 	}
 	if y.IsZero() {
 		return types.Null, errDivByZero

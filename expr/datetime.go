@@ -54,6 +54,36 @@ func datetimeOp(op string, lt, rt types.T) (binaryFn, types.T, bool) {
 			}
 			return datumOf(mk)(ts, err)
 		}, t, true
+	case (op == "+" || op == "-") && isDatetime(lt) && rf == types.Time:
+		// time casts to interval implicitly (date + time is above).
+		fn, t, _ := datetimeOp(op, lt, types.TInterval)
+		return func(a, b types.Datum) (types.Datum, error) {
+			return fn(a, types.NewInterval(types.IntervalValue{Micros: b.Micros()}))
+		}, t, true
+	case (op == "+" || op == "-") && lf == types.Time && rf == types.Interval:
+		// time_pl_interval and time_mi_interval: the interval's clock
+		// part, wrapping around midnight (months and days are ignored).
+		sign := int64(1)
+		if op == "-" {
+			sign = -1
+		}
+		return func(a, b types.Datum) (types.Datum, error) {
+			t := (a.Micros() + sign*b.Interval().Micros) % microsPerDay
+			if t < 0 {
+				t += microsPerDay
+			}
+			return types.NewTime(t), nil
+		}, types.TTime, true
+	case op == "-" && lf == types.Time && rf == types.Time:
+		return func(a, b types.Datum) (types.Datum, error) {
+			return types.NewInterval(types.IntervalValue{Micros: a.Micros() - b.Micros()}), nil
+		}, types.TInterval, true
+	case op == "-" && lf == types.Interval && rf == types.Time:
+		// time casts to interval implicitly.
+		fn, t, _ := datetimeOp(op, lt, types.TInterval)
+		return func(a, b types.Datum) (types.Datum, error) {
+			return fn(a, types.NewInterval(types.IntervalValue{Micros: b.Micros()}))
+		}, t, true
 	case op == "-" && (lf == types.Timestamp || lf == types.TimestampTZ) && (rf == types.Timestamp || rf == types.TimestampTZ):
 		return func(a, b types.Datum) (types.Datum, error) {
 			return datumOf(types.NewInterval)(types.TimestampSub(a.Micros(), b.Micros()))
@@ -78,7 +108,7 @@ func datetimeOp(op string, lt, rt types.T) (binaryFn, types.T, bool) {
 			}
 			return datumOf(types.NewInterval)(scale(a.Interval(), f.Float()))
 		}, types.TInterval, true
-	case op == "+" && (isDateOffset(lt) && rf == types.Date || lf == types.Time && rf == types.Date || lf == types.Interval && isDatetime(rt)),
+	case op == "+" && (isDateOffset(lt) && rf == types.Date || lf == types.Time && isDatetime(rt) || lf == types.Interval && (isDatetime(rt) || rf == types.Time)),
 		op == "*" && lt.IsNumeric() && rf == types.Interval:
 		// The commuted forms of the operators above.
 		fn, t, _ := datetimeOp(op, rt, lt)

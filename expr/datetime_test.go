@@ -37,7 +37,17 @@ var datetimeOperatorCases = []opCase{
 	{l: date("2022-08-09"), op: "-", r: date("4714-11-24 BC"), want: "2459801"},
 	{l: date("5874897-12-31"), op: "-", r: date("4714-11-24 BC"), want: "2147483493"},
 	{l: date("infinity"), op: "-", r: date("2000-01-01"), code: "22008", want: "cannot subtract infinite dates"},
+	{l: date("5874897-12-31"), op: "=", r: ts("2020-01-01"), want: "f"},
+	{l: date("5874897-12-31"), op: ">", r: ts("294276-12-31 23:59:59.999999"), want: "t"},
+	{l: date("5874897-12-31"), op: "<", r: ts("infinity"), want: "t"},
+	{l: tstz("2020-01-01 00:00+00"), op: "<>", r: date("294277-01-01"), want: "t"},
+	{l: date("infinity"), op: "=", r: ts("infinity"), want: "t"},
+	{l: date("2020-01-01"), op: "=", r: ts("2020-01-01"), want: "t"},
 	{l: date("2022-08-09"), op: "+", r: tm("10:00"), want: "2022-08-09 10:00:00"},
+	{l: date("2022-08-09"), op: "-", r: tm("10:00"), want: "2022-08-08 14:00:00"},
+	{l: tm("01:00"), op: "+", r: ts("294276-12-31 22:00"), want: "294276-12-31 23:00:00"},
+	{l: tstz("294276-12-31 23:00+00"), op: "+", r: tm("24:00"), code: "22008", want: "timestamp out of range"},
+	{l: ts("-infinity"), op: "-", r: tm("01:00"), want: "-infinity"},
 	{l: tm("24:00"), op: "+", r: date("294276-12-30"), want: "294276-12-31 00:00:00"},
 	{l: date("294276-12-31"), op: "+", r: tm("23:59:59.999999"), want: "294276-12-31 23:59:59.999999"},
 	{l: date("294276-12-31"), op: "+", r: tm("24:00"), code: "22008", want: "timestamp out of range"},
@@ -128,6 +138,10 @@ var datetimeFunctionCases = []fnCase{
 	{fn: "date_trunc", args: args(txt("hour"), tstz("294276-12-31 23:59:59.999999+00")), want: "294276-12-31 23:00:00+00"},
 	{fn: "date_trunc", args: args(txt("month"), tstz("4714-11-30 00:00+00 BC")), code: "22008", want: "timestamp out of range"},
 	{fn: "date_trunc", args: args(txt("hour"), ival("-9223372036854775808 usec")), want: "-2562047788:00:00"},
+	{fn: "isfinite", args: args(date("infinity")), want: "f"},
+	{fn: "isfinite", args: args(ts("-infinity")), want: "f"},
+	{fn: "isfinite", args: args(tstz("294276-12-31 23:59:59.999999+00")), want: "t"},
+	{fn: "isfinite", args: args(ival("-178000000 years")), want: "t"},
 	{fn: "justify_hours", args: args(ival("9223372036854775807 microseconds")), want: "106751991 days 04:00:54.775807"},
 	{fn: "justify_hours", args: args(ival("2147483647 days 24:00:00")), code: "22008", want: "interval out of range"},
 	{fn: "justify_hours", args: args(ival("-2147483648 days -24:00:00")), code: "22008", want: "interval out of range"},
@@ -160,8 +174,12 @@ var datetimeFunctionCases = []fnCase{
 	{fn: "date_part", args: args(txt("epoch"), ival("2147483647 months 2147483647 days 9223372036854775807 usec")), want: "5.842218453753655e+15"},
 }
 
-func TestDatetimeOperatorRanges(t *testing.T) {
-	for _, c := range datetimeOperatorCases {
+func TestDatetimeOperatorRanges(t *testing.T) { runOpCases(t, datetimeOperatorCases) }
+
+// runOpCases evaluates each case's operator over its constants.
+func runOpCases(t *testing.T, cases []opCase) {
+	t.Helper()
+	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s %s %s", c.l, c.op, c.r), func(t *testing.T) {
 			e, err := NewBinary(c.op, c.l, c.r)
 			var v types.Datum

@@ -270,6 +270,10 @@ func castCost(from types.T, to types.Family) (int, bool) {
 		return 3, true
 	case f == types.Timestamp && to == types.TimestampTZ:
 		return 3, true
+	case f == types.Time && to == types.Interval:
+		// time casts to interval implicitly: date_trunc('hour', time)
+		// is date_trunc(text, interval).
+		return 3, true
 	}
 	return 0, false
 }

@@ -90,6 +90,10 @@ func (e *Const) Eval(*Ctx, []types.Datum) (types.Datum, error) { return e.V, nil
 // String implements Expr.
 func (e *Const) String() string {
 	if e.V.IsNull() {
+		// A typed NULL names its type, as PostgreSQL's EXPLAIN VERBOSE
+		// does: expressions compare by their text (Equal, equal aggregate
+		// and window calls computed once), and min(NULL::text) is not
+		// min(NULL::date).
 		if e.T.Family == types.Unknown {
 			return "NULL"
 		}
@@ -127,9 +131,10 @@ func (e *Param) WithChildren([]Expr) Expr { return e }
 
 // Cast converts its argument to type To with PostgreSQL cast semantics.
 // Assign selects assignment semantics (errors instead of truncation).
-// Compare marks a date cast to the timestamp type it is compared with,
-// which, like PostgreSQL's cross-type comparison operators, never fails
-// (types.DateAsInstant).
+//
+// Compare marks a date converted to the timestamp type it is compared with
+// (a join's hash key), which never fails, as PostgreSQL's cross-type
+// comparison operators (types.DateAsInstant).
 type Cast struct {
 	E       Expr
 	To      types.T

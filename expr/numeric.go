@@ -6,10 +6,10 @@ import (
 )
 
 // exact is the context for numeric arithmetic that must not round (add,
-// subtract, multiply): its precision is far beyond PostgreSQL's 131072 digit
-// limit for practical inputs.
+// subtract, multiply, rounding to a scale): its precision holds every
+// digit numeric can have.
 var exact = &apd.Context{
-	Precision:   4000,
+	Precision:   numericMaxIntDigits + numericMaxDscale,
 	MaxExponent: apd.MaxExponent,
 	MinExponent: apd.MinExponent,
 	Traps:       apd.DefaultTraps,
@@ -25,7 +25,7 @@ func numericErr(err error) error {
 
 // NumericAdd returns a+b exactly.
 func NumericAdd(a, b *apd.Decimal) (*apd.Decimal, error) {
-	if special(a) || special(b) {
+	if isSpecial(a, b) {
 		return addSpecial(a, b, false), nil
 	}
 	r := new(apd.Decimal)
@@ -35,7 +35,7 @@ func NumericAdd(a, b *apd.Decimal) (*apd.Decimal, error) {
 
 // NumericSub returns a-b exactly.
 func NumericSub(a, b *apd.Decimal) (*apd.Decimal, error) {
-	if special(a) || special(b) {
+	if isSpecial(a, b) {
 		return addSpecial(a, b, true), nil
 	}
 	r := new(apd.Decimal)
@@ -45,13 +45,8 @@ func NumericSub(a, b *apd.Decimal) (*apd.Decimal, error) {
 
 // NumericMul returns a*b exactly (scale = sum of scales, as in PostgreSQL).
 func NumericMul(a, b *apd.Decimal) (*apd.Decimal, error) {
-	if special(a) || special(b) {
-		// numeric_mul: NaN, or an infinity times zero, is NaN; else an
-		// infinity of the product's sign.
-		if isNaN(a) || isNaN(b) || a.IsZero() || b.IsZero() {
-			return nanDecimal(), nil
-		}
-		return infinity(a.Negative != b.Negative), nil
+	if isSpecial(a, b) {
+		return mulSpecial(a, b), nil
 	}
 	r := new(apd.Decimal)
 	_, err := exact.Mul(r, a, b)
@@ -62,8 +57,8 @@ func NumericMul(a, b *apd.Decimal) (*apd.Decimal, error) {
 // (select_div_scale: at least 16 significant digits, at least the inputs'
 // scales).
 func NumericDiv(a, b *apd.Decimal) (*apd.Decimal, error) {
-	if special(a) || special(b) {
-		return divSpecial(a, b, new(apd.Decimal))
+	if isSpecial(a, b) {
+		return divSpecial(a, b)
 	}
 	if b.IsZero() {
 		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
@@ -73,8 +68,8 @@ func NumericDiv(a, b *apd.Decimal) (*apd.Decimal, error) {
 
 // NumericDivScale returns a/b rounded half away from zero to scale digits.
 func NumericDivScale(a, b *apd.Decimal, scale int32) (*apd.Decimal, error) {
-	if special(a) || special(b) {
-		return divSpecial(a, b, new(apd.Decimal))
+	if isSpecial(a, b) {
+		return divSpecial(a, b)
 	}
 	if b.IsZero() {
 		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
@@ -102,18 +97,8 @@ func NumericRound(d *apd.Decimal, scale int32) (*apd.Decimal, error) {
 
 // NumericMod returns a mod b with the sign of a.
 func NumericMod(a, b *apd.Decimal) (*apd.Decimal, error) {
-	if special(a) || special(b) {
-		// numeric_mod: NaN first; an infinity mod a nonzero number is
-		// NaN; a finite number mod an infinity is itself.
-		switch {
-		case isNaN(a) || isNaN(b):
-			return nanDecimal(), nil
-		case a.Form == apd.Infinite && b.IsZero():
-			return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
-		case a.Form == apd.Infinite:
-			return nanDecimal(), nil
-		}
-		return new(apd.Decimal).Set(a), nil
+	if isSpecial(a, b) {
+		return modSpecial(a, b)
 	}
 	if b.IsZero() {
 		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
@@ -121,55 +106,6 @@ func NumericMod(a, b *apd.Decimal) (*apd.Decimal, error) {
 	r := new(apd.Decimal)
 	_, err := exact.Rem(r, a, b)
 	return r, numericErr(err)
-}
-
-func isNaN(d *apd.Decimal) bool { return d.Form == apd.NaN || d.Form == apd.NaNSignaling }
-
-// special reports whether d is NaN or an infinity.
-func special(d *apd.Decimal) bool { return d.Form != apd.Finite }
-
-func nanDecimal() *apd.Decimal { return &apd.Decimal{Form: apd.NaN} }
-
-func infinity(negative bool) *apd.Decimal {
-	return &apd.Decimal{Form: apd.Infinite, Negative: negative}
-}
-
-// addSpecial is a+b (a-b when sub) with a NaN or infinite operand, as
-// numeric_add and numeric_sub: NaN, or infinities of opposite signs
-// added, give NaN; else the infinity.
-func addSpecial(a, b *apd.Decimal, sub bool) *apd.Decimal {
-	if isNaN(a) || isNaN(b) {
-		return nanDecimal()
-	}
-	bNeg := b.Negative != sub
-	switch {
-	case a.Form == apd.Infinite && b.Form == apd.Infinite:
-		if a.Negative != bNeg {
-			return nanDecimal()
-		}
-		return infinity(a.Negative)
-	case a.Form == apd.Infinite:
-		return infinity(a.Negative)
-	}
-	return infinity(bNeg)
-}
-
-// divSpecial is a/b with a NaN or infinite operand, as numeric_div and
-// numeric_div_trunc: NaN first; an infinity divided by an infinity is
-// NaN, by zero an error, by another number an infinity of the quotient's
-// sign; a finite number divided by an infinity is zero (finiteZero).
-func divSpecial(a, b, finiteZero *apd.Decimal) (*apd.Decimal, error) {
-	switch {
-	case isNaN(a) || isNaN(b):
-		return nanDecimal(), nil
-	case a.Form == apd.Infinite && b.Form == apd.Infinite:
-		return nanDecimal(), nil
-	case a.Form == apd.Infinite && b.IsZero():
-		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
-	case a.Form == apd.Infinite:
-		return infinity(a.Negative != b.Negative), nil
-	}
-	return finiteZero, nil
 }
 
 // Scale returns the number of fractional digits d displays.
@@ -226,27 +162,6 @@ func divScale(a, b *apd.Decimal) int32 {
 func DecimalFromInt(i int64) *apd.Decimal { return apd.New(i, 0) }
 
 type apdDecimal = apd.Decimal
-
-// NumericPow returns a^b. Integer exponents are exact; others are computed
-// to at least 16 significant digits.
-func NumericPow(a, b *apd.Decimal) (*apd.Decimal, error) {
-	if a.IsZero() && b.Negative {
-		return nil, pgerror.New("2201F", "zero raised to a negative power is undefined")
-	}
-	if a.Negative && !isInteger(b) {
-		return nil, pgerror.New("2201F", "a negative number raised to a non-integer power yields a complex result")
-	}
-	ctx := *exact
-	ctx.Precision = 40
-	r := new(apd.Decimal)
-	if _, err := ctx.Pow(r, a, b); err != nil {
-		return nil, numericErr(err)
-	}
-	if isInteger(b) && !b.Negative {
-		return NumericRound(r, Scale(a)*int32(min(b.Coeff.Int64(), 1000)))
-	}
-	return NumericRound(r, max(16, Scale(a), Scale(b)))
-}
 
 func isInteger(d *apd.Decimal) bool {
 	var frac, integ apd.Decimal

@@ -18,6 +18,7 @@ const (
 	CodeUndefinedTable              = "42P01"
 	CodeUndefinedColumn             = "42703"
 	CodeUndefinedFunction           = "42883"
+	CodeAmbiguousFunction           = "42725"
 	CodeUndefinedObject             = "42704"
 	CodeDuplicateTable              = "42P07"
 	CodeDuplicateColumn             = "42701"

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"math"
 	"slices"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -143,10 +144,10 @@ func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, s *scope) (expr.Expr, er
 		if !ok {
 			return nil, pgerror.New(pgerror.CodeUndefinedFunction, "operator does not exist: %s = %s", l.Type(), r.Type())
 		}
-		if l, err = b.coerceOperand(l, ct); err != nil {
+		if l, err = b.coerceTo(l, expr.ComparedAs(l.Type(), ct)); err != nil {
 			return nil, err
 		}
-		if r, err = b.coerceOperand(r, ct); err != nil {
+		if r, err = b.coerceTo(r, expr.ComparedAs(r.Type(), ct)); err != nil {
 			return nil, err
 		}
 		return &expr.NullSafeEq{L: l, R: r}, nil
@@ -190,15 +191,29 @@ func (b *Binder) typeUnknowns(op string, l, r expr.Expr) (expr.Expr, expr.Expr, 
 			return nil, nil, err
 		}
 	case lu:
+		if op == "+" && r.Type().Family == types.Date {
+			return nil, nil, ambiguousOperator(op, l.Type(), r.Type())
+		}
 		if l, err = b.coerce(l, unknownPeer(op, r.Type())); err != nil {
 			return nil, nil, err
 		}
 	case ru:
+		if op == "+" && l.Type().Family == types.Date {
+			return nil, nil, ambiguousOperator(op, l.Type(), r.Type())
+		}
 		if r, err = b.coerce(r, unknownPeer(op, l.Type())); err != nil {
 			return nil, nil, err
 		}
 	}
 	return l, r, nil
+}
+
+// ambiguousOperator is PostgreSQL's error for an operator whose candidates
+// an unknown operand cannot choose between: date + unknown could be date +
+// integer, date + interval or date + time.
+func ambiguousOperator(op string, l, r types.T) error {
+	return pgerror.New(pgerror.CodeAmbiguousFunction, "operator is not unique: %s %s %s", l, op, r).
+		WithHint("Could not choose a best candidate operator. You might need to add explicit type casts.")
 }
 
 // unknownPeer is the type an unknown literal takes opposite a known operand.
@@ -209,7 +224,9 @@ func unknownPeer(op string, other types.T) types.T {
 	if op == "||" && !other.IsString() && other.Family != types.Bytea {
 		return types.TText
 	}
-	if (op == "+" || op == "-") && (other.Family == types.Timestamp || other.Family == types.TimestampTZ || other.Family == types.Date) {
+	if op == "+" && (other.Family == types.Timestamp || other.Family == types.TimestampTZ || other.Family == types.Time) {
+		// The only + of a timestamp or a time takes an interval; - takes
+		// the same type (timestamp - timestamp) as the default below.
 		return types.TInterval
 	}
 	if other.Family == types.Varchar {
@@ -307,7 +324,8 @@ func zeroOf(t types.T) (expr.Expr, error) {
 	case t.Family == types.Numeric:
 		return expr.NewConst(types.NewDecimal(expr.DecimalFromInt(0)), types.TNumeric), nil
 	case t.Family == types.Float4 || t.Family == types.Float8:
-		return expr.NewConst(types.NewFloat(0), t), nil
+		// -0 - x is -x for every float, as float8um: -(0) is -0.
+		return expr.NewConst(types.NewFloat(math.Copysign(0, -1)), t), nil
 	case t.Family == types.Interval:
 		return expr.NewConst(types.NewInterval(types.IntervalValue{}), t), nil
 	}
@@ -618,35 +636,23 @@ func (b *Binder) bindIn(x *ast.PatternInExpr, s *scope) (expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	// As in PostgreSQL, the tested value and the items that read columns
-	// are compared as operands (a date with a timestamp without failing);
-	// the other items become values of the common type.
-	if v, err = b.coerceOperand(v, t); err != nil {
+	// As in PostgreSQL, x compares with the items by the = operator for
+	// its type and theirs (a date with timestamps uncast); the items take
+	// the common type, but a lone one or one over columns compares as
+	// x = item does.
+	if v, err = b.coerceTo(v, expr.ComparedAs(v.Type(), t)); err != nil {
 		return nil, err
 	}
 	for i := range list {
-		if readsColumns(list[i]) {
-			list[i], err = b.coerceOperand(list[i], t)
-		} else {
-			list[i], err = b.coerceTo(list[i], t)
+		it := t
+		if _, isConst := list[i].(*expr.Const); len(list) == 1 || !isConst {
+			it = expr.ComparedAs(list[i].Type(), t)
 		}
-		if err != nil {
+		if list[i], err = b.coerceTo(list[i], it); err != nil {
 			return nil, err
 		}
 	}
 	return &expr.InList{E: v, List: list, Not: x.Not}, nil
-}
-
-// readsColumns reports whether e reads a column of its own query.
-func readsColumns(e expr.Expr) bool {
-	found := false
-	expr.Walk(e, func(x expr.Expr) bool {
-		if _, ok := x.(*expr.ColRef); ok {
-			found = true
-		}
-		return !found
-	})
-	return found
 }
 
 func (b *Binder) bindLike(x *ast.PatternLikeOrIlikeExpr, s *scope) (expr.Expr, error) {

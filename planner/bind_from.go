@@ -136,14 +136,15 @@ func (b *Binder) bindUsing(join *Join, using []string) (Node, error) {
 		}
 		conds = append(conds, eq)
 		// The merged column has the comparison's common type, as in
-		// PostgreSQL; an uncoerced column keeps its origin.
-		cmp := eq.(*expr.Binary)
-		merged, origin := cmp.L, lcols[li]
+		// PostgreSQL (a date merged with a timestamp too, though they
+		// compare uncast); an uncoerced column keeps its origin.
+		ml, mr := expr.SameTypeOperands(eq.(*expr.Binary))
+		merged, origin := ml, lcols[li]
 		switch join.Kind {
 		case RightJoin:
-			merged, origin = cmp.R, rcols[ri]
+			merged, origin = mr, rcols[ri]
 		case FullJoin:
-			merged = &expr.Coalesce{Args: []expr.Expr{cmp.L, cmp.R}, T: cmp.L.Type()}
+			merged = &expr.Coalesce{Args: []expr.Expr{ml, mr}, T: ml.Type()}
 		}
 		exprs = append(exprs, merged)
 		col := Column{Name: name, T: merged.Type()}

@@ -163,16 +163,6 @@ func (b *Binder) coerce(e expr.Expr, t types.T) (expr.Expr, error) {
 	return expr.CastTo(e, t)
 }
 
-// coerceOperand is coerceTo for an operand of a comparison in type t: a
-// date compared with a timestamp converts without failing
-// (expr.CompareCastTo).
-func (b *Binder) coerceOperand(e expr.Expr, t types.T) (expr.Expr, error) {
-	if e.Type().Family == types.Date {
-		return expr.CompareCastTo(e, t), nil
-	}
-	return b.coerceTo(e, t)
-}
-
 // coerceTo converts e to type t with an implicit (assignment-style) cast.
 func (b *Binder) coerceTo(e expr.Expr, t types.T) (expr.Expr, error) {
 	e, err := b.coerce(e, t)

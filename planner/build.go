@@ -143,16 +143,16 @@ func equiJoin(on expr.Expr, nl int) (left, right []expr.Expr, residual expr.Expr
 	}
 	var rest []expr.Expr
 	for _, c := range conjuncts(on) {
-		if b, ok := hashEquality(c); ok {
-			ls, rs := side(b.L, nl), side(b.R, nl)
+		if l, r, ok := hashEquality(c); ok {
+			ls, rs := side(l, nl), side(r, nl)
 			if ls == sideLeft && rs == sideRight {
-				left = append(left, b.L)
-				right = append(right, shift(b.R, -nl))
+				left = append(left, l)
+				right = append(right, shift(r, -nl))
 				continue
 			}
 			if ls == sideRight && rs == sideLeft {
-				left = append(left, b.R)
-				right = append(right, shift(b.L, -nl))
+				left = append(left, r)
+				right = append(right, shift(l, -nl))
 				continue
 			}
 		}
@@ -164,10 +164,26 @@ func equiJoin(on expr.Expr, nl int) (left, right []expr.Expr, residual expr.Expr
 	return left, right, residual
 }
 
-// hashEquality returns c as an equality whose operands can be hash keys.
-func hashEquality(c expr.Expr) (*expr.Binary, bool) {
-	b, ok := c.(*expr.Binary)
-	return b, ok && b.Op == "=" && b.L.Type().Family == b.R.Type().Family
+// hashEquality returns the operands of c as hash keys when c is an
+// equality of values that hash alike: of one type family, or a date and a
+// timestamp, the date converted as their comparison converts it.
+func hashEquality(c expr.Expr) (l, r expr.Expr, ok bool) {
+	b, isBinary := c.(*expr.Binary)
+	if !isBinary || b.Op != "=" {
+		return nil, nil, false
+	}
+	l, r = b.L, b.R
+	lf, rf := l.Type().Family, r.Type().Family
+	switch {
+	case lf == rf:
+	case lf == types.Date && (rf == types.Timestamp || rf == types.TimestampTZ):
+		l = &expr.Cast{E: l, To: r.Type(), Compare: true}
+	case rf == types.Date && (lf == types.Timestamp || lf == types.TimestampTZ):
+		r = &expr.Cast{E: r, To: l.Type(), Compare: true}
+	default:
+		return nil, nil, false
+	}
+	return l, r, true
 }
 
 func conjuncts(e expr.Expr) []expr.Expr {

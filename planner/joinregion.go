@@ -256,7 +256,7 @@ func (r *region) plan(o *orderer, out []int, cols []Column) Node {
 		if b, ok := c.(*expr.Binary); ok && b.Op == "=" {
 			if lr, rr := r.refs(b.L), r.refs(b.R); lr != 0 && rr != 0 && lr&rr == 0 {
 				gc.sel = 1 / max(g.maxRows(lr), g.maxRows(rr))
-				if _, ok := hashEquality(c); ok {
+				if _, _, ok := hashEquality(c); ok {
 					gc.eqL, gc.eqR = lr, rr
 				}
 			}

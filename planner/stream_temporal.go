@@ -62,14 +62,15 @@ func temporalCompare(c expr.Expr) (row, bound expr.Expr, op string, ok bool) {
 		return nil, nil, "", false
 	}
 	flip := map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<=", "=": "="}
-	if _, cmp := flip[b.Op]; !cmp || b.L.Type().Family != b.R.Type().Family {
+	l, r := expr.SameTypeOperands(b)
+	if _, cmp := flip[b.Op]; !cmp || l.Type().Family != r.Type().Family {
 		return nil, nil, "", false
 	}
 	switch {
-	case nowMonotone(b.R) && !readsClock(b.L):
-		return b.L, b.R, b.Op, true
-	case nowMonotone(b.L) && !readsClock(b.R):
-		return b.R, b.L, flip[b.Op], true
+	case nowMonotone(r) && !readsClock(l):
+		return l, r, b.Op, true
+	case nowMonotone(l) && !readsClock(r):
+		return r, l, flip[b.Op], true
 	}
 	return nil, nil, "", false
 }

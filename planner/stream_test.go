@@ -75,7 +75,7 @@ Fragment 0 (parallelism default)
 Fragment 0 (parallelism default)
   Materialize table=99 pk=[1]
     Project [$1, $0]
-      TemporalFilter ($5)::timestamp with time zone >= (now() - '01:00:00'::interval) AND ($5)::timestamp with time zone <= current_timestamp() state=100
+      TemporalFilter ($5)::timestamp with time zone >= (now() - '01:00:00'::interval hour) AND ($5)::timestamp with time zone <= current_timestamp() state=100
         Filter ($1 > '1'::integer)
           Exchange Hash[0] <- Table t`,
 			cols: "b integer, a integer hidden", pk: "[1]", tables: 1,

@@ -15,6 +15,7 @@ import (
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -46,7 +47,7 @@ func (e *Engine) newWriteSet(t *meta.Table, tw *tableWriter) *writeSet {
 }
 
 func (w *writeSet) rowKey(row []types.Datum) string {
-	w.key = exec.RowKey(w.key[:0], w.t.ID, w.t.PK, row)
+	w.key = rowkey.Table(w.key[:0], w.t.ID, w.t.PK, row)
 	return string(w.key)
 }
 
@@ -196,9 +197,11 @@ func (w *writeSet) chunk() *dataflow.Chunk {
 	return c
 }
 
+// sameRow reports whether an update leaves a row as it was, each value in
+// the same representation (an update of 1.50 to 1.500 is a change).
 func sameRow(a, b []types.Datum) bool {
 	for i := range a {
-		if a[i].IsNull() != b[i].IsNull() || (!a[i].IsNull() && types.Compare(a[i], b[i]) != 0) {
+		if !types.Identical(a[i], b[i]) {
 			return false
 		}
 	}

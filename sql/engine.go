@@ -18,10 +18,10 @@ import (
 
 	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/dataflow"
-	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
 	"google.golang.org/grpc"
 )
@@ -112,7 +112,7 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 		Request: func() { ctrl.RequestBarrier() },
 		Failed:  func(err error) { ctrl.Failed(err) },
 	})
-	e.rt = dataflow.NewRuntime(ctx, store, e.mgr, exec.VNodes, opts.Logger)
+	e.rt = dataflow.NewRuntime(ctx, store, e.mgr, rowkey.VNodes, opts.Logger)
 	ctrl = control.New(m.NodeID(), m, e.rt, e.mgr, st, jobBuilder{e}, opts.Logger)
 	e.ctrl = ctrl
 	e.reader = ctrl.Reader()

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/control"
-	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/sql/parser"
 )
 
@@ -110,9 +110,9 @@ func (s *Session) alterParallelism(ctx context.Context, x *parser.AlterParalleli
 	if x.Default {
 		n = e.parallelism(0)
 	}
-	if n > exec.VNodes {
-		return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "parallelism %d is more than the job's %d key groups", n, exec.VNodes).
-			WithHint("Choose a parallelism from 1 to %d.", exec.VNodes)
+	if n > rowkey.VNodes {
+		return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "parallelism %d is more than the job's %d key groups", n, rowkey.VNodes).
+			WithHint("Choose a parallelism from 1 to %d.", rowkey.VNodes)
 	}
 	owner := e.rt.Owners(t.ID)
 	if owner == nil {
@@ -176,8 +176,8 @@ func parseRescaleOptions(with map[string]string) (rescaleOptions, error) {
 			}
 		case "step":
 			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > exec.VNodes {
-				return o, pgerror.New(pgerror.CodeInvalidParameterValue, "step must be an integer from 1 to %d (vnodes moved per barrier), not %q", exec.VNodes, v)
+			if err != nil || n < 1 || n > rowkey.VNodes {
+				return o, pgerror.New(pgerror.CodeInvalidParameterValue, "step must be an integer from 1 to %d (vnodes moved per barrier), not %q", rowkey.VNodes, v)
 			}
 			o.step = n
 		case "cache":
@@ -287,7 +287,7 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 	if plan.Strategy == strategyFluid && size == 0 {
 		size = firstStep
 	} else if plan.Strategy != strategyFluid {
-		size = exec.VNodes
+		size = rowkey.VNodes
 	}
 	for cur := owner; ; {
 		next := meta.NextStep(cur, plan.Target, size)

@@ -3,7 +3,7 @@ package sql
 import (
 	"sync"
 
-	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -38,7 +38,7 @@ type rowIDs struct {
 
 // newRowIDs returns an allocator whose ids start at next.
 func newRowIDs(next int64) *rowIDs {
-	return &rowIDs{next: next, free: make([][]int64, exec.VNodes), visited: exec.VNodes}
+	return &rowIDs{next: next, free: make([][]int64, rowkey.VNodes), visited: rowkey.VNodes}
 }
 
 // take returns a new row id.
@@ -46,11 +46,11 @@ func (r *rowIDs) take() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for len(r.free[r.at]) == 0 {
-		if r.visited == exec.VNodes {
+		if r.visited == rowkey.VNodes {
 			r.refill()
 			continue
 		}
-		r.at = (r.at + rowIDStride) % exec.VNodes
+		r.at = (r.at + rowIDStride) % rowkey.VNodes
 		r.visited++
 	}
 	id := r.free[r.at][0]
@@ -71,10 +71,10 @@ func (r *rowIDs) refill() {
 		r.free[v] = r.free[v][:0]
 	}
 	var key []byte
-	end := r.next + rowIDRun*int64(exec.VNodes)
+	end := r.next + rowIDRun*int64(rowkey.VNodes)
 	for id := r.next; id < end; id++ {
 		key = types.AppendKey(key[:0], types.NewInt(id), false)
-		v := types.VNode(key, exec.VNodes)
+		v := rowkey.VNode(key, rowkey.VNodes)
 		r.free[v] = append(r.free[v], id)
 	}
 	r.next, r.visited = end, 1

@@ -3,7 +3,7 @@ package sql
 import (
 	"testing"
 
-	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -12,7 +12,7 @@ import (
 // vnode that visit every vnode.
 func TestRowIDs(t *testing.T) {
 	vnode := func(id int64) uint16 {
-		return types.VNode(types.AppendKey(nil, types.NewInt(id), false), exec.VNodes)
+		return rowkey.VNode(types.AppendKey(nil, types.NewInt(id), false), rowkey.VNodes)
 	}
 	for _, start := range []int64{0, 1 << 40} {
 		r := newRowIDs(start)
@@ -37,7 +37,7 @@ func TestRowIDs(t *testing.T) {
 		}
 		// A vnode change starts each run; blocks hold about rowIDRun ids
 		// per vnode.
-		if runs := n / (changes + 1); runs < rowIDRun/2 || len(vnodes) != exec.VNodes {
+		if runs := n / (changes + 1); runs < rowIDRun/2 || len(vnodes) != rowkey.VNodes {
 			t.Errorf("start %d: runs of %d ids on average over %d vnodes", start, runs, len(vnodes))
 		}
 		if again := newRowIDs(r.next).take(); seen[again] {

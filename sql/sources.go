@@ -7,10 +7,10 @@ import (
 	"github.com/streamdb/streamdb/connector"
 	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/dataflow"
-	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/sql/parser"
 )
 
@@ -109,7 +109,7 @@ func connectorGraph(t *meta.Table) (*dataflow.GraphSpec, error) {
 	if ref.Watermark != nil {
 		chain = append(chain, ref.Watermark)
 	}
-	g := &dataflow.GraphSpec{VNodeCount: exec.VNodes, Fragments: []*dataflow.FragmentSpec{
+	g := &dataflow.GraphSpec{VNodeCount: rowkey.VNodes, Fragments: []*dataflow.FragmentSpec{
 		{ID: 0, Chain: chain, OutTypes: ref.Types},
 	}}
 	if t.Kind == meta.KindTable {

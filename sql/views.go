@@ -5,11 +5,11 @@ import (
 	"strconv"
 
 	"github.com/streamdb/streamdb/control"
-	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/sql/parser"
 )
 
@@ -27,7 +27,7 @@ func (e *Engine) planView(sqlText string, viewID uint32, eowc bool, alloc func()
 	if err != nil {
 		return nil, nil, err
 	}
-	plan, err := planner.PlanStream(node, viewID, exec.VNodes, eowc, alloc)
+	plan, err := planner.PlanStream(node, viewID, rowkey.VNodes, eowc, alloc)
 	return plan, node, err
 }
 
@@ -44,7 +44,7 @@ func (e *Engine) parallelism(n int) int {
 	for _, nd := range e.Meta.Catalog().Nodes() {
 		cores += nd.Cores
 	}
-	return min(max(cores, 1), exec.VNodes)
+	return min(max(cores, 1), rowkey.VNodes)
 }
 
 // place returns the nodes of a new job's actor slots at parallelism n (0:
@@ -61,8 +61,8 @@ func (s *Session) streamingParallelism() (int, error) {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 || n > exec.VNodes {
-		return 0, pgerror.New(pgerror.CodeInvalidParameterValue, "streaming_parallelism must be an integer from 0 to %d", exec.VNodes)
+	if err != nil || n < 0 || n > rowkey.VNodes {
+		return 0, pgerror.New(pgerror.CodeInvalidParameterValue, "streaming_parallelism must be an integer from 0 to %d", rowkey.VNodes)
 	}
 	return n, nil
 }
@@ -93,8 +93,8 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "materialized view option %q is not supported", k)
 		}
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > exec.VNodes {
-			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "parallelism must be an integer from 1 to %d", exec.VNodes)
+		if err != nil || n < 1 || n > rowkey.VNodes {
+			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "parallelism must be an integer from 1 to %d", rowkey.VNodes)
 		}
 		par = n
 	}

@@ -300,11 +300,11 @@ func DecodeBinary(t T, src []byte) (Datum, error) {
 		}
 		return NewTimestampTZ(micros), nil
 	case Interval:
-		return NewInterval(IntervalValue{
+		return NewInterval(AdjustInterval(IntervalValue{
 			Micros: int64(be.Uint64(src)),
 			Days:   int32(be.Uint32(src[8:])),
 			Months: int32(be.Uint32(src[12:])),
-		}), nil
+		}, t.Mod)), nil
 	case Jsonb:
 		if len(src) == 0 || src[0] != 1 {
 			return Null, errBinary("unsupported jsonb version number")

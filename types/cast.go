@@ -148,7 +148,10 @@ func castDatum(d Datum, from, to T, explicit bool) (Datum, error) {
 		return NewTime(roundMicros(d.i, to.Mod)), nil
 	case Interval:
 		if d.kind == KindTime {
-			return NewInterval(IntervalValue{Micros: d.i}), nil
+			return NewInterval(AdjustInterval(IntervalValue{Micros: d.i}, to.Mod)), nil
+		}
+		if to.Mod >= 0 {
+			return NewInterval(AdjustInterval(d.Interval(), to.Mod)), nil
 		}
 	}
 	return d, nil

@@ -161,12 +161,15 @@ func (p *intervalParts) add(unit intervalUnit, val int64, fval float64) bool {
 }
 
 // parseInterval is interval_in with IntervalStyle postgres: PostgreSQL's
-// unit syntax, falling back to ISO 8601 designators (P1DT2H).
-func parseInterval(s string) (IntervalValue, error) {
+// unit syntax, falling back to ISO 8601 designators (P1DT2H). The typmod's
+// field range gives a bare number its unit (interval year: '1' is a year)
+// and makes hh:mm mean mm:ss for minute to second; the typmod is then
+// applied (AdjustInterval).
+func parseInterval(s string, mod int32) (IntervalValue, error) {
 	var p intervalParts
 	e := dtBadFormat
 	if fields, ok := splitDateTime(s); ok && len(fields) > 0 {
-		e = p.decode(fields)
+		e = p.decode(fields, intervalFields(mod))
 	}
 	if e == dtBadFormat {
 		p = intervalParts{}
@@ -179,13 +182,13 @@ func parseInterval(s string) (IntervalValue, error) {
 	if !fitsInt32(months) {
 		return IntervalValue{}, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "interval out of range")
 	}
-	return IntervalValue{Months: int32(months), Days: int32(p.days), Micros: p.usec}, nil
+	return AdjustInterval(IntervalValue{Months: int32(months), Days: int32(p.days), Micros: p.usec}, mod), nil
 }
 
 // decode is PostgreSQL's DecodeInterval: fields are read right to left so a
 // unit applies to the number before it; a bare number is seconds, or days
 // when a time follows it; "ago" negates everything.
-func (p *intervalParts) decode(fields []dtField) dtErr {
+func (p *intervalParts) decode(fields []dtField, rng int32) dtErr {
 	unit := unitNone
 	var fmask int
 	parsingUnit, ago := false, false
@@ -195,7 +198,7 @@ func (p *intervalParts) decode(fields []dtField) dtErr {
 		switch f.kind {
 		case dtTime, dtSigned, dtDate, dtNumber:
 			if f.kind == dtTime || f.kind == dtSigned && strings.IndexByte(f.s, ':') >= 0 {
-				usec, e := decodeIntervalTime(f.s)
+				usec, e := decodeIntervalTime(f.s, rng == ivMinute|ivSecond)
 				if e != dtOK {
 					return e
 				}
@@ -208,7 +211,7 @@ func (p *intervalParts) decode(fields []dtField) dtErr {
 			}
 			switch unit {
 			case unitNone:
-				unit = unitSecond
+				unit = defaultIntervalUnit(rng)
 			case unitAgo:
 				return dtBadFormat
 			}
@@ -332,28 +335,33 @@ func parseIntervalNumber(s string) (val int64, fval float64, yearMonth bool, e d
 // decode is bad syntax, as PostgreSQL then reads it as a number. Unlike
 // PostgreSQL, -2^63 microseconds is read (the sign applies before the sum),
 // so that interval output always reads back.
-func decodeIntervalTime(s string) (int64, dtErr) {
+func decodeIntervalTime(s string, minSec bool) (int64, dtErr) {
 	sign := int64(1)
 	switch s[0] {
 	case '-':
 		sign = -1
 		fallthrough
 	case '+':
-		total, e := decodeClockMicros(s[1:], sign)
+		total, e := decodeClockMicros(s[1:], sign, minSec)
 		if e != dtOK {
 			e = dtBadFormat
 		}
 		return total, e
 	}
-	return decodeClockMicros(s, sign)
+	return decodeClockMicros(s, sign, minSec)
 }
 
 // decodeClockMicros reads an unsigned time of interval input into
 // microseconds, with the given sign.
-func decodeClockMicros(s string, sign int64) (int64, dtErr) {
+func decodeClockMicros(s string, sign int64, minSec bool) (int64, dtErr) {
 	h, m, sec, usec, e := parseClock(s)
 	if e != dtOK {
 		return 0, e
+	}
+	if minSec && strings.Count(s, ":") == 1 && !strings.Contains(s, ".") {
+		// interval minute to second reads hh:mm as mm:ss (mm:ss.fff is
+		// always read so).
+		h, m, sec = 0, h, m
 	}
 	if m > 59 || sec > 60 || usec > usecsPerSec {
 		return 0, dtFieldOverflow

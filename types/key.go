@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/cockroachdb/apd/v3"
 )
 
@@ -389,10 +388,3 @@ func intervalFromKey(days, micros int64) IntervalValue {
 }
 
 func clampInt32(v int64) int64 { return min(max(v, math.MinInt32), math.MaxInt32) }
-
-// VNode returns the key group of a distribution key: xxhash64 of the key's
-// memcomparable encoding (AppendKey of each key column, ascending) modulo
-// groups, which must be between 1 and 65536.
-func VNode(key []byte, groups int) uint16 {
-	return uint16(xxhash.Sum64(key) % uint64(groups))
-}

@@ -83,17 +83,3 @@ func TestDecodeKeyErrors(t *testing.T) {
 		}
 	}
 }
-
-func TestVNode(t *testing.T) {
-	// Keys and vnodes are persistent: these values must never change.
-	key := AppendKey(AppendKey(nil, NewInt(42), false), NewString("abc"), false)
-	if got, want := hex.EncodeToString(key), "11800000000000002a"+"196162630001"; got != want {
-		t.Fatalf("key = %s, want %s", got, want)
-	}
-	if got, want := VNode(key, 256), uint16(68); got != want {
-		t.Errorf("VNode(int 42, text abc) = %d, want %d", got, want)
-	}
-	if VNode(key, 1) != 0 {
-		t.Error("one group must be group 0")
-	}
-}

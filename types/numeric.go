@@ -10,9 +10,10 @@ import (
 
 // PostgreSQL's numeric limits.
 const (
-	numericMaxPrecision = 1000   // largest typmod precision and input exponent
-	numericMaxDscale    = 16383  // digits after the decimal point
-	numericMaxIntDigits = 131072 // digits before the decimal point
+	numericMaxPrecision = 1000      // largest typmod precision and input exponent
+	numericMaxDscale    = 16383     // digits after the decimal point
+	numericMaxIntDigits = 131072    // digits before the decimal point
+	numericMaxExponent  = 1<<30 - 1 // input exponents are below this in magnitude
 )
 
 // numericCtx is the context of every numeric operation here: wide enough
@@ -42,12 +43,21 @@ func parseNumeric(s string) (*apd.Decimal, error) {
 	case "-infinity", "-inf":
 		return &apd.Decimal{Form: apd.Infinite, Negative: true}, nil
 	}
-	if !validNumericSyntax(t) {
+	switch ok, hugeExp := numericSyntax(t); {
+	case !ok:
 		return nil, errSyntax("numeric", s)
+	case hugeExp:
+		return nil, errNumericOverflow()
 	}
 	d, _, err := apd.NewFromString(t)
 	if err != nil {
-		return nil, errSyntax("numeric", s)
+		// The syntax is valid, so the exponent is beyond apd's range: only
+		// a zero with a positive exponent is in numeric's.
+		e := strings.IndexAny(t, "eE")
+		if m, _, err := apd.NewFromString(t[:e]); err == nil && m.IsZero() && t[e+1] != '-' {
+			return new(apd.Decimal), nil
+		}
+		return nil, errNumericOverflow()
 	}
 	if err := normalizeNumeric(d); err != nil {
 		return nil, err
@@ -55,10 +65,10 @@ func parseNumeric(s string) (*apd.Decimal, error) {
 	return d, nil
 }
 
-// validNumericSyntax reports whether t is [+-]digits[.digits][e[+-]digits]
-// with at least one mantissa digit and an exponent of at most
-// numericMaxPrecision in magnitude, as numeric_in demands.
-func validNumericSyntax(t string) bool {
+// numericSyntax reports whether t is [+-]digits[.digits][e[+-]digits]
+// with at least one mantissa digit, and whether its exponent is beyond
+// what numeric_in accepts (±INT_MAX/2: an overflow, not a syntax error).
+func numericSyntax(t string) (ok, hugeExp bool) {
 	i := 0
 	if i < len(t) && (t[i] == '+' || t[i] == '-') {
 		i++
@@ -73,13 +83,13 @@ func validNumericSyntax(t string) bool {
 		}
 	}
 	if digits == 0 {
-		return false
+		return false, false
 	}
 	if i == len(t) {
-		return true
+		return true, false
 	}
 	if t[i] != 'e' && t[i] != 'E' {
-		return false
+		return false, false
 	}
 	i++
 	if i < len(t) && (t[i] == '+' || t[i] == '-') {
@@ -88,11 +98,11 @@ func validNumericSyntax(t string) bool {
 	exp := 0
 	start := i
 	for ; i < len(t) && isDigit(t[i]); i++ {
-		if exp = exp*10 + int(t[i]-'0'); exp > numericMaxPrecision {
-			return false
+		if exp < numericMaxExponent {
+			exp = exp*10 + int(t[i]-'0')
 		}
 	}
-	return i > start && i == len(t)
+	return i > start && i == len(t), exp >= numericMaxExponent
 }
 
 // normalizeNumeric brings a finite decimal to PostgreSQL's representation: no
@@ -102,6 +112,12 @@ func normalizeNumeric(d *apd.Decimal) error {
 	if d.Form != apd.Finite {
 		return nil
 	}
+	if d.IsZero() && d.Exponent > 0 {
+		d.Exponent = 0
+	}
+	if d.NumDigits()+int64(d.Exponent) > numericMaxIntDigits {
+		return errNumericOverflow()
+	}
 	if d.Exponent > 0 {
 		if _, err := numericCtx.Quantize(d, d, 0); err != nil {
 			return errNumericOverflow()
@@ -110,7 +126,7 @@ func normalizeNumeric(d *apd.Decimal) error {
 	if d.IsZero() {
 		d.Negative = false
 	}
-	if -d.Exponent > numericMaxDscale || d.NumDigits()+int64(d.Exponent) > numericMaxIntDigits {
+	if -d.Exponent > numericMaxDscale {
 		return errNumericOverflow()
 	}
 	return nil

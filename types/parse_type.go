@@ -18,8 +18,9 @@ const (
 // ParseTypeName parses a type name as users write it in casts and column
 // definitions: PostgreSQL's names and SQL spellings in any case and
 // spacing (integer, double precision, character varying(10), numeric(10,2),
-// timestamp(3) with time zone, ...), optionally pg_catalog-qualified, plus
-// the MySQL/SQLite spellings of test corpora (DOUBLE, FLOAT, ...). serial
+// timestamp(3) with time zone, interval day to second(3), ...), optionally
+// pg_catalog-qualified, plus the MySQL/SQLite spellings of test corpora
+// (DOUBLE, FLOAT, ...). serial
 // types are their integer types; json and regclass are jsonb and oid. An
 // unknown name is an error 42704. Array types are written elem[] (any
 // number of brackets, sizes ignored, as in PostgreSQL) or by PostgreSQL's
@@ -40,6 +41,9 @@ func ParseTypeName(name string) (T, error) {
 	base, args, ok := splitTypeArgs(norm)
 	if !ok {
 		return TUnknown, pgerror.New(pgerror.CodeSyntaxError, "syntax error in type name \"%s\"", name)
+	}
+	if base == "interval" || strings.HasPrefix(base, "interval ") {
+		return intervalType(base, args)
 	}
 	f, known := typeNames[base]
 	if !known {

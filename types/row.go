@@ -257,3 +257,31 @@ func (r *rowReader) decimal() (Datum, bool) {
 	r.pos += int(n)
 	return NewDecimal(d), true
 }
+
+// Identical reports whether a and b are the same value in the same
+// representation, as a row keeps it: unlike Compare, 1.50 and 1.500, 0
+// and -0, or '1 day' and '24 hours' are not identical.
+func Identical(a, b Datum) bool {
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case KindDecimal:
+		x, y := a.d, b.d
+		return x.Form == y.Form && x.Negative == y.Negative && x.Exponent == y.Exponent && x.Coeff.Cmp(&y.Coeff) == 0
+	case KindFloat:
+		return a.i == b.i || (a.Float() != a.Float() && b.Float() != b.Float())
+	case KindArray:
+		x, y := a.Array(), b.Array()
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !Identical(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return a.i == b.i && a.j == b.j && a.s == b.s
+}

@@ -76,3 +76,38 @@ func TestDecodeRowBlock(t *testing.T) {
 		}
 	}
 }
+
+func TestIdentical(t *testing.T) {
+	tests := []struct {
+		typ  T
+		a, b string
+		want bool
+	}{
+		{TNumeric, "1.50", "1.50", true},
+		{TNumeric, "1.50", "1.500", false},
+		{TNumeric, "NaN", "NaN", true},
+		{TNumeric, "Infinity", "-Infinity", false},
+		{TFloat8, "0", "-0", false},
+		{TFloat8, "NaN", "NaN", true},
+		{TInterval, "1 day", "24 hours", false},
+		{TInterval, "1 day", "1 day", true},
+		{TText, "a", "a ", false},
+		{TTimestamp, "2020-01-01", "2020-01-01", true},
+	}
+	for _, tt := range tests {
+		a, err := ParseText(tt.typ, tt.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := ParseText(tt.typ, tt.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Identical(a, b); got != tt.want {
+			t.Errorf("Identical(%s %q, %q) = %v, want %v", tt.typ, tt.a, tt.b, got, tt.want)
+		}
+	}
+	if !Identical(Null, Null) || Identical(Null, NewInt(0)) {
+		t.Error("NULL is identical to NULL only")
+	}
+}

@@ -67,7 +67,7 @@ func ParseText(t T, s string) (Datum, error) {
 		micros, err := parseTimestamp(s, true)
 		return NewTimestampTZ(roundMicros(micros, t.Mod)), err
 	case Interval:
-		iv, err := parseInterval(s)
+		iv, err := parseInterval(s, t.Mod)
 		return NewInterval(iv), err
 	case Jsonb:
 		j, err := parseJSONB(s)

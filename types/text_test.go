@@ -2,6 +2,7 @@ package types
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/streamdb/streamdb/pgerror"
@@ -48,6 +49,7 @@ func TestParseFormatText(t *testing.T) {
 		{TFloat4, "0.1", "0.1"}, {TFloat4, "1000000", "1e+06"}, {TFloat4, "123456", "123456"},
 		{TFloat4, "3.4028235e38", "3.4028235e+38"}, {TFloat4, "123.456", "123.456"}, {TFloat4, "1.17549435e-38", "1.1754944e-38"},
 		{TNumeric, "2.50", "2.50"}, {TNumeric, " -1.5e3 ", "-1500"}, {TNumeric, "1.50e1", "15.0"}, {TNumeric, "-0.00", "0.00"},
+		{TNumeric, "0e99999999", "0"}, {TNumeric, "1e-16383", "0." + strings.Repeat("0", 16382) + "1"},
 		{TNumeric, ".5", "0.5"}, {TNumeric, "5.", "5"}, {TNumeric, "1e-3", "0.001"}, {TNumeric, "nan", "NaN"},
 		{TNumeric, "-Infinity", "-Infinity"}, {TNumeric, "+inf", "Infinity"}, {TNumeric, "000123.4500", "123.4500"},
 		{num52, "123.456", "123.46"}, {num52, "-123.455", "-123.46"}, {num52, "1", "1.00"}, {num52, "999.994", "999.99"},
@@ -127,7 +129,11 @@ func TestParseTextErrors(t *testing.T) {
 		{TFloat8, "abc", "22P02", `invalid input syntax for type double precision: "abc"`},
 		{TFloat4, "1e40", "22003", `"1e40" is out of range for type real`},
 		{TNumeric, "1.2.3", "22P02", `invalid input syntax for type numeric: "1.2.3"`},
-		{TNumeric, "1e1001", "22P02", `invalid input syntax for type numeric: "1e1001"`},
+		{TNumeric, "1e131072", "22003", "value overflows numeric format"},
+		{TNumeric, "1.5e-16383", "22003", "value overflows numeric format"},
+		{TNumeric, "0e-20000", "22003", "value overflows numeric format"},
+		{TNumeric, "1e1073741823", "22003", "value overflows numeric format"},
+		{TNumeric, "1e-99999999999", "22003", "value overflows numeric format"},
 		{T{Family: Numeric, Mod: NumericMod(5, 2)}, "1234.5", "22003", "numeric field overflow"},
 		{T{Family: Numeric, Mod: NumericMod(5, 2)}, "Infinity", "22003", "numeric field overflow"},
 		{T{Family: Varchar, Mod: 3}, "abcd", "22001", "value too long for type character varying(3)"},

@@ -187,6 +187,8 @@ func (t T) String() string {
 	case Time, Timestamp, TimestampTZ:
 		base, zone, _ := strings.Cut(name, " ")
 		return base + "(" + itoa(int(t.Mod)) + ") " + zone
+	case Interval:
+		return name + intervalModString(t.Mod)
 	}
 	return name
 }

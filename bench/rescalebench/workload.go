@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -33,7 +33,7 @@ const pollEvery = 5 * time.Millisecond
 // read of it stops there instead of scanning the view.
 func counterKey() int64 {
 	for k := int64(-1); ; k-- {
-		if types.VNode(types.AppendKey(nil, types.NewInt(k), false), exec.VNodes) == 0 {
+		if rowkey.VNode(types.AppendKey(nil, types.NewInt(k), false), rowkey.VNodes) == 0 {
 			return k
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -17,7 +17,7 @@ func TestCounterKeyComesFirst(t *testing.T) {
 	if k >= 0 {
 		t.Fatalf("counterKey() = %d, want a negative key", k)
 	}
-	if v := types.VNode(types.AppendKey(nil, types.NewInt(k), false), exec.VNodes); v != 0 {
+	if v := rowkey.VNode(types.AppendKey(nil, types.NewInt(k), false), rowkey.VNodes); v != 0 {
 		t.Errorf("counterKey() = %d is in vnode %d, want 0", k, v)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/bench/rescalebench"
-	"github.com/streamdb/streamdb/exec"
+	"github.com/streamdb/streamdb/rowkey"
 )
 
 // parseBenchRescale reads the flags of `streamdb bench rescale`; usage
@@ -41,12 +41,12 @@ func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, er
 	switch {
 	case cfg.StateMB < 1:
 		return cfg, fmt.Errorf("bench rescale: --state-mb must be at least 1, not %d", cfg.StateMB)
-	case cfg.From < 1 || cfg.From > exec.VNodes || cfg.To < 1 || cfg.To > exec.VNodes:
-		return cfg, fmt.Errorf("bench rescale: --from and --to must be from 1 to %d, not %d and %d", exec.VNodes, cfg.From, cfg.To)
+	case cfg.From < 1 || cfg.From > rowkey.VNodes || cfg.To < 1 || cfg.To > rowkey.VNodes:
+		return cfg, fmt.Errorf("bench rescale: --from and --to must be from 1 to %d, not %d and %d", rowkey.VNodes, cfg.From, cfg.To)
 	case cfg.From == cfg.To:
 		return cfg, fmt.Errorf("bench rescale: --from and --to must differ, not both %d", cfg.From)
-	case cfg.Step < 0 || cfg.Step > exec.VNodes:
-		return cfg, fmt.Errorf("bench rescale: --step must be from 0 (the server's default) to %d, not %d", exec.VNodes, cfg.Step)
+	case cfg.Step < 0 || cfg.Step > rowkey.VNodes:
+		return cfg, fmt.Errorf("bench rescale: --step must be from 0 (the server's default) to %d, not %d", rowkey.VNodes, cfg.Step)
 	case cfg.Steady <= 0:
 		return cfg, fmt.Errorf("bench rescale: --steady must be positive, not %v", cfg.Steady)
 	}

@@ -33,8 +33,8 @@
 //     -x::int is -(pg_cast(x, 'int')) and casts chain.
 //   - Typed literals (DATE '...', INTERVAL '1' HOUR, int '1', timestamp with
 //     time zone '...', any type name followed by a string) become
-//     pg_cast('...', 'type'); an interval field is appended to the string
-//     ('1 hour'), a field range goes into the type ('interval hour to minute').
+//     pg_cast('...', 'type'); interval fields and a precision go into the
+//     type ('interval hour', 'interval hour to minute', 'interval second(3)').
 //   - ARRAY[a, b] becomes pg_array(a, b) (ARRAY[] is pg_array()); x[i]
 //     becomes pg_subscript(x, i) and the slice x[lo:hi] pg_slice(x, lo, hi),
 //     an omitted bound being 1 or 2147483647. x op ANY|SOME (e) and x op ALL

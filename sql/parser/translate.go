@@ -635,13 +635,19 @@ func (t *translator) typedLiteral(i int) (unit, int, bool) {
 	val := str.val
 	j++
 	if typ == "interval" {
+		// The fields and precision go into the type, whose range gives a
+		// bare number its unit ('1' year) and drops the fields right of
+		// it, as PostgreSQL's interval_in with a typmod.
 		if f := t.at(j); f.kind == tkIdent && intervalFields[f.val] {
-			if t.at(j+1).is("to") && t.at(j+2).kind == tkIdent && intervalFields[t.at(j+2).val] {
-				typ += " " + f.val + " to " + t.at(j+2).val
+			typ += " " + f.val
+			j++
+			if t.at(j).is("to") && t.at(j+1).kind == tkIdent && intervalFields[t.at(j+1).val] {
+				typ += " to " + t.at(j+1).val
+				j += 2
+			}
+			if t.at(j).isPunct("(") && t.at(j+1).kind == tkInt && t.at(j+2).isPunct(")") {
+				typ += "(" + t.at(j+1).val + ")"
 				j += 3
-			} else {
-				val += " " + f.val
-				j++
 			}
 		}
 	}

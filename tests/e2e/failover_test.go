@@ -23,36 +23,47 @@ var failoverTables = []string{"fa", "fb", "fc", "fd"}
 
 // TestClusterLeaderFailover kills the Raft leader with kill -9 ten times
 // while clients on the other nodes run DDL and DML, restarting it a few
-// seconds later. Every acknowledged row is then present once and no row
-// that was never sent is; each table's view equals its batch query; and
-// the history of the catalog operations (views created, dropped and
-// listed) is linearizable. It logs the time from each kill to a new leader
-// serving DDL and from each restart to the next committed write.
+// seconds later, then kills and restarts a follower three times. Every
+// acknowledged row is then present once and no row that was never sent
+// is; each table's view equals its batch query; and the history of the
+// catalog operations (views created, dropped and listed) is linearizable.
+// It logs the time from each kill to a survivor serving DDL and from each
+// restart to the next committed write.
 func TestClusterLeaderFailover(t *testing.T) {
 	nodes := startCluster(t, 3)
 	setupFailoverTables(t, nodes[0])
 	load := startClusterLoad(t, nodes)
-	var elected, restarted, committed []time.Duration
-	for round := range 10 {
-		time.Sleep(time.Second)
-		leader := load.leader(t)
-		load.setDown(leader, true)
-		killed := time.Now()
-		nodes[leader].kill()
-		elected = append(elected, load.probeDDL(t, round, leader))
-		time.Sleep(time.Until(killed.Add(3 * time.Second)))
-		start := time.Now()
-		nodes[leader].restart(t)
-		restarted = append(restarted, time.Since(start))
-		committed = append(committed, load.probeWrite(t, leader, round))
-		load.setDown(leader, false)
-		t.Logf("round %d: killed leader n%d; a new leader served DDL after %v; restarted in %v, its next write committed %v later",
-			round+1, leader+1, elected[round].Round(time.Millisecond), restarted[round].Round(time.Millisecond), committed[round].Round(time.Millisecond))
+	probes := 0
+	for _, phase := range []struct {
+		victim string
+		rounds int
+	}{{"leader", 10}, {"follower", 3}} {
+		var served, restarted, committed []time.Duration
+		for round := range phase.rounds {
+			time.Sleep(time.Second)
+			victim := load.leader(t)
+			if phase.victim == "follower" {
+				victim = (victim + 1 + round%2) % len(nodes)
+			}
+			load.setDown(victim, true)
+			killed := time.Now()
+			nodes[victim].kill()
+			served = append(served, load.probeDDL(t, phase.victim, round, victim))
+			time.Sleep(time.Until(killed.Add(3 * time.Second)))
+			start := time.Now()
+			nodes[victim].restart(t)
+			restarted = append(restarted, time.Since(start))
+			probes++
+			committed = append(committed, load.probeWrite(t, victim, probes))
+			load.setDown(victim, false)
+			t.Logf("round %d: killed %s n%d; a survivor served DDL after %v; restarted in %v, its next write committed %v later",
+				round+1, phase.victim, victim+1, served[round].Round(time.Millisecond), restarted[round].Round(time.Millisecond), committed[round].Round(time.Millisecond))
+		}
+		t.Logf("%s killed: to a survivor serving DDL %s; restart to ready %s; ready to the next committed write %s",
+			phase.victim, durationSummary(served), durationSummary(restarted), durationSummary(committed))
 	}
 	time.Sleep(time.Second)
 	load.stop()
-	t.Logf("kill to a new leader serving DDL: %s", durationSummary(elected))
-	t.Logf("restart to ready: %s; ready to the next committed write: %s", durationSummary(restarted), durationSummary(committed))
 	load.check(t, nodes)
 }
 
@@ -74,7 +85,10 @@ func setupFailoverTables(t *testing.T, n *clusterNode) {
 			fmt.Sprintf("CREATE MATERIALIZED VIEW %s_sum AS SELECT w, count(*) AS n, sum(id) AS s FROM %s GROUP BY w", tb, tb),
 			fmt.Sprintf("CREATE MATERIALIZED VIEW %s_ids AS SELECT id, w FROM %s", tb, tb),
 		} {
-			if _, err := conn.Exec(context.Background(), q); err != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			_, err := conn.Exec(ctx, q)
+			cancel()
+			if err != nil {
 				t.Fatalf("%s: %v", q, err)
 			}
 		}
@@ -359,18 +373,18 @@ func (l *clusterLoad) leader(t *testing.T) int {
 
 // probeDDL creates views on a survivor of the killed node until one
 // succeeds and returns the time that took from now.
-func (l *clusterLoad) probeDDL(t *testing.T, round, killed int) time.Duration {
+func (l *clusterLoad) probeDDL(t *testing.T, victim string, round, killed int) time.Duration {
 	t.Helper()
 	start := time.Now()
 	survivor := l.nodes[(killed+1)%len(l.nodes)]
 	for attempt := 0; ; attempt++ {
 		if time.Since(start) > 60*time.Second {
-			t.Fatalf("no DDL succeeded on n%d for 60 s after the leader was killed", (killed+1)%len(l.nodes)+1)
+			t.Fatalf("no DDL succeeded on n%d for 60 s after the %s was killed", (killed+1)%len(l.nodes)+1, victim)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		conn, err := pgx.Connect(ctx, testkit.ConnString(survivor.addr))
 		if err == nil {
-			_, err = conn.Exec(ctx, fmt.Sprintf("CREATE VIEW probe_%d_%d AS SELECT 1 AS x", round, attempt))
+			_, err = conn.Exec(ctx, fmt.Sprintf("CREATE VIEW probe_%s_%d_%d AS SELECT 1 AS x", victim, round, attempt))
 			conn.Close(context.Background())
 		}
 		cancel()
