@@ -68,6 +68,9 @@ func NumericDiv(a, b *apd.Decimal) (*apd.Decimal, error) {
 
 // NumericDivScale returns a/b rounded half away from zero to scale digits.
 func NumericDivScale(a, b *apd.Decimal, scale int32) (*apd.Decimal, error) {
+	if isSpecial(a, b) {
+		return divSpecial(a, b)
+	}
 	if b.IsZero() {
 		return nil, pgerror.New(pgerror.CodeDivisionByZero, "division by zero")
 	}

@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -280,5 +281,86 @@ func TestCaseFolded(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: got %q, want %q", c.e.SQL(), got, c.want)
 		}
+	}
+}
+
+// TestPulledUp checks that a constant column of a derived table is seen
+// through, as PostgreSQL pulls the table up or pushes conditions into it,
+// and one of a table with a LIMIT or under an outer join is not.
+func TestPulledUp(t *testing.T) {
+	sub := func(limited bool) *Query {
+		q := query("t0", "r1", leaf(Bool, litLeaf, "false"))
+		q.Sel.Items[0].Alias = "x5"
+		if limited {
+			q.Limit = 1
+		}
+		return q
+	}
+	e := mk(Int4, "%", "($ % $)", mk(Int4, "cast int4", "($)::int4", leaf(Bool, colLeaf, "s6.x5")), leaf(Int4, litLeaf, "0"))
+	if f, ok := pulledUp(e, &From{Sub: sub(false), Alias: "s6"}); !ok || f.SQL() != "((false)::int4 % 0)" {
+		t.Errorf("simple: %v %v", f.SQL(), ok)
+	}
+	if _, ok := pulledUp(e, &From{Sub: sub(true), Alias: "s6"}); ok {
+		t.Error("with a LIMIT: pulled up")
+	}
+	outer := &From{Join: "LEFT JOIN", L: &From{Rel: "t1", Alias: "r2"}, R: &From{Sub: sub(false), Alias: "s6"}}
+	if _, ok := pulledUp(e, outer); ok {
+		t.Error("under an outer join: pulled up")
+	}
+}
+
+// TestExpandKeys checks that a column standing for a grouping expression
+// is probed as that expression.
+func TestExpandKeys(t *testing.T) {
+	key := mk(Numeric, "neg", "(- $)", leaf(Numeric, litLeaf, "1.5"))
+	e := mk(Int8, "cast numeric to int8", "CAST($ AS int8)", leaf(Numeric, colLeaf, key.SQL()))
+	if got := expandKeys(e, []*Expr{key, leaf(Int4, colLeaf, "r1.c0")}); got.SQL() != "CAST((- 1.5) AS int8)" || holds(got, readsRows) {
+		t.Errorf("expanded: %s", got.SQL())
+	}
+	if got := expandKeys(e, nil); got != e {
+		t.Error("changed without keys")
+	}
+}
+
+// TestInputsOuterColumns checks that an expression of a subquery reading
+// a column of the enclosing query is probed over both relations.
+func TestInputsOuterColumns(t *testing.T) {
+	r2, r4 := &From{Rel: "t0", Alias: "r2"}, &From{Rel: "t1", Alias: "r4"}
+	e := mk(Date, "+", "($ + $)", leaf(Date, colLeaf, "r2.c2"), leaf(Int4, colLeaf, "r4.c0"))
+	got, ok := inputs(e, r4, r2)
+	if !ok || len(got) != 1 || got[0].Join != "CROSS JOIN" || got[0].L != r2 || got[0].R != r4 {
+		t.Errorf("inputs: %v %v", got, ok)
+	}
+	var sqls []string
+	sub := &Query{Sel: &Select{Items: []Item{{E: e, Alias: "x0"}}, From: r4}, Limit: -1, Offset: -1}
+	q := &Query{Sel: &Select{Items: []Item{{E: subquery(Date, "scalar subquery", "(", sub), Alias: "x1"}}, From: r2}, Limit: -1, Offset: -1}
+	for _, p := range probes(check{query: q}, "22008", true) {
+		sqls = append(sqls, p.SQL())
+	}
+	if !slices.Contains(sqls, "SELECT (r2.c2 + r4.c0) FROM (t0 AS r2 CROSS JOIN t1 AS r4)") {
+		t.Errorf("probes: %q", sqls)
+	}
+}
+
+// TestPushedDown checks that an expression over a set operation's column
+// is probed in each arm, over what the arm computes.
+func TestPushedDown(t *testing.T) {
+	arm := func(rel, alias string, e *Expr) *Query {
+		q := query(rel, alias, e)
+		q.Sel.Items[0].Alias = "c3"
+		return q
+	}
+	setop := &Query{SetOp: "INTERSECT", Left: arm("t2", "r2", nullOf(Timestamp)), Right: arm("t0", "r5", mk(Timestamp, "cast", "CAST($ AS timestamp)", leaf(Date, colLeaf, "r5.c6"))), Limit: -1, Offset: -1}
+	e := mk(Bool, "cast bool", "($)::bool", mk(Text, "cast text", "CAST($ AS text)", leaf(Timestamp, colLeaf, "s6.c3")))
+	var sqls []string
+	for _, p := range pushedDown(e, &From{Sub: setop, Alias: "s6"}) {
+		sqls = append(sqls, p.SQL())
+	}
+	if !slices.Contains(sqls, "SELECT (CAST(CAST(r5.c6 AS timestamp) AS text))::bool FROM t0 AS r5") {
+		t.Errorf("probes: %q", sqls)
+	}
+	setop.Limit = 1
+	if got := pushedDown(e, &From{Sub: setop, Alias: "s6"}); got != nil {
+		t.Errorf("past a LIMIT: %v", got)
 	}
 }

@@ -106,9 +106,10 @@ func compare(pg, sdb Outcome, ordered, view bool) *diff {
 // runtimeError reports whether err is one a statement raises while it
 // runs, over some values: a data exception (class 22), a cardinality
 // violation (21000, a scalar subquery's second row), or PostgreSQL's
-// 0A000 for a cast of NaN to an integer.
+// 0A000 for a cast of NaN or infinity to an integer.
 func runtimeError(err *pgconn.PgError) bool {
-	return err.Code[:2] == "22" || err.Code == "21000" || err.Code == "0A000" && strings.HasPrefix(err.Message, "cannot convert NaN")
+	return err.Code[:2] == "22" || err.Code == "21000" ||
+		err.Code == "0A000" && (strings.HasPrefix(err.Message, "cannot convert NaN") || strings.HasPrefix(err.Message, "cannot convert infinity"))
 }
 
 // typesDiff says which result columns differ in type, "" if none do.

@@ -57,7 +57,7 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 		if pgFailed {
 			f, o = pg, sdb
 		}
-		if f.Err == nil || f.Err.Code != failed.Code {
+		if f.Err == nil || f.Err.Code != failed.Code || !ru.fromAnswers(ctx, pq.Sel.From) {
 			continue
 		}
 		if o.Err == nil || o.Err.Code[:2] != failed.Code[:2] {
@@ -86,6 +86,22 @@ func (ru *Runner) explain(ctx context.Context, c check, d *diff) (*diff, *check)
 		}
 	}
 	return d, nil
+}
+
+// fromAnswers reports whether a probe's FROM, when it joins with
+// conditions of its own, gives rows on both servers: else it, not the
+// probed expression, may be what fails.
+func (ru *Runner) fromAnswers(ctx context.Context, f *From) bool {
+	if !joinsOn(f) {
+		return true
+	}
+	pg, sdb := ru.probe(ctx, (&Query{Sel: &Select{Items: []Item{{E: nullOf(Bool)}}, From: f}, Limit: -1, Offset: -1}).SQL())
+	return pg.Err == nil && sdb.Err == nil && pg.Lost == "" && sdb.Lost == ""
+}
+
+// joinsOn reports whether f holds a join with an ON condition.
+func joinsOn(f *From) bool {
+	return f != nil && (f.On != nil || joinsOn(f.L) || joinsOn(f.R))
 }
 
 // unchanged reports whether a DML statement's outcome says it changed no
@@ -117,15 +133,16 @@ const maxProbes = 100
 // probes returns queries that evaluate c's subexpressions one at a time,
 // those whose operation may raise code first, then constants, then the
 // smallest, over the inputs they read: a constant alone (SELECT e),
-// any other over the relations and derived tables of its SELECT whose
-// columns it reads (cross joined), or over its DML statement's table.
-// Aggregates, subqueries and expressions reading outer columns are left
-// out.
+// any other over the relations and derived tables of its SELECT, or of
+// the queries enclosing it, whose columns it reads (cross joined), or
+// over its DML statement's table. Subqueries are left out (an
+// uncorrelated scalar one is probed alone), and aggregates are probed
+// over the groups of their SELECT.
 func probes(c check, code string, tables bool) []*Query {
 	var all []*Query
 	switch {
 	case c.query != nil:
-		c.query.walk(nil, func(s *Select) {
+		walkScoped(c.query, nil, func(s *Select, outers []*From) {
 			roots := []*Expr{s.Where, s.Having}
 			for _, it := range s.Items {
 				roots = append(roots, it.E)
@@ -143,11 +160,19 @@ func probes(c check, code string, tables bool) []*Query {
 			for _, r := range roots {
 				if r != nil {
 					walkExpr(r, func(e *Expr) {
-						if f, changed := caseFolded(e); changed && f.Leaf == notLeaf && !holds(f, readsRows) {
-							// Constant once PostgreSQL settled its CASEs.
+						// A grouping key is written as a column of its
+						// text: probe the expression it stands for.
+						e = expandKeys(e, s.GroupBy)
+						inlined, pulled := pulledUp(e, s.From)
+						if f, settled := caseFolded(inlined); (pulled || settled) && f.Leaf == notLeaf && !holds(f, readsRows) {
+							// Constant once PostgreSQL pulled up derived
+							// tables and settled CASEs.
 							all = append(all, &Query{Sel: &Select{Items: []Item{{E: f}}}, Limit: -1, Offset: -1})
 						}
-						switch froms, ok := inputs(e, s.From); {
+						// As PostgreSQL pushes a condition down into
+						// a derived table (each arm of a set operation).
+						all = append(all, pushedDown(e, s.From)...)
+						switch froms, ok := inputs(e, s.From, outers...); {
 						case e.Kind == "scalar subquery":
 							// Alone, when it is not correlated.
 							all = append(all, &Query{Sel: &Select{Items: []Item{{E: e}}}, Limit: -1, Offset: -1})
@@ -163,7 +188,7 @@ func probes(c check, code string, tables bool) []*Query {
 					})
 				}
 			}
-		}, nil, nil)
+		})
 	case c.dml != nil:
 		// Over the table as it was: PostgreSQL rolled the statement back
 		// (see run); streamdb's is as it was when streamdb failed or
@@ -224,16 +249,78 @@ func raises(e *Expr, code string) bool {
 	return slices.ContainsFunc(raisers[code], func(k string) bool { return strings.Contains(e.Kind, k) })
 }
 
+// walkScoped calls fs on each SELECT of q with the FROMs of the queries
+// enclosing it (outers, innermost last), whose columns its expressions
+// may read.
+func walkScoped(q *Query, outers []*From, fs func(s *Select, outers []*From)) {
+	if q.Sel == nil {
+		walkScoped(q.Left, outers, fs)
+		walkScoped(q.Right, outers, fs)
+		return
+	}
+	s := q.Sel
+	fs(s, outers)
+	inner := append(slices.Clip(outers), s.From)
+	var expr func(e *Expr)
+	expr = func(e *Expr) {
+		if e == nil {
+			return
+		}
+		for _, a := range e.Args {
+			expr(a)
+		}
+		if e.Sub != nil {
+			walkScoped(e.Sub, inner, fs)
+		}
+	}
+	var from func(f *From)
+	from = func(f *From) {
+		if f == nil {
+			return
+		}
+		if f.Sub != nil {
+			walkScoped(f.Sub, outers, fs) // a derived table sees no sibling
+		}
+		from(f.L)
+		from(f.R)
+		expr(f.On)
+	}
+	for _, it := range s.Items {
+		expr(it.E)
+	}
+	from(s.From)
+	expr(s.Where)
+	for _, g := range s.GroupBy {
+		expr(g)
+	}
+	expr(s.Having)
+}
+
 // inputs returns the FROMs that e reads from, within its SELECT's FROM
-// from: the relations and derived tables whose columns it reads, cross
-// joined (nil for a constant), or from itself when e reads a merged
-// USING column; when e reads a relation under an outer join, from itself
-// too, whose NULL-extended rows e sees (PostgreSQL may evaluate e over
-// the relation alone, below a join it reduced to an inner one, or over
-// the join). It reports false when e reads a column from outside.
-func inputs(e *Expr, from *From) ([]*From, bool) {
+// from and those of the queries enclosing it (outers): the relations and
+// derived tables whose columns it reads, cross joined (nil for a
+// constant), or from itself when e reads a merged USING column; when e
+// reads a relation under an outer join, from itself too, whose
+// NULL-extended rows e sees (PostgreSQL may evaluate e over the relation
+// alone, below a join it reduced to an inner one, or over the join). It
+// reports false when e reads a column it cannot place.
+func inputs(e *Expr, from *From, outers ...*From) ([]*From, bool) {
 	leaves := map[string]*From{}
 	outer := map[*From]bool{}
+	var enclosing func(f *From)
+	enclosing = func(f *From) {
+		switch {
+		case f == nil:
+		case f.Join != "":
+			enclosing(f.L)
+			enclosing(f.R)
+		default:
+			leaves[f.Alias] = f
+		}
+	}
+	for _, o := range outers {
+		enclosing(o) // the inner ones, later, hide the outer ones
+	}
 	var collect func(f *From, underOuter bool)
 	collect = func(f *From, underOuter bool) {
 		switch {
@@ -322,6 +409,201 @@ func caseFolded(e *Expr) (*Expr, bool) {
 	c := *e
 	c.Args = args
 	return &c, true
+}
+
+// pulledUp returns e with each column of a derived table in from that is
+// a constant there replaced by that constant, and whether there was one:
+// PostgreSQL pulls a simple derived table up into the query that reads
+// it, and pushes a condition on a grouped or DISTINCT one's columns down
+// into it (not past a set operation, LIMIT or OFFSET), so that what is
+// left may be a constant it evaluates when it plans.
+func pulledUp(e *Expr, from *From) (*Expr, bool) {
+	consts := map[string]*Expr{}
+	var collect func(f *From)
+	collect = func(f *From) {
+		switch {
+		case f == nil:
+		case f.Join == "JOIN" || f.Join == "CROSS JOIN":
+			collect(f.L)
+			collect(f.R)
+		case f.Join != "":
+			// Under an outer join a pulled-up constant goes NULL with
+			// its side: PostgreSQL keeps it apart.
+		case f.Sub != nil && f.Sub.Sel != nil && f.Sub.Limit < 0 && f.Sub.Offset < 0 && f.Sub.Sel.Star == "":
+			s := f.Sub.Sel
+			for _, it := range s.Items {
+				if it.Alias != "" && it.E.Leaf != nullLeaf && !holds(it.E, readsRows) {
+					consts[f.Alias+"."+it.Alias] = it.E
+				}
+			}
+		}
+	}
+	collect(from)
+	if len(consts) == 0 {
+		return e, false
+	}
+	var replace func(x *Expr) (*Expr, bool)
+	replace = func(x *Expr) (*Expr, bool) {
+		if x.Leaf == colLeaf {
+			if c, ok := consts[x.Parts[0]]; ok {
+				return c, true
+			}
+			return x, false
+		}
+		changed := false
+		args := make([]*Expr, len(x.Args))
+		for i, a := range x.Args {
+			var ch bool
+			args[i], ch = replace(a)
+			changed = changed || ch
+		}
+		if !changed {
+			return x, false
+		}
+		c := *x
+		c.Args = args
+		return &c, true
+	}
+	return replace(e)
+}
+
+// expandKeys returns e with each column that stands for a grouping key
+// of keys that is an expression (the generator writes such a key in the
+// select list as a column of its text) replaced by that expression.
+func expandKeys(e *Expr, keys []*Expr) *Expr {
+	byText := map[string]*Expr{}
+	for _, k := range keys {
+		if k.Leaf == notLeaf {
+			byText[k.SQL()] = k
+		}
+	}
+	if len(byText) == 0 {
+		return e
+	}
+	var replace func(x *Expr) *Expr
+	replace = func(x *Expr) *Expr {
+		if x.Leaf == colLeaf {
+			if k, ok := byText[x.Parts[0]]; ok {
+				return k
+			}
+			return x
+		}
+		changed := false
+		args := make([]*Expr, len(x.Args))
+		for i, a := range x.Args {
+			args[i] = replace(a)
+			changed = changed || args[i] != a
+		}
+		if !changed {
+			return x
+		}
+		c := *x
+		c.Args = args
+		return &c
+	}
+	return replace(e)
+}
+
+// pushedDown returns probes of e over the SELECTs of the derived table
+// in from whose columns it reads (each arm of a set operation), with the
+// columns replaced by what those SELECTs compute: PostgreSQL pulls a
+// simple derived table up, and pushes a condition on its columns down
+// into a set operation's arms, where it may run on rows the query as
+// written never gets to. Only for an expression reading one derived
+// table, not under an outer join, whose SELECTs do not group, and not past
+// a LIMIT or OFFSET.
+func pushedDown(e *Expr, from *From) []*Query {
+	if e.Leaf != notLeaf || hasSubquery(e) || hasAggregate(e) {
+		return nil
+	}
+	derived := map[string]*From{}
+	var collect func(f *From)
+	collect = func(f *From) {
+		switch {
+		case f == nil:
+		case f.Join == "JOIN" || f.Join == "CROSS JOIN":
+			collect(f.L)
+			collect(f.R)
+		case f.Join == "" && f.Sub != nil:
+			derived[f.Alias] = f
+		}
+	}
+	collect(from)
+	var target *From
+	ok := true
+	walkExpr(e, func(x *Expr) {
+		if x.Leaf != colLeaf {
+			return
+		}
+		alias, _, _ := strings.Cut(x.Parts[0], ".")
+		f := derived[alias]
+		if f == nil || target != nil && target != f {
+			ok = false
+			return
+		}
+		target = f
+	})
+	if !ok || target == nil {
+		return nil
+	}
+	var arms []*Select
+	var leaves func(q *Query) bool
+	leaves = func(q *Query) bool {
+		if q.Limit >= 0 || q.Offset >= 0 {
+			return false
+		}
+		if q.Sel == nil {
+			return leaves(q.Left) && leaves(q.Right)
+		}
+		if len(q.Sel.GroupBy) > 0 || q.Sel.Having != nil {
+			return false
+		}
+		arms = append(arms, q.Sel)
+		return true
+	}
+	if !leaves(target.Sub) || len(arms) == 0 {
+		return nil
+	}
+	pos := map[string]int{}
+	for i, it := range arms[0].Items {
+		pos[it.Alias] = i
+	}
+	var out []*Query
+	for _, arm := range arms {
+		var replace func(x *Expr) (*Expr, bool)
+		replace = func(x *Expr) (*Expr, bool) {
+			if x.Leaf == colLeaf {
+				_, col, _ := strings.Cut(x.Parts[0], ".")
+				i, found := pos[col]
+				if !found || i >= len(arm.Items) || holds(arm.Items[i].E, func(y *Expr) bool { return y.Agg || y.Sub != nil }) {
+					return nil, false
+				}
+				return arm.Items[i].E, true
+			}
+			args := make([]*Expr, len(x.Args))
+			for i, a := range x.Args {
+				var ok bool
+				if args[i], ok = replace(a); !ok {
+					return nil, false
+				}
+			}
+			c := *x
+			c.Args = args
+			return &c, true
+		}
+		pe, ok := replace(e)
+		if !ok {
+			continue
+		}
+		froms, ok := inputs(pe, arm.From)
+		if !ok {
+			continue
+		}
+		for _, f := range froms {
+			out = append(out, &Query{Sel: &Select{Items: []Item{{E: pe}}, From: f}, Limit: -1, Offset: -1})
+		}
+	}
+	return out
 }
 
 // readsRows reports whether node e reads a row: a column, a subquery or
