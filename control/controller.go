@@ -338,6 +338,7 @@ func applyAll(ctx context.Context, gen *generation, fn func(workerConn) error) e
 // membership changes.
 func (c *Controller) Run(ctx context.Context, interval time.Duration) {
 	var backoff time.Duration
+	retry := minRetry
 	for ctx.Err() == nil {
 		if !c.meta.IsLeader() {
 			if sleep(ctx, 50*time.Millisecond) != nil {
@@ -347,12 +348,16 @@ func (c *Controller) Run(ctx context.Context, interval time.Duration) {
 		}
 		gen, err := c.recover(ctx)
 		if err != nil {
+			// A node is down or restarting: try again soon, then every
+			// second, so that it is back in the cluster soon after it is up.
 			if ctx.Err() == nil {
-				c.log.Warn("control: recovery failed; retrying", "err", err)
-				_ = sleep(ctx, time.Second)
+				c.log.Warn("control: recovery failed; retrying", "err", err, "in", retry)
+				_ = sleep(ctx, retry)
+				retry = min(2*retry, time.Second)
 			}
 			continue
 		}
+		retry = minRetry
 		began := time.Now()
 		interval = c.lead(ctx, gen, interval)
 		c.gen.Store(nil)
@@ -366,6 +371,10 @@ func (c *Controller) Run(ctx context.Context, interval time.Duration) {
 		}
 	}
 }
+
+// minRetry is the first wait after a recovery that failed (a node did not
+// answer).
+const minRetry = 100 * time.Millisecond
 
 // maxBackoff bounds the wait between recoveries of a failing cluster.
 const maxBackoff = 10 * time.Second

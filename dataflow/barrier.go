@@ -238,26 +238,40 @@ func (m *BarrierManager) addSource(id sourceKey, ch chan<- Message, actors int) 
 // write was not applied, may try again: a write sent after the reset
 // waits for the recovery's Resume and goes to the restarted jobs.
 func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extra func() []Write) (uint64, error) {
-	// Wait for checkpoints to catch up first, not holding up barriers.
-	if err := m.waitCaughtUp(ctx); err != nil {
-		return 0, err
+	resets := m.Resets()
+	for {
+		// Wait for checkpoints to catch up first, not holding up barriers.
+		if err := m.waitCaughtUp(ctx, resets); err != nil {
+			return 0, err
+		}
+		m.injectMu.Lock()
+		m.mu.Lock()
+		epoch, failed, held := m.prev+1, m.err != nil || m.resets != resets, m.paused
+		m.mu.Unlock()
+		if held && !failed {
+			// Paused since the wait: wait again.
+			m.injectMu.Unlock()
+			continue
+		}
+		// A recovery since the write began restarts the jobs one by one:
+		// a write must not reach a table whose views have not restarted
+		// yet. It runs again instead.
+		ch, ok := m.sources[sourceKey{job: source}]
+		switch {
+		case failed:
+			m.injectMu.Unlock()
+			return 0, ErrRecovered
+		case !ok:
+			m.injectMu.Unlock()
+			return 0, fmt.Errorf("dataflow: table %d does not run here now: %w", source, ErrRecovered)
+		}
+		if extra != nil {
+			m.store.Stage(epoch, extra())
+		}
+		err := send(ctx, ch, c)
+		m.injectMu.Unlock()
+		return epoch, err
 	}
-	m.injectMu.Lock()
-	defer m.injectMu.Unlock()
-	ch, ok := m.sources[sourceKey{job: source}]
-	if !ok {
-		return 0, fmt.Errorf("dataflow: table %d does not run here now: %w", source, ErrRecovered)
-	}
-	m.mu.Lock()
-	epoch, failed := m.prev+1, m.err != nil
-	m.mu.Unlock()
-	if failed {
-		return 0, ErrRecovered
-	}
-	if extra != nil {
-		m.store.Stage(epoch, extra())
-	}
-	return epoch, send(ctx, ch, c)
 }
 
 // maxUncommitted is how many epochs may await their commit before sources
@@ -275,9 +289,9 @@ func (m *BarrierManager) backlogged() bool {
 }
 
 // waitCaughtUp blocks while the manager is backlogged, paused or failed
-// (until the recovery resumes).
-func (m *BarrierManager) waitCaughtUp(ctx context.Context) error {
-	resets := m.Resets()
+// (until the recovery resumes); it fails with ErrRecovered once a reset
+// follows the resets'th.
+func (m *BarrierManager) waitCaughtUp(ctx context.Context, resets uint64) error {
 	err := m.waitRecovering(ctx, func() bool {
 		return m.resets != resets || m.prev-m.committed <= maxUncommitted && !m.paused && m.err == nil
 	})
