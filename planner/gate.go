@@ -52,21 +52,30 @@ func constantFalse(cond expr.Expr) bool {
 // one-time filter, so that under a false one nothing runs. A constant
 // true conjunct stays in rest.
 func splitGate(cond expr.Expr) (oneTime, rest expr.Expr) {
-	var g, r []expr.Expr
+	return splitConjuncts(cond, func(c expr.Expr) bool {
+		k, ok := c.(*expr.Const)
+		return (!ok || k.V.IsNull() || !k.V.Bool()) && readsNoRow(c)
+	})
+}
+
+// splitConjuncts splits a condition into the AND of its conjuncts that in
+// accepts and the AND of the others, each nil when there are none.
+func splitConjuncts(cond expr.Expr, in func(expr.Expr) bool) (yes, no expr.Expr) {
+	var y, n []expr.Expr
 	for _, c := range conjuncts(cond) {
-		if k, ok := c.(*expr.Const); (!ok || k.V.IsNull() || !k.V.Bool()) && readsNoRow(c) {
-			g = append(g, c)
+		if in(c) {
+			y = append(y, c)
 		} else {
-			r = append(r, c)
+			n = append(n, c)
 		}
 	}
-	if len(g) > 0 {
-		oneTime = andOf(g)
+	if len(y) > 0 {
+		yes = andOf(y)
 	}
-	if len(r) > 0 {
-		rest = andOf(r)
+	if len(n) > 0 {
+		no = andOf(n)
 	}
-	return oneTime, rest
+	return yes, no
 }
 
 // readsNoRow reports whether e is the same for every row: it reads no

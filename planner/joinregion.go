@@ -98,21 +98,7 @@ func (o *orderer) node(n Node) Node {
 // splitPinned splits a condition into the conjuncts that must be evaluated
 // over the row as written and the others (nil when there are none).
 func splitPinned(cond expr.Expr) (pinned, free expr.Expr) {
-	var p, f []expr.Expr
-	for _, c := range conjuncts(cond) {
-		if isPinned(c) {
-			p = append(p, c)
-		} else {
-			f = append(f, c)
-		}
-	}
-	if len(p) > 0 {
-		pinned = andOf(p)
-	}
-	if len(f) > 0 {
-		free = andOf(f)
-	}
-	return pinned, free
+	return splitConjuncts(cond, isPinned)
 }
 
 // isPinned reports whether e has a correlated subquery or a volatile

@@ -52,12 +52,26 @@ func (n *clusterNode) restart(t *testing.T) {
 // cluster, the others join it. It returns them in order.
 func startCluster(t *testing.T, n int) []*clusterNode {
 	t.Helper()
-	first := freeAddr(t)
+	return startClusterWith(t, n, func(int) (string, string) {
+		a := freeAddr(t)
+		return a, a
+	})
+}
+
+// startClusterWith is startCluster with node i's cluster address and the
+// address it advertises from addrs.
+func startClusterWith(t *testing.T, n int, addrs func(i int) (cluster, advertise string)) []*clusterNode {
+	t.Helper()
+	var first string
 	var nodes []*clusterNode
 	for i := range n {
-		flags := []string{"--node-id", fmt.Sprintf("n%d", i+1), "--cluster-addr", freeAddr(t)}
+		cluster, advertise := addrs(i)
+		flags := []string{"--node-id", fmt.Sprintf("n%d", i+1), "--cluster-addr", cluster}
+		if advertise != cluster {
+			flags = append(flags, "--advertise-addr", advertise)
+		}
 		if i == 0 {
-			flags[3] = first
+			first = advertise
 		} else {
 			flags = append(flags, "--join", first)
 		}

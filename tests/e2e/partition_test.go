@@ -119,9 +119,7 @@ func (f *netFaults) heal() {
 // through faults: node i binds 127.0.0.(i+2) and advertises its proxy.
 func startClusterBehind(t *testing.T, n int, faults *netFaults) []*clusterNode {
 	t.Helper()
-	var nodes []*clusterNode
-	var first string
-	for i := range n {
+	return startClusterWith(t, n, func(i int) (string, string) {
 		ip := "127.0.0." + strconv.Itoa(i+2)
 		ln, err := net.Listen("tcp", ip+":0")
 		if err != nil {
@@ -129,19 +127,8 @@ func startClusterBehind(t *testing.T, n int, faults *netFaults) []*clusterNode {
 		}
 		real := ln.Addr().String()
 		ln.Close()
-		advertised := faults.proxy(t, i, ip, real)
-		flags := []string{"--node-id", fmt.Sprintf("n%d", i+1), "--cluster-addr", real, "--advertise-addr", advertised}
-		if i == 0 {
-			first = advertised
-		} else {
-			flags = append(flags, "--join", first)
-		}
-		node := &clusterNode{dataDir: t.TempDir(), flags: flags}
-		node.process = startProcess(t, node.dataDir, freeAddr(t), flags...)
-		t.Cleanup(func() { node.stop(t) })
-		nodes = append(nodes, node)
-	}
-	return nodes
+		return real, faults.proxy(t, i, ip, real)
+	})
 }
 
 // TestClusterPartition cuts the leader, then a follower, off from the
