@@ -5,7 +5,7 @@ LISTEN   ?= 127.0.0.1:4566
 DATA_DIR ?= ./streamdb-data
 CORPUS   ?= ../shared/sqllogictest
 
-.PHONY: build run cluster test test-partition vet bench bench-nexmark bench-rescale sqllogic-known difftest clean
+.PHONY: build run cluster test vet bench bench-nexmark bench-rescale sqllogic-known difftest clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/streamdb
@@ -34,11 +34,6 @@ test: vet build
 	$(GO) test -count=1 -timeout 15m ./...
 	./$(BIN) sqllogic --match-errors tests/sqllogic/testdata
 	./$(BIN) sqllogic --known $(KNOWN) $(CORPORA)
-
-## test-partition: the network partition test (three nodes behind a
-## fault-injecting proxy), outside make test while a rare bug is open.
-test-partition: build
-	STREAMDB_PARTITION_TEST=1 $(GO) test -count=1 -timeout 10m -run 'TestClusterPartition$$' -v ./tests/e2e
 
 vet:
 	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)

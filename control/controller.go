@@ -72,7 +72,7 @@ type Controller struct {
 // generation is the workers of the cluster between two recoveries.
 type generation struct {
 	// fence names the recovery that started it.
-	fence   Fence
+	fence   meta.Fence
 	nodes   []string // sorted
 	workers map[string]workerConn
 	// failed is closed when a barrier or a commit failed, err saying
@@ -87,11 +87,11 @@ func (g *generation) fail(err error) { g.once.Do(func() { g.err = err; close(g.f
 // workerConn is a node's worker as the controller calls it, for a
 // recovery.
 type workerConn interface {
-	Apply(ctx context.Context, f Fence, tick dataflow.Tick, ch *Change) error
+	Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, ch *Change) error
 	// Reset returns the node's last epoch afterwards: prev, or a later one
 	// it had injected.
-	Reset(ctx context.Context, f Fence, committed, prev uint64) (uint64, error)
-	Committed(ctx context.Context, f Fence, epoch uint64) error
+	Reset(ctx context.Context, f meta.Fence, committed, prev uint64) (uint64, error)
+	Committed(ctx context.Context, f meta.Fence, epoch uint64) error
 }
 
 // codeNoLeader is the SQLSTATE of errNoLeader: cannot connect now.
@@ -170,7 +170,7 @@ func (c *Controller) report(ctx context.Context, what, method string, req any, l
 
 // failed fails the running generation with err, if node's failure
 // happened in it, so that the cluster recovers.
-func (c *Controller) failed(node string, f Fence, err error) {
+func (c *Controller) failed(node string, f meta.Fence, err error) {
 	if gen := c.gen.Load(); gen != nil && gen.fence == f {
 		c.log.Warn("control: a node's streaming failed; recovering", "node", node, "err", err)
 		gen.fail(err)
@@ -232,7 +232,7 @@ func (c *Controller) sealed(node string, epoch uint64) {
 		delete(c.seals, next)
 		delete(c.records, next)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := c.meta.CommitEpoch(ctx, next, rec)
+		err := c.meta.CommitEpoch(ctx, gen.fence, next, rec)
 		cancel()
 		if err != nil {
 			c.log.Error("control: committing an epoch failed; recovering", "epoch", next, "err", err)
@@ -439,7 +439,7 @@ func memberIDs(cat *meta.Catalog) []string {
 func (c *Controller) recover(ctx context.Context) (*generation, error) {
 	cat := c.meta.Catalog()
 	c.gens++
-	gen := &generation{fence: Fence{Term: c.meta.Term(), Gen: c.gens}, nodes: memberIDs(cat), workers: map[string]workerConn{}, failed: make(chan struct{})}
+	gen := &generation{fence: meta.Fence{Term: c.meta.Term(), Gen: c.gens}, nodes: memberIDs(cat), workers: map[string]workerConn{}, failed: make(chan struct{})}
 	for _, n := range gen.nodes {
 		if n == c.self {
 			gen.workers[n] = localConn{c.local}
@@ -447,15 +447,19 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 			gen.workers[n] = &remoteWorker{c: c, node: n}
 		}
 	}
-	// A new leader may not have applied its predecessor's last commits
-	// yet: recovering from an older epoch would discard committed state.
-	if err := c.meta.Barrier(ctx); err != nil {
+	// The recovery is recorded before the committed epoch is read: no
+	// commit of an earlier generation (a deposed leader's, forwarded once
+	// the network heals, or one in flight when its generation failed) can
+	// land after the read, and every earlier leader's commit has been
+	// applied here by then.
+	if err := c.meta.BeginRecovery(ctx, gen.fence); err != nil {
 		return nil, err
 	}
 	committed := c.meta.CommittedEpoch()
 	c.mu.Lock()
 	prev := max(c.epoch, committed)
 	c.mu.Unlock()
+	c.log.Info("control: recovering the cluster", "recovery", gen.fence.String(), "nodes", gen.nodes, "committed_epoch", committed)
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	var lastMu sync.Mutex

@@ -30,15 +30,15 @@ const (
 type empty struct{}
 
 type applyRequest struct {
-	Fence  Fence         `json:"fence"`
+	Fence  meta.Fence    `json:"fence"`
 	Tick   dataflow.Tick `json:"tick"`
 	Change *Change       `json:"change"`
 }
 
 type resetRequest struct {
-	Fence     Fence  `json:"fence"`
-	Committed uint64 `json:"committed"`
-	Prev      uint64 `json:"prev"`
+	Fence     meta.Fence `json:"fence"`
+	Committed uint64     `json:"committed"`
+	Prev      uint64     `json:"prev"`
 }
 
 // resetResponse carries the node's last epoch after a reset.
@@ -47,8 +47,8 @@ type resetResponse struct {
 }
 
 type committedRequest struct {
-	Fence Fence  `json:"fence"`
-	Epoch uint64 `json:"epoch"`
+	Fence meta.Fence `json:"fence"`
+	Epoch uint64     `json:"epoch"`
 }
 
 type sealedRequest struct {
@@ -57,9 +57,9 @@ type sealedRequest struct {
 }
 
 type failedRequest struct {
-	Node  string `json:"node"`
-	Fence Fence  `json:"fence"`
-	Err   string `json:"err"`
+	Node  string     `json:"node"`
+	Fence meta.Fence `json:"fence"`
+	Err   string     `json:"err"`
 }
 
 type createdRequest struct {
@@ -133,15 +133,15 @@ func (c *Controller) Services() []*grpc.ServiceDesc {
 // localConn is this node's worker as the controller calls it.
 type localConn struct{ w *Worker }
 
-func (l localConn) Apply(ctx context.Context, f Fence, tick dataflow.Tick, ch *Change) error {
+func (l localConn) Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, ch *Change) error {
 	return l.w.Apply(ctx, f, tick, ch)
 }
 
-func (l localConn) Reset(_ context.Context, f Fence, committed, prev uint64) (uint64, error) {
+func (l localConn) Reset(_ context.Context, f meta.Fence, committed, prev uint64) (uint64, error) {
 	return l.w.Reset(f, committed, prev)
 }
 
-func (l localConn) Committed(_ context.Context, f Fence, epoch uint64) error {
+func (l localConn) Committed(_ context.Context, f meta.Fence, epoch uint64) error {
 	return l.w.Committed(f, epoch)
 }
 
@@ -151,11 +151,11 @@ type remoteWorker struct {
 	node string
 }
 
-func (r *remoteWorker) Apply(ctx context.Context, f Fence, tick dataflow.Tick, ch *Change) error {
+func (r *remoteWorker) Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, ch *Change) error {
 	return r.call(ctx, methodApply, &applyRequest{Fence: f, Tick: tick, Change: ch})
 }
 
-func (r *remoteWorker) Reset(ctx context.Context, f Fence, committed, prev uint64) (uint64, error) {
+func (r *remoteWorker) Reset(ctx context.Context, f meta.Fence, committed, prev uint64) (uint64, error) {
 	addr, err := r.c.meta.NodeAddr(r.node)
 	if err != nil {
 		return 0, err
@@ -167,7 +167,7 @@ func (r *remoteWorker) Reset(ctx context.Context, f Fence, committed, prev uint6
 	return resp.Last, nil
 }
 
-func (r *remoteWorker) Committed(ctx context.Context, f Fence, epoch uint64) error {
+func (r *remoteWorker) Committed(ctx context.Context, f meta.Fence, epoch uint64) error {
 	return r.call(ctx, methodCommitted, &committedRequest{Fence: f, Epoch: epoch})
 }
 

@@ -36,31 +36,16 @@ type Worker struct {
 	cacheBytes map[uint32]func() int64
 	// fence is the recovery this node follows: a request of another comes
 	// from a former leader, or a recovery since replaced, and is refused.
-	fence Fence
-}
-
-// Fence names a recovery: the Raft term of the leader that ran it and its
-// number within the term.
-type Fence struct {
-	Term uint64 `json:"term"`
-	Gen  uint64 `json:"gen"`
-}
-
-// String names the recovery f uniquely in the cluster.
-func (f Fence) String() string { return fmt.Sprintf("%d.%d", f.Term, f.Gen) }
-
-// before reports whether f is older than g.
-func (f Fence) before(g Fence) bool {
-	return f.Term < g.Term || (f.Term == g.Term && f.Gen < g.Gen)
+	fence meta.Fence
 }
 
 // errStale refuses a request of another recovery than this node's.
-func errStale(got, have Fence) error {
-	return fmt.Errorf("control: a request of recovery %d.%d, and this node follows %d.%d: another recovery or leader took over", got.Term, got.Gen, have.Term, have.Gen)
+func errStale(got, have meta.Fence) error {
+	return fmt.Errorf("control: a request of recovery %s, and this node follows %s: another recovery or leader took over", got, have)
 }
 
 // checkFence refuses f unless it is this node's recovery's.
-func (w *Worker) checkFence(f Fence) error {
+func (w *Worker) checkFence(f meta.Fence) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if f != w.fence {
@@ -77,7 +62,7 @@ type upstream interface {
 
 // Apply applies one barrier and its change on this node, for the
 // recovery f.
-func (w *Worker) Apply(ctx context.Context, f Fence, tick dataflow.Tick, ch *Change) error {
+func (w *Worker) Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, ch *Change) error {
 	if err := w.checkFence(f); err != nil {
 		return err
 	}
@@ -160,7 +145,7 @@ func (w *Worker) CacheBytes(job uint32) int64 {
 }
 
 // Committed records that the leader of recovery f committed epoch.
-func (w *Worker) Committed(f Fence, epoch uint64) error {
+func (w *Worker) Committed(f meta.Fence, epoch uint64) error {
 	if err := w.checkFence(f); err != nil {
 		return err
 	}
@@ -180,9 +165,9 @@ func placementNode(nodes []string, slot int) string {
 // every actor stops, the versions written after committed leave storage,
 // and epochs resume after prev or after the last one injected here, which
 // it returns. An older recovery's is refused.
-func (w *Worker) Reset(f Fence, committed, prev uint64) (uint64, error) {
+func (w *Worker) Reset(f meta.Fence, committed, prev uint64) (uint64, error) {
 	w.mu.Lock()
-	if f.before(w.fence) {
+	if f.Before(w.fence) {
 		have := w.fence
 		w.mu.Unlock()
 		return 0, errStale(f, have)
@@ -207,14 +192,12 @@ func (w *Worker) Reset(f Fence, committed, prev uint64) (uint64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("recovery: %w", err)
 	}
-	if n > 0 {
-		w.log.Info("recovery removed uncommitted state", "versions", n, "committed_epoch", committed)
-	}
+	w.log.Info("recovery reset this node", "recovery", f.String(), "committed_epoch", committed, "removed_versions", n)
 	return w.mgr.LastEpoch(), nil
 }
 
 // currentFence returns the recovery this node follows.
-func (w *Worker) currentFence() Fence {
+func (w *Worker) currentFence() meta.Fence {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.fence

@@ -27,6 +27,8 @@ const (
 	opInitCluster op = "init_cluster"
 	opPutNode     op = "put_node"
 	opRemoveNode  op = "remove_node"
+	// opBeginRecovery records a recovery of the streaming jobs (Fence).
+	opBeginRecovery op = "begin_recovery"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.
@@ -70,6 +72,8 @@ type allocIDsCmd struct {
 }
 
 type commitEpochCmd struct {
+	// Fence is the recovery whose generation sealed the epoch.
+	Fence Fence  `json:"fence"`
 	Epoch uint64 `json:"epoch"`
 	// Step, if set, is the rescale step the epoch's barrier switched.
 	Step *RescaleStep `json:"step,omitempty"`

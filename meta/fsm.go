@@ -27,9 +27,11 @@ type fsm struct {
 	// applied is the index of the last entry applied (Raft's own
 	// AppliedIndex runs ahead of the FSM: it counts entries handed to it).
 	applied atomic.Uint64
-	// recent are the outcomes of the last commands with request ids;
-	// only Apply, Snapshot and Restore use it, which Raft calls in turn.
+	// recent are the outcomes of the last commands with request ids, and
+	// fence the latest recovery of the streaming jobs; only Apply,
+	// Snapshot and Restore use them, which Raft calls in turn.
 	recent outcomes
+	fence  Fence
 	logger *slog.Logger
 }
 
@@ -49,7 +51,7 @@ type result struct {
 
 // Apply implements raft.FSM.
 func (f *fsm) Apply(l *raft.Log) any {
-	value, err := f.apply(l.Data)
+	value, err := f.apply(l.Data, l.Term)
 	if err != nil && pgerror.Code(err) == pgerror.CodeInternal {
 		f.logger.Error("catalog command failed", "index", l.Index, "err", err)
 	}
@@ -57,24 +59,25 @@ func (f *fsm) Apply(l *raft.Log) any {
 	return result{value, err}
 }
 
-func (f *fsm) apply(data []byte) (any, error) {
+// apply applies the command data of a log entry of term.
+func (f *fsm) apply(data []byte, term uint64) (any, error) {
 	c, err := decodeCommand(data)
 	if err != nil {
 		return nil, err
 	}
 	if c.ID == "" {
-		return f.applyCommand(c)
+		return f.applyCommand(c, term)
 	}
 	if v, err, ok := f.recent.lookup(c.ID); ok {
 		return v, err
 	}
-	value, err := f.applyCommand(c)
+	value, err := f.applyCommand(c, term)
 	f.recent.remember(c.ID, value, err)
 	return value, err
 }
 
-// applyCommand applies one decoded command.
-func (f *fsm) applyCommand(c command) (any, error) {
+// applyCommand applies one decoded command of a log entry of term.
+func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 	cat := f.catalog.Load()
 	var value any
 	switch c.Op {
@@ -146,6 +149,12 @@ func (f *fsm) applyCommand(c command) (any, error) {
 			return nil, err
 		}
 		cat = cat.putNode(p.Node)
+	case opBeginRecovery:
+		p, err := decodePayload[beginRecoveryCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		return nil, f.beginRecovery(p, term)
 	case opRemoveNode:
 		p, err := decodePayload[removeNodeCmd](c)
 		if err != nil {
@@ -157,6 +166,9 @@ func (f *fsm) applyCommand(c command) (any, error) {
 	case opCommitEpoch:
 		p, err := decodePayload[commitEpochCmd](c)
 		if err != nil {
+			return nil, err
+		}
+		if err := f.checkCommit(p, term); err != nil {
 			return nil, err
 		}
 		if p.Epoch > f.committed.Load() {
@@ -187,12 +199,14 @@ type snapshotJSON struct {
 	Recent []*outcome `json:"recent,omitempty"`
 	// Applied is the index of the last entry applied.
 	Applied uint64 `json:"applied,omitempty"`
+	// Fence is the latest recovery of the streaming jobs.
+	Fence Fence `json:"fence"`
 }
 
 // Snapshot implements raft.FSM. Raft calls it between Applies, and the
 // catalog is immutable, so the snapshot just holds on to it and the epoch.
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
-	return fsmSnapshot{f.catalog.Load(), f.committed.Load(), f.recent.snapshot(), f.applied.Load()}, nil
+	return fsmSnapshot{f.catalog.Load(), f.committed.Load(), f.recent.snapshot(), f.applied.Load(), f.fence}, nil
 }
 
 // Restore implements raft.FSM.
@@ -208,6 +222,7 @@ func (f *fsm) Restore(r io.ReadCloser) error {
 	cat, committed := fromJSON(*s.Catalog)
 	f.catalog.Store(cat)
 	f.recent.restore(s.Recent)
+	f.fence = s.Fence
 	f.applied.Store(max(f.applied.Load(), s.Applied))
 	if committed > f.committed.Load() {
 		f.committed.Store(committed)
@@ -223,11 +238,12 @@ type fsmSnapshot struct {
 	committed uint64
 	recent    []*outcome
 	applied   uint64
+	fence     Fence
 }
 
 // Persist implements raft.FSMSnapshot.
 func (s fsmSnapshot) Persist(sink raft.SnapshotSink) error {
-	err := json.NewEncoder(sink).Encode(snapshotJSON{Version: snapshotVersion, Catalog: new(s.catalog.toJSON(s.committed)), Recent: s.recent, Applied: s.applied})
+	err := json.NewEncoder(sink).Encode(snapshotJSON{Version: snapshotVersion, Catalog: new(s.catalog.toJSON(s.committed)), Recent: s.recent, Applied: s.applied, Fence: s.fence})
 	if err != nil {
 		sink.Cancel()
 		return err

@@ -433,13 +433,7 @@ func (m *Meta) apply(ctx context.Context, o op, payload any) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	id := m.reqIDs.new()
-	if c, ok := payload.(commitEpochCmd); ok && c.Step == nil {
-		// Committing an epoch again changes nothing: no id, so that the
-		// frequent commits do not crowd DDL out of the FSM's memory.
-		id = ""
-	}
-	data, err := encodeCommand(o, payload, id)
+	data, err := encodeCommand(o, payload, m.reqIDs.new())
 	if err != nil {
 		return nil, err
 	}
@@ -505,12 +499,39 @@ func (m *Meta) SetSystem(ctx context.Context, name, value string) error {
 	return err
 }
 
-// CommitEpoch records epoch as committed: the recovery point and the
-// newest state readers see. One Raft entry per checkpoint, which also
-// records the rescale step its barrier switched, if step is not nil: the
-// step is durable exactly when its checkpoint is.
-func (m *Meta) CommitEpoch(ctx context.Context, epoch uint64, step *RescaleStep) error {
-	_, err := m.apply(ctx, opCommitEpoch, commitEpochCmd{Epoch: epoch, Step: step})
+// BeginRecovery records the recovery f of the streaming jobs, on the
+// leader of f's term: from then on only f's epochs commit. Read the
+// committed epoch to recover from after it returns: no older recovery's
+// commit can land later.
+func (m *Meta) BeginRecovery(ctx context.Context, f Fence) error {
+	return m.applyAsLeader(ctx, opBeginRecovery, beginRecoveryCmd{Fence: f})
+}
+
+// CommitEpoch records epoch, sealed by every node of the recovery f's
+// generation, as committed: the recovery point and the newest state
+// readers see. One Raft entry per checkpoint, which also records the
+// rescale step its barrier switched, if step is not nil: the step is
+// durable exactly when its checkpoint is. It fails with ErrStaleRecovery
+// once a later recovery began, and when this node no longer leads f's
+// term.
+func (m *Meta) CommitEpoch(ctx context.Context, f Fence, epoch uint64, step *RescaleStep) error {
+	return m.applyAsLeader(ctx, opCommitEpoch, commitEpochCmd{Fence: f, Epoch: epoch, Step: step})
+}
+
+// applyAsLeader applies a command of the leader's own (a recovery's), on
+// this node only: never forwarded, never retried, since a command of a
+// deposed leader must not reach its successor.
+func (m *Meta) applyAsLeader(ctx context.Context, o op, payload any) error {
+	data, err := encodeCommand(o, payload, "")
+	if err != nil {
+		return err
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, enqueueTimeout)
+		defer cancel()
+	}
+	_, _, err = m.applyLocal(ctx, data)
 	return err
 }
 
