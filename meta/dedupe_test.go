@@ -1,9 +1,7 @@
 package meta
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"testing"
 
 	"github.com/streamdb/streamdb/pgerror"
@@ -37,18 +35,7 @@ func TestFSMDedupe(t *testing.T) {
 		}
 	}
 	// The memory travels in snapshots.
-	snap, err := f.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sink memSink
-	if err := snap.Persist(&sink); err != nil {
-		t.Fatal(err)
-	}
-	g := newFSM(quiet)
-	if err := g.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
-		t.Fatal(err)
-	}
+	g := restored(t, f)
 	again(g)
 	// Beyond the window an id is forgotten: the command applies anew.
 	for i := range dedupeWindow {

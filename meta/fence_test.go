@@ -1,9 +1,7 @@
 package meta
 
 import (
-	"bytes"
 	"errors"
-	"io"
 	"testing"
 
 	"github.com/hashicorp/raft"
@@ -94,18 +92,7 @@ func TestSnapshotKeepsFence(t *testing.T) {
 	if err := applyInTerm(t, f, 3, opBeginRecovery, beginRecoveryCmd{Fence: Fence{3, 7}}); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := f.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sink memSink
-	if err := snap.Persist(&sink); err != nil {
-		t.Fatal(err)
-	}
-	g := newFSM(quiet)
-	if err := g.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
-		t.Fatal(err)
-	}
+	g := restored(t, f)
 	if err := applyInTerm(t, g, 3, opCommitEpoch, commitEpochCmd{Fence: Fence{3, 6}, Epoch: 9}); !errors.Is(err, ErrStaleRecovery) {
 		t.Fatalf("a commit of an older recovery after restore: %v", err)
 	}

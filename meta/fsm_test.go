@@ -243,6 +243,26 @@ func (*memSink) ID() string    { return "mem" }
 func (*memSink) Cancel() error { return nil }
 func (*memSink) Close() error  { return nil }
 
+// restored returns a new FSM restored from a snapshot of f, as a node
+// that installs it.
+func restored(t *testing.T, f *fsm) *fsm {
+	t.Helper()
+	snap, err := f.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer snap.Release()
+	var sink memSink
+	if err := snap.Persist(&sink); err != nil {
+		t.Fatal(err)
+	}
+	g := newFSM(quiet)
+	if err := g.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 func TestSnapshotRestore(t *testing.T) {
 	f := newFSM(quiet)
 	cmds := []struct {
@@ -265,20 +285,7 @@ func TestSnapshotRestore(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	snap, err := f.Snapshot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sink memSink
-	if err := snap.Persist(&sink); err != nil {
-		t.Fatal(err)
-	}
-	snap.Release()
-
-	g := newFSM(quiet)
-	if err := g.Restore(io.NopCloser(bytes.NewReader(sink.Bytes()))); err != nil {
-		t.Fatal(err)
-	}
+	g := restored(t, f)
 	want, _ := json.Marshal(f.catalog.Load())
 	got, _ := json.Marshal(g.catalog.Load())
 	if !bytes.Equal(got, want) {
