@@ -35,7 +35,7 @@ type writeSet struct {
 	// fresh are inserted rows keyed by new hidden row ids, which neither
 	// the committed state nor another row of the statement holds.
 	fresh [][]types.Datum
-	rows  dataflow.RowArena
+	rows  types.RowArena
 }
 
 type change struct {
@@ -124,7 +124,7 @@ func checkNotNull(t *meta.Table, row []types.Datum) error {
 
 // fullRow returns a copy of row, built in arena, completed to t's width:
 // with a new hidden row id appended if t has one.
-func (e *Engine) fullRow(t *meta.Table, arena *dataflow.RowArena, row []types.Datum) []types.Datum {
+func (e *Engine) fullRow(t *meta.Table, arena *types.RowArena, row []types.Datum) []types.Datum {
 	full := arena.Row(len(t.Columns))
 	copy(full, row)
 	if t.HiddenRowID {

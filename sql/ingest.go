@@ -51,7 +51,7 @@ func (e *Engine) Ingest(ctx context.Context, table string, rows [][]types.Datum)
 	tw := e.tableWriter(t.ID)
 	tw.lock(e.mgr.Committed(), e.mgr.Resets())
 	defer tw.unlock()
-	var arena dataflow.RowArena
+	var arena types.RowArena
 	for len(rows) > 0 {
 		n := min(len(rows), dataflow.MaxChunkRows)
 		c := &dataflow.Chunk{Ops: slices.Repeat([]dataflow.Op{dataflow.Insert}, n), Rows: rows[:n:n]}
