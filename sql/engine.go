@@ -51,7 +51,7 @@ type Engine struct {
 	mgr     *dataflow.BarrierManager
 	ctrl    *control.Controller
 	// reader reads relations wherever their state is in the cluster.
-	reader storage.Reader
+	reader *control.Reader
 	// bg counts the engine's goroutines (Close waits for them).
 	bg     sync.WaitGroup
 	cancel context.CancelFunc
@@ -113,7 +113,7 @@ func NewEngine(m *meta.Meta, st *storage.Engine, opts Options) (*Engine, error) 
 		Failed:  func(err error) { ctrl.Failed(err) },
 	})
 	e.rt = dataflow.NewRuntime(ctx, store, e.mgr, rowkey.VNodes, opts.Logger)
-	ctrl = control.New(m.NodeID(), m, e.rt, e.mgr, st, jobBuilder{e}, opts.Logger)
+	ctrl = control.New(m.NodeID(), m, e.rt, e.mgr, st, planner.NewJobs(m.Catalog), opts.Logger)
 	e.ctrl = ctrl
 	e.reader = ctrl.Reader()
 	m.OnCommit(e.mgr.SetCommitted)
@@ -255,40 +255,4 @@ func (e *Engine) WaitCommitted(ctx context.Context, epoch uint64) error {
 		e.mgr.RequestBarrier()
 	}
 	return e.mgr.WaitCommitted(ctx, epoch)
-}
-
-// tableRef describes table or source t for the runtime.
-func tableRef(t *meta.Table) (*dataflow.TableRef, error) {
-	ref := &dataflow.TableRef{ID: t.ID, Name: t.Name, PK: t.PK, AppendOnly: t.AppendOnly}
-	for _, c := range t.Columns {
-		ref.Types = append(ref.Types, c.Type)
-	}
-	var err error
-	ref.Watermark, err = planner.WatermarkFilter(t)
-	return ref, err
-}
-
-// jobBuilder builds the runtime's jobs from the catalog for the
-// controller.
-type jobBuilder struct{ e *Engine }
-
-// TableRef implements control.Builder.
-func (b jobBuilder) TableRef(t *meta.Table) (*dataflow.TableRef, error) { return tableRef(t) }
-
-// Graph implements control.Builder: a materialized view's plan (with the
-// state tables it was created with), or a connector's job.
-func (b jobBuilder) Graph(t *meta.Table) (*dataflow.GraphSpec, error) {
-	if t.Kind == meta.KindMaterializedView {
-		i := 0
-		plan, _, err := b.e.planView(t.ViewSQL, t.ID, t.EmitOnWindowClose, func() uint32 {
-			id := t.StateTables[i]
-			i++
-			return id
-		})
-		if err != nil {
-			return nil, err
-		}
-		return plan.Graph, nil
-	}
-	return connectorGraph(t)
 }

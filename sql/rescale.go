@@ -425,15 +425,15 @@ func (e *Engine) RescaleJobs() []planner.RescaleProgress {
 }
 
 // Fragments implements planner.Status: the actors of every running job.
-func (e *Engine) Fragments() []planner.FragmentActor {
+func (e *Engine) Fragments() []control.FragmentActor {
 	cat := e.Meta.Catalog()
 	tables := map[uint32]*meta.Table{}
 	for _, t := range cat.Tables() {
 		tables[t.ID] = t
 	}
-	var out []planner.FragmentActor
+	var out []control.FragmentActor
 	for _, f := range e.rt.Fragments() {
-		a := planner.FragmentActor{Job: f.Job, Fragment: f.Fragment, Parallelism: f.Parallelism, Actor: f.Slot, VNodes: f.VNodes}
+		a := control.FragmentActor{Job: f.Job, Fragment: f.Fragment, Parallelism: f.Parallelism, Actor: f.Slot, VNodes: f.VNodes}
 		if t := tables[f.Job]; t != nil {
 			a.Name = t.Name
 			if nodes := control.JobPlacement(cat, t); f.Slot < len(nodes) {
