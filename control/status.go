@@ -85,3 +85,25 @@ func (r *Reader) StateTables(epoch uint64) ([]StateTableEntries, error) {
 	}
 	return out, nil
 }
+
+// Fragments returns the actors of every job's fragments running on this
+// node, by job, fragment and slot.
+func (s *Streaming) Fragments() []FragmentActor {
+	cat := s.meta.Catalog()
+	tables := map[uint32]*meta.Table{}
+	for _, t := range cat.Tables() {
+		tables[t.ID] = t
+	}
+	var out []FragmentActor
+	for _, f := range s.rt.Fragments() {
+		a := FragmentActor{Job: f.Job, Fragment: f.Fragment, Parallelism: f.Parallelism, Actor: f.Slot, VNodes: f.VNodes}
+		if t := tables[f.Job]; t != nil {
+			a.Name = t.Name
+			if nodes := JobPlacement(cat, t); f.Slot < len(nodes) {
+				a.Node = nodes[f.Slot]
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}

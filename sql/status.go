@@ -21,7 +21,10 @@ func (e *Engine) StateTables() ([]control.StateTableEntries, error) {
 }
 
 // BarrierLatency implements planner.Status.
-func (e *Engine) BarrierLatency() latency.Summary { return e.mgr.BarrierLatency() }
+func (e *Engine) BarrierLatency() latency.Summary { return e.stream.BarrierLatency() }
+
+// Fragments implements planner.Status: the actors of every running job.
+func (e *Engine) Fragments() []control.FragmentActor { return e.stream.Fragments() }
 
 // Nodes implements planner.Status: the cluster's nodes as this node sees
 // them, with the actor slots and key groups of the jobs placed on each.

@@ -155,7 +155,7 @@ func (e *Engine) dropped(ctx context.Context, ts []*meta.Table) error {
 func (e *Engine) stopJob(ctx context.Context, job uint32, tables []uint32) error {
 	epoch, err := e.ctrl.StopJob(ctx, job)
 	if err == nil {
-		err = e.mgr.WaitCommitted(ctx, epoch)
+		err = e.stream.WaitCommitted(ctx, epoch)
 	}
 	if err == nil {
 		_, err = e.ctrl.Drop(ctx, tables)
