@@ -30,10 +30,10 @@ func (c *Changes) Insert(row []types.Datum) { c.chunk.Append(dataflow.Insert, ro
 // Delete removes row.
 func (c *Changes) Delete(row []types.Datum) { c.chunk.Append(dataflow.Delete, row) }
 
-// Update replaces row old with row new (of the same key or not).
-func (c *Changes) Update(old, new []types.Datum) {
-	c.chunk.Append(dataflow.UpdateDelete, old)
-	c.chunk.Append(dataflow.UpdateInsert, new)
+// Update replaces row before with row after (of the same key or not).
+func (c *Changes) Update(before, after []types.Datum) {
+	c.chunk.Append(dataflow.UpdateDelete, before)
+	c.chunk.Append(dataflow.UpdateInsert, after)
 }
 
 // Len returns the number of rows the changes hold (an update holds two).
