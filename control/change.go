@@ -45,15 +45,14 @@ type Change struct {
 	CatalogIndex uint64 `json:"catalog_index,omitempty"`
 }
 
-// Builder turns relations' catalog records into what the runtime runs;
-// the SQL layer, which plans, provides it.
+// Builder turns relations' catalog records into what the runtime runs
+// where that takes planning; the planner provides it.
 type Builder interface {
-	// TableRef describes a table fed by DML (or a relation other jobs
-	// read) to the runtime.
+	// TableRef describes a table fed by DML, a source or a table with a
+	// connector to the runtime.
 	TableRef(t *meta.Table) (*dataflow.TableRef, error)
-	// Graph returns the job graph of a materialized view, a source or a
-	// table with a connector.
-	Graph(t *meta.Table) (*dataflow.GraphSpec, error)
+	// ViewGraph returns the job graph of a materialized view.
+	ViewGraph(t *meta.Table) (*dataflow.GraphSpec, error)
 }
 
 // cacheModes name dataflow's cache modes in Change.Cache.

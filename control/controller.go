@@ -10,6 +10,12 @@
 // every node drops what it wrote after the last committed epoch and the
 // jobs restart from there. On other nodes the controller forwards what
 // sessions ask of it to the leader's.
+//
+// Streaming is a node's streaming side as the SQL layer uses it: the
+// runtime and its controller, started together, the write path of table
+// rows into their streams (with their hidden row ids), acknowledged once
+// their epoch commits, the jobs of sources, and the figures of the
+// running jobs.
 package control
 
 import (
@@ -104,10 +110,10 @@ func errNoLeader() error {
 		WithHint("Retry shortly; SHOW NODES tells whether every node is up.")
 }
 
-// New returns the controller and the worker of node self, whose runtime
-// rt and barrier manager mgr run the node's actors over st; builder builds
-// jobs from the catalog.
-func New(self string, m *meta.Meta, rt *dataflow.Runtime, mgr *dataflow.BarrierManager, st *storage.Engine, builder Builder, log *slog.Logger) *Controller {
+// newController returns the controller and the worker of node self,
+// whose runtime rt and barrier manager mgr run the node's actors over st;
+// builder builds jobs from the catalog.
+func newController(self string, m *meta.Meta, rt *dataflow.Runtime, mgr *dataflow.BarrierManager, st *storage.Engine, builder Builder, log *slog.Logger) *Controller {
 	c := &Controller{self: self, meta: m, client: m.Client(), log: log,
 		seals: map[uint64]map[string]bool{}, records: map[uint64]*meta.RescaleStep{}, createdBy: map[uint32]map[string]bool{},
 		kick: make(chan struct{}, 1), interval: make(chan time.Duration)}
@@ -119,9 +125,6 @@ func New(self string, m *meta.Meta, rt *dataflow.Runtime, mgr *dataflow.BarrierM
 	rt.SetCluster(self, transport{c.queues}, c.reader)
 	return c
 }
-
-// Reader returns the node's reader of relations across the cluster.
-func (c *Controller) Reader() *Reader { return c.reader }
 
 // Worker returns this node's worker.
 func (c *Controller) Worker() *Worker { return c.local }

@@ -1,11 +1,13 @@
 package control
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/meta"
@@ -68,9 +70,35 @@ func (r *Reader) Scan(lower, upper []byte, epoch uint64, fn func(key, value []by
 	return nil
 }
 
+// Get returns the value of key live at epoch, from the nodes that may
+// hold it, this node first.
+func (r *Reader) Get(key []byte, epoch uint64) (value []byte, ok bool, err error) {
+	for _, node := range r.holders(key) {
+		if node == r.self {
+			value, ok, err = r.local.Get(key, epoch)
+		} else {
+			req := &scanRequest{Lower: key, Upper: append(slices.Clip(key), 0), Epoch: epoch}
+			err = r.remoteScan(node, req, func(_, v []byte) error {
+				value, ok = bytes.Clone(v), true
+				return nil
+			})
+		}
+		if ok || err != nil {
+			return value, ok, err
+		}
+	}
+	return nil, false, nil
+}
+
 // TableDiskUsage implements storage.Reader: this node's part (an
 // estimate for planning).
 func (r *Reader) TableDiskUsage(id uint32) (uint64, error) { return r.local.TableDiskUsage(id) }
+
+// VNodeDiskUsage estimates the bytes one vnode of a table takes in this
+// node's store.
+func (r *Reader) VNodeDiskUsage(id uint32, vnode uint16) (uint64, error) {
+	return r.local.VNodeDiskUsage(id, vnode)
+}
 
 // holders returns the nodes whose stores may hold keys of the table that
 // key starts with: those running its relation's job, this node first;

@@ -82,7 +82,7 @@ func (w *Worker) Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, ch
 		}
 		return w.rt.Inject(ctx, tick)
 	case changeStartJob:
-		g, err := w.builder.Graph(ch.Def)
+		g, err := w.graph(ch.Def)
 		if err != nil {
 			return err
 		}
@@ -131,6 +131,19 @@ func (w *Worker) Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, ch
 		return nil
 	}
 	return fmt.Errorf("control: unknown change %q", ch.Kind)
+}
+
+// graph returns the job graph of t: a materialized view's plan, or the
+// job of a source or a table with a connector.
+func (w *Worker) graph(t *meta.Table) (*dataflow.GraphSpec, error) {
+	if t.Kind == meta.KindMaterializedView {
+		return w.builder.ViewGraph(t)
+	}
+	ref, err := w.builder.TableRef(t)
+	if err != nil {
+		return nil, err
+	}
+	return sourceGraph(t, ref)
 }
 
 // CacheBytes returns the cached state bytes that the last reassignment of

@@ -2,35 +2,12 @@ package dataflow
 
 import "github.com/streamdb/streamdb/types"
 
-// arenaBlock is the number of datums allocated at once for rows.
-const arenaBlock = 1024
-
-// RowArena hands out rows that share large allocations, so that building
-// a row for a chunk costs no allocation of its own. The rows stay valid
-// as long as anything holds them; keep one RowArena per producer so that
-// an allocation serves many rows. The zero value is ready to use.
-type RowArena struct {
-	free []types.Datum
-}
-
-// Row returns storage for a new row of n datums, all NULL. A row is never
-// nil, also of no columns: operators tell a nil row from a row (an
-// aggregation without aggregates over no group key has one, of none).
-func (a *RowArena) Row(n int) []types.Datum {
-	if a.free == nil || cap(a.free)-len(a.free) < n {
-		a.free = make([]types.Datum, 0, max(n, arenaBlock))
-	}
-	start := len(a.free)
-	a.free = a.free[:start+n]
-	return a.free[start : start+n : start+n]
-}
-
 // chunkOut accumulates an operator's output changes into chunks of up to
 // MaxChunkRows rows; row builds output rows from its arena. Keep one
 // chunkOut per operator so that the arena's allocations serve many chunks.
 type chunkOut struct {
 	c     *Chunk
-	arena RowArena
+	arena types.RowArena
 	// last is the length of the last chunk emitted, the room a new chunk
 	// starts with: an operator's chunks tend to have similar lengths.
 	last int

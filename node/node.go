@@ -1,6 +1,7 @@
 // Package node wires one streamdb node together: the state store, the Raft
-// catalog, the SQL engine and the pgwire listener. The embedded single-node
-// default and tests start exactly this.
+// catalog, the streaming runtime with its controller, the SQL engine and
+// the pgwire listener. The embedded single-node default and tests start
+// exactly this.
 package node
 
 import (
@@ -14,8 +15,10 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/cluster"
+	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgwire"
+	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql"
 	"github.com/streamdb/streamdb/storage"
 )
@@ -67,6 +70,7 @@ type Node struct {
 	rpc     *cluster.Server
 	client  *cluster.Client
 	meta    *meta.Meta
+	stream  *control.Streaming
 	engine  *sql.Engine
 	server  *pgwire.Server
 	ln      net.Listener
@@ -108,17 +112,19 @@ func Start(cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 	n.meta = m
-	if n.engine, err = sql.NewEngine(n.meta, n.storage, sql.Options{Version: ServerVersion, BarrierInterval: cfg.BarrierInterval, Parallelism: cfg.Parallelism, StateCacheBytes: cfg.StateCacheBytes, Logger: cfg.Logger}); err != nil {
+	n.stream, err = control.Start(m, st, planner.NewJobs(m.Catalog), control.Options{BarrierInterval: cfg.BarrierInterval, StateCacheBytes: cfg.StateCacheBytes, Logger: cfg.Logger})
+	if err != nil {
 		return nil, err
 	}
-	for _, s := range n.engine.Services() {
+	n.engine = sql.NewEngine(m, n.stream, sql.Options{Version: ServerVersion, Parallelism: cfg.Parallelism, Logger: cfg.Logger})
+	for _, s := range append(n.stream.Controller().Services(), n.engine.Services()...) {
 		n.rpc.Register(s)
 	}
 	go func() { _ = n.rpc.Serve(n.mux) }()
 	// The leader's controller restarts every node's jobs once all the
 	// cluster's nodes answer; until then queries of streaming state wait.
 	select {
-	case <-n.engine.Ready():
+	case <-n.stream.Ready():
 	case <-time.After(readyTimeout):
 		cfg.Logger.Warn("the cluster's jobs have not started yet: waiting for every node of the cluster to be up; serving clients meanwhile", "waited", readyTimeout)
 	}
@@ -169,6 +175,9 @@ func (n *Node) closeStores() error {
 	var errs []error
 	if n.engine != nil {
 		n.engine.Close()
+	}
+	if n.stream != nil {
+		n.stream.Close()
 	}
 	if n.meta != nil {
 		errs = append(errs, n.meta.Close())

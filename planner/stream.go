@@ -441,14 +441,12 @@ func scanStream(x *Scan) (*stream, error) {
 	if t.Kind != meta.KindTable && t.Kind != meta.KindMaterializedView && t.Kind != meta.KindSource {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "materialized views over %s %q are not supported yet", t.Kind, t.Name)
 	}
-	ref := &dataflow.TableRef{ID: t.ID, Name: t.Name, PK: t.PK, AppendOnly: t.AppendOnly, RowBlocks: t.RowBlocks, Source: t.Kind == meta.KindSource}
-	var err error
-	if ref.Watermark, err = WatermarkFilter(t); err != nil {
+	ref, err := TableRef(t)
+	if err != nil {
 		return nil, err
 	}
 	origin := make([]int, len(t.Columns))
-	for i, c := range t.Columns {
-		ref.Types = append(ref.Types, c.Type)
+	for i := range origin {
 		origin[i] = i
 	}
 	return &stream{cols: x.Cols, key: slices.Clone(t.PK), appendOnly: t.AppendOnly, table: ref, origin: origin}, nil

@@ -3,6 +3,7 @@ package planner
 import (
 	"time"
 
+	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/latency"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
@@ -20,18 +21,18 @@ const streamdbCatalogOID = 13100
 type Status interface {
 	// SourceSplits returns the position of every split of every source
 	// and table with a connector as of the newest committed epoch.
-	SourceSplits() ([]SplitProgress, error)
+	SourceSplits() ([]control.SplitProgress, error)
 	// BarrierLatency summarizes, over the node's life, the time from each
 	// barrier's injection until its epoch was committed.
 	BarrierLatency() latency.Summary
 	// StateTables returns the entries of every operator state table of
 	// every relation as of the newest committed epoch.
-	StateTables() ([]StateTableEntries, error)
+	StateTables() ([]control.StateTableEntries, error)
 	// RescaleJobs returns the latest rescale of each job (ALTER ... SET
 	// PARALLELISM) since the node started, running or finished.
 	RescaleJobs() []RescaleProgress
 	// Fragments returns the actors of every running job's fragments.
-	Fragments() []FragmentActor
+	Fragments() []control.FragmentActor
 	// Nodes returns the cluster's nodes as this node sees them.
 	Nodes() []NodeStatus
 }
@@ -66,40 +67,6 @@ type RescaleProgress struct {
 	BytesMoved, CacheBytesMoved int64
 	Elapsed                     time.Duration
 	Error                       string
-}
-
-// FragmentActor is one actor of a running fragment of a job.
-type FragmentActor struct {
-	Job         uint32
-	Name        string
-	Fragment    int
-	Parallelism int
-	// Actor is the actor's slot; VNodes the number of key groups it owns.
-	Actor, VNodes int
-	// Node is the id of the node that runs the actor.
-	Node string
-}
-
-// StateTableEntries is the size of one operator state table of a
-// relation: join sides, aggregation groups, buffered rows, watermarks.
-type StateTableEntries struct {
-	Relation string
-	Table    uint32
-	// Entries counts the table's live keys.
-	Entries int64
-}
-
-// SplitProgress is the committed position of one split of a source.
-type SplitProgress struct {
-	// Source names the source (or table with a connector).
-	Source string
-	// Split is the split's number.
-	Split int
-	// Offset is the committed offset: the position of the split's next row.
-	Offset int64
-	// Done reports that the split has no rows beyond Offset: all it
-	// produces is in committed state.
-	Done bool
 }
 
 // streamdbCatalogTables are the relations of streamdb_catalog.

@@ -9,7 +9,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/sql/parser"
 	"github.com/streamdb/streamdb/types"
@@ -31,7 +30,7 @@ type copyDecoder struct {
 	buf  []byte
 	ends []int
 	null []bool
-	rows dataflow.RowArena
+	rows types.RowArena
 }
 
 func newCopyDecoder(opts *parser.Copy, table string, names []string, ts []types.T, r io.Reader) *copyDecoder {

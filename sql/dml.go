@@ -2,14 +2,13 @@ package sql
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
 	"slices"
 	"strings"
 
-	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
@@ -35,7 +34,7 @@ type writeSet struct {
 	// fresh are inserted rows keyed by new hidden row ids, which neither
 	// the committed state nor another row of the statement holds.
 	fresh [][]types.Datum
-	rows  dataflow.RowArena
+	rows  types.RowArena
 }
 
 type change struct {
@@ -65,7 +64,7 @@ func (w *writeSet) touch(key string) (*change, error) {
 		w.order = append(w.order, key)
 		return c, nil
 	}
-	v, ok, err := w.e.Storage.Get([]byte(key), w.epoch)
+	v, ok, err := w.e.reader.Get([]byte(key), w.epoch)
 	if err != nil {
 		return nil, err
 	}
@@ -122,30 +121,6 @@ func checkNotNull(t *meta.Table, row []types.Datum) error {
 	return nil
 }
 
-// fullRow returns a copy of row, built in arena, completed to t's width:
-// with a new hidden row id appended if t has one.
-func (e *Engine) fullRow(t *meta.Table, arena *dataflow.RowArena, row []types.Datum) []types.Datum {
-	full := arena.Row(len(t.Columns))
-	copy(full, row)
-	if t.HiddenRowID {
-		full[len(row)] = types.NewInt(e.rowIDs.take())
-	}
-	return full
-}
-
-// send puts c into t's stream and returns the epoch that carries it; the
-// high-water mark of hidden row ids is staged with that epoch.
-func (e *Engine) send(ctx context.Context, t *meta.Table, c *dataflow.Chunk) (uint64, error) {
-	var extra func() []dataflow.Write
-	if t.HiddenRowID {
-		extra = func() []dataflow.Write {
-			hw := binary.BigEndian.AppendUint64(nil, uint64(e.rowIDs.highWater()))
-			return []dataflow.Write{{Key: rowIDKey, Value: hw}}
-		}
-	}
-	return e.mgr.Send(ctx, t.ID, c, extra)
-}
-
 func (w *writeSet) duplicate(row []types.Datum) error {
 	var names, vals []string
 	for _, i := range w.t.PK {
@@ -175,23 +150,22 @@ func formatValue(t types.T, v types.Datum) string {
 	return string(types.FormatText(nil, t, v))
 }
 
-// chunk turns the write set into changelog ops against the committed rows.
-func (w *writeSet) chunk() *dataflow.Chunk {
-	n := len(w.order) + len(w.fresh)
-	c := &dataflow.Chunk{Ops: make([]dataflow.Op, 0, n), Rows: make([][]types.Datum, 0, n)}
+// changes turns the write set into changelog ops against the committed
+// rows.
+func (w *writeSet) changes() *control.Changes {
+	c := control.NewChanges(len(w.order) + len(w.fresh))
 	for _, row := range w.fresh {
-		c.Append(dataflow.Insert, row)
+		c.Insert(row)
 	}
 	for _, k := range w.order {
 		ch := w.touched[k]
 		switch {
 		case ch.old == nil && ch.new != nil:
-			c.Append(dataflow.Insert, ch.new)
+			c.Insert(ch.new)
 		case ch.old != nil && ch.new == nil:
-			c.Append(dataflow.Delete, ch.old)
+			c.Delete(ch.old)
 		case ch.old != nil && !sameRow(ch.old, ch.new):
-			c.Append(dataflow.UpdateDelete, ch.old)
-			c.Append(dataflow.UpdateInsert, ch.new)
+			c.Update(ch.old, ch.new)
 		}
 	}
 	return c
@@ -212,11 +186,11 @@ func sameRow(a, b []types.Datum) bool {
 // and returns the epoch that carries it, and whether there was anything
 // to send (if not, the epoch is the committed one the statement read).
 func (w *writeSet) send(ctx context.Context) (uint64, bool, error) {
-	c := w.chunk()
+	c := w.changes()
 	if c.Len() == 0 {
 		return w.epoch, false, nil
 	}
-	epoch, err := w.e.send(ctx, w.t, c)
+	epoch, err := w.e.stream.Write(ctx, w.t, c)
 	if err != nil {
 		return 0, false, err
 	}
@@ -266,12 +240,12 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, uint64, error) {
 	// After a (re)start or a recovery, the table's job runs again once the
 	// controller has restarted it.
 	select {
-	case <-e.Ready():
+	case <-e.stream.Ready():
 	case <-stmtCtx.Done():
 		return 0, 0, stmtCtx.Err()
 	}
 	tw := e.tableWriter(t.ID)
-	tw.lock(e.mgr.Committed(), e.mgr.Resets())
+	tw.lock(e.stream.Committed(), e.stream.Resets())
 	locked := true
 	defer func() {
 		if locked {
@@ -309,9 +283,9 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, uint64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	since := e.mgr.Resets()
+	since := e.stream.Resets()
 	epoch, sent, err := w.send(stmtCtx)
-	if errors.Is(err, dataflow.ErrRecovered) {
+	if errors.Is(err, control.ErrRecovered) {
 		return 0, 0, errRolledBack{}
 	}
 	if err != nil {
@@ -333,11 +307,11 @@ func (e *Engine) drain(ctx context.Context, tw *tableWriter) error {
 		for _, p := range tw.pending {
 			last = max(last, p.epoch)
 		}
-		since := e.mgr.Resets()
+		since := e.stream.Resets()
 		tw.unlock()
-		err := e.mgr.WaitWritten(ctx, last, since)
-		tw.lock(e.mgr.Committed(), e.mgr.Resets())
-		if err != nil && !errors.Is(err, dataflow.ErrRecovered) {
+		err := e.stream.WaitWritten(ctx, last, since)
+		tw.lock(e.stream.Committed(), e.stream.Resets())
+		if err != nil && !errors.Is(err, control.ErrRecovered) {
 			return err
 		}
 	}
@@ -384,7 +358,7 @@ func (w *writeSet) insert(c *expr.Ctx, p *planner.Insert, src exec.Op) (int64, e
 	var n int64
 	if w.t.HiddenRowID {
 		err := src.Run(c, func(row []types.Datum) (bool, error) {
-			full := w.e.fullRow(w.t, &w.rows, row)
+			full := w.e.stream.FullRow(w.t, &w.rows, row)
 			if err := checkNotNull(w.t, full); err != nil {
 				return false, err
 			}
@@ -396,7 +370,7 @@ func (w *writeSet) insert(c *expr.Ctx, p *planner.Insert, src exec.Op) (int64, e
 	}
 	affected := map[string]bool{}
 	err := src.Run(c, func(row []types.Datum) (bool, error) {
-		full := w.e.fullRow(w.t, &w.rows, row)
+		full := w.e.stream.FullRow(w.t, &w.rows, row)
 		if err := checkNotNull(w.t, full); err != nil {
 			return false, err
 		}

@@ -5,82 +5,62 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/node"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql"
-	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
 )
 
 var quiet = slog.New(slog.DiscardHandler)
 
-const testVersion = "15.0 (streamdb test)"
-
-// node is a single-node catalog, state store and SQL engine in a temporary
-// directory.
-type node struct {
+// testNode is a single-node streamdb (catalog, state store, streaming and
+// SQL engine) in a temporary directory.
+type testNode struct {
 	t   *testing.T
 	dir string
-	m   *meta.Meta
-	st  *storage.Engine
+	n   *node.Node
 	e   *sql.Engine
 }
 
-func openNode(t *testing.T) *node {
+func openNode(t *testing.T) *testNode {
 	t.Helper()
-	n := &node{t: t, dir: t.TempDir()}
-	m, err := meta.Open(meta.Config{Dir: filepath.Join(n.dir, "meta"), RaftAddr: "127.0.0.1:0", Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n.m = m
+	n := &testNode{t: t, dir: t.TempDir()}
 	n.start()
-	t.Cleanup(func() {
-		n.stop()
-		if err := n.m.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	t.Cleanup(n.stop)
 	return n
 }
 
-// start opens the state store and an engine over it.
-func (n *node) start() {
+// start starts the node over its directory.
+func (n *testNode) start() {
 	n.t.Helper()
-	st, err := storage.Open(filepath.Join(n.dir, "data"), storage.Options{Logger: quiet})
+	nd, err := node.Start(node.Config{Listen: "127.0.0.1:0", DataDir: n.dir, Logger: quiet})
 	if err != nil {
 		n.t.Fatal(err)
 	}
-	e, err := sql.NewEngine(n.m, st, sql.Options{Version: testVersion, Logger: quiet})
-	if err != nil {
-		n.t.Fatal(err)
-	}
-	n.st, n.e = st, e
+	n.n, n.e = nd, nd.Engine()
 }
 
-// stop closes the engine and the state store.
-func (n *node) stop() {
-	n.e.Close()
-	if err := n.st.Close(); err != nil {
+// stop closes the node.
+func (n *testNode) stop() {
+	if err := n.n.Close(); err != nil {
 		n.t.Error(err)
 	}
 }
 
-// restart reopens the engine over the same directory, as after a crash-free
-// shutdown.
-func (n *node) restart() {
+// restart stops the node and starts it again over the same directory, as
+// after a crash-free shutdown.
+func (n *testNode) restart() {
 	n.stop()
 	n.start()
 }
 
 // connect opens a session with the given startup parameters.
-func (n *node) connect(params map[string]string) *sql.Session {
+func (n *testNode) connect(params map[string]string) *sql.Session {
 	n.t.Helper()
 	if params == nil {
 		params = map[string]string{"user": "tester", "database": sql.DatabaseName}

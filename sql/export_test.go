@@ -1,4 +1,4 @@
 package sql
 
 // FailStreaming fails this node's streaming as an actor failure would.
-func (e *Engine) FailStreaming(err error) { e.mgr.Fail(err) }
+func (e *Engine) FailStreaming(err error) { e.stream.Fail(err) }

@@ -92,7 +92,7 @@ func (e *Engine) forwardDML(ctx context.Context, node string, req *dmlRequest) (
 	if err != nil {
 		return 0, err
 	}
-	return resp.Count, e.mgr.WaitCommitted(ctx, resp.Epoch)
+	return resp.Count, e.stream.WaitCommitted(ctx, resp.Epoch)
 }
 
 // dmlService runs DML forwarded from other nodes.

@@ -2,9 +2,7 @@ package sql
 
 import (
 	"context"
-	"slices"
 
-	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
@@ -12,7 +10,7 @@ import (
 
 // Ingest is the bulk-load path for loaders and benchmarks: it sends rows
 // into the stream of table (in the default schema) as inserts, in chunks
-// of dataflow.MaxChunkRows, and returns the epoch that carries the last
+// (control.Streaming.Ingest), and returns the epoch that carries the last
 // row (0 for no rows), without waiting for it to be committed and without
 // asking for a barrier: the barrier interval decides when the rows are
 // checkpointed (WaitCommitted makes them durable at once).
@@ -49,22 +47,7 @@ func (e *Engine) Ingest(ctx context.Context, table string, rows [][]types.Datum)
 		}
 	}
 	tw := e.tableWriter(t.ID)
-	tw.lock(e.mgr.Committed(), e.mgr.Resets())
+	tw.lock(e.stream.Committed(), e.stream.Resets())
 	defer tw.unlock()
-	var arena dataflow.RowArena
-	for len(rows) > 0 {
-		n := min(len(rows), dataflow.MaxChunkRows)
-		c := &dataflow.Chunk{Ops: slices.Repeat([]dataflow.Op{dataflow.Insert}, n), Rows: rows[:n:n]}
-		if t.HiddenRowID {
-			c.Rows = make([][]types.Datum, n)
-			for i, row := range rows[:n] {
-				c.Rows[i] = e.fullRow(t, &arena, row)
-			}
-		}
-		if epoch, err = e.send(ctx, t, c); err != nil {
-			return 0, err
-		}
-		rows = rows[n:]
-	}
-	return epoch, nil
+	return e.stream.Ingest(ctx, t, rows)
 }

@@ -114,7 +114,7 @@ func (s *Session) alterParallelism(ctx context.Context, x *parser.AlterParalleli
 		return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "parallelism %d is more than the job's %d key groups", n, rowkey.VNodes).
 			WithHint("Choose a parallelism from 1 to %d.", rowkey.VNodes)
 	}
-	owner := e.rt.Owners(t.ID)
+	owner := e.stream.Owners(t.ID)
 	if owner == nil {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s %q runs as one actor and has no parallel fragments to rescale", t.Kind, t.Name)
 	}
@@ -257,7 +257,7 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 			}
 		})
 	}()
-	owner := e.rt.Owners(t.ID)
+	owner := e.stream.Owners(t.ID)
 	if owner == nil {
 		return pgerror.New(pgerror.CodeUndefinedTable, "%s %q was dropped while being rescaled", t.Kind, t.Name)
 	}
@@ -272,7 +272,7 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 	if replace {
 		epoch, err := e.ctrl.Pause(ctx)
 		if err == nil {
-			err = e.mgr.WaitCommitted(ctx, epoch)
+			err = e.stream.WaitCommitted(ctx, epoch)
 		}
 		if err != nil {
 			return err
@@ -307,7 +307,7 @@ func (e *Engine) runRescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 		start := time.Now()
 		epoch, err := e.ctrl.Reassign(ctx, t.ID, next, nodes, replace, plan.Cache, rec)
 		if err == nil {
-			err = e.mgr.WaitCommitted(ctx, epoch)
+			err = e.stream.WaitCommitted(ctx, epoch)
 		}
 		if err != nil {
 			return err
@@ -349,7 +349,7 @@ func (e *Engine) movedBytes(t *meta.Table, from, to []int, replace bool) int64 {
 			continue
 		}
 		for _, id := range tables {
-			b, err := e.Storage.VNodeDiskUsage(id, uint16(v))
+			b, err := e.reader.VNodeDiskUsage(id, uint16(v))
 			if err == nil {
 				n += int64(b)
 			}
@@ -420,27 +420,6 @@ func (e *Engine) RescaleJobs() []planner.RescaleProgress {
 	out := make([]planner.RescaleProgress, 0, len(e.rescales))
 	for _, j := range e.rescales {
 		out = append(out, j.progress())
-	}
-	return out
-}
-
-// Fragments implements planner.Status: the actors of every running job.
-func (e *Engine) Fragments() []planner.FragmentActor {
-	cat := e.Meta.Catalog()
-	tables := map[uint32]*meta.Table{}
-	for _, t := range cat.Tables() {
-		tables[t.ID] = t
-	}
-	var out []planner.FragmentActor
-	for _, f := range e.rt.Fragments() {
-		a := planner.FragmentActor{Job: f.Job, Fragment: f.Fragment, Parallelism: f.Parallelism, Actor: f.Slot, VNodes: f.VNodes}
-		if t := tables[f.Job]; t != nil {
-			a.Name = t.Name
-			if nodes := control.JobPlacement(cat, t); f.Slot < len(nodes) {
-				a.Node = nodes[f.Slot]
-			}
-		}
-		out = append(out, a)
 	}
 	return out
 }

@@ -2,15 +2,11 @@ package sql
 
 import (
 	"context"
-	"time"
 
-	"github.com/streamdb/streamdb/connector"
 	"github.com/streamdb/streamdb/control"
-	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
-	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/sql/parser"
 )
 
@@ -45,11 +41,10 @@ func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, ki
 		return nil, err
 	}
 	e := s.e
-	src, err := connector.Open(connectorColumns(t), x.With, time.Now(), e.parallelism(par))
-	if err != nil {
+	if t.Options, err = control.ResolveSourceOptions(t, x.With, e.parallelism(par)); err != nil {
 		return nil, err
 	}
-	t.Options, t.Parallelism = src.Options, par
+	t.Parallelism = par
 	t.Placement = e.place(par)
 	e.ddlMu.Lock()
 	defer e.ddlMu.Unlock()
@@ -76,49 +71,4 @@ func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, ki
 		return nil, err
 	}
 	return done(tag), nil
-}
-
-// connectorColumns are a relation's columns a connector generates: all
-// but the hidden row id.
-func connectorColumns(t *meta.Table) []connector.Column {
-	var cols []connector.Column
-	for _, c := range t.Columns {
-		if !c.Hidden {
-			cols = append(cols, connector.Column{Name: c.Name, Type: c.Type})
-		}
-	}
-	return cols
-}
-
-// connectorGraph returns the job of a source or of a table with a
-// connector: its actors read the connector's splits (from their committed
-// offsets), make the rows' watermarks if it declares one, and, for a
-// table, materialize the rows.
-func connectorGraph(t *meta.Table) (*dataflow.GraphSpec, error) {
-	src, err := connector.Open(connectorColumns(t), t.Options, time.Time{}, 1)
-	if err != nil {
-		return nil, err
-	}
-	ref, err := tableRef(t)
-	if err != nil {
-		return nil, err
-	}
-	spec := &dataflow.SourceSpec{Name: t.Name, Splits: src.Splits, Width: src.Width, StateTable: t.StateTables[0],
-		NewSplit: func(i int) dataflow.SplitReader { return src.NewSplit(i) }}
-	chain := []dataflow.Spec{spec}
-	if ref.Watermark != nil {
-		chain = append(chain, ref.Watermark)
-	}
-	g := &dataflow.GraphSpec{VNodeCount: rowkey.VNodes, Fragments: []*dataflow.FragmentSpec{
-		{ID: 0, Chain: chain, OutTypes: ref.Types},
-	}}
-	if t.Kind == meta.KindTable {
-		g.Fragments = append(g.Fragments, &dataflow.FragmentSpec{
-			ID:       1,
-			Inputs:   []dataflow.InputSpec{{Fragment: 0, Dist: dataflow.DistHash, Keys: t.PK}},
-			Chain:    []dataflow.Spec{&dataflow.MaterializeSpec{TableID: t.ID, PK: t.PK, Types: ref.Types}},
-			OutTypes: ref.Types,
-		})
-	}
-	return g, nil
 }

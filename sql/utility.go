@@ -2,9 +2,10 @@ package sql
 
 import (
 	"context"
-	"github.com/streamdb/streamdb/exec"
 	"strings"
 
+	"github.com/streamdb/streamdb/control"
+	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
@@ -28,7 +29,7 @@ func utilityColumns(u any) []pgwire.Column {
 		if x.Name == "all" {
 			return textColumns("name", "setting", "description")
 		}
-		if x.Name == barrierIntervalParam {
+		if x.Name == control.BarrierIntervalParam {
 			return textColumns(x.Name)
 		}
 		return textColumns(displayName(canonicalVar(x.Name)))

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/streamdb/streamdb/node"
 )
 
 // TestVars walks a session through SET, SHOW and RESET, checking values,
@@ -20,7 +22,7 @@ func TestVars(t *testing.T) {
 		want string // SHOW's value, or the error message
 		code string
 	}{
-		{sql: "SHOW server_version", col: "server_version", want: testVersion},
+		{sql: "SHOW server_version", col: "server_version", want: node.ServerVersion},
 		{sql: "SHOW server_version_num", col: "server_version_num", want: "150000"},
 		{sql: "SHOW application_name", col: "application_name", want: "psql"},
 		{sql: "SHOW client_encoding", col: "client_encoding", want: "UTF8"},
@@ -77,7 +79,7 @@ func TestVars(t *testing.T) {
 		{sql: "RESET ALL"},
 		{sql: "SHOW application_name", col: "application_name", want: "psql"},
 		{sql: "SHOW search_path", col: "search_path", want: `"$user", public`},
-		{sql: "SHOW server_version", col: "server_version", want: testVersion},
+		{sql: "SHOW server_version", col: "server_version", want: node.ServerVersion},
 	}
 	for _, st := range steps {
 		res, err := query(s, st.sql)
@@ -124,7 +126,7 @@ func TestParameterStatus(t *testing.T) {
 	want := map[string]string{
 		"application_name": "psql", "client_encoding": "UTF8", "DateStyle": "ISO, MDY", "IntervalStyle": "postgres",
 		"TimeZone": "UTC", "integer_datetimes": "on", "standard_conforming_strings": "on", "server_encoding": "UTF8",
-		"server_version": testVersion, "is_superuser": "on", "session_authorization": "tester",
+		"server_version": node.ServerVersion, "is_superuser": "on", "session_authorization": "tester",
 	}
 	check := func() {
 		t.Helper()

@@ -13,24 +13,6 @@ import (
 	"github.com/streamdb/streamdb/sql/parser"
 )
 
-// planView binds and plans a materialized view's query, emitting on window
-// close if eowc. alloc hands out state table ids.
-func (e *Engine) planView(sqlText string, viewID uint32, eowc bool, alloc func() uint32) (*planner.StreamPlan, planner.Node, error) {
-	stmts, err := parser.Parse(sqlText)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(stmts) != 1 || stmts[0].AST == nil {
-		return nil, nil, pgerror.New(pgerror.CodeSyntaxError, "a materialized view needs one SELECT query")
-	}
-	node, err := planner.NewBinder(e.Meta.Catalog(), nil).BindQuery(stmts[0].AST)
-	if err != nil {
-		return nil, nil, err
-	}
-	plan, err := planner.PlanStream(node, viewID, rowkey.VNodes, eowc, alloc)
-	return plan, node, err
-}
-
 // parallelism returns a job's actor count per fragment: n if set, else
 // the node's configured default, else the cluster's cores.
 func (e *Engine) parallelism(n int) int {
@@ -100,7 +82,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	}
 	// A dry run counts the state tables; then the ids are allocated at once.
 	var count uint32
-	if _, _, err := e.planView(x.Query.SQL, 1, x.EmitOnWindowClose, func() uint32 { count++; return count }); err != nil {
+	if _, _, err := planner.PlanView(e.Meta.Catalog(), x.Query.SQL, 1, x.EmitOnWindowClose, func() uint32 { count++; return count }); err != nil {
 		return nil, err
 	}
 	first, err := e.Meta.AllocIDs(ctx, int(count)+1)
@@ -110,7 +92,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	viewID := first
 	var stateTables []uint32
 	next := first
-	plan, node, err := e.planView(x.Query.SQL, viewID, x.EmitOnWindowClose, func() uint32 {
+	plan, node, err := planner.PlanView(e.Meta.Catalog(), x.Query.SQL, viewID, x.EmitOnWindowClose, func() uint32 {
 		next++
 		stateTables = append(stateTables, next)
 		return next
@@ -173,7 +155,7 @@ func (e *Engine) dropped(ctx context.Context, ts []*meta.Table) error {
 func (e *Engine) stopJob(ctx context.Context, job uint32, tables []uint32) error {
 	epoch, err := e.ctrl.StopJob(ctx, job)
 	if err == nil {
-		err = e.mgr.WaitCommitted(ctx, epoch)
+		err = e.stream.WaitCommitted(ctx, epoch)
 	}
 	if err == nil {
 		_, err = e.ctrl.Drop(ctx, tables)
@@ -184,7 +166,7 @@ func (e *Engine) stopJob(ctx context.Context, job uint32, tables []uint32) error
 // explainView renders the streaming plan of CREATE MATERIALIZED VIEW.
 func (s *Session) explainView(x *parser.CreateView) (pgwire.Rows, error) {
 	var n uint32
-	plan, _, err := s.e.planView(x.Query.SQL, 0, x.EmitOnWindowClose, func() uint32 { n++; return n })
+	plan, _, err := planner.PlanView(s.e.Meta.Catalog(), x.Query.SQL, 0, x.EmitOnWindowClose, func() uint32 { n++; return n })
 	if err != nil {
 		return nil, err
 	}

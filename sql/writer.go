@@ -19,7 +19,7 @@ type tableWriter struct {
 	// pending maps a row key to the newest row sent for it (nil:
 	// deleted) and the epoch that carries it.
 	pending map[string]pendingRow
-	// resets is the barrier manager's recovery count pending belongs to:
+	// resets is the streaming's recovery count pending belongs to:
 	// a recovery rolls back every epoch it holds.
 	resets uint64
 }

@@ -1,11 +1,31 @@
-package sql
+package control
 
 import (
+	"encoding/binary"
+	"math"
 	"sync"
 
+	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/rowkey"
+	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
 )
+
+// rowIDKey is the node-local high-water mark of hidden row ids.
+var rowIDKey = storage.AppendKey(nil, 0, 0, []byte("row_id"))
+
+// loadRowIDs returns the allocator of hidden row ids of the node whose
+// store is st. Ids continue from the latest high-water mark, committed or
+// not: ids only have to be new.
+func loadRowIDs(st *storage.Engine) (*rowIDs, error) {
+	var next int64
+	if v, ok, err := st.Get(rowIDKey, math.MaxUint64); err != nil {
+		return nil, err
+	} else if ok && len(v) == 8 {
+		next = int64(binary.BigEndian.Uint64(v))
+	}
+	return newRowIDs(next), nil
+}
 
 // rowIDRun is about how many consecutive hidden row ids share a vnode.
 const rowIDRun = 64
@@ -78,4 +98,10 @@ func (r *rowIDs) refill() {
 		r.free[v] = append(r.free[v], id)
 	}
 	r.next, r.visited = end, 1
+}
+
+// highWaterWrite is the write that records the high-water mark, staged
+// with the epoch of every write that took ids.
+func (r *rowIDs) highWaterWrite() []dataflow.Write {
+	return []dataflow.Write{{Key: rowIDKey, Value: binary.BigEndian.AppendUint64(nil, uint64(r.highWater()))}}
 }

@@ -1,0 +1,164 @@
+package control
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/latency"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/rowkey"
+	"github.com/streamdb/streamdb/storage"
+)
+
+// Options configure a node's streaming.
+type Options struct {
+	// BarrierInterval is the time between checkpoint barriers; default
+	// 1 s. The cluster setting BarrierIntervalParam wins over it.
+	BarrierInterval time.Duration
+	// StateCacheBytes bounds the memory of cached operator state; default
+	// dataflow.DefaultCacheBytes.
+	StateCacheBytes int64
+	Logger          *slog.Logger
+}
+
+// BarrierIntervalParam is the cluster setting (ALTER SYSTEM SET) of the
+// time between barriers, in milliseconds; the catalog keeps it across
+// restarts.
+const BarrierIntervalParam = "barrier_interval_ms"
+
+// Streaming is a node's streaming side: its state store, barrier manager
+// and runtime, the controller and worker over them, the node's reader of
+// relations across the cluster, and the write path into tables' streams
+// (with their hidden row ids).
+type Streaming struct {
+	meta   *meta.Meta
+	opts   Options
+	mgr    *dataflow.BarrierManager
+	rt     *dataflow.Runtime
+	ctrl   *Controller
+	rowIDs *rowIDs
+	// bg counts the goroutines Close waits for.
+	bg     sync.WaitGroup
+	cancel context.CancelFunc
+}
+
+// Start starts a node's part of the streaming runtime over its store st;
+// builder builds jobs that take planning. The controller (on the Raft
+// leader) then recovers the cluster: every node's versions written after
+// the last committed epoch are deleted, every table's, source's and
+// materialized view's job restarts from that epoch (sources from their
+// offsets at that epoch), and barriers begin; Ready tells when this node's
+// part runs.
+func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*Streaming, error) {
+	if opts.BarrierInterval <= 0 {
+		opts.BarrierInterval = time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	// This node's catalog may lag the cluster's until the leader's log
+	// reaches it, so storage is rolled back only by the controller's
+	// recovery, to the epoch the leader knows committed.
+	ids, err := loadRowIDs(st)
+	if err != nil {
+		return nil, err
+	}
+	s := &Streaming{meta: m, opts: opts, rowIDs: ids}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	store := dataflow.NewStore(st)
+	if opts.StateCacheBytes > 0 {
+		store.SetCacheBytes(opts.StateCacheBytes)
+	}
+	var ctrl *Controller
+	s.mgr = dataflow.NewBarrierManager(store, m.CommittedEpoch(), dataflow.Hooks{
+		Sealed:  func(epoch uint64) { ctrl.Sealed(ctx, epoch) },
+		Request: func() { ctrl.RequestBarrier() },
+		Failed:  func(err error) { ctrl.Failed(err) },
+	})
+	s.rt = dataflow.NewRuntime(ctx, store, s.mgr, rowkey.VNodes, opts.Logger)
+	ctrl = newController(m.NodeID(), m, s.rt, s.mgr, st, builder, opts.Logger)
+	s.ctrl = ctrl
+	m.OnCommit(s.mgr.SetCommitted)
+	s.background(func() { s.mgr.Run(ctx) })
+	interval := opts.BarrierInterval
+	if v, ok := m.Catalog().System(BarrierIntervalParam); ok {
+		// ALTER SYSTEM SET outlives restarts and wins over the option.
+		if ms, err := strconv.Atoi(v); err == nil {
+			interval = time.Duration(ms) * time.Millisecond
+		}
+	}
+	s.background(func() { ctrl.Run(ctx, interval) })
+	return s, nil
+}
+
+// background runs fn in a goroutine that Close waits for.
+func (s *Streaming) background(fn func()) {
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		fn()
+	}()
+}
+
+// Close stops streaming on this node and waits for its goroutines to end.
+// Uncommitted epochs are discarded by the next start's recovery.
+func (s *Streaming) Close() {
+	s.cancel()
+	s.bg.Wait()
+}
+
+// Controller returns the node's controller, which makes graph changes.
+func (s *Streaming) Controller() *Controller { return s.ctrl }
+
+// Reader returns the node's reader of relations across the cluster.
+func (s *Streaming) Reader() *Reader { return s.ctrl.reader }
+
+// Ready returns a channel closed once this node's part of every job runs
+// (after the controller's latest recovery).
+func (s *Streaming) Ready() <-chan struct{} { return s.ctrl.Worker().Ready() }
+
+// DefaultBarrierInterval returns the time between barriers when the
+// cluster setting BarrierIntervalParam is not set.
+func (s *Streaming) DefaultBarrierInterval() time.Duration { return s.opts.BarrierInterval }
+
+// Committed returns the newest committed epoch: what a new statement
+// reads.
+func (s *Streaming) Committed() uint64 { return s.mgr.Committed() }
+
+// WaitCommitted returns once epoch is committed. If the barrier that ends
+// epoch has not been injected yet, it asks for one at once (group commit)
+// rather than waiting for the barrier interval.
+func (s *Streaming) WaitCommitted(ctx context.Context, epoch uint64) error {
+	s.requestFor(epoch)
+	return s.mgr.WaitCommitted(ctx, epoch)
+}
+
+// Flush returns once everything sent before it is committed.
+func (s *Streaming) Flush(ctx context.Context) error {
+	return s.WaitCommitted(ctx, s.mgr.CurrentEpoch())
+}
+
+// requestFor asks for a barrier at once if the one that ends epoch has not
+// been injected yet.
+func (s *Streaming) requestFor(epoch uint64) {
+	if epoch >= s.mgr.CurrentEpoch() {
+		s.mgr.RequestBarrier()
+	}
+}
+
+// BarrierLatency summarizes, over the node's life, the time from each
+// barrier's injection until its epoch was committed.
+func (s *Streaming) BarrierLatency() latency.Summary { return s.mgr.BarrierLatency() }
+
+// Owners returns the vnode owners of job's parallel fragments as this
+// node runs them (nil: the job has none here).
+func (s *Streaming) Owners(job uint32) []int { return s.rt.Owners(job) }
+
+// Fail fails this node's streaming as a failed actor does: the cluster
+// recovers from the last committed epoch.
+func (s *Streaming) Fail(err error) { s.mgr.Fail(err) }

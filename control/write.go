@@ -1,0 +1,107 @@
+package control
+
+import (
+	"context"
+	"slices"
+
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/types"
+)
+
+// ErrRecovered fails a write whose epoch a recovery rolled back: it was
+// not applied, and it may be sent again.
+var ErrRecovered = dataflow.ErrRecovered
+
+// Changes are changes to the rows of one table, in order, which one epoch
+// carries into its stream (Streaming.Write). Rows are kept, not copied.
+type Changes struct {
+	chunk dataflow.Chunk
+}
+
+// NewChanges returns empty changes with room for n.
+func NewChanges(n int) *Changes {
+	return &Changes{chunk: dataflow.Chunk{Ops: make([]dataflow.Op, 0, n), Rows: make([][]types.Datum, 0, n)}}
+}
+
+// Insert adds row.
+func (c *Changes) Insert(row []types.Datum) { c.chunk.Append(dataflow.Insert, row) }
+
+// Delete removes row.
+func (c *Changes) Delete(row []types.Datum) { c.chunk.Append(dataflow.Delete, row) }
+
+// Update replaces row before with row after (of the same key or not).
+func (c *Changes) Update(before, after []types.Datum) {
+	c.chunk.Append(dataflow.UpdateDelete, before)
+	c.chunk.Append(dataflow.UpdateInsert, after)
+}
+
+// Len returns the number of rows the changes hold (an update holds two).
+func (c *Changes) Len() int { return c.chunk.Len() }
+
+// Resets returns the number of recoveries on this node so far (see
+// WaitWritten).
+func (s *Streaming) Resets() uint64 { return s.mgr.Resets() }
+
+// Write puts c into the stream of table t, which runs on this node, and
+// returns the epoch that carries it; c must not change afterwards. It
+// waits while checkpoints lag behind. While the node is failed or
+// recovering nothing is written: it fails with ErrRecovered and the write
+// may be sent again.
+func (s *Streaming) Write(ctx context.Context, t *meta.Table, c *Changes) (uint64, error) {
+	return s.send(ctx, t, &c.chunk)
+}
+
+// Ingest writes rows into the stream of table t as inserts, in chunks of
+// dataflow.MaxChunkRows, and returns the epoch that carries the last row
+// (0 for no rows), without asking for a barrier. Rows hold t's columns
+// but its hidden row id, which each gets here; they are kept, not copied.
+// If a write fails, the chunks written before stay written.
+func (s *Streaming) Ingest(ctx context.Context, t *meta.Table, rows [][]types.Datum) (epoch uint64, err error) {
+	var arena types.RowArena
+	for len(rows) > 0 {
+		n := min(len(rows), dataflow.MaxChunkRows)
+		c := &dataflow.Chunk{Ops: slices.Repeat([]dataflow.Op{dataflow.Insert}, n), Rows: rows[:n:n]}
+		if t.HiddenRowID {
+			c.Rows = make([][]types.Datum, n)
+			for i, row := range rows[:n] {
+				c.Rows[i] = s.FullRow(t, &arena, row)
+			}
+		}
+		if epoch, err = s.send(ctx, t, c); err != nil {
+			return 0, err
+		}
+		rows = rows[n:]
+	}
+	return epoch, nil
+}
+
+// FullRow returns a copy of row, built in arena, completed to t's width:
+// with a new hidden row id appended if t has one.
+func (s *Streaming) FullRow(t *meta.Table, arena *types.RowArena, row []types.Datum) []types.Datum {
+	full := arena.Row(len(t.Columns))
+	copy(full, row)
+	if t.HiddenRowID {
+		full[len(row)] = types.NewInt(s.rowIDs.take())
+	}
+	return full
+}
+
+// send puts c into t's stream and returns the epoch that carries it; the
+// high-water mark of hidden row ids is staged with that epoch.
+func (s *Streaming) send(ctx context.Context, t *meta.Table, c *dataflow.Chunk) (uint64, error) {
+	var extra func() []dataflow.Write
+	if t.HiddenRowID {
+		extra = s.rowIDs.highWaterWrite
+	}
+	return s.mgr.Send(ctx, t.ID, c, extra)
+}
+
+// WaitWritten returns once the epoch of a write, sent when Resets returned
+// since, is committed, asking for its barrier at once if it has not been
+// injected yet (group commit). It fails with ErrRecovered if a recovery
+// came first and rolled the write's epoch back.
+func (s *Streaming) WaitWritten(ctx context.Context, epoch, since uint64) error {
+	s.requestFor(epoch)
+	return s.mgr.WaitWritten(ctx, epoch, since)
+}

@@ -1,0 +1,25 @@
+package types
+
+// arenaBlock is the number of datums allocated at once for rows.
+const arenaBlock = 1024
+
+// RowArena hands out rows that share large allocations, so that building
+// a row for a batch (a stream's chunk, a statement's changes, decoded COPY
+// data) costs no allocation of its own. The rows stay valid as long as
+// anything holds them; keep one RowArena per producer so that an
+// allocation serves many rows. The zero value is ready to use.
+type RowArena struct {
+	free []Datum
+}
+
+// Row returns storage for a new row of n datums, all NULL. A row is never
+// nil, also of no columns: operators tell a nil row from a row (an
+// aggregation without aggregates over no group key has one, of none).
+func (a *RowArena) Row(n int) []Datum {
+	if a.free == nil || cap(a.free)-len(a.free) < n {
+		a.free = make([]Datum, 0, max(n, arenaBlock))
+	}
+	start := len(a.free)
+	a.free = a.free[:start+n]
+	return a.free[start : start+n : start+n]
+}
