@@ -63,6 +63,12 @@ func (e *Engine) StateTables() ([]planner.StateTableEntries, error) {
 	return out, nil
 }
 
+// RemoteReads implements planner.Status: what the node's reader received
+// from other nodes.
+func (e *Engine) RemoteReads() planner.RemoteReads {
+	return planner.RemoteReads(e.ctrl.Reader().Stats())
+}
+
 // BarrierLatency implements planner.Status.
 func (e *Engine) BarrierLatency() latency.Summary { return e.mgr.BarrierLatency() }
 
