@@ -12,7 +12,8 @@ import (
 // Build turns a logical plan into a batch operator tree: it prunes plans
 // under a constant false condition and orders its inner joins by the row
 // counts of env's storage (see Optimize; env may be nil), pushes filters
-// into joins and hashes equi-joins.
+// into joins, hashes equi-joins, and gives each scan the filter and the
+// columns read above it, for the nodes that hold its rows.
 func Build(n Node, env *exec.Env) exec.Op {
 	return build(Optimize(n, StorageRowCounts(env)))
 }
@@ -35,7 +36,8 @@ func build(n Node) exec.Op {
 	case *Filter:
 		return buildFilter(x, nil)
 	case *Project:
-		return &exec.Project{Input: buildReading(x.Input, readCols(make([]bool, len(x.Input.Columns())), x.Exprs...)), Exprs: x.Exprs}
+		cols := readCols(make([]bool, len(x.Input.Columns())), x.Exprs...)
+		return &exec.Project{Input: buildReading(x.Input, cols), Exprs: x.Exprs}
 	case *Join:
 		if x.Kind == InnerJoin && x.On != nil {
 			if oneTime, rest := splitGate(x.On); oneTime != nil {
@@ -81,7 +83,7 @@ func buildFilter(x *Filter, cols []bool) exec.Op {
 		if rest != nil {
 			in = &Filter{Input: x.Input, Cond: rest}
 		}
-		return &exec.Gate{Input: build(in), Cond: oneTime}
+		return &exec.Gate{Input: buildReading(in, cols), Cond: oneTime}
 	}
 	if j, ok := x.Input.(*Join); ok && j.Kind == InnerJoin {
 		return build(pushIntoJoin(j, x.Cond))

@@ -236,6 +236,13 @@ func TestBuildPushdown(t *testing.T) {
 			"  Filter ($0 > '0'::integer)",
 			"    TableScan t conds [($0 > '0'::integer)]",
 		}},
+		// A one-time condition gates the scan, which gets the rest.
+		{"SELECT a FROM t WHERE b > 1 AND (SELECT max(x) FROM u) > 1", []string{
+			"Project $0",
+			"  Gate",
+			"    Filter ($1 > '1'::integer)",
+			"      TableScan t conds [($1 > '1'::integer)] reads [a b]",
+		}},
 		// A view's projections are not merged: the scan reads what the
 		// innermost one computes.
 		{"SELECT * FROM v WHERE a = 1", []string{
