@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"slices"
+
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/storage"
@@ -44,9 +46,14 @@ func (s *TableScan) Run(c *expr.Ctx, emit Emit) error {
 		}
 		return nil
 	}
+	var p *Pushdown
+	rr, ok := env.Engine.(RowReader)
+	if ok && !env.NoPushdown {
+		p = s.pushdown(c)
+	}
 	var err error
-	if rr, ok := env.Engine.(RowReader); ok && !env.NoPushdown && (s.Conds != nil || s.Needed != nil) {
-		err = rr.ScanRows(s.pushdown(c), env.Epoch, emitRow)
+	if p != nil {
+		err = rr.ScanRows(p, env.Epoch, emitRow)
 	} else {
 		err = ScanTable(env.Engine, s.TableID, s.Types, s.RowBlocks, env.Epoch, emitRow)
 	}
@@ -57,7 +64,8 @@ func (s *TableScan) Run(c *expr.Ctx, emit Emit) error {
 }
 
 // pushdown returns the scan's Pushdown for c's statement: the leading
-// conjuncts of Conds that ship, once c's parameters have their values.
+// conjuncts of Conds that ship, once c's parameters have their values,
+// and the columns needed; nil if that leaves nothing to push.
 func (s *TableScan) pushdown(c *expr.Ctx) *Pushdown {
 	p := &Pushdown{TableID: s.TableID, Types: s.Types, RowBlocks: s.RowBlocks, Needed: s.Needed, Now: c.Now, Whole: true}
 	for _, cond := range s.Conds {
@@ -67,6 +75,9 @@ func (s *TableScan) pushdown(c *expr.Ctx) *Pushdown {
 			break
 		}
 		p.Filter = append(p.Filter, b)
+	}
+	if len(p.Filter) == 0 && !slices.Contains(p.Needed, false) {
+		return nil
 	}
 	return p
 }
