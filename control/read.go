@@ -41,8 +41,8 @@ const (
 )
 
 // scanRequest asks a node for the keys of [Lower, Upper) live at Epoch in
-// its own store or, with Rows, for the rows of its table there that its
-// pushdown keeps.
+// its own store or, of format readRows, for the rows of Rows' table there
+// that Rows keeps.
 type scanRequest struct {
 	Lower   []byte         `json:"lower"`
 	Upper   []byte         `json:"upper"`
@@ -92,9 +92,9 @@ func (r *Reader) Scan(lower, upper []byte, epoch uint64, fn func(key, value []by
 // filter above the scan applies to it), then each other node's, which
 // runs p over its own store and sends what p keeps.
 func (r *Reader) ScanRows(p *exec.Pushdown, epoch uint64, fn func(row []types.Datum) error) error {
-	lower := storage.TablePrefix(p.TableID)
-	req := &scanRequest{Lower: lower, Upper: storage.TablePrefix(p.TableID + 1), Epoch: epoch, Version: readRows, Rows: p}
-	return r.gather(lower, func() error { return exec.ScanTable(r.local, p.TableID, p.Types, p.RowBlocks, epoch, fn) }, func(node string) error {
+	req := &scanRequest{Epoch: epoch, Version: readRows, Rows: p}
+	local := func() error { return exec.ScanTable(r.local, p.TableID, p.Types, p.RowBlocks, epoch, fn) }
+	return r.gather(storage.TablePrefix(p.TableID), local, func(node string) error {
 		return r.remoteScan(node, req, func(frame []byte) error { return types.DecodeRowBlock(frame, p.Types, fn) })
 	})
 }

@@ -17,6 +17,8 @@ import (
 // above the scan), so a Pushdown only saves bytes and work, never changes
 // a result or an error. It crosses the network as JSON.
 type Pushdown struct {
+	// TableID, Types and RowBlocks are the scan's: the table and how its
+	// values decode.
 	TableID   uint32    `json:"table"`
 	Types     []types.T `json:"types"`
 	RowBlocks bool      `json:"row_blocks,omitempty"`
