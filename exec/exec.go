@@ -26,6 +26,9 @@ type Op interface {
 type Env struct {
 	Engine storage.Reader
 	Epoch  uint64
+	// NoPushdown keeps table scans from handing their filters and
+	// column lists to the nodes that hold the rows (RowReader).
+	NoPushdown bool
 }
 
 type envKey struct{}

@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"slices"
+
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/storage"
@@ -14,6 +16,13 @@ type TableScan struct {
 	// RowBlocks: the table stores its rows in row blocks
 	// (types.DecodeRowBlock).
 	RowBlocks bool
+	// Conds are the conjuncts, in order, of the condition of the Filter
+	// right above the scan, if there is one; Needed, if set, marks the
+	// columns the operators above read. A RowReader gets what of them
+	// ships as a Pushdown; the scan may then leave out rows Conds rule
+	// out, and give NULL for columns not needed.
+	Conds  []expr.Expr
+	Needed []bool
 }
 
 // Run implements Op.
@@ -22,7 +31,6 @@ func (s *TableScan) Run(c *expr.Ctx, emit Emit) error {
 	if env == nil {
 		return pgerror.New(pgerror.CodeInternal, "table scan without a storage environment")
 	}
-	row := make([]types.Datum, len(s.Types))
 	var k canceler
 	stop := errStop{}
 	emitRow := func(row []types.Datum) error {
@@ -38,20 +46,40 @@ func (s *TableScan) Run(c *expr.Ctx, emit Emit) error {
 		}
 		return nil
 	}
-	err := env.Engine.Scan(storage.TablePrefix(s.TableID), storage.TablePrefix(s.TableID+1), env.Epoch, func(_, value []byte) error {
-		if s.RowBlocks {
-			return types.DecodeRowBlock(value, s.Types, emitRow)
-		}
-		var err error
-		if row, err = types.DecodeRow(value, s.Types, row[:0]); err != nil {
-			return err
-		}
-		return emitRow(row)
-	})
+	var p *Pushdown
+	rr, ok := env.Engine.(RowReader)
+	if ok && !env.NoPushdown {
+		p = s.pushdown(c)
+	}
+	var err error
+	if p != nil {
+		err = rr.ScanRows(p, env.Epoch, emitRow)
+	} else {
+		err = ScanTable(env.Engine, s.TableID, s.Types, s.RowBlocks, env.Epoch, emitRow)
+	}
 	if err == stop {
 		return nil
 	}
 	return err
+}
+
+// pushdown returns the scan's Pushdown for c's statement: the leading
+// conjuncts of Conds that ship, once c's parameters have their values,
+// and the columns needed; nil if that leaves nothing to push.
+func (s *TableScan) pushdown(c *expr.Ctx) *Pushdown {
+	p := &Pushdown{TableID: s.TableID, Types: s.Types, RowBlocks: s.RowBlocks, Needed: s.Needed, Now: c.Now, Whole: true}
+	for _, cond := range s.Conds {
+		b, ok := expr.Encode(expr.WithParams(cond, c.Params))
+		if !ok || !readsOnly(cond, s.Types) {
+			p.Whole = false
+			break
+		}
+		p.Filter = append(p.Filter, b)
+	}
+	if len(p.Filter) == 0 && !slices.Contains(p.Needed, false) {
+		return nil
+	}
+	return p
 }
 
 // errStop ends a storage scan early without an error.

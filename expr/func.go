@@ -104,7 +104,18 @@ func (e *Func) WithChildren(ch []Expr) Expr { c := *e; c.Args = ch; return &c }
 // match through implicit casts (integers widen to numeric and float, unknown
 // literals take the parameter's type, string types are interchangeable).
 func NewFunc(name string, args []Expr) (Expr, error) {
-	o, cast, argTypes, err := resolve(name, builtins[name], args)
+	o, err := pick(name, builtins[name], args)
+	if err != nil {
+		return nil, err
+	}
+	return newCall(name, o, args)
+}
+
+// newCall returns the call of overload o of the named built-in with args
+// cast to its parameter types; a strict function of a NULL constant is
+// folded into NULL.
+func newCall(name string, o *Overload, args []Expr) (Expr, error) {
+	cast, argTypes, err := castArgs(name, o, args)
 	if err != nil {
 		return nil, err
 	}
@@ -123,10 +134,8 @@ func NewFunc(name string, args []Expr) (Expr, error) {
 	return &Func{Name: name, Args: cast, T: t, o: o, fn: fn}, nil
 }
 
-// resolve picks the overload of the named function that fits args best
-// and casts the arguments to its parameter types; it also returns the
-// types the result type is computed from.
-func resolve(name string, overloads []Overload, args []Expr) (*Overload, []Expr, []types.T, error) {
+// pick returns the overload of the named function that fits args best.
+func pick(name string, overloads []Overload, args []Expr) (*Overload, error) {
 	best, bestCost := -1, 1<<30
 	for i := range overloads {
 		if cost, ok := matchCost(&overloads[i], args); ok && cost < bestCost {
@@ -134,13 +143,18 @@ func resolve(name string, overloads []Overload, args []Expr) (*Overload, []Expr,
 		}
 	}
 	if best < 0 {
-		return nil, nil, nil, pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args)).
+		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args)).
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 	}
-	o := &overloads[best]
+	return &overloads[best], nil
+}
+
+// castArgs casts args to the parameter types of overload o of the named
+// function; it also returns the types the result type is computed from.
+func castArgs(name string, o *Overload, args []Expr) ([]Expr, []types.T, error) {
 	elem, err := polymorphicElem(name, o, args)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	cast := make([]Expr, len(args))
 	argTypes := make([]types.T, len(args))
@@ -149,7 +163,7 @@ func resolve(name string, overloads []Overload, args []Expr) (*Overload, []Expr,
 		case f == AnyArray:
 			arr, err := types.ArrayOf(elem)
 			if err != nil {
-				return nil, nil, nil, err
+				return nil, nil, err
 			}
 			a = castTo(a, arr)
 		case f == AnyElem:
@@ -165,7 +179,7 @@ func resolve(name string, overloads []Overload, args []Expr) (*Overload, []Expr,
 			argTypes[i] = argTypes[i].WithoutMod() // polymorphic types drop modifiers
 		}
 	}
-	return o, cast, argTypes, nil
+	return cast, argTypes, nil
 }
 
 // polymorphicElem resolves the element type of o's polymorphic parameters

@@ -35,7 +35,11 @@ type SetFunc struct {
 // NewSetFunc resolves a call of the named set-returning function for the
 // argument types, as NewFunc does for scalar functions.
 func NewSetFunc(name string, args []Expr) (*SetFunc, error) {
-	o, cast, argTypes, err := resolve(name, setBuiltins[name], args)
+	o, err := pick(name, setBuiltins[name], args)
+	if err != nil {
+		return nil, err
+	}
+	cast, argTypes, err := castArgs(name, o, args)
 	if err != nil {
 		return nil, err
 	}

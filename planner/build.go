@@ -12,7 +12,8 @@ import (
 // Build turns a logical plan into a batch operator tree: it prunes plans
 // under a constant false condition and orders its inner joins by the row
 // counts of env's storage (see Optimize; env may be nil), pushes filters
-// into joins and hashes equi-joins.
+// into joins, hashes equi-joins, and gives each scan the filter and the
+// columns read above it, for the nodes that hold its rows.
 func Build(n Node, env *exec.Env) exec.Op {
 	return build(Optimize(n, StorageRowCounts(env)))
 }
@@ -33,19 +34,10 @@ func build(n Node) exec.Op {
 	case *Values:
 		return &exec.Values{Rows: x.Rows}
 	case *Filter:
-		if oneTime, rest := splitGate(x.Cond); oneTime != nil {
-			var in Node = x.Input
-			if rest != nil {
-				in = &Filter{Input: x.Input, Cond: rest}
-			}
-			return &exec.Gate{Input: build(in), Cond: oneTime}
-		}
-		if j, ok := x.Input.(*Join); ok && j.Kind == InnerJoin {
-			return build(pushIntoJoin(j, x.Cond))
-		}
-		return &exec.Filter{Input: build(x.Input), Cond: x.Cond}
+		return buildFilter(x, nil)
 	case *Project:
-		return &exec.Project{Input: build(x.Input), Exprs: x.Exprs}
+		cols := readCols(make([]bool, len(x.Input.Columns())), x.Exprs...)
+		return &exec.Project{Input: buildReading(x.Input, cols), Exprs: x.Exprs}
 	case *Join:
 		if x.Kind == InnerJoin && x.On != nil {
 			if oneTime, rest := splitGate(x.On); oneTime != nil {
@@ -61,7 +53,11 @@ func build(n Node) exec.Op {
 	case *ProjectSet:
 		return &exec.ProjectSet{Input: build(x.Input), Funcs: x.Funcs, Ordinality: x.Ordinality}
 	case *Aggregate:
-		return &exec.HashAgg{Input: build(x.Input), Group: x.Group, Aggs: x.Aggs}
+		cols := readCols(make([]bool, len(x.Input.Columns())), x.Group...)
+		for _, a := range x.Aggs {
+			cols = readCols(cols, append(nonNil(a.Filter), a.Args...)...)
+		}
+		return &exec.HashAgg{Input: buildReading(x.Input, cols), Group: x.Group, Aggs: x.Aggs}
 	case *Distinct:
 		return &exec.Distinct{Input: build(x.Input)}
 	case *Sort:
@@ -74,6 +70,69 @@ func build(n Node) exec.Op {
 		return &exec.SetOp{Kind: x.Kind, All: x.All, L: build(x.L), R: build(x.R)}
 	}
 	panic("planner: unknown node")
+}
+
+// buildFilter builds a filter whose parent reads the columns cols marks
+// (nil: all of them). Over a scan, the scan gets the filter's conjuncts
+// and the columns read above it, for the nodes that hold the rows to
+// apply where they are (exec.Pushdown); the filter still applies all of
+// its condition.
+func buildFilter(x *Filter, cols []bool) exec.Op {
+	if oneTime, rest := splitGate(x.Cond); oneTime != nil {
+		var in Node = x.Input
+		if rest != nil {
+			in = &Filter{Input: x.Input, Cond: rest}
+		}
+		return &exec.Gate{Input: buildReading(in, cols), Cond: oneTime}
+	}
+	if j, ok := x.Input.(*Join); ok && j.Kind == InnerJoin {
+		return build(pushIntoJoin(j, x.Cond))
+	}
+	s, ok := x.Input.(*Scan)
+	if !ok {
+		return &exec.Filter{Input: build(x.Input), Cond: x.Cond}
+	}
+	scan := tableScan(s.Table)
+	scan.Conds = conjuncts(x.Cond)
+	scan.Needed = readCols(cols, x.Cond)
+	return &exec.Filter{Input: scan, Cond: x.Cond}
+}
+
+// buildReading builds n for a parent that reads only the columns of n
+// that cols marks (nil: all): a scan right under it, or under a filter
+// right under it, reads only those (and the filter's).
+func buildReading(n Node, cols []bool) exec.Op {
+	switch x := n.(type) {
+	case *Scan:
+		scan := tableScan(x.Table)
+		scan.Needed = cols
+		return scan
+	case *Filter:
+		return buildFilter(x, cols)
+	}
+	return build(n)
+}
+
+// readCols marks in cols the columns es read and returns cols; nil (all
+// columns) if cols is nil or one of es has a subquery, which sees the
+// whole row when it is correlated.
+func readCols(cols []bool, es ...expr.Expr) []bool {
+	for _, e := range es {
+		expr.Walk(e, func(x expr.Expr) bool {
+			switch r := x.(type) {
+			case *expr.ColRef:
+				if r.Idx < len(cols) {
+					cols[r.Idx] = true
+				} else {
+					cols = nil
+				}
+			case *expr.Subquery:
+				cols = nil
+			}
+			return cols != nil
+		})
+	}
+	return cols
 }
 
 // execKeys converts sort keys for exec.

@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -30,7 +31,20 @@ func shape(op exec.Op) []string {
 		switch x := op.(type) {
 		case *exec.TableScan:
 			tb, _ := catalog.TableByID(x.TableID)
-			line("TableScan %s", tb.Name)
+			s := "TableScan " + tb.Name
+			if x.Conds != nil {
+				s += " conds [" + exprList(x.Conds) + "]"
+			}
+			if x.Needed != nil {
+				var cols []string
+				for i, needed := range x.Needed {
+					if needed {
+						cols = append(cols, tb.Columns[i].Name)
+					}
+				}
+				s += " reads [" + strings.Join(cols, " ") + "]"
+			}
+			line("%s", s)
 		case *exec.Values:
 			line("Values (%d rows)", len(x.Rows))
 		case *exec.Filter:
@@ -81,17 +95,14 @@ func shape(op exec.Op) []string {
 // (every table counts the same rows without storage) and the hashing of
 // equi-joins.
 func TestBuildJoins(t *testing.T) {
-	tests := []struct {
-		sql  string
-		want []string
-	}{
+	checkShapes(t, []shapeCase{
 		{"SELECT t.a, u.x FROM t JOIN u ON t.a = u.a WHERE t.b > 1 AND u.x < 5 AND t.c = u.y", []string{
 			"Project $0, $7",
 			"  InnerJoin keys ($0, $2) = ($0, ($2)::text)",
 			"    Filter ($1 > '1'::integer)",
-			"      TableScan t",
+			"      TableScan t conds [($1 > '1'::integer)]",
 			"    Filter ($1 < '5'::bigint)",
-			"      TableScan u",
+			"      TableScan u conds [($1 < '5'::bigint)]",
 		}},
 		{"SELECT 1 FROM t, u WHERE t.a = u.x", []string{
 			"Project '1'::integer",
@@ -113,7 +124,7 @@ func TestBuildJoins(t *testing.T) {
 			"    InnerJoin keys ($0) = ($0) ON (($5)::bigint < $1)",
 			"      TableScan u",
 			"      Filter ($1 = '1'::integer)",
-			"        TableScan t",
+			"        TableScan t conds [($1 = '1'::integer)]",
 		}},
 		// w, filtered, joins t first; u joins the small result.
 		{"SELECT 1 FROM t JOIN u ON t.a = u.a JOIN w ON w.a = t.a WHERE w.c = 'x'", []string{
@@ -124,7 +135,7 @@ func TestBuildJoins(t *testing.T) {
 			"      InnerJoin keys ($0) = ($0)",
 			"        TableScan t",
 			"        Filter ($1 = 'x'::text)",
-			"          TableScan w",
+			"          TableScan w conds [($1 = 'x'::text)]",
 		}},
 		// Outer joins keep WHERE above them and one-sided ON conditions in
 		// place, but still hash on equalities.
@@ -152,27 +163,96 @@ func TestBuildJoins(t *testing.T) {
 			"      InnerJoin keys ($0) = ($0)",
 			"        TableScan u",
 			"        Filter ($1 > '1'::integer)",
-			"          TableScan t",
+			"          TableScan t conds [($1 > '1'::integer)]",
 		}},
 		{"SELECT count(*) FROM t WHERE t.b > 1 HAVING (SELECT max(x) FROM u) > 1", []string{
 			"Project $0",
 			"  Gate",
 			"    HashAgg",
 			"      Filter ($1 > '1'::integer)",
-			"        TableScan t",
+			"        TableScan t conds [($1 > '1'::integer)] reads [b]",
 		}},
 		{"SELECT 1 FROM t, u WHERE t.a = u.a AND NULL::bool", []string{
 			"Project '1'::integer",
 			"  Values (0 rows)",
 		}},
-	}
+	})
+}
+
+// shapeCase is a query and its operator tree as shape renders it.
+type shapeCase struct {
+	sql  string
+	want []string
+}
+
+// checkShapes builds each case's query and compares its operators, the
+// addresses subqueries' texts carry left out.
+func checkShapes(t *testing.T, tests []shapeCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.sql, func(t *testing.T) {
-			if got := shape(planner.Build(mustBind(t, tt.sql), nil)); !slices.Equal(got, tt.want) {
+			got := shape(planner.Build(mustBind(t, tt.sql), nil))
+			for i := range got {
+				got[i] = subqueryAddr.ReplaceAllString(got[i], "subquery$1")
+			}
+			if !slices.Equal(got, tt.want) {
 				t.Errorf("operators\n got  %q\n want %q", got, tt.want)
 			}
 		})
 	}
+}
+
+// subqueryAddr matches the address a subquery's text carries.
+var subqueryAddr = regexp.MustCompile(`subquery(\d+)\(0x[0-9a-f]+\)`)
+
+// TestBuildPushdown checks what a table scan gets to hand to the nodes
+// that hold its rows: the conjuncts of the filter right above it, and
+// the columns the projection or aggregation above those reads.
+func TestBuildPushdown(t *testing.T) {
+	checkShapes(t, []shapeCase{
+		{"SELECT count(*) FROM t WHERE b > 5 AND c LIKE 'x%'", []string{
+			"Project $0",
+			"  HashAgg",
+			"    Filter (($1 > '5'::integer) AND $2 LIKE 'x%'::text)",
+			"      TableScan t conds [($1 > '5'::integer), $2 LIKE 'x%'::text] reads [b c]",
+		}},
+		{"SELECT a + 1 FROM t WHERE b > 5", []string{
+			"Project ($0 + '1'::integer)",
+			"  Filter ($1 > '5'::integer)",
+			"    TableScan t conds [($1 > '5'::integer)] reads [a b]",
+		}},
+		{"SELECT c FROM t", []string{
+			"Project $2",
+			"  TableScan t reads [c]",
+		}},
+		{"SELECT sum(n) FILTER (WHERE f > 0) FROM t GROUP BY a", []string{
+			"Project $1",
+			"  HashAgg",
+			"    TableScan t reads [a n f]",
+		}},
+		// A subquery may read the whole row: every column is read.
+		{"SELECT (SELECT max(x) FROM u WHERE u.a = t.b) FROM t WHERE a > 0", []string{
+			"Project subquery0",
+			"  Filter ($0 > '0'::integer)",
+			"    TableScan t conds [($0 > '0'::integer)]",
+		}},
+		// A one-time condition gates the scan, which gets the rest.
+		{"SELECT a FROM t WHERE b > 1 AND (SELECT max(x) FROM u) > 1", []string{
+			"Project $0",
+			"  Gate",
+			"    Filter ($1 > '1'::integer)",
+			"      TableScan t conds [($1 > '1'::integer)] reads [a b]",
+		}},
+		// A view's projections are not merged: the scan reads what the
+		// innermost one computes.
+		{"SELECT * FROM v WHERE a = 1", []string{
+			"Project $0, $1",
+			"  Filter ($0 = '1'::integer)",
+			"    Project $0, $1",
+			"      Project $0, $2",
+			"        TableScan t reads [a c]",
+		}},
+	})
 }
 
 // TestExplain checks the shape of logical plans as EXPLAIN prints them.

@@ -35,6 +35,9 @@ type Status interface {
 	Fragments() []control.FragmentActor
 	// Nodes returns the cluster's nodes as this node sees them.
 	Nodes() []NodeStatus
+	// RemoteReads counts what this node's reads received from other
+	// nodes' stores since it started.
+	RemoteReads() control.ReadStats
 }
 
 // NodeStatus is a node of the cluster as the node asked sees it.
@@ -143,6 +146,13 @@ var streamdbCatalogTables = map[string]*sysTable{
 					dInt(int64(n.Actors)), dInt(int64(n.VNodes)), hb, dStr(n.Version)}
 			}
 			return rows, nil
+		},
+	},
+	"remote_reads": {
+		cols: sysCols("scans int8", "frames int8", "bytes int8"),
+		status: func(s Status) ([][]types.Datum, error) {
+			r := s.RemoteReads()
+			return [][]types.Datum{{dInt(r.Scans), dInt(r.Frames), dInt(r.Bytes)}}, nil
 		},
 	},
 	"barrier_latency": {

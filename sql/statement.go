@@ -191,7 +191,7 @@ func (st *statement) run(ctx context.Context, params []types.Datum) (_ pgwire.Ro
 	}
 	c := expr.NewCtx(ctx, params)
 	if st.query != nil {
-		env := &exec.Env{Engine: st.s.e.reader, Epoch: st.s.e.ReadEpoch()}
+		env := &exec.Env{Engine: st.s.e.reader, Epoch: st.s.e.ReadEpoch(), NoPushdown: st.s.vars.values["scan_pushdown"] == "off"}
 		c.Context = exec.WithEnv(ctx, env)
 		rows, err := exec.Collect(c, planner.Build(st.query, env))
 		if err != nil {

@@ -20,6 +20,10 @@ func (e *Engine) StateTables() ([]control.StateTableEntries, error) {
 	return e.reader.StateTables(e.ReadEpoch())
 }
 
+// RemoteReads implements planner.Status: what the node's reader received
+// from other nodes.
+func (e *Engine) RemoteReads() control.ReadStats { return e.reader.Stats() }
+
 // BarrierLatency implements planner.Status.
 func (e *Engine) BarrierLatency() latency.Summary { return e.stream.BarrierLatency() }
 

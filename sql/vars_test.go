@@ -53,6 +53,10 @@ func TestVars(t *testing.T) {
 		{sql: "SHOW RW_IMPLICIT_FLUSH", col: "implicit_flush", want: "off"},
 		{sql: "SET implicit_flush = 'maybe'", code: "22023", want: `parameter "implicit_flush" requires a Boolean value`},
 
+		{sql: "SHOW scan_pushdown", col: "scan_pushdown", want: "on"},
+		{sql: "SET scan_pushdown = false"},
+		{sql: "SHOW scan_pushdown", col: "scan_pushdown", want: "off"},
+
 		// Custom (dotted) parameters.
 		{sql: "SET my.setting = 'x'"},
 		{sql: "SHOW my.setting", col: "my.setting", want: "x"},

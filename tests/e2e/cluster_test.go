@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,27 @@ func startClusterWith(t *testing.T, n int, addrs func(i int) (cluster, advertise
 	return nodes
 }
 
+// connectCluster connects to every node of a test cluster in mode.
+func connectCluster(t *testing.T, nodes []*clusterNode, mode pgx.QueryExecMode) []*pgx.Conn {
+	t.Helper()
+	conns := make([]*pgx.Conn, len(nodes))
+	for i, n := range nodes {
+		conns[i] = connect(t, n.addr, mode)
+	}
+	return conns
+}
+
+// mustExec runs a statement on c, failing the test on an error or after
+// two minutes.
+func mustExec(t *testing.T, c *pgx.Conn, sql string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := c.Exec(ctx, sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
 // clusterViews are views of tables a(id, k, v, s) and b(id, k, w) at
 // parallelism 6 over a three-node cluster: aggregates, every join kind
 // (over aggregates too), Top-N, and a view of a view.
@@ -105,20 +127,9 @@ var clusterViews = map[string]string{
 // query run as a batch query; a windowed aggregation over a table fed by a
 // connector is checked likewise once its rows are all in.
 func TestClusterViews(t *testing.T) {
-	ps := startCluster(t, 3)
+	conns := connectCluster(t, startCluster(t, 3), pgx.QueryExecModeSimpleProtocol)
 	ctx := context.Background()
-	conns := make([]*pgx.Conn, len(ps))
-	for i, p := range ps {
-		conns[i] = connect(t, p.addr, pgx.QueryExecModeSimpleProtocol)
-	}
-	exec := func(c *pgx.Conn, sql string, args ...any) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(ctx, time.Minute)
-		defer cancel()
-		if _, err := c.Exec(ctx, sql, args...); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
+	exec := func(c *pgx.Conn, sql string) { t.Helper(); mustExec(t, c, sql) }
 	exec(conns[0], "CREATE TABLE a (id INT PRIMARY KEY, k INT, v INT, s TEXT)")
 	exec(conns[1], "CREATE TABLE b (id INT PRIMARY KEY, k INT, w INT)")
 	exec(conns[2], "CREATE TABLE g (v BIGINT) WITH (connector = 'datagen', fields.v.kind = 'sequence', fields.v.start = '1', fields.v.end = '20000', datagen.rows.per.second = '20000', datagen.split.num = '3')")
@@ -237,6 +248,105 @@ func clusterMutate(t *testing.T, rng *rand.Rand, c *pgx.Conn, table string, live
 		exec(fmt.Sprintf("DELETE FROM %s WHERE id BETWEEN $1 AND $2", table), lo, hi)
 		for id := lo; id <= hi; id++ {
 			delete(live, id)
+		}
+	}
+}
+
+// TestClusterScanPushdown reads views whose rows are spread over three
+// nodes, one over a table and one over an append-only table (stored in
+// row blocks), through selective filters from every node, with the scan
+// pushdown and without: rows and errors are those of the same query over
+// the base table, and with the pushdown the other nodes send a fraction of
+// the bytes. It logs the bytes and time of a selective count both ways.
+func TestClusterScanPushdown(t *testing.T) {
+	conns := connectCluster(t, startCluster(t, 3), pgx.QueryExecModeCacheStatement)
+	ctx := context.Background()
+	exec := func(c *pgx.Conn, sql string) { t.Helper(); mustExec(t, c, sql) }
+	const rows = 30000
+	for _, table := range []string{"src (id INT PRIMARY KEY, k INT, pad TEXT)", "ev (id INT, k INT, pad TEXT) APPEND ONLY"} {
+		exec(conns[0], "CREATE TABLE "+table)
+	}
+	for _, table := range []string{"src", "ev"} {
+		exec(conns[0], fmt.Sprintf("INSERT INTO %s SELECT x, x %% 100, repeat('x', 100) || x FROM generate_series(1, %d) x", table, rows))
+		exec(conns[0], fmt.Sprintf("CREATE MATERIALIZED VIEW %s_v WITH (parallelism = 6) AS SELECT id, k, pad FROM %s", table, table))
+	}
+	exec(conns[0], "FLUSH")
+	// query runs sql with args and renders its sorted rows, or its error.
+	query := func(c *pgx.Conn, sql string, args ...any) string {
+		t.Helper()
+		rs, err := c.Query(ctx, sql, args...)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		var out []string
+		for rs.Next() {
+			vals, err := rs.Values()
+			if err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+			out = append(out, fmt.Sprint(vals...))
+		}
+		if err := rs.Err(); err != nil {
+			return "error: " + err.Error()
+		}
+		slices.Sort(out)
+		return strings.Join(out, "\n")
+	}
+	queries := []struct {
+		sql  string
+		args []any
+	}{
+		{"SELECT count(*), sum(id) FROM %s WHERE k = 7", nil},
+		{"SELECT id, length(pad) FROM %s WHERE k = $1 AND id % 7 = 3", []any{42}},
+		{"SELECT k, count(*) FROM %s WHERE pad LIKE '%%99' OR id < 5 GROUP BY k", nil},
+		{"SELECT * FROM %s WHERE k = 3 AND id > 29000", nil},
+		// id % 10 - 5 is 0 in every row where k = 5: an error both ways.
+		{"SELECT count(*) FROM %s WHERE k = 5 AND 100 / (id % 10 - 5) > 0", nil},
+	}
+	for _, q := range queries {
+		for _, table := range []string{"src", "ev"} {
+			want := query(conns[0], fmt.Sprintf(q.sql, table), q.args...)
+			if want == "" {
+				t.Fatalf("%s over %s: no rows", q.sql, table)
+			}
+			for i, c := range conns {
+				for _, mode := range []string{"on", "off"} {
+					exec(c, "SET scan_pushdown = "+mode)
+					if got := query(c, fmt.Sprintf(q.sql, table+"_v"), q.args...); got != want {
+						t.Errorf("%s over %s_v from n%d, scan_pushdown %s:\n got:\n%s\n want:\n%s", q.sql, table, i+1, mode, got, want)
+					}
+				}
+			}
+		}
+	}
+	// The bytes n1 receives for a selective count, and its time (the best
+	// of five), with the pushdown and without.
+	bytes := func() int64 {
+		var n int64
+		if err := conns[0].QueryRow(ctx, "SELECT bytes FROM streamdb_catalog.remote_reads").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	received := map[string]int64{}
+	for _, view := range []string{"src_v", "ev_v"} {
+		for _, mode := range []string{"off", "on"} {
+			exec(conns[0], "SET scan_pushdown = "+mode)
+			sql := "SELECT count(*) FROM " + view + " WHERE k = 7"
+			best := time.Duration(1 << 62)
+			before := bytes()
+			for range 5 {
+				start := time.Now()
+				if got := query(conns[0], sql); got != fmt.Sprint(rows/100) {
+					t.Fatalf("%s: %s", sql, got)
+				}
+				best = min(best, time.Since(start))
+			}
+			received[mode] = (bytes() - before) / 5
+			t.Logf("%s with scan_pushdown %s: %d bytes received from the other nodes, %v", sql, mode, received[mode], best)
+		}
+		if received["on"]*10 > received["off"] {
+			t.Errorf("%s: %d bytes received with the pushdown, %d without", view, received["on"], received["off"])
 		}
 	}
 }
