@@ -144,7 +144,7 @@ func (e *Engine) runForwarded(ctx context.Context, req *dmlRequest) (*dmlRespons
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.run(ctx, params)
+	rows, err := st.run(ctx, func() {}, params)
 	if err != nil {
 		return nil, err
 	}

@@ -151,7 +151,7 @@ func (st *statement) Columns() []pgwire.Column {
 }
 
 // Open implements pgwire.Statement.
-func (st *statement) Open(ctx context.Context, params []types.Datum) (pgwire.Rows, error) {
+func (st *statement) Open(ctx context.Context, params []types.Datum) (rows pgwire.Rows, err error) {
 	s := st.s
 	if s.tx == 'E' && !isTxEnd(st.parsed) {
 		return nil, errAborted()
@@ -164,7 +164,13 @@ func (st *statement) Open(ctx context.Context, params []types.Datum) (pgwire.Row
 		return nil, s.fail(pgerror.New(pgerror.CodeReadOnlySQLTransaction, "cannot execute %s in a read-only transaction", cmd))
 	}
 	ctx, cancel := s.vars.statementContext(ctx)
-	defer cancel()
+	// A query's rows outlive Open: they run until the client has them all
+	// (Rows.Close ends the statement's context then).
+	defer func() {
+		if _, streamed := rows.(*streamedRows); !streamed {
+			cancel()
+		}
+	}()
 	// What any node acknowledged before this statement began is visible
 	// to it: catalog changes and committed epochs. Cut off from the
 	// majority, this node serves only what reads none of them (SHOW NODES,
@@ -174,14 +180,16 @@ func (st *statement) Open(ctx context.Context, params []types.Datum) (pgwire.Row
 			return nil, s.fail(statementTimedOut(ctx, err, false))
 		}
 	}
-	rows, err := st.run(ctx, params)
+	rows, err = st.run(ctx, cancel, params)
 	if err != nil {
 		return nil, s.fail(statementTimedOut(ctx, err, st.dml != nil))
 	}
 	return rows, nil
 }
 
-func (st *statement) run(ctx context.Context, params []types.Datum) (_ pgwire.Rows, err error) {
+// run runs the statement under ctx, which cancel ends; a query's rows
+// stream from a goroutine of their own and end ctx when closed.
+func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params []types.Datum) (_ pgwire.Rows, err error) {
 	defer st.s.recoverInternal(&err)
 	if err := st.bind(); err != nil {
 		return nil, err
@@ -193,11 +201,7 @@ func (st *statement) run(ctx context.Context, params []types.Datum) (_ pgwire.Ro
 	if st.query != nil {
 		env := &exec.Env{Engine: st.s.e.reader, Epoch: st.s.e.ReadEpoch(), NoPushdown: st.s.vars.values["scan_pushdown"] == "off"}
 		c.Context = exec.WithEnv(ctx, env)
-		rows, err := exec.Collect(c, planner.Build(st.query, env))
-		if err != nil {
-			return nil, err
-		}
-		return &memRows{rows: rows, tag: fmt.Sprintf("SELECT %d", len(rows))}, nil
+		return st.s.stream(c, cancel, planner.Build(st.query, env)), nil
 	}
 	var n int64
 	if node := st.s.e.writer(dmlTable(st.dml)); node != st.s.e.Meta.NodeID() {
@@ -226,28 +230,6 @@ func (st *statement) run(ctx context.Context, params []types.Datum) (_ pgwire.Ro
 	}
 	return &memRows{tag: tag}, nil
 }
-
-// memRows serves materialized result rows.
-type memRows struct {
-	rows [][]types.Datum
-	next int
-	tag  string
-}
-
-// Next implements pgwire.Rows.
-func (r *memRows) Next(context.Context) ([]types.Datum, error) {
-	if r.next >= len(r.rows) {
-		return nil, nil
-	}
-	r.next++
-	return r.rows[r.next-1], nil
-}
-
-// Tag implements pgwire.Rows.
-func (r *memRows) Tag() string { return r.tag }
-
-// Close implements pgwire.Rows.
-func (r *memRows) Close() {}
 
 // writeCommand returns the command name of a statement that writes (DML,
 // COPY FROM, DDL), which a read-only transaction refuses.

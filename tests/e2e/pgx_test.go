@@ -170,3 +170,38 @@ func TestPgxBatch(t *testing.T) {
 		t.Fatalf("duplicate insert: got %v (SQLSTATE %q), want 23505", err, code)
 	}
 }
+
+// TestPgxRowsStream checks that a query's rows reach the client as they
+// are computed, in both protocols: the rows before a data error arrive
+// before the error, as in PostgreSQL, and a session whose client closed a
+// large result after a few rows goes on.
+func TestPgxRowsStream(t *testing.T) {
+	n := testkit.StartNode(t)
+	ctx := context.Background()
+	for _, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheStatement} {
+		conn := connect(t, n.Addr(), mode)
+		rows, err := conn.Query(ctx, `SELECT 1 / (1000 - g) FROM generate_series(1, 2000) AS g`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		for rows.Next() {
+			got++
+		}
+		if code := sqlState(rows.Err()); got != 999 || code != "22012" {
+			t.Fatalf("%v: %d rows, then %v; want 999 rows, then 22012", mode, got, rows.Err())
+		}
+		rows, err = conn.Query(ctx, `SELECT g FROM generate_series(1, 200000) AS g`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 10 && rows.Next(); i++ {
+		}
+		rows.Close()
+		var one int
+		if err := conn.QueryRow(ctx, `SELECT 1`).Scan(&one); err != nil || one != 1 {
+			t.Fatalf("%v: after closing a large result early: %v", mode, err)
+		}
+		conn.Close(ctx)
+	}
+}
