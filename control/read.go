@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 	"sync/atomic"
 
@@ -81,13 +82,77 @@ func NewReader(self string, m *meta.Meta, local *storage.Engine) *Reader {
 	return &Reader{self: self, meta: m, client: m.Client(), local: local}
 }
 
-// Scan implements storage.Reader: this node's part, then each other
-// node's. Keys come in order per node.
+// Scan implements storage.Reader: the keys of every node that holds part
+// of the table, merged in key order (a backfill resumes after the last key
+// it read), the other nodes' read in parallel with this one's.
 func (r *Reader) Scan(lower, upper []byte, epoch uint64, fn func(key, value []byte) error) error {
-	req := &scanRequest{Lower: lower, Upper: upper, Epoch: epoch}
-	return r.gather(lower, func() error { return r.local.Scan(lower, upper, epoch, fn) }, func(node string) error {
-		return r.remoteScan(node, req, func(frame []byte) error { return splitPairs(node, frame, fn) })
-	})
+	holders := r.holders(lower)
+	parts, stop := r.fetch(holders, &scanRequest{Lower: lower, Upper: upper, Epoch: epoch})
+	defer stop()
+	var sources []func() (key, value []byte, ok bool, err error)
+	if slices.Contains(holders, r.self) {
+		var scanErr error
+		next, stopLocal := iter.Pull2(func(yield func(key, value []byte) bool) {
+			scanErr = r.local.Scan(lower, upper, epoch, func(k, v []byte) error {
+				if !yield(k, v) {
+					return errFound
+				}
+				return nil
+			})
+		})
+		defer stopLocal()
+		sources = append(sources, func() ([]byte, []byte, bool, error) {
+			k, v, ok := next()
+			if !ok && scanErr != errFound {
+				return nil, nil, false, scanErr
+			}
+			return k, v, ok, nil
+		})
+	}
+	for _, p := range parts {
+		sources = append(sources, p.pairs())
+	}
+	return mergePairs(sources, fn)
+}
+
+// mergePairs passes the pairs of sources, each in key order, to fn in key
+// order. A source's pair stays valid until it is asked for the next.
+func mergePairs(sources []func() (key, value []byte, ok bool, err error), fn func(key, value []byte) error) error {
+	type head struct {
+		key, value []byte
+		next       func() ([]byte, []byte, bool, error)
+	}
+	var heads []head
+	for _, next := range sources {
+		k, v, ok, err := next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			heads = append(heads, head{k, v, next})
+		}
+	}
+	for len(heads) > 0 {
+		i := 0
+		for j := 1; j < len(heads); j++ {
+			if bytes.Compare(heads[j].key, heads[i].key) < 0 {
+				i = j
+			}
+		}
+		if err := fn(heads[i].key, heads[i].value); err != nil {
+			return err
+		}
+		k, v, ok, err := heads[i].next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			heads[i].key, heads[i].value = k, v
+		} else {
+			heads = slices.Delete(heads, i, i+1)
+		}
+	}
+	return nil
 }
 
 // ScanRows implements exec.RowReader: this node's part, all of it (the
@@ -96,8 +161,8 @@ func (r *Reader) Scan(lower, upper []byte, epoch uint64, fn func(key, value []by
 func (r *Reader) ScanRows(p *exec.Pushdown, epoch uint64, fn func(row []types.Datum) error) error {
 	req := &scanRequest{Epoch: epoch, Version: readRows, Rows: p}
 	local := func() error { return exec.ScanTable(r.local, p.TableID, p.Types, p.RowBlocks, epoch, fn) }
-	return r.gather(storage.TablePrefix(p.TableID), local, func(node string) error {
-		return r.remoteScan(node, req, func(frame []byte) error { return types.DecodeRowBlock(frame, p.Types, fn) })
+	return r.gather(storage.TablePrefix(p.TableID), req, local, func(_ string, frame []byte) error {
+		return types.DecodeRowBlock(frame, p.Types, fn)
 	})
 }
 
@@ -106,18 +171,97 @@ func (r *Reader) Stats() ReadStats {
 	return ReadStats{Scans: r.scans.Load(), Frames: r.frames.Load(), Bytes: r.bytes.Load()}
 }
 
-// gather reads a table (the one key lower starts) from every node that
-// holds part of it: local reads this node's part, remote another's.
-func (r *Reader) gather(lower []byte, local func() error, remote func(node string) error) error {
-	for _, node := range r.holders(lower) {
-		var err error
+// prefetchFrames is how many frames of each other node's part of a read
+// may wait for the reader: the nodes send at once, in parallel, while
+// this node reads its own part.
+const prefetchFrames = 4
+
+// remotePart is another node's part of a read: its frames, fetched ahead.
+type remotePart struct {
+	node   string
+	frames chan []byte
+	err    error // set before frames closes
+}
+
+// fetch starts reading req from every node of holders but this one, each
+// in parallel, up to prefetchFrames ahead of the reader; stop ends the
+// reads not taken to the end and waits for them.
+func (r *Reader) fetch(holders []string, req *scanRequest) (parts []*remotePart, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	for _, node := range holders {
 		if node == r.self {
-			err = local()
-		} else {
-			err = remote(node)
+			continue
 		}
-		if err != nil {
+		p := &remotePart{node: node, frames: make(chan []byte, prefetchFrames)}
+		parts = append(parts, p)
+		go func() {
+			defer close(p.frames)
+			p.err = r.remoteScan(ctx, node, req, func(frame []byte) error {
+				select {
+				case p.frames <- frame:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			})
+		}()
+	}
+	return parts, func() {
+		cancel()
+		for _, p := range parts {
+			for range p.frames {
+			}
+		}
+	}
+}
+
+// pairs returns the part's keys and values one at a time, in the order
+// the node sent them.
+func (p *remotePart) pairs() func() (key, value []byte, ok bool, err error) {
+	var b []byte
+	return func() ([]byte, []byte, bool, error) {
+		for len(b) == 0 {
+			f, more := <-p.frames
+			if !more {
+				return nil, nil, false, p.err
+			}
+			b = f
+		}
+		k, rest, ok := cutBytes(b)
+		if !ok {
+			return nil, nil, false, fmt.Errorf("control: undecodable read from node %s", p.node)
+		}
+		v, rest, ok := cutBytes(rest)
+		if !ok {
+			return nil, nil, false, fmt.Errorf("control: undecodable read from node %s", p.node)
+		}
+		b = rest
+		return k, v, true, nil
+	}
+}
+
+// gather reads a table (the one key lower starts) from every node that
+// holds part of it, in no particular order: local reads this node's part
+// while the others answer req in parallel (see fetch); then decode takes
+// each other node's frames in turn. Everything the caller is given comes
+// on its goroutine.
+func (r *Reader) gather(lower []byte, req *scanRequest, local func() error, decode func(node string, frame []byte) error) error {
+	holders := r.holders(lower)
+	parts, stop := r.fetch(holders, req)
+	defer stop()
+	if slices.Contains(holders, r.self) {
+		if err := local(); err != nil {
 			return err
+		}
+	}
+	for _, p := range parts {
+		for frame := range p.frames {
+			if err := decode(p.node, frame); err != nil {
+				return err
+			}
+		}
+		if p.err != nil {
+			return p.err
 		}
 	}
 	return nil
@@ -136,7 +280,8 @@ func (r *Reader) Get(key []byte, epoch uint64) (value []byte, ok bool, err error
 	return value, ok, err
 }
 
-// errFound ends Get's scan at the key.
+// errFound ends a scan early: Get's at its key, a merged one's local part
+// when the merge stops.
 var errFound = errors.New("found")
 
 // TableDiskUsage implements storage.Reader: this node's part (an
@@ -195,8 +340,8 @@ func relationOf(cat *meta.Catalog, id uint32) *meta.Table {
 }
 
 // remoteScan sends req to node and passes each frame of the answer to
-// frame; the frame's bytes are reused after it returns.
-func (r *Reader) remoteScan(node string, req *scanRequest, frame func([]byte) error) error {
+// frame, which may keep it, until ctx ends.
+func (r *Reader) remoteScan(ctx context.Context, node string, req *scanRequest, frame func([]byte) error) error {
 	addr, err := r.meta.NodeAddr(node)
 	if err != nil {
 		return err
@@ -205,7 +350,7 @@ func (r *Reader) remoteScan(node string, req *scanRequest, frame func([]byte) er
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s, err := cc.NewStream(ctx, &scanStream, methodScan)
 	if status.Code(err) == codes.Unavailable {
@@ -222,8 +367,8 @@ func (r *Reader) remoteScan(node string, req *scanRequest, frame func([]byte) er
 		return err
 	}
 	r.scans.Add(1)
-	var f cluster.Frame
 	for {
+		var f cluster.Frame
 		if err := s.RecvMsg(&f); err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -236,26 +381,6 @@ func (r *Reader) remoteScan(node string, req *scanRequest, frame func([]byte) er
 			return err
 		}
 	}
-}
-
-// splitPairs passes the keys and values of a readKeys frame from node to
-// fn.
-func splitPairs(node string, b []byte, fn func(key, value []byte) error) error {
-	for len(b) > 0 {
-		k, rest, ok := cutBytes(b)
-		if !ok {
-			return fmt.Errorf("control: undecodable read from node %s", node)
-		}
-		v, rest, ok := cutBytes(rest)
-		if !ok {
-			return fmt.Errorf("control: undecodable read from node %s", node)
-		}
-		if err := fn(k, v); err != nil {
-			return err
-		}
-		b = rest
-	}
-	return nil
 }
 
 // cutBytes splits a uvarint-length-prefixed byte string off b.
