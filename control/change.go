@@ -57,7 +57,7 @@ type Builder interface {
 
 // cacheModes name dataflow's cache modes in Change.Cache.
 var cacheModes = map[string]dataflow.CacheMode{
-	"handover": dataflow.CacheHandover,
-	"eager":    dataflow.CacheEager,
-	"lazy":     dataflow.CacheLazy,
+	CacheHandover: dataflow.CacheHandover,
+	CacheEager:    dataflow.CacheEager,
+	CacheLazy:     dataflow.CacheLazy,
 }

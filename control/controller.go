@@ -14,8 +14,8 @@
 // Streaming is a node's streaming side as the SQL layer uses it: the
 // runtime and its controller, started together, the write path of table
 // rows into their streams (with their hidden row ids), acknowledged once
-// their epoch commits, the jobs of sources, and the figures of the
-// running jobs.
+// their epoch commits, the jobs of sources, the rescales of jobs, and the
+// figures of the running jobs.
 package control
 
 import (

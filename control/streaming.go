@@ -41,9 +41,18 @@ type Streaming struct {
 	rt     *dataflow.Runtime
 	ctrl   *Controller
 	rowIDs *rowIDs
+	// ctx ends when the streaming closes; rescales run under it.
+	ctx context.Context
 	// bg counts the goroutines Close waits for.
 	bg     sync.WaitGroup
 	cancel context.CancelFunc
+
+	// jobsMu serializes the changes of the set of jobs and their
+	// assignments (LockJobs).
+	jobsMu sync.Mutex
+	// rescales holds each job's latest rescale (SHOW JOBS).
+	rescaleMu sync.Mutex
+	rescales  map[uint32]*Rescaling
 }
 
 // Start starts a node's part of the streaming runtime over its store st;
@@ -52,7 +61,7 @@ type Streaming struct {
 // the last committed epoch are deleted, every table's, source's and
 // materialized view's job restarts from that epoch (sources from their
 // offsets at that epoch), and barriers begin; Ready tells when this node's
-// part runs.
+// part runs. Then, on the leader, the rescales a stop interrupted go on.
 func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*Streaming, error) {
 	if opts.BarrierInterval <= 0 {
 		opts.BarrierInterval = time.Second
@@ -67,9 +76,9 @@ func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*St
 	if err != nil {
 		return nil, err
 	}
-	s := &Streaming{meta: m, opts: opts, rowIDs: ids}
+	s := &Streaming{meta: m, opts: opts, rowIDs: ids, rescales: map[uint32]*Rescaling{}}
 	ctx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
+	s.ctx, s.cancel = ctx, cancel
 	store := dataflow.NewStore(st)
 	if opts.StateCacheBytes > 0 {
 		store.SetCacheBytes(opts.StateCacheBytes)
@@ -93,6 +102,15 @@ func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*St
 		}
 	}
 	s.background(func() { ctrl.Run(ctx, interval) })
+	s.background(func() {
+		select {
+		case <-s.Ready():
+			if m.IsLeader() {
+				s.resumeRescales()
+			}
+		case <-ctx.Done():
+		}
+	})
 	return s, nil
 }
 
@@ -110,6 +128,14 @@ func (s *Streaming) background(fn func()) {
 func (s *Streaming) Close() {
 	s.cancel()
 	s.bg.Wait()
+}
+
+// LockJobs waits until no other caller holds the jobs lock and takes it,
+// returning its unlock: DDL that starts or stops jobs holds it, and so
+// does every rescale while it moves, so that they run one at a time.
+func (s *Streaming) LockJobs() (unlock func()) {
+	s.jobsMu.Lock()
+	return s.jobsMu.Unlock
 }
 
 // Controller returns the node's controller, which makes graph changes.

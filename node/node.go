@@ -173,9 +173,6 @@ func (n *Node) Close() error {
 
 func (n *Node) closeStores() error {
 	var errs []error
-	if n.engine != nil {
-		n.engine.Close()
-	}
 	if n.stream != nil {
 		n.stream.Close()
 	}

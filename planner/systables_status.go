@@ -30,7 +30,7 @@ type Status interface {
 	StateTables() ([]control.StateTableEntries, error)
 	// RescaleJobs returns the latest rescale of each job (ALTER ... SET
 	// PARALLELISM) since the node started, running or finished.
-	RescaleJobs() []RescaleProgress
+	RescaleJobs() []control.RescaleProgress
 	// Fragments returns the actors of every running job's fragments.
 	Fragments() []control.FragmentActor
 	// Nodes returns the cluster's nodes as this node sees them.
@@ -51,25 +51,6 @@ type NodeStatus struct {
 	Actors, VNodes int
 	LastHeartbeat  time.Time
 	Version        string
-}
-
-// RescaleProgress is a job's rescale: where it stands or how it ended.
-type RescaleProgress struct {
-	Job      uint32
-	Name     string
-	Strategy string
-	// Phase is moving, done or failed (Error says why).
-	Phase    string
-	From, To int
-	// VNodesMoved of VNodesTotal have changed owner, in StepsDone of
-	// StepsTotal switch steps; BytesMoved estimates their state's bytes in
-	// storage and CacheBytesMoved the cached state their new owners got
-	// at the switches (handed over, or loaded with cache = 'eager').
-	VNodesMoved, VNodesTotal    int
-	StepsDone, StepsTotal       int
-	BytesMoved, CacheBytesMoved int64
-	Elapsed                     time.Duration
-	Error                       string
 }
 
 // streamdbCatalogTables are the relations of streamdb_catalog.

@@ -39,44 +39,19 @@ type Engine struct {
 	ctrl   *control.Controller
 	// reader reads relations wherever their state is in the cluster.
 	reader *control.Reader
-	// bg counts the engine's goroutines (Close waits for them).
-	bg     sync.WaitGroup
-	cancel context.CancelFunc
 
 	// writers orders the writes of each table (a *tableWriter by table
 	// id).
 	writers sync.Map
-	// ddlMu serializes DDL that starts or stops streaming jobs, and
-	// rescales.
-	ddlMu sync.Mutex
-	// ctx ends when the engine closes; background rescales run under it.
-	ctx context.Context
-	// rescales holds each job's latest rescale (SHOW JOBS).
-	rescaleMu sync.Mutex
-	rescales  map[uint32]*rescaleJob
 }
 
 // NewEngine returns a node's SQL engine over its catalog m and its
-// streaming; once the streaming's jobs run, the leader's engine resumes
-// the rescales a stop interrupted.
+// streaming.
 func NewEngine(m *meta.Meta, stream *control.Streaming, opts Options) *Engine {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	e := &Engine{Meta: m, opts: opts, stream: stream, ctrl: stream.Controller(), reader: stream.Reader(), rescales: map[uint32]*rescaleJob{}}
-	e.ctx, e.cancel = context.WithCancel(context.Background())
-	e.bg.Add(1)
-	go func() {
-		defer e.bg.Done()
-		select {
-		case <-stream.Ready():
-			if m.IsLeader() {
-				e.resumeRescales()
-			}
-		case <-e.ctx.Done():
-		}
-	}()
-	return e
+	return &Engine{Meta: m, opts: opts, stream: stream, ctrl: stream.Controller(), reader: stream.Reader()}
 }
 
 // Services returns the engine's services between nodes, for the node's
@@ -122,12 +97,6 @@ func (e *Engine) systemParam(name string) (string, bool) {
 		return v, true
 	}
 	return strconv.Itoa(int(e.stream.DefaultBarrierInterval() / time.Millisecond)), true
-}
-
-// Close stops the engine's background work and waits for it to end.
-func (e *Engine) Close() {
-	e.cancel()
-	e.bg.Wait()
 }
 
 // ReadEpoch returns the epoch a new statement reads at: the newest

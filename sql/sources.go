@@ -46,8 +46,7 @@ func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, ki
 	}
 	t.Parallelism = par
 	t.Placement = e.place(par)
-	e.ddlMu.Lock()
-	defer e.ddlMu.Unlock()
+	defer e.stream.LockJobs()()
 	if _, ok := e.Meta.Catalog().Table(t.Schema, t.Name); ok && x.IfNotExists {
 		return done(tag), nil
 	}

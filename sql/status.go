@@ -27,6 +27,10 @@ func (e *Engine) RemoteReads() control.ReadStats { return e.reader.Stats() }
 // BarrierLatency implements planner.Status.
 func (e *Engine) BarrierLatency() latency.Summary { return e.stream.BarrierLatency() }
 
+// RescaleJobs implements planner.Status: the latest rescale of each job
+// since the node started.
+func (e *Engine) RescaleJobs() []control.RescaleProgress { return e.stream.RescaleJobs() }
+
 // Fragments implements planner.Status: the actors of every running job.
 func (e *Engine) Fragments() []control.FragmentActor { return e.stream.Fragments() }
 

@@ -79,8 +79,7 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "Defining watermarks on table requires the table to be append only.").
 				WithHint("Use the key words `APPEND ONLY`.")
 		}
-		s.e.ddlMu.Lock()
-		defer s.e.ddlMu.Unlock()
+		defer s.e.stream.LockJobs()()
 		if t.Watermark != nil {
 			if t.Watermark.StateTable, err = m.AllocIDs(ctx, 1); err != nil {
 				return nil, err
@@ -274,12 +273,12 @@ func (s *Session) drop(ctx context.Context, x *parser.DropObject) (pgwire.Rows, 
 			}
 			continue
 		}
-		s.e.ddlMu.Lock()
+		unlock := s.e.stream.LockJobs()
 		dropped, err := s.e.Meta.DropObject(ctx, kind, n.Schema, n.Name, x.IfExists, x.Cascade)
 		if err == nil {
 			err = s.e.dropped(ctx, dropped)
 		}
-		s.e.ddlMu.Unlock()
+		unlock()
 		if err != nil {
 			return nil, err
 		}

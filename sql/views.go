@@ -54,8 +54,7 @@ func (s *Session) streamingParallelism() (int, error) {
 // the backfill, then records the view in the catalog.
 func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateView) (pgwire.Rows, error) {
 	e := s.e
-	e.ddlMu.Lock()
-	defer e.ddlMu.Unlock()
+	defer e.stream.LockJobs()()
 	schema := x.Name.Schema
 	if schema == "" {
 		schema = meta.DefaultSchema

@@ -1,0 +1,264 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+)
+
+// Phases of a rescale (RescaleProgress.Phase).
+const (
+	phaseMoving = "moving"
+	phaseDone   = "done"
+	phaseFailed = "failed"
+)
+
+// RescaleProgress is a job's rescale: where it stands or how it ended.
+type RescaleProgress struct {
+	Job      uint32
+	Name     string
+	Strategy string
+	// Phase is moving, done or failed (Error says why).
+	Phase    string
+	From, To int
+	// VNodesMoved of VNodesTotal have changed owner, in StepsDone of
+	// StepsTotal switch steps; BytesMoved estimates their state's bytes in
+	// storage and CacheBytesMoved the cached state their new owners got
+	// at the switches (handed over, or loaded with cache = 'eager').
+	VNodesMoved, VNodesTotal    int
+	StepsDone, StepsTotal       int
+	BytesMoved, CacheBytesMoved int64
+	Elapsed                     time.Duration
+	Error                       string
+}
+
+// Rescaling is a job's latest rescale as this node runs it: its progress
+// (SHOW JOBS) and its end, which the statement that began it may wait for.
+type Rescaling struct {
+	mu       sync.Mutex
+	info     RescaleProgress
+	started  time.Time
+	finished time.Time
+	done     chan struct{}
+	err      error
+}
+
+// Done returns a channel closed once the rescale ends: every vnode moved,
+// or failed (Err).
+func (r *Rescaling) Done() <-chan struct{} { return r.done }
+
+// Err returns, once Done is closed, why the rescale failed (nil: it
+// moved every vnode).
+func (r *Rescaling) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// progress returns the rescale's figures now.
+func (r *Rescaling) progress() RescaleProgress {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.info
+	end := r.finished
+	if end.IsZero() {
+		end = time.Now()
+	}
+	p.Elapsed = end.Sub(r.started)
+	return p
+}
+
+// set updates the rescale's figures with fn.
+func (r *Rescaling) set(fn func(p *RescaleProgress)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fn(&r.info)
+}
+
+// finish ends the rescale: done, or failed with err.
+func (r *Rescaling) finish(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.info.Phase, r.err = phaseDone, err
+	if err != nil {
+		r.info.Phase, r.info.Error = phaseFailed, err.Error()
+	}
+	r.finished = time.Now()
+	close(r.done)
+}
+
+// RescalingError refuses to begin a rescale of a job whose previous one
+// is still moving.
+type RescalingError struct {
+	// Progress is where the running rescale stands.
+	Progress RescaleProgress
+}
+
+// Error implements error.
+func (e *RescalingError) Error() string {
+	return fmt.Sprintf("%q is already being rescaled (to parallelism %d, %d of %d vnodes moved)",
+		e.Progress.Name, e.Progress.To, e.Progress.VNodesMoved, e.Progress.VNodesTotal)
+}
+
+// Rescale begins the rescale plan of t's job, whose target rebalances the
+// job's current vnode owners (Owners): it records plan in the catalog and
+// moves the vnodes in the background, step by step, each step's
+// assignment recorded with its checkpoint. It runs to its end whatever
+// happens to ctx: a canceled statement stops waiting, not moving. A job
+// on several nodes is refused (0A000), as is one already rescaling (a
+// *RescalingError).
+func (s *Streaming) Rescale(ctx context.Context, t *meta.Table, plan *meta.Rescale) (*Rescaling, error) {
+	if _, err := rescalePlacement(s.meta.Catalog(), t, nil); err != nil {
+		return nil, err
+	}
+	r, err := s.beginRescale(ctx, t, plan, false)
+	if err != nil {
+		return nil, err
+	}
+	go s.runRescale(s.ctx, t, plan, r)
+	return r, nil
+}
+
+// RescaleJobs returns the latest rescale of each job since the node
+// started, running or finished.
+func (s *Streaming) RescaleJobs() []RescaleProgress {
+	s.rescaleMu.Lock()
+	defer s.rescaleMu.Unlock()
+	out := make([]RescaleProgress, 0, len(s.rescales))
+	for _, r := range s.rescales {
+		out = append(out, r.progress())
+	}
+	return out
+}
+
+// beginRescale records plan as t's rescale in the catalog (unless it
+// resumes the one recorded) and registers its progress; a job already
+// rescaling is refused.
+func (s *Streaming) beginRescale(ctx context.Context, t *meta.Table, plan *meta.Rescale, resume bool) (*Rescaling, error) {
+	s.rescaleMu.Lock()
+	if r := s.rescales[t.ID]; r != nil {
+		if p := r.progress(); p.Phase == phaseMoving {
+			s.rescaleMu.Unlock()
+			return nil, &RescalingError{Progress: p}
+		}
+	}
+	r := &Rescaling{started: time.Now(), done: make(chan struct{}), info: RescaleProgress{
+		Job: t.ID, Name: t.Name, Strategy: plan.Strategy, Phase: phaseMoving, From: plan.From, To: meta.Slots(plan.Target)}}
+	s.rescales[t.ID] = r
+	s.rescaleMu.Unlock()
+	if !resume {
+		if err := s.meta.BeginRescale(ctx, t.ID, plan); err != nil {
+			r.finish(err)
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// runRescale moves t's job from its current assignment to plan's target,
+// one switch at a time as rescaleSteps decides, holding the jobs lock
+// throughout, and records the outcome in r.
+func (s *Streaming) runRescale(ctx context.Context, t *meta.Table, plan *meta.Rescale, r *Rescaling) (err error) {
+	defer s.LockJobs()()
+	defer func() { r.finish(err) }()
+	owner := s.Owners(t.ID)
+	if owner == nil {
+		return pgerror.New(pgerror.CodeUndefinedTable, "%s %q was dropped while being rescaled", t.Kind, t.Name)
+	}
+	steps := newRescaleSteps(owner, plan)
+	r.set(func(p *RescaleProgress) { p.VNodesTotal = steps.total })
+	if steps.replace {
+		epoch, err := s.ctrl.Pause(ctx)
+		if err == nil {
+			err = s.WaitCommitted(ctx, epoch)
+		}
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if _, rerr := s.ctrl.Resume(s.ctx); err == nil {
+				err = rerr
+			}
+		}()
+	}
+	for {
+		st := steps.next()
+		bytes := s.movedBytes(t, st.vnodes)
+		nodes, err := rescalePlacement(s.meta.Catalog(), t, st.to)
+		if err != nil {
+			return err
+		}
+		rec := &meta.RescaleStep{Table: t.ID, Assignment: st.to, Placement: nodes, Done: st.last}
+		start := time.Now()
+		epoch, err := s.ctrl.Reassign(ctx, t.ID, st.to, nodes, steps.replace, plan.Cache, rec)
+		if err == nil {
+			err = s.WaitCommitted(ctx, epoch)
+		}
+		if err != nil {
+			return err
+		}
+		took := time.Since(start)
+		steps.switched(st, took)
+		r.set(func(p *RescaleProgress) { steps.record(p, st, bytes, s.ctrl.Worker().CacheBytes(t.ID)) })
+		if st.last {
+			return nil
+		}
+		// The job catches up on what the switch held back: it spends at
+		// least half of the rescale's time processing.
+		if err := sleep(ctx, took); err != nil {
+			return err
+		}
+	}
+}
+
+// movedBytes estimates the bytes in storage of the state of vnodes, which
+// a switch moves: the job's state tables and its own rows. On one node
+// they change owner in place; across nodes they are what would travel.
+func (s *Streaming) movedBytes(t *meta.Table, vnodes []int) int64 {
+	var n int64
+	tables := append([]uint32{t.ID}, t.StateTables...)
+	for _, v := range vnodes {
+		for _, id := range tables {
+			b, err := s.ctrl.reader.VNodeDiskUsage(id, uint16(v))
+			if err == nil {
+				n += int64(b)
+			}
+		}
+	}
+	return n
+}
+
+// resumeRescales finishes the rescales a crash interrupted: each job
+// restarted with the assignment of its last committed step and goes on
+// from there to its plan's target. They are registered at once (SHOW
+// JOBS lists them, a new rescale of them is refused) and run in the
+// background, one after the other.
+func (s *Streaming) resumeRescales() {
+	type resumed struct {
+		t *meta.Table
+		r *Rescaling
+	}
+	var todo []resumed
+	for _, t := range s.meta.Catalog().Tables() {
+		if t.Rescale == nil {
+			continue
+		}
+		r, err := s.beginRescale(s.ctx, t, t.Rescale, true)
+		if err != nil {
+			s.opts.Logger.Error("resuming an interrupted rescale failed; run ALTER ... SET PARALLELISM again", "relation", t.Name, "err", err)
+			continue
+		}
+		todo = append(todo, resumed{t, r})
+	}
+	go func() {
+		for _, rs := range todo {
+			if err := s.runRescale(s.ctx, rs.t, rs.t.Rescale, rs.r); err != nil && s.ctx.Err() == nil {
+				s.opts.Logger.Error("resuming an interrupted rescale failed; run ALTER ... SET PARALLELISM again", "relation", rs.t.Name, "err", err)
+			}
+		}
+	}()
+}

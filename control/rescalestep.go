@@ -1,0 +1,148 @@
+package control
+
+import (
+	"slices"
+	"time"
+
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/rowkey"
+)
+
+// Rescale strategies (meta.Rescale.Strategy): how a rescale moves a job's
+// vnodes.
+const (
+	// StrategyFluid moves the vnodes in steps of at most the plan's step
+	// vnodes, one step per barrier, while the job runs.
+	StrategyFluid = "fluid"
+	// StrategyAllAtOnce moves every vnode at one barrier while the job
+	// runs.
+	StrategyAllAtOnce = "all_at_once"
+	// StrategyRestart is the stop-and-restart baseline: sources and
+	// writes are held at a checkpoint, every actor is replaced and
+	// restores its state (by default: CacheEager), then the world
+	// resumes.
+	StrategyRestart = "restart"
+)
+
+// Cache modes (meta.Rescale.Cache): how a moved vnode's new owner gets its
+// cached state.
+const (
+	// CacheHandover hands the old owner's cached groups over.
+	CacheHandover = "handover"
+	// CacheEager loads the vnode's state from storage at the switch.
+	CacheEager = "eager"
+	// CacheLazy reads the vnode's state on first use.
+	CacheLazy = "lazy"
+)
+
+// Fluid steps without a given size adapt it so that each switch pauses
+// the job for about stepPause: the first moves firstStep vnodes, the next
+// ones scale by how long the last took, at most doubling.
+const (
+	stepPause = 50 * time.Millisecond
+	firstStep = 4
+)
+
+// rescaleSteps decides the switches of a rescale, without I/O or clocks:
+// which vnodes each moves, how many the next fluid one moves, and when the
+// rescale is done. The shell (Streaming.runRescale) makes each switch and
+// reports how long it took.
+type rescaleSteps struct {
+	cur, target []int
+	// replace: every actor is replaced (restart), so that every vnode
+	// moves, to a new owner or in place.
+	replace bool
+	// adapt: the step size follows the switches' pauses (fluid without
+	// a given step).
+	adapt bool
+	// size is the most vnodes the next switch moves.
+	size int
+	// total is the vnodes the whole rescale moves.
+	total int
+}
+
+// rescaleStep is one switch of a rescale.
+type rescaleStep struct {
+	// to is the job's assignment from the switch on.
+	to []int
+	// vnodes are the vnodes that move in it: they change owner, or
+	// their actor is replaced.
+	vnodes []int
+	// last: the switch reaches the target.
+	last bool
+}
+
+// newRescaleSteps returns the steps of plan from assignment owner.
+func newRescaleSteps(owner []int, plan *meta.Rescale) *rescaleSteps {
+	s := &rescaleSteps{cur: owner, target: plan.Target, replace: plan.Strategy == StrategyRestart, size: plan.Step}
+	switch {
+	case plan.Strategy != StrategyFluid:
+		s.size = rowkey.VNodes
+	case plan.Step == 0:
+		s.size, s.adapt = firstStep, true
+	}
+	s.total = len(s.moving(owner, plan.Target))
+	return s
+}
+
+// moving returns the vnodes that move from assignment from to to.
+func (s *rescaleSteps) moving(from, to []int) []int {
+	var out []int
+	for v := range from {
+		if from[v] != to[v] || s.replace {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// next returns the next switch: the first size vnodes (by number) that
+// still differ from the target take their target owner.
+func (s *rescaleSteps) next() rescaleStep {
+	to := meta.NextStep(s.cur, s.target, s.size)
+	return rescaleStep{to: to, vnodes: s.moving(s.cur, to), last: slices.Equal(to, s.target)}
+}
+
+// switched records that the job made switch st, which took took: an
+// adaptive step size scales by stepPause/took, at most doubling, at least
+// one vnode.
+func (s *rescaleSteps) switched(st rescaleStep, took time.Duration) {
+	if s.adapt {
+		s.size = max(1, min(2*s.size, int(float64(s.size)*float64(stepPause)/float64(max(took, time.Millisecond)))))
+	}
+	s.cur = st.to
+}
+
+// record adds switch st, made (after switched) with bytes of its vnodes'
+// state in storage and cache bytes of cached state handed to their new
+// owners, to p; the steps left are estimated at the next step's size.
+func (s *rescaleSteps) record(p *RescaleProgress, st rescaleStep, bytes, cache int64) {
+	p.StepsDone++
+	p.VNodesMoved = min(p.VNodesMoved+len(st.vnodes), p.VNodesTotal)
+	p.StepsTotal = p.StepsDone + (p.VNodesTotal-p.VNodesMoved+s.size-1)/s.size
+	p.BytesMoved += bytes
+	p.CacheBytesMoved += cache
+}
+
+// rescalePlacement returns the placement of t's job's slots under
+// assignment (nil: just check): every slot on the one node the job runs
+// on. Moving key groups between nodes is not supported yet.
+func rescalePlacement(cat *meta.Catalog, t *meta.Table, assignment []int) ([]string, error) {
+	nodes := JobPlacement(cat, t)
+	for _, n := range nodes {
+		if n != nodes[0] || len(cat.Nodes()) > 1 {
+			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s %q runs on a cluster of several nodes: rescaling there moves key groups between nodes, which is not supported yet", t.Kind, t.Name).
+				WithHint("Rescale on a one-node cluster; moving work between nodes comes with online migration.")
+		}
+	}
+	slots := 0
+	for _, s := range assignment {
+		slots = max(slots, s+1)
+	}
+	out := make([]string, slots)
+	for i := range out {
+		out[i] = nodes[0]
+	}
+	return out, nil
+}
