@@ -54,15 +54,11 @@ type Controller struct {
 	// while nodes inject it (and injecting may wait for a commit).
 	gen atomic.Pointer[generation]
 
-	// cmu guards what commits need: who sealed each epoch, the records
-	// to commit with them, the last epoch this controller committed, and
-	// which nodes have created each job.
-	cmu         sync.Mutex
-	cond        *sync.Cond
-	seals       map[uint64]map[string]bool
-	records     map[uint64]*meta.RescaleStep
-	committedTo uint64
-	createdBy   map[uint32]map[string]bool
+	// cmu guards the generation's commits (its queue, and committing in
+	// order) and which nodes have created each job.
+	cmu       sync.Mutex
+	cond      *sync.Cond
+	createdBy map[uint32]map[string]bool
 
 	kick     chan struct{}
 	interval chan time.Duration
@@ -81,6 +77,8 @@ type generation struct {
 	fence   meta.Fence
 	nodes   []string // sorted
 	workers map[string]workerConn
+	// commits decides when its epochs commit (under the controller's cmu).
+	commits *commitQueue
 	// failed is closed when a barrier or a commit failed, err saying
 	// why: the controller recovers.
 	failed chan struct{}
@@ -114,8 +112,7 @@ func errNoLeader() error {
 // whose runtime rt and barrier manager mgr run the node's actors over st;
 // builder builds jobs from the catalog.
 func newController(self string, m *meta.Meta, rt *dataflow.Runtime, mgr *dataflow.BarrierManager, st *storage.Engine, builder Builder, log *slog.Logger) *Controller {
-	c := &Controller{self: self, meta: m, client: m.Client(), log: log,
-		seals: map[uint64]map[string]bool{}, records: map[uint64]*meta.RescaleStep{}, createdBy: map[uint32]map[string]bool{},
+	c := &Controller{self: self, meta: m, client: m.Client(), log: log, createdBy: map[uint32]map[string]bool{},
 		kick: make(chan struct{}, 1), interval: make(chan time.Duration)}
 	c.cond = sync.NewCond(&c.cmu)
 	c.local = &Worker{node: self, rt: rt, mgr: mgr, storage: st, builder: builder, meta: m, log: log, up: c,
@@ -219,31 +216,16 @@ func (c *Controller) sealed(node string, epoch uint64) {
 	}
 	c.cmu.Lock()
 	defer c.cmu.Unlock()
-	if epoch <= c.committedTo {
-		return
-	}
-	if c.seals[epoch] == nil {
-		c.seals[epoch] = map[string]bool{}
-	}
-	c.seals[epoch][node] = true
-	for {
-		next := c.committedTo + 1
-		if len(c.seals[next]) < len(gen.nodes) {
-			return
-		}
-		rec := c.records[next]
-		delete(c.seals, next)
-		delete(c.records, next)
+	for _, r := range gen.commits.seal(node, epoch) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := c.meta.CommitEpoch(ctx, gen.fence, next, rec)
+		err := c.meta.CommitEpoch(ctx, gen.fence, r.epoch, r.step)
 		cancel()
 		if err != nil {
-			c.log.Error("control: committing an epoch failed; recovering", "epoch", next, "err", err)
+			c.log.Error("control: committing an epoch failed; recovering", "epoch", r.epoch, "err", err)
 			gen.fail(err)
 			return
 		}
-		c.committedTo = next
-		c.announce(gen, next)
+		c.announce(gen, r.epoch)
 	}
 }
 
@@ -289,7 +271,7 @@ func (c *Controller) barrier(ctx context.Context, record *meta.RescaleStep, ch *
 	}
 	if record != nil {
 		c.cmu.Lock()
-		c.records[tick.Epoch] = record
+		gen.commits.record(tick.Epoch, record)
 		c.cmu.Unlock()
 	}
 	if err := applyAll(ctx, gen, func(w workerConn) error { return w.Apply(ctx, gen.fence, tick, ch) }); err != nil {
@@ -479,11 +461,11 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 	c.mu.Lock()
 	c.epoch = prev
 	c.mu.Unlock()
-	c.gen.Store(gen)
+	gen.commits = newCommitQueue(gen.nodes, prev)
 	c.cmu.Lock()
-	c.seals, c.records, c.committedTo = map[uint64]map[string]bool{}, map[uint64]*meta.RescaleStep{}, prev
 	c.createdBy = map[uint32]map[string]bool{}
 	c.cmu.Unlock()
+	c.gen.Store(gen)
 	for _, t := range jobsInOrder(cat) {
 		ch := restartChange(cat, t)
 		if _, err := c.barrier(rctx, nil, ch); err != nil {
