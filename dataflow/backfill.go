@@ -3,7 +3,6 @@ package dataflow
 import (
 	"bytes"
 	"context"
-	"slices"
 
 	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
@@ -130,6 +129,7 @@ func (bf *backfill) readBatch(epoch uint64, emit Emit) error {
 	upper := storage.TablePrefix(bf.table.ID + 1)
 	out := &Chunk{}
 	n := 0
+	var arena types.RowArena
 	bf.done = true
 	err := bf.engine.Scan(lower, upper, epoch, func(key, value []byte) error {
 		if n >= backfillBatchRows {
@@ -151,8 +151,8 @@ func (bf *backfill) readBatch(epoch uint64, emit Emit) error {
 			return nil
 		}
 		if bf.table.RowBlocks {
-			// The block's decoder reuses its row; the chunk keeps each.
-			return types.DecodeRowBlock(value, bf.table.Types, func(row []types.Datum) error { return add(slices.Clone(row)) })
+			// The chunk keeps each row.
+			return types.DecodeRowBlockInto(value, bf.table.Types, &arena, add)
 		}
 		row, err := types.DecodeRow(value, bf.table.Types, nil)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/streamdb/streamdb/types"
 )
@@ -75,8 +74,9 @@ func DecodeMessage(src []byte, rowTypes []types.T) (Message, error) {
 				return nil, errBadFrame
 			}
 		}
-		err := types.DecodeRowBlock(body[n:], rowTypes, func(row []types.Datum) error {
-			c.Rows = append(c.Rows, slices.Clone(row))
+		var arena types.RowArena
+		err := types.DecodeRowBlockInto(body[n:], rowTypes, &arena, func(row []types.Datum) error {
+			c.Rows = append(c.Rows, row)
 			return nil
 		})
 		if err != nil || uint64(len(c.Rows)) != n {

@@ -130,8 +130,9 @@ func (e *Engine) runForwarded(ctx context.Context, req *dmlRequest) (*dmlRespons
 			ts[i] = c.T
 		}
 		var rows [][]types.Datum
-		err = types.DecodeRowBlock(req.Rows, ts, func(row []types.Datum) error {
-			rows = append(rows, append([]types.Datum(nil), row...))
+		var arena types.RowArena
+		err = types.DecodeRowBlockInto(req.Rows, ts, &arena, func(row []types.Datum) error {
+			rows = append(rows, row)
 			return nil
 		})
 		if err != nil {

@@ -98,9 +98,25 @@ func DecodeRow(src []byte, types []T, dst []Datum) ([]Datum, error) {
 // one key the rows one actor appended to one vnode in one epoch). The row
 // passed to fn is reused for the next one.
 func DecodeRowBlock(src []byte, types []T, fn func(row []Datum) error) error {
+	return decodeRowBlock(src, types, nil, fn)
+}
+
+// DecodeRowBlockInto is DecodeRowBlock with each row decoded into storage
+// of its own from arena: fn may keep it, and no row is copied or
+// allocated alone.
+func DecodeRowBlockInto(src []byte, types []T, arena *RowArena, fn func(row []Datum) error) error {
+	return decodeRowBlock(src, types, arena, fn)
+}
+
+// decodeRowBlock decodes each row into a row of arena, or into one reused
+// row without it.
+func decodeRowBlock(src []byte, types []T, arena *RowArena, fn func(row []Datum) error) error {
 	r := rowReader{src: src}
 	var row []Datum
 	for r.pos < len(src) {
+		if arena != nil {
+			row = arena.Row(len(types))
+		}
 		var err error
 		if row, err = r.row(types, row); err != nil {
 			return err

@@ -96,8 +96,9 @@ func StartServer(ctx context.Context, bin string, parallelism, barrierMS int, ex
 // StartCluster runs n streamdb processes on loopback as one cluster (the
 // first starts it, the others join it) with parallelism actors per
 // fragment of each job (0: the cluster's cores) and barrierMS between
-// barriers; it returns them in order once every one accepts clients.
-func StartCluster(ctx context.Context, bin string, n, parallelism, barrierMS int, extra ...string) ([]*Server, error) {
+// barriers, node i (from 1) with the flags extra(i) if extra is not nil;
+// it returns them in order once every one accepts clients.
+func StartCluster(ctx context.Context, bin string, n, parallelism, barrierMS int, extra func(node int) []string) ([]*Server, error) {
 	first, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -110,7 +111,10 @@ func StartCluster(ctx context.Context, bin string, n, parallelism, barrierMS int
 				break
 			}
 		}
-		flags := append([]string{"--node-id", fmt.Sprintf("n%d", i+1), "--cluster-addr", addr}, extra...)
+		flags := []string{"--node-id", fmt.Sprintf("n%d", i+1), "--cluster-addr", addr}
+		if extra != nil {
+			flags = append(flags, extra(i+1)...)
+		}
 		if i > 0 {
 			flags = append(flags, "--join", first)
 		}

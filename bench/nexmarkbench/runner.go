@@ -37,7 +37,7 @@ type Config struct {
 	// date_time stays behind it (SourceOptions.Watermark).
 	Watermark time.Duration
 	// CPUProfileDir, if set, receives a CPU profile of each query run's
-	// server, named like q5-p2.prof (go tool pprof reads it).
+	// servers, named like q5-n3-p2-node1.prof (go tool pprof reads them).
 	CPUProfileDir string
 	// Postgres runs the PostgreSQL comparison: PostgresAuto when its
 	// server binaries are installed, PostgresOn (required) or PostgresOff.
@@ -131,11 +131,13 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 // with Skipped set, not an error.
 func runQuery(ctx context.Context, cfg Config, q Query, n, p int) (r Result, err error) {
 	r = Result{Query: q.Name, Nodes: n, Parallelism: p, Events: cfg.Events}
-	var extra []string
+	var extra func(node int) []string
 	if cfg.CPUProfileDir != "" {
-		extra = []string{"--cpuprofile", filepath.Join(cfg.CPUProfileDir, fmt.Sprintf("%s-n%d-p%d.prof", q.Name, n, p))}
+		extra = func(node int) []string {
+			return []string{"--cpuprofile", filepath.Join(cfg.CPUProfileDir, fmt.Sprintf("%s-n%d-p%d-node%d.prof", q.Name, n, p, node))}
+		}
 	}
-	servers, err := benchkit.StartCluster(ctx, cfg.Binary, n, p, cfg.BarrierIntervalMS, extra...)
+	servers, err := benchkit.StartCluster(ctx, cfg.Binary, n, p, cfg.BarrierIntervalMS, extra)
 	if err != nil {
 		return r, err
 	}

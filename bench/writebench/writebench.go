@@ -55,7 +55,7 @@ type Result struct {
 // Run starts the servers, runs the writers and reports.
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	res := Result{Writers: cfg.Writers, Nodes: cfg.Nodes}
-	servers, err := benchkit.StartCluster(ctx, cfg.Binary, cfg.Nodes, 0, cfg.BarrierMS)
+	servers, err := benchkit.StartCluster(ctx, cfg.Binary, cfg.Nodes, 0, cfg.BarrierMS, nil)
 	if err != nil {
 		return res, err
 	}

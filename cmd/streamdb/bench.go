@@ -85,7 +85,7 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "the servers' milliseconds between checkpoint barriers")
 	postgres := fs.String("postgres", "auto", "compare with PostgreSQL: auto (when its server binaries are installed), on or off")
 	watermark := fs.Duration("watermark", 0, "declare WATERMARK FOR date_time AS date_time - this on the sources (RisingWave's benchmark: 4s; 0: none)")
-	cpuProfiles := fs.String("cpuprofile-dir", "", "write a CPU profile of each query run's server into this directory (q5-p2.prof, ...)")
+	cpuProfiles := fs.String("cpuprofile-dir", "", "write a CPU profile of each query run's servers into this directory (q5-n3-p2-node1.prof: q5 on 3 nodes at parallelism 2, node n1's)")
 	nodes := fs.String("nodes", "1", "comma-separated cluster sizes to run each query on (node processes; CPU time and peak memory are summed over them), e.g. 1,3")
 	fs.Usage = func() {
 		fmt.Fprintln(errOut, "Usage: streamdb bench nexmark [flags]\n\nRuns each Nexmark query as a materialized view on a fresh server and reports its throughput.\n\nFlags:")
