@@ -45,7 +45,10 @@ type actor struct {
 	// slot names the actor within its fragment; specs build its chain.
 	slot  int
 	specs []Spec
-	ports []*inputPort
+	// inputs are the fragment's inputs, whose distribution keys tell the
+	// vnode of each row that arrives (vnodeGate).
+	inputs []InputSpec
+	ports  []*inputPort
 	// pre holds per-input stages before the chain (backfills).
 	pre   map[int]Operator
 	chain []Operator
@@ -66,6 +69,9 @@ type actor struct {
 	// of its state tables, which outlive the chain (Env.StateTable).
 	owned  *Bitmap
 	tables map[uint32]*StateTable
+	// gate, while the actor's handoffs at its last switch barrier are
+	// pending, holds the rows of the vnodes it gained there.
+	gate *vnodeGate
 }
 
 // generator is the head of a source actor's chain: it makes rows whenever
@@ -201,16 +207,16 @@ func (a *actor) run(ctx context.Context) error {
 		}
 		switch m := in.msg.(type) {
 		case *Chunk:
-			var err error
-			if pre, ok := a.pre[in.input]; ok {
-				err = pre.Process(0, m, a.toChain(in.input))
-			} else {
-				err = a.chain[0].Process(in.input, m, a.emits[0])
-			}
-			if err != nil {
+			if err := a.chunk(ctx, in.input, m); err != nil {
 				return fmt.Errorf("actor %d: %w", a.id, err)
 			}
 		case *Watermark:
+			// A watermark does not overtake held rows.
+			if a.gate != nil && len(a.gate.held) > 0 {
+				if err := a.openGate(ctx); err != nil {
+					return fmt.Errorf("actor %d: %w", a.id, err)
+				}
+			}
 			if err := a.watermark(in, m); err != nil {
 				return fmt.Errorf("actor %d: %w", a.id, err)
 			}
@@ -231,6 +237,13 @@ func (a *actor) run(ctx context.Context) error {
 				continue
 			}
 			arrived = 0
+			// The epoch's held rows go first; no reassignment finds a
+			// gate open.
+			if a.gate != nil {
+				if err := a.openGate(ctx); err != nil {
+					return fmt.Errorf("actor %d: %w", a.id, err)
+				}
+			}
 			stop, err := a.barrier(ctx, m)
 			if err != nil {
 				return fmt.Errorf("actor %d: %w", a.id, err)
@@ -260,6 +273,53 @@ func (a *actor) run(ctx context.Context) error {
 	}
 }
 
+// chunk passes a chunk from input number input to the chain (through the
+// input's stage, if any). While a gate is up, only the rows of vnodes the
+// actor kept go on; if the gate fills up, the actor opens it.
+func (a *actor) chunk(ctx context.Context, input int, c *Chunk) error {
+	if a.gate != nil {
+		var full bool
+		c, full = a.gate.split(input, c)
+		if c != nil {
+			if err := a.process(input, c); err != nil {
+				return err
+			}
+		}
+		if full {
+			return a.openGate(ctx)
+		}
+		return nil
+	}
+	return a.process(input, c)
+}
+
+// process passes a chunk from input number input to the chain.
+func (a *actor) process(input int, c *Chunk) error {
+	if pre, ok := a.pre[input]; ok {
+		return pre.Process(0, c, a.toChain(input))
+	}
+	return a.chain[0].Process(input, c, a.emits[0])
+}
+
+// openGate waits for the gate's handoffs, gets the cached state of the
+// gained vnodes and passes the held rows on, in order.
+func (a *actor) openGate(ctx context.Context) error {
+	g := a.gate
+	if err := g.wait(ctx); err != nil {
+		return err
+	}
+	a.gate = nil
+	if err := a.adopt(g.mu, g.handoffs, g.gained); err != nil {
+		return err
+	}
+	for _, h := range g.held {
+		if err := a.process(h.input, h.c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // updateOf returns b's UpdateMutation and the actor's part of it, if any.
 func (a *actor) updateOf(b *Barrier) (*UpdateMutation, *actorUpdate) {
 	if mu, ok := b.Mutation.(*UpdateMutation); ok {
@@ -271,10 +331,13 @@ func (a *actor) updateOf(b *Barrier) (*UpdateMutation, *actorUpdate) {
 // apply makes the actor's part of an UpdateMutation once it has passed
 // the mutation's barrier on and written its state: ports of dropped
 // upstream actors go; the cached state of the vnodes it loses is handed
-// over; with new vnodes or splits, it waits until the actors it takes them
-// from have handed over, rebuilds its operators from the state as of the
-// barrier (keeping the cache of the vnodes it keeps) and gets the cached
-// state of the vnodes it gains as mu.cache says.
+// over; with new vnodes or splits, it rebuilds its operators from the
+// state as of the barrier (keeping the cache of the vnodes it keeps) and
+// gets the cached state of the vnodes it gains as mu.cache says once the
+// actors it takes them from have handed over. An actor whose operators
+// read state lazily (lazySpec) rebuilds them at once and puts up a gate
+// that holds the rows of the gained vnodes until then; others wait before
+// they rebuild.
 func (a *actor) apply(ctx context.Context, mu *UpdateMutation, u *actorUpdate) error {
 	if len(u.dropPorts) > 0 {
 		a.ports = slices.DeleteFunc(a.ports, func(p *inputPort) bool {
@@ -314,18 +377,33 @@ func (a *actor) apply(ctx context.Context, mu *UpdateMutation, u *actorUpdate) e
 	if u.env == nil {
 		return nil
 	}
-	for _, h := range u.gains {
-		if err := h.wait(ctx); err != nil {
+	g := &vnodeGate{mu: mu, handoffs: u.gains, gains: u.gains, gained: gained, groups: u.env.VNodeCount}
+	lazy := false
+	if len(u.gains) > 0 && lazyChain(a.specs) {
+		g.keys, lazy = gateKeys(a.inputs)
+	}
+	if !lazy {
+		if err := g.wait(ctx); err != nil {
 			return err
 		}
 	}
 	if err := a.build(u.env); err != nil {
 		return err
 	}
+	if lazy {
+		a.gate = g
+		return nil
+	}
+	return a.adopt(mu, u.gains, gained)
+}
+
+// adopt gets the cached state of the vnodes in gained, handed over by
+// gains (done), as mu.cache says.
+func (a *actor) adopt(mu *UpdateMutation, gains []*handoff, gained *Bitmap) error {
 	for id, t := range a.tables {
 		switch mu.cache {
 		case CacheHandover:
-			for _, h := range u.gains {
+			for _, h := range gains {
 				mu.counters.cacheBytes.Add(t.adopt(h.caches[id], gained))
 			}
 		case CacheEager:
@@ -347,8 +425,17 @@ const backlogWait = 10 * time.Millisecond
 // that is not paused and has consumers generates rows, a chunk at a time,
 // looking for a message between chunks: barriers are never starved. It
 // holds back while checkpoints lag behind (BarrierManager.backlogged).
+// Once a gate's handoffs are done, it opens the gate first.
 func (a *actor) receive(ctx context.Context, merged <-chan inbound) (inbound, error) {
 	for {
+		var handedOver <-chan struct{}
+		if a.gate != nil {
+			if handedOver = a.gate.pending(); handedOver == nil {
+				if err := a.openGate(ctx); err != nil {
+					return inbound{}, err
+				}
+			}
+		}
 		var due <-chan time.Time
 		if a.gen != nil && !a.paused && len(a.out.groups) > 0 {
 			select {
@@ -375,6 +462,7 @@ func (a *actor) receive(ctx context.Context, merged <-chan inbound) (inbound, er
 		case in := <-merged:
 			return in, nil
 		case <-due:
+		case <-handedOver:
 		case <-ctx.Done():
 			return inbound{}, ctx.Err()
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -42,11 +41,7 @@ func (g *outputGroup) route(row []types.Datum) int {
 	if g.dist == DistSingle || len(g.outs) == 1 {
 		return 0
 	}
-	g.key = g.key[:0]
-	for _, k := range g.keys {
-		g.key = types.AppendKey(g.key, row[k], false)
-	}
-	return g.owner[rowkey.VNode(g.key, g.vnodeCount)]
+	return g.owner[rowVNode(&g.key, row, g.keys, g.vnodeCount)]
 }
 
 // add buffers one change for target, sending the buffer once full. A new

@@ -9,6 +9,9 @@ func (s *FilterSpec) Build(env *Env) (Operator, error) {
 	return &filter{cond: s.Cond, ev: env.Eval}, nil
 }
 
+// lazyState implements lazySpec: a filter keeps no state.
+func (*FilterSpec) lazyState() bool { return true }
+
 // Explain implements Spec.
 func (s *FilterSpec) Explain() string { return "Filter " + s.Cond.String() }
 

@@ -53,6 +53,12 @@ func (s *HashAggSpec) Build(env *Env) (Operator, error) {
 	return a, nil
 }
 
+// lazyState implements lazySpec: groups are read through the state
+// tables when a row of their vnode reaches them, but a windowed
+// aggregation indexes the windows of all its vnodes at build, and a
+// global one keeps its group under vnode 0 whatever the row's.
+func (s *HashAggSpec) lazyState() bool { return !s.WindowKey && len(s.GroupKey) > 0 }
+
 // Explain implements Spec.
 func (s *HashAggSpec) Explain() string {
 	aggs := make([]string, len(s.Aggs))

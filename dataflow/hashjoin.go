@@ -44,6 +44,14 @@ func (s *HashJoinSpec) Build(env *Env) (Operator, error) {
 	return j, nil
 }
 
+// lazyState implements lazySpec: join keys are read through the state
+// tables when a row of their vnode reaches them, but a windowed join
+// indexes the windows and an interval join the rows of all its vnodes at
+// build, and a join without keys keeps its rows under vnode 0.
+func (s *HashJoinSpec) lazyState() bool {
+	return !s.WindowKey && s.Interval == [2]*IntervalBound{} && len(s.LeftKey) > 0
+}
+
 // Explain implements Spec.
 func (s *HashJoinSpec) Explain() string {
 	cond := ""

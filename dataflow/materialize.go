@@ -18,6 +18,10 @@ func (s *MaterializeSpec) Build(env *Env) (Operator, error) {
 	return m, nil
 }
 
+// lazyState implements lazySpec: a materialization writes its rows and
+// reads nothing.
+func (*MaterializeSpec) lazyState() bool { return true }
+
 // Explain implements Spec.
 func (s *MaterializeSpec) Explain() string {
 	blocks := ""

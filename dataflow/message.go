@@ -68,7 +68,9 @@ type actorUpdate struct {
 	// stop: the barrier is the actor's last message.
 	stop bool
 	// env, if set, rebuilds the operators for new vnodes or splits from
-	// the state as of the barrier, once every handoff in gains is done.
+	// the state as of the barrier, once every handoff in gains is done
+	// (at once if they read state lazily: a gate holds the rows of the
+	// gained vnodes until then).
 	env   *Env
 	gains []*handoff
 	// release, if set, is done once the actor has written its state for

@@ -10,6 +10,9 @@ func (s *ProjectSpec) Build(env *Env) (Operator, error) {
 	return &project{exprs: s.Exprs, ev: env.Eval, wm: newWatermarkDerivation(s.Exprs)}, nil
 }
 
+// lazyState implements lazySpec: a projection keeps no state.
+func (*ProjectSpec) lazyState() bool { return true }
+
 // Explain implements Spec.
 func (s *ProjectSpec) Explain() string {
 	return "Project " + exprList(s.Exprs)

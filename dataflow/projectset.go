@@ -35,6 +35,10 @@ func (s *ProjectSetSpec) Build(env *Env) (Operator, error) {
 	return p, nil
 }
 
+// lazyState implements lazySpec: a set-returning projection keeps no
+// state.
+func (*ProjectSetSpec) lazyState() bool { return true }
+
 // Explain implements Spec.
 func (s *ProjectSetSpec) Explain() string {
 	out := "ProjectSet "

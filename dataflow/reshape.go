@@ -115,7 +115,7 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 			continue
 		}
 		a := &actor{id: r.nextActor, job: f.job.id, frag: f.spec.ID, slot: s, born: rs.tick.Epoch, node: rs.nodes.of(s),
-			specs: f.spec.Chain, out: &dispatcher{}, paused: r.paused}
+			specs: f.spec.Chain, inputs: f.spec.Inputs, out: &dispatcher{}, paused: r.paused}
 		r.nextActor++
 		f.actors[s] = a
 		if !r.local(a) {
@@ -286,7 +286,8 @@ type ReassignResult struct {
 	Moved int
 	// CacheBytes returns the cached state bytes new owners got at the
 	// switch: handed over, or loaded from storage (CacheEager); final
-	// once the epoch is committed.
+	// once the epoch after the switch is committed (a gate opens before
+	// its actor passes the next barrier).
 	CacheBytes func() int64
 }
 
@@ -297,7 +298,9 @@ type ReassignResult struct {
 // the barrier to old and new consumers and route by the new owners after
 // it; an actor losing vnodes hands over their cached state once its state
 // for the barrier's epoch is written, and the new owner rebuilds its
-// operators from that state, then goes on from exactly that point. The
+// operators from that state, then goes on from exactly that point (with
+// lazily reading operators, the rows of the vnodes it keeps go on at once
+// and those of the vnodes it gains wait for the hand-over: vnodeGate). The
 // switch is the barrier of tick.
 func (r *Runtime) Reassign(ctx context.Context, tick Tick, id uint32, owner []int, nodes Placement, o ReassignOptions) (ReassignResult, error) {
 	r.mu.Lock()

@@ -17,6 +17,12 @@ func (s *TopNSpec) Build(env *Env) (Operator, error) {
 	return t, nil
 }
 
+// lazyState implements lazySpec: a group is read through the state table
+// when a row of its vnode first touches it in an epoch; nothing is loaded
+// at build. A global Top-N keeps its group under vnode 0 whatever the
+// row's.
+func (s *TopNSpec) lazyState() bool { return len(s.GroupKey) > 0 }
+
 // Explain implements Spec.
 func (s *TopNSpec) Explain() string {
 	order := make([]string, len(s.Order))

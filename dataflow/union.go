@@ -7,6 +7,9 @@ func (s *UnionSpec) Build(*Env) (Operator, error) {
 	return &union{wm: newWatermarkMin(s.Inputs)}, nil
 }
 
+// lazyState implements lazySpec: a union keeps no state.
+func (*UnionSpec) lazyState() bool { return true }
+
 // Explain implements Spec.
 func (s *UnionSpec) Explain() string { return "Union inputs=" + strconv.Itoa(s.Inputs) }
 
