@@ -22,7 +22,9 @@ type VNodeRange struct {
 }
 
 // String names r for messages.
-func (r VNodeRange) String() string { return fmt.Sprintf("table %d vnodes [%d, %d)", r.Table, r.Lo, r.Hi) }
+func (r VNodeRange) String() string {
+	return fmt.Sprintf("table %d vnodes [%d, %d)", r.Table, r.Lo, r.Hi)
+}
 
 // span returns the bare Pebble keys that bound r's versions.
 func (r VNodeRange) span() pebble.KeyRange {
