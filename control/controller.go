@@ -66,9 +66,11 @@ type Controller struct {
 	gens uint64
 
 	// queues carry the runtime's queues between nodes; reader reads
-	// relations wherever their state is.
-	queues *cluster.Queues
-	reader *Reader
+	// relations wherever their state is; transfer moves vnode ranges'
+	// state between nodes' stores.
+	queues   *cluster.Queues
+	reader   *Reader
+	transfer *Transfer
 }
 
 // generation is the workers of the cluster between two recoveries.
@@ -119,6 +121,7 @@ func newController(self string, m *meta.Meta, rt *dataflow.Runtime, mgr *dataflo
 		ready: make(chan struct{}), cacheBytes: map[uint32]func() int64{}}
 	c.queues = cluster.NewQueues(c.client, m.NodeAddr)
 	c.reader = NewReader(self, m, st)
+	c.transfer = NewTransfer(m, st)
 	rt.SetCluster(self, transport{c.queues}, c.reader)
 	return c
 }

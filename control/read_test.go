@@ -17,7 +17,8 @@ import (
 )
 
 // startReader starts node id of an in-process cluster (a new one without
-// join) with its store and reader, serving other nodes' reads.
+// join) with its store and reader, serving other nodes' reads and pulls
+// of its state (Transfer).
 func startReader(t *testing.T, id string, join ...string) *Reader {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
@@ -36,6 +37,7 @@ func startReader(t *testing.T, id string, join ...string) *Reader {
 	}
 	r := NewReader(id, m, st)
 	srv.Register(r.service())
+	srv.Register(NewTransfer(m, st).service())
 	go func() { _ = srv.Serve(mux) }()
 	t.Cleanup(func() {
 		srv.Stop()

@@ -85,6 +85,7 @@ func (c *Controller) Services() []*grpc.ServiceDesc {
 	return []*grpc.ServiceDesc{
 		c.queues.Service(),
 		c.reader.service(),
+		c.transfer.service(),
 		cluster.Service(workerService, []grpc.MethodDesc{
 			cluster.Unary("Apply", func(ctx context.Context, r *applyRequest) (*empty, error) {
 				return &empty{}, w.Apply(context.WithoutCancel(ctx), r.Fence, r.Tick, r.Change)

@@ -63,6 +63,10 @@ var _ Reader = (*Engine)(nil)
 // use.
 type Engine struct {
 	db *DB
+	// dir is the store's directory; opts its Pebble options (for the
+	// SSTs that migrations write).
+	dir  string
+	opts *pebble.Options
 }
 
 // Open opens, creating it if needed, the state store in dir.
@@ -81,6 +85,9 @@ func Open(dir string, opts Options) (*Engine, error) {
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
+	// With its defaults filled in, it also makes the writer options of
+	// the SSTs that migrations export.
+	po.EnsureDefaults()
 	exists, err := hasStore(dir)
 	if err != nil {
 		return nil, err
@@ -92,7 +99,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 	if err := checkFormat(dir, !exists); err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
-	return &Engine{db: db}, nil
+	return &Engine{db: db, dir: dir, opts: po}, nil
 }
 
 // Close closes the store. Writes committed without sync may be lost.

@@ -1,0 +1,166 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/sstable"
+)
+
+// VNodeRange names the keys of the vnodes [Lo, Hi) of one table: the unit
+// a migration moves between nodes (DESIGN.md §6, §9).
+type VNodeRange struct {
+	Table  uint32
+	Lo, Hi uint16
+}
+
+// String names r for messages.
+func (r VNodeRange) String() string {
+	return fmt.Sprintf("table %d vnodes [%d, %d)", r.Table, r.Lo, r.Hi)
+}
+
+// span returns the bare Pebble keys that bound r's versions.
+func (r VNodeRange) span() pebble.KeyRange {
+	return pebble.KeyRange{Start: appendBound(nil, AppendKey(nil, r.Table, r.Lo, nil)), End: appendBound(nil, AppendKey(nil, r.Table, r.Hi, nil))}
+}
+
+// ExportVNodes writes the state of r that a new owner needs to take it over
+// at epoch to, given that it already holds r as of epoch from (0: nothing):
+// for every key, its newest version at or before to, if that version is
+// newer than from — values and deletions alike, each with its own epoch —
+// in SSTs of about maxBytes each, passed to emit in key order (emit may
+// keep them). The first round of a pre-copy exports (0, e0], each later
+// one and the switch the delta since the previous. Versions newer than to
+// (uncommitted ones, or written while it runs) stay behind.
+func (e *Engine) ExportVNodes(r VNodeRange, from, to uint64, maxBytes int, emit func(sst []byte) error) error {
+	if r.Hi <= r.Lo {
+		return fmt.Errorf("storage: export of an empty range (%s)", r)
+	}
+	span := r.span()
+	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: span.Start, UpperBound: span.End})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	// Exported SSTs travel once and are compacted at the receiver: they
+	// go uncompressed and without filters, which costs the sender less
+	// CPU than the bytes they would save.
+	opts := e.opts.MakeWriterOptions(0, e.db.TableFormat())
+	opts.Compression, opts.FilterPolicy = sstable.NoCompression, nil
+	w := &sstWriter{opts: opts}
+	var seek, last []byte
+	for valid := it.First(); valid; {
+		k := it.Key()
+		p := split(k)
+		switch {
+		case p == len(k) || last != nil && string(k[:p-1]) == string(last):
+			// A bare key, or an older version of the key just taken (most
+			// keys have one version: Next is cheaper than NextPrefix).
+			valid = it.Next()
+			continue
+		case versionEpoch(k) > to:
+			seek = appendVersioned(seek[:0], k[:p-1], to)
+			valid = it.SeekGE(seek)
+			continue
+		}
+		last = append(last[:0], k[:p-1]...)
+		if versionEpoch(k) > from {
+			v, err := it.ValueAndErr()
+			if err != nil {
+				return err
+			}
+			if err := w.set(k, v); err != nil {
+				return err
+			}
+			if w.size() >= maxBytes {
+				if err := w.flush(emit); err != nil {
+					return err
+				}
+			}
+		}
+		valid = it.Next()
+	}
+	if err := it.Error(); err != nil {
+		return err
+	}
+	return w.flush(emit)
+}
+
+// sstWriter builds SSTs in memory, one at a time.
+type sstWriter struct {
+	opts sstable.WriterOptions
+	buf  *memWritable
+	w    *sstable.Writer
+	n    int
+}
+
+func (s *sstWriter) set(key, value []byte) error {
+	if s.w == nil {
+		s.buf = &memWritable{}
+		s.w, s.n = sstable.NewWriter(s.buf, s.opts), 0
+	}
+	s.n += len(key) + len(value)
+	return s.w.Set(key, value)
+}
+
+func (s *sstWriter) size() int { return s.n }
+
+// flush finishes the SST being built, if any, and passes it to emit.
+func (s *sstWriter) flush(emit func([]byte) error) error {
+	if s.w == nil {
+		return nil
+	}
+	w := s.w
+	s.w = nil
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return emit(s.buf.b)
+}
+
+// memWritable is an SST file in memory (objstorage.Writable).
+type memWritable struct{ b []byte }
+
+// Write, Finish and Abort implement objstorage.Writable.
+func (m *memWritable) Write(p []byte) error { m.b = append(m.b, p...); return nil }
+func (m *memWritable) Finish() error        { return nil }
+func (m *memWritable) Abort()               {}
+
+// IngestVNodes adds SSTs that ExportVNodes made of r to this store. With
+// replace, whatever the store held of r before (a former ownership's
+// leftovers) goes in the same step, as the first round of a pre-copy
+// wants; later rounds and the switch's delta add newer versions beside
+// what earlier rounds brought.
+func (e *Engine) IngestVNodes(ctx context.Context, r VNodeRange, ssts [][]byte, replace bool) error {
+	dir, err := os.MkdirTemp(e.dir, "ingest-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	paths := make([]string, len(ssts))
+	for i, b := range ssts {
+		paths[i] = filepath.Join(dir, fmt.Sprintf("%06d.sst", i))
+		if err := os.WriteFile(paths[i], b, 0o644); err != nil {
+			return err
+		}
+	}
+	if replace {
+		_, err = e.db.IngestAndExcise(ctx, paths, nil, nil, r.span())
+	} else if len(paths) > 0 {
+		err = e.db.Ingest(ctx, paths)
+	}
+	if err != nil {
+		return fmt.Errorf("storage: ingest %s: %w", r, err)
+	}
+	return nil
+}
+
+// ExciseVNodes removes every version of r from this store: what the old
+// owner of a migrated range does once the switch committed and no read
+// needs its copy.
+func (e *Engine) ExciseVNodes(ctx context.Context, r VNodeRange) error {
+	return e.db.Excise(ctx, r.span())
+}
