@@ -196,7 +196,10 @@ func (s *Streaming) runRescale(ctx context.Context, t *meta.Table, plan *meta.Re
 		start := time.Now()
 		epoch, err := s.ctrl.Reassign(ctx, t.ID, st.to, nodes, steps.replace, plan.Cache, rec)
 		if err == nil {
-			err = s.WaitCommitted(ctx, epoch)
+			// A gaining actor's gate opens within the epoch after the
+			// switch (whose barrier waits for it): the step took until
+			// that epoch committed.
+			err = s.WaitCommitted(ctx, epoch+1)
 		}
 		if err != nil {
 			return err
