@@ -181,3 +181,37 @@ func TestEagerChainWaitsPerActor(t *testing.T) {
 	close(r.h.done)
 	r.expect("+ 1")
 }
+
+// TestGateFullWaits: once the gate holds heldRows rows, the actor waits
+// for the handoffs, so that rows of kept vnodes queue behind it too
+// (memory stays bounded); the held rows then go first.
+func TestGateFullWaits(t *testing.T) {
+	r := newGateRig(t, true)
+	chunks := heldRows / MaxChunkRows
+	sent := make(chan struct{})
+	go func() {
+		for i := range chunks {
+			c := newChunk(MaxChunkRows)
+			for j := range MaxChunkRows {
+				c.Append(Insert, []types.Datum{types.NewInt(r.gained[(i+j)%len(r.gained)])})
+			}
+			r.in <- c
+		}
+		close(sent)
+		r.rows(r.kept)
+	}()
+	<-sent
+	r.quiet()
+	close(r.h.done)
+	for i := range chunks {
+		select {
+		case got := <-r.seen:
+			if got == "+ 1" {
+				t.Fatalf("a kept row overtook held chunk %d of %d", i, chunks)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("held chunk %d of %d did not come", i, chunks)
+		}
+	}
+	r.expect("+ 1")
+}
