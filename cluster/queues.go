@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -165,11 +164,11 @@ type Sender struct {
 	f Frame
 }
 
-// Send sends one frame; it blocks while the stream's window is full. The
-// caller may reuse b once it returns.
+// Send sends one frame; it blocks while the stream's window is full. It
+// takes b: gRPC may still hold the encoded message after SendMsg returns,
+// so the caller must not touch b again.
 func (s *Sender) Send(b []byte) error {
-	// gRPC may still hold the encoded message after SendMsg returns.
-	s.f.B = bytes.Clone(b)
+	s.f.B = b
 	err := s.s.SendMsg(&s.f)
 	if err == io.EOF {
 		// The receiver ended the stream: its status says why.

@@ -23,7 +23,8 @@ type Transport interface {
 }
 
 // FrameSender sends the frames of one stream in order. Send blocks while
-// the receiver is behind.
+// the receiver is behind; it takes frame, which the caller must not touch
+// again (the transport may still hold it after Send returns).
 type FrameSender interface {
 	Send(frame []byte) error
 	// Close ends the stream after the frames sent.
@@ -75,7 +76,9 @@ func (r *Runtime) sendRemote(node, key string, rowTypes []types.T, ch <-chan Mes
 				return err
 			}
 			defer s.Close()
-			var buf []byte
+			// Each frame is a buffer of its own, which Send takes: sized
+			// like the last one, it is allocated once and never copied.
+			size := 0
 			for {
 				var m Message
 				select {
@@ -83,9 +86,11 @@ func (r *Runtime) sendRemote(node, key string, rowTypes []types.T, ch <-chan Mes
 				case <-ctx.Done():
 					return nil
 				}
-				if buf, err = AppendMessage(buf[:0], m); err != nil {
+				buf, err := AppendMessage(make([]byte, 0, size), m)
+				if err != nil {
 					return err
 				}
+				size = len(buf)
 				if err := s.Send(buf); err != nil {
 					return err
 				}
