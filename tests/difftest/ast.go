@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -382,18 +383,31 @@ func (q *Query) features() []string {
 // walk calls the functions on every expression, SELECT block, FROM item
 // and query in q, subqueries included (any may be nil).
 func (q *Query) walk(fe func(*Expr), fs func(*Select), ff func(*From), fq func(*Query)) {
+	var scoped func(*Select, []*From)
+	if fs != nil {
+		scoped = func(s *Select, _ []*From) { fs(s) }
+	}
+	q.walkIn(nil, fe, scoped, ff, fq)
+}
+
+// walkIn is walk with each SELECT's outers: the FROMs of the queries
+// enclosing it (innermost last), whose columns its expressions may read.
+// A subquery in an expression sees its SELECT's FROM; a derived table sees
+// no sibling, only what its SELECT sees.
+func (q *Query) walkIn(outers []*From, fe func(*Expr), fs func(*Select, []*From), ff func(*From), fq func(*Query)) {
 	if fq != nil {
 		fq(q)
 	}
 	if q.Sel == nil {
-		q.Left.walk(fe, fs, ff, fq)
-		q.Right.walk(fe, fs, ff, fq)
+		q.Left.walkIn(outers, fe, fs, ff, fq)
+		q.Right.walkIn(outers, fe, fs, ff, fq)
 		return
 	}
 	s := q.Sel
 	if fs != nil {
-		fs(s)
+		fs(s, outers)
 	}
+	inner := append(slices.Clip(outers), s.From)
 	var expr func(e *Expr)
 	expr = func(e *Expr) {
 		if e == nil {
@@ -406,7 +420,7 @@ func (q *Query) walk(fe func(*Expr), fs func(*Select), ff func(*From), fq func(*
 			expr(a)
 		}
 		if e.Sub != nil {
-			e.Sub.walk(fe, fs, ff, fq)
+			e.Sub.walkIn(inner, fe, fs, ff, fq)
 		}
 	}
 	var from func(f *From)
@@ -418,7 +432,7 @@ func (q *Query) walk(fe func(*Expr), fs func(*Select), ff func(*From), fq func(*
 			ff(f)
 		}
 		if f.Sub != nil {
-			f.Sub.walk(fe, fs, ff, fq)
+			f.Sub.walkIn(outers, fe, fs, ff, fq)
 		}
 		from(f.L)
 		from(f.R)

@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -142,7 +143,7 @@ func probes(c check, code string, tables bool) []*Query {
 	var all []*Query
 	switch {
 	case c.query != nil:
-		walkScoped(c.query, nil, func(s *Select, outers []*From) {
+		c.query.walkIn(nil, nil, func(s *Select, outers []*From) {
 			roots := []*Expr{s.Where, s.Having}
 			for _, it := range s.Items {
 				roots = append(roots, it.E)
@@ -188,7 +189,7 @@ func probes(c check, code string, tables bool) []*Query {
 					})
 				}
 			}
-		})
+		}, nil, nil)
 	case c.dml != nil:
 		// Over the table as it was: PostgreSQL rolled the statement back
 		// (see run); streamdb's is as it was when streamdb failed or
@@ -247,53 +248,6 @@ var raisers = map[string][]string{
 // raises reports whether e's own operation may raise SQLSTATE code.
 func raises(e *Expr, code string) bool {
 	return slices.ContainsFunc(raisers[code], func(k string) bool { return strings.Contains(e.Kind, k) })
-}
-
-// walkScoped calls fs on each SELECT of q with the FROMs of the queries
-// enclosing it (outers, innermost last), whose columns its expressions
-// may read.
-func walkScoped(q *Query, outers []*From, fs func(s *Select, outers []*From)) {
-	if q.Sel == nil {
-		walkScoped(q.Left, outers, fs)
-		walkScoped(q.Right, outers, fs)
-		return
-	}
-	s := q.Sel
-	fs(s, outers)
-	inner := append(slices.Clip(outers), s.From)
-	var expr func(e *Expr)
-	expr = func(e *Expr) {
-		if e == nil {
-			return
-		}
-		for _, a := range e.Args {
-			expr(a)
-		}
-		if e.Sub != nil {
-			walkScoped(e.Sub, inner, fs)
-		}
-	}
-	var from func(f *From)
-	from = func(f *From) {
-		if f == nil {
-			return
-		}
-		if f.Sub != nil {
-			walkScoped(f.Sub, outers, fs) // a derived table sees no sibling
-		}
-		from(f.L)
-		from(f.R)
-		expr(f.On)
-	}
-	for _, it := range s.Items {
-		expr(it.E)
-	}
-	from(s.From)
-	expr(s.Where)
-	for _, g := range s.GroupBy {
-		expr(g)
-	}
-	expr(s.Having)
 }
 
 // inputs returns the FROMs that e reads from, within its SELECT's FROM
@@ -442,29 +396,36 @@ func pulledUp(e *Expr, from *From) (*Expr, bool) {
 	if len(consts) == 0 {
 		return e, false
 	}
-	var replace func(x *Expr) (*Expr, bool)
-	replace = func(x *Expr) (*Expr, bool) {
-		if x.Leaf == colLeaf {
-			if c, ok := consts[x.Parts[0]]; ok {
-				return c, true
-			}
-			return x, false
-		}
-		changed := false
-		args := make([]*Expr, len(x.Args))
-		for i, a := range x.Args {
-			var ch bool
-			args[i], ch = replace(a)
-			changed = changed || ch
-		}
-		if !changed {
-			return x, false
-		}
-		c := *x
-		c.Args = args
-		return &c, true
+	r, _ := substitute(e, func(col *Expr) (*Expr, bool) { return cmp.Or(consts[col.Parts[0]], col), true })
+	return r, r != e
+}
+
+// substitute returns e with each column replaced by what by returns for
+// it (the column itself keeps it), sharing every unchanged part of e; it
+// fails if by refuses a column.
+func substitute(e *Expr, by func(col *Expr) (*Expr, bool)) (*Expr, bool) {
+	if e.Leaf == colLeaf {
+		return by(e)
 	}
-	return replace(e)
+	var args []*Expr
+	for i, a := range e.Args {
+		r, ok := substitute(a, by)
+		if !ok {
+			return nil, false
+		}
+		if r != a && args == nil {
+			args = slices.Clone(e.Args)
+		}
+		if args != nil {
+			args[i] = r
+		}
+	}
+	if args == nil {
+		return e, true
+	}
+	c := *e
+	c.Args = args
+	return &c, true
 }
 
 // expandKeys returns e with each column that stands for a grouping key
@@ -480,28 +441,8 @@ func expandKeys(e *Expr, keys []*Expr) *Expr {
 	if len(byText) == 0 {
 		return e
 	}
-	var replace func(x *Expr) *Expr
-	replace = func(x *Expr) *Expr {
-		if x.Leaf == colLeaf {
-			if k, ok := byText[x.Parts[0]]; ok {
-				return k
-			}
-			return x
-		}
-		changed := false
-		args := make([]*Expr, len(x.Args))
-		for i, a := range x.Args {
-			args[i] = replace(a)
-			changed = changed || args[i] != a
-		}
-		if !changed {
-			return x
-		}
-		c := *x
-		c.Args = args
-		return &c
-	}
-	return replace(e)
+	r, _ := substitute(e, func(col *Expr) (*Expr, bool) { return cmp.Or(byText[col.Parts[0]], col), true })
+	return r
 }
 
 // pushedDown returns probes of e over the SELECTs of the derived table
@@ -570,28 +511,14 @@ func pushedDown(e *Expr, from *From) []*Query {
 	}
 	var out []*Query
 	for _, arm := range arms {
-		var replace func(x *Expr) (*Expr, bool)
-		replace = func(x *Expr) (*Expr, bool) {
-			if x.Leaf == colLeaf {
-				_, col, _ := strings.Cut(x.Parts[0], ".")
-				i, found := pos[col]
-				if !found || i >= len(arm.Items) || holds(arm.Items[i].E, func(y *Expr) bool { return y.Agg || y.Sub != nil }) {
-					return nil, false
-				}
-				return arm.Items[i].E, true
+		pe, ok := substitute(e, func(x *Expr) (*Expr, bool) {
+			_, col, _ := strings.Cut(x.Parts[0], ".")
+			i, found := pos[col]
+			if !found || i >= len(arm.Items) || holds(arm.Items[i].E, func(y *Expr) bool { return y.Agg || y.Sub != nil }) {
+				return nil, false
 			}
-			args := make([]*Expr, len(x.Args))
-			for i, a := range x.Args {
-				var ok bool
-				if args[i], ok = replace(a); !ok {
-					return nil, false
-				}
-			}
-			c := *x
-			c.Args = args
-			return &c, true
-		}
-		pe, ok := replace(e)
+			return arm.Items[i].E, true
+		})
 		if !ok {
 			continue
 		}
