@@ -121,8 +121,11 @@ func newController(self string, m *meta.Meta, rt *dataflow.Runtime, mgr *dataflo
 		ready: make(chan struct{}), cacheBytes: map[uint32]func() int64{}}
 	c.queues = cluster.NewQueues(c.client, m.NodeAddr)
 	c.reader = NewReader(self, m, st)
-	c.transfer = NewTransfer(m, st)
+	c.reader.partitioned = rt.Partitioned
+	c.transfer = NewTransfer(self, m, st, rt, c.reader)
+	c.local.transfer = c.transfer
 	rt.SetCluster(self, transport{c.queues}, c.reader)
+	rt.SetMigrator(c.transfer)
 	return c
 }
 

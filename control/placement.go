@@ -74,3 +74,95 @@ func NodeLoads(cat *meta.Catalog) map[string]Load {
 	}
 	return out
 }
+
+// PlanRescale returns the vnode owners and slot placement of job t, whose
+// actors own owner now, rescaled to n actors spread over nodes by cores
+// (Place): each node keeps its slots that own most, up to its share, the
+// others give their vnodes up, and new slots (the smallest numbers free)
+// are placed on nodes short of their share; the vnodes move as few as
+// balance allows (meta.RebalanceTo). Slot 0 stays on its node (singleton
+// fragments run there). The placement covers the slots of both owner
+// and target, for the steps between them; TrimPlacement cuts it to a
+// target's slots.
+func PlanRescale(cat *meta.Catalog, t *meta.Table, owner []int, nodes []*meta.Node, n int) (target []int, placement []string) {
+	place := JobPlacement(cat, t)
+	home := place[0]
+	count := map[int]int{}
+	for _, s := range owner {
+		count[s]++
+	}
+	want := map[string]int{}
+	for _, nd := range Place(nodes, n) {
+		want[nd]++
+	}
+	// Each node keeps its slots owning most, up to its share.
+	var current []int
+	for s := range count {
+		current = append(current, s)
+	}
+	slices.SortFunc(current, func(a, b int) int { return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(a, b)) })
+	nodeOf := map[int]string{}
+	kept := map[string]int{}
+	for _, s := range current {
+		nd := placementNode(place, s)
+		if kept[nd] < want[nd] {
+			kept[nd]++
+			nodeOf[s] = nd
+		}
+	}
+	// New slots: the smallest numbers owning nothing now, slot 0 only on
+	// its node.
+	next := 0
+	for _, nd := range sortedNodes(want) {
+		for ; kept[nd] < want[nd]; kept[nd]++ {
+			for count[next] > 0 || nodeOf[next] != "" || (next == 0 && nd != home) {
+				next++
+			}
+			nodeOf[next] = nd
+			next++
+		}
+		next = 0
+	}
+	slots := make([]int, 0, len(nodeOf))
+	for s := range nodeOf {
+		slots = append(slots, s)
+	}
+	target = meta.RebalanceTo(owner, slots)
+	size := len(place)
+	for _, s := range slots {
+		size = max(size, s+1)
+	}
+	placement = make([]string, size)
+	for s := range placement {
+		switch {
+		case nodeOf[s] != "":
+			placement[s] = nodeOf[s]
+		case s < len(place):
+			placement[s] = place[s]
+		default:
+			placement[s] = home
+		}
+	}
+	placement[0] = home
+	return target, placement
+}
+
+// TrimPlacement returns placement cut to the slots assignment uses
+// (slot 0 always kept).
+func TrimPlacement(placement []string, assignment []int) []string {
+	slots := 1
+	for _, s := range assignment {
+		slots = max(slots, s+1)
+	}
+	return slices.Clone(placement[:min(slots, len(placement))])
+}
+
+// sortedNodes returns the keys of m in order.
+func sortedNodes(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for nd := range m {
+		out = append(out, nd)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/streamdb/streamdb/meta"
@@ -58,6 +59,58 @@ func TestPlaceProportional(t *testing.T) {
 			share := float64(n) * float64(cores[i]) / float64(total)
 			if d := float64(count[nd.ID]) - share; d <= -1 || d >= 1 {
 				t.Fatalf("node %s with %d of %d cores got %d of %d slots", nd.ID, cores[i], total, count[nd.ID], n)
+			}
+		}
+	})
+}
+
+// TestPlanRescale checks, for random clusters, current placements and
+// targets, that a plan uses n slots spread over the nodes as Place
+// spreads them, balanced within one vnode, with slot 0 and every kept
+// slot on the node it was on.
+func TestPlanRescale(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		var nodes []*meta.Node
+		for i := range rapid.IntRange(1, 5).Draw(rt, "nodes") {
+			nodes = append(nodes, &meta.Node{ID: fmt.Sprintf("n%d", i+1), Cores: rapid.IntRange(1, 4).Draw(rt, "cores")})
+		}
+		// The job as some earlier cluster placed it.
+		was := nodes[:rapid.IntRange(1, len(nodes)).Draw(rt, "earlier nodes")]
+		n0 := rapid.IntRange(1, 12).Draw(rt, "from")
+		view := &meta.Table{ID: 7, Kind: meta.KindMaterializedView, Placement: Place(was, n0), Parallelism: n0}
+		owner := JobAssignment(view)
+		n := rapid.IntRange(1, 12).Draw(rt, "to")
+		target, placement := PlanRescale(nil, view, owner, nodes, n)
+		if placement[0] != view.Placement[0] {
+			rt.Fatalf("slot 0 moved from %s to %s", view.Placement[0], placement[0])
+		}
+		perSlot := map[int]int{}
+		for _, s := range target {
+			perSlot[s]++
+		}
+		if len(perSlot) != n {
+			rt.Fatalf("%d slots own vnodes, want %d: %v", len(perSlot), n, target)
+		}
+		perNode := map[string]int{}
+		for s, c := range perSlot {
+			if c < len(target)/n || c > (len(target)+n-1)/n {
+				rt.Fatalf("slot %d owns %d of %d vnodes over %d slots", s, c, len(target), n)
+			}
+			perNode[placement[s]]++
+			if _, had := slices.BinarySearch(slices.Sorted(slices.Values(owner)), s); had && placement[s] != view.Placement[s] {
+				rt.Fatalf("slot %d kept its vnodes but moved from %s to %s", s, view.Placement[s], placement[s])
+			}
+		}
+		want := map[string]int{}
+		for _, nd := range Place(nodes, n) {
+			want[nd]++
+		}
+		if fmt.Sprint(perNode) != fmt.Sprint(want) {
+			rt.Fatalf("slots per node %v, want %v (Place)", perNode, want)
+		}
+		for _, s := range target {
+			if s < len(view.Placement) && slices.Contains(owner, s) && placement[s] != view.Placement[s] {
+				rt.Fatalf("slot %d changed node", s)
 			}
 		}
 	})

@@ -9,12 +9,14 @@ import (
 	"io"
 	"iter"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
 	"google.golang.org/grpc"
@@ -46,12 +48,16 @@ const (
 // scanRequest asks a node for the keys of [Lower, Upper) live at Epoch in
 // its own store or, of format readRows, for the rows of Rows' table there
 // that Rows keeps.
+//
+// VNodes, if set, are the vnodes the node owns of the table at Epoch
+// (vnodeSet): it reads only those, its store may hold others' leftovers.
 type scanRequest struct {
 	Lower   []byte         `json:"lower"`
 	Upper   []byte         `json:"upper"`
 	Epoch   uint64         `json:"epoch"`
 	Version int            `json:"version,omitempty"`
 	Rows    *exec.Pushdown `json:"rows,omitempty"`
+	VNodes  vnodeSet       `json:"vnodes,omitempty"`
 }
 
 // ReadStats counts what a node's reader received from other nodes' stores
@@ -61,16 +67,37 @@ type ReadStats struct {
 }
 
 // Reader reads a relation's committed state across the cluster (batch
-// queries, backfills): every node that runs an actor of the relation's
-// job holds the key groups its actors own, and nothing of the others.
+// queries, backfills): a table written by a parallel fragment is read on
+// each node for the vnodes that node's actors owned at the read's epoch
+// (a node may still hold, or already hold, others: a migration's copy
+// before its switch, an old owner's before it drops it); one written by a
+// singleton fragment, or by a table's writer, on the node that runs it.
 type Reader struct {
 	self   string
 	meta   *meta.Meta
 	client *cluster.Client
 	local  *storage.Engine
+	// partitioned reports whether a table is written by a parallel
+	// fragment (dataflow.Runtime.Partitioned); nil: none is.
+	partitioned func(table uint32) bool
 	// scans, frames and bytes count what remote scans received.
 	scans, frames, bytes atomic.Int64
+	// gone are the ranges this node dropped after they moved away: reads
+	// of epochs before their switch are refused.
+	goneMu sync.Mutex
+	gone   []goneRange
 }
+
+// goneRange is a range this node dropped, which moved away at the switch
+// of epoch before.
+type goneRange struct {
+	r      storage.VNodeRange
+	before uint64
+}
+
+// maxGone bounds the dropped ranges remembered: a read that old has long
+// ended.
+const maxGone = 4096
 
 var (
 	_ storage.Reader = (*Reader)(nil)
@@ -86,14 +113,18 @@ func NewReader(self string, m *meta.Meta, local *storage.Engine) *Reader {
 // of the table, merged in key order (a backfill resumes after the last key
 // it read), the other nodes' read in parallel with this one's.
 func (r *Reader) Scan(lower, upper []byte, epoch uint64, fn func(key, value []byte) error) error {
-	holders := r.holders(lower)
+	holders := r.holders(lower, epoch)
 	parts, stop := r.fetch(holders, &scanRequest{Lower: lower, Upper: upper, Epoch: epoch})
 	defer stop()
 	var sources []func() (key, value []byte, ok bool, err error)
-	if slices.Contains(holders, r.self) {
+	if mine, ok := r.mine(holders); ok {
+		local, err := r.owned(mine.vnodes, lower, epoch)
+		if err != nil {
+			return err
+		}
 		var scanErr error
 		next, stopLocal := iter.Pull2(func(yield func(key, value []byte) bool) {
-			scanErr = r.local.Scan(lower, upper, epoch, func(k, v []byte) error {
+			scanErr = local.Scan(lower, upper, epoch, func(k, v []byte) error {
 				if !yield(k, v) {
 					return errFound
 				}
@@ -160,7 +191,7 @@ func mergePairs(sources []func() (key, value []byte, ok bool, err error), fn fun
 // runs p over its own store and sends what p keeps.
 func (r *Reader) ScanRows(p *exec.Pushdown, epoch uint64, fn func(row []types.Datum) error) error {
 	req := &scanRequest{Epoch: epoch, Version: readRows, Rows: p}
-	local := func() error { return exec.ScanTable(r.local, p.TableID, p.Types, p.RowBlocks, epoch, fn) }
+	local := func(st storage.Reader) error { return exec.ScanTable(st, p.TableID, p.Types, p.RowBlocks, epoch, fn) }
 	return r.gather(storage.TablePrefix(p.TableID), req, local, func(_ string, frame []byte) error {
 		return types.DecodeRowBlock(frame, p.Types, fn)
 	})
@@ -183,20 +214,23 @@ type remotePart struct {
 	err    error // set before frames closes
 }
 
-// fetch starts reading req from every node of holders but this one, each
-// in parallel, up to prefetchFrames ahead of the reader; stop ends the
-// reads not taken to the end and waits for them.
-func (r *Reader) fetch(holders []string, req *scanRequest) (parts []*remotePart, stop func()) {
+// fetch starts reading req from every node of holders but this one (each
+// for the vnodes it holds), in parallel, up to prefetchFrames ahead of the
+// reader; stop ends the reads not taken to the end and waits for them.
+func (r *Reader) fetch(holders []holder, req *scanRequest) (parts []*remotePart, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	for _, node := range holders {
-		if node == r.self {
+	for _, h := range holders {
+		if h.node == r.self {
 			continue
 		}
+		node := h.node
+		req := *req
+		req.VNodes = h.vnodes
 		p := &remotePart{node: node, frames: make(chan []byte, prefetchFrames)}
 		parts = append(parts, p)
 		go func() {
 			defer close(p.frames)
-			p.err = r.remoteScan(ctx, node, req, func(frame []byte) error {
+			p.err = r.remoteScan(ctx, node, &req, func(frame []byte) error {
 				select {
 				case p.frames <- frame:
 					return nil
@@ -245,12 +279,16 @@ func (p *remotePart) pairs() func() (key, value []byte, ok bool, err error) {
 // while the others answer req in parallel (see fetch); then decode takes
 // each other node's frames in turn. Everything the caller is given comes
 // on its goroutine.
-func (r *Reader) gather(lower []byte, req *scanRequest, local func() error, decode func(node string, frame []byte) error) error {
-	holders := r.holders(lower)
+func (r *Reader) gather(lower []byte, req *scanRequest, local func(storage.Reader) error, decode func(node string, frame []byte) error) error {
+	holders := r.holders(lower, req.Epoch)
 	parts, stop := r.fetch(holders, req)
 	defer stop()
-	if slices.Contains(holders, r.self) {
-		if err := local(); err != nil {
+	if mine, ok := r.mine(holders); ok {
+		st, err := r.owned(mine.vnodes, lower, req.Epoch)
+		if err != nil {
+			return err
+		}
+		if err := local(st); err != nil {
 			return err
 		}
 	}
@@ -294,34 +332,176 @@ func (r *Reader) VNodeDiskUsage(id uint32, vnode uint16) (uint64, error) {
 	return r.local.VNodeDiskUsage(id, vnode)
 }
 
-// holders returns the nodes whose stores may hold keys of the table that
-// key starts with: those running its relation's job, this node first;
-// just this one for a table no job writes.
-func (r *Reader) holders(key []byte) []string {
+// holder is a node that holds part of a table: the vnodes it owns of it
+// (nil: all it holds).
+type holder struct {
+	node   string
+	vnodes vnodeSet
+}
+
+// holders returns the nodes whose stores hold keys of the table that key
+// starts with, as of epoch, this node first: for a table a parallel
+// fragment writes, each node running an owner of its vnodes at epoch,
+// with those vnodes; else each node its job runs on (the one running its
+// writer holds it); just this one for a table no job writes.
+func (r *Reader) holders(key []byte, epoch uint64) []holder {
+	self := []holder{{node: r.self}}
 	if len(key) < 4 {
-		return []string{r.self}
+		return self
 	}
 	id := binary.BigEndian.Uint32(key)
 	cat := r.meta.Catalog()
 	t := relationOf(cat, id)
 	if t == nil {
-		return []string{r.self}
+		return self
 	}
-	out := []string{}
-	seen := map[string]bool{}
-	for _, n := range JobPlacement(cat, t) {
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, n)
+	var out []holder
+	if r.partitioned != nil && r.partitioned(id) {
+		o := ownersAt(t, epoch)
+		place := JobPlacement(cat, o)
+		byNode := map[string]vnodeSet{}
+		for v, s := range JobAssignment(o) {
+			nd := placementNode(place, s)
+			if nd == "" {
+				nd = r.self
+			}
+			if byNode[nd] == nil {
+				byNode[nd] = newVNodeSet()
+				out = append(out, holder{node: nd, vnodes: byNode[nd]})
+			}
+			byNode[nd].add(v)
+		}
+	} else {
+		seen := map[string]bool{}
+		for _, n := range JobPlacement(cat, t) {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, holder{node: n})
+			}
 		}
 	}
-	for i, n := range out {
-		if n == r.self {
+	for i, h := range out {
+		if h.node == r.self {
 			out[0], out[i] = out[i], out[0]
 		}
 	}
 	return out
 }
+
+// ownersAt returns t with the vnode owners its job had at epoch: those of
+// its last committed rescale step, or of the one before for an epoch
+// before that step (a read begun just before it committed).
+func ownersAt(t *meta.Table, epoch uint64) *meta.Table {
+	if epoch >= t.AssignedAt || t.Prior == nil {
+		return t
+	}
+	o := *t
+	o.Parallelism, o.Assignment, o.Placement = t.Prior.Parallelism, t.Prior.Assignment, t.Prior.Placement
+	return &o
+}
+
+// mine returns this node's part among holders.
+func (r *Reader) mine(holders []holder) (holder, bool) {
+	for _, h := range holders {
+		if h.node == r.self {
+			return h, true
+		}
+	}
+	return holder{}, false
+}
+
+// vnodeSet is a set of vnodes, a bit each.
+type vnodeSet []byte
+
+func newVNodeSet() vnodeSet { return make(vnodeSet, (rowkey.VNodes+7)/8) }
+
+func (s vnodeSet) add(v int) { s[v/8] |= 1 << (v % 8) }
+
+func (s vnodeSet) has(v int) bool { return v/8 < len(s) && s[v/8]&(1<<(v%8)) != 0 }
+
+// runs calls fn with each run [lo, hi) of consecutive vnodes in s.
+func (s vnodeSet) runs(fn func(lo, hi int) error) error {
+	for v := 0; v < rowkey.VNodes; {
+		if !s.has(v) {
+			v++
+			continue
+		}
+		lo := v
+		for v < rowkey.VNodes && s.has(v) {
+			v++
+		}
+		if err := fn(lo, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// owned returns this node's store as a read of vnodes of the table key
+// starts with at epoch sees it: only those vnodes (all with nil). A read
+// of vnodes this node dropped, before the switch that moved them away, is
+// refused: a read that old must run again.
+func (r *Reader) owned(vnodes vnodeSet, key []byte, epoch uint64) (storage.Reader, error) {
+	if vnodes == nil || len(key) < 4 {
+		return r.local, nil
+	}
+	id := binary.BigEndian.Uint32(key)
+	r.goneMu.Lock()
+	defer r.goneMu.Unlock()
+	for _, g := range r.gone {
+		if g.r.Table != id || epoch >= g.before {
+			continue
+		}
+		for v := int(g.r.Lo); v < int(g.r.Hi); v++ {
+			if vnodes.has(v) {
+				return nil, pgerror.New(pgerror.CodeSerializationFailure, "the key groups this query read moved to another node while it ran").
+					WithHint("Run the query again.")
+			}
+		}
+	}
+	return ownedStore{r.local, id, vnodes}, nil
+}
+
+// dropped records that this node drops ranges, which moved away at the
+// switch of epoch.
+func (r *Reader) dropped(ranges []storage.VNodeRange, epoch uint64) {
+	r.goneMu.Lock()
+	defer r.goneMu.Unlock()
+	for _, rg := range ranges {
+		r.gone = append(r.gone, goneRange{rg, epoch})
+	}
+	if len(r.gone) > maxGone {
+		r.gone = slices.Clone(r.gone[len(r.gone)-maxGone:])
+	}
+}
+
+// ownedStore reads a node's store for some vnodes of one table.
+type ownedStore struct {
+	e      *storage.Engine
+	table  uint32
+	vnodes vnodeSet
+}
+
+// Scan implements storage.Reader: the keys of [lower, upper) in the
+// store's vnodes, in key order.
+func (o ownedStore) Scan(lower, upper []byte, epoch uint64, fn func(key, value []byte) error) error {
+	return o.vnodes.runs(func(lo, hi int) error {
+		l, u := storage.AppendKey(nil, o.table, uint16(lo), nil), storage.AppendKey(nil, o.table, uint16(hi), nil)
+		if bytes.Compare(lower, l) > 0 {
+			l = lower
+		}
+		if bytes.Compare(upper, u) < 0 {
+			u = upper
+		}
+		if bytes.Compare(l, u) >= 0 {
+			return nil
+		}
+		return o.e.Scan(l, u, epoch, fn)
+	})
+}
+
+// TableDiskUsage implements storage.Reader.
+func (o ownedStore) TableDiskUsage(id uint32) (uint64, error) { return o.e.TableDiskUsage(id) }
 
 // relationOf returns the relation whose job writes table id (its own rows
 // or one of its state tables).
@@ -410,10 +590,17 @@ func (r *Reader) service() *grpc.ServiceDesc {
 			buf = nil // gRPC may still hold it
 			return err
 		}
-		var err error
+		key := req.Lower
+		if req.Rows != nil {
+			key = storage.TablePrefix(req.Rows.TableID)
+		}
+		st, err := r.owned(req.VNodes, key, req.Epoch)
+		if err != nil {
+			return err
+		}
 		switch {
 		case req.Version == readKeys && req.Rows == nil:
-			err = r.local.Scan(req.Lower, req.Upper, req.Epoch, func(key, value []byte) error {
+			err = st.Scan(req.Lower, req.Upper, req.Epoch, func(key, value []byte) error {
 				buf = binary.AppendUvarint(buf, uint64(len(key)))
 				buf = append(buf, key...)
 				buf = binary.AppendUvarint(buf, uint64(len(value)))
@@ -421,7 +608,7 @@ func (r *Reader) service() *grpc.ServiceDesc {
 				return flush()
 			})
 		case req.Version == readRows && req.Rows != nil:
-			err = req.Rows.Serve(ss.Context(), r.local, req.Epoch, func(row []types.Datum) error {
+			err = req.Rows.Serve(ss.Context(), st, req.Epoch, func(row []types.Datum) error {
 				buf = types.AppendRow(buf, row)
 				return flush()
 			})

@@ -2,7 +2,9 @@ package control
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -32,8 +34,31 @@ type RescaleProgress struct {
 	VNodesMoved, VNodesTotal    int
 	StepsDone, StepsTotal       int
 	BytesMoved, CacheBytesMoved int64
-	Elapsed                     time.Duration
-	Error                       string
+	// Moves are the vnodes and bytes moved between each pair of nodes so
+	// far (none on one node: state changes owner in place).
+	Moves   []MoveProgress
+	Elapsed time.Duration
+	Error   string
+}
+
+// MoveProgress is what a rescale moved from one node to another: vnodes,
+// and the bytes of their state copied (pre-copies and switch deltas).
+type MoveProgress struct {
+	From, To string
+	VNodes   int
+	Bytes    int64
+}
+
+// addMove adds vnodes and bytes moved from one node to another to p.
+func (p *RescaleProgress) addMove(from, to string, vnodes int, bytes int64) {
+	for i := range p.Moves {
+		if p.Moves[i].From == from && p.Moves[i].To == to {
+			p.Moves[i].VNodes += vnodes
+			p.Moves[i].Bytes += bytes
+			return
+		}
+	}
+	p.Moves = append(p.Moves, MoveProgress{From: from, To: to, VNodes: vnodes, Bytes: bytes})
 }
 
 // Rescaling is a job's latest rescale as this node runs it: its progress
@@ -64,6 +89,7 @@ func (r *Rescaling) progress() RescaleProgress {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.info
+	p.Moves = slices.Clone(p.Moves)
 	end := r.finished
 	if end.IsZero() {
 		end = time.Now()
@@ -107,13 +133,20 @@ func (e *RescalingError) Error() string {
 // Rescale begins the rescale plan of t's job, whose target rebalances the
 // job's current vnode owners (Owners): it records plan in the catalog and
 // moves the vnodes in the background, step by step, each step's
-// assignment recorded with its checkpoint. It runs to its end whatever
-// happens to ctx: a canceled statement stops waiting, not moving. A job
-// on several nodes is refused (0A000), as is one already rescaling (a
+// assignment recorded with its checkpoint; vnodes that change node have
+// their state copied there (DESIGN.md §6). It runs to its end whatever
+// happens to ctx: a canceled statement stops waiting, not moving. A
+// source, or a table with a connector, that would move splits between
+// nodes is refused (0A000), as is a job already rescaling (a
 // *RescalingError).
 func (s *Streaming) Rescale(ctx context.Context, t *meta.Table, plan *meta.Rescale) (*Rescaling, error) {
-	if _, err := rescalePlacement(s.meta.Catalog(), t, nil); err != nil {
-		return nil, err
+	if t.Kind != meta.KindMaterializedView && len(plan.Placement) > 0 {
+		for _, n := range plan.Placement {
+			if n != plan.Placement[0] {
+				return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s %q would move source splits between nodes, which is not supported yet", t.Kind, t.Name).
+					WithHint("Rescale it within its node, or rescale the materialized views that read it.")
+			}
+		}
 	}
 	r, err := s.beginRescale(ctx, t, plan, false)
 	if err != nil {
@@ -185,16 +218,27 @@ func (s *Streaming) runRescale(ctx context.Context, t *meta.Table, plan *meta.Re
 			}
 		}()
 	}
+	place := plan.Placement
+	if place == nil {
+		place = JobPlacement(s.meta.Catalog(), t)
+	}
 	for {
 		st := steps.next()
-		bytes := s.movedBytes(t, st.vnodes)
-		nodes, err := rescalePlacement(s.meta.Catalog(), t, st.to)
+		moves := nodeMoves(steps.cur, st.to, place)
+		copied, err := s.preCopy(ctx, t.ID, moves)
 		if err != nil {
 			return err
 		}
-		rec := &meta.RescaleStep{Table: t.ID, Assignment: st.to, Placement: nodes, Done: st.last}
+		bytes := int64(0)
+		if len(moves) == 0 {
+			bytes = s.movedBytes(t, st.vnodes)
+		}
+		rec := &meta.RescaleStep{Table: t.ID, Assignment: st.to, Placement: place, Done: st.last}
+		if st.last {
+			rec.Placement = TrimPlacement(place, st.to)
+		}
 		start := time.Now()
-		epoch, err := s.ctrl.Reassign(ctx, t.ID, st.to, nodes, steps.replace, plan.Cache, rec)
+		epoch, err := s.ctrl.Reassign(ctx, t.ID, st.to, place, steps.replace, plan.Cache, rec)
 		if err == nil {
 			// A gaining actor's gate opens within the epoch after the
 			// switch (whose barrier waits for it): the step took until
@@ -205,8 +249,15 @@ func (s *Streaming) runRescale(ctx context.Context, t *meta.Table, plan *meta.Re
 			return err
 		}
 		took := time.Since(start)
+		delta := s.dropMoved(ctx, t.ID, moves, epoch)
 		steps.switched(st, took)
-		r.set(func(p *RescaleProgress) { steps.record(p, st, bytes, s.ctrl.Worker().CacheBytes(t.ID)) })
+		r.set(func(p *RescaleProgress) {
+			for i, m := range moves {
+				p.addMove(m.From, m.To, len(m.VNodes), copied[i]+delta[i])
+				bytes += copied[i] + delta[i]
+			}
+			steps.record(p, st, bytes, s.ctrl.Worker().CacheBytes(t.ID))
+		})
 		if st.last {
 			return nil
 		}
@@ -216,6 +267,49 @@ func (s *Streaming) runRescale(ctx context.Context, t *meta.Table, plan *meta.Re
 			return err
 		}
 	}
+}
+
+// preCopy has each node that gains vnodes of job in moves copy their
+// state from the node that loses them, as of committed epochs, all at
+// once; it returns the bytes each move copied.
+func (s *Streaming) preCopy(ctx context.Context, job uint32, moves []nodeMove) ([]int64, error) {
+	copied := make([]int64, len(moves))
+	errs := make([]error, len(moves))
+	var wg sync.WaitGroup
+	for i, m := range moves {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copied[i], errs[i] = s.ctrl.transfer.PreCopyOn(ctx, m.To, m.From, job, m.VNodes)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("pre-copying the state of moved vnodes: %w", err)
+	}
+	return copied, nil
+}
+
+// dropMoved has each node that lost vnodes of job in moves at the switch
+// of epoch, now committed, drop its copy of them; it returns the bytes
+// each move's switch delta copied. A node that fails to keeps a copy no
+// read uses (logged).
+func (s *Streaming) dropMoved(ctx context.Context, job uint32, moves []nodeMove, epoch uint64) []int64 {
+	delta := make([]int64, len(moves))
+	var wg sync.WaitGroup
+	for i, m := range moves {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, err := s.ctrl.transfer.ExciseOn(ctx, m.From, job, m.VNodes, epoch)
+			if err != nil {
+				s.opts.Logger.Warn("control: dropping moved vnodes' state failed; it stays unused", "node", m.From, "job", job, "err", err)
+			}
+			delta[i] = n
+		}()
+	}
+	wg.Wait()
+	return delta
 }
 
 // movedBytes estimates the bytes in storage of the state of vnodes, which

@@ -1,11 +1,11 @@
 package control
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
 	"github.com/streamdb/streamdb/meta"
-	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/rowkey"
 )
 
@@ -125,24 +125,29 @@ func (s *rescaleSteps) record(p *RescaleProgress, st rescaleStep, bytes, cache i
 	p.CacheBytesMoved += cache
 }
 
-// rescalePlacement returns the placement of t's job's slots under
-// assignment (nil: just check): every slot on the one node the job runs
-// on. Moving key groups between nodes is not supported yet.
-func rescalePlacement(cat *meta.Catalog, t *meta.Table, assignment []int) ([]string, error) {
-	nodes := JobPlacement(cat, t)
-	for _, n := range nodes {
-		if n != nodes[0] || len(cat.Nodes()) > 1 {
-			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s %q runs on a cluster of several nodes: rescaling there moves key groups between nodes, which is not supported yet", t.Kind, t.Name).
-				WithHint("Rescale on a one-node cluster; moving work between nodes comes with online migration.")
+// nodeMove is the vnodes one switch moves from node From to node To.
+type nodeMove struct {
+	From, To string
+	VNodes   []int
+}
+
+// nodeMoves returns the vnodes that move between nodes when a job's
+// assignment goes from cur to next, its slots placed by place, by pair of
+// nodes in order.
+func nodeMoves(cur, next []int, place []string) []nodeMove {
+	var out []nodeMove
+	for v := range cur {
+		from, to := placementNode(place, cur[v]), placementNode(place, next[v])
+		if from == to {
+			continue
 		}
+		i := slices.IndexFunc(out, func(m nodeMove) bool { return m.From == from && m.To == to })
+		if i < 0 {
+			i = len(out)
+			out = append(out, nodeMove{From: from, To: to})
+		}
+		out[i].VNodes = append(out[i].VNodes, v)
 	}
-	slots := 0
-	for _, s := range assignment {
-		slots = max(slots, s+1)
-	}
-	out := make([]string, slots)
-	for i := range out {
-		out[i] = nodes[0]
-	}
-	return out, nil
+	slices.SortFunc(out, func(a, b nodeMove) int { return cmp.Or(cmp.Compare(a.From, b.From), cmp.Compare(a.To, b.To)) })
+	return out
 }

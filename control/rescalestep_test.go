@@ -1,7 +1,6 @@
 package control
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/meta"
-	"github.com/streamdb/streamdb/pgerror"
 )
 
 // TestRescaleSteps drives rescaleSteps switch by switch, each taking the
@@ -88,32 +86,13 @@ func TestRescaleSteps(t *testing.T) {
 	}
 }
 
-func TestRescalePlacement(t *testing.T) {
-	catalog := func(nodes ...string) *meta.Catalog {
-		var j strings.Builder
-		fmt.Fprintf(&j, `{"origin": %q, "nodes": [`, nodes[0])
-		for i, n := range nodes {
-			if i > 0 {
-				j.WriteString(",")
-			}
-			fmt.Fprintf(&j, `{"id": %q}`, n)
-		}
-		j.WriteString("]}")
-		var cat meta.Catalog
-		if err := json.Unmarshal([]byte(j.String()), &cat); err != nil {
-			t.Fatal(err)
-		}
-		return &cat
+func TestNodeMoves(t *testing.T) {
+	place := []string{"n1", "n2", "n3"}
+	got := nodeMoves([]int{0, 0, 1, 1, 2, 2}, []int{0, 1, 1, 2, 2, 0}, place)
+	if want := "[{n1 n2 [1]} {n2 n3 [3]} {n3 n1 [5]}]"; fmt.Sprint(got) != want {
+		t.Fatalf("nodeMoves: %v, want %v", got, want)
 	}
-	view := &meta.Table{ID: 7, Name: "v", Kind: meta.KindMaterializedView, Parallelism: 2}
-	got, err := rescalePlacement(catalog("n1"), view, []int{0, 2, 1, 2})
-	if err != nil || fmt.Sprint(got) != "[n1 n1 n1]" {
-		t.Fatalf("one node: %v, %v; want [n1 n1 n1]", got, err)
-	}
-	if got, err := rescalePlacement(catalog("n1"), view, nil); err != nil || len(got) != 0 {
-		t.Fatalf("check on one node: %v, %v", got, err)
-	}
-	if _, err := rescalePlacement(catalog("n1", "n2"), view, nil); pgerror.Code(err) != pgerror.CodeFeatureNotSupported {
-		t.Fatalf("several nodes: %v, want %s", err, pgerror.CodeFeatureNotSupported)
+	if got := nodeMoves([]int{0, 1}, []int{1, 0}, []string{"n1", "n1"}); len(got) != 0 {
+		t.Fatalf("moves on one node: %v", got)
 	}
 }

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"sync"
 
 	"github.com/streamdb/streamdb/cluster"
+	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/storage"
 	"google.golang.org/grpc"
@@ -24,40 +27,105 @@ const transferBatchBytes = 64 << 20
 const (
 	transferService = "streamdb.transfer"
 	methodExport    = "/" + transferService + "/Export"
+	methodPreCopy   = "/" + transferService + "/PreCopy"
+	methodExcise    = "/" + transferService + "/Excise"
 	// transferVersion is the version of the export request.
-	transferVersion = 1
+	transferVersion = 2
 )
 
 var exportStream = grpc.StreamDesc{StreamName: "Export", ServerStreams: true}
 
-// exportRequest asks a node for its state of Range that a holder of it as
-// of epoch From lacks as of epoch To (storage.Engine.ExportVNodes).
+// exportRequest asks a node for its state of Ranges that a holder of them
+// as of epoch From lacks as of epoch To (storage.Engine.ExportVNodes).
+// With Wait, the node first waits until its actors losing the ranges'
+// vnodes at the switch barrier of epoch To have written their state for
+// it (a switch's delta: To is not committed yet).
 type exportRequest struct {
-	Version int                `json:"version"`
-	Range   storage.VNodeRange `json:"range"`
-	From    uint64             `json:"from"`
-	To      uint64             `json:"to"`
+	Version int                  `json:"version"`
+	Ranges  []storage.VNodeRange `json:"ranges"`
+	From    uint64               `json:"from"`
+	To      uint64               `json:"to"`
+	Wait    *releaseWait         `json:"wait,omitempty"`
+}
+
+// releaseWait names a switch whose losers an export waits for.
+type releaseWait struct {
+	Job   uint32 `json:"job"`
+	Epoch uint64 `json:"epoch"`
 }
 
 // Transfer moves vnode ranges' state between nodes' stores (DESIGN.md §6,
-// §9): a new owner pulls from the old one, which exports SSTs as of
-// committed epochs while its actors run.
+// §9): a new owner pulls from the old one, which exports SSTs while its
+// actors run. Before a switch the new owner pre-copies the moved vnodes as
+// of committed epochs (PreCopy); at the switch it fetches what changed
+// since (Fetch, the runtime's Migrator); once the switch is committed the
+// old owner drops its copy (Excise).
 type Transfer struct {
+	self   string
 	meta   *meta.Meta
 	client *cluster.Client
 	local  *storage.Engine
+	rt     *dataflow.Runtime
+	reader *Reader
+
+	mu sync.Mutex
+	// copied records, per job and vnode, the epoch as of which this
+	// node pre-copied the vnode's state, and from which node.
+	copied map[jobVNode]preCopied
+	// exported counts the bytes this node exported for each switch's
+	// delta, which the excise of the switch reports.
+	exported map[releaseWait]int64
 }
 
-// NewTransfer returns the transfer of a node whose store is local.
-func NewTransfer(m *meta.Meta, local *storage.Engine) *Transfer {
-	return &Transfer{meta: m, client: m.Client(), local: local}
+type jobVNode struct {
+	job   uint32
+	vnode int
 }
 
-// Pull copies into this node's store node's state of r that a holder as
-// of epoch from lacks as of epoch to (from = 0: everything, replacing what
-// this store held of r), ingesting it in batches; it returns the bytes
-// received.
-func (t *Transfer) Pull(ctx context.Context, node string, r storage.VNodeRange, from, to uint64) (int64, error) {
+type preCopied struct {
+	from  string
+	epoch uint64
+}
+
+var _ dataflow.Migrator = (*Transfer)(nil)
+
+// NewTransfer returns the transfer of node self, whose store is local, run
+// by rt, read by reader.
+func NewTransfer(self string, m *meta.Meta, local *storage.Engine, rt *dataflow.Runtime, reader *Reader) *Transfer {
+	return &Transfer{self: self, meta: m, client: m.Client(), local: local, rt: rt, reader: reader,
+		copied: map[jobVNode]preCopied{}, exported: map[releaseWait]int64{}}
+}
+
+// vnodeRanges returns the ranges of vnodes (sorted) in each of tables,
+// contiguous vnodes in one range, in key order.
+func vnodeRanges(tables []uint32, vnodes []int) []storage.VNodeRange {
+	tables = slices.Sorted(slices.Values(tables))
+	var out []storage.VNodeRange
+	for _, t := range tables {
+		for i := 0; i < len(vnodes); {
+			j := i + 1
+			for j < len(vnodes) && vnodes[j] == vnodes[j-1]+1 {
+				j++
+			}
+			out = append(out, storage.VNodeRange{Table: t, Lo: uint16(vnodes[i]), Hi: uint16(vnodes[j-1] + 1)})
+			i = j
+		}
+	}
+	return out
+}
+
+// Pull copies into this node's store node's state that req names,
+// ingesting it in batches, and returns the bytes received. From = 0
+// copies everything: what this store held of the ranges goes first.
+func (t *Transfer) Pull(ctx context.Context, node string, req *exportRequest) (int64, error) {
+	req.Version = transferVersion
+	if req.From == 0 {
+		for _, r := range req.Ranges {
+			if err := t.local.ExciseVNodes(ctx, r); err != nil {
+				return 0, err
+			}
+		}
+	}
 	addr, err := t.meta.NodeAddr(node)
 	if err != nil {
 		return 0, err
@@ -70,10 +138,10 @@ func (t *Transfer) Pull(ctx context.Context, node string, r storage.VNodeRange, 
 	defer cancel()
 	s, err := cc.NewStream(ctx, &exportStream, methodExport)
 	if err != nil {
-		return 0, fmt.Errorf("control: pull %s from node %s: %w", r, node, err)
+		return 0, fmt.Errorf("control: pull from node %s: %w", node, err)
 	}
-	if err := s.SendMsg(&exportRequest{Version: transferVersion, Range: r, From: from, To: to}); err != nil {
-		return 0, fmt.Errorf("control: pull %s from node %s: %w", r, node, err)
+	if err := s.SendMsg(req); err != nil {
+		return 0, fmt.Errorf("control: pull from node %s: %w", node, err)
 	}
 	if err := s.CloseSend(); err != nil {
 		return 0, err
@@ -81,13 +149,9 @@ func (t *Transfer) Pull(ctx context.Context, node string, r storage.VNodeRange, 
 	var received int64
 	var batch [][]byte
 	batchBytes := 0
-	replace := from == 0
 	ingest := func() error {
-		if len(batch) == 0 && !replace {
-			return nil
-		}
-		err := t.local.IngestVNodes(ctx, r, batch, replace)
-		batch, batchBytes, replace = nil, 0, false
+		err := t.local.IngestVNodes(ctx, batch)
+		batch, batchBytes = nil, 0
 		return err
 	}
 	for {
@@ -96,7 +160,7 @@ func (t *Transfer) Pull(ctx context.Context, node string, r storage.VNodeRange, 
 			if errors.Is(err, io.EOF) {
 				return received, ingest()
 			}
-			return received, fmt.Errorf("control: pull %s from node %s: %w", r, node, err)
+			return received, fmt.Errorf("control: pull from node %s: %w", node, err)
 		}
 		received += int64(len(f.B))
 		batch, batchBytes = append(batch, f.B), batchBytes+len(f.B)
@@ -108,7 +172,156 @@ func (t *Transfer) Pull(ctx context.Context, node string, r storage.VNodeRange, 
 	}
 }
 
-// service serves other nodes' pulls of this node's state.
+// preCopyRounds bounds the rounds of a pre-copy; a round that copied less
+// than preCopyDone bytes ends it (the switch's delta is about as small).
+const (
+	preCopyRounds = 4
+	preCopyDone   = 1 << 20
+)
+
+// PreCopy copies into this node's store node from's state of job's vnodes
+// as of the committed epoch, in rounds, each the delta since the last,
+// while the job runs; the switch that moves them here then fetches only
+// what changed since the last round. It returns the bytes copied.
+func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes []int) (int64, error) {
+	tables := t.rt.JobTables(job)
+	if len(tables) == 0 || len(vnodes) == 0 {
+		return 0, nil
+	}
+	ranges := vnodeRanges(tables, vnodes)
+	t.mu.Lock()
+	for _, v := range vnodes {
+		delete(t.copied, jobVNode{job, v})
+	}
+	t.mu.Unlock()
+	var total int64
+	var copied uint64
+	for round := 0; round < preCopyRounds; round++ {
+		to := t.rt.Barriers().Committed()
+		if to <= copied {
+			break
+		}
+		n, err := t.Pull(ctx, from, &exportRequest{Ranges: ranges, From: copied, To: to})
+		total += n
+		if err != nil {
+			return total, err
+		}
+		copied = to
+		if n < preCopyDone {
+			break
+		}
+	}
+	t.mu.Lock()
+	for _, v := range vnodes {
+		t.copied[jobVNode{job, v}] = preCopied{from, copied}
+	}
+	t.mu.Unlock()
+	return total, nil
+}
+
+// Fetch implements dataflow.Migrator: it pulls m's delta since the
+// vnodes' pre-copy (all of their state if any was not pre-copied from
+// m.From) once m.From's losers have written it.
+func (t *Transfer) Fetch(ctx context.Context, m dataflow.Migration) error {
+	t.mu.Lock()
+	var from uint64
+	for i, v := range m.VNodes {
+		c, ok := t.copied[jobVNode{m.Job, v}]
+		if !ok || c.from != m.From {
+			c.epoch = 0
+		}
+		if i == 0 || c.epoch < from {
+			from = c.epoch
+		}
+		delete(t.copied, jobVNode{m.Job, v})
+	}
+	t.mu.Unlock()
+	_, err := t.Pull(ctx, m.From, &exportRequest{Ranges: vnodeRanges(m.Tables, m.VNodes), From: from, To: m.Epoch,
+		Wait: &releaseWait{Job: m.Job, Epoch: m.Epoch}})
+	return err
+}
+
+// Excise drops this node's copy of job's vnodes, which moved to other
+// nodes at the switch of epoch, now committed; reads of older epochs that
+// would need it are refused from now on (Reader.dropped). It returns the
+// bytes this node exported for the switch's delta.
+func (t *Transfer) Excise(ctx context.Context, job uint32, vnodes []int, epoch uint64) (int64, error) {
+	ranges := vnodeRanges(t.rt.JobTables(job), vnodes)
+	t.reader.dropped(ranges, epoch)
+	for _, r := range ranges {
+		if err := t.local.ExciseVNodes(ctx, r); err != nil {
+			return 0, err
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	key := releaseWait{job, epoch}
+	n := t.exported[key]
+	delete(t.exported, key)
+	return n, nil
+}
+
+// forget drops the pre-copies this node recorded: a recovery may reset
+// what they relied on.
+func (t *Transfer) forget() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.copied = map[jobVNode]preCopied{}
+	t.exported = map[releaseWait]int64{}
+}
+
+// preCopyRequest asks node To to pre-copy Job's VNodes from node From.
+type preCopyRequest struct {
+	Job    uint32 `json:"job"`
+	From   string `json:"from"`
+	VNodes []int  `json:"vnodes"`
+}
+
+// exciseRequest asks a node to drop its copy of Job's VNodes, moved away
+// at the switch of Epoch.
+type exciseRequest struct {
+	Job    uint32 `json:"job"`
+	VNodes []int  `json:"vnodes"`
+	Epoch  uint64 `json:"epoch"`
+}
+
+// bytesResponse reports bytes copied or exported.
+type bytesResponse struct {
+	Bytes int64 `json:"bytes"`
+}
+
+// PreCopyOn has node to pre-copy job's vnodes from node from.
+func (t *Transfer) PreCopyOn(ctx context.Context, to, from string, job uint32, vnodes []int) (int64, error) {
+	if to == t.self {
+		return t.PreCopy(ctx, job, from, vnodes)
+	}
+	resp, err := t.call(ctx, to, methodPreCopy, &preCopyRequest{Job: job, From: from, VNodes: vnodes})
+	return resp.Bytes, err
+}
+
+// ExciseOn has node drop its copy of job's vnodes moved away at epoch.
+func (t *Transfer) ExciseOn(ctx context.Context, node string, job uint32, vnodes []int, epoch uint64) (int64, error) {
+	if node == t.self {
+		return t.Excise(ctx, job, vnodes, epoch)
+	}
+	resp, err := t.call(ctx, node, methodExcise, &exciseRequest{Job: job, VNodes: vnodes, Epoch: epoch})
+	return resp.Bytes, err
+}
+
+func (t *Transfer) call(ctx context.Context, node, method string, req any) (*bytesResponse, error) {
+	addr, err := t.meta.NodeAddr(node)
+	if err != nil {
+		return &bytesResponse{}, err
+	}
+	resp, err := cluster.Call[bytesResponse](ctx, t.client, addr, method, req)
+	if err != nil {
+		return &bytesResponse{}, fmt.Errorf("node %s: %w", node, err)
+	}
+	return resp, nil
+}
+
+// service serves other nodes' pulls of this node's state and the steps of
+// migrations the rescaling node asks of this one.
 func (t *Transfer) service() *grpc.ServiceDesc {
 	s := exportStream
 	s.Handler = func(_ any, ss grpc.ServerStream) error {
@@ -119,9 +332,37 @@ func (t *Transfer) service() *grpc.ServiceDesc {
 		if req.Version != transferVersion {
 			return fmt.Errorf("control: an export request of version %d, this node speaks %d: run one release across the cluster", req.Version, transferVersion)
 		}
-		return t.local.ExportVNodes(req.Range, req.From, req.To, transferSSTBytes, func(sst []byte) error {
-			return ss.SendMsg(&cluster.Frame{B: sst})
-		})
+		if req.Wait != nil {
+			if err := t.rt.WaitReleased(ss.Context(), req.Wait.Job, req.Wait.Epoch); err != nil {
+				return err
+			}
+		}
+		var sent int64
+		for _, r := range req.Ranges {
+			err := t.local.ExportVNodes(r, req.From, req.To, transferSSTBytes, func(sst []byte) error {
+				sent += int64(len(sst))
+				return ss.SendMsg(&cluster.Frame{B: sst})
+			})
+			if err != nil {
+				return err
+			}
+		}
+		if req.Wait != nil {
+			t.mu.Lock()
+			t.exported[*req.Wait] += sent
+			t.mu.Unlock()
+		}
+		return nil
 	}
-	return cluster.Service(transferService, nil, []grpc.StreamDesc{s})
+	methods := []grpc.MethodDesc{
+		cluster.Unary("PreCopy", func(ctx context.Context, req *preCopyRequest) (*bytesResponse, error) {
+			n, err := t.PreCopy(ctx, req.Job, req.From, req.VNodes)
+			return &bytesResponse{Bytes: n}, err
+		}),
+		cluster.Unary("Excise", func(ctx context.Context, req *exciseRequest) (*bytesResponse, error) {
+			n, err := t.Excise(ctx, req.Job, req.VNodes, req.Epoch)
+			return &bytesResponse{Bytes: n}, err
+		}),
+	}
+	return cluster.Service(transferService, methods, []grpc.StreamDesc{s})
 }

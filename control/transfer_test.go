@@ -8,9 +8,9 @@ import (
 	"github.com/streamdb/streamdb/storage"
 )
 
-// TestTransferPull has n2 pull vnodes [2, 6) of a table from n1 as a
+// TestTransferPull has n2 pull vnodes 2-5 and 8 of a table from n1 as a
 // migration does, a pre-copy as of epoch 2 and then the delta to epoch 3,
-// and checks that n2 then reads the range at epoch 3 as n1 does, and
+// and checks that n2 then reads those vnodes at epoch 3 as n1 does, and
 // nothing of the other vnodes.
 func TestTransferPull(t *testing.T) {
 	n1 := startReader(t, "n1")
@@ -29,12 +29,16 @@ func TestTransferPull(t *testing.T) {
 	if err := b.Commit(false); err != nil {
 		t.Fatal(err)
 	}
-	r := storage.VNodeRange{Table: table, Lo: 2, Hi: 6}
-	pull := NewTransfer(n2.meta, n2.local)
+	vnodes := []int{2, 3, 4, 5, 8}
+	ranges := vnodeRanges([]uint32{table}, vnodes)
+	if fmt.Sprint(ranges) != "[table 4242 vnodes [2, 6) table 4242 vnodes [8, 9)]" {
+		t.Fatalf("ranges of %v: %v", vnodes, ranges)
+	}
+	pull := NewTransfer("n2", n2.meta, n2.local, nil, n2)
 	ctx := context.Background()
 	var received int64
 	for _, round := range [][2]uint64{{0, 2}, {2, 3}} {
-		n, err := pull.Pull(ctx, "n1", r, round[0], round[1])
+		n, err := pull.Pull(ctx, "n1", &exportRequest{Ranges: ranges, From: round[0], To: round[1]})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,9 +54,9 @@ func TestTransferPull(t *testing.T) {
 		}
 		return out
 	}
-	got, want := scan(n2.local, 0, 10), scan(n1.local, r.Lo, r.Hi)
+	got, want := scan(n2.local, 0, 10), append(scan(n1.local, 2, 6), scan(n1.local, 8, 9)...)
 	if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("n2 after pulling %s: %d rows, want %d", r, len(got), len(want))
+		t.Fatalf("n2 after pulling %v: %d rows, want %d", ranges, len(got), len(want))
 	}
-	t.Logf("pulled %s: %d live rows at epoch 3, %d bytes of SSTs", r, len(got), received)
+	t.Logf("pulled %v: %d live rows at epoch 3, %d bytes of SSTs", ranges, len(got), received)
 }

@@ -26,6 +26,8 @@ type Worker struct {
 	log     *slog.Logger
 	// up is told that the node's jobs were created (backfills done).
 	up upstream
+	// transfer moves vnodes' state to and from this node.
+	transfer *Transfer
 
 	mu sync.Mutex
 	// ready is closed once the controller has started this node's jobs
@@ -201,6 +203,7 @@ func (w *Worker) Reset(f meta.Fence, committed, prev uint64) (uint64, error) {
 	}
 	w.mu.Unlock()
 	w.rt.Reset(committed, prev, f.String())
+	w.transfer.forget()
 	n, err := w.storage.Rollback(committed)
 	if err != nil {
 		return 0, fmt.Errorf("recovery: %w", err)

@@ -81,11 +81,13 @@ type Tick struct {
 
 // injection is one barrier to inject and what it changes besides its
 // mutation: added actors start with it (they count towards it), stopping
-// actors pass it and end; addRoots are queues of new root actors, whose
+// actors pass it and end; holds are copies of state from other nodes that
+// its epoch's seal waits for as for actors (each collects the epoch once
+// its state is in place); addRoots are queues of new root actors, whose
 // first message it is, dropRoots those of dropped ones, whose last it is.
 type injection struct {
-	mutation        Mutation
-	added, stopping int
+	mutation               Mutation
+	added, stopping, holds int
 	addRoots        map[sourceKey]chan<- Message
 	dropRoots       []sourceKey
 }
@@ -165,8 +167,8 @@ func (m *BarrierManager) Inject(ctx context.Context, tick Tick, in injection) er
 		return fmt.Errorf("%w: epoch %d after %d", errOutOfOrder, tick.Epoch, m.prev)
 	}
 	m.prev = tick.Epoch
-	es := &epochState{epoch: tick.Epoch, expect: m.actors + in.added}
-	m.actors = es.expect - in.stopping
+	es := &epochState{epoch: tick.Epoch, expect: m.actors + in.added + in.holds}
+	m.actors = es.expect - in.stopping - in.holds
 	m.inflight = append(m.inflight, es)
 	m.injected[tick.Epoch] = time.Now()
 	if es.expect == 0 {

@@ -20,6 +20,11 @@ type reshape struct {
 	inj     injection
 	// handoffs are the losing actors' handoffs.
 	handoffs map[*actor]*handoff
+	// remote are the vnodes local actors gain from each other node;
+	// releasing the handoffs of local losers whose vnodes go to other
+	// nodes.
+	remote    map[string]*remoteGain
+	releasing []*handoff
 	// tick is the barrier the reshape applies at; nodes places the
 	// actors of new slots (Placement).
 	tick  Tick
@@ -39,13 +44,9 @@ func (p Placement) of(slot int) string {
 	return ""
 }
 
-// errCrossNode refuses a reassignment that would move a vnode's state
-// between actors on different nodes.
-var errCrossNode = errors.New("dataflow: moving key groups between nodes is not supported yet")
-
 func (r *Runtime) newReshape(tick Tick, nodes Placement) *reshape {
 	mu := &UpdateMutation{actors: map[*actor]*actorUpdate{}, counters: &rescaleCounters{}}
-	return &reshape{r: r, mu: mu, isNew: map[*actor]bool{}, handoffs: map[*actor]*handoff{}, tick: tick, nodes: nodes,
+	return &reshape{r: r, mu: mu, isNew: map[*actor]bool{}, handoffs: map[*actor]*handoff{}, remote: map[string]*remoteGain{}, tick: tick, nodes: nodes,
 		inj: injection{mutation: mu, addRoots: map[sourceKey]chan<- Message{}}}
 }
 
@@ -155,32 +156,35 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 	}
 	// Hand over what changes owner: vnodes, and splits of a source.
 	for v, s := range owner {
-		if err := rs.move(oldActors[oldOwner[v]], f.actors[s]); err != nil {
-			return err
-		}
+		rs.move(oldActors[oldOwner[v]], f.actors[s], f, v)
 	}
 	if src != nil {
 		for sp := range src.Splits {
-			if err := rs.move(oldActors[splitSlot(oldSlots, sp)], f.actors[splitSlot(slots, sp)]); err != nil {
-				return err
+			from, to := oldActors[splitSlot(oldSlots, sp)], f.actors[splitSlot(slots, sp)]
+			if from != to && from.node != to.node && (r.local(from) || r.local(to)) {
+				return errCrossNodeSplits
 			}
+			rs.move(from, to, f, -1)
 		}
 	}
 	return nil
 }
 
-// move records that what from owned (a vnode's state, a source split)
-// goes to to.
-func (rs *reshape) move(from, to *actor) error {
+// move records that what from owned (vnode v's state, or a source split
+// if v < 0) goes to to: on this node by hand-over; to another node by
+// the new owner copying it from this one's store; from another node by
+// copying it from there.
+func (rs *reshape) move(from, to *actor, f *fragment, v int) {
 	fl, tl := rs.r.local(from), rs.r.local(to)
 	switch {
 	case from == to || (!fl && !tl):
-		return nil
-	case fl != tl:
-		return errCrossNode
+	case fl && tl:
+		rs.gain(to, from)
+	case fl:
+		rs.loseRemote(from)
+	case v >= 0:
+		rs.gainRemote(to, from.node, f, v)
 	}
-	rs.gain(to, from)
-	return nil
 }
 
 // rootKey names the barrier queue of root actor a of f (by its id: an
@@ -261,13 +265,21 @@ func (rs *reshape) relinkAround(frags []*fragment) {
 }
 
 // start starts the new actors and injects the barrier of tick, which
-// applies the reshape.
-func (rs *reshape) start(ctx context.Context, tick Tick) error {
+// applies the reshape, then starts the copies of state gained from other
+// nodes, whose seal of tick's epoch waits for them.
+func (rs *reshape) start(ctx context.Context, tick Tick, job uint32) error {
+	if len(rs.remote) > 0 && rs.r.migrator == nil {
+		return errors.New("dataflow: moving vnodes between nodes needs a migrator")
+	}
 	for _, a := range rs.created {
 		rs.r.start(a)
 	}
-	rs.inj.added = len(rs.created)
-	return rs.r.inject(ctx, tick, rs.inj)
+	rs.inj.added, rs.inj.holds = len(rs.created), len(rs.remote)
+	if err := rs.r.inject(ctx, tick, rs.inj); err != nil {
+		return err
+	}
+	rs.migrate(job)
+	return nil
 }
 
 // ReassignOptions tune one reassignment step.
@@ -331,7 +343,7 @@ func (r *Runtime) Reassign(ctx context.Context, tick Tick, id uint32, owner []in
 		}
 	}
 	rs.relinkAround(frags)
-	if err := rs.start(ctx, tick); err != nil {
+	if err := rs.start(ctx, tick, id); err != nil {
 		return ReassignResult{}, err
 	}
 	return ReassignResult{Moved: moved, CacheBytes: rs.mu.counters.cacheBytes.Load}, nil

@@ -58,6 +58,14 @@ type Runtime struct {
 	// barriers, for barriers of the same epochs from other nodes.
 	mutMu     sync.Mutex
 	mutations map[uint64]Mutation
+	// migrator copies the state of vnodes gained from other nodes;
+	// released are the losers of switches that other nodes copy from
+	// (under relMu, taken after mu).
+	migrator Migrator
+	relMu    sync.Mutex
+	released map[releaseKey]*releaseSet
+	// partitioned are the tables parallel fragments write (Partitioned).
+	partitioned map[uint32]bool
 }
 
 // SetCluster makes r a node of a cluster: self is its node id, t carries
@@ -143,7 +151,7 @@ func (r *Runtime) Pause(ctx context.Context, tick Tick) error {
 // NewRuntime returns a runtime over store whose epochs mgr drives.
 func NewRuntime(ctx context.Context, store *Store, mgr *BarrierManager, vnodes int, log *slog.Logger) *Runtime {
 	r := &Runtime{base: ctx, store: store, mgr: mgr, log: log, vnodes: vnodes, reader: store.Engine(),
-		publishers: map[uint32]*fragment{}, jobs: map[uint32]*job{}, rowErrors: NewRowErrors(log), mutations: map[uint64]Mutation{}}
+		publishers: map[uint32]*fragment{}, jobs: map[uint32]*job{}, rowErrors: NewRowErrors(log), mutations: map[uint64]Mutation{}, released: map[releaseKey]*releaseSet{}, partitioned: map[uint32]bool{}}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	return r
 }
@@ -295,7 +303,8 @@ func (r *Runtime) StartJob(ctx context.Context, tick Tick, id uint32, g *GraphSp
 	}
 	r.publishers[id] = j.frags[len(j.frags)-1]
 	r.jobs[id] = j
-	if err := rs.start(ctx, tick); err != nil {
+	r.notePartitioned(j)
+	if err := rs.start(ctx, tick, id); err != nil {
 		return nil, err
 	}
 	if !withBackfill {

@@ -125,3 +125,15 @@ type MaterializeSpec struct {
 	// (meta.Table.RowBlocks).
 	RowBlocks bool
 }
+
+// stateTables implement stateful: the tables each operator writes.
+func (s *HashAggSpec) stateTables() []uint32        { return []uint32{s.StateTable, s.MultisetTable} }
+func (s *HashJoinSpec) stateTables() []uint32       { return []uint32{s.LeftTable, s.RightTable} }
+func (s *TopNSpec) stateTables() []uint32           { return []uint32{s.StateTable} }
+func (s *MaterializeSpec) stateTables() []uint32    { return []uint32{s.TableID} }
+func (s *TemporalFilterSpec) stateTables() []uint32 { return []uint32{s.StateTable} }
+func (s *WatermarkFilterSpec) stateTables() []uint32 {
+	return []uint32{s.StateTable}
+}
+func (s *EowcSortSpec) stateTables() []uint32 { return []uint32{s.StateTable} }
+func (s *SourceSpec) stateTables() []uint32   { return []uint32{s.StateTable} }

@@ -26,6 +26,10 @@ type Rescale struct {
 	Cache string `json:"cache,omitempty"`
 	// From is the job's actor count when the rescale began.
 	From int `json:"from"`
+	// Placement maps every slot the rescale uses, old and new, to its
+	// node (nil: the job's placement as it was): the job's placement
+	// while it moves; its last step records the target's slots only.
+	Placement []string `json:"placement,omitempty"`
 }
 
 // RescaleStep is one switch of a rescale: the job's assignment from the
@@ -54,14 +58,24 @@ func (c *Catalog) beginRescale(id uint32, r *Rescale) (*Catalog, error) {
 	return nc.seal(), nil
 }
 
-// rescaleStep records a committed step of t's rescale; the last one ends
-// it. A table dropped meanwhile is ignored.
-func (c *Catalog) rescaleStep(s RescaleStep) (*Catalog, error) {
+// Owners are a job's vnode owners as a rescale step left them: the
+// fields of Table that say which node holds each vnode.
+type Owners struct {
+	Parallelism int      `json:"parallelism,omitempty"`
+	Assignment  []int    `json:"assignment,omitempty"`
+	Placement   []string `json:"placement,omitempty"`
+}
+
+// rescaleStep records a committed step of t's rescale, committed with
+// epoch; the last one ends it. A table dropped meanwhile is ignored.
+func (c *Catalog) rescaleStep(s RescaleStep, epoch uint64) (*Catalog, error) {
 	t, ok := c.byID[s.Table]
 	if !ok {
 		return c, nil
 	}
 	nt := *t
+	nt.Prior = &Owners{Parallelism: t.Parallelism, Assignment: t.Assignment, Placement: t.Placement}
+	nt.AssignedAt = epoch
 	nt.Assignment = s.Assignment
 	if s.Placement != nil {
 		nt.Placement = s.Placement
@@ -89,7 +103,6 @@ func Slots(assignment []int) int {
 // vnodes: the n slots owning most keep what fits their share, the others
 // give theirs up, and new slots (the smallest free numbers) fill up.
 func Rebalance(owner []int, n int) []int {
-	g := len(owner)
 	count := map[int]int{}
 	for _, s := range owner {
 		count[s]++
@@ -108,6 +121,22 @@ func Rebalance(owner []int, n int) []int {
 			slots = append(slots, s)
 		}
 	}
+	return RebalanceTo(owner, slots)
+}
+
+// RebalanceTo returns an assignment of the vnodes of owner to the actor
+// slots slots, balanced within one vnode, that moves the fewest vnodes:
+// each slot of slots keeps what of its own fits its share (the slots
+// owning most get the larger shares), and the vnodes of other slots, or
+// beyond a share, fill the slots still short, in slot order.
+func RebalanceTo(owner []int, slots []int) []int {
+	g, n := len(owner), len(slots)
+	count := map[int]int{}
+	for _, s := range owner {
+		count[s]++
+	}
+	slots = slices.Clone(slots)
+	slices.SortStableFunc(slots, func(a, b int) int { return cmp.Or(cmp.Compare(count[b], count[a]), cmp.Compare(a, b)) })
 	quota := map[int]int{}
 	for i, s := range slots {
 		quota[s] = g / n

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/streamdb/streamdb/control"
@@ -85,7 +87,8 @@ var streamdbCatalogTables = map[string]*sysTable{
 	},
 	"rescale_jobs": {
 		cols: sysCols("job_id int8", "name text", "strategy text", "phase text", "from_parallelism int4", "to_parallelism int4",
-			"vnodes_moved int4", "vnodes_total int4", "steps_done int4", "steps_total int4", "bytes_moved int8", "cache_bytes_moved int8", "elapsed_ms int8", "error text"),
+			"vnodes_moved int4", "vnodes_total int4", "steps_done int4", "steps_total int4", "bytes_moved int8", "cache_bytes_moved int8", "elapsed_ms int8", "error text",
+			"moves text", "mb_per_s float8"),
 		status: func(s Status) ([][]types.Datum, error) {
 			jobs := s.RescaleJobs()
 			rows := make([][]types.Datum, len(jobs))
@@ -96,7 +99,8 @@ var streamdbCatalogTables = map[string]*sysTable{
 				}
 				rows[i] = []types.Datum{dInt(int64(j.Job)), dStr(j.Name), dStr(j.Strategy), dStr(j.Phase), dInt(int64(j.From)), dInt(int64(j.To)),
 					dInt(int64(j.VNodesMoved)), dInt(int64(j.VNodesTotal)), dInt(int64(j.StepsDone)), dInt(int64(j.StepsTotal)),
-					dInt(j.BytesMoved), dInt(j.CacheBytesMoved), dInt(j.Elapsed.Milliseconds()), errText}
+					dInt(j.BytesMoved), dInt(j.CacheBytesMoved), dInt(j.Elapsed.Milliseconds()), errText,
+					dStr(movesText(j.Moves)), types.NewFloat(float64(j.BytesMoved) / 1e6 / max(j.Elapsed.Seconds(), 1e-3))}
 			}
 			return rows, nil
 		},
@@ -174,3 +178,13 @@ func (b *Binder) ReadsStatus() bool { return b.readsStatus }
 // from the Raft majority may have stale, unlike the streamdb_catalog
 // figures of the node itself.
 func (b *Binder) ReadsReplicated() bool { return b.readsReplicated }
+
+// movesText renders what a rescale moved between nodes: "n1->n2 12
+// vnodes 3.1 MB" per pair of nodes, comma-separated ("" on one node).
+func movesText(moves []control.MoveProgress) string {
+	parts := make([]string, len(moves))
+	for i, m := range moves {
+		parts[i] = fmt.Sprintf("%s->%s %d vnodes %.1f MB", m.From, m.To, m.VNodes, float64(m.Bytes)/1e6)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -62,7 +62,9 @@ func (s *Session) alterParallelism(ctx context.Context, x *parser.AlterParalleli
 	if owner == nil {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s %q runs as one actor and has no parallel fragments to rescale", t.Kind, t.Name)
 	}
-	plan := &meta.Rescale{Parallelism: x.Parallelism, Target: meta.Rebalance(owner, n), Strategy: opts.strategy, Step: opts.step, Cache: opts.cache, From: meta.Slots(owner)}
+	cat := e.Meta.Catalog()
+	target, placement := control.PlanRescale(cat, t, owner, cat.Nodes(), n)
+	plan := &meta.Rescale{Parallelism: x.Parallelism, Target: target, Placement: placement, Strategy: opts.strategy, Step: opts.step, Cache: opts.cache, From: meta.Slots(owner)}
 	r, err := e.stream.Rescale(ctx, t, plan)
 	var busy *control.RescalingError
 	if errors.As(err, &busy) {

@@ -129,12 +129,14 @@ func (m *memWritable) Write(p []byte) error { m.b = append(m.b, p...); return ni
 func (m *memWritable) Finish() error        { return nil }
 func (m *memWritable) Abort()               {}
 
-// IngestVNodes adds SSTs that ExportVNodes made of r to this store. With
-// replace, whatever the store held of r before (a former ownership's
-// leftovers) goes in the same step, as the first round of a pre-copy
-// wants; later rounds and the switch's delta add newer versions beside
-// what earlier rounds brought.
-func (e *Engine) IngestVNodes(ctx context.Context, r VNodeRange, ssts [][]byte, replace bool) error {
+// IngestVNodes adds SSTs that ExportVNodes made, in key order, to this
+// store. They add versions beside what the store holds of their ranges:
+// a first copy excises its ranges first (ExciseVNodes), later rounds and a
+// switch's delta bring newer versions.
+func (e *Engine) IngestVNodes(ctx context.Context, ssts [][]byte) error {
+	if len(ssts) == 0 {
+		return nil
+	}
 	dir, err := os.MkdirTemp(e.dir, "ingest-")
 	if err != nil {
 		return err
@@ -147,13 +149,8 @@ func (e *Engine) IngestVNodes(ctx context.Context, r VNodeRange, ssts [][]byte, 
 			return err
 		}
 	}
-	if replace {
-		_, err = e.db.IngestAndExcise(ctx, paths, nil, nil, r.span())
-	} else if len(paths) > 0 {
-		err = e.db.Ingest(ctx, paths)
-	}
-	if err != nil {
-		return fmt.Errorf("storage: ingest %s: %w", r, err)
+	if err := e.db.Ingest(ctx, paths); err != nil {
+		return fmt.Errorf("storage: ingest: %w", err)
 	}
 	return nil
 }

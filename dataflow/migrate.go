@@ -1,0 +1,239 @@
+package dataflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// stateful is implemented by the specs whose operators keep state in
+// state tables: the tables whose vnodes travel with them when a
+// reassignment moves vnodes between nodes.
+type stateful interface {
+	stateTables() []uint32
+}
+
+// chainTables returns the state tables the operators of specs write, in
+// order, without repeats.
+func chainTables(specs []Spec) []uint32 {
+	var out []uint32
+	for _, s := range specs {
+		if st, ok := s.(stateful); ok {
+			for _, id := range st.stateTables() {
+				if id != 0 && !slices.Contains(out, id) {
+					out = append(out, id)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Migrator moves vnodes' state between nodes' stores (DESIGN.md §6): the
+// control plane implements it over the cluster transport.
+type Migrator interface {
+	// Fetch makes this node's store hold the state of m's vnodes of m's
+	// tables as node m.From holds it at epoch m.Epoch (whose actors write
+	// it as they pass the switch barrier of that epoch), copying what
+	// earlier pre-copies left; it returns once that state is durable here.
+	Fetch(ctx context.Context, m Migration) error
+}
+
+// Migration is the state a switch moves from one node to this one: the
+// vnodes of one job that actors on node From lose to actors here at the
+// barrier of Epoch, in the tables of the fragments they run.
+type Migration struct {
+	Job    uint32
+	From   string
+	Tables []uint32
+	VNodes []int
+	Epoch  uint64
+}
+
+// SetMigrator has r move vnodes between nodes with m. Call it before any
+// job starts.
+func (r *Runtime) SetMigrator(m Migrator) { r.migrator = m }
+
+// errCrossNodeSplits refuses a reassignment that would move a source's
+// splits between nodes: their offsets are not kept by vnode.
+var errCrossNodeSplits = errors.New("dataflow: moving a source's splits between nodes is not supported yet")
+
+// remoteGain is what local actors gain at a switch from one other node:
+// the handoff they wait for, done once the migration has landed here.
+type remoteGain struct {
+	h      *handoff
+	tables []uint32
+	vnodes []int
+}
+
+// gainRemote records that a, on this node, takes vnode v of fragment f
+// over from an actor on node from.
+func (rs *reshape) gainRemote(a *actor, from string, f *fragment, v int) {
+	g := rs.remote[from]
+	if g == nil {
+		g = &remoteGain{h: newHandoff()}
+		rs.remote[from] = g
+	}
+	for _, id := range chainTables(f.spec.Chain) {
+		if !slices.Contains(g.tables, id) {
+			g.tables = append(g.tables, id)
+		}
+	}
+	if !slices.Contains(g.vnodes, v) {
+		g.vnodes = append(g.vnodes, v)
+	}
+	u := rs.update(a)
+	if !slices.Contains(u.gains, g.h) {
+		u.gains = append(u.gains, g.h)
+	}
+}
+
+// loseRemote records that a, on this node, gives vnodes up to an actor on
+// another node, which copies their state once a has written it for the
+// switch's epoch (Runtime.WaitReleased).
+func (rs *reshape) loseRemote(a *actor) {
+	h := rs.handoff(a)
+	if !slices.Contains(rs.releasing, h) {
+		rs.releasing = append(rs.releasing, h)
+	}
+}
+
+// migrate starts, once the switch barrier of job is injected, the copies
+// of the state local actors gained from other nodes: each opens its
+// handoff once its state is here, and holds the epoch's seal until then,
+// so that the epoch that records the new owners commits only with their
+// state in place. A failed copy fails the node (the cluster recovers from
+// the last committed epoch, with the old owners).
+func (rs *reshape) migrate(job uint32) {
+	r := rs.r
+	epoch := rs.tick.Epoch
+	r.release(job, epoch, rs.releasing)
+	for from, g := range rs.remote {
+		slices.Sort(g.vnodes)
+		m := Migration{Job: job, From: from, Tables: g.tables, VNodes: g.vnodes, Epoch: epoch}
+		ctx := r.ctx
+		go func() {
+			if err := r.migrator.Fetch(ctx, m); err != nil {
+				if ctx.Err() == nil {
+					r.mgr.Fail(fmt.Errorf("dataflow: moving %d vnodes of job %d from node %s: %w", len(m.VNodes), job, from, err))
+				}
+				return
+			}
+			close(g.h.done)
+			r.mgr.collect(epoch)
+		}()
+	}
+}
+
+// releaseKey names the losers of one job's switch.
+type releaseKey struct {
+	job   uint32
+	epoch uint64
+}
+
+// releaseSet is done once every local actor that loses vnodes to another
+// node at a job's switch has written its state for the switch's epoch.
+type releaseSet struct {
+	done chan struct{}
+	// ctx is the runtime's at the time: a reset ends the wait.
+	ctx context.Context
+}
+
+// releaseOf returns the release set of key, made if new (under relMu).
+func (r *Runtime) releaseOf(key releaseKey) *releaseSet {
+	s := r.released[key]
+	if s == nil {
+		s = &releaseSet{done: make(chan struct{}), ctx: r.ctx}
+		r.released[key] = s
+	}
+	return s
+}
+
+// release makes job's release set for the switch of epoch done once the
+// losers' handoffs are, and forgets the sets of committed epochs (their
+// copies are done: the epoch's seal waited for them).
+func (r *Runtime) release(job uint32, epoch uint64, losers []*handoff) {
+	r.relMu.Lock()
+	committed := r.mgr.Committed()
+	for k := range r.released {
+		if k.epoch <= committed {
+			delete(r.released, k)
+		}
+	}
+	s := r.releaseOf(releaseKey{job, epoch})
+	s.ctx = r.ctx
+	r.relMu.Unlock()
+	go func() {
+		for _, h := range losers {
+			if h.wait(s.ctx) != nil {
+				return
+			}
+		}
+		close(s.done)
+	}()
+}
+
+// errReleaseReset ends a wait for losers that a recovery stopped.
+var errReleaseReset = errors.New("dataflow: the switch was rolled back by a recovery")
+
+// WaitReleased returns once the local actors that lose vnodes of job to
+// other nodes at the switch barrier of epoch have written their state for
+// that epoch: from then on the store holds what the new owners copy. It
+// may be called before this node has applied the switch.
+func (r *Runtime) WaitReleased(ctx context.Context, job uint32, epoch uint64) error {
+	r.mu.Lock()
+	r.relMu.Lock()
+	s := r.releaseOf(releaseKey{job, epoch})
+	r.relMu.Unlock()
+	r.mu.Unlock()
+	select {
+	case <-s.done:
+		return nil
+	case <-s.ctx.Done():
+		return errReleaseReset
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// JobTables returns the state tables of job id's parallel fragments: those
+// whose vnodes travel with their owners between nodes.
+func (r *Runtime) JobTables(id uint32) []uint32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []uint32
+	if j := r.jobs[id]; j != nil {
+		for _, f := range j.parallelFragments() {
+			for _, t := range chainTables(f.spec.Chain) {
+				if !slices.Contains(out, t) {
+					out = append(out, t)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Partitioned reports whether table is written by a parallel fragment of
+// a job started on this node since it started: its vnodes are held where
+// their owners run. A table written by a singleton fragment, or by no job
+// here, is held whole by one node. (Whether a fragment is parallel never
+// changes, and table ids are not reused, so a stopped job's answer
+// stands.)
+func (r *Runtime) Partitioned(table uint32) bool {
+	r.relMu.Lock()
+	defer r.relMu.Unlock()
+	return r.partitioned[table]
+}
+
+// notePartitioned records the tables of j's parallel fragments (under mu).
+func (r *Runtime) notePartitioned(j *job) {
+	r.relMu.Lock()
+	defer r.relMu.Unlock()
+	for _, f := range j.parallelFragments() {
+		for _, t := range chainTables(f.spec.Chain) {
+			r.partitioned[t] = true
+		}
+	}
+}
