@@ -88,8 +88,8 @@ type Tick struct {
 type injection struct {
 	mutation               Mutation
 	added, stopping, holds int
-	addRoots        map[sourceKey]chan<- Message
-	dropRoots       []sourceKey
+	addRoots               map[sourceKey]chan<- Message
+	dropRoots              []sourceKey
 }
 
 // Hooks are how a BarrierManager reaches the coordinator of epochs.
