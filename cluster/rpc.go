@@ -92,6 +92,13 @@ func toStatus(err error) error {
 	return status.Error(codes.Unknown, pgErrorPrefix+string(b))
 }
 
+// pgStream is a client stream whose errors from the server come back as
+// the PostgreSQL errors they carry.
+type pgStream struct{ grpc.ClientStream }
+
+// RecvMsg implements grpc.ClientStream.
+func (s pgStream) RecvMsg(m any) error { return fromStatus(s.ClientStream.RecvMsg(m)) }
+
 // fromStatus turns a status carrying a PostgreSQL error back into it.
 func fromStatus(err error) error {
 	s, ok := status.FromError(err)
@@ -168,7 +175,10 @@ func (c *Client) Conn(addr string) (*grpc.ClientConn, error) {
 		}),
 		grpc.WithChainStreamInterceptor(func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
 			s, err := streamer(metadata.AppendToOutgoingContext(ctx, versionKey, version), desc, cc, method, opts...)
-			return s, fromStatus(err)
+			if err != nil {
+				return nil, fromStatus(err)
+			}
+			return pgStream{s}, nil
 		}),
 	)
 	if err != nil {

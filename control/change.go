@@ -33,6 +33,9 @@ type Change struct {
 	Nodes []string `json:"nodes,omitempty"`
 	// Backfill: a new job reads its inputs' current contents first.
 	Backfill bool `json:"backfill,omitempty"`
+	// Expect is a reassignment's precondition: the job's vnode owners
+	// before it (another rescale that moved them since fails it).
+	Expect []int `json:"expect,omitempty"`
 	// Replace and Cache tune a reassignment (dataflow.ReassignOptions).
 	Replace bool   `json:"replace,omitempty"`
 	Cache   string `json:"cache,omitempty"`

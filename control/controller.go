@@ -112,8 +112,9 @@ func errNoLeader() error {
 
 // newController returns the controller and the worker of node self,
 // whose runtime rt and barrier manager mgr run the node's actors over st;
-// builder builds jobs from the catalog.
-func newController(self string, m *meta.Meta, rt *dataflow.Runtime, mgr *dataflow.BarrierManager, st *storage.Engine, builder Builder, log *slog.Logger) *Controller {
+// builder builds jobs from the catalog; ctx and spawn are the node's
+// streaming life and its background work.
+func newController(ctx context.Context, spawn func(func()), self string, m *meta.Meta, rt *dataflow.Runtime, mgr *dataflow.BarrierManager, st *storage.Engine, builder Builder, log *slog.Logger) *Controller {
 	c := &Controller{self: self, meta: m, client: m.Client(), log: log, createdBy: map[uint32]map[string]bool{},
 		kick: make(chan struct{}, 1), interval: make(chan time.Duration)}
 	c.cond = sync.NewCond(&c.cmu)
@@ -121,8 +122,8 @@ func newController(self string, m *meta.Meta, rt *dataflow.Runtime, mgr *dataflo
 		ready: make(chan struct{}), cacheBytes: map[uint32]func() int64{}}
 	c.queues = cluster.NewQueues(c.client, m.NodeAddr)
 	c.reader = NewReader(self, m, st)
-	c.reader.partitioned = rt.Partitioned
-	c.transfer = NewTransfer(self, m, st, rt, c.reader)
+	c.reader.owners = rt.TableOwners
+	c.transfer = NewTransfer(ctx, spawn, self, m, st, rt, c.reader, log)
 	c.local.transfer = c.transfer
 	rt.SetCluster(self, transport{c.queues}, c.reader)
 	rt.SetMigrator(c.transfer)
@@ -270,6 +271,10 @@ func (c *Controller) barrier(ctx context.Context, record *meta.RescaleStep, ch *
 	gen := c.gen.Load()
 	if gen == nil {
 		return dataflow.Tick{}, errNoLeader()
+	}
+	if ch.Kind == changeReassign && ch.Expect != nil && !slices.Equal(c.local.rt.Owners(ch.Job), ch.Expect) {
+		return dataflow.Tick{}, pgerror.New(pgerror.CodeObjectInUse, "the vnode owners of job %d changed while it was being rescaled: another rescale moved them", ch.Job).
+			WithHint("Run ALTER ... SET PARALLELISM again once SHOW JOBS shows no rescale of it moving.")
 	}
 	tick := c.next()
 	if ch.Kind != changeNone {

@@ -45,10 +45,12 @@ func (c *Controller) Drop(ctx context.Context, tables []uint32) (uint64, error) 
 	return c.forward(ctx, methodChange, &jobRequest{Change: ch}, func() (uint64, error) { return c.change(ctx, ch, nil) })
 }
 
-// Reassign switches a job's vnodes to owner and its slots to nodes at one
-// barrier, whose commit records step.
-func (c *Controller) Reassign(ctx context.Context, job uint32, owner []int, nodes []string, replace bool, cache string, step *meta.RescaleStep) (uint64, error) {
-	ch := &Change{Kind: changeReassign, Job: job, Owner: owner, Nodes: nodes, Replace: replace, Cache: cache}
+// Reassign switches a job's vnodes from owners expect to owner and its
+// slots to nodes at one barrier, whose commit records step. If the job's
+// owners are no longer expect (another rescale moved them), it is refused
+// (55006) and nothing changes.
+func (c *Controller) Reassign(ctx context.Context, job uint32, expect, owner []int, nodes []string, replace bool, cache string, step *meta.RescaleStep) (uint64, error) {
+	ch := &Change{Kind: changeReassign, Job: job, Expect: expect, Owner: owner, Nodes: nodes, Replace: replace, Cache: cache}
 	return c.forward(ctx, methodChange, &jobRequest{Change: ch, Step: step}, func() (uint64, error) { return c.change(ctx, ch, step) })
 }
 

@@ -65,8 +65,8 @@ func TestPlaceProportional(t *testing.T) {
 }
 
 // TestPlanRescale checks, for random clusters, current placements and
-// targets, that a plan uses n slots spread over the nodes as Place
-// spreads them, balanced within one vnode, with slot 0 and every kept
+// targets, that a plan uses n slots spread over the nodes as share
+// shares them out, balanced within one vnode, with slot 0 and every kept
 // slot on the node it was on.
 func TestPlanRescale(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
@@ -80,7 +80,7 @@ func TestPlanRescale(t *testing.T) {
 		view := &meta.Table{ID: 7, Kind: meta.KindMaterializedView, Placement: Place(was, n0), Parallelism: n0}
 		owner := JobAssignment(view)
 		n := rapid.IntRange(1, 12).Draw(rt, "to")
-		target, placement := PlanRescale(nil, view, owner, nodes, n)
+		target, placement := PlanRescale(view.ID, view.Placement, owner, nodes, n)
 		if placement[0] != view.Placement[0] {
 			rt.Fatalf("slot 0 moved from %s to %s", view.Placement[0], placement[0])
 		}
@@ -101,12 +101,14 @@ func TestPlanRescale(t *testing.T) {
 				rt.Fatalf("slot %d kept its vnodes but moved from %s to %s", s, view.Placement[s], placement[s])
 			}
 		}
-		want := map[string]int{}
-		for _, nd := range Place(nodes, n) {
-			want[nd]++
+		want := share(nodes, n, int(view.ID))
+		for nd, k := range want {
+			if k == 0 {
+				delete(want, nd)
+			}
 		}
 		if fmt.Sprint(perNode) != fmt.Sprint(want) {
-			rt.Fatalf("slots per node %v, want %v (Place)", perNode, want)
+			rt.Fatalf("slots per node %v, want %v (share)", perNode, want)
 		}
 		for _, s := range target {
 			if s < len(view.Placement) && slices.Contains(owner, s) && placement[s] != view.Placement[s] {
@@ -114,4 +116,28 @@ func TestPlanRescale(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestShareSpreadsExtraSlots checks that jobs whose slots do not divide
+// over the nodes take their extra slots on different nodes.
+func TestShareSpreadsExtraSlots(t *testing.T) {
+	var nodes []*meta.Node
+	for i := range 4 {
+		nodes = append(nodes, &meta.Node{ID: fmt.Sprintf("n%d", i+1), Cores: 2})
+	}
+	used := map[string]int{}
+	for job := range 4 {
+		q := share(nodes, 3, job)
+		total := 0
+		for nd, k := range q {
+			total += k
+			used[nd] += k
+		}
+		if total != 3 {
+			t.Fatalf("job %d: %v shares %d slots, want 3", job, q, total)
+		}
+	}
+	if fmt.Sprint(used) != "map[n1:3 n2:3 n3:3 n4:3]" {
+		t.Fatalf("slots of four jobs of 3 by node: %v, want 3 each", used)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/streamdb/streamdb/cluster"
+	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
@@ -77,9 +78,10 @@ type Reader struct {
 	meta   *meta.Meta
 	client *cluster.Client
 	local  *storage.Engine
-	// partitioned reports whether a table is written by a parallel
-	// fragment (dataflow.Runtime.Partitioned); nil: none is.
-	partitioned func(table uint32) bool
+	// owners returns the node of each vnode of a table at an epoch, if a
+	// parallel fragment writes it (dataflow.Runtime.TableOwners); nil:
+	// none does.
+	owners func(table uint32, epoch uint64) (nodes []string, partitioned bool, err error)
 	// scans, frames and bytes count what remote scans received.
 	scans, frames, bytes atomic.Int64
 	// gone are the ranges this node dropped after they moved away: reads
@@ -113,7 +115,10 @@ func NewReader(self string, m *meta.Meta, local *storage.Engine) *Reader {
 // of the table, merged in key order (a backfill resumes after the last key
 // it read), the other nodes' read in parallel with this one's.
 func (r *Reader) Scan(lower, upper []byte, epoch uint64, fn func(key, value []byte) error) error {
-	holders := r.holders(lower, epoch)
+	holders, err := r.holders(lower, epoch)
+	if err != nil {
+		return err
+	}
 	parts, stop := r.fetch(holders, &scanRequest{Lower: lower, Upper: upper, Epoch: epoch})
 	defer stop()
 	var sources []func() (key, value []byte, ok bool, err error)
@@ -280,7 +285,10 @@ func (p *remotePart) pairs() func() (key, value []byte, ok bool, err error) {
 // each other node's frames in turn. Everything the caller is given comes
 // on its goroutine.
 func (r *Reader) gather(lower []byte, req *scanRequest, local func(storage.Reader) error, decode func(node string, frame []byte) error) error {
-	holders := r.holders(lower, req.Epoch)
+	holders, err := r.holders(lower, req.Epoch)
+	if err != nil {
+		return err
+	}
 	parts, stop := r.fetch(holders, req)
 	defer stop()
 	if mine, ok := r.mine(holders); ok {
@@ -344,34 +352,36 @@ type holder struct {
 // fragment writes, each node running an owner of its vnodes at epoch,
 // with those vnodes; else each node its job runs on (the one running its
 // writer holds it); just this one for a table no job writes.
-func (r *Reader) holders(key []byte, epoch uint64) []holder {
+func (r *Reader) holders(key []byte, epoch uint64) ([]holder, error) {
 	self := []holder{{node: r.self}}
 	if len(key) < 4 {
-		return self
+		return self, nil
 	}
 	id := binary.BigEndian.Uint32(key)
-	cat := r.meta.Catalog()
-	t := relationOf(cat, id)
-	if t == nil {
-		return self
-	}
 	var out []holder
-	if r.partitioned != nil && r.partitioned(id) {
-		o := ownersAt(t, epoch)
-		place := JobPlacement(cat, o)
-		byNode := map[string]vnodeSet{}
-		for v, s := range JobAssignment(o) {
-			nd := placementNode(place, s)
-			if nd == "" {
-				nd = r.self
-			}
-			if byNode[nd] == nil {
-				byNode[nd] = newVNodeSet()
-				out = append(out, holder{node: nd, vnodes: byNode[nd]})
-			}
-			byNode[nd].add(v)
+	if r.owners != nil {
+		nodes, partitioned, err := r.owners(id, epoch)
+		if errors.Is(err, dataflow.ErrOwnersForgotten) {
+			return nil, pgerror.New(pgerror.CodeSerializationFailure, "the key groups this query read moved between nodes since its snapshot").
+				WithHint("Run the query again.")
 		}
-	} else {
+		if partitioned {
+			byNode := map[string]vnodeSet{}
+			for v, nd := range nodes {
+				if byNode[nd] == nil {
+					byNode[nd] = newVNodeSet()
+					out = append(out, holder{node: nd, vnodes: byNode[nd]})
+				}
+				byNode[nd].add(v)
+			}
+		}
+	}
+	if out == nil {
+		cat := r.meta.Catalog()
+		t := relationOf(cat, id)
+		if t == nil {
+			return self, nil
+		}
 		seen := map[string]bool{}
 		for _, n := range JobPlacement(cat, t) {
 			if !seen[n] {
@@ -385,19 +395,7 @@ func (r *Reader) holders(key []byte, epoch uint64) []holder {
 			out[0], out[i] = out[i], out[0]
 		}
 	}
-	return out
-}
-
-// ownersAt returns t with the vnode owners its job had at epoch: those of
-// its last committed rescale step, or of the one before for an epoch
-// before that step (a read begun just before it committed).
-func ownersAt(t *meta.Table, epoch uint64) *meta.Table {
-	if epoch >= t.AssignedAt || t.Prior == nil {
-		return t
-	}
-	o := *t
-	o.Parallelism, o.Assignment, o.Placement = t.Prior.Parallelism, t.Prior.Assignment, t.Prior.Placement
-	return &o
+	return out, nil
 }
 
 // mine returns this node's part among holders.

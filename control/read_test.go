@@ -37,7 +37,7 @@ func startReader(t *testing.T, id string, join ...string) *Reader {
 	}
 	r := NewReader(id, m, st)
 	srv.Register(r.service())
-	srv.Register(NewTransfer(id, m, st, nil, r).service())
+	srv.Register(NewTransfer(context.Background(), func(fn func()) { go fn() }, id, m, st, nil, r, quiet).service())
 	go func() { _ = srv.Serve(mux) }()
 	t.Cleanup(func() {
 		srv.Stop()

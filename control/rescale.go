@@ -35,9 +35,12 @@ type RescaleProgress struct {
 	StepsDone, StepsTotal       int
 	BytesMoved, CacheBytesMoved int64
 	// Moves are the vnodes and bytes moved between each pair of nodes so
-	// far (none on one node: state changes owner in place).
-	Moves   []MoveProgress
-	Elapsed time.Duration
+	// far (none on one node: state changes owner in place); MoveTime is
+	// the time spent moving them: pre-copies and the switches that moved
+	// vnodes between nodes (not the pauses between steps).
+	Moves    []MoveProgress
+	MoveTime time.Duration
+	Elapsed  time.Duration
 	Error   string
 }
 
@@ -156,6 +159,23 @@ func (s *Streaming) Rescale(ctx context.Context, t *meta.Table, plan *meta.Resca
 	return r, nil
 }
 
+// Placement returns the node of each actor slot of t's job as its actors
+// run now (the catalog records it only as steps commit), slot 0 on the
+// job's first node.
+func (s *Streaming) Placement(t *meta.Table) []string {
+	home := JobPlacement(s.meta.Catalog(), t)
+	out := s.rt.Placement(t.ID)
+	if len(out) == 0 {
+		return home
+	}
+	for i := range out {
+		if out[i] == "" || i == 0 {
+			out[i] = home[0]
+		}
+	}
+	return out
+}
+
 // RescaleJobs returns the latest rescale of each job since the node
 // started, running or finished.
 func (s *Streaming) RescaleJobs() []RescaleProgress {
@@ -220,11 +240,12 @@ func (s *Streaming) runRescale(ctx context.Context, t *meta.Table, plan *meta.Re
 	}
 	place := plan.Placement
 	if place == nil {
-		place = JobPlacement(s.meta.Catalog(), t)
+		place = s.Placement(t)
 	}
 	for {
 		st := steps.next()
 		moves := nodeMoves(steps.cur, st.to, place)
+		copyStart := time.Now()
 		copied, err := s.preCopy(ctx, t.ID, moves)
 		if err != nil {
 			return err
@@ -238,7 +259,7 @@ func (s *Streaming) runRescale(ctx context.Context, t *meta.Table, plan *meta.Re
 			rec.Placement = TrimPlacement(place, st.to)
 		}
 		start := time.Now()
-		epoch, err := s.ctrl.Reassign(ctx, t.ID, st.to, place, steps.replace, plan.Cache, rec)
+		epoch, err := s.ctrl.Reassign(ctx, t.ID, steps.cur, st.to, place, steps.replace, plan.Cache, rec)
 		if err == nil {
 			// A gaining actor's gate opens within the epoch after the
 			// switch (whose barrier waits for it): the step took until
@@ -250,11 +271,15 @@ func (s *Streaming) runRescale(ctx context.Context, t *meta.Table, plan *meta.Re
 		}
 		took := time.Since(start)
 		delta := s.dropMoved(ctx, t.ID, moves, epoch)
+		s.opts.Logger.Info("control: rescale step", "relation", t.Name, "epoch", epoch, "vnodes", len(st.vnodes), "moves", fmt.Sprint(moves), "took", took)
 		steps.switched(st, took)
 		r.set(func(p *RescaleProgress) {
 			for i, m := range moves {
 				p.addMove(m.From, m.To, len(m.VNodes), copied[i]+delta[i])
 				bytes += copied[i] + delta[i]
+			}
+			if len(moves) > 0 {
+				p.MoveTime += start.Sub(copyStart) + took
 			}
 			steps.record(p, st, bytes, s.ctrl.Worker().CacheBytes(t.ID))
 		})

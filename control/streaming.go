@@ -90,7 +90,7 @@ func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*St
 		Failed:  func(err error) { ctrl.Failed(err) },
 	})
 	s.rt = dataflow.NewRuntime(ctx, store, s.mgr, rowkey.VNodes, opts.Logger)
-	ctrl = newController(m.NodeID(), m, s.rt, s.mgr, st, builder, opts.Logger)
+	ctrl = newController(ctx, s.background, m.NodeID(), m, s.rt, s.mgr, st, builder, opts.Logger)
 	s.ctrl = ctrl
 	m.OnCommit(s.mgr.SetCommitted)
 	s.background(func() { s.mgr.Run(ctx) })
@@ -102,6 +102,7 @@ func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*St
 		}
 	}
 	s.background(func() { ctrl.Run(ctx, interval) })
+	s.background(func() { s.autoRebalance(ctx) })
 	s.background(func() {
 		select {
 		case <-s.Ready():

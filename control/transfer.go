@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/storage"
 	"google.golang.org/grpc"
 )
@@ -61,12 +64,23 @@ type releaseWait struct {
 // since (Fetch, the runtime's Migrator); once the switch is committed the
 // old owner drops its copy (Excise).
 type Transfer struct {
+	// ctx ends when the node stops; spawn runs the delayed drops in the
+	// background (the node waits for them as it stops).
+	ctx    context.Context
+	spawn  func(func())
+	log    *slog.Logger
 	self   string
 	meta   *meta.Meta
 	client *cluster.Client
 	local  *storage.Engine
 	rt     *dataflow.Runtime
 	reader *Reader
+
+	// jobMu serializes, per job, the pre-copies, fetches and drops of its
+	// vnodes on this node, which check what its actors own: a rescale run
+	// by a node that lost track (a former leader's, one another rescale
+	// overtook) never drops or overwrites state this node's actors own.
+	jobMu sync.Map // uint32 -> *sync.Mutex
 
 	mu sync.Mutex
 	// copied records, per job and vnode, the epoch as of which this
@@ -90,9 +104,9 @@ type preCopied struct {
 var _ dataflow.Migrator = (*Transfer)(nil)
 
 // NewTransfer returns the transfer of node self, whose store is local, run
-// by rt, read by reader.
-func NewTransfer(self string, m *meta.Meta, local *storage.Engine, rt *dataflow.Runtime, reader *Reader) *Transfer {
-	return &Transfer{self: self, meta: m, client: m.Client(), local: local, rt: rt, reader: reader,
+// by rt, read by reader, until ctx ends; spawn runs its background work.
+func NewTransfer(ctx context.Context, spawn func(func()), self string, m *meta.Meta, local *storage.Engine, rt *dataflow.Runtime, reader *Reader, log *slog.Logger) *Transfer {
+	return &Transfer{ctx: ctx, spawn: spawn, log: log, self: self, meta: m, client: m.Client(), local: local, rt: rt, reader: reader,
 		copied: map[jobVNode]preCopied{}, exported: map[releaseWait]int64{}}
 }
 
@@ -179,14 +193,27 @@ const (
 	preCopyDone   = 1 << 20
 )
 
+// lockJob takes job's migration lock on this node.
+func (t *Transfer) lockJob(job uint32) (unlock func()) {
+	m, _ := t.jobMu.LoadOrStore(job, &sync.Mutex{})
+	m.(*sync.Mutex).Lock()
+	return m.(*sync.Mutex).Unlock
+}
+
 // PreCopy copies into this node's store node from's state of job's vnodes
 // as of the committed epoch, in rounds, each the delta since the last,
 // while the job runs; the switch that moves them here then fetches only
-// what changed since the last round. It returns the bytes copied.
+// what changed since the last round. It returns the bytes copied. Vnodes
+// that actors here own already are refused (55006): the rescale asking is
+// behind.
 func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes []int) (int64, error) {
+	defer t.lockJob(job)()
 	tables := t.rt.JobTables(job)
 	if len(tables) == 0 || len(vnodes) == 0 {
 		return 0, nil
+	}
+	if owned := t.rt.OwnedHere(job, vnodes); len(owned) > 0 {
+		return 0, pgerror.New(pgerror.CodeObjectInUse, "node %s owns vnodes %v of job %d already: another rescale moved them", t.self, owned, job)
 	}
 	ranges := vnodeRanges(tables, vnodes)
 	t.mu.Lock()
@@ -223,6 +250,7 @@ func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes 
 // vnodes' pre-copy (all of their state if any was not pre-copied from
 // m.From) once m.From's losers have written it.
 func (t *Transfer) Fetch(ctx context.Context, m dataflow.Migration) error {
+	defer t.lockJob(m.Job)()
 	t.mu.Lock()
 	var from uint64
 	for i, v := range m.VNodes {
@@ -241,24 +269,57 @@ func (t *Transfer) Fetch(ctx context.Context, m dataflow.Migration) error {
 	return err
 }
 
-// Excise drops this node's copy of job's vnodes, which moved to other
-// nodes at the switch of epoch, now committed; reads of older epochs that
-// would need it are refused from now on (Reader.dropped). It returns the
-// bytes this node exported for the switch's delta.
+// exciseGrace is how long after a switch's epoch after commits the old
+// owner keeps its copy: reads that chose an epoch before the switch just
+// before it committed (a node learns of commits a moment apart) still
+// find it. A read of the copy after it is dropped fails with 40001.
+const exciseGrace = 5 * time.Second
+
+// Excise has this node drop, after exciseGrace, its copy of job's vnodes,
+// which moved to other nodes at the switch of epoch, now committed; reads
+// of older epochs that would need it are refused from then on
+// (Reader.dropped). Vnodes that actors here own again by then are kept,
+// and pre-copies of the others are forgotten. It returns at once, with
+// the bytes this node exported for the switch's delta.
 func (t *Transfer) Excise(ctx context.Context, job uint32, vnodes []int, epoch uint64) (int64, error) {
-	ranges := vnodeRanges(t.rt.JobTables(job), vnodes)
-	t.reader.dropped(ranges, epoch)
-	for _, r := range ranges {
-		if err := t.local.ExciseVNodes(ctx, r); err != nil {
-			return 0, err
-		}
-	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	key := releaseWait{job, epoch}
 	n := t.exported[key]
 	delete(t.exported, key)
+	t.mu.Unlock()
+	t.spawn(func() {
+		if sleep(t.ctx, exciseGrace) != nil {
+			return
+		}
+		if err := t.excise(job, vnodes, epoch); err != nil {
+			t.log.Warn("control: dropping moved vnodes' state failed; it stays unused", "job", job, "err", err)
+		}
+	})
 	return n, nil
+}
+
+// excise drops this node's copy of job's vnodes moved away at epoch, but
+// those its actors own again.
+func (t *Transfer) excise(job uint32, vnodes []int, epoch uint64) error {
+	defer t.lockJob(job)()
+	owned := t.rt.OwnedHere(job, vnodes)
+	vnodes = slices.DeleteFunc(slices.Clone(vnodes), func(v int) bool { return slices.Contains(owned, v) })
+	t.mu.Lock()
+	for _, v := range vnodes {
+		delete(t.copied, jobVNode{job, v})
+	}
+	t.mu.Unlock()
+	if len(vnodes) == 0 {
+		return nil
+	}
+	ranges := vnodeRanges(t.rt.JobTables(job), vnodes)
+	t.reader.dropped(ranges, epoch)
+	for _, r := range ranges {
+		if err := t.local.ExciseVNodes(t.ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // forget drops the pre-copies this node recorded: a recovery may reset

@@ -215,25 +215,115 @@ func (r *Runtime) JobTables(id uint32) []uint32 {
 	return out
 }
 
-// Partitioned reports whether table is written by a parallel fragment of
-// a job started on this node since it started: its vnodes are held where
-// their owners run. A table written by a singleton fragment, or by no job
-// here, is held whole by one node. (Whether a fragment is parallel never
-// changes, and table ids are not reused, so a stopped job's answer
-// stands.)
-func (r *Runtime) Partitioned(table uint32) bool {
-	r.relMu.Lock()
-	defer r.relMu.Unlock()
-	return r.partitioned[table]
+// maxOwnerships bounds the vnode ownerships a job remembers for reads of
+// older epochs: a read older than the oldest is refused.
+const maxOwnerships = 16
+
+// ownership is where a job's parallel fragments' vnodes are from an epoch
+// on: the node of each vnode's owner.
+type ownership struct {
+	since uint64
+	nodes []string
 }
 
-// notePartitioned records the tables of j's parallel fragments (under mu).
-func (r *Runtime) notePartitioned(j *job) {
+// ErrOwnersForgotten refuses a read of an epoch older than the vnode
+// owners a job remembers: the read must run again at a newer one.
+var ErrOwnersForgotten = errors.New("dataflow: the key groups read moved between nodes since the read's epoch")
+
+// TableOwners returns the node holding each vnode of table at epoch if a
+// parallel fragment of a job started here writes it (partitioned): the
+// owners recorded by the switch the epoch follows (a switch applies on
+// every node before its epoch can commit, so for any committed epoch this
+// is exact). A table written by a singleton fragment, or by no job here,
+// is not partitioned: one node holds it whole.
+func (r *Runtime) TableOwners(table uint32, epoch uint64) (nodes []string, partitioned bool, err error) {
 	r.relMu.Lock()
 	defer r.relMu.Unlock()
-	for _, f := range j.parallelFragments() {
-		for _, t := range chainTables(f.spec.Chain) {
-			r.partitioned[t] = true
+	job, ok := r.partitioned[table]
+	if !ok {
+		return nil, false, nil
+	}
+	hist := r.ownerships[job]
+	for i := len(hist) - 1; i >= 0; i-- {
+		if hist[i].since <= epoch {
+			return hist[i].nodes, true, nil
 		}
 	}
+	return nil, true, ErrOwnersForgotten
+}
+
+// noteOwners records, under mu, that job j's parallel fragments' vnodes
+// are where their owners run from epoch since on (0: a job started, whose
+// owners hold every epoch it has), and which tables they write.
+func (r *Runtime) noteOwners(j *job, since uint64) {
+	frags := j.parallelFragments()
+	if len(frags) == 0 {
+		return
+	}
+	f := frags[0]
+	nodes := make([]string, len(f.owner))
+	for v, s := range f.owner {
+		if nodes[v] = f.actors[s].node; nodes[v] == "" {
+			nodes[v] = r.self
+		}
+	}
+	r.relMu.Lock()
+	defer r.relMu.Unlock()
+	for _, f := range frags {
+		for _, t := range chainTables(f.spec.Chain) {
+			r.partitioned[t] = j.id
+		}
+	}
+	o := ownership{since: since, nodes: nodes}
+	if since == 0 {
+		r.ownerships[j.id] = []ownership{o}
+		return
+	}
+	hist := append(r.ownerships[j.id], o)
+	r.ownerships[j.id] = hist[max(0, len(hist)-maxOwnerships):]
+}
+
+// Placement returns the node of each actor slot of job id's parallel
+// fragments ("" for a slot without an actor), nil if the job has none.
+func (r *Runtime) Placement(id uint32) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	j := r.jobs[id]
+	if j == nil {
+		return nil
+	}
+	frags := j.parallelFragments()
+	if len(frags) == 0 {
+		return nil
+	}
+	var out []string
+	for s, a := range frags[0].actors {
+		for len(out) <= s {
+			out = append(out, "")
+		}
+		if out[s] = a.node; out[s] == "" {
+			out[s] = r.self
+		}
+	}
+	return out
+}
+
+// OwnedHere returns those of vnodes that actors on this node own in job
+// id's parallel fragments now (as of the last switch applied here).
+func (r *Runtime) OwnedHere(id uint32, vnodes []int) []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	j := r.jobs[id]
+	if j == nil {
+		return nil
+	}
+	var out []int
+	for _, f := range j.parallelFragments() {
+		for _, v := range vnodes {
+			if a := f.actors[f.owner[v]]; a != nil && r.local(a) && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }

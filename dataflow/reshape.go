@@ -346,6 +346,7 @@ func (r *Runtime) Reassign(ctx context.Context, tick Tick, id uint32, owner []in
 	if err := rs.start(ctx, tick, id); err != nil {
 		return ReassignResult{}, err
 	}
+	r.noteOwners(j, tick.Epoch)
 	return ReassignResult{Moved: moved, CacheBytes: rs.mu.counters.cacheBytes.Load}, nil
 }
 

@@ -64,8 +64,10 @@ type Runtime struct {
 	migrator Migrator
 	relMu    sync.Mutex
 	released map[releaseKey]*releaseSet
-	// partitioned are the tables parallel fragments write (Partitioned).
-	partitioned map[uint32]bool
+	// partitioned maps the tables parallel fragments write to their job;
+	// ownerships are each job's recent vnode owners (TableOwners).
+	partitioned map[uint32]uint32
+	ownerships  map[uint32][]ownership
 }
 
 // SetCluster makes r a node of a cluster: self is its node id, t carries
@@ -151,7 +153,7 @@ func (r *Runtime) Pause(ctx context.Context, tick Tick) error {
 // NewRuntime returns a runtime over store whose epochs mgr drives.
 func NewRuntime(ctx context.Context, store *Store, mgr *BarrierManager, vnodes int, log *slog.Logger) *Runtime {
 	r := &Runtime{base: ctx, store: store, mgr: mgr, log: log, vnodes: vnodes, reader: store.Engine(),
-		publishers: map[uint32]*fragment{}, jobs: map[uint32]*job{}, rowErrors: NewRowErrors(log), mutations: map[uint64]Mutation{}, released: map[releaseKey]*releaseSet{}, partitioned: map[uint32]bool{}}
+		publishers: map[uint32]*fragment{}, jobs: map[uint32]*job{}, rowErrors: NewRowErrors(log), mutations: map[uint64]Mutation{}, released: map[releaseKey]*releaseSet{}, partitioned: map[uint32]uint32{}, ownerships: map[uint32][]ownership{}}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	return r
 }
@@ -303,7 +305,7 @@ func (r *Runtime) StartJob(ctx context.Context, tick Tick, id uint32, g *GraphSp
 	}
 	r.publishers[id] = j.frags[len(j.frags)-1]
 	r.jobs[id] = j
-	r.notePartitioned(j)
+	r.noteOwners(j, 0)
 	if err := rs.start(ctx, tick, id); err != nil {
 		return nil, err
 	}

@@ -104,11 +104,6 @@ type Table struct {
 	// (a singleton fragment, a table's writer, runs at slot 0's); nil:
 	// every actor on the cluster's first node (Catalog.Origin).
 	Placement []string `json:"placement,omitempty"`
-	// AssignedAt is the epoch whose commit recorded Assignment and
-	// Placement (0: the job's start); Prior are the job's owners before
-	// it, by which reads of older epochs find the nodes holding a vnode.
-	AssignedAt uint64  `json:"assigned_at,omitempty"`
-	Prior      *Owners `json:"prior,omitempty"`
 	// Rescale is the job's rescale in progress, nil if none.
 	Rescale *Rescale `json:"rescale,omitempty"`
 	// DependsOn holds the ids of the objects a view reads.

@@ -180,7 +180,7 @@ func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 		if p.Step == nil {
 			return nil, nil
 		}
-		if cat, err = cat.rescaleStep(*p.Step, p.Epoch); err != nil {
+		if cat, err = cat.rescaleStep(*p.Step); err != nil {
 			return nil, err
 		}
 	default:

@@ -58,24 +58,14 @@ func (c *Catalog) beginRescale(id uint32, r *Rescale) (*Catalog, error) {
 	return nc.seal(), nil
 }
 
-// Owners are a job's vnode owners as a rescale step left them: the
-// fields of Table that say which node holds each vnode.
-type Owners struct {
-	Parallelism int      `json:"parallelism,omitempty"`
-	Assignment  []int    `json:"assignment,omitempty"`
-	Placement   []string `json:"placement,omitempty"`
-}
-
-// rescaleStep records a committed step of t's rescale, committed with
-// epoch; the last one ends it. A table dropped meanwhile is ignored.
-func (c *Catalog) rescaleStep(s RescaleStep, epoch uint64) (*Catalog, error) {
+// rescaleStep records a committed step of t's rescale; the last one ends
+// it. A table dropped meanwhile is ignored.
+func (c *Catalog) rescaleStep(s RescaleStep) (*Catalog, error) {
 	t, ok := c.byID[s.Table]
 	if !ok {
 		return c, nil
 	}
 	nt := *t
-	nt.Prior = &Owners{Parallelism: t.Parallelism, Assignment: t.Assignment, Placement: t.Placement}
-	nt.AssignedAt = epoch
 	nt.Assignment = s.Assignment
 	if s.Placement != nil {
 		nt.Placement = s.Placement

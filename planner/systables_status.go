@@ -88,7 +88,7 @@ var streamdbCatalogTables = map[string]*sysTable{
 	"rescale_jobs": {
 		cols: sysCols("job_id int8", "name text", "strategy text", "phase text", "from_parallelism int4", "to_parallelism int4",
 			"vnodes_moved int4", "vnodes_total int4", "steps_done int4", "steps_total int4", "bytes_moved int8", "cache_bytes_moved int8", "elapsed_ms int8", "error text",
-			"moves text", "mb_per_s float8"),
+			"moves text", "move_ms int8", "mb_per_s float8"),
 		status: func(s Status) ([][]types.Datum, error) {
 			jobs := s.RescaleJobs()
 			rows := make([][]types.Datum, len(jobs))
@@ -100,7 +100,7 @@ var streamdbCatalogTables = map[string]*sysTable{
 				rows[i] = []types.Datum{dInt(int64(j.Job)), dStr(j.Name), dStr(j.Strategy), dStr(j.Phase), dInt(int64(j.From)), dInt(int64(j.To)),
 					dInt(int64(j.VNodesMoved)), dInt(int64(j.VNodesTotal)), dInt(int64(j.StepsDone)), dInt(int64(j.StepsTotal)),
 					dInt(j.BytesMoved), dInt(j.CacheBytesMoved), dInt(j.Elapsed.Milliseconds()), errText,
-					dStr(movesText(j.Moves)), types.NewFloat(float64(j.BytesMoved) / 1e6 / max(j.Elapsed.Seconds(), 1e-3))}
+					dStr(movesText(j.Moves)), dInt(j.MoveTime.Milliseconds()), moveRate(j)}
 			}
 			return rows, nil
 		},
@@ -187,4 +187,17 @@ func movesText(moves []control.MoveProgress) string {
 		parts[i] = fmt.Sprintf("%s->%s %d vnodes %.1f MB", m.From, m.To, m.VNodes, float64(m.Bytes)/1e6)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// moveRate is the rate a rescale moved state between nodes at, in MB/s
+// of the time spent moving it (NULL if it moved none).
+func moveRate(p control.RescaleProgress) types.Datum {
+	var bytes int64
+	for _, m := range p.Moves {
+		bytes += m.Bytes
+	}
+	if bytes == 0 || p.MoveTime <= 0 {
+		return types.Null
+	}
+	return types.NewFloat(float64(bytes) / 1e6 / p.MoveTime.Seconds())
 }

@@ -217,7 +217,7 @@ func conflictUpdate(c *expr.Ctx, sets []planner.Assignment, existing, proposed [
 // writerNode returns the node that runs the writer of a new table named
 // name: the cluster's nodes share the tables by name.
 func (e *Engine) writerNode(name string) string {
-	nodes := e.Meta.Catalog().Nodes()
+	nodes := control.ActiveNodes(e.Meta.Catalog())
 	if len(nodes) == 0 {
 		return e.Meta.NodeID()
 	}

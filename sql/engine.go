@@ -60,43 +60,48 @@ func (e *Engine) Services() []*grpc.ServiceDesc {
 	return []*grpc.ServiceDesc{e.dmlService()}
 }
 
-// alterSystem sets a cluster setting: barrier_interval_ms (10 to
-// 3600000) takes effect at once and is kept in the catalog.
+// alterSystem sets a cluster setting, kept in the catalog:
+// barrier_interval_ms (10 to 3600000) takes effect at once;
+// auto_rebalance (on or off) has the leader rebalance every view when the
+// cluster's nodes change.
 func (e *Engine) alterSystem(ctx context.Context, name, value string) error {
-	if name != control.BarrierIntervalParam {
-		return pgerror.New(pgerror.CodeUndefinedObject, "unrecognized system parameter %q", name).
-			WithHint("The system parameters are: %s.", control.BarrierIntervalParam)
+	switch name {
+	case control.BarrierIntervalParam:
+		ms, err := strconv.Atoi(value)
+		if err != nil || ms < 10 || ms > 3600000 {
+			return pgerror.New(pgerror.CodeInvalidParameterValue, "%s must be an integer from 10 to 3600000", name)
+		}
+		if err := e.Meta.SetSystem(ctx, name, value); err != nil {
+			return err
+		}
+		e.ctrl.SetInterval(ctx, time.Duration(ms)*time.Millisecond)
+		return nil
+	case control.AutoRebalanceParam:
+		b, ok := parseBool(value)
+		if !ok {
+			return pgerror.New(pgerror.CodeInvalidParameterValue, "%s must be on or off", name)
+		}
+		return e.Meta.SetSystem(ctx, name, map[bool]string{true: "on", false: "off"}[b])
 	}
-	ms, err := strconv.Atoi(value)
-	if err != nil || ms < 10 || ms > 3600000 {
-		return pgerror.New(pgerror.CodeInvalidParameterValue, "%s must be an integer from 10 to 3600000", name)
-	}
-	if err := e.Meta.SetSystem(ctx, name, value); err != nil {
-		return err
-	}
-	e.ctrl.SetInterval(ctx, time.Duration(ms)*time.Millisecond)
-	return nil
-}
-
-// removeNode removes a node that runs nothing from the cluster (ALTER
-// SYSTEM REMOVE NODE).
-func (e *Engine) removeNode(ctx context.Context, id string) error {
-	if load := control.NodeLoads(e.Meta.Catalog())[id]; load.Actors > 0 {
-		return pgerror.New(pgerror.CodeObjectInUse, "node %q runs %d actors of the cluster's jobs", id, load.Actors).
-			WithHint("Move its work to other nodes first (draining comes with online migration between nodes).")
-	}
-	return e.Meta.RemoveNode(ctx, id)
+	return pgerror.New(pgerror.CodeUndefinedObject, "unrecognized system parameter %q", name).
+		WithHint("The system parameters are: %s, %s.", control.BarrierIntervalParam, control.AutoRebalanceParam)
 }
 
 // systemParam returns a cluster setting's current value.
 func (e *Engine) systemParam(name string) (string, bool) {
-	if name != control.BarrierIntervalParam {
-		return "", false
+	switch name {
+	case control.BarrierIntervalParam:
+		if v, ok := e.Meta.Catalog().System(name); ok {
+			return v, true
+		}
+		return strconv.Itoa(int(e.stream.DefaultBarrierInterval() / time.Millisecond)), true
+	case control.AutoRebalanceParam:
+		if v, ok := e.Meta.Catalog().System(name); ok {
+			return v, true
+		}
+		return "off", true
 	}
-	if v, ok := e.Meta.Catalog().System(name); ok {
-		return v, true
-	}
-	return strconv.Itoa(int(e.stream.DefaultBarrierInterval() / time.Millisecond)), true
+	return "", false
 }
 
 // ReadEpoch returns the epoch a new statement reads at: the newest

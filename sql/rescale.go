@@ -62,8 +62,7 @@ func (s *Session) alterParallelism(ctx context.Context, x *parser.AlterParalleli
 	if owner == nil {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s %q runs as one actor and has no parallel fragments to rescale", t.Kind, t.Name)
 	}
-	cat := e.Meta.Catalog()
-	target, placement := control.PlanRescale(cat, t, owner, cat.Nodes(), n)
+	target, placement := control.PlanRescale(t.ID, e.stream.Placement(t), owner, control.ActiveNodes(e.Meta.Catalog()), n)
 	plan := &meta.Rescale{Parallelism: x.Parallelism, Target: target, Placement: placement, Strategy: opts.strategy, Step: opts.step, Cache: opts.cache, From: meta.Slots(owner)}
 	r, err := e.stream.Rescale(ctx, t, plan)
 	var busy *control.RescalingError
@@ -91,6 +90,36 @@ func (s *Session) alterParallelism(ctx context.Context, x *parser.AlterParalleli
 		return nil, pgerror.New(pgerror.CodeQueryCanceled, "canceling statement: stopped waiting for the rescale of %q", t.Name).
 			WithHint("The rescale goes on in the background: SHOW JOBS shows its progress.")
 	}
+}
+
+// rebalance runs ALTER SYSTEM REBALANCE (every view spread over the
+// nodes) or ALTER SYSTEM DRAIN NODE (every view moved off a node), with
+// the rescale options of ALTER ... SET PARALLELISM; with wait = false it
+// returns at once and the views move in the background (SHOW JOBS).
+func (s *Session) rebalance(ctx context.Context, x *parser.Rebalance) (pgwire.Rows, error) {
+	opts, err := parseRescaleOptions(x.With)
+	if err != nil {
+		return nil, err
+	}
+	how := &meta.Rescale{Strategy: opts.strategy, Step: opts.step, Cache: opts.cache}
+	run := func(ctx context.Context) error {
+		if x.Drain != "" {
+			return s.e.stream.Drain(ctx, x.Drain, how)
+		}
+		return s.e.stream.Rebalance(ctx, how)
+	}
+	if !opts.wait {
+		go func() {
+			if err := run(context.WithoutCancel(ctx)); err != nil {
+				s.e.opts.Logger.Warn("ALTER SYSTEM in the background failed", "err", err)
+			}
+		}()
+		return done("ALTER SYSTEM"), nil
+	}
+	if err := run(ctx); err != nil {
+		return nil, err
+	}
+	return done("ALTER SYSTEM"), nil
 }
 
 // rescaleOptions are the WITH options of ALTER ... SET PARALLELISM.

@@ -271,7 +271,7 @@ func writeCommand(p *parser.Statement) (string, bool) {
 		return "DROP " + x.Kind, true
 	case *parser.AlterParallelism:
 		return "ALTER " + x.Kind, true
-	case *parser.AlterSystem, *parser.RemoveNode:
+	case *parser.AlterSystem, *parser.RemoveNode, *parser.Rebalance:
 		return "ALTER SYSTEM", true
 	case *parser.Copy:
 		return "COPY FROM", true

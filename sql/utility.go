@@ -135,10 +135,12 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		}
 		return done("ALTER SYSTEM"), nil
 	case *parser.RemoveNode:
-		if err := s.e.removeNode(ctx, x.Node); err != nil {
+		if err := s.e.stream.RemoveNode(ctx, x.Node); err != nil {
 			return nil, err
 		}
 		return done("ALTER SYSTEM"), nil
+	case *parser.Rebalance:
+		return s.rebalance(ctx, x)
 	case *parser.ShowVar:
 		if v, ok := s.e.systemParam(x.Name); ok {
 			return &memRows{rows: textRows([]string{v}), tag: "SHOW"}, nil

@@ -22,17 +22,13 @@ func (e *Engine) parallelism(n int) int {
 	if e.opts.Parallelism > 0 {
 		return e.opts.Parallelism
 	}
-	cores := 0
-	for _, nd := range e.Meta.Catalog().Nodes() {
-		cores += nd.Cores
-	}
-	return min(max(cores, 1), rowkey.VNodes)
+	return control.DefaultParallelism(control.ActiveNodes(e.Meta.Catalog()))
 }
 
 // place returns the nodes of a new job's actor slots at parallelism n (0:
 // the default), spread over the cluster by cores.
 func (e *Engine) place(n int) []string {
-	return control.Place(e.Meta.Catalog().Nodes(), e.parallelism(n))
+	return control.Place(control.ActiveNodes(e.Meta.Catalog()), e.parallelism(n))
 }
 
 // streamingParallelism returns the session's streaming_parallelism: the

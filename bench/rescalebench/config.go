@@ -76,6 +76,9 @@ type Config struct {
 	Step int
 	// Steady is the time measured before each rescale.
 	Steady time.Duration
+	// Nodes is the number of node processes of the cluster the view runs
+	// on (1: one server); vnodes move between them.
+	Nodes int
 	// BarrierIntervalMS is the server's barrier interval.
 	BarrierIntervalMS int
 	// JSON is the path of the JSON report; empty for none.

@@ -14,15 +14,20 @@ type cpuMark struct {
 	machine, server, self time.Duration
 }
 
-// markCPU reads the CPU times now; the server is process pid.
-func markCPU(pid int) (cpuMark, error) {
+// markCPU reads the CPU times now; the servers are processes pids
+// (their times summed).
+func markCPU(pids []int) (cpuMark, error) {
 	m := cpuMark{at: time.Now()}
 	var err error
 	if m.machine, err = benchkit.MachineCPU(); err != nil {
 		return m, err
 	}
-	if m.server, err = benchkit.CPUTime(pid); err != nil {
-		return m, err
+	for _, pid := range pids {
+		t, err := benchkit.CPUTime(pid)
+		if err != nil {
+			return m, err
+		}
+		m.server += t
 	}
 	m.self, err = benchkit.SelfCPU()
 	return m, err
@@ -48,19 +53,19 @@ const (
 	settleLimit = 2 * time.Minute
 )
 
-// waitIdle waits until the server (process pid) is idle after the load,
+// waitIdle waits until the servers (processes pids) are idle after the load,
 // its flushes and compactions done, so that the probe measures the
 // writers, not them. It returns the time waited and whether the server
 // became idle within settleLimit.
-func waitIdle(ctx context.Context, pid int) (time.Duration, bool, error) {
+func waitIdle(ctx context.Context, pids []int) (time.Duration, bool, error) {
 	start := time.Now()
-	prev, err := markCPU(pid)
+	prev, err := markCPU(pids)
 	for err == nil && time.Since(start) < settleLimit {
 		if err = pause(ctx, idleWindow); err != nil {
 			break
 		}
 		var now cpuMark
-		if now, err = markCPU(pid); err != nil {
+		if now, err = markCPU(pids); err != nil {
 			break
 		}
 		if srv, _ := cores(prev, now); srv < idleCores {

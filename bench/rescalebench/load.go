@@ -53,9 +53,9 @@ type loaded struct {
 // one row each until the view's state reaches stateBytes: first rows for
 // a guess of the size into the table alone (binary COPY), then the view
 // over them, then, as long as the view's state falls short, more rows
-// through the view. dir is the server's data directory; progress goes
+// through the view. dirs are the servers' data directories; progress goes
 // to errOut.
-func load(ctx context.Context, connString, dir string, stateBytes int64, errOut io.Writer) (loaded, error) {
+func load(ctx context.Context, connString string, dirs []string, stateBytes int64, errOut io.Writer) (loaded, error) {
 	start := time.Now()
 	conn, err := pgx.Connect(ctx, connString)
 	if err != nil {
@@ -69,18 +69,18 @@ func load(ctx context.Context, connString, dir string, stateBytes int64, errOut 
 	if err := copyKeys(ctx, connString, 0, keys, "load t", errOut); err != nil {
 		return loaded{}, err
 	}
-	table, err := pebbleBytes(dir)
+	table, err := pebbleBytes(dirs...)
 	if err != nil {
 		return loaded{}, err
 	}
 	// tableShare is the table's part of Pebble's files at n keys.
 	tableShare := func(n int64) int64 { return table.all * n / keys }
-	if err := buildView(ctx, conn, dir, table.all, stateBytes, errOut); err != nil {
+	if err := buildView(ctx, conn, dirs, table.all, stateBytes, errOut); err != nil {
 		return loaded{}, err
 	}
 	l := loaded{Keys: keys}
 	for {
-		files, err := pebbleBytes(dir)
+		files, err := pebbleBytes(dirs...)
 		if err != nil {
 			return loaded{}, err
 		}
@@ -106,7 +106,7 @@ func load(ctx context.Context, connString, dir string, stateBytes int64, errOut 
 // buildView creates the view over the loaded table, showing how far
 // Pebble's SSTs grew beyond tableBytes (in MiB) against the target
 // stateBytes.
-func buildView(ctx context.Context, conn *pgx.Conn, dir string, tableBytes, stateBytes int64, errOut io.Writer) error {
+func buildView(ctx context.Context, conn *pgx.Conn, dirs []string, tableBytes, stateBytes int64, errOut io.Writer) error {
 	bar := benchkit.NewProgress(errOut, "build v", "MiB")
 	defer bar.Finish()
 	done := make(chan struct{})
@@ -120,7 +120,7 @@ func buildView(ctx context.Context, conn *pgx.Conn, dir string, tableBytes, stat
 			case <-done:
 				return
 			case <-tick.C:
-				if files, err := pebbleBytes(dir); err == nil {
+				if files, err := pebbleBytes(dirs...); err == nil {
 					bar.Update(max(files.sst-tableBytes, 0)>>20, stateBytes>>20, time.Since(start))
 				}
 			}
@@ -235,25 +235,28 @@ type pebbleFiles struct {
 	sst, all int64
 }
 
-// pebbleBytes measures Pebble's files in the server's data directory dir.
-func pebbleBytes(dir string) (pebbleFiles, error) {
+// pebbleBytes measures Pebble's files in the servers' data directories
+// dirs, summed.
+func pebbleBytes(dirs ...string) (pebbleFiles, error) {
 	var n pebbleFiles
-	err := filepath.WalkDir(filepath.Join(dir, "state"), func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		// Pebble deletes files as it compacts: one gone since the listing
-		// counts nothing.
-		if info, err := d.Info(); err == nil {
-			n.all += info.Size()
-			if filepath.Ext(path) == ".sst" {
-				n.sst += info.Size()
+	for _, dir := range dirs {
+		err := filepath.WalkDir(filepath.Join(dir, "state"), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
 			}
+			// Pebble deletes files as it compacts: one gone since the
+			// listing counts nothing.
+			if info, err := d.Info(); err == nil {
+				n.all += info.Size()
+				if filepath.Ext(path) == ".sst" {
+					n.sst += info.Size()
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return n, fmt.Errorf("measure the state in %s: %w", dir, err)
 		}
-		return nil
-	})
-	if err != nil {
-		return n, fmt.Errorf("measure the state in %s: %w", dir, err)
 	}
 	return n, nil
 }

@@ -13,6 +13,8 @@ import (
 // report's object.
 type Result struct {
 	Strategy Strategy `json:"strategy"`
+	// Nodes is the number of node processes the view ran on.
+	Nodes int `json:"nodes"`
 	// From and To are the parallelisms before and after.
 	From int `json:"from_parallelism"`
 	To   int `json:"to_parallelism"`
@@ -65,9 +67,16 @@ type Result struct {
 	VNodesMoved int `json:"vnodes_moved"`
 	VNodesTotal int `json:"vnodes_total"`
 	Steps       int `json:"steps"`
-	// BytesMoved is the server's estimate of the moved vnodes' state in
-	// storage (every vnode's for restart).
+	// BytesMoved is, on one node, the server's estimate of the moved
+	// vnodes' state in storage (every vnode's for restart); across nodes
+	// the bytes of state copied between them.
 	BytesMoved int64 `json:"bytes_moved"`
+	// MigrationMBPerS is the rate state moved between nodes at, over the
+	// time spent moving it (0 on one node); RawCopyMBPerS the rate of
+	// copying as many bytes of SSTs between the same nodes' data
+	// directories as plain files (with a sync), measured in the same run.
+	MigrationMBPerS float64 `json:"migration_mb_per_s"`
+	RawCopyMBPerS   float64 `json:"raw_copy_mb_per_s"`
 	// CacheBytesMoved are the cached state bytes handed over warm.
 	CacheBytesMoved int64 `json:"cache_bytes_moved"`
 	// ServerElapsedMs is how long the rescale took by the server's clock.
@@ -91,12 +100,13 @@ func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisec
 // writeTable prints results as an aligned table, then the errors.
 func writeTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "strategy\tp\tstate MiB\trows/s\tsteady p50\tp99\tmax ms\trescale p50\tp99\tmax ms\tlongest gap ms\tdip %\tduration ms\tlongest step ms\tvnodes moved\tmoved MiB\tfailed inserts\tother cores\t")
+	fmt.Fprintln(tw, "strategy\tnodes\tp\tstate MiB\trows/s\tsteady p50\tp99\tmax ms\trescale p50\tp99\tmax ms\tlongest gap ms\tdip %\tduration ms\tlongest step ms\tvnodes moved\tmoved MiB\tmove MB/s\traw MB/s\tfailed inserts\tother cores\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%s\t%d→%d\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%.0f\t%d/%d\t%.0f\t%d\t%.2f\t\n",
-			r.Strategy, r.From, r.To, float64(r.StateBytes)/(1<<20), benchkit.Thousands(int64(r.RowsPerSec)),
+		fmt.Fprintf(tw, "%s\t%d\t%d→%d\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%.0f\t%d/%d\t%.0f\t%.0f\t%.0f\t%d\t%.2f\t\n",
+			r.Strategy, r.Nodes, r.From, r.To, float64(r.StateBytes)/(1<<20), benchkit.Thousands(int64(r.RowsPerSec)),
 			r.SteadyP50Ms, r.SteadyP99Ms, r.SteadyMaxMs, r.RescaleP50Ms, r.RescaleP99Ms, r.RescaleMaxMs,
-			r.LongestGapMs, r.ThroughputDipPct, r.DurationMs, r.LongestStepMs, r.VNodesMoved, r.VNodesTotal, float64(r.BytesMoved)/(1<<20), r.FailedInserts, r.OtherCores)
+			r.LongestGapMs, r.ThroughputDipPct, r.DurationMs, r.LongestStepMs, r.VNodesMoved, r.VNodesTotal, float64(r.BytesMoved)/(1<<20),
+			r.MigrationMBPerS, r.RawCopyMBPerS, r.FailedInserts, r.OtherCores)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -76,17 +76,21 @@ func watchSteps(ctx context.Context, conn *pgx.Conn, done <-chan struct{}) []tim
 	}
 }
 
-// readRescaleJob fills r's vnodes, steps, bytes moved and elapsed time from the view's
+// readRescaleJob fills r's vnodes, steps, bytes moved, migration rate and elapsed time from the view's
 // row of streamdb_catalog.rescale_jobs, and checks that the server says
 // the rescale of strategy r.Strategy to r.To is done.
 func readRescaleJob(ctx context.Context, conn *pgx.Conn, r *Result) error {
 	var strategy, phase, errText string
 	var to int
 	var elapsedMs int64
+	var rate *float64
 	err := conn.QueryRow(ctx, `SELECT strategy, phase, to_parallelism, vnodes_moved, vnodes_total, steps_done, bytes_moved, cache_bytes_moved,
-		elapsed_ms, coalesce(error, '') FROM streamdb_catalog.rescale_jobs WHERE name = $1`, viewName).
-		Scan(&strategy, &phase, &to, &r.VNodesMoved, &r.VNodesTotal, &r.Steps, &r.BytesMoved, &r.CacheBytesMoved, &elapsedMs, &errText)
+		elapsed_ms, coalesce(error, ''), mb_per_s FROM streamdb_catalog.rescale_jobs WHERE name = $1`, viewName).
+		Scan(&strategy, &phase, &to, &r.VNodesMoved, &r.VNodesTotal, &r.Steps, &r.BytesMoved, &r.CacheBytesMoved, &elapsedMs, &errText, &rate)
 	r.ServerElapsedMs = float64(elapsedMs)
+	if rate != nil {
+		r.MigrationMBPerS = *rate
+	}
 	if err != nil {
 		return fmt.Errorf("read streamdb_catalog.rescale_jobs: %w", err)
 	}

@@ -38,14 +38,31 @@ const settle = 3 * time.Second
 // report, also when a rescale failed (its row says why) or ctx ended
 // (with the rescales so far).
 func Run(ctx context.Context, cfg Config) (results []Result, err error) {
-	srv, err := benchkit.StartServer(ctx, cfg.Binary, cfg.From, cfg.BarrierIntervalMS)
+	servers, err := benchkit.StartCluster(ctx, cfg.Binary, max(cfg.Nodes, 1), cfg.From, cfg.BarrierIntervalMS, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { err = errors.Join(err, srv.Stop()) }()
-	l, err := load(ctx, srv.ConnString(), srv.Dir(), cfg.StateMB<<20, cfg.Err)
+	srv := servers[0]
+	var dirs []string
+	var pids []int
+	for _, s := range servers {
+		dirs, pids = append(dirs, s.Dir()), append(pids, s.PID())
+	}
+	failed := func() error {
+		var errs []error
+		for _, s := range servers {
+			errs = append(errs, s.Failed())
+		}
+		return errors.Join(errs...)
+	}
+	defer func() {
+		for _, s := range servers {
+			err = errors.Join(err, s.Stop())
+		}
+	}()
+	l, err := load(ctx, srv.ConnString(), dirs, cfg.StateMB<<20, cfg.Err)
 	if err != nil {
-		return nil, errors.Join(err, srv.Failed())
+		return nil, errors.Join(err, failed())
 	}
 	fmt.Fprintf(cfg.Out, "loaded %s keys in %.1f s: the view's state is at least %d MiB (Pebble's SSTs beyond the table's files)\n",
 		benchkit.Thousands(l.Keys), l.Took.Seconds(), l.StateBytes>>20)
@@ -59,7 +76,7 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 		return nil, fmt.Errorf("connect to the server: %w", err)
 	}
 	defer watch.Close(context.Background())
-	waited, idle, err := waitIdle(ctx, srv.PID())
+	waited, idle, err := waitIdle(ctx, pids)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +87,7 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 	w := newWorkload(srv.ConnString(), l.Keys)
 	rate, err := probe(ctx, w)
 	if err != nil {
-		return nil, errors.Join(err, srv.Failed())
+		return nil, errors.Join(err, failed())
 	}
 	fmt.Fprintf(cfg.Out, "writers: %d connections, INSERTs of %d rows; as fast as they go %s rows/s, run at %s rows/s\n",
 		writers, batchRows, benchkit.Thousands(int64(rate)), benchkit.Thousands(int64(rate*loadFactor)))
@@ -94,9 +111,9 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 			target = cfg.From
 		}
 		var r Result
-		r, runErr = runStrategy(ctx, cfg, conn, watch, w, srv.PID(), s, current, target)
-		r.StateBytes = l.StateBytes
-		files, err := pebbleBytes(srv.Dir())
+		r, runErr = runStrategy(ctx, cfg, conn, watch, w, pids, s, current, target)
+		r.Nodes, r.StateBytes = len(servers), l.StateBytes
+		files, err := pebbleBytes(dirs...)
 		runErr = errors.Join(runErr, err)
 		r.PebbleBytes = files.all
 		results = append(results, r)
@@ -104,12 +121,25 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 		if r.Error == "" {
 			current = target
 		}
-		runErr = errors.Join(runErr, srv.Failed())
+		runErr = errors.Join(runErr, failed())
 	}
 	w.stop()
 	stopped = true
 	if runErr == nil {
 		runErr = w.checkTotals(ctx, conn)
+	}
+	if len(dirs) > 1 && runErr == nil {
+		// The same bytes as the largest migration, copied raw between the
+		// data directories of two nodes, for comparison.
+		var moved int64
+		for _, r := range results {
+			moved = max(moved, r.BytesMoved)
+		}
+		rate, err := rawCopyRate(dirs[0], dirs[len(dirs)-1], max(moved, minRawCopy))
+		runErr = err
+		for i := range results {
+			results[i].RawCopyMBPerS = rate
+		}
 	}
 	if err := report(cfg, results, w); err != nil {
 		return results, errors.Join(runErr, err)
@@ -153,11 +183,11 @@ func probe(ctx context.Context, w *workload) (float64, error) {
 
 // runStrategy measures the steady window, rescales the view from
 // parallelism from to to with strategy s, and measures until the end of
-// the settle window; the server is process pid. A failed rescale makes a
+// the settle window; the servers are processes pids. A failed rescale makes a
 // result with Error set; the error returned means the run cannot go on.
-func runStrategy(ctx context.Context, cfg Config, conn, watch *pgx.Conn, w *workload, pid int, s Strategy, from, to int) (Result, error) {
+func runStrategy(ctx context.Context, cfg Config, conn, watch *pgx.Conn, w *workload, pids []int, s Strategy, from, to int) (Result, error) {
 	r := Result{Strategy: s, From: from, To: to, TargetRowsPerSec: w.rate}
-	cpu0, err := markCPU(pid)
+	cpu0, err := markCPU(pids)
 	if err != nil {
 		return r, err
 	}
@@ -175,7 +205,7 @@ func runStrategy(ctx context.Context, cfg Config, conn, watch *pgx.Conn, w *work
 	if err := pause(ctx, time.Until(during.to.Add(settle))); err != nil {
 		return r, err
 	}
-	cpu1, err := markCPU(pid)
+	cpu1, err := markCPU(pids)
 	if err != nil {
 		return r, err
 	}

@@ -23,8 +23,9 @@ func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, er
 	steady := fs.Duration("steady", 10*time.Second, "the time measured before each rescale")
 	jsonPath := fs.String("json", "", "also write the results to this file as a JSON array")
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "the server's milliseconds between checkpoint barriers")
+	nodes := fs.Int("nodes", 1, "node processes of the cluster the view runs on: its vnodes move between them, and the report adds the migration rate beside a raw copy of as many bytes")
 	fs.Usage = func() {
-		fmt.Fprintln(errOut, "Usage: streamdb bench rescale [flags]\n\nLoads a view with large state on a fresh server and rescales it once per strategy under steady writers, reporting latency, output gaps and throughput before and during each rescale.\n\nFlags:")
+		fmt.Fprintln(errOut, "Usage: streamdb bench rescale [flags]\n\nLoads a view with large state on a fresh server (or cluster, with --nodes) and rescales it once per strategy under steady writers, reporting latency, output gaps and throughput before and during each rescale.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -33,7 +34,7 @@ func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, er
 	if fs.NArg() > 0 {
 		return rescalebench.Config{}, fmt.Errorf("bench rescale: unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
-	cfg := rescalebench.Config{StateMB: *stateMB, From: *from, To: *to, Step: *step, Steady: *steady, JSON: *jsonPath, BarrierIntervalMS: *barrierMS}
+	cfg := rescalebench.Config{StateMB: *stateMB, From: *from, To: *to, Step: *step, Steady: *steady, JSON: *jsonPath, BarrierIntervalMS: *barrierMS, Nodes: *nodes}
 	var err error
 	if cfg.Strategies, err = rescalebench.ParseStrategies(*strategies); err != nil {
 		return cfg, fmt.Errorf("bench rescale: --strategies: %w", err)
@@ -47,6 +48,8 @@ func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, er
 		return cfg, fmt.Errorf("bench rescale: --from and --to must differ, not both %d", cfg.From)
 	case cfg.Step < 0 || cfg.Step > rowkey.VNodes:
 		return cfg, fmt.Errorf("bench rescale: --step must be from 0 (the server's default) to %d, not %d", rowkey.VNodes, cfg.Step)
+	case cfg.Nodes < 1:
+		return cfg, fmt.Errorf("bench rescale: --nodes must be at least 1, not %d", cfg.Nodes)
 	case cfg.Steady <= 0:
 		return cfg, fmt.Errorf("bench rescale: --steady must be positive, not %v", cfg.Steady)
 	}

@@ -377,6 +377,31 @@ func (p *uparser) alter() (any, error) {
 			p.i++
 			return &RemoveNode{Node: tk.val}, nil
 		}
+		if p.accept("rebalance") {
+			r := &Rebalance{}
+			if p.accept("with") {
+				var err error
+				if r.With, err = p.options(); err != nil {
+					return nil, err
+				}
+			}
+			return r, nil
+		}
+		if p.accept("drain", "node") {
+			tk := p.peek()
+			if tk.kind != tkString && tk.kind != tkIdent && tk.kind != tkQIdent {
+				return nil, p.syntaxErr(p.i)
+			}
+			p.i++
+			r := &Rebalance{Drain: tk.val}
+			if p.accept("with") {
+				var err error
+				if r.With, err = p.options(); err != nil {
+					return nil, err
+				}
+			}
+			return r, nil
+		}
 		if !p.peek().is("set") {
 			return nil, p.notSupported(p.i, "ALTER SYSTEM "+strings.ToUpper(p.peek().val))
 		}

@@ -219,3 +219,11 @@ type AlterSystem struct {
 type RemoveNode struct {
 	Node string
 }
+
+// Rebalance is ALTER SYSTEM REBALANCE [WITH (...)], or, with Drain set,
+// ALTER SYSTEM DRAIN NODE 'id' [WITH (...)]: the rescale options of
+// ALTER ... SET PARALLELISM (strategy, step, cache, wait) apply.
+type Rebalance struct {
+	Drain string
+	With  map[string]string
+}

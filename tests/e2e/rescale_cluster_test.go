@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,9 +22,11 @@ var rescaledViews = []string{"agg", "innerj", "leftj", "grouptop", "onview", "gl
 // TestClusterRescale rescales views of a three-node cluster to random
 // parallelisms with random strategies while writers on every node change
 // their tables, so that key groups move between nodes with their state
-// (pre-copied, then the switch's delta): every view, read from every node,
-// equals its query run as a batch query after each rescale and at the end,
-// and SHOW JOBS reports vnodes and bytes moved between nodes.
+// (pre-copied, then the switch's delta); then a fourth node joins with
+// auto_rebalance on and gets a share of every view, is drained and
+// removed. Every view, read from every node, equals its query run as a
+// batch query (in one statement, while the writers go on) after each
+// step, and SHOW JOBS reports vnodes and bytes moved between nodes.
 func TestClusterRescale(t *testing.T) {
 	nodes := startCluster(t, 3)
 	conns := connectCluster(t, nodes, pgx.QueryExecModeSimpleProtocol)
@@ -79,7 +83,7 @@ func TestClusterRescale(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	strategies := []string{"fluid", "all_at_once", "fluid"}
-	for round := range 8 {
+	for round := range 20 {
 		// Batch rows, so that the views hold state to move.
 		var rows []string
 		for range 50 {
@@ -91,9 +95,26 @@ func TestClusterRescale(t *testing.T) {
 		strategy := strategies[rng.IntN(len(strategies))]
 		start := time.Now()
 		mustExec(t, conns[rng.IntN(3)], fmt.Sprintf("ALTER MATERIALIZED VIEW %s SET PARALLELISM = %d WITH (strategy = '%s')", name, n, strategy))
-		t.Logf("round %d: %s to parallelism %d (%s) in %v", round, name, n, strategy, time.Since(start).Round(time.Millisecond))
 		check(fmt.Sprintf("after rescaling %s to %d", name, n))
+		t.Logf("round %d: %s to parallelism %d (%s) in %v", round, name, n, strategy, time.Since(start).Round(time.Millisecond))
 	}
+	// A fourth node joins; with auto_rebalance every view spreads to it.
+	mustExec(t, conns[0], "ALTER SYSTEM SET auto_rebalance = on")
+	n4 := joinNode(t, nodes, "n4")
+	waitFor(t, 2*time.Minute, "views' actors on n4", func() bool {
+		return strings.Join(rowsOf(t, conns[0], "SELECT actors > 0 FROM streamdb_catalog.nodes WHERE id = 'n4'"), "") == "t"
+	})
+	conns = append(conns, connect(t, n4.addr, pgx.QueryExecModeSimpleProtocol))
+	check("after n4 joined")
+	// Drained, n4 runs nothing and can be removed.
+	mustExec(t, conns[1], "ALTER SYSTEM DRAIN NODE 'n4'")
+	if rows := rowsOf(t, conns[0], "SELECT actors, vnodes FROM streamdb_catalog.nodes WHERE id = 'n4'"); strings.Join(rows, "") != "0|0" {
+		t.Fatalf("n4 after draining runs actors|vnodes %v", rows)
+	}
+	conns = conns[:3]
+	check("after n4 was drained")
+	mustExec(t, conns[2], "ALTER SYSTEM REMOVE NODE 'n4'")
+	n4.kill()
 	stop()
 	wg.Wait()
 	if writeErr != nil {
@@ -105,4 +126,113 @@ func TestClusterRescale(t *testing.T) {
 		t.Errorf("no rescale reports vnodes moved between nodes")
 	}
 	t.Logf("moves: %s", strings.Join(moves, "\n"))
+}
+
+// joinNode starts a node with id that joins the cluster of nodes.
+func joinNode(t *testing.T, nodes []*clusterNode, id string) *clusterNode {
+	t.Helper()
+	addr := freeAddr(t)
+	first := nodes[0].flags[3]
+	n := &clusterNode{dataDir: t.TempDir(), flags: []string{"--node-id", id, "--cluster-addr", addr, "--join", first}}
+	n.process = startProcess(t, n.dataDir, freeAddr(t), n.flags...)
+	t.Cleanup(func() { n.stop(t) })
+	return n
+}
+
+// waitFor polls done until it holds, failing the test after timeout.
+func waitFor(t *testing.T, timeout time.Duration, what string, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after %v", what, timeout)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestClusterRescaleKill kills the source or the target node of vnodes
+// moving between nodes (kill -9, at a random moment of a fluid rescale in
+// small steps) and restarts it, STREAMDB_KILL_RUNS times (3 by default):
+// afterwards every vnode of each view's parallel fragments has one owner,
+// as every node reports, and every view, read from every node, equals its
+// query; rows acknowledged before each kill are all there.
+func TestClusterRescaleKill(t *testing.T) {
+	runs := 3
+	if v, err := strconv.Atoi(os.Getenv("STREAMDB_KILL_RUNS")); err == nil && v > 0 {
+		runs = v
+	}
+	nodes := startCluster(t, 3)
+	conns := connectCluster(t, nodes, pgx.QueryExecModeSimpleProtocol)
+	mustExec(t, conns[0], "CREATE TABLE a (id INT PRIMARY KEY, k INT, v INT)")
+	mustExec(t, conns[0], "INSERT INTO a SELECT g, g % 97, g FROM generate_series(1, 20000) g")
+	views := map[string]string{
+		"agg": "SELECT k, count(*) AS n, sum(v) AS sv, max(v) AS hi FROM a GROUP BY k",
+		"ids": "SELECT id, v FROM a WHERE v % 3 = 0",
+	}
+	for name, q := range views {
+		mustExec(t, conns[0], fmt.Sprintf("CREATE MATERIALIZED VIEW %s WITH (parallelism = 3) AS %s", name, q))
+	}
+	// retry runs sql on c until it succeeds, while the cluster recovers.
+	retry := func(c *pgx.Conn, sql string) []string {
+		t.Helper()
+		var out []string
+		waitFor(t, time.Minute, "success of "+sql, func() bool {
+			rows, err := c.Query(context.Background(), sql)
+			if err != nil {
+				return false
+			}
+			out = nil
+			for rows.Next() {
+				var parts []string
+				for _, raw := range rows.RawValues() {
+					parts = append(parts, string(raw))
+				}
+				out = append(out, strings.Join(parts, "|"))
+			}
+			rows.Close()
+			return rows.Err() == nil
+		})
+		return out
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	next := 20001
+	for run := range runs {
+		// Rows acknowledged before the kill must survive it.
+		retry(conns[0], fmt.Sprintf("INSERT INTO a SELECT g, g %% 97, g FROM generate_series(%d, %d) g", next, next+499))
+		next += 500
+		name := []string{"agg", "ids"}[rng.IntN(2)]
+		n := 1 + rng.IntN(6)
+		victim := 1 + rng.IntN(2)
+		retry(conns[0], fmt.Sprintf("ALTER MATERIALIZED VIEW %s SET PARALLELISM = %d WITH (step = 4, wait = false)", name, n))
+		delay := time.Duration(rng.IntN(1500)) * time.Millisecond
+		time.Sleep(delay)
+		nodes[victim].kill()
+		time.Sleep(200 * time.Millisecond)
+		nodes[victim].restart(t)
+		conns[victim] = connect(t, nodes[victim].addr, pgx.QueryExecModeSimpleProtocol)
+		waitFor(t, time.Minute, "the rescale to end", func() bool {
+			return len(retry(conns[0], "SELECT 1 FROM streamdb_catalog.rescale_jobs WHERE phase = 'moving'")) == 0
+		})
+		retry(conns[0], "FLUSH")
+		t.Logf("run %d: %s to %d, n%d killed after %v: %s", run, name, n, victim+1, delay,
+			strings.Join(retry(conns[0], "SELECT phase, vnodes_moved, coalesce(error, '') FROM streamdb_catalog.rescale_jobs WHERE name = '"+name+"'"), ","))
+		for i, c := range conns {
+			for view, q := range views {
+				owners := retry(c, fmt.Sprintf("SELECT fragment_id, sum(vnodes) FROM streamdb_catalog.fragments WHERE name = '%s' GROUP BY fragment_id", view))
+				for _, o := range owners {
+					if !strings.HasSuffix(o, "|256") {
+						t.Fatalf("run %d: view %s as n%d reports it: fragment|vnodes owned %s, want every vnode owned once", run, view, i+1, o)
+					}
+				}
+				diff := fmt.Sprintf("SELECT count(*) FROM ((SELECT * FROM %s EXCEPT ALL SELECT * FROM (%s) q) UNION ALL (SELECT * FROM (%s) q EXCEPT ALL SELECT * FROM %s)) d", view, q, q, view)
+				if got := retry(c, diff); strings.Join(got, "") != "0" {
+					t.Fatalf("run %d: view %s read from n%d differs from its query in %s rows", run, view, i+1, strings.Join(got, ""))
+				}
+			}
+		}
+		if got := retry(conns[0], "SELECT count(*) FROM a"); strings.Join(got, "") != strconv.Itoa(next-1) {
+			t.Fatalf("run %d: table a has %s rows, want %d acknowledged", run, strings.Join(got, ""), next-1)
+		}
+	}
 }

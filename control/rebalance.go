@@ -1,0 +1,217 @@
+package control
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+)
+
+// Cluster settings of placement (ALTER SYSTEM SET).
+const (
+	// AutoRebalanceParam, when on, has the leader rebalance every job
+	// whenever the cluster's nodes change (a node joins, is removed or
+	// drained).
+	AutoRebalanceParam = "auto_rebalance"
+	// drainingParam lists the nodes being drained, comma-separated: no
+	// job places actors there.
+	drainingParam = "draining_nodes"
+)
+
+// Draining returns the nodes of cat being drained.
+func Draining(cat *meta.Catalog) []string {
+	v, _ := cat.System(drainingParam)
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
+}
+
+// ActiveNodes returns the nodes of cat that jobs may be placed on: those
+// not being drained.
+func ActiveNodes(cat *meta.Catalog) []*meta.Node {
+	draining := Draining(cat)
+	return slices.DeleteFunc(cat.Nodes(), func(n *meta.Node) bool { return slices.Contains(draining, n.ID) })
+}
+
+// Rebalance spreads the actors of every materialized view over the nodes
+// that jobs may be placed on now (ActiveNodes), each view at its
+// parallelism, one view after another, each as a rescale with the
+// strategy, step and cache of how (fluid by default); it returns once
+// every view is rebalanced. A view already balanced does not move.
+func (s *Streaming) Rebalance(ctx context.Context, how *meta.Rescale) error {
+	var errs []error
+	for _, t := range jobsInOrder(s.meta.Catalog()) {
+		if t.Kind != meta.KindMaterializedView {
+			continue
+		}
+		if err := s.rebalanceJob(ctx, t, how); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// rebalanceTries bounds the times a rebalance of one job is planned again
+// after another rescale of it got in the way (the auto_rebalance of the
+// leader and a DRAIN at once, say), rebalanceWait apart.
+const (
+	rebalanceTries = 50
+	rebalanceWait  = 200 * time.Millisecond
+)
+
+// rebalanceJob rebalances t's job over the active nodes at its
+// parallelism (a job of the default parallelism: the active nodes' cores
+// now), waiting for the rescale to end; a rescale of the job by someone
+// else (running, or moving its vnodes meanwhile) makes it wait and plan
+// again from where that one left the job.
+func (s *Streaming) rebalanceJob(ctx context.Context, t *meta.Table, how *meta.Rescale) error {
+	for try := 1; ; try++ {
+		err := s.rebalanceOnce(ctx, t, how)
+		var busy *RescalingError
+		if try == rebalanceTries || !errors.As(err, &busy) && pgerror.Code(err) != pgerror.CodeObjectInUse {
+			return err
+		}
+		if err := sleep(ctx, rebalanceWait); err != nil {
+			return err
+		}
+	}
+}
+
+// rebalanceOnce plans and runs one rescale that rebalances t's job.
+func (s *Streaming) rebalanceOnce(ctx context.Context, t *meta.Table, how *meta.Rescale) error {
+	owner := s.Owners(t.ID)
+	if owner == nil {
+		return nil
+	}
+	cat := s.meta.Catalog()
+	nodes := ActiveNodes(cat)
+	n := meta.Slots(owner)
+	if t.Parallelism == 0 {
+		n = DefaultParallelism(nodes)
+	}
+	place := s.Placement(t)
+	target, placement := PlanRescale(t.ID, place, owner, nodes, n)
+	if slices.Equal(target, owner) && slices.Equal(TrimPlacement(placement, target), TrimPlacement(place, owner)) {
+		return nil
+	}
+	plan := &meta.Rescale{Parallelism: t.Parallelism, Target: target, Placement: placement, Strategy: how.Strategy, Step: how.Step, Cache: how.Cache, From: meta.Slots(owner)}
+	r, err := s.Rescale(ctx, t, plan)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-r.Done():
+		return r.Err()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Drain moves every job's work off node while the jobs run (ALTER SYSTEM
+// DRAIN NODE): it records the node as draining, so that no placement uses
+// it, and rebalances every view as how says. What cannot move yet is
+// refused before anything moves: the singleton fragments of a view, which
+// run at its slot 0, a table's writer, a source's splits (0A000).
+func (s *Streaming) Drain(ctx context.Context, node string, how *meta.Rescale) error {
+	cat := s.meta.Catalog()
+	if _, ok := cat.Node(node); !ok {
+		return pgerror.New(pgerror.CodeUndefinedObject, "node %q does not exist", node).WithHint("SHOW NODES lists the cluster's nodes.")
+	}
+	if len(ActiveNodes(cat)) <= 1 && !slices.Contains(Draining(cat), node) {
+		return pgerror.New(pgerror.CodeObjectInUse, "node %q is the last node jobs can run on", node).
+			WithHint("Add a node (streamdb start --join) before draining this one.")
+	}
+	for _, t := range jobsInOrder(cat) {
+		place := JobPlacement(cat, t)
+		if place[0] == node {
+			return pgerror.New(pgerror.CodeFeatureNotSupported, "node %q runs the single actor of %s %q (its writer or singleton fragments), which cannot move between nodes yet", node, t.Kind, t.Name).
+				WithHint("Drain another node, or drop and recreate %q elsewhere.", t.Name)
+		}
+		if t.Kind != meta.KindMaterializedView && slices.Contains(place, node) {
+			return pgerror.New(pgerror.CodeFeatureNotSupported, "node %q runs splits of %s %q, which cannot move between nodes yet", node, t.Kind, t.Name).
+				WithHint("Drain another node.")
+		}
+	}
+	if !slices.Contains(Draining(cat), node) {
+		if err := s.meta.SetSystem(ctx, drainingParam, strings.Join(append(Draining(cat), node), ",")); err != nil {
+			return err
+		}
+	}
+	return s.Rebalance(ctx, how)
+}
+
+// undrain forgets that node was being drained (it was removed).
+func (s *Streaming) undrain(ctx context.Context, node string) error {
+	d := Draining(s.meta.Catalog())
+	if !slices.Contains(d, node) {
+		return nil
+	}
+	d = slices.DeleteFunc(slices.Clone(d), func(n string) bool { return n == node })
+	return s.meta.SetSystem(ctx, drainingParam, strings.Join(d, ","))
+}
+
+// RemoveNode removes a node that runs nothing of the cluster's jobs
+// (ALTER SYSTEM REMOVE NODE): one never used, or drained.
+func (s *Streaming) RemoveNode(ctx context.Context, id string) error {
+	if load := NodeLoads(s.meta.Catalog())[id]; load.Actors > 0 {
+		return pgerror.New(pgerror.CodeObjectInUse, "node %q runs %d actors of the cluster's jobs", id, load.Actors).
+			WithHint("Move its work to other nodes first: ALTER SYSTEM DRAIN NODE '%s'.", id)
+	}
+	if err := s.meta.RemoveNode(ctx, id); err != nil {
+		return err
+	}
+	return s.undrain(ctx, id)
+}
+
+// whileLeading returns a context of ctx that ends once this node no
+// longer leads (a rebalance of the former leader stops between views: the
+// new leader's goes on), or stop is called.
+func (s *Streaming) whileLeading(ctx context.Context) (_ context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer cancel()
+		for s.meta.IsLeader() && sleep(ctx, 100*time.Millisecond) == nil {
+		}
+	}()
+	return ctx, cancel
+}
+
+// autoRebalanceEvery is how often the leader looks whether the cluster's
+// nodes changed, with auto_rebalance on.
+const autoRebalanceEvery = time.Second
+
+// autoRebalance rebalances every view, on the leader with auto_rebalance
+// on, whenever the active nodes differ from those it last balanced for
+// (at first: whenever it starts leading), until ctx ends.
+func (s *Streaming) autoRebalance(ctx context.Context) {
+	var balanced []string
+	for sleep(ctx, autoRebalanceEvery) == nil {
+		cat := s.meta.Catalog()
+		if v, _ := cat.System(AutoRebalanceParam); v != "on" || !s.meta.IsLeader() {
+			balanced = nil
+			continue
+		}
+		var nodes []string
+		for _, n := range ActiveNodes(cat) {
+			nodes = append(nodes, n.ID)
+		}
+		if slices.Equal(nodes, balanced) {
+			continue
+		}
+		s.opts.Logger.Info("control: the cluster's nodes changed; rebalancing every view", "nodes", nodes)
+		lctx, stop := s.whileLeading(ctx)
+		err := s.Rebalance(lctx, &meta.Rescale{Strategy: StrategyFluid})
+		stop()
+		if err != nil {
+			// Tried again at the next look (a job was rescaling, say).
+			s.opts.Logger.Warn("control: rebalancing failed; trying again", "err", err)
+			continue
+		}
+		balanced = nodes
+	}
+}
