@@ -41,7 +41,7 @@ type RescaleProgress struct {
 	Moves    []MoveProgress
 	MoveTime time.Duration
 	Elapsed  time.Duration
-	Error   string
+	Error    string
 }
 
 // MoveProgress is what a rescale moved from one node to another: vnodes,
