@@ -86,7 +86,11 @@ func (s *Streaming) rebalanceJob(ctx context.Context, t *meta.Table, how *meta.R
 func (s *Streaming) rebalanceOnce(ctx context.Context, t *meta.Table, how *meta.Rescale) error {
 	owner := s.Owners(t.ID)
 	if owner == nil {
-		return nil
+		if _, ok := s.meta.Catalog().TableByID(t.ID); !ok {
+			return nil // dropped meanwhile
+		}
+		return pgerror.New(pgerror.CodeObjectInUse, "%s %q does not run on this node yet (the cluster is recovering)", t.Kind, t.Name).
+			WithHint("Run the statement again once SHOW NODES shows every node up.")
 	}
 	cat := s.meta.Catalog()
 	nodes := ActiveNodes(cat)
@@ -195,6 +199,11 @@ func (s *Streaming) autoRebalance(ctx context.Context) {
 		if v, _ := cat.System(AutoRebalanceParam); v != "on" || !s.meta.IsLeader() {
 			balanced = nil
 			continue
+		}
+		select {
+		case <-s.Ready():
+		default:
+			continue // the cluster recovers: its jobs are not running yet
 		}
 		var nodes []string
 		for _, n := range ActiveNodes(cat) {

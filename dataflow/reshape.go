@@ -161,7 +161,7 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 	if src != nil {
 		for sp := range src.Splits {
 			from, to := oldActors[splitSlot(oldSlots, sp)], f.actors[splitSlot(slots, sp)]
-			if from != to && from.node != to.node && (r.local(from) || r.local(to)) {
+			if from != to && r.local(from) != r.local(to) {
 				return errCrossNodeSplits
 			}
 			rs.move(from, to, f, -1)
