@@ -87,8 +87,11 @@ type Transfer struct {
 	// node pre-copied the vnode's state, and from which node.
 	copied map[jobVNode]preCopied
 	// exported counts the bytes this node exported for each switch's
-	// delta, which the excise of the switch reports.
+	// delta, which the excise of the switch reports; drops counts, per
+	// job, the drops of moved vnodes here (a pre-copy that overlapped one
+	// is not recorded).
 	exported map[releaseWait]int64
+	drops    map[uint32]uint64
 }
 
 type jobVNode struct {
@@ -107,7 +110,7 @@ var _ dataflow.Migrator = (*Transfer)(nil)
 // by rt, read by reader, until ctx ends; spawn runs its background work.
 func NewTransfer(ctx context.Context, spawn func(func()), self string, m *meta.Meta, local *storage.Engine, rt *dataflow.Runtime, reader *Reader, log *slog.Logger) *Transfer {
 	return &Transfer{ctx: ctx, spawn: spawn, log: log, self: self, meta: m, client: m.Client(), local: local, rt: rt, reader: reader,
-		copied: map[jobVNode]preCopied{}, exported: map[releaseWait]int64{}}
+		copied: map[jobVNode]preCopied{}, exported: map[releaseWait]int64{}, drops: map[uint32]uint64{}}
 }
 
 // vnodeRanges returns the ranges of vnodes (sorted) in each of tables,
@@ -129,17 +132,10 @@ func vnodeRanges(tables []uint32, vnodes []int) []storage.VNodeRange {
 }
 
 // Pull copies into this node's store node's state that req names,
-// ingesting it in batches, and returns the bytes received. From = 0
-// copies everything: what this store held of the ranges goes first.
+// ingesting it in batches beside what the store holds, and returns the
+// bytes received.
 func (t *Transfer) Pull(ctx context.Context, node string, req *exportRequest) (int64, error) {
 	req.Version = transferVersion
-	if req.From == 0 {
-		for _, r := range req.Ranges {
-			if err := t.local.ExciseVNodes(ctx, r); err != nil {
-				return 0, err
-			}
-		}
-	}
 	addr, err := t.meta.NodeAddr(node)
 	if err != nil {
 		return 0, err
@@ -205,22 +201,35 @@ func (t *Transfer) lockJob(job uint32) (unlock func()) {
 // while the job runs; the switch that moves them here then fetches only
 // what changed since the last round. It returns the bytes copied. Vnodes
 // that actors here own already are refused (55006): the rescale asking is
-// behind.
+// behind. The copy itself runs outside the job's lock (it only adds
+// versions): pre-copies from several nodes run at once.
 func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes []int) (int64, error) {
-	defer t.lockJob(job)()
 	tables := t.rt.JobTables(job)
 	if len(tables) == 0 || len(vnodes) == 0 {
 		return 0, nil
 	}
+	start := time.Now()
+	ranges := vnodeRanges(tables, vnodes)
+	unlock := t.lockJob(job)
 	if owned := t.rt.OwnedHere(job, vnodes); len(owned) > 0 {
+		unlock()
 		return 0, pgerror.New(pgerror.CodeObjectInUse, "node %s owns vnodes %v of job %d already: another rescale moved them", t.self, owned, job)
 	}
-	ranges := vnodeRanges(tables, vnodes)
+	// What this store held of the ranges goes first (a former
+	// ownership's leftovers).
+	for _, r := range ranges {
+		if err := t.local.ExciseVNodes(ctx, r); err != nil {
+			unlock()
+			return 0, err
+		}
+	}
 	t.mu.Lock()
 	for _, v := range vnodes {
 		delete(t.copied, jobVNode{job, v})
 	}
+	drops := t.drops[job]
 	t.mu.Unlock()
+	unlock()
 	var total int64
 	var copied uint64
 	for round := 0; round < preCopyRounds; round++ {
@@ -239,10 +248,17 @@ func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes 
 		}
 	}
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.drops[job] != drops {
+		// A drop of the job's vnodes here ran meanwhile (a rescale that
+		// fell behind): what was copied may be gone; the switch copies it
+		// all.
+		return total, nil
+	}
 	for _, v := range vnodes {
 		t.copied[jobVNode{job, v}] = preCopied{from, copied}
 	}
-	t.mu.Unlock()
+	t.log.Info("control: pre-copied moving vnodes", "job", job, "from", from, "vnodes", len(vnodes), "epoch", copied, "bytes", total, "took", time.Since(start))
 	return total, nil
 }
 
@@ -264,8 +280,19 @@ func (t *Transfer) Fetch(ctx context.Context, m dataflow.Migration) error {
 		delete(t.copied, jobVNode{m.Job, v})
 	}
 	t.mu.Unlock()
-	_, err := t.Pull(ctx, m.From, &exportRequest{Ranges: vnodeRanges(m.Tables, m.VNodes), From: from, To: m.Epoch,
+	start := time.Now()
+	ranges := vnodeRanges(m.Tables, m.VNodes)
+	if from == 0 {
+		// Not pre-copied: all of it, after whatever this store held.
+		for _, r := range ranges {
+			if err := t.local.ExciseVNodes(ctx, r); err != nil {
+				return err
+			}
+		}
+	}
+	n, err := t.Pull(ctx, m.From, &exportRequest{Ranges: ranges, From: from, To: m.Epoch,
 		Wait: &releaseWait{Job: m.Job, Epoch: m.Epoch}})
+	t.log.Info("control: fetched the switch's delta of moved vnodes", "job", m.Job, "from", m.From, "vnodes", len(m.VNodes), "since", from, "epoch", m.Epoch, "bytes", n, "took", time.Since(start), "err", err)
 	return err
 }
 
@@ -304,14 +331,15 @@ func (t *Transfer) excise(job uint32, vnodes []int, epoch uint64) error {
 	defer t.lockJob(job)()
 	owned := t.rt.OwnedHere(job, vnodes)
 	vnodes = slices.DeleteFunc(slices.Clone(vnodes), func(v int) bool { return slices.Contains(owned, v) })
+	if len(vnodes) == 0 {
+		return nil
+	}
 	t.mu.Lock()
 	for _, v := range vnodes {
 		delete(t.copied, jobVNode{job, v})
 	}
+	t.drops[job]++
 	t.mu.Unlock()
-	if len(vnodes) == 0 {
-		return nil
-	}
 	ranges := vnodeRanges(t.rt.JobTables(job), vnodes)
 	t.reader.dropped(ranges, epoch)
 	for _, r := range ranges {

@@ -3,6 +3,7 @@ package control
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"testing"
 
 	"github.com/streamdb/streamdb/storage"
@@ -34,7 +35,7 @@ func TestTransferPull(t *testing.T) {
 	if fmt.Sprint(ranges) != "[table 4242 vnodes [2, 6) table 4242 vnodes [8, 9)]" {
 		t.Fatalf("ranges of %v: %v", vnodes, ranges)
 	}
-	pull := NewTransfer(context.Background(), func(fn func()) { go fn() }, "n2", n2.meta, n2.local, nil, n2, nil)
+	pull := NewTransfer(context.Background(), func(fn func()) { go fn() }, "n2", n2.meta, n2.local, nil, n2, slog.New(slog.DiscardHandler))
 	ctx := context.Background()
 	var received int64
 	for _, round := range [][2]uint64{{0, 2}, {2, 3}} {

@@ -69,10 +69,13 @@ type Config struct {
 }
 
 // Timeouts of the Raft group: short, so that a single node elects itself
-// quickly; LAN clusters tolerate them too.
+// quickly and a dead leader is replaced within about a second, yet long
+// enough that a leader whose followers are busy (three nodes sharing two
+// cores under a bulk load, their heartbeats late by over 100 ms) keeps
+// its lease: a lost lease recovers every job of the cluster.
 const (
-	heartbeatTimeout   = 200 * time.Millisecond
-	leaderLeaseTimeout = 100 * time.Millisecond
+	heartbeatTimeout   = 500 * time.Millisecond
+	leaderLeaseTimeout = 250 * time.Millisecond
 	// startTimeout bounds waiting for a leader on Open.
 	startTimeout = 10 * time.Second
 	// enqueueTimeout bounds waiting for Raft to accept a command when the

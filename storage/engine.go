@@ -85,6 +85,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
+	po.BlockPropertyCollectors = []func() pebble.BlockPropertyCollector{epochsCollector}
 	// With its defaults filled in, it also makes the writer options of
 	// the SSTs that migrations export.
 	po.EnsureDefaults()

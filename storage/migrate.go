@@ -33,14 +33,20 @@ func (r VNodeRange) span() pebble.KeyRange {
 // newer than from — values and deletions alike, each with its own epoch —
 // in SSTs of about maxBytes each, passed to emit in key order (emit may
 // keep them). The first round of a pre-copy exports (0, e0], each later
-// one and the switch the delta since the previous. Versions newer than to
+// one and the switch the delta since the previous; a delta reads only the
+// SST blocks that hold versions of its epochs (epochsProperty). Versions newer than to
 // (uncommitted ones, or written while it runs) stay behind.
 func (e *Engine) ExportVNodes(r VNodeRange, from, to uint64, maxBytes int, emit func(sst []byte) error) error {
 	if r.Hi <= r.Lo {
 		return fmt.Errorf("storage: export of an empty range (%s)", r)
 	}
 	span := r.span()
-	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: span.Start, UpperBound: span.End})
+	io := &pebble.IterOptions{LowerBound: span.Start, UpperBound: span.End}
+	if from > 0 {
+		// A delta reads only the blocks holding versions of its epochs.
+		io.PointKeyFilters = []pebble.BlockPropertyFilter{epochsFilter(from, to)}
+	}
+	it, err := e.db.NewIter(io)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -48,12 +49,17 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 	for _, s := range servers {
 		dirs, pids = append(dirs, s.Dir()), append(pids, s.PID())
 	}
+	// failed says which servers exited, or else what the servers logged
+	// as warnings and errors (a recovery, say), for an error of the run.
 	failed := func() error {
 		var errs []error
 		for _, s := range servers {
 			errs = append(errs, s.Failed())
 		}
-		return errors.Join(errs...)
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		return serverWarnings(servers)
 	}
 	defer func() {
 		for _, s := range servers {
@@ -295,4 +301,29 @@ func pause(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// maxWarnings bounds the log lines serverWarnings reports per server.
+const maxWarnings = 10
+
+// serverWarnings returns the last warnings and errors each server logged,
+// nil if none did.
+func serverWarnings(servers []*benchkit.Server) error {
+	var b strings.Builder
+	for i, s := range servers {
+		var lines []string
+		for _, l := range strings.Split(s.Logs(), "\n") {
+			if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "server %d logged:\n  %s\n", i+1, strings.Join(lines[max(0, len(lines)-maxWarnings):], "\n  "))
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	return errors.New(strings.TrimRight(b.String(), "\n"))
 }
