@@ -68,14 +68,14 @@ type Config struct {
 	TrailingLogs uint64
 }
 
-// Timeouts of the Raft group: short, so that a single node elects itself
-// quickly and a dead leader is replaced within about a second, yet long
-// enough that a leader whose followers are busy (three nodes sharing two
-// cores under a bulk load, their heartbeats late by over 100 ms) keeps
-// its lease: a lost lease recovers every job of the cluster.
+// Timeouts of the Raft group: Raft's own defaults, so that a leader whose
+// followers are busy (three nodes sharing two cores while state moves
+// between them, their answers late by over 250 ms) keeps its lease (a
+// lost lease recovers every job of the cluster); a dead leader is
+// replaced within about two seconds.
 const (
-	heartbeatTimeout   = 500 * time.Millisecond
-	leaderLeaseTimeout = 250 * time.Millisecond
+	heartbeatTimeout   = time.Second
+	leaderLeaseTimeout = 500 * time.Millisecond
 	// startTimeout bounds waiting for a leader on Open.
 	startTimeout = 10 * time.Second
 	// enqueueTimeout bounds waiting for Raft to accept a command when the

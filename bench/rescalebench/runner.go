@@ -134,7 +134,7 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 	if runErr == nil {
 		runErr = w.checkTotals(ctx, conn)
 	}
-	if len(dirs) > 1 && runErr == nil {
+	if len(dirs) > 1 && ctx.Err() == nil {
 		// The same bytes as the largest migration, copied raw between the
 		// data directories of two nodes, for comparison.
 		var moved int64
@@ -142,7 +142,7 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 			moved = max(moved, r.BytesMoved)
 		}
 		rate, err := rawCopyRate(dirs[0], dirs[len(dirs)-1], max(moved, minRawCopy))
-		runErr = err
+		runErr = errors.Join(runErr, err)
 		for i := range results {
 			results[i].RawCopyMBPerS = rate
 		}
