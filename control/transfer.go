@@ -87,11 +87,15 @@ type Transfer struct {
 	// node pre-copied the vnode's state, and from which node.
 	copied map[jobVNode]preCopied
 	// exported counts the bytes this node exported for each switch's
-	// delta, which the excise of the switch reports; drops counts, per
-	// job, the drops of moved vnodes here (a pre-copy that overlapped one
-	// is not recorded).
+	// delta, which the excise of the switch reports.
 	exported map[releaseWait]int64
-	drops    map[uint32]uint64
+	// pending names, per job and vnode, the drop scheduled here (by a
+	// sequence number): a pre-copy of the vnode cancels it, since the
+	// pre-copy replaces the copy anyway. dropped counts each vnode's
+	// drops: a pre-copy that one overlapped is not recorded.
+	pending map[jobVNode]uint64
+	dropped map[jobVNode]uint64
+	drops   uint64
 }
 
 type jobVNode struct {
@@ -110,7 +114,7 @@ var _ dataflow.Migrator = (*Transfer)(nil)
 // by rt, read by reader, until ctx ends; spawn runs its background work.
 func NewTransfer(ctx context.Context, spawn func(func()), self string, m *meta.Meta, local *storage.Engine, rt *dataflow.Runtime, reader *Reader, log *slog.Logger) *Transfer {
 	return &Transfer{ctx: ctx, spawn: spawn, log: log, self: self, meta: m, client: m.Client(), local: local, rt: rt, reader: reader,
-		copied: map[jobVNode]preCopied{}, exported: map[releaseWait]int64{}, drops: map[uint32]uint64{}}
+		copied: map[jobVNode]preCopied{}, exported: map[releaseWait]int64{}, pending: map[jobVNode]uint64{}, dropped: map[jobVNode]uint64{}}
 }
 
 // vnodeRanges returns the ranges of vnodes (sorted) in each of tables,
@@ -224,10 +228,13 @@ func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes 
 		}
 	}
 	t.mu.Lock()
-	for _, v := range vnodes {
-		delete(t.copied, jobVNode{job, v})
+	drops := make([]uint64, len(vnodes))
+	for i, v := range vnodes {
+		jv := jobVNode{job, v}
+		delete(t.copied, jv)
+		delete(t.pending, jv)
+		drops[i] = t.dropped[jv]
 	}
-	drops := t.drops[job]
 	t.mu.Unlock()
 	unlock()
 	var total int64
@@ -249,14 +256,13 @@ func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes 
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.drops[job] != drops {
-		// A drop of the job's vnodes here ran meanwhile (a rescale that
-		// fell behind): what was copied may be gone; the switch copies it
-		// all.
-		return total, nil
-	}
-	for _, v := range vnodes {
-		t.copied[jobVNode{job, v}] = preCopied{from, copied}
+	for i, v := range vnodes {
+		// A drop of the vnode here meanwhile (by a rescale that fell
+		// behind) may have removed what was copied: the switch then
+		// copies it all.
+		if jv := (jobVNode{job, v}); t.dropped[jv] == drops[i] {
+			t.copied[jv] = preCopied{from, copied}
+		}
 	}
 	t.log.Info("control: pre-copied moving vnodes", "job", job, "from", from, "vnodes", len(vnodes), "epoch", copied, "bytes", total, "took", time.Since(start))
 	return total, nil
@@ -284,6 +290,11 @@ func (t *Transfer) Fetch(ctx context.Context, m dataflow.Migration) error {
 	ranges := vnodeRanges(m.Tables, m.VNodes)
 	if from == 0 {
 		// Not pre-copied: all of it, after whatever this store held.
+		t.mu.Lock()
+		for _, v := range m.VNodes {
+			delete(t.pending, jobVNode{m.Job, v})
+		}
+		t.mu.Unlock()
 		for _, r := range ranges {
 			if err := t.local.ExciseVNodes(ctx, r); err != nil {
 				return err
@@ -305,41 +316,52 @@ const exciseGrace = 5 * time.Second
 // Excise has this node drop, after exciseGrace, its copy of job's vnodes,
 // which moved to other nodes at the switch of epoch, now committed; reads
 // of older epochs that would need it are refused from then on
-// (Reader.dropped). Vnodes that actors here own again by then are kept,
-// and pre-copies of the others are forgotten. It returns at once, with
-// the bytes this node exported for the switch's delta.
+// (Reader.dropped). Vnodes that actors here own again by then, or that a
+// pre-copy here took up meanwhile (moving them back), are kept, and
+// pre-copies of the others are forgotten. It returns at once, with the
+// bytes this node exported for the switch's delta.
 func (t *Transfer) Excise(ctx context.Context, job uint32, vnodes []int, epoch uint64) (int64, error) {
 	t.mu.Lock()
 	key := releaseWait{job, epoch}
 	n := t.exported[key]
 	delete(t.exported, key)
+	t.drops++
+	seq := t.drops
+	for _, v := range vnodes {
+		t.pending[jobVNode{job, v}] = seq
+	}
 	t.mu.Unlock()
 	t.spawn(func() {
 		if sleep(t.ctx, exciseGrace) != nil {
 			return
 		}
-		if err := t.excise(job, vnodes, epoch); err != nil {
+		if err := t.excise(job, vnodes, epoch, seq); err != nil {
 			t.log.Warn("control: dropping moved vnodes' state failed; it stays unused", "job", job, "err", err)
 		}
 	})
 	return n, nil
 }
 
-// excise drops this node's copy of job's vnodes moved away at epoch, but
-// those its actors own again.
-func (t *Transfer) excise(job uint32, vnodes []int, epoch uint64) error {
+// excise drops this node's copy of job's vnodes moved away at epoch, the
+// drop numbered seq: but those its actors own again, and those whose drop
+// a pre-copy here cancelled since.
+func (t *Transfer) excise(job uint32, vnodes []int, epoch, seq uint64) error {
 	defer t.lockJob(job)()
 	owned := t.rt.OwnedHere(job, vnodes)
-	vnodes = slices.DeleteFunc(slices.Clone(vnodes), func(v int) bool { return slices.Contains(owned, v) })
+	t.mu.Lock()
+	vnodes = slices.DeleteFunc(slices.Clone(vnodes), func(v int) bool {
+		return slices.Contains(owned, v) || t.pending[jobVNode{job, v}] != seq
+	})
+	for _, v := range vnodes {
+		jv := jobVNode{job, v}
+		delete(t.copied, jv)
+		delete(t.pending, jv)
+		t.dropped[jv]++
+	}
+	t.mu.Unlock()
 	if len(vnodes) == 0 {
 		return nil
 	}
-	t.mu.Lock()
-	for _, v := range vnodes {
-		delete(t.copied, jobVNode{job, v})
-	}
-	t.drops[job]++
-	t.mu.Unlock()
 	ranges := vnodeRanges(t.rt.JobTables(job), vnodes)
 	t.reader.dropped(ranges, epoch)
 	for _, r := range ranges {
