@@ -213,17 +213,75 @@ func (s *Streaming) beginRescale(ctx context.Context, t *meta.Table, plan *meta.
 }
 
 // runRescale moves t's job from its current assignment to plan's target,
-// one switch at a time as rescaleSteps decides, holding the jobs lock
-// throughout, and records the outcome in r.
+// one switch at a time as rescaleSteps decides, and records the outcome
+// in r; a step that fails because the cluster recovered (a node died or
+// restarted) does not end it: it goes on from the last committed step
+// once the job runs again.
 func (s *Streaming) runRescale(ctx context.Context, t *meta.Table, plan *meta.Rescale, r *Rescaling) (err error) {
-	defer s.LockJobs()()
 	defer func() { r.finish(err) }()
+	for attempt := 1; ; attempt++ {
+		fence := s.ctrl.Worker().currentFence()
+		err = s.moveSteps(ctx, t, plan, r)
+		if err == nil || !resumable(err) || attempt == rescaleAttempts || ctx.Err() != nil {
+			return err
+		}
+		// A node died or restarted mid-rescale: the cluster recovers with
+		// the owners of the last committed step, and the rescale goes on
+		// from there once the job runs again.
+		s.opts.Logger.Warn("control: a rescale step failed; going on once the cluster's jobs run again", "relation", t.Name, "attempt", attempt, "err", err)
+		if werr := s.waitRecovered(ctx, fence, t.ID); werr != nil {
+			return err
+		}
+	}
+}
+
+// rescaleAttempts bounds the times a rescale goes on after a step failed
+// because the cluster recovered.
+const rescaleAttempts = 5
+
+// resumable reports whether a rescale that failed with err may go on
+// once the cluster has recovered: not one that another rescale overtook
+// (55006), whose job was dropped, or that was refused as busy.
+func resumable(err error) bool {
+	var busy *RescalingError
+	code := pgerror.Code(err)
+	return !errors.As(err, &busy) && code != pgerror.CodeObjectInUse && code != pgerror.CodeUndefinedTable &&
+		!errors.Is(err, context.Canceled)
+}
+
+// waitRecovered waits, after a failed step, until a recovery after fence
+// has restarted this node's jobs and job runs (at most two minutes): its
+// owners are then those of the last committed step.
+func (s *Streaming) waitRecovered(ctx context.Context, fence meta.Fence, job uint32) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	for {
+		if s.ctrl.Worker().currentFence() != fence {
+			select {
+			case <-s.Ready():
+				if s.Owners(job) != nil {
+					return nil
+				}
+			default:
+			}
+		}
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// moveSteps moves t's job from its current owners towards plan's target,
+// one switch at a time, holding the jobs lock, and records each step in
+// r.
+func (s *Streaming) moveSteps(ctx context.Context, t *meta.Table, plan *meta.Rescale, r *Rescaling) error {
+	defer s.LockJobs()()
 	owner := s.Owners(t.ID)
 	if owner == nil {
 		return pgerror.New(pgerror.CodeUndefinedTable, "%s %q was dropped while being rescaled", t.Kind, t.Name)
 	}
 	steps := newRescaleSteps(owner, plan)
-	r.set(func(p *RescaleProgress) { p.VNodesTotal = steps.total })
+	r.set(func(p *RescaleProgress) { p.VNodesTotal = p.VNodesMoved + steps.total })
 	if steps.replace {
 		epoch, err := s.ctrl.Pause(ctx)
 		if err == nil {
