@@ -312,15 +312,24 @@ func (c *Controller) waitGen(ctx context.Context) (*generation, error) {
 // applyAll calls fn on every worker of gen at once and returns the first
 // error.
 func applyAll(ctx context.Context, gen *generation, fn func(workerConn) error) error {
-	errs := make([]error, len(gen.nodes))
+	return inParallel(len(gen.nodes), func(i int) error {
+		if err := fn(gen.workers[gen.nodes[i]]); err != nil {
+			return fmt.Errorf("node %s: %w", gen.nodes[i], err)
+		}
+		return nil
+	})
+}
+
+// inParallel calls fn(i) for every i below n at once, waits for them all
+// and returns their errors joined.
+func inParallel(n int, fn func(i int) error) error {
+	errs := make([]error, n)
 	var wg sync.WaitGroup
-	for i, n := range gen.nodes {
+	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := fn(gen.workers[n]); err != nil {
-				errs[i] = fmt.Errorf("node %s: %w", n, err)
-			}
+			errs[i] = fn(i)
 		}()
 	}
 	wg.Wait()

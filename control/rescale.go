@@ -357,41 +357,32 @@ func (s *Streaming) moveSteps(ctx context.Context, t *meta.Table, plan *meta.Res
 // once; it returns the bytes each move copied.
 func (s *Streaming) preCopy(ctx context.Context, job uint32, moves []nodeMove) ([]int64, error) {
 	copied := make([]int64, len(moves))
-	errs := make([]error, len(moves))
-	var wg sync.WaitGroup
-	for i, m := range moves {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			copied[i], errs[i] = s.ctrl.transfer.PreCopyOn(ctx, m.To, m.From, job, m.VNodes)
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := inParallel(len(moves), func(i int) error {
+		var err error
+		copied[i], err = s.ctrl.transfer.PreCopyOn(ctx, moves[i].To, moves[i].From, job, moves[i].VNodes)
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("pre-copying the state of moved vnodes: %w", err)
 	}
 	return copied, nil
 }
 
 // dropMoved has each node that lost vnodes of job in moves at the switch
-// of epoch, now committed, drop its copy of them; it returns the bytes
-// each move's switch delta copied. A node that fails to keeps a copy no
-// read uses (logged).
+// of epoch, now committed, drop its copy of them (after a grace,
+// Transfer.Excise); it returns the bytes each move's switch delta copied.
+// A node that cannot be asked keeps a copy no read uses (logged).
 func (s *Streaming) dropMoved(ctx context.Context, job uint32, moves []nodeMove, epoch uint64) []int64 {
 	delta := make([]int64, len(moves))
-	var wg sync.WaitGroup
-	for i, m := range moves {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			n, err := s.ctrl.transfer.ExciseOn(ctx, m.From, job, m.VNodes, epoch)
-			if err != nil {
-				s.opts.Logger.Warn("control: dropping moved vnodes' state failed; it stays unused", "node", m.From, "job", job, "err", err)
-			}
-			delta[i] = n
-		}()
-	}
-	wg.Wait()
+	_ = inParallel(len(moves), func(i int) error {
+		m := moves[i]
+		n, err := s.ctrl.transfer.ExciseOn(ctx, m.From, job, m.VNodes, epoch)
+		if err != nil {
+			s.opts.Logger.Warn("control: dropping moved vnodes' state failed; it stays unused", "node", m.From, "job", job, "err", err)
+		}
+		delta[i] = n
+		return nil
+	})
 	return delta
 }
 

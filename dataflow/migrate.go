@@ -68,17 +68,14 @@ type remoteGain struct {
 }
 
 // gainRemote records that a, on this node, takes vnode v of fragment f
-// over from an actor on node from.
+// over from an actor on node from (with the vnode's state in every table
+// of the job's parallel fragments).
 func (rs *reshape) gainRemote(a *actor, from string, f *fragment, v int) {
 	g := rs.remote[from]
 	if g == nil {
-		g = &remoteGain{h: newHandoff()}
+		// Every parallel fragment's vnodes move together.
+		g = &remoteGain{h: newHandoff(), tables: f.job.parallelTables()}
 		rs.remote[from] = g
-	}
-	for _, id := range chainTables(f.spec.Chain) {
-		if !slices.Contains(g.tables, id) {
-			g.tables = append(g.tables, id)
-		}
 	}
 	if !slices.Contains(g.vnodes, v) {
 		g.vnodes = append(g.vnodes, v)
@@ -202,17 +199,28 @@ func (r *Runtime) WaitReleased(ctx context.Context, job uint32, epoch uint64) er
 func (r *Runtime) JobTables(id uint32) []uint32 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []uint32
 	if j := r.jobs[id]; j != nil {
-		for _, f := range j.parallelFragments() {
-			for _, t := range chainTables(f.spec.Chain) {
-				if !slices.Contains(out, t) {
-					out = append(out, t)
-				}
-			}
-		}
+		return j.parallelTables()
 	}
-	return out
+	return nil
+}
+
+// parallelTables returns the state tables of j's parallel fragments, in
+// order, without repeats.
+func (j *job) parallelTables() []uint32 {
+	var specs []Spec
+	for _, f := range j.parallelFragments() {
+		specs = append(specs, f.spec.Chain...)
+	}
+	return chainTables(specs)
+}
+
+// nodeOf returns the node that runs actor a.
+func (r *Runtime) nodeOf(a *actor) string {
+	if a.node == "" {
+		return r.self
+	}
+	return a.node
 }
 
 // maxOwnerships bounds the vnode ownerships a job remembers for reads of
@@ -263,16 +271,13 @@ func (r *Runtime) noteOwners(j *job, since uint64) {
 	f := frags[0]
 	nodes := make([]string, len(f.owner))
 	for v, s := range f.owner {
-		if nodes[v] = f.actors[s].node; nodes[v] == "" {
-			nodes[v] = r.self
-		}
+		nodes[v] = r.nodeOf(f.actors[s])
 	}
+	tables := j.parallelTables()
 	r.relMu.Lock()
 	defer r.relMu.Unlock()
-	for _, f := range frags {
-		for _, t := range chainTables(f.spec.Chain) {
-			r.partitioned[t] = j.id
-		}
+	for _, t := range tables {
+		r.partitioned[t] = j.id
 	}
 	o := ownership{since: since, nodes: nodes}
 	if since == 0 {
@@ -301,9 +306,7 @@ func (r *Runtime) Placement(id uint32) []string {
 		for len(out) <= s {
 			out = append(out, "")
 		}
-		if out[s] = a.node; out[s] == "" {
-			out[s] = r.self
-		}
+		out[s] = r.nodeOf(a)
 	}
 	return out
 }
@@ -317,12 +320,16 @@ func (r *Runtime) OwnedHere(id uint32, vnodes []int) []int {
 	if j == nil {
 		return nil
 	}
+	frags := j.parallelFragments()
+	if len(frags) == 0 {
+		return nil
+	}
+	// Every parallel fragment has the same owners, at the same nodes.
+	f := frags[0]
 	var out []int
-	for _, f := range j.parallelFragments() {
-		for _, v := range vnodes {
-			if a := f.actors[f.owner[v]]; a != nil && r.local(a) && !slices.Contains(out, v) {
-				out = append(out, v)
-			}
+	for _, v := range vnodes {
+		if a := f.actors[f.owner[v]]; a != nil && r.local(a) {
+			out = append(out, v)
 		}
 	}
 	return out

@@ -73,17 +73,7 @@ func TestRemoteReassign(t *testing.T) {
 		n.rt.SetMigrator(migrators[n.id])
 	}
 	ts := []types.T{types.TInt8, types.TText}
-	left := &TableRef{ID: 1001, Name: "l", Types: ts, PK: []int{0}}
-	right := &TableRef{ID: 1002, Name: "r", Types: ts, PK: []int{0}}
-	for _, n := range c.nodes {
-		if err := n.rt.StartTable(left, "a"); err != nil {
-			t.Fatal(err)
-		}
-		if err := n.rt.StartTable(right, "b"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c.barrier()
+	left, right := c.twoTables(ts)
 	send := func(node int, table uint32, op Op, lo, hi int) {
 		t.Helper()
 		ch := &Chunk{}

@@ -174,6 +174,24 @@ func (c *testCluster) barrier() uint64 {
 	return c.tick(func(n *testNode, t Tick) error { return n.rt.Inject(c.ctx, t) })
 }
 
+// twoTables starts tables l (id 1001) and r (1002) with rows of types ts,
+// written on nodes a and b, and returns them.
+func (c *testCluster) twoTables(ts []types.T) (left, right *TableRef) {
+	c.t.Helper()
+	left = &TableRef{ID: 1001, Name: "l", Types: ts, PK: []int{0}}
+	right = &TableRef{ID: 1002, Name: "r", Types: ts, PK: []int{0}}
+	for _, n := range c.nodes {
+		if err := n.rt.StartTable(left, "a"); err != nil {
+			c.t.Fatal(err)
+		}
+		if err := n.rt.StartTable(right, "b"); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	c.barrier()
+	return left, right
+}
+
 // keys returns the live keys of table id in a node's storage at epoch.
 func (n *testNode) keys(t *testing.T, id uint32, epoch uint64) int {
 	t.Helper()
@@ -254,17 +272,7 @@ func TestRemoteExchange(t *testing.T) {
 func TestRemoteJoinBackfill(t *testing.T) {
 	c := newTestCluster(t, "a", "b")
 	ts := []types.T{types.TInt8, types.TText}
-	left := &TableRef{ID: 1001, Name: "l", Types: ts, PK: []int{0}}
-	right := &TableRef{ID: 1002, Name: "r", Types: ts, PK: []int{0}}
-	for _, n := range c.nodes {
-		if err := n.rt.StartTable(left, "a"); err != nil {
-			t.Fatal(err)
-		}
-		if err := n.rt.StartTable(right, "b"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c.barrier()
+	left, right := c.twoTables(ts)
 	rows := &Chunk{}
 	for i := range 100 {
 		rows.Append(Insert, []types.Datum{types.NewInt(int64(i)), types.NewString(fmt.Sprint("x", i))})
