@@ -39,6 +39,9 @@ type Change struct {
 	// Replace and Cache tune a reassignment (dataflow.ReassignOptions).
 	Replace bool   `json:"replace,omitempty"`
 	Cache   string `json:"cache,omitempty"`
+	// Restore, on a job's restart, is the durable checkpoint whose state
+	// each node restores first of what it holds of the job (0: none).
+	Restore uint64 `json:"restore,omitempty"`
 	// Drop lists the tables whose state every node deletes (a dropped
 	// relation's, once the epoch that stopped its job is committed).
 	Drop []uint32 `json:"drop,omitempty"`

@@ -28,6 +28,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/objstorage/remote"
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/meta"
@@ -39,11 +40,18 @@ import (
 // Controller is a node's control plane: active on the Raft leader, a
 // forwarder elsewhere.
 type Controller struct {
-	self   string
-	meta   *meta.Meta
-	local  *Worker
-	client *cluster.Client
-	log    *slog.Logger
+	self  string
+	meta  *meta.Meta
+	local *Worker
+	// shared is the node's side of durable checkpoints; durableKick asks
+	// the leader's loop for one at once.
+	shared      *SharedStore
+	durableKick chan struct{}
+	// leading is when this node last became the leader (Unix nanos; 0:
+	// it does not lead).
+	leading atomic.Int64
+	client  *cluster.Client
+	log     *slog.Logger
 
 	// mu orders barriers: the epoch counter and the last barrier time.
 	mu       sync.Mutex
@@ -95,8 +103,9 @@ func (g *generation) fail(err error) { g.once.Do(func() { g.err = err; close(g.f
 type workerConn interface {
 	Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, ch *Change) error
 	// Reset returns the node's last epoch afterwards: prev, or a later one
-	// it had injected.
-	Reset(ctx context.Context, f meta.Fence, committed, prev uint64) (uint64, error)
+	// it had injected. With restore, committed is the epoch of the durable
+	// checkpoint that a restore (meta.Restore) goes back to.
+	Reset(ctx context.Context, f meta.Fence, committed, prev uint64, restore bool) (uint64, error)
 	Committed(ctx context.Context, f meta.Fence, epoch uint64) error
 }
 
@@ -114,11 +123,12 @@ func errNoLeader() error {
 // whose runtime rt and barrier manager mgr run the node's actors over st;
 // builder builds jobs from the catalog; ctx and spawn are the node's
 // streaming life and its background work.
-func newController(ctx context.Context, spawn func(func()), self string, m *meta.Meta, rt *dataflow.Runtime, mgr *dataflow.BarrierManager, st *storage.Engine, builder Builder, log *slog.Logger) *Controller {
+func newController(ctx context.Context, spawn func(func()), self string, m *meta.Meta, rt *dataflow.Runtime, mgr *dataflow.BarrierManager, st *storage.Engine, shared remote.Storage, builder Builder, log *slog.Logger) *Controller {
 	c := &Controller{self: self, meta: m, client: m.Client(), log: log, createdBy: map[uint32]map[string]bool{},
-		kick: make(chan struct{}, 1), interval: make(chan time.Duration)}
+		kick: make(chan struct{}, 1), interval: make(chan time.Duration), durableKick: make(chan struct{}, 1)}
+	c.shared = &SharedStore{self: self, store: shared, engine: st, meta: m, log: log}
 	c.cond = sync.NewCond(&c.cmu)
-	c.local = &Worker{node: self, rt: rt, mgr: mgr, storage: st, builder: builder, meta: m, log: log, up: c,
+	c.local = &Worker{node: self, rt: rt, mgr: mgr, storage: st, shared: c.shared, builder: builder, meta: m, log: log, up: c,
 		ready: make(chan struct{}), cacheBytes: map[uint32]func() int64{}}
 	c.queues = cluster.NewQueues(c.client, m.NodeAddr)
 	c.reader = NewReader(self, m, st)
@@ -129,6 +139,9 @@ func newController(ctx context.Context, spawn func(func()), self string, m *meta
 	rt.SetMigrator(c.transfer)
 	return c
 }
+
+// ledSince returns when this node last became the leader.
+func (c *Controller) ledSince() time.Time { return time.Unix(0, c.leading.Load()) }
 
 // Worker returns this node's worker.
 func (c *Controller) Worker() *Worker { return c.local }
@@ -346,11 +359,13 @@ func (c *Controller) Run(ctx context.Context, interval time.Duration) {
 	retry := minRetry
 	for ctx.Err() == nil {
 		if !c.meta.IsLeader() {
+			c.leading.Store(0)
 			if sleep(ctx, 50*time.Millisecond) != nil {
 				return
 			}
 			continue
 		}
+		c.leading.CompareAndSwap(0, time.Now().UnixNano())
 		gen, err := c.recover(ctx)
 		if err != nil {
 			// A node is down or restarting: try again soon, then every
@@ -464,12 +479,21 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 	c.mu.Lock()
 	prev := max(c.epoch, committed)
 	c.mu.Unlock()
+	timeout := 30 * time.Second
+	restore := c.meta.Restore()
+	if restore != nil {
+		// Every node goes back to the durable checkpoint and restores
+		// what it holds from shared storage; epochs go on after prev.
+		committed, timeout = restore.Epoch, restoreTimeout
+		cat = c.meta.Catalog()
+		c.log.Warn("control: restoring every job from the last durable checkpoint in shared storage", "lost_node", restore.Node, "durable_epoch", restore.Epoch)
+	}
 	c.log.Info("control: recovering the cluster", "recovery", gen.fence.String(), "nodes", gen.nodes, "committed_epoch", committed)
-	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var lastMu sync.Mutex
 	err := applyAll(rctx, gen, func(w workerConn) error {
-		last, err := w.Reset(rctx, gen.fence, committed, prev)
+		last, err := w.Reset(rctx, gen.fence, committed, prev, restore != nil)
 		lastMu.Lock()
 		prev = max(prev, last)
 		lastMu.Unlock()
@@ -488,6 +512,9 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 	c.gen.Store(gen)
 	for _, t := range jobsInOrder(cat) {
 		ch := restartChange(cat, t)
+		if restore != nil {
+			ch.Restore = restore.Epoch
+		}
 		if _, err := c.barrier(rctx, nil, ch); err != nil {
 			c.dropGen(gen)
 			return nil, fmt.Errorf("restart %s %q: %w", t.Kind, t.Name, err)

@@ -85,6 +85,20 @@ func (r *rowIDs) highWater() int64 {
 	return r.next
 }
 
+// advance has the ids continue at or after next: a node that takes over
+// tables of another node continues after every id the other handed out.
+func (r *rowIDs) advance(next int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if next <= r.next {
+		return
+	}
+	for v := range r.free {
+		r.free[v] = r.free[v][:0]
+	}
+	r.next, r.visited = next, rowkey.VNodes
+}
+
 // refill starts a new block: the rowIDRun ids per vnode after next.
 func (r *rowIDs) refill() {
 	for v := range r.free {

@@ -39,6 +39,10 @@ type resetRequest struct {
 	Fence     meta.Fence `json:"fence"`
 	Committed uint64     `json:"committed"`
 	Prev      uint64     `json:"prev"`
+	// Restore: Committed is a restore's durable checkpoint, which the
+	// node's catalog records once it applied the leader's log to Index.
+	Restore bool   `json:"restore,omitempty"`
+	Index   uint64 `json:"index,omitempty"`
 }
 
 // resetResponse carries the node's last epoch after a reset.
@@ -86,12 +90,16 @@ func (c *Controller) Services() []*grpc.ServiceDesc {
 		c.queues.Service(),
 		c.reader.service(),
 		c.transfer.service(),
+		c.shared.service(c),
 		cluster.Service(workerService, []grpc.MethodDesc{
 			cluster.Unary("Apply", func(ctx context.Context, r *applyRequest) (*empty, error) {
 				return &empty{}, w.Apply(context.WithoutCancel(ctx), r.Fence, r.Tick, r.Change)
 			}),
-			cluster.Unary("Reset", func(_ context.Context, r *resetRequest) (*resetResponse, error) {
-				last, err := w.Reset(r.Fence, r.Committed, r.Prev)
+			cluster.Unary("Reset", func(ctx context.Context, r *resetRequest) (*resetResponse, error) {
+				if err := w.meta.WaitApplied(ctx, r.Index); err != nil {
+					return nil, err
+				}
+				last, err := w.Reset(r.Fence, r.Committed, r.Prev, r.Restore)
 				return &resetResponse{Last: last}, err
 			}),
 			cluster.Unary("Committed", func(_ context.Context, r *committedRequest) (*empty, error) {
@@ -138,8 +146,8 @@ func (l localConn) Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, 
 	return l.w.Apply(ctx, f, tick, ch)
 }
 
-func (l localConn) Reset(_ context.Context, f meta.Fence, committed, prev uint64) (uint64, error) {
-	return l.w.Reset(f, committed, prev)
+func (l localConn) Reset(_ context.Context, f meta.Fence, committed, prev uint64, restore bool) (uint64, error) {
+	return l.w.Reset(f, committed, prev, restore)
 }
 
 func (l localConn) Committed(_ context.Context, f meta.Fence, epoch uint64) error {
@@ -156,12 +164,12 @@ func (r *remoteWorker) Apply(ctx context.Context, f meta.Fence, tick dataflow.Ti
 	return r.call(ctx, methodApply, &applyRequest{Fence: f, Tick: tick, Change: ch})
 }
 
-func (r *remoteWorker) Reset(ctx context.Context, f meta.Fence, committed, prev uint64) (uint64, error) {
+func (r *remoteWorker) Reset(ctx context.Context, f meta.Fence, committed, prev uint64, restore bool) (uint64, error) {
 	addr, err := r.c.meta.NodeAddr(r.node)
 	if err != nil {
 		return 0, err
 	}
-	resp, err := cluster.Call[resetResponse](ctx, r.c.client, addr, methodReset, &resetRequest{Fence: f, Committed: committed, Prev: prev})
+	resp, err := cluster.Call[resetResponse](ctx, r.c.client, addr, methodReset, &resetRequest{Fence: f, Committed: committed, Prev: prev, Restore: restore, Index: r.c.meta.AppliedIndex()})
 	if err != nil {
 		return 0, err
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/objstorage/remote"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/latency"
 	"github.com/streamdb/streamdb/meta"
@@ -22,7 +23,10 @@ type Options struct {
 	// StateCacheBytes bounds the memory of cached operator state; default
 	// dataflow.DefaultCacheBytes.
 	StateCacheBytes int64
-	Logger          *slog.Logger
+	// Shared is the shared storage of durable checkpoints (nil: none;
+	// see storage/shared).
+	Shared remote.Storage
+	Logger *slog.Logger
 }
 
 // BarrierIntervalParam is the cluster setting (ALTER SYSTEM SET) of the
@@ -90,8 +94,9 @@ func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*St
 		Failed:  func(err error) { ctrl.Failed(err) },
 	})
 	s.rt = dataflow.NewRuntime(ctx, store, s.mgr, rowkey.VNodes, opts.Logger)
-	ctrl = newController(ctx, s.background, m.NodeID(), m, s.rt, s.mgr, st, builder, opts.Logger)
+	ctrl = newController(ctx, s.background, m.NodeID(), m, s.rt, s.mgr, st, opts.Shared, builder, opts.Logger)
 	s.ctrl = ctrl
+	ctrl.shared.rowIDs = ids
 	m.OnCommit(s.mgr.SetCommitted)
 	s.background(func() { s.mgr.Run(ctx) })
 	interval := opts.BarrierInterval
@@ -103,6 +108,7 @@ func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*St
 	}
 	s.background(func() { ctrl.Run(ctx, interval) })
 	s.background(func() { s.autoRebalance(ctx) })
+	s.background(func() { s.durableLoop(ctx) })
 	s.background(func() {
 		select {
 		case <-s.Ready():

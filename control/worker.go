@@ -21,6 +21,7 @@ type Worker struct {
 	rt      *dataflow.Runtime
 	mgr     *dataflow.BarrierManager
 	storage *storage.Engine
+	shared  *SharedStore
 	builder Builder
 	meta    *meta.Meta
 	log     *slog.Logger
@@ -79,6 +80,15 @@ func (w *Worker) Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, ch
 		if err != nil {
 			return err
 		}
+		if n := placementNode(ch.Nodes, 0); ch.Restore > 0 && (n == "" || n == w.node) {
+			var hs []dataflow.Holding
+			for _, t := range ref.StateTables() {
+				hs = append(hs, dataflow.Holding{Table: t})
+			}
+			if err := w.shared.restore(ctx, ch.Restore, hs); err != nil {
+				return err
+			}
+		}
 		if err := w.rt.StartTable(ref, placementNode(ch.Nodes, 0)); err != nil {
 			return err
 		}
@@ -87,6 +97,11 @@ func (w *Worker) Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, ch
 		g, err := w.graph(ch.Def)
 		if err != nil {
 			return err
+		}
+		if ch.Restore > 0 {
+			if err := w.shared.restore(ctx, ch.Restore, g.Holdings(ch.Owner, ch.Nodes, w.node)); err != nil {
+				return err
+			}
 		}
 		created, err := w.rt.StartJob(ctx, tick, ch.Def.ID, g, ch.Owner, ch.Nodes, ch.Backfill)
 		if err != nil {
@@ -179,15 +194,21 @@ func placementNode(nodes []string, slot int) string {
 // Reset readies the node for the recovery f from the committed epoch:
 // every actor stops, the versions written after committed leave storage,
 // and epochs resume after prev or after the last one injected here, which
-// it returns. An older recovery's is refused.
-func (w *Worker) Reset(f meta.Fence, committed, prev uint64) (uint64, error) {
+// it returns. An older recovery's is refused. With restore, committed is
+// the durable checkpoint that the catalog's restore goes back to, and the
+// jobs' restarts then restore their state from shared storage.
+func (w *Worker) Reset(f meta.Fence, committed, prev uint64, restore bool) (uint64, error) {
 	w.mu.Lock()
 	if f.Before(w.fence) {
 		have := w.fence
 		w.mu.Unlock()
 		return 0, errStale(f, have)
 	}
-	if known := w.meta.CommittedEpoch(); committed < known {
+	if r := w.meta.Restore(); restore && (r == nil || r.Epoch != committed) {
+		w.mu.Unlock()
+		return 0, fmt.Errorf("recovery from durable checkpoint %d refused: this node's catalog records no such restore", committed)
+	}
+	if known := w.meta.CommittedEpoch(); committed < known && !restore {
 		// A leader behind this node's catalog: rolling back to its epoch
 		// would discard committed state. Its next recovery gets it right.
 		w.mu.Unlock()
@@ -202,6 +223,10 @@ func (w *Worker) Reset(f meta.Fence, committed, prev uint64) (uint64, error) {
 	default:
 	}
 	w.mu.Unlock()
+	if restore {
+		// Tables this node takes over go on after every id handed out.
+		w.shared.rowIDs.advance(w.meta.Durable().RowIDs)
+	}
 	w.rt.Reset(committed, prev, f.String())
 	w.transfer.forget()
 	n, err := w.storage.Rollback(committed)

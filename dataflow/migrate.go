@@ -334,3 +334,45 @@ func (r *Runtime) OwnedHere(id uint32, vnodes []int) []int {
 	}
 	return out
 }
+
+// Holding is state a node holds of a job: a table's vnodes (nil: the
+// whole table, which a singleton fragment writes).
+type Holding struct {
+	Table  uint32
+	VNodes []int
+}
+
+// Holdings returns the state of g's job that node self holds when its
+// vnodes are owned as owner says (vnode -> actor slot) and its slots
+// placed as nodes says: the parallel fragments' tables in the vnodes
+// whose owners run on self, the singleton fragments' tables whole where
+// slot 0 runs. A restore from shared storage fills in exactly these.
+func (g *GraphSpec) Holdings(owner []int, nodes Placement, self string) []Holding {
+	here := func(slot int) bool { n := nodes.of(slot); return n == "" || n == self }
+	var mine []int
+	for v, s := range owner {
+		if here(s) {
+			mine = append(mine, v)
+		}
+	}
+	var parallel, singleton []Spec
+	for _, f := range g.Fragments {
+		if f.Singleton {
+			singleton = append(singleton, f.Chain...)
+		} else {
+			parallel = append(parallel, f.Chain...)
+		}
+	}
+	var out []Holding
+	for _, t := range chainTables(parallel) {
+		if len(mine) > 0 {
+			out = append(out, Holding{Table: t, VNodes: mine})
+		}
+	}
+	if here(0) {
+		for _, t := range chainTables(singleton) {
+			out = append(out, Holding{Table: t})
+		}
+	}
+	return out
+}

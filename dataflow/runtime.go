@@ -210,10 +210,7 @@ func (r *Runtime) start(a *actor) {
 // declares one), materializes the rows and publishes the changes. The
 // actor joins the running graph at the next barrier.
 func (r *Runtime) StartTable(t *TableRef, node string) error {
-	specs := []Spec{&MaterializeSpec{TableID: t.ID, PK: t.PK, Types: t.Types}}
-	if t.Watermark != nil {
-		specs = append([]Spec{t.Watermark}, specs...)
-	}
+	specs := t.specs()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	j := &job{id: t.ID, source: true}
@@ -236,6 +233,19 @@ func (r *Runtime) StartTable(t *TableRef, node string) error {
 	r.mgr.addSource(sourceKey{job: t.ID}, ch, 1)
 	return nil
 }
+
+// specs returns the operators of a table's job.
+func (t *TableRef) specs() []Spec {
+	specs := []Spec{&MaterializeSpec{TableID: t.ID, PK: t.PK, Types: t.Types}}
+	if t.Watermark != nil {
+		specs = append([]Spec{t.Watermark}, specs...)
+	}
+	return specs
+}
+
+// StateTables returns the state tables of a table's job, which its one
+// actor holds whole.
+func (t *TableRef) StateTables() []uint32 { return chainTables(t.specs()) }
 
 // Contiguous returns the default assignment of g vnodes to n actors:
 // balanced contiguous ranges, vnode -> slot.

@@ -29,6 +29,10 @@ const (
 	opRemoveNode  op = "remove_node"
 	// opBeginRecovery records a recovery of the streaming jobs (Fence).
 	opBeginRecovery op = "begin_recovery"
+	// opDurable records a durable checkpoint (Durable); opForceRemove
+	// removes a node lost for good (ForceRemoveNode).
+	opDurable     op = "durable_checkpoint"
+	opForceRemove op = "force_remove_node"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.

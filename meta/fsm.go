@@ -32,7 +32,12 @@ type fsm struct {
 	// Snapshot and Restore use them, which Raft calls in turn.
 	recent outcomes
 	fence  Fence
-	logger *slog.Logger
+	// durable is the last durable checkpoint and restore the restore
+	// the next recovery does; like the committed epoch, they change
+	// beside the catalog.
+	durable atomic.Pointer[Durable]
+	restore atomic.Pointer[RestorePoint]
+	logger  *slog.Logger
 }
 
 var _ raft.FSM = (*fsm)(nil)
@@ -163,6 +168,20 @@ func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 		if cat, err = cat.removeNode(p.ID); err != nil {
 			return nil, err
 		}
+	case opForceRemove:
+		p, err := decodePayload[forceRemoveCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		if cat, err = f.forceRemove(cat, p.ID); err != nil {
+			return nil, err
+		}
+	case opDurable:
+		p, err := decodePayload[durableCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		return f.applyDurable(p)
 	case opCommitEpoch:
 		p, err := decodePayload[commitEpochCmd](c)
 		if err != nil {
@@ -170,6 +189,11 @@ func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 		}
 		if err := f.checkCommit(p, term); err != nil {
 			return nil, err
+		}
+		if r := f.restore.Load(); r != nil && r.Fence.Before(p.Fence) {
+			// A recovery after the restore began has restored every
+			// job and runs them: later ones recover from its epochs.
+			f.restore.Store(nil)
 		}
 		if p.Epoch > f.committed.Load() {
 			f.committed.Store(p.Epoch)
@@ -201,12 +225,15 @@ type snapshotJSON struct {
 	Applied uint64 `json:"applied,omitempty"`
 	// Fence is the latest recovery of the streaming jobs.
 	Fence Fence `json:"fence"`
+	// Durable is the last durable checkpoint; Restore a pending restore.
+	Durable *Durable      `json:"durable,omitempty"`
+	Restore *RestorePoint `json:"restore,omitempty"`
 }
 
 // Snapshot implements raft.FSM. Raft calls it between Applies, and the
 // catalog is immutable, so the snapshot just holds on to it and the epoch.
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
-	return fsmSnapshot{f.catalog.Load(), f.committed.Load(), f.recent.snapshot(), f.applied.Load(), f.fence}, nil
+	return fsmSnapshot{f.catalog.Load(), f.committed.Load(), f.recent.snapshot(), f.applied.Load(), f.fence, f.durable.Load(), f.restore.Load()}, nil
 }
 
 // Restore implements raft.FSM.
@@ -223,6 +250,8 @@ func (f *fsm) Restore(r io.ReadCloser) error {
 	f.catalog.Store(cat)
 	f.recent.restore(s.Recent)
 	f.fence = s.Fence
+	f.durable.Store(s.Durable)
+	f.restore.Store(s.Restore)
 	f.applied.Store(max(f.applied.Load(), s.Applied))
 	if committed > f.committed.Load() {
 		f.committed.Store(committed)
@@ -239,11 +268,13 @@ type fsmSnapshot struct {
 	recent    []*outcome
 	applied   uint64
 	fence     Fence
+	durable   *Durable
+	restore   *RestorePoint
 }
 
 // Persist implements raft.FSMSnapshot.
 func (s fsmSnapshot) Persist(sink raft.SnapshotSink) error {
-	err := json.NewEncoder(sink).Encode(snapshotJSON{Version: snapshotVersion, Catalog: new(s.catalog.toJSON(s.committed)), Recent: s.recent, Applied: s.applied, Fence: s.fence})
+	err := json.NewEncoder(sink).Encode(snapshotJSON{Version: snapshotVersion, Catalog: new(s.catalog.toJSON(s.committed)), Recent: s.recent, Applied: s.applied, Fence: s.fence, Durable: s.durable, Restore: s.restore})
 	if err != nil {
 		sink.Cancel()
 		return err

@@ -114,15 +114,16 @@ func (m *Meta) NodeID() string { return string(m.id) }
 // caller checks that the node owns nothing.
 func (m *Meta) RemoveNode(ctx context.Context, id string) error {
 	_, err := m.onLeader(ctx, func(ctx context.Context) (any, error) {
-		return nil, m.removeNodeLocal(ctx, id)
+		return nil, m.removeNodeLocal(ctx, id, opRemoveNode, removeNodeCmd{ID: id})
 	}, func(ctx context.Context, leader string) (any, error) {
 		return cluster.Call[removeNodeResponse](ctx, m.client, leader, methodRemove, &removeNodeRequest{ID: id})
 	})
 	return err
 }
 
-// removeNodeLocal removes node id on the leader.
-func (m *Meta) removeNodeLocal(ctx context.Context, id string) error {
+// removeNodeLocal removes node id on the leader, applying the catalog
+// command o (opRemoveNode or opForceRemove) before the Raft group changes.
+func (m *Meta) removeNodeLocal(ctx context.Context, id string, o op, payload any) error {
 	if m.raft.State() != raft.Leader {
 		return errNotLeaderStatus()
 	}
@@ -134,7 +135,7 @@ func (m *Meta) removeNodeLocal(ctx context.Context, id string) error {
 	if len(cat.Nodes()) == 1 {
 		return pgerror.New(pgerror.CodeObjectInUse, "node %q is the cluster's only node", id)
 	}
-	if _, err := m.apply(ctx, opRemoveNode, removeNodeCmd{ID: id}); err != nil {
+	if _, err := m.apply(ctx, o, payload); err != nil {
 		return err
 	}
 	if err := m.raft.RemoveServer(raft.ServerID(id), 0, startTimeout).Error(); err != nil {

@@ -50,6 +50,8 @@ type pingResponse struct {
 
 type removeNodeRequest struct {
 	ID string `json:"id"`
+	// Force removes a node lost for good (ForceRemoveNode).
+	Force bool `json:"force,omitempty"`
 }
 
 type removeNodeResponse struct{}
@@ -73,7 +75,10 @@ func (m *Meta) service() *grpc.ServiceDesc {
 			return &pingResponse{ID: string(m.id)}, nil
 		}),
 		cluster.Unary("RemoveNode", func(ctx context.Context, r *removeNodeRequest) (*removeNodeResponse, error) {
-			return &removeNodeResponse{}, m.removeNodeLocal(ctx, r.ID)
+			if r.Force {
+				return &removeNodeResponse{}, m.removeNodeLocal(ctx, r.ID, opForceRemove, forceRemoveCmd{ID: r.ID})
+			}
+			return &removeNodeResponse{}, m.removeNodeLocal(ctx, r.ID, opRemoveNode, removeNodeCmd{ID: r.ID})
 		}),
 	}, nil)
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/objstorage/remote"
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/meta"
@@ -21,6 +22,7 @@ import (
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql"
 	"github.com/streamdb/streamdb/storage"
+	"github.com/streamdb/streamdb/storage/shared"
 )
 
 // Version is streamdb's release.
@@ -56,7 +58,11 @@ type Config struct {
 	// StateCacheBytes bounds the memory of cached operator state; 0 means
 	// an eighth of the machine's memory, at least 256 MiB.
 	StateCacheBytes int64
-	Logger          *slog.Logger
+	// SharedStorage names the shared storage of durable checkpoints
+	// (storage/shared.Open: file:///path or s3://bucket/prefix?...);
+	// empty: none, and a node's state lives only on its disk.
+	SharedStorage string
+	Logger        *slog.Logger
 }
 
 // readyTimeout bounds how long Start waits for the cluster's jobs to run.
@@ -66,6 +72,7 @@ const readyTimeout = 30 * time.Second
 type Node struct {
 	cfg     Config
 	storage *storage.Engine
+	shared  remote.Storage
 	mux     *cluster.Mux
 	rpc     *cluster.Server
 	client  *cluster.Client
@@ -112,7 +119,14 @@ func Start(cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 	n.meta = m
-	n.stream, err = control.Start(m, st, planner.NewJobs(m.Catalog), control.Options{BarrierInterval: cfg.BarrierInterval, StateCacheBytes: cfg.StateCacheBytes, Logger: cfg.Logger})
+	opts := control.Options{BarrierInterval: cfg.BarrierInterval, StateCacheBytes: cfg.StateCacheBytes, Logger: cfg.Logger}
+	if cfg.SharedStorage != "" {
+		if n.shared, err = shared.Open(cfg.SharedStorage); err != nil {
+			return nil, fmt.Errorf("shared storage: %w", err)
+		}
+		opts.Shared = n.shared
+	}
+	n.stream, err = control.Start(m, st, planner.NewJobs(m.Catalog), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -190,6 +204,9 @@ func (n *Node) closeStores() error {
 	}
 	if n.ln != nil && n.server == nil {
 		n.ln.Close()
+	}
+	if n.shared != nil {
+		errs = append(errs, n.shared.Close())
 	}
 	if n.storage != nil {
 		errs = append(errs, n.storage.Close())

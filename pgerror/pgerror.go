@@ -59,6 +59,7 @@ const (
 	CodeInternal                    = "XX000"
 	CodeProgramLimitExceeded        = "54000"
 	CodeObjectInUse                 = "55006"
+	CodeObjectNotInState            = "55000"
 	CodeInvalidParameterNumber      = "08P01"
 )
 

@@ -40,6 +40,9 @@ type Status interface {
 	// RemoteReads counts what this node's reads received from other
 	// nodes' stores since it started.
 	RemoteReads() control.ReadStats
+	// Durable returns the last durable checkpoint in shared storage (nil:
+	// the node has no shared storage).
+	Durable() *control.DurableStatus
 }
 
 // NodeStatus is a node of the cluster as the node asked sees it.
@@ -138,6 +141,23 @@ var streamdbCatalogTables = map[string]*sysTable{
 		status: func(s Status) ([][]types.Datum, error) {
 			r := s.RemoteReads()
 			return [][]types.Datum{{dInt(r.Scans), dInt(r.Frames), dInt(r.Bytes)}}, nil
+		},
+	},
+	"durable_checkpoint": {
+		cols: sysCols("epoch int8", "base_epoch int8", "files int4", "base_bytes int8", "delta_bytes int8", "recorded_at timestamptz", "restoring_after_loss_of text"),
+		status: func(s Status) ([][]types.Datum, error) {
+			d := s.Durable()
+			if d == nil {
+				return nil, nil
+			}
+			at, restoring := types.Null, types.Null
+			if d.Epoch > 0 {
+				at = types.NewTimestampTZ(types.TimestampFromTime(d.At))
+			}
+			if d.Restoring != "" {
+				restoring = dStr(d.Restoring)
+			}
+			return [][]types.Datum{{dInt(int64(d.Epoch)), dInt(int64(d.BaseEpoch)), dInt(int64(d.Files)), dInt(d.BaseBytes), dInt(d.DeltaBytes), at, restoring}}, nil
 		},
 	},
 	"barrier_latency": {

@@ -88,10 +88,17 @@ func (ci *copyIn) write(ctx context.Context, rows [][]types.Datum) (int64, error
 		for _, row := range rows {
 			block = types.AppendRow(block, row)
 		}
-		return e.forwardDML(ctx, node, &dmlRequest{SQL: ci.sql, Rows: block})
+		n, err := e.forwardDML(ctx, node, &dmlRequest{SQL: ci.sql, Rows: block})
+		if err != nil {
+			return n, err
+		}
+		return n, ci.s.waitDurable(ctx)
 	}
 	n, _, err := e.runDML(expr.NewCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows})
-	return n, err
+	if err != nil {
+		return n, err
+	}
+	return n, ci.s.waitDurable(ctx)
 }
 
 // Next implements pgwire.Rows: COPY returns no rows.

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,10 +83,22 @@ func (e *Engine) alterSystem(ctx context.Context, name, value string) error {
 			return pgerror.New(pgerror.CodeInvalidParameterValue, "%s must be on or off", name)
 		}
 		return e.Meta.SetSystem(ctx, name, map[bool]string{true: "on", false: "off"}[b])
+	case control.DurableIntervalParam, control.NodeDeadTimeoutParam:
+		d, err := control.ParseDuration(value)
+		if err != nil {
+			return pgerror.New(pgerror.CodeInvalidParameterValue, "%s: %v", name, err)
+		}
+		if name == control.DurableIntervalParam && d < 100*time.Millisecond {
+			return pgerror.New(pgerror.CodeInvalidParameterValue, "%s must be at least 100ms", name)
+		}
+		return e.Meta.SetSystem(ctx, name, d.String())
 	}
 	return pgerror.New(pgerror.CodeUndefinedObject, "unrecognized system parameter %q", name).
-		WithHint("The system parameters are: %s, %s.", control.BarrierIntervalParam, control.AutoRebalanceParam)
+		WithHint("The system parameters are: %s.", strings.Join(systemParams, ", "))
 }
+
+// systemParams are the cluster settings ALTER SYSTEM SET sets.
+var systemParams = []string{control.BarrierIntervalParam, control.AutoRebalanceParam, control.DurableIntervalParam, control.NodeDeadTimeoutParam}
 
 // systemParam returns a cluster setting's current value.
 func (e *Engine) systemParam(name string) (string, bool) {
@@ -100,6 +113,10 @@ func (e *Engine) systemParam(name string) (string, bool) {
 			return v, true
 		}
 		return "off", true
+	case control.DurableIntervalParam:
+		return control.DurationParam(e.Meta.Catalog(), name, control.DefaultDurableInterval).String(), true
+	case control.NodeDeadTimeoutParam:
+		return control.DurationParam(e.Meta.Catalog(), name, control.DefaultNodeDeadTimeout).String(), true
 	}
 	return "", false
 }

@@ -138,3 +138,15 @@ func isTxEnd(p *parser.Statement) bool {
 	tc, ok := p.Utility.(*parser.TxControl)
 	return ok && (tc.Op == "COMMIT" || tc.Op == "ROLLBACK")
 }
+
+// waitDurable returns, for a session whose synchronous_commit asks that
+// writes survive the loss of their node (remote, remote_write or
+// remote_apply), once a durable checkpoint in shared storage holds every
+// write committed so far; at once otherwise.
+func (s *Session) waitDurable(ctx context.Context) error {
+	switch s.vars.values["synchronous_commit"] {
+	case "remote", "remote_write", "remote_apply":
+		return s.e.stream.WaitDurable(ctx, s.e.stream.Committed())
+	}
+	return nil
+}

@@ -216,6 +216,9 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 		}
 	}
 	st.s.lastCount = n
+	if err == nil {
+		err = st.s.waitDurable(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,9 @@ func (e *Engine) StateTables() ([]control.StateTableEntries, error) {
 // from other nodes.
 func (e *Engine) RemoteReads() control.ReadStats { return e.reader.Stats() }
 
+// Durable implements planner.Status.
+func (e *Engine) Durable() *control.DurableStatus { return e.stream.Durable() }
+
 // BarrierLatency implements planner.Status.
 func (e *Engine) BarrierLatency() latency.Summary { return e.stream.BarrierLatency() }
 

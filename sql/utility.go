@@ -135,7 +135,11 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		}
 		return done("ALTER SYSTEM"), nil
 	case *parser.RemoveNode:
-		if err := s.e.stream.RemoveNode(ctx, x.Node); err != nil {
+		remove := s.e.stream.RemoveNode
+		if x.Force {
+			remove = s.e.stream.ForceRemoveNode
+		}
+		if err := remove(ctx, x.Node); err != nil {
 			return nil, err
 		}
 		return done("ALTER SYSTEM"), nil

@@ -175,13 +175,21 @@ func (e *Engine) DropTable(tableID uint32) error {
 	if tableID == math.MaxUint32 {
 		return fmt.Errorf("storage: table id %d out of range", tableID)
 	}
-	return e.db.DeleteRange(appendBound(nil, TablePrefix(tableID)), appendBound(nil, TablePrefix(tableID+1)), pebble.Sync)
+	span := tableSpan(tableID)
+	return e.db.DeleteRange(span.Start, span.End, pebble.Sync)
+}
+
+// tableSpan returns the bare Pebble keys that bound a table's versions
+// (tableID < MaxUint32).
+func tableSpan(tableID uint32) pebble.KeyRange {
+	return pebble.KeyRange{Start: appendBound(nil, TablePrefix(tableID)), End: appendBound(nil, TablePrefix(tableID+1))}
 }
 
 // TableDiskUsage estimates the bytes that the keys of a table take in
 // storage files (writes still in memtables are not counted).
 func (e *Engine) TableDiskUsage(tableID uint32) (uint64, error) {
-	return e.db.EstimateDiskUsage(appendBound(nil, TablePrefix(tableID)), appendBound(nil, TablePrefix(tableID+1)))
+	span := tableSpan(tableID)
+	return e.db.EstimateDiskUsage(span.Start, span.End)
 }
 
 // VNodeDiskUsage estimates the bytes that the keys of one vnode of a table
@@ -202,10 +210,11 @@ func (e *Engine) Metrics() string { return e.db.Metrics().String() }
 
 // Rollback deletes every version written at an epoch after epoch (written
 // but never committed), durably, and returns how many it deleted. Recovery
-// calls it before any actor starts. It scans the whole store; a block
-// property filter on the epoch suffix can make it skip most blocks later.
+// calls it before any actor starts, and a restore from a durable
+// checkpoint with that checkpoint's epoch. It reads only the SST blocks
+// that hold versions newer than epoch (epochsProperty).
 func (e *Engine) Rollback(epoch uint64) (int, error) {
-	it, err := e.db.NewIter(nil)
+	it, err := e.db.NewIter(&pebble.IterOptions{PointKeyFilters: []pebble.BlockPropertyFilter{epochsFilter(epoch, math.MaxUint64-1)}})
 	if err != nil {
 		return 0, err
 	}

@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -40,7 +42,55 @@ func (e *Engine) ExportVNodes(r VNodeRange, from, to uint64, maxBytes int, emit 
 	if r.Hi <= r.Lo {
 		return fmt.Errorf("storage: export of an empty range (%s)", r)
 	}
-	span := r.span()
+	return e.export(r.span(), from, to, maxBytes, func(s SST) error { return emit(s.Data) })
+}
+
+// SST is an exported SST of one table's versions, with the vnodes of its
+// first and last keys.
+type SST struct {
+	Data   []byte
+	Table  uint32
+	Lo, Hi uint16
+}
+
+// ExportTables exports, as ExportVNodes does for one range, every table
+// in the store: for every key, its newest version at or before to if
+// that version is newer than from. Each SST holds one table's keys. A
+// durable checkpoint uploads (previous checkpoint, to], or, for a new
+// base, (0, to].
+func (e *Engine) ExportTables(from, to uint64, maxBytes int, emit func(SST) error) error {
+	var table uint32
+	for {
+		id, ok, err := e.nextTable(table)
+		if err != nil || !ok {
+			return err
+		}
+		if id == math.MaxUint32 {
+			return fmt.Errorf("storage: table id %d out of range", id)
+		}
+		if err := e.export(tableSpan(id), from, to, maxBytes, emit); err != nil {
+			return err
+		}
+		table = id + 1
+	}
+}
+
+// nextTable returns the first table id >= from that has a key in the
+// store.
+func (e *Engine) nextTable(from uint32) (uint32, bool, error) {
+	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: appendBound(nil, TablePrefix(from))})
+	if err != nil {
+		return 0, false, err
+	}
+	defer it.Close()
+	if !it.First() {
+		return 0, false, it.Error()
+	}
+	return binary.BigEndian.Uint32(it.Key()), true, nil
+}
+
+// export writes the versions of span that ExportVNodes describes.
+func (e *Engine) export(span pebble.KeyRange, from, to uint64, maxBytes int, emit func(SST) error) error {
 	io := &pebble.IterOptions{LowerBound: span.Start, UpperBound: span.End}
 	if from > 0 {
 		// A delta reads only the blocks holding versions of its epochs.
@@ -101,13 +151,17 @@ type sstWriter struct {
 	buf  *memWritable
 	w    *sstable.Writer
 	n    int
+	// first and last are the SST's first and last keys.
+	first, last []byte
 }
 
 func (s *sstWriter) set(key, value []byte) error {
 	if s.w == nil {
 		s.buf = &memWritable{}
 		s.w, s.n = sstable.NewWriter(s.buf, s.opts), 0
+		s.first = append(s.first[:0], key...)
 	}
+	s.last = append(s.last[:0], key...)
 	s.n += len(key) + len(value)
 	return s.w.Set(key, value)
 }
@@ -115,7 +169,7 @@ func (s *sstWriter) set(key, value []byte) error {
 func (s *sstWriter) size() int { return s.n }
 
 // flush finishes the SST being built, if any, and passes it to emit.
-func (s *sstWriter) flush(emit func([]byte) error) error {
+func (s *sstWriter) flush(emit func(SST) error) error {
 	if s.w == nil {
 		return nil
 	}
@@ -124,7 +178,8 @@ func (s *sstWriter) flush(emit func([]byte) error) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	return emit(s.buf.b)
+	return emit(SST{Data: s.buf.b, Table: binary.BigEndian.Uint32(s.first),
+		Lo: binary.BigEndian.Uint16(s.first[4:]), Hi: binary.BigEndian.Uint16(s.last[4:])})
 }
 
 // memWritable is an SST file in memory (objstorage.Writable).
@@ -143,17 +198,31 @@ func (e *Engine) IngestVNodes(ctx context.Context, ssts [][]byte) error {
 	if len(ssts) == 0 {
 		return nil
 	}
+	return e.IngestFiles(ctx, func(dir string) ([]string, error) {
+		paths := make([]string, len(ssts))
+		for i, b := range ssts {
+			paths[i] = filepath.Join(dir, fmt.Sprintf("%06d.sst", i))
+			if err := os.WriteFile(paths[i], b, 0o644); err != nil {
+				return nil, err
+			}
+		}
+		return paths, nil
+	})
+}
+
+// IngestFiles adds to this store the SSTs that write puts, in key order
+// and not overlapping, into dir (a temporary directory of the store's,
+// removed afterwards): the SSTs of a migration, or the files of a durable
+// checkpoint that a restore downloaded.
+func (e *Engine) IngestFiles(ctx context.Context, write func(dir string) ([]string, error)) error {
 	dir, err := os.MkdirTemp(e.dir, "ingest-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	paths := make([]string, len(ssts))
-	for i, b := range ssts {
-		paths[i] = filepath.Join(dir, fmt.Sprintf("%06d.sst", i))
-		if err := os.WriteFile(paths[i], b, 0o644); err != nil {
-			return err
-		}
+	paths, err := write(dir)
+	if err != nil || len(paths) == 0 {
+		return err
 	}
 	if err := e.db.Ingest(ctx, paths); err != nil {
 		return fmt.Errorf("storage: ingest: %w", err)

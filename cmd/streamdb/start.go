@@ -27,6 +27,7 @@ func runStart(args []string) error {
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "milliseconds between checkpoint barriers (DML also asks for one at once)")
 	parallelism := fs.Int("parallelism", 0, "default actors per fragment of a materialized view (0: the number of cores)")
 	cacheMB := fs.Int64("state-cache-mb", 0, "memory for cached operator state, in MiB; state beyond it stays in Pebble (0: an eighth of the machine's memory, at least 256)")
+	sharedStorage := fs.String("shared-storage", "", "shared storage for durable checkpoints, the same on every node: file:///path (a directory every node sees) or s3://bucket/prefix?endpoint=host:port (credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY); empty: state lives only on this node's disk")
 	debugAddr := fs.String("debug-addr", "", "address to serve Go's profiler on (/debug/pprof/), e.g. 127.0.0.1:6060; empty: off")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server's whole run to this file (go tool pprof reads it)")
 	_ = fs.Parse(args)
@@ -52,7 +53,7 @@ func runStart(args []string) error {
 	}
 	n, err := node.Start(node.Config{Listen: *listen, DataDir: *dataDir, ClusterAddr: *clusterAddr, AdvertiseAddr: *advertise,
 		NodeID: *nodeID, Join: joinAddrs, Voters: *voters, Logger: logger,
-		BarrierInterval: time.Duration(*barrierMS) * time.Millisecond, Parallelism: *parallelism, StateCacheBytes: *cacheMB << 20})
+		BarrierInterval: time.Duration(*barrierMS) * time.Millisecond, Parallelism: *parallelism, StateCacheBytes: *cacheMB << 20, SharedStorage: *sharedStorage})
 	if err != nil {
 		return err
 	}

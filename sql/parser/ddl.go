@@ -375,7 +375,7 @@ func (p *uparser) alter() (any, error) {
 				return nil, p.syntaxErr(p.i)
 			}
 			p.i++
-			return &RemoveNode{Node: tk.val}, nil
+			return &RemoveNode{Node: tk.val, Force: p.accept("force")}, nil
 		}
 		if p.accept("rebalance") {
 			r := &Rebalance{}

@@ -51,12 +51,19 @@ var showQueries = map[string]string{
 	"jobs":        "SELECT * FROM streamdb_catalog.rescale_jobs ORDER BY job_id",
 	"parallelism": "SELECT * FROM streamdb_catalog.fragments ORDER BY job_id, fragment_id, actor",
 	"nodes":       "SELECT * FROM streamdb_catalog.nodes ORDER BY id",
+	// SHOW DURABLE CHECKPOINT
+	"durable checkpoint": "SELECT * FROM streamdb_catalog.durable_checkpoint",
 }
 
 // parseStatement parses one statement; c.toks ends with the statement's
 // terminator (tkEOF, with val ";" when it was a semicolon).
 func parseStatement(c *cursor) (*Statement, error) {
-	if q, ok := showQueries[strings.ToLower(c.at(1).val)]; ok && c.at(0).is("show") && c.at(2).kind == tkEOF {
+	show := strings.ToLower(c.at(1).val)
+	end := 2
+	if c.at(2).kind != tkEOF {
+		show, end = show+" "+strings.ToLower(c.at(2).val), 3
+	}
+	if q, ok := showQueries[show]; ok && c.at(0).is("show") && c.at(end).kind == tkEOF {
 		sts, err := Parse(q)
 		if err != nil {
 			return nil, err

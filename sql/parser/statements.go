@@ -215,9 +215,11 @@ type AlterSystem struct {
 	Set *SetVar
 }
 
-// RemoveNode is ALTER SYSTEM REMOVE NODE 'id'.
+// RemoveNode is ALTER SYSTEM REMOVE NODE 'id' [FORCE]: FORCE removes a
+// node lost for good, whose work restores from shared storage.
 type RemoveNode struct {
-	Node string
+	Node  string
+	Force bool
 }
 
 // Rebalance is ALTER SYSTEM REBALANCE [WITH (...)], or, with Drain set,

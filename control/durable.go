@@ -1,0 +1,546 @@
+package control
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/objstorage/remote"
+	"github.com/streamdb/streamdb/cluster"
+	"github.com/streamdb/streamdb/dataflow"
+	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/rowkey"
+	"github.com/streamdb/streamdb/storage"
+	"google.golang.org/grpc"
+)
+
+// Durable checkpoints (DESIGN.md §9) keep the cluster's state in shared
+// storage, so that the survivors of a node lost for good take its work
+// over. Every DurableIntervalParam the leader picks the last committed
+// epoch D and has every node upload, as SSTs of at most durableSSTBytes,
+// the newest version at or before D of every key it holds that changed
+// since the previous durable checkpoint (a delta), or of every key (a
+// base, due once the deltas since the last base outweigh it). The files
+// become one Raft entry (meta.Durable). A node holds only true versions
+// of keys (committed ones, its own or copied with their epochs by a
+// migration), and the owner of a vnode at D holds every key's newest
+// version at or before D, so the union of the files has, for every key,
+// its newest version at or before D: a restore ingests them all.
+//
+// A node declared lost (ALTER SYSTEM REMOVE NODE 'n' FORCE, or
+// NodeDeadTimeoutParam after it was last heard of) has its actor slots
+// given to the others (meta.ForceRemoveNode); the next recovery rolls
+// every node back to D and each node replaces every table and vnode it
+// holds with the files' versions (restore), so sources rewind to their
+// offsets at D and everything after D is computed again. DML acknowledged
+// after D is lost, unless its session set synchronous_commit = 'remote':
+// its acknowledgement waited until a durable checkpoint held its epoch.
+
+// Cluster settings of durable checkpoints.
+const (
+	// DurableIntervalParam is the time between durable checkpoints.
+	DurableIntervalParam = "durable_checkpoint_interval"
+	// NodeDeadTimeoutParam is how long a node may be unheard of before
+	// the leader removes it as lost for good (0: never by itself).
+	NodeDeadTimeoutParam = "node_dead_timeout"
+	// DefaultDurableInterval and DefaultNodeDeadTimeout are their
+	// defaults.
+	DefaultDurableInterval = 10 * time.Second
+	DefaultNodeDeadTimeout = 60 * time.Second
+)
+
+// durableSSTBytes bounds the SSTs of a durable checkpoint.
+const durableSSTBytes = 8 << 20
+
+// restoreTimeout bounds a recovery that restores from shared storage.
+const restoreTimeout = 10 * time.Minute
+
+const (
+	durableService   = "streamdb.durable"
+	methodUpload     = "/" + durableService + "/Upload"
+	methodDurableNow = "/" + durableService + "/Now"
+)
+
+type uploadRequest struct {
+	From uint64 `json:"from"`
+	To   uint64 `json:"to"`
+}
+
+type uploadResponse struct {
+	Files []meta.SharedFile `json:"files"`
+	// RowIDs is the node's hidden row id high-water mark.
+	RowIDs int64 `json:"row_ids"`
+}
+
+// SharedStore is a node's side of durable checkpoints: it uploads what
+// the node holds to shared storage and restores from it.
+type SharedStore struct {
+	self   string
+	store  remote.Storage // nil: no shared storage
+	engine *storage.Engine
+	meta   *meta.Meta
+	log    *slog.Logger
+	// rowIDs is the node's allocator of hidden row ids.
+	rowIDs *rowIDs
+}
+
+// Configured reports whether the node has shared storage.
+func (d *SharedStore) Configured() bool { return d.store != nil }
+
+// errNoShared refuses what needs shared storage on a node without it.
+func errNoShared(node string) error {
+	return pgerror.New(pgerror.CodeObjectNotInState, "node %s has no shared storage", node).
+		WithHint("Start every node with --shared-storage file:///path (a directory all nodes see) or s3://bucket/prefix?endpoint=host:port.")
+}
+
+// upload writes to shared storage the newest version at or before to of
+// every key this node holds that changed after from, and returns the
+// files and the node's hidden row id high-water mark.
+func (d *SharedStore) upload(ctx context.Context, from, to uint64) (*uploadResponse, error) {
+	if d.store == nil {
+		return nil, errNoShared(d.self)
+	}
+	rowIDs := d.rowIDs.highWater()
+	var files []meta.SharedFile
+	prefix := fmt.Sprintf("%s-%s-e%020d-", d.meta.Catalog().ClusterID(), d.self, to)
+	err := d.engine.ExportTables(from, to, durableSSTBytes, func(s storage.SST) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := fmt.Sprintf("%s%06d.sst", prefix, len(files))
+		if err := d.put(name, s.Data); err != nil {
+			return fmt.Errorf("upload %s to shared storage: %w", name, err)
+		}
+		files = append(files, meta.SharedFile{Name: name, Node: d.self, Epoch: to, Table: s.Table, Lo: s.Lo, Hi: s.Hi, Size: int64(len(s.Data))})
+		return nil
+	})
+	if err != nil {
+		d.remove(files)
+		return nil, err
+	}
+	return &uploadResponse{Files: files, RowIDs: rowIDs}, nil
+}
+
+// put writes one object.
+func (d *SharedStore) put(name string, data []byte) error {
+	w, err := d.store.CreateObject(name)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(data); err != nil {
+		_ = w.Close()
+		return err
+	}
+	return w.Close()
+}
+
+// remove deletes files from shared storage, best effort (a file left
+// behind only takes space).
+func (d *SharedStore) remove(files []meta.SharedFile) {
+	for _, f := range files {
+		if err := d.store.Delete(f.Name); err != nil && !d.store.IsNotExistError(err) {
+			d.log.Warn("control: could not delete a file of shared storage", "file", f.Name, "err", err)
+		}
+	}
+}
+
+// restore replaces what this node holds of holdings with their state as
+// of the durable checkpoint of epoch: every version of each table goes,
+// the checkpoint's files of the table are ingested (oldest checkpoint
+// first), and what they bring of vnodes the node does not hold goes
+// again.
+func (d *SharedStore) restore(ctx context.Context, epoch uint64, holdings []dataflow.Holding) error {
+	if d.store == nil {
+		return errNoShared(d.self)
+	}
+	dur := d.meta.Durable()
+	if dur == nil || dur.Epoch != epoch {
+		return fmt.Errorf("control: restore from the durable checkpoint of epoch %d: this node knows of %v", epoch, dur)
+	}
+	for _, h := range holdings {
+		whole := storage.VNodeRange{Table: h.Table, Lo: 0, Hi: math.MaxUint16}
+		if err := d.engine.ExciseVNodes(ctx, whole); err != nil {
+			return err
+		}
+		held := make([]bool, rowkey.VNodes)
+		for _, v := range h.VNodes {
+			held[v] = true
+		}
+		covers := func(f meta.SharedFile) bool {
+			if h.VNodes == nil {
+				return true
+			}
+			for v := int(f.Lo); v <= int(f.Hi) && v < len(held); v++ {
+				if held[v] {
+					return true
+				}
+			}
+			return false
+		}
+		var files []meta.SharedFile
+		for _, f := range dur.Files {
+			if f.Table == h.Table && covers(f) {
+				files = append(files, f)
+			}
+		}
+		// One ingest per checkpoint and node: their files do not overlap.
+		slices.SortStableFunc(files, func(a, b meta.SharedFile) int {
+			return cmp.Or(cmp.Compare(a.Epoch, b.Epoch), strings.Compare(a.Node, b.Node))
+		})
+		for len(files) > 0 {
+			n := 1
+			for n < len(files) && files[n].Epoch == files[0].Epoch && files[n].Node == files[0].Node {
+				n++
+			}
+			group := files[:n]
+			files = files[n:]
+			err := d.engine.IngestFiles(ctx, func(dir string) ([]string, error) {
+				var paths []string
+				for _, f := range group {
+					p := filepath.Join(dir, filepath.Base(f.Name))
+					if err := d.download(ctx, f.Name, p); err != nil {
+						return nil, fmt.Errorf("restore %s from shared storage: %w", f.Name, err)
+					}
+					paths = append(paths, p)
+				}
+				return paths, nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		if h.VNodes == nil {
+			continue
+		}
+		for lo := 0; lo < len(held); {
+			if held[lo] {
+				lo++
+				continue
+			}
+			hi := lo
+			for hi < len(held) && !held[hi] {
+				hi++
+			}
+			if err := d.engine.ExciseVNodes(ctx, storage.VNodeRange{Table: h.Table, Lo: uint16(lo), Hi: uint16(hi)}); err != nil {
+				return err
+			}
+			lo = hi
+		}
+	}
+	return nil
+}
+
+// download copies an object of shared storage to the file path.
+func (d *SharedStore) download(ctx context.Context, name, path string) error {
+	r, size, err := d.store.ReadObject(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, min(size, 4<<20))
+	for off := int64(0); off < size; {
+		n := min(int64(len(buf)), size-off)
+		if err := r.ReadAt(ctx, buf[:n], off); err != nil {
+			_ = f.Close()
+			return err
+		}
+		if _, err := f.Write(buf[:n]); err != nil {
+			_ = f.Close()
+			return err
+		}
+		off += n
+	}
+	return errors.Join(f.Sync(), f.Close())
+}
+
+// service returns the durable checkpoints' service between nodes.
+func (d *SharedStore) service(c *Controller) *grpc.ServiceDesc {
+	return cluster.Service(durableService, []grpc.MethodDesc{
+		cluster.Unary("Upload", func(ctx context.Context, r *uploadRequest) (*uploadResponse, error) {
+			return d.upload(ctx, r.From, r.To)
+		}),
+		cluster.Unary("Now", func(context.Context, *empty) (*empty, error) {
+			c.durableNow()
+			return &empty{}, nil
+		}),
+	}, nil)
+}
+
+// durableNow asks this node's durable checkpoint loop, if it leads, for
+// a checkpoint at once.
+func (c *Controller) durableNow() {
+	select {
+	case c.durableKick <- struct{}{}:
+	default:
+	}
+}
+
+// durableLoop makes a durable checkpoint every DurableIntervalParam (and
+// at once when a session waits for one) while this node leads and has
+// shared storage, and removes nodes unheard of for NodeDeadTimeoutParam.
+func (s *Streaming) durableLoop(ctx context.Context) {
+	c := s.ctrl
+	if !c.shared.Configured() {
+		return
+	}
+	t := time.NewTimer(DefaultDurableInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-c.durableKick:
+		}
+		cat := s.meta.Catalog()
+		t.Reset(DurationParam(cat, DurableIntervalParam, DefaultDurableInterval))
+		if !s.meta.IsLeader() {
+			continue
+		}
+		s.removeDeadNodes(ctx, cat)
+		select {
+		case <-s.Ready():
+		default:
+			continue // recovering: the jobs' state is not settled
+		}
+		if err := s.durableCheckpoint(ctx); err != nil && ctx.Err() == nil {
+			s.opts.Logger.Warn("control: durable checkpoint failed; trying again at the next one", "err", err)
+		}
+	}
+}
+
+// durableCheckpoint makes the last committed epoch durable in shared
+// storage: every node uploads, and the files become one Raft entry.
+func (s *Streaming) durableCheckpoint(ctx context.Context) error {
+	if s.meta.Restore() != nil {
+		return nil
+	}
+	cur := s.meta.Durable()
+	epoch := s.meta.CommittedEpoch()
+	var prev uint64
+	base := true
+	if cur != nil {
+		if epoch <= cur.Epoch {
+			return nil
+		}
+		prev = cur.Epoch
+		base = cur.DeltaBytes >= max(cur.BaseBytes, 1)
+	}
+	from := prev
+	if base {
+		from = 0
+	}
+	began := time.Now()
+	nodes := memberIDs(s.meta.Catalog())
+	got := make([]*uploadResponse, len(nodes))
+	err := inParallel(len(nodes), func(i int) error {
+		var err error
+		got[i], err = s.ctrl.uploadOn(ctx, nodes[i], from, epoch)
+		return err
+	})
+	var files []meta.SharedFile
+	var rowIDs int64
+	for _, r := range got {
+		if r != nil {
+			files = append(files, r.Files...)
+			rowIDs = max(rowIDs, r.RowIDs)
+		}
+	}
+	if err != nil {
+		s.ctrl.shared.remove(files)
+		return err
+	}
+	replaced, err := s.meta.RecordDurable(ctx, prev, epoch, base, files, time.Now().UnixMilli(), rowIDs)
+	if err != nil {
+		if pgerror.Code(err) == pgerror.CodeObjectNotInState {
+			// Refused, so not recorded: nothing refers to the files.
+			s.ctrl.shared.remove(files)
+		}
+		return err
+	}
+	var bytes int64
+	for _, f := range files {
+		bytes += f.Size
+	}
+	s.ctrl.shared.remove(namesOnly(replaced))
+	s.opts.Logger.Info("control: durable checkpoint", "epoch", epoch, "base", base, "files", len(files), "bytes", bytes, "took", time.Since(began).Round(time.Millisecond))
+	return nil
+}
+
+// namesOnly wraps object names as files (for remove).
+func namesOnly(names []string) []meta.SharedFile {
+	out := make([]meta.SharedFile, len(names))
+	for i, n := range names {
+		out[i].Name = n
+	}
+	return out
+}
+
+// uploadOn has node upload (from, to] to shared storage.
+func (c *Controller) uploadOn(ctx context.Context, node string, from, to uint64) (*uploadResponse, error) {
+	if node == c.self {
+		return c.shared.upload(ctx, from, to)
+	}
+	addr, err := c.meta.NodeAddr(node)
+	if err != nil {
+		return nil, err
+	}
+	r, err := cluster.Call[uploadResponse](ctx, c.client, addr, methodUpload, &uploadRequest{From: from, To: to})
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", node, err)
+	}
+	return r, nil
+}
+
+// removeDeadNodes removes, as lost for good, every node not heard of for
+// NodeDeadTimeoutParam.
+func (s *Streaming) removeDeadNodes(ctx context.Context, cat *meta.Catalog) {
+	timeout := DurationParam(cat, NodeDeadTimeoutParam, DefaultNodeDeadTimeout)
+	if timeout <= 0 || s.meta.Durable() == nil {
+		return
+	}
+	for _, m := range s.meta.Members() {
+		if m.Up {
+			continue
+		}
+		// Never heard of since this node leads: count from when it took
+		// over, so that a new leader gives every node its full timeout.
+		since := m.LastHeartbeat
+		if since.IsZero() || since.Before(s.ctrl.ledSince()) {
+			since = s.ctrl.ledSince()
+		}
+		if time.Since(since) < timeout {
+			continue
+		}
+		s.opts.Logger.Warn("control: a node was not heard of for node_dead_timeout; removing it as lost and restoring its work from shared storage", "node", m.ID, "timeout", timeout)
+		if err := s.ForceRemoveNode(ctx, m.ID); err != nil {
+			s.opts.Logger.Warn("control: removing a lost node failed", "node", m.ID, "err", err)
+		}
+	}
+}
+
+// ForceRemoveNode removes node id, lost for good (its disk gone): its
+// work goes to the other nodes, and every job restarts from the last
+// durable checkpoint in shared storage.
+func (s *Streaming) ForceRemoveNode(ctx context.Context, id string) error {
+	if !s.ctrl.shared.Configured() {
+		return errNoShared(s.meta.NodeID())
+	}
+	if id == s.meta.NodeID() {
+		return pgerror.New(pgerror.CodeObjectInUse, "node %q is the node of this session", id).
+			WithHint("Connect to another node to remove this one.")
+	}
+	if err := s.meta.ForceRemoveNode(ctx, id); err != nil {
+		return err
+	}
+	s.opts.Logger.Warn("control: node removed as lost; every job restores from the last durable checkpoint", "node", id)
+	return s.undrain(ctx, id)
+}
+
+// WaitDurable returns once a durable checkpoint holds epoch (what a
+// session with synchronous_commit = 'remote' waits for before it
+// acknowledges a write), asking the leader for one at once. Without
+// shared storage it returns at once: the node's disk is the durable
+// level then, as synchronous_commit without standbys in PostgreSQL.
+func (s *Streaming) WaitDurable(ctx context.Context, epoch uint64) error {
+	if !s.ctrl.shared.Configured() {
+		return nil
+	}
+	asked := false
+	for {
+		if d := s.meta.Durable(); d != nil && d.Epoch >= epoch {
+			return nil
+		}
+		if !asked && s.meta.CommittedEpoch() >= epoch {
+			s.ctrl.askDurableNow(ctx)
+			asked = true
+		}
+		if err := sleep(ctx, 10*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// askDurableNow asks the leader for a durable checkpoint at once.
+func (c *Controller) askDurableNow(ctx context.Context) {
+	if c.meta.IsLeader() {
+		c.durableNow()
+		return
+	}
+	if addr := c.meta.LeaderAddr(); addr != "" {
+		if _, err := cluster.Call[empty](ctx, c.client, addr, methodDurableNow, &empty{}); err != nil {
+			c.log.Debug("control: asking the leader for a durable checkpoint failed", "err", err)
+		}
+	}
+}
+
+// DurableStatus describes the last durable checkpoint for SHOW DURABLE
+// CHECKPOINT: nil without shared storage.
+type DurableStatus struct {
+	Epoch, BaseEpoch      uint64
+	Files                 int
+	BaseBytes, DeltaBytes int64
+	At                    time.Time
+	// Restoring names the lost node whose removal a restore follows.
+	Restoring string
+}
+
+// Durable returns the state of durable checkpoints, nil without shared
+// storage.
+func (s *Streaming) Durable() *DurableStatus {
+	if !s.ctrl.shared.Configured() {
+		return nil
+	}
+	st := &DurableStatus{}
+	if d := s.meta.Durable(); d != nil {
+		st.Epoch, st.BaseEpoch, st.Files, st.BaseBytes, st.DeltaBytes = d.Epoch, d.BaseEpoch, len(d.Files), d.BaseBytes, d.DeltaBytes
+		st.At = time.UnixMilli(d.At)
+	}
+	if r := s.meta.Restore(); r != nil {
+		st.Restoring = r.Node
+	}
+	return st
+}
+
+// DurationParam returns a cluster setting that holds a duration (see
+// ParseDuration), or def when it is not set.
+func DurationParam(cat *meta.Catalog, name string, def time.Duration) time.Duration {
+	if v, ok := cat.System(name); ok {
+		if d, err := ParseDuration(v); err == nil {
+			return d
+		}
+	}
+	return def
+}
+
+// ParseDuration parses a setting's duration as PostgreSQL writes them:
+// a number of milliseconds, or a number with a unit (ms, s, min, h), or
+// off (0).
+func ParseDuration(v string) (time.Duration, error) {
+	v = strings.TrimSpace(strings.ToLower(v))
+	if v == "off" {
+		return 0, nil
+	}
+	if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms >= 0 {
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	d, err := time.ParseDuration(strings.Replace(strings.ReplaceAll(v, " ", ""), "min", "m", 1))
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("invalid duration %q: write a number of milliseconds or one with a unit (ms, s, min, h)", v)
+	}
+	return d, nil
+}
