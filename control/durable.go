@@ -455,14 +455,21 @@ func (s *Streaming) ForceRemoveNode(ctx context.Context, id string) error {
 // session with synchronous_commit = 'remote' waits for before it
 // acknowledges a write), asking the leader for one at once. Without
 // shared storage it returns at once: the node's disk is the durable
-// level then, as synchronous_commit without standbys in PostgreSQL.
+// level then, as synchronous_commit without standbys in PostgreSQL. It
+// fails with 40001 if a node was lost before epoch was durable: the
+// restore that followed rolled the write back.
 func (s *Streaming) WaitDurable(ctx context.Context, epoch uint64) error {
 	if !s.ctrl.shared.Configured() {
 		return nil
 	}
 	asked := false
 	for {
-		if d := s.meta.Durable(); d != nil && d.Epoch >= epoch {
+		d := s.meta.Durable()
+		if d != nil && d.RolledBack(epoch) {
+			return pgerror.New(pgerror.CodeSerializationFailure, "the write was rolled back: a node was lost before shared storage held its epoch %d", epoch).
+				WithHint("The write was not applied; run it again.")
+		}
+		if d != nil && d.Epoch >= epoch {
 			return nil
 		}
 		if !asked && s.meta.CommittedEpoch() >= epoch {

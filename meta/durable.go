@@ -39,6 +39,29 @@ type Durable struct {
 	// RowIDs is above every hidden row id any node had handed out when
 	// it uploaded: a node that takes over tables continues after it.
 	RowIDs int64 `json:"row_ids,omitempty"`
+	// Restores are the latest restores from durable checkpoints (at most
+	// maxRestores), oldest first.
+	Restores []Restored `json:"restores,omitempty"`
+}
+
+// Restored is a restore from a durable checkpoint: the epochs (To, At]
+// were committed and rolled back by it.
+type Restored struct {
+	To uint64 `json:"to"`
+	At uint64 `json:"at"`
+}
+
+// maxRestores bounds Durable.Restores.
+const maxRestores = 16
+
+// RolledBack reports whether a restore rolled committed epoch back.
+func (d *Durable) RolledBack(epoch uint64) bool {
+	for _, r := range d.Restores {
+		if r.To < epoch && epoch <= r.At {
+			return true
+		}
+	}
+	return false
 }
 
 // RestorePoint is a restore of every job from the durable checkpoint of
@@ -112,6 +135,9 @@ func (f *fsm) applyDurable(p *durableCmd) ([]string, error) {
 		size += fl.Size
 	}
 	d := &Durable{Epoch: p.Epoch, At: p.At, RowIDs: p.RowIDs}
+	if cur != nil {
+		d.Restores = cur.Restores
+	}
 	var replaced []string
 	if p.Base {
 		d.BaseEpoch, d.BaseBytes, d.Files = p.Epoch, size, p.Files
@@ -157,6 +183,10 @@ func (f *fsm) forceRemove(cat *Catalog, id string) (*Catalog, error) {
 	if r := f.restore.Load(); r == nil || r.Epoch != d.Epoch {
 		f.restore.Store(&RestorePoint{Epoch: d.Epoch, Fence: f.fence, Node: id})
 	}
+	nd := *d
+	nd.Restores = append(slices.Clip(d.Restores), Restored{To: d.Epoch, At: f.committed.Load()})
+	nd.Restores = nd.Restores[max(0, len(nd.Restores)-maxRestores):]
+	f.durable.Store(&nd)
 	return cat, nil
 }
 

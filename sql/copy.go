@@ -88,17 +88,17 @@ func (ci *copyIn) write(ctx context.Context, rows [][]types.Datum) (int64, error
 		for _, row := range rows {
 			block = types.AppendRow(block, row)
 		}
-		n, err := e.forwardDML(ctx, node, &dmlRequest{SQL: ci.sql, Rows: block})
+		n, epoch, err := e.forwardDML(ctx, node, &dmlRequest{SQL: ci.sql, Rows: block})
 		if err != nil {
 			return n, err
 		}
-		return n, ci.s.waitDurable(ctx)
+		return n, ci.s.waitDurable(ctx, epoch)
 	}
-	n, _, err := e.runDML(expr.NewCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows})
+	n, epoch, err := e.runDML(expr.NewCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows})
 	if err != nil {
 		return n, err
 	}
-	return n, ci.s.waitDurable(ctx)
+	return n, ci.s.waitDurable(ctx, epoch)
 }
 
 // Next implements pgwire.Rows: COPY returns no rows.

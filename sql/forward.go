@@ -73,26 +73,26 @@ func paramOIDs(ts []types.T) []types.OID {
 	return out
 }
 
-// forwardDML runs req on node and returns its row count once the epoch
-// that committed it is committed on this node too (a read after it sees
+// forwardDML runs req on node and returns its row count and the epoch
+// that committed it once that epoch is committed on this node too (a read after it sees
 // the write). While the node is down it waits for it to come back; if the
 // connection breaks after the statement was sent, its outcome is unknown,
 // as when a client's connection breaks.
-func (e *Engine) forwardDML(ctx context.Context, node string, req *dmlRequest) (int64, error) {
+func (e *Engine) forwardDML(ctx context.Context, node string, req *dmlRequest) (int64, uint64, error) {
 	addr, err := e.Meta.NodeAddr(node)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	req.CatalogIndex = e.Meta.AppliedIndex()
 	resp, err := cluster.Call[dmlResponse](ctx, e.Meta.Client(), addr, methodForwarded, req, cluster.WhenReachable)
 	if status.Code(err) == codes.Unavailable {
-		return 0, pgerror.New(pgerror.CodeConnectionFailure, "the connection to node %s, which writes table rows of this statement, broke while it ran: whether it was applied is unknown", node).
+		return 0, 0, pgerror.New(pgerror.CodeConnectionFailure, "the connection to node %s, which writes table rows of this statement, broke while it ran: whether it was applied is unknown", node).
 			WithHint("Check the table's contents before retrying.")
 	}
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return resp.Count, e.stream.WaitCommitted(ctx, resp.Epoch)
+	return resp.Count, resp.Epoch, e.stream.WaitCommitted(ctx, resp.Epoch)
 }
 
 // dmlService runs DML forwarded from other nodes.

@@ -141,12 +141,12 @@ func isTxEnd(p *parser.Statement) bool {
 
 // waitDurable returns, for a session whose synchronous_commit asks that
 // writes survive the loss of their node (remote, remote_write or
-// remote_apply), once a durable checkpoint in shared storage holds every
-// write committed so far; at once otherwise.
-func (s *Session) waitDurable(ctx context.Context) error {
+// remote_apply), once a durable checkpoint in shared storage holds the
+// epoch of its write; at once otherwise.
+func (s *Session) waitDurable(ctx context.Context, epoch uint64) error {
 	switch s.vars.values["synchronous_commit"] {
 	case "remote", "remote_write", "remote_apply":
-		return s.e.stream.WaitDurable(ctx, s.e.stream.Committed())
+		return s.e.stream.WaitDurable(ctx, epoch)
 	}
 	return nil
 }

@@ -205,7 +205,7 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 	}
 	var n int64
 	if node := st.s.e.writer(dmlTable(st.dml)); node != st.s.e.Meta.NodeID() {
-		n, err = st.s.e.forwardDML(ctx, node, &dmlRequest{SQL: st.parsed.SQL, ParamOIDs: paramOIDs(st.params), Params: types.AppendRow(nil, params)})
+		n, st.s.lastEpoch, err = st.s.e.forwardDML(ctx, node, &dmlRequest{SQL: st.parsed.SQL, ParamOIDs: paramOIDs(st.params), Params: types.AppendRow(nil, params)})
 	} else {
 		// A write a recovery rolled back was not applied: run it again.
 		for attempt := 0; ; attempt++ {
@@ -217,7 +217,7 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 	}
 	st.s.lastCount = n
 	if err == nil {
-		err = st.s.waitDurable(ctx)
+		err = st.s.waitDurable(ctx, st.s.lastEpoch)
 	}
 	if err != nil {
 		return nil, err

@@ -50,18 +50,19 @@ func (n *clusterNode) restart(t *testing.T) {
 }
 
 // startCluster runs n streamdb processes on loopback: the first starts the
-// cluster, the others join it. It returns them in order.
-func startCluster(t *testing.T, n int) []*clusterNode {
+// cluster, the others join it; every one gets the flags extra. It returns
+// them in order.
+func startCluster(t *testing.T, n int, extra ...string) []*clusterNode {
 	t.Helper()
 	return startClusterWith(t, n, func(int) (string, string) {
 		a := freeAddr(t)
 		return a, a
-	})
+	}, extra...)
 }
 
 // startClusterWith is startCluster with node i's cluster address and the
 // address it advertises from addrs.
-func startClusterWith(t *testing.T, n int, addrs func(i int) (cluster, advertise string)) []*clusterNode {
+func startClusterWith(t *testing.T, n int, addrs func(i int) (cluster, advertise string), extra ...string) []*clusterNode {
 	t.Helper()
 	var first string
 	var nodes []*clusterNode
@@ -76,6 +77,7 @@ func startClusterWith(t *testing.T, n int, addrs func(i int) (cluster, advertise
 		} else {
 			flags = append(flags, "--join", first)
 		}
+		flags = append(flags, extra...)
 		node := &clusterNode{dataDir: t.TempDir(), flags: flags}
 		node.process = startProcess(t, node.dataDir, freeAddr(t), flags...)
 		t.Cleanup(func() { node.stop(t) })
