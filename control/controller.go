@@ -45,8 +45,9 @@ type Controller struct {
 	local *Worker
 	// shared is the node's side of durable checkpoints; durableKick asks
 	// the leader's loop for one at once.
-	shared      *SharedStore
-	durableKick chan struct{}
+	shared        *SharedStore
+	durableKick   chan struct{}
+	durableFailed atomic.Pointer[durableFailure]
 	// leading is when this node last became the leader (Unix nanos; 0:
 	// it does not lead).
 	leading atomic.Int64
@@ -135,6 +136,7 @@ func newController(ctx context.Context, spawn func(func()), self string, m *meta
 	c.reader.owners = rt.TableOwners
 	c.transfer = NewTransfer(ctx, spawn, self, m, st, rt, c.reader, log)
 	c.local.transfer = c.transfer
+	c.transfer.shared = c.shared
 	rt.SetCluster(self, transport{c.queues}, c.reader)
 	rt.SetMigrator(c.transfer)
 	return c

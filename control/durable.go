@@ -53,6 +53,14 @@ const (
 	// NodeDeadTimeoutParam is how long a node may be unheard of before
 	// the leader removes it as lost for good (0: never by itself).
 	NodeDeadTimeoutParam = "node_dead_timeout"
+	// MigrationHandoffParam is how a migration's new owner gets the
+	// moved vnodes' state: HandoffCopy (default), every byte from the
+	// old owner, or HandoffReference, what the last durable checkpoint
+	// holds from shared storage and only what changed since from the old
+	// owner.
+	MigrationHandoffParam = "migration_handoff"
+	HandoffCopy           = "copy"
+	HandoffReference      = "reference"
 	// DefaultDurableInterval and DefaultNodeDeadTimeout are their
 	// defaults.
 	DefaultDurableInterval = 10 * time.Second
@@ -187,37 +195,9 @@ func (d *SharedStore) restore(ctx context.Context, epoch uint64, holdings []data
 			}
 			return false
 		}
-		var files []meta.SharedFile
-		for _, f := range dur.Files {
-			if f.Table == h.Table && covers(f) {
-				files = append(files, f)
-			}
-		}
-		// One ingest per checkpoint and node: their files do not overlap.
-		slices.SortStableFunc(files, func(a, b meta.SharedFile) int {
-			return cmp.Or(cmp.Compare(a.Epoch, b.Epoch), strings.Compare(a.Node, b.Node))
-		})
-		for len(files) > 0 {
-			n := 1
-			for n < len(files) && files[n].Epoch == files[0].Epoch && files[n].Node == files[0].Node {
-				n++
-			}
-			group := files[:n]
-			files = files[n:]
-			err := d.engine.IngestFiles(ctx, func(dir string) ([]string, error) {
-				var paths []string
-				for _, f := range group {
-					p := filepath.Join(dir, filepath.Base(f.Name))
-					if err := d.download(ctx, f.Name, p); err != nil {
-						return nil, fmt.Errorf("restore %s from shared storage: %w", f.Name, err)
-					}
-					paths = append(paths, p)
-				}
-				return paths, nil
-			})
-			if err != nil {
-				return err
-			}
+		groups := chainGroups(dur.Files, func(f meta.SharedFile) bool { return f.Table == h.Table && covers(f) })
+		if _, err := d.engine.IngestMerged(ctx, nil, d.fetcher(ctx, groups)); err != nil {
+			return err
 		}
 		if h.VNodes == nil {
 			continue
@@ -238,6 +218,76 @@ func (d *SharedStore) restore(ctx context.Context, epoch uint64, holdings []data
 		}
 	}
 	return nil
+}
+
+// chainGroups returns the files for which keep holds, grouped per
+// checkpoint and node, newest checkpoint first: the files of a group do
+// not overlap (storage.Engine.IngestMerged).
+func chainGroups(files []meta.SharedFile, keep func(meta.SharedFile) bool) [][]meta.SharedFile {
+	var kept []meta.SharedFile
+	for _, f := range files {
+		if keep(f) {
+			kept = append(kept, f)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b meta.SharedFile) int {
+		return cmp.Or(cmp.Compare(b.Epoch, a.Epoch), strings.Compare(a.Node, b.Node))
+	})
+	var groups [][]meta.SharedFile
+	for len(kept) > 0 {
+		n := 1
+		for n < len(kept) && kept[n].Epoch == kept[0].Epoch && kept[n].Node == kept[0].Node {
+			n++
+		}
+		groups = append(groups, kept[:n])
+		kept = kept[n:]
+	}
+	return groups
+}
+
+// fetcher returns what downloads the files of groups into a directory
+// (storage.Engine.IngestMerged): their paths, grouped alike.
+func (d *SharedStore) fetcher(ctx context.Context, groups [][]meta.SharedFile) func(dir string) ([][]string, error) {
+	return func(dir string) ([][]string, error) {
+		var out [][]string
+		for _, g := range groups {
+			var paths []string
+			for _, f := range g {
+				p := filepath.Join(dir, filepath.Base(f.Name))
+				if err := d.download(ctx, f.Name, p); err != nil {
+					return nil, fmt.Errorf("fetch %s from shared storage: %w", f.Name, err)
+				}
+				paths = append(paths, p)
+			}
+			out = append(out, paths)
+		}
+		return out, nil
+	}
+}
+
+// take ingests the versions of ranges (sorted, one table's vnodes each)
+// that the last durable checkpoint holds: a migration's reference
+// handoff, which fetches from shared storage what the checkpoint holds
+// instead of copying it from the old owner. It returns the checkpoint's
+// epoch (0: none, nothing taken) and the bytes ingested.
+func (d *SharedStore) take(ctx context.Context, ranges []storage.VNodeRange) (uint64, int64, error) {
+	dur := d.meta.Durable()
+	if d.store == nil || dur == nil {
+		return 0, 0, nil
+	}
+	overlaps := func(f meta.SharedFile) bool {
+		for _, r := range ranges {
+			if f.Table == r.Table && int(f.Lo) < int(r.Hi) && int(f.Hi) >= int(r.Lo) {
+				return true
+			}
+		}
+		return false
+	}
+	n, err := d.engine.IngestMerged(ctx, ranges, d.fetcher(ctx, chainGroups(dur.Files, overlaps)))
+	if err != nil {
+		return 0, n, err
+	}
+	return dur.Epoch, n, nil
 }
 
 // download copies an object of shared storage to the file path.
@@ -273,20 +323,49 @@ func (d *SharedStore) service(c *Controller) *grpc.ServiceDesc {
 		cluster.Unary("Upload", func(ctx context.Context, r *uploadRequest) (*uploadResponse, error) {
 			return d.upload(ctx, r.From, r.To)
 		}),
-		cluster.Unary("Now", func(context.Context, *empty) (*empty, error) {
-			c.durableNow()
-			return &empty{}, nil
+		cluster.Unary("Now", func(context.Context, *empty) (*durableNowResponse, error) {
+			return c.durableNow(), nil
 		}),
 	}, nil)
 }
 
+// durableNowResponse tells since when and why the leader's durable
+// checkpoints fail (empty: they do not).
+type durableNowResponse struct {
+	Failing string    `json:"failing,omitempty"`
+	Since   time.Time `json:"since"`
+}
+
+// durableFailure is why durable checkpoints fail, since when.
+type durableFailure struct {
+	err   string
+	since time.Time
+}
+
 // durableNow asks this node's durable checkpoint loop, if it leads, for
-// a checkpoint at once.
-func (c *Controller) durableNow() {
+// a checkpoint at once, and tells whether its checkpoints fail.
+func (c *Controller) durableNow() *durableNowResponse {
 	select {
 	case c.durableKick <- struct{}{}:
 	default:
 	}
+	if f := c.durableFailed.Load(); f != nil {
+		return &durableNowResponse{Failing: f.err, Since: f.since}
+	}
+	return &durableNowResponse{}
+}
+
+// noteDurable records the outcome of a durable checkpoint.
+func (c *Controller) noteDurable(err error) {
+	if err == nil {
+		c.durableFailed.Store(nil)
+		return
+	}
+	since := time.Now()
+	if f := c.durableFailed.Load(); f != nil {
+		since = f.since
+	}
+	c.durableFailed.Store(&durableFailure{err: err.Error(), since: since})
 }
 
 // durableLoop makes a durable checkpoint every DurableIntervalParam (and
@@ -317,7 +396,9 @@ func (s *Streaming) durableLoop(ctx context.Context) {
 		default:
 			continue // recovering: the jobs' state is not settled
 		}
-		if err := s.durableCheckpoint(ctx); err != nil && ctx.Err() == nil {
+		err := s.durableCheckpoint(ctx)
+		c.noteDurable(err)
+		if err != nil && ctx.Err() == nil {
 			s.opts.Logger.Warn("control: durable checkpoint failed; trying again at the next one", "err", err)
 		}
 	}
@@ -462,7 +543,7 @@ func (s *Streaming) WaitDurable(ctx context.Context, epoch uint64) error {
 	if !s.ctrl.shared.Configured() {
 		return nil
 	}
-	asked := false
+	var asked time.Time
 	for {
 		d := s.meta.Durable()
 		if d != nil && d.RolledBack(epoch) {
@@ -472,9 +553,14 @@ func (s *Streaming) WaitDurable(ctx context.Context, epoch uint64) error {
 		if d != nil && d.Epoch >= epoch {
 			return nil
 		}
-		if !asked && s.meta.CommittedEpoch() >= epoch {
-			s.ctrl.askDurableNow(ctx)
-			asked = true
+		if time.Since(asked) >= time.Second && s.meta.CommittedEpoch() >= epoch {
+			// Asked again every second: the leader may have changed, and
+			// its answer says whether its checkpoints fail.
+			asked = time.Now()
+			if r := s.ctrl.askDurableNow(ctx); r.Failing != "" && time.Since(r.Since) >= durableFailAfter {
+				return pgerror.New(pgerror.CodeIOError, "the write is committed, but no durable checkpoint reached shared storage for %v: %s", time.Since(r.Since).Round(time.Second), r.Failing).
+					WithHint("Check that shared storage (--shared-storage) is reachable and has room on every node; the write survives anything but the loss of its node's disk meanwhile.")
+			}
 		}
 		if err := sleep(ctx, 10*time.Millisecond); err != nil {
 			return err
@@ -482,17 +568,24 @@ func (s *Streaming) WaitDurable(ctx context.Context, epoch uint64) error {
 	}
 }
 
-// askDurableNow asks the leader for a durable checkpoint at once.
-func (c *Controller) askDurableNow(ctx context.Context) {
+// durableFailAfter is how long durable checkpoints may fail before a
+// write that waits for one is told so.
+const durableFailAfter = 30 * time.Second
+
+// askDurableNow asks the leader for a durable checkpoint at once and
+// returns whether its checkpoints fail.
+func (c *Controller) askDurableNow(ctx context.Context) *durableNowResponse {
 	if c.meta.IsLeader() {
-		c.durableNow()
-		return
+		return c.durableNow()
 	}
 	if addr := c.meta.LeaderAddr(); addr != "" {
-		if _, err := cluster.Call[empty](ctx, c.client, addr, methodDurableNow, &empty{}); err != nil {
-			c.log.Debug("control: asking the leader for a durable checkpoint failed", "err", err)
+		r, err := cluster.Call[durableNowResponse](ctx, c.client, addr, methodDurableNow, &empty{})
+		if err == nil {
+			return r
 		}
+		c.log.Debug("control: asking the leader for a durable checkpoint failed", "err", err)
 	}
+	return &durableNowResponse{}
 }
 
 // DurableStatus describes the last durable checkpoint for SHOW DURABLE

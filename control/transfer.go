@@ -1,6 +1,7 @@
 package control
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -75,6 +76,9 @@ type Transfer struct {
 	local  *storage.Engine
 	rt     *dataflow.Runtime
 	reader *Reader
+	// shared, with migration_handoff = 'reference', gives a pre-copy
+	// what the last durable checkpoint holds of its vnodes.
+	shared *SharedStore
 
 	// jobMu serializes, per job, the pre-copies, fetches and drops of its
 	// vnodes on this node, which check what its actors own: a rescale run
@@ -237,8 +241,20 @@ func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes 
 	}
 	t.mu.Unlock()
 	unlock()
-	var total int64
+	var total, fromShared int64
 	var copied uint64
+	if v, _ := t.meta.Catalog().System(MigrationHandoffParam); v == HandoffReference {
+		// Reference handoff: the durable checkpoint's files give the
+		// state as of its epoch; the old owner sends only what changed
+		// since.
+		sorted := slices.SortedFunc(slices.Values(ranges), func(a, b storage.VNodeRange) int {
+			return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Lo, b.Lo))
+		})
+		var err error
+		if copied, fromShared, err = t.shared.take(ctx, sorted); err != nil {
+			return 0, err
+		}
+	}
 	for round := 0; round < preCopyRounds; round++ {
 		to := t.rt.Barriers().Committed()
 		if to <= copied {
@@ -264,7 +280,7 @@ func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes 
 			t.copied[jv] = preCopied{from, copied}
 		}
 	}
-	t.log.Info("control: pre-copied moving vnodes", "job", job, "from", from, "vnodes", len(vnodes), "epoch", copied, "bytes", total, "took", time.Since(start))
+	t.log.Info("control: pre-copied moving vnodes", "job", job, "from", from, "vnodes", len(vnodes), "epoch", copied, "bytes", total, "shared_bytes", fromShared, "took", time.Since(start))
 	return total, nil
 }
 

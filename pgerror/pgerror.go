@@ -60,6 +60,7 @@ const (
 	CodeProgramLimitExceeded        = "54000"
 	CodeObjectInUse                 = "55006"
 	CodeObjectNotInState            = "55000"
+	CodeIOError                     = "58030"
 	CodeInvalidParameterNumber      = "08P01"
 )
 

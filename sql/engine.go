@@ -83,6 +83,11 @@ func (e *Engine) alterSystem(ctx context.Context, name, value string) error {
 			return pgerror.New(pgerror.CodeInvalidParameterValue, "%s must be on or off", name)
 		}
 		return e.Meta.SetSystem(ctx, name, map[bool]string{true: "on", false: "off"}[b])
+	case control.MigrationHandoffParam:
+		if value != control.HandoffCopy && value != control.HandoffReference {
+			return pgerror.New(pgerror.CodeInvalidParameterValue, "%s must be %s or %s", name, control.HandoffCopy, control.HandoffReference)
+		}
+		return e.Meta.SetSystem(ctx, name, value)
 	case control.DurableIntervalParam, control.NodeDeadTimeoutParam:
 		d, err := control.ParseDuration(value)
 		if err != nil {
@@ -98,7 +103,7 @@ func (e *Engine) alterSystem(ctx context.Context, name, value string) error {
 }
 
 // systemParams are the cluster settings ALTER SYSTEM SET sets.
-var systemParams = []string{control.BarrierIntervalParam, control.AutoRebalanceParam, control.DurableIntervalParam, control.NodeDeadTimeoutParam}
+var systemParams = []string{control.BarrierIntervalParam, control.AutoRebalanceParam, control.DurableIntervalParam, control.NodeDeadTimeoutParam, control.MigrationHandoffParam}
 
 // systemParam returns a cluster setting's current value.
 func (e *Engine) systemParam(name string) (string, bool) {
@@ -117,6 +122,11 @@ func (e *Engine) systemParam(name string) (string, bool) {
 		return control.DurationParam(e.Meta.Catalog(), name, control.DefaultDurableInterval).String(), true
 	case control.NodeDeadTimeoutParam:
 		return control.DurationParam(e.Meta.Catalog(), name, control.DefaultNodeDeadTimeout).String(), true
+	case control.MigrationHandoffParam:
+		if v, ok := e.Meta.Catalog().System(name); ok {
+			return v, true
+		}
+		return control.HandoffCopy, true
 	}
 	return "", false
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // VNodeRange names the keys of the vnodes [Lo, Hi) of one table: the unit
@@ -128,6 +129,13 @@ func (e *Engine) export(span pebble.KeyRange, from, to uint64, maxBytes int, emi
 			if err != nil {
 				return err
 			}
+			if w.w != nil && w.size() >= blockCutBytes && vnodeBlock(k) != vnodeBlock(w.first) {
+				// A reader of a few vnodes (a migration taking them from
+				// a durable checkpoint) reads few blocks' SSTs.
+				if err := w.flush(emit); err != nil {
+					return err
+				}
+			}
 			if err := w.set(k, v); err != nil {
 				return err
 			}
@@ -144,6 +152,16 @@ func (e *Engine) export(span pebble.KeyRange, from, to uint64, maxBytes int, emi
 	}
 	return w.flush(emit)
 }
+
+// An exported SST of at least blockCutBytes ends where a block of
+// blockVNodes vnodes does.
+const (
+	blockCutBytes = 1 << 20
+	blockVNodes   = 16
+)
+
+// vnodeBlock returns the block of blockVNodes vnodes of a stored key.
+func vnodeBlock(k []byte) uint16 { return binary.BigEndian.Uint16(k[4:]) / blockVNodes }
 
 // sstWriter builds SSTs in memory, one at a time.
 type sstWriter struct {
@@ -228,6 +246,101 @@ func (e *Engine) IngestFiles(ctx context.Context, write func(dir string) ([]stri
 		return fmt.Errorf("storage: ingest: %w", err)
 	}
 	return nil
+}
+
+// IngestMerged adds to this store the versions in ranges (sorted, not
+// overlapping; nil: every version) of the SSTs that write puts into dir:
+// groups of SSTs that do not overlap within a group but may across groups
+// and hold a version more than once (the files of a durable checkpoint's
+// base and deltas, a group per checkpoint and node). It merges them into
+// SSTs that do not overlap, ingests those at once, and returns their
+// bytes. A restore takes a table's files so, and a migration's reference
+// handoff the moved vnodes'.
+func (e *Engine) IngestMerged(ctx context.Context, ranges []VNodeRange, write func(dir string) ([][]string, error)) (int64, error) {
+	spans := []pebble.KeyRange{{}}
+	if ranges != nil {
+		spans = make([]pebble.KeyRange, len(ranges))
+		for i, r := range ranges {
+			spans[i] = r.span()
+		}
+	}
+	var total int64
+	err := e.IngestFiles(ctx, func(dir string) ([]string, error) {
+		groups, err := write(dir)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		err = e.merge(groups, spans, func(sst SST) error {
+			p := filepath.Join(dir, fmt.Sprintf("merged-%06d.sst", len(out)))
+			out = append(out, p)
+			total += int64(len(sst.Data))
+			return os.WriteFile(p, sst.Data, 0o644)
+		})
+		return out, err
+	})
+	return total, err
+}
+
+// mergeSSTBytes bounds the SSTs that IngestMerged writes.
+const mergeSSTBytes = 32 << 20
+
+// merge passes to emit, as SSTs of about mergeSSTBytes, the keys in spans
+// (a zero span: every key) of the SST files in groups, in key order, each
+// version once.
+func (e *Engine) merge(groups [][]string, spans []pebble.KeyRange, emit func(SST) error) error {
+	var files [][]sstable.ReadableFile
+	defer func() {
+		for _, g := range files {
+			for _, f := range g {
+				_ = f.Close()
+			}
+		}
+	}()
+	for _, g := range groups {
+		var fs []sstable.ReadableFile
+		for _, p := range g {
+			f, err := vfs.Default.Open(p)
+			if err != nil {
+				return err
+			}
+			fs = append(fs, f)
+		}
+		files = append(files, fs)
+	}
+	it, err := pebble.NewExternalIter(e.opts, &pebble.IterOptions{}, files)
+	if err != nil {
+		return err
+	}
+	files = nil // the iterator closes them
+	defer it.Close()
+	opts := e.opts.MakeWriterOptions(0, e.db.TableFormat())
+	opts.Compression, opts.FilterPolicy = sstable.NoCompression, nil
+	w := &sstWriter{opts: opts}
+	for _, sp := range spans {
+		valid := it.First()
+		if sp.Start != nil {
+			valid = it.SeekGE(sp.Start)
+		}
+		for ; valid && (sp.End == nil || compare(it.Key(), sp.End) < 0); valid = it.Next() {
+			v, err := it.ValueAndErr()
+			if err != nil {
+				return err
+			}
+			if err := w.set(it.Key(), v); err != nil {
+				return err
+			}
+			if w.size() >= mergeSSTBytes {
+				if err := w.flush(emit); err != nil {
+					return err
+				}
+			}
+		}
+		if err := it.Error(); err != nil {
+			return err
+		}
+	}
+	return w.flush(emit)
 }
 
 // ExciseVNodes removes every version of r from this store: what the old

@@ -203,12 +203,20 @@ func BenchmarkMigrateVNodes(b *testing.B) {
 // storage keeps it: a base of every table as of e1 and the deltas up to
 // e2 and e3, ingested in order into an empty store, read at e3 as the
 // source does, for every table; each SST holds keys of one table, with
-// the vnodes of its first and last keys.
+// the vnodes of its first and last keys. A third store takes a vnode
+// range of all the chain's files at once (IngestMerged, a reference
+// handoff): it holds that range as the source does and nothing else; a
+// fourth takes every version of them at once, as a restore does.
 func TestExportTablesChain(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		src, dst := openTest(t, t.TempDir()), openTest(t, t.TempDir())
+		src, dst, part, whole := openTest(t, t.TempDir()), openTest(t, t.TempDir()), openTest(t, t.TempDir()), openTest(t, t.TempDir())
 		defer src.Close()
 		defer dst.Close()
+		defer part.Close()
+		defer whole.Close()
+		var chain [][][]byte
+		moved := []VNodeRange{{Table: 4, Lo: uint16(rapid.IntRange(0, 4).Draw(rt, "lo"))}}
+		moved[0].Hi = moved[0].Lo + uint16(rapid.IntRange(1, 5).Draw(rt, "width"))
 		write := func(first, last uint64) {
 			b := src.NewBatch()
 			for i := range rapid.IntRange(0, 60).Draw(rt, "writes") {
@@ -255,16 +263,46 @@ func TestExportTablesChain(t *testing.T) {
 			if err := dst.IngestVNodes(context.Background(), ssts); err != nil {
 				rt.Fatal(err)
 			}
+			chain = append(chain, ssts)
 			// Versions newer than the checkpoint, which it must not take.
 			write(to+1, to+5)
 			from = to
 		}
+		files := func(dir string) ([][]string, error) {
+			var groups [][]string
+			for c, ssts := range chain {
+				var paths []string
+				for i, b := range ssts {
+					paths = append(paths, filepath.Join(dir, fmt.Sprintf("%d-%d.sst", c, i)))
+					if err := os.WriteFile(paths[i], b, 0o644); err != nil {
+						return nil, err
+					}
+				}
+				groups = append(groups, paths)
+			}
+			return groups, nil
+		}
+		if _, err := part.IngestMerged(context.Background(), moved, files); err != nil {
+			rt.Fatal(err)
+		}
+		if _, err := whole.IngestMerged(context.Background(), nil, files); err != nil {
+			rt.Fatal(err)
+		}
 		for table := uint32(3); table <= 6; table++ {
 			lo, hi := TablePrefix(table), TablePrefix(table+1)
-			want, got := scanKeys(rt, src, lo, hi, 30), scanKeys(rt, dst, lo, hi, 30)
-			if fmt.Sprint(want) != fmt.Sprint(got) {
-				rt.Fatalf("table %d restored at 30:\n got %v\nwant %v", table, got, want)
+			want := scanKeys(rt, src, lo, hi, 30)
+			for name, e := range map[string]*Engine{"one ingest per checkpoint": dst, "one merged ingest": whole} {
+				if got := scanKeys(rt, e, lo, hi, 30); fmt.Sprint(want) != fmt.Sprint(got) {
+					rt.Fatalf("table %d restored at 30 (%s):\n got %v\nwant %v", table, name, got, want)
+				}
 			}
+		}
+		lo, hi := AppendKey(nil, 4, moved[0].Lo, nil), AppendKey(nil, 4, moved[0].Hi, nil)
+		if want, got := scanKeys(rt, src, lo, hi, 30), scanKeys(rt, part, lo, hi, 30); fmt.Sprint(want) != fmt.Sprint(got) {
+			rt.Fatalf("vnodes %v taken from the files:\n got %v\nwant %v", moved, got, want)
+		}
+		if n := len(scanKeys(rt, part, nil, nil, 30)); n != len(scanKeys(rt, part, lo, hi, 30)) {
+			rt.Fatalf("the store that took %v holds %d keys, %d of them outside", moved, n, n-len(scanKeys(rt, part, lo, hi, 30)))
 		}
 	})
 }

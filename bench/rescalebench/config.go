@@ -79,6 +79,11 @@ type Config struct {
 	// Nodes is the number of node processes of the cluster the view runs
 	// on (1: one server); vnodes move between them.
 	Nodes int
+	// Handoffs, if any, give the cluster shared storage and rescale with
+	// each strategy once per migration handoff (copy: every byte from
+	// the old owner; reference: the last durable checkpoint's files from
+	// shared storage, and what changed since from the old owner).
+	Handoffs []string
 	// BarrierIntervalMS is the server's barrier interval.
 	BarrierIntervalMS int
 	// JSON is the path of the JSON report; empty for none.

@@ -13,6 +13,9 @@ import (
 // report's object.
 type Result struct {
 	Strategy Strategy `json:"strategy"`
+	// Handoff is how moved state reached new owners (Config.Handoffs;
+	// empty: copy, without shared storage).
+	Handoff string `json:"handoff,omitempty"`
 	// Nodes is the number of node processes the view ran on.
 	Nodes int `json:"nodes"`
 	// From and To are the parallelisms before and after.
@@ -97,13 +100,21 @@ type Result struct {
 // millis is d in (fractional) milliseconds.
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
+// label names a result's strategy, and its handoff if it had one.
+func label(r Result) string {
+	if r.Handoff != "" {
+		return string(r.Strategy) + "+" + r.Handoff
+	}
+	return string(r.Strategy)
+}
+
 // writeTable prints results as an aligned table, then the errors.
 func writeTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "strategy\tnodes\tp\tstate MiB\trows/s\tsteady p50\tp99\tmax ms\trescale p50\tp99\tmax ms\tlongest gap ms\tdip %\tduration ms\tlongest step ms\tvnodes moved\tmoved MiB\tmove MB/s\traw MB/s\tfailed inserts\tother cores\t")
 	for _, r := range results {
 		fmt.Fprintf(tw, "%s\t%d\t%d→%d\t%.0f\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%.0f\t%.0f\t%d/%d\t%.0f\t%.0f\t%.0f\t%d\t%.2f\t\n",
-			r.Strategy, r.Nodes, r.From, r.To, float64(r.StateBytes)/(1<<20), benchkit.Thousands(int64(r.RowsPerSec)),
+			label(r), r.Nodes, r.From, r.To, float64(r.StateBytes)/(1<<20), benchkit.Thousands(int64(r.RowsPerSec)),
 			r.SteadyP50Ms, r.SteadyP99Ms, r.SteadyMaxMs, r.RescaleP50Ms, r.RescaleP99Ms, r.RescaleMaxMs,
 			r.LongestGapMs, r.ThroughputDipPct, r.DurationMs, r.LongestStepMs, r.VNodesMoved, r.VNodesTotal, float64(r.BytesMoved)/(1<<20),
 			r.MigrationMBPerS, r.RawCopyMBPerS, r.FailedInserts, r.OtherCores)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -39,7 +41,16 @@ const settle = 3 * time.Second
 // report, also when a rescale failed (its row says why) or ctx ended
 // (with the rescales so far).
 func Run(ctx context.Context, cfg Config) (results []Result, err error) {
-	servers, err := benchkit.StartCluster(ctx, cfg.Binary, max(cfg.Nodes, 1), cfg.From, cfg.BarrierIntervalMS, nil)
+	var extra func(int) []string
+	if len(cfg.Handoffs) > 0 {
+		shared, err := os.MkdirTemp("", "streamdb-bench-shared-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(shared)
+		extra = func(int) []string { return []string{"--shared-storage", "file://" + shared} }
+	}
+	servers, err := benchkit.StartCluster(ctx, cfg.Binary, max(cfg.Nodes, 1), cfg.From, cfg.BarrierIntervalMS, extra)
 	if err != nil {
 		return nil, err
 	}
@@ -107,8 +118,12 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 		}
 	}()
 	runErr := pause(ctx, warmup)
+	if len(cfg.Handoffs) > 0 && runErr == nil {
+		runErr = waitDurable(ctx, conn, time.Now(), cfg.Err)
+	}
 	current := cfg.From
-	for _, s := range cfg.Strategies {
+	for _, run := range handoffRuns(cfg) {
+		s := run.strategy
 		if runErr != nil {
 			break
 		}
@@ -116,9 +131,15 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 		if current == cfg.To {
 			target = cfg.From
 		}
+		if run.handoff != "" {
+			if _, err := conn.Exec(ctx, "ALTER SYSTEM SET migration_handoff = '"+run.handoff+"'"); err != nil {
+				runErr = err
+				break
+			}
+		}
 		var r Result
 		r, runErr = runStrategy(ctx, cfg, conn, watch, w, pids, s, current, target)
-		r.Nodes, r.StateBytes = len(servers), l.StateBytes
+		r.Nodes, r.StateBytes, r.Handoff = len(servers), l.StateBytes, run.handoff
 		files, err := pebbleBytes(dirs...)
 		runErr = errors.Join(runErr, err)
 		r.PebbleBytes = files.all
@@ -326,4 +347,44 @@ func serverWarnings(servers []*benchkit.Server) error {
 		return nil
 	}
 	return errors.New(strings.TrimRight(b.String(), "\n"))
+}
+
+// handoffRun is one rescale of a run: a strategy with a handoff.
+type handoffRun struct {
+	strategy Strategy
+	handoff  string
+}
+
+// handoffRuns lists the rescales of cfg: each strategy once per handoff
+// (once, without shared storage, if there are none).
+func handoffRuns(cfg Config) []handoffRun {
+	var out []handoffRun
+	for _, s := range cfg.Strategies {
+		if len(cfg.Handoffs) == 0 {
+			out = append(out, handoffRun{strategy: s})
+		}
+		for _, h := range cfg.Handoffs {
+			out = append(out, handoffRun{strategy: s, handoff: h})
+		}
+	}
+	return out
+}
+
+// waitDurable waits until a durable checkpoint recorded after since is
+// in shared storage: the state loaded is there for reference handoffs.
+func waitDurable(ctx context.Context, conn *pgx.Conn, since time.Time, progress io.Writer) error {
+	fmt.Fprintln(progress, "waiting for a durable checkpoint of the loaded state in shared storage")
+	for {
+		var at time.Time
+		err := conn.QueryRow(ctx, "SELECT coalesce(recorded_at, 'epoch'::timestamptz) FROM streamdb_catalog.durable_checkpoint").Scan(&at)
+		if err != nil {
+			return fmt.Errorf("read the durable checkpoint: %w", err)
+		}
+		if at.After(since) {
+			return nil
+		}
+		if err := pause(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }

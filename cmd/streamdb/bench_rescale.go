@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/streamdb/streamdb/bench/rescalebench"
@@ -23,6 +24,7 @@ func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, er
 	steady := fs.Duration("steady", 10*time.Second, "the time measured before each rescale")
 	jsonPath := fs.String("json", "", "also write the results to this file as a JSON array")
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "the server's milliseconds between checkpoint barriers")
+	handoffs := fs.String("handoffs", "", "with --nodes > 1: give the cluster shared storage and rescale with each strategy once per migration handoff, comma-separated: copy (every byte from the old owner) and reference (the last durable checkpoint's files from shared storage, and what changed since from the old owner); empty: no shared storage")
 	nodes := fs.Int("nodes", 1, "node processes of the cluster the view runs on: its vnodes move between them, and the report adds the migration rate beside a raw copy of as many bytes")
 	fs.Usage = func() {
 		fmt.Fprintln(errOut, "Usage: streamdb bench rescale [flags]\n\nLoads a view with large state on a fresh server (or cluster, with --nodes) and rescales it once per strategy under steady writers, reporting latency, output gaps and throughput before and during each rescale.\n\nFlags:")
@@ -35,6 +37,18 @@ func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, er
 		return rescalebench.Config{}, fmt.Errorf("bench rescale: unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
 	cfg := rescalebench.Config{StateMB: *stateMB, From: *from, To: *to, Step: *step, Steady: *steady, JSON: *jsonPath, BarrierIntervalMS: *barrierMS, Nodes: *nodes}
+	for _, h := range strings.Split(*handoffs, ",") {
+		switch h = strings.TrimSpace(h); h {
+		case "":
+		case "copy", "reference":
+			cfg.Handoffs = append(cfg.Handoffs, h)
+		default:
+			return cfg, fmt.Errorf("bench rescale: --handoffs: %q is neither copy nor reference", h)
+		}
+	}
+	if len(cfg.Handoffs) > 0 && cfg.Nodes < 2 {
+		return cfg, fmt.Errorf("bench rescale: --handoffs needs a cluster: set --nodes to 2 or more")
+	}
 	var err error
 	if cfg.Strategies, err = rescalebench.ParseStrategies(*strategies); err != nil {
 		return cfg, fmt.Errorf("bench rescale: --strategies: %w", err)
