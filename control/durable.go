@@ -458,8 +458,57 @@ func (s *Streaming) durableCheckpoint(ctx context.Context) error {
 		bytes += f.Size
 	}
 	s.ctrl.shared.remove(namesOnly(replaced))
+	if base {
+		s.ctrl.shared.removeOrphans(s.meta.Durable())
+	}
 	s.opts.Logger.Info("control: durable checkpoint", "epoch", epoch, "base", base, "files", len(files), "bytes", bytes, "took", time.Since(began).Round(time.Millisecond))
 	return nil
+}
+
+// removeOrphans deletes the cluster's files in shared storage that no
+// checkpoint up to dur refers to: those of checkpoints that failed, or
+// whose record a base replaced while a delete failed. Files of later
+// epochs (an upload under way) stay.
+func (d *SharedStore) removeOrphans(dur *meta.Durable) {
+	prefix := d.meta.Catalog().ClusterID() + "-"
+	names, err := d.store.List(prefix, "")
+	if err != nil {
+		d.log.Warn("control: could not list shared storage", "err", err)
+		return
+	}
+	known := map[string]bool{}
+	for _, f := range dur.Files {
+		known[f.Name] = true
+	}
+	var orphans []meta.SharedFile
+	for _, n := range names {
+		name := prefix + n
+		if known[name] {
+			continue
+		}
+		if epoch, ok := fileEpoch(name); ok && epoch <= dur.Epoch {
+			orphans = append(orphans, meta.SharedFile{Name: name})
+		}
+	}
+	if len(orphans) > 0 {
+		d.log.Info("control: deleting files of shared storage no checkpoint refers to", "files", len(orphans))
+		d.remove(orphans)
+	}
+}
+
+// fileEpoch returns the checkpoint epoch in the name of a durable
+// checkpoint's file (see upload).
+func fileEpoch(name string) (uint64, bool) {
+	i := strings.LastIndex(name, "-e")
+	if i < 0 {
+		return 0, false
+	}
+	digits, _, ok := strings.Cut(name[i+2:], "-")
+	if !ok {
+		return 0, false
+	}
+	e, err := strconv.ParseUint(digits, 10, 64)
+	return e, err == nil
 }
 
 // namesOnly wraps object names as files (for remove).
@@ -557,7 +606,8 @@ func (s *Streaming) WaitDurable(ctx context.Context, epoch uint64) error {
 			// Asked again every second: the leader may have changed, and
 			// its answer says whether its checkpoints fail.
 			asked = time.Now()
-			if r := s.ctrl.askDurableNow(ctx); r.Failing != "" && time.Since(r.Since) >= durableFailAfter {
+			failAfter := durableMissed * DurationParam(s.meta.Catalog(), DurableIntervalParam, DefaultDurableInterval)
+			if r := s.ctrl.askDurableNow(ctx); r.Failing != "" && time.Since(r.Since) >= failAfter {
 				return pgerror.New(pgerror.CodeIOError, "the write is committed, but no durable checkpoint reached shared storage for %v: %s", time.Since(r.Since).Round(time.Second), r.Failing).
 					WithHint("Check that shared storage (--shared-storage) is reachable and has room on every node; the write survives anything but the loss of its node's disk meanwhile.")
 			}
@@ -568,9 +618,9 @@ func (s *Streaming) WaitDurable(ctx context.Context, epoch uint64) error {
 	}
 }
 
-// durableFailAfter is how long durable checkpoints may fail before a
-// write that waits for one is told so.
-const durableFailAfter = 30 * time.Second
+// durableMissed is how many durable checkpoint intervals checkpoints may
+// fail for before a write that waits for one is told so.
+const durableMissed = 3
 
 // askDurableNow asks the leader for a durable checkpoint at once and
 // returns whether its checkpoints fail.

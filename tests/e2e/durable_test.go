@@ -251,4 +251,18 @@ func TestClusterSharedS3(t *testing.T) {
 	if err := c.QueryRow(context.Background(), q).Scan(&diff); err != nil || diff != 0 {
 		t.Fatalf("view agg differs from its query in %d rows (%v)", diff, err)
 	}
+
+	// Shared storage gone: a write waiting for a durable checkpoint is
+	// told so after three checkpoint intervals, and is committed.
+	mustExec(t, c, "ALTER SYSTEM SET durable_checkpoint_interval = '300ms'")
+	srv.Close()
+	_, err = c.Exec(context.Background(), "INSERT INTO a VALUES (6002, 2, 2)")
+	if code := sqlState(err); code != "58030" {
+		t.Fatalf("a 'remote' write with shared storage unreachable: %v (SQLSTATE %q), want 58030", err, code)
+	}
+	t.Logf("with shared storage unreachable: %v", err)
+	mustExec(t, c, "SET synchronous_commit = 'on'")
+	if err := c.QueryRow(context.Background(), "SELECT count(*) FROM a WHERE id = 6002").Scan(&rows); err != nil || rows != 1 {
+		t.Fatalf("the write told 58030 is not committed: %d rows (%v)", rows, err)
+	}
 }
