@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -86,6 +88,7 @@ func Open(dir string, opts Options) (*Engine, error) {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
 	po.BlockPropertyCollectors = []func() pebble.BlockPropertyCollector{epochsCollector}
+	po.EventListener = stallLogger(logger)
 	// With its defaults filled in, it also makes the writer options of
 	// the SSTs that migrations export.
 	po.EnsureDefaults()
@@ -101,6 +104,22 @@ func Open(dir string, opts Options) (*Engine, error) {
 		return nil, errors.Join(err, db.Close())
 	}
 	return &Engine{db: db, dir: dir, opts: po}, nil
+}
+
+// stallLogger logs Pebble's write stalls (too many memtables or L0 files
+// waiting for flushes and compactions): every write of the node waits
+// meanwhile, so each is worth a warning with its cause and length.
+func stallLogger(logger *slog.Logger) *pebble.EventListener {
+	var began atomic.Int64
+	return &pebble.EventListener{
+		WriteStallBegin: func(info pebble.WriteStallBeginInfo) {
+			began.Store(time.Now().UnixNano())
+			logger.Warn("storage: Pebble stalls writes", "reason", info.Reason)
+		},
+		WriteStallEnd: func() {
+			logger.Warn("storage: Pebble's write stall ended", "stalled", time.Since(time.Unix(0, began.Load())).Round(time.Millisecond))
+		},
+	}
 }
 
 // Close closes the store. Writes committed without sync may be lost.

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -25,10 +26,17 @@ type Server struct {
 	dir  string
 	addr string
 	logs *logTail
+	// logFile, if set, receives the server's whole log (LogDirEnv).
+	logFile *os.File
 	// exited is closed once the process has exited; waitErr is then set.
 	exited  chan struct{}
 	waitErr error
 }
+
+// LogDirEnv names the environment variable that, when set to a directory,
+// has every server of a bench write its whole log there (one file per
+// data directory's name): what a run's servers did, for a diagnosis.
+const LogDirEnv = "STREAMDB_BENCH_LOG_DIR"
 
 // readyTimeout bounds how long a new server may take to accept clients.
 const readyTimeout = 60 * time.Second
@@ -45,6 +53,12 @@ func StartServer(ctx context.Context, bin string, parallelism, barrierMS int, ex
 		return nil, err
 	}
 	s := &Server{dir: dir, logs: &logTail{}, exited: make(chan struct{})}
+	if logDir := os.Getenv(LogDirEnv); logDir != "" {
+		if s.logFile, err = os.Create(filepath.Join(logDir, filepath.Base(dir)+".log")); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("%s: %w", LogDirEnv, err)
+		}
+	}
 	args := []string{"start", "--listen", "127.0.0.1:0", "--data-dir", dir, "--parallelism", strconv.Itoa(parallelism),
 		"--barrier-interval-ms", strconv.Itoa(barrierMS)}
 	if !slices.Contains(extra, "--cluster-addr") {
@@ -68,6 +82,9 @@ func StartServer(ctx context.Context, bin string, parallelism, barrierMS int, ex
 		for sc.Scan() {
 			line := sc.Text()
 			s.logs.add(line)
+			if s.logFile != nil {
+				fmt.Fprintln(s.logFile, line)
+			}
 			if m := readyAddr.FindStringSubmatch(line); m != nil {
 				select {
 				case ready <- m[1]:
@@ -175,6 +192,9 @@ const stopTimeout = 15 * time.Second
 // and removes its data directory.
 func (s *Server) Stop() error {
 	defer os.RemoveAll(s.dir)
+	if s.logFile != nil {
+		defer s.logFile.Close()
+	}
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exited:
