@@ -191,10 +191,12 @@ func (t *Transfer) Pull(ctx context.Context, node string, req *exportRequest) (i
 }
 
 // preCopyRounds bounds the rounds of a pre-copy; a round that copied less
-// than preCopyDone bytes ends it (the switch's delta is about as small).
+// than preCopyDone bytes ends it: it took too short a time for the
+// writes meanwhile to be worth another round (each costs an ingest, with
+// its syncs), and the switch's delta is about as small.
 const (
 	preCopyRounds = 4
-	preCopyDone   = 1 << 20
+	preCopyDone   = 8 << 20
 )
 
 // lockJob takes job's migration lock on this node.

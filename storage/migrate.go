@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -347,5 +348,16 @@ func (e *Engine) merge(groups [][]string, spans []pebble.KeyRange, emit func(SST
 // owner of a migrated range does once the switch committed and no read
 // needs its copy.
 func (e *Engine) ExciseVNodes(ctx context.Context, r VNodeRange) error {
-	return e.db.Excise(ctx, r.span())
+	span := r.span()
+	// An excise edits Pebble's manifest (a sync) even when the range is
+	// empty, which a new owner's usually is.
+	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: span.Start, UpperBound: span.End})
+	if err != nil {
+		return err
+	}
+	empty := !it.First()
+	if err := errors.Join(it.Error(), it.Close()); err != nil || empty {
+		return err
+	}
+	return e.db.Excise(ctx, span)
 }
