@@ -19,7 +19,6 @@ import (
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
-	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
 	"google.golang.org/grpc"
 )
@@ -164,9 +163,8 @@ func (d *SharedStore) remove(files []meta.SharedFile) {
 
 // restore replaces what this node holds of holdings with their state as
 // of the durable checkpoint of epoch: every version of each table goes,
-// the checkpoint's files of the table are ingested (oldest checkpoint
-// first), and what they bring of vnodes the node does not hold goes
-// again.
+// and the versions of the held vnodes in the checkpoint's files of the
+// table come in, merged into one ingest.
 func (d *SharedStore) restore(ctx context.Context, epoch uint64, holdings []dataflow.Holding) error {
 	if d.store == nil {
 		return errNoShared(d.self)
@@ -180,44 +178,29 @@ func (d *SharedStore) restore(ctx context.Context, epoch uint64, holdings []data
 		if err := d.engine.ExciseVNodes(ctx, whole); err != nil {
 			return err
 		}
-		held := make([]bool, rowkey.VNodes)
-		for _, v := range h.VNodes {
-			held[v] = true
+		var ranges []storage.VNodeRange // nil: the whole table
+		if h.VNodes != nil {
+			ranges = vnodeRanges([]uint32{h.Table}, h.VNodes)
 		}
-		covers := func(f meta.SharedFile) bool {
-			if h.VNodes == nil {
-				return true
-			}
-			for v := int(f.Lo); v <= int(f.Hi) && v < len(held); v++ {
-				if held[v] {
-					return true
-				}
-			}
-			return false
-		}
-		groups := chainGroups(dur.Files, func(f meta.SharedFile) bool { return f.Table == h.Table && covers(f) })
-		if _, err := d.engine.IngestMerged(ctx, nil, d.fetcher(ctx, groups)); err != nil {
+		groups := chainGroups(dur.Files, func(f meta.SharedFile) bool { return f.Table == h.Table && overlaps(f, ranges) })
+		if _, err := d.engine.IngestMerged(ctx, ranges, d.fetcher(ctx, groups)); err != nil {
 			return err
-		}
-		if h.VNodes == nil {
-			continue
-		}
-		for lo := 0; lo < len(held); {
-			if held[lo] {
-				lo++
-				continue
-			}
-			hi := lo
-			for hi < len(held) && !held[hi] {
-				hi++
-			}
-			if err := d.engine.ExciseVNodes(ctx, storage.VNodeRange{Table: h.Table, Lo: uint16(lo), Hi: uint16(hi)}); err != nil {
-				return err
-			}
-			lo = hi
 		}
 	}
 	return nil
+}
+
+// overlaps reports whether file f holds vnodes of ranges (nil: any).
+func overlaps(f meta.SharedFile, ranges []storage.VNodeRange) bool {
+	if ranges == nil {
+		return true
+	}
+	for _, r := range ranges {
+		if f.Table == r.Table && int(f.Lo) < int(r.Hi) && int(f.Hi) >= int(r.Lo) {
+			return true
+		}
+	}
+	return false
 }
 
 // chainGroups returns the files for which keep holds, grouped per
@@ -275,15 +258,8 @@ func (d *SharedStore) take(ctx context.Context, ranges []storage.VNodeRange) (ui
 	if d.store == nil || dur == nil {
 		return 0, 0, nil
 	}
-	overlaps := func(f meta.SharedFile) bool {
-		for _, r := range ranges {
-			if f.Table == r.Table && int(f.Lo) < int(r.Hi) && int(f.Hi) >= int(r.Lo) {
-				return true
-			}
-		}
-		return false
-	}
-	n, err := d.engine.IngestMerged(ctx, ranges, d.fetcher(ctx, chainGroups(dur.Files, overlaps)))
+	keep := func(f meta.SharedFile) bool { return overlaps(f, ranges) }
+	n, err := d.engine.IngestMerged(ctx, ranges, d.fetcher(ctx, chainGroups(dur.Files, keep)))
 	if err != nil {
 		return 0, n, err
 	}

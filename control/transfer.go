@@ -190,13 +190,15 @@ func (t *Transfer) Pull(ctx context.Context, node string, req *exportRequest) (i
 	}
 }
 
-// preCopyRounds bounds the rounds of a pre-copy; a round that copied less
-// than preCopyDone bytes ends it: it took too short a time for the
-// writes meanwhile to be worth another round (each costs an ingest, with
-// its syncs), and the switch's delta is about as small.
+// preCopyRounds bounds the rounds of a pre-copy. A round that copied less
+// than preCopyDone bytes, or took less than preCopyRoundTime, ends it: the
+// writes meanwhile are about as cheap for the switch to fetch as for
+// another round, which costs an ingest (and its syncs, which delay every
+// epoch's seal on a busy disk).
 const (
-	preCopyRounds = 4
-	preCopyDone   = 8 << 20
+	preCopyRounds    = 4
+	preCopyDone      = 1 << 20
+	preCopyRoundTime = 500 * time.Millisecond
 )
 
 // lockJob takes job's migration lock on this node.
@@ -262,13 +264,14 @@ func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes 
 		if to <= copied {
 			break
 		}
+		began := time.Now()
 		n, err := t.Pull(ctx, from, &exportRequest{Ranges: ranges, From: copied, To: to})
 		total += n
 		if err != nil {
 			return total, err
 		}
 		copied = to
-		if n < preCopyDone {
+		if n < preCopyDone || time.Since(began) < preCopyRoundTime {
 			break
 		}
 	}
