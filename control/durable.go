@@ -54,12 +54,12 @@ const (
 	NodeDeadTimeoutParam = "node_dead_timeout"
 	// MigrationHandoffParam is how a migration's new owner gets the
 	// moved vnodes' state: HandoffCopy (default), every byte from the
-	// old owner, or HandoffReference, what the last durable checkpoint
+	// old owner, or HandoffShared, what the last durable checkpoint
 	// holds from shared storage and only what changed since from the old
 	// owner.
 	MigrationHandoffParam = "migration_handoff"
 	HandoffCopy           = "copy"
-	HandoffReference      = "reference"
+	HandoffShared         = "shared"
 	// DefaultDurableInterval and DefaultNodeDeadTimeout are their
 	// defaults.
 	DefaultDurableInterval = 10 * time.Second
@@ -249,8 +249,8 @@ func (d *SharedStore) fetcher(ctx context.Context, groups [][]meta.SharedFile) f
 }
 
 // take ingests the versions of ranges (sorted, one table's vnodes each)
-// that the last durable checkpoint holds: a migration's reference
-// handoff, which fetches from shared storage what the checkpoint holds
+// that the last durable checkpoint holds: a migration's handoff through
+// shared storage, which fetches from there what the checkpoint holds
 // instead of copying it from the old owner. It returns the checkpoint's
 // epoch (0: none, nothing taken) and the bytes ingested.
 func (d *SharedStore) take(ctx context.Context, ranges []storage.VNodeRange) (uint64, int64, error) {

@@ -76,7 +76,7 @@ type Transfer struct {
 	local  *storage.Engine
 	rt     *dataflow.Runtime
 	reader *Reader
-	// shared, with migration_handoff = 'reference', gives a pre-copy
+	// shared, with migration_handoff = 'shared', gives a pre-copy
 	// what the last durable checkpoint holds of its vnodes.
 	shared *SharedStore
 
@@ -247,10 +247,10 @@ func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes 
 	unlock()
 	var total, fromShared int64
 	var copied uint64
-	if v, _ := t.meta.Catalog().System(MigrationHandoffParam); v == HandoffReference {
-		// Reference handoff: the durable checkpoint's files give the
-		// state as of its epoch; the old owner sends only what changed
-		// since.
+	if v, _ := t.meta.Catalog().System(MigrationHandoffParam); v == HandoffShared {
+		// A handoff through shared storage: the durable checkpoint's
+		// files give the state as of its epoch; the old owner sends only
+		// what changed since.
 		sorted := slices.SortedFunc(slices.Values(ranges), func(a, b storage.VNodeRange) int {
 			return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Lo, b.Lo))
 		})

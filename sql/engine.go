@@ -84,8 +84,8 @@ func (e *Engine) alterSystem(ctx context.Context, name, value string) error {
 		}
 		return e.Meta.SetSystem(ctx, name, map[bool]string{true: "on", false: "off"}[b])
 	case control.MigrationHandoffParam:
-		if value != control.HandoffCopy && value != control.HandoffReference {
-			return pgerror.New(pgerror.CodeInvalidParameterValue, "%s must be %s or %s", name, control.HandoffCopy, control.HandoffReference)
+		if value != control.HandoffCopy && value != control.HandoffShared {
+			return pgerror.New(pgerror.CodeInvalidParameterValue, "%s must be %s or %s", name, control.HandoffCopy, control.HandoffShared)
 		}
 		return e.Meta.SetSystem(ctx, name, value)
 	case control.DurableIntervalParam, control.NodeDeadTimeoutParam:

@@ -81,7 +81,7 @@ type Config struct {
 	Nodes int
 	// Handoffs, if any, give the cluster shared storage and rescale with
 	// each strategy once per migration handoff (copy: every byte from
-	// the old owner; reference: the last durable checkpoint's files from
+	// the old owner; shared: the last durable checkpoint's files from
 	// shared storage, and what changed since from the old owner).
 	Handoffs []string
 	// BarrierIntervalMS is the server's barrier interval.

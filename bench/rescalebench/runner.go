@@ -371,7 +371,7 @@ func handoffRuns(cfg Config) []handoffRun {
 }
 
 // waitDurable waits until a durable checkpoint recorded after since is
-// in shared storage: the state loaded is there for reference handoffs.
+// in shared storage: the state loaded is there for handoffs through it.
 func waitDurable(ctx context.Context, conn *pgx.Conn, since time.Time, progress io.Writer) error {
 	fmt.Fprintln(progress, "waiting for a durable checkpoint of the loaded state in shared storage")
 	for {

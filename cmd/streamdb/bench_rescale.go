@@ -24,7 +24,7 @@ func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, er
 	steady := fs.Duration("steady", 10*time.Second, "the time measured before each rescale")
 	jsonPath := fs.String("json", "", "also write the results to this file as a JSON array")
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "the server's milliseconds between checkpoint barriers")
-	handoffs := fs.String("handoffs", "", "with --nodes > 1: give the cluster shared storage and rescale with each strategy once per migration handoff, comma-separated: copy (every byte from the old owner) and reference (the last durable checkpoint's files from shared storage, and what changed since from the old owner); empty: no shared storage")
+	handoffs := fs.String("handoffs", "", "with --nodes > 1: give the cluster shared storage and rescale with each strategy once per migration handoff, comma-separated: copy (every byte from the old owner) and shared (the last durable checkpoint's files from shared storage, and what changed since from the old owner); empty: no shared storage")
 	nodes := fs.Int("nodes", 1, "node processes of the cluster the view runs on: its vnodes move between them, and the report adds the migration rate beside a raw copy of as many bytes")
 	fs.Usage = func() {
 		fmt.Fprintln(errOut, "Usage: streamdb bench rescale [flags]\n\nLoads a view with large state on a fresh server (or cluster, with --nodes) and rescales it once per strategy under steady writers, reporting latency, output gaps and throughput before and during each rescale.\n\nFlags:")
@@ -40,10 +40,10 @@ func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, er
 	for _, h := range strings.Split(*handoffs, ",") {
 		switch h = strings.TrimSpace(h); h {
 		case "":
-		case "copy", "reference":
+		case "copy", "shared":
 			cfg.Handoffs = append(cfg.Handoffs, h)
 		default:
-			return cfg, fmt.Errorf("bench rescale: --handoffs: %q is neither copy nor reference", h)
+			return cfg, fmt.Errorf("bench rescale: --handoffs: %q is neither copy nor shared", h)
 		}
 	}
 	if len(cfg.Handoffs) > 0 && cfg.Nodes < 2 {
