@@ -236,11 +236,18 @@ func TestClusterSharedS3(t *testing.T) {
 	if err != nil || len(objects.Contents) == 0 {
 		t.Fatalf("objects in the bucket: %v, %v", objects, err)
 	}
+	if _, err := c.Exec(context.Background(), "ALTER SYSTEM REMOVE NODE 'n2' FORCE"); sqlState(err) != "55006" {
+		t.Fatalf("FORCE removal of a node that is up: %v, want 55006", err)
+	}
 	nodes[2].kill()
 	if err := os.RemoveAll(nodes[2].dataDir); err != nil {
 		t.Fatal(err)
 	}
-	mustExec(t, c, "ALTER SYSTEM REMOVE NODE 'n3' FORCE")
+	// Refused until the node is found down (a few seconds).
+	waitFor(t, time.Minute, "the removal of n3", func() bool {
+		_, err := c.Exec(context.Background(), "ALTER SYSTEM REMOVE NODE 'n3' FORCE")
+		return err == nil
+	})
 	mustExec(t, c, "INSERT INTO a VALUES (6001, 1, 1)")
 	mustExec(t, c, "FLUSH")
 	var rows, diff int
