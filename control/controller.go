@@ -487,7 +487,6 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 		// Every node goes back to the durable checkpoint and restores
 		// what it holds from shared storage; epochs go on after prev.
 		committed, timeout = restore.Epoch, restoreTimeout
-		cat = c.meta.Catalog()
 		c.log.Warn("control: restoring every job from the last durable checkpoint in shared storage", "lost_node", restore.Node, "durable_epoch", restore.Epoch)
 	}
 	c.log.Info("control: recovering the cluster", "recovery", gen.fence.String(), "nodes", gen.nodes, "committed_epoch", committed)

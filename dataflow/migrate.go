@@ -288,21 +288,31 @@ func (r *Runtime) noteOwners(j *job, since uint64) {
 	r.ownerships[j.id] = hist[max(0, len(hist)-maxOwnerships):]
 }
 
+// firstParallel returns the first parallel fragment of job id, which
+// stands for all of them (they have the same owners, at the same nodes),
+// nil if the job does not run here or has none. Call it with r.mu held.
+func (r *Runtime) firstParallel(id uint32) *fragment {
+	j := r.jobs[id]
+	if j == nil {
+		return nil
+	}
+	if frags := j.parallelFragments(); len(frags) > 0 {
+		return frags[0]
+	}
+	return nil
+}
+
 // Placement returns the node of each actor slot of job id's parallel
 // fragments ("" for a slot without an actor), nil if the job has none.
 func (r *Runtime) Placement(id uint32) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	j := r.jobs[id]
-	if j == nil {
-		return nil
-	}
-	frags := j.parallelFragments()
-	if len(frags) == 0 {
+	f := r.firstParallel(id)
+	if f == nil {
 		return nil
 	}
 	var out []string
-	for s, a := range frags[0].actors {
+	for s, a := range f.actors {
 		for len(out) <= s {
 			out = append(out, "")
 		}
@@ -316,16 +326,10 @@ func (r *Runtime) Placement(id uint32) []string {
 func (r *Runtime) OwnedHere(id uint32, vnodes []int) []int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	j := r.jobs[id]
-	if j == nil {
+	f := r.firstParallel(id)
+	if f == nil {
 		return nil
 	}
-	frags := j.parallelFragments()
-	if len(frags) == 0 {
-		return nil
-	}
-	// Every parallel fragment has the same owners, at the same nodes.
-	f := frags[0]
 	var out []int
 	for _, v := range vnodes {
 		if a := f.actors[f.owner[v]]; a != nil && r.local(a) {

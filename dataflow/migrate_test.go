@@ -85,16 +85,7 @@ func TestRemoteReassign(t *testing.T) {
 		}
 	}
 	const view = 1003
-	out := []types.T{types.TInt8, types.TText, types.TInt8, types.TText}
-	g := &GraphSpec{VNodeCount: 16, Fragments: []*FragmentSpec{{
-		ID: 0,
-		Inputs: []InputSpec{{Fragment: -1, Table: left, Dist: DistHash, Keys: []int{0}},
-			{Fragment: -1, Table: right, Dist: DistHash, Keys: []int{0}}},
-		Chain: []Spec{&HashJoinSpec{Kind: 0, LeftKey: []int{0}, RightKey: []int{0}, LeftTypes: ts, RightTypes: ts,
-			LeftStreamKey: []int{0}, RightStreamKey: []int{0}, LeftTable: 2001, RightTable: 2002},
-			&MaterializeSpec{TableID: view, PK: []int{0}, Types: out}},
-		OutTypes: out,
-	}}}
+	g := joinView(view, left, right, ts)
 	c.tick(func(n *testNode, tk Tick) error {
 		_, err := n.rt.StartJob(c.ctx, tk, view, g, Contiguous(16, 2), Placement{"a", "b"}, false)
 		return err

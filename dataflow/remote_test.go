@@ -192,6 +192,22 @@ func (c *testCluster) twoTables(ts []types.T) (left, right *TableRef) {
 	return left, right
 }
 
+// joinView returns the graph of view id, the inner join on their first
+// columns of tables left and right (twoTables) in 16 vnodes, its join
+// state in tables 2001 and 2002.
+func joinView(view uint32, left, right *TableRef, ts []types.T) *GraphSpec {
+	out := []types.T{types.TInt8, types.TText, types.TInt8, types.TText}
+	return &GraphSpec{VNodeCount: 16, Fragments: []*FragmentSpec{{
+		ID: 0,
+		Inputs: []InputSpec{{Fragment: -1, Table: left, Dist: DistHash, Keys: []int{0}},
+			{Fragment: -1, Table: right, Dist: DistHash, Keys: []int{0}}},
+		Chain: []Spec{&HashJoinSpec{Kind: 0, LeftKey: []int{0}, RightKey: []int{0}, LeftTypes: ts, RightTypes: ts,
+			LeftStreamKey: []int{0}, RightStreamKey: []int{0}, LeftTable: 2001, RightTable: 2002},
+			&MaterializeSpec{TableID: view, PK: []int{0}, Types: out}},
+		OutTypes: out,
+	}}}
+}
+
 // keys returns the live keys of table id in a node's storage at epoch.
 func (n *testNode) keys(t *testing.T, id uint32, epoch uint64) int {
 	t.Helper()
@@ -285,16 +301,7 @@ func TestRemoteJoinBackfill(t *testing.T) {
 	}
 	c.barrier()
 	const view = 1003
-	out := []types.T{types.TInt8, types.TText, types.TInt8, types.TText}
-	g := &GraphSpec{VNodeCount: 16, Fragments: []*FragmentSpec{{
-		ID: 0,
-		Inputs: []InputSpec{{Fragment: -1, Table: left, Dist: DistHash, Keys: []int{0}},
-			{Fragment: -1, Table: right, Dist: DistHash, Keys: []int{0}}},
-		Chain: []Spec{&HashJoinSpec{Kind: 0, LeftKey: []int{0}, RightKey: []int{0}, LeftTypes: ts, RightTypes: ts,
-			LeftStreamKey: []int{0}, RightStreamKey: []int{0}, LeftTable: 2001, RightTable: 2002},
-			&MaterializeSpec{TableID: view, PK: []int{0}, Types: out}},
-		OutTypes: out,
-	}}}
+	g := joinView(view, left, right, ts)
 	created := make([]<-chan struct{}, len(c.nodes))
 	c.tick(func(n *testNode, tk Tick) error {
 		ch, err := n.rt.StartJob(c.ctx, tk, view, g, Contiguous(16, 4), Placement{"a", "b", "a", "b"}, true)

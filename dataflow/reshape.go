@@ -358,10 +358,8 @@ var errJobCreating = errors.New("dataflow: the job is still being created (backf
 func (r *Runtime) Owners(id uint32) []int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if j := r.jobs[id]; j != nil {
-		if frags := j.parallelFragments(); len(frags) > 0 {
-			return slices.Clone(frags[0].owner)
-		}
+	if f := r.firstParallel(id); f != nil {
+		return slices.Clone(f.owner)
 	}
 	return nil
 }

@@ -103,12 +103,7 @@ func (e *Engine) export(span pebble.KeyRange, from, to uint64, maxBytes int, emi
 		return err
 	}
 	defer it.Close()
-	// Exported SSTs travel once and are compacted at the receiver: they
-	// go uncompressed and without filters, which costs the sender less
-	// CPU than the bytes they would save.
-	opts := e.opts.MakeWriterOptions(0, e.db.TableFormat())
-	opts.Compression, opts.FilterPolicy = sstable.NoCompression, nil
-	w := &sstWriter{opts: opts}
+	w := e.newSSTWriter()
 	var seek, last []byte
 	for valid := it.First(); valid; {
 		k := it.Key()
@@ -137,13 +132,8 @@ func (e *Engine) export(span pebble.KeyRange, from, to uint64, maxBytes int, emi
 					return err
 				}
 			}
-			if err := w.set(k, v); err != nil {
+			if err := w.add(k, v, maxBytes, emit); err != nil {
 				return err
-			}
-			if w.size() >= maxBytes {
-				if err := w.flush(emit); err != nil {
-					return err
-				}
 			}
 		}
 		valid = it.Next()
@@ -186,6 +176,28 @@ func (s *sstWriter) set(key, value []byte) error {
 }
 
 func (s *sstWriter) size() int { return s.n }
+
+// newSSTWriter returns a writer of the SSTs this store exports and
+// merges. They travel once or are ingested at once and compacted later:
+// they go uncompressed and without filters, which costs less CPU than
+// the bytes they would save.
+func (e *Engine) newSSTWriter() *sstWriter {
+	opts := e.opts.MakeWriterOptions(0, e.db.TableFormat())
+	opts.Compression, opts.FilterPolicy = sstable.NoCompression, nil
+	return &sstWriter{opts: opts}
+}
+
+// add sets key to value in the SST being built and passes it to emit once
+// it holds maxBytes or more.
+func (s *sstWriter) add(key, value []byte, maxBytes int, emit func(SST) error) error {
+	if err := s.set(key, value); err != nil {
+		return err
+	}
+	if s.size() >= maxBytes {
+		return s.flush(emit)
+	}
+	return nil
+}
 
 // flush finishes the SST being built, if any, and passes it to emit.
 func (s *sstWriter) flush(emit func(SST) error) error {
@@ -315,9 +327,7 @@ func (e *Engine) merge(groups [][]string, spans []pebble.KeyRange, emit func(SST
 	}
 	files = nil // the iterator closes them
 	defer it.Close()
-	opts := e.opts.MakeWriterOptions(0, e.db.TableFormat())
-	opts.Compression, opts.FilterPolicy = sstable.NoCompression, nil
-	w := &sstWriter{opts: opts}
+	w := e.newSSTWriter()
 	for _, sp := range spans {
 		valid := it.First()
 		if sp.Start != nil {
@@ -328,13 +338,8 @@ func (e *Engine) merge(groups [][]string, spans []pebble.KeyRange, emit func(SST
 			if err != nil {
 				return err
 			}
-			if err := w.set(it.Key(), v); err != nil {
+			if err := w.add(it.Key(), v, mergeSSTBytes, emit); err != nil {
 				return err
-			}
-			if w.size() >= mergeSSTBytes {
-				if err := w.flush(emit); err != nil {
-					return err
-				}
 			}
 		}
 		if err := it.Error(); err != nil {

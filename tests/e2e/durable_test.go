@@ -45,30 +45,14 @@ func TestClusterPermanentLoss(t *testing.T) {
 	for name, q := range views {
 		mustExec(t, c, fmt.Sprintf("CREATE MATERIALIZED VIEW %s WITH (parallelism = 4) AS %s", name, q))
 	}
+	// query and retry give the rows of one-column queries, comma-separated.
 	query := func(c *pgx.Conn, sql string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		rows, err := c.Query(ctx, sql)
-		if err != nil {
-			return "", err
-		}
-		var out []string
-		for rows.Next() {
-			for _, raw := range rows.RawValues() {
-				out = append(out, string(raw))
-			}
-		}
-		return strings.Join(out, ","), rows.Err()
+		rows, err := queryRows(c, sql)
+		return strings.Join(rows, ","), err
 	}
 	retry := func(c *pgx.Conn, sql string) string {
 		t.Helper()
-		var got string
-		waitFor(t, 2*time.Minute, "success of "+sql, func() bool {
-			var err error
-			got, err = query(c, sql)
-			return err == nil
-		})
-		return got
+		return strings.Join(retryRows(t, c, 2*time.Minute, sql), ",")
 	}
 	waitFor(t, time.Minute, "a durable checkpoint", func() bool {
 		got, err := query(c, "SELECT epoch FROM streamdb_catalog.durable_checkpoint")

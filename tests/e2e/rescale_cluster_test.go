@@ -139,6 +139,40 @@ func joinNode(t *testing.T, nodes []*clusterNode, id string) *clusterNode {
 	return n
 }
 
+// queryRows runs sql on c (for at most 30 s) and returns its rows, each
+// row's values in text separated by "|".
+func queryRows(c *pgx.Conn, sql string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rows, err := c.Query(ctx, sql)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var parts []string
+		for _, raw := range rows.RawValues() {
+			parts = append(parts, string(raw))
+		}
+		out = append(out, strings.Join(parts, "|"))
+	}
+	return out, rows.Err()
+}
+
+// retryRows runs sql on c until it succeeds (while the cluster recovers)
+// and returns its rows as queryRows does, failing the test after timeout.
+func retryRows(t *testing.T, c *pgx.Conn, timeout time.Duration, sql string) []string {
+	t.Helper()
+	var out []string
+	waitFor(t, timeout, "success of "+sql, func() bool {
+		var err error
+		out, err = queryRows(c, sql)
+		return err == nil
+	})
+	return out
+}
+
 // waitFor polls done until it holds, failing the test after timeout.
 func waitFor(t *testing.T, timeout time.Duration, what string, done func() bool) {
 	t.Helper()
@@ -176,24 +210,7 @@ func TestClusterRescaleKill(t *testing.T) {
 	// retry runs sql on c until it succeeds, while the cluster recovers.
 	retry := func(c *pgx.Conn, sql string) []string {
 		t.Helper()
-		var out []string
-		waitFor(t, time.Minute, "success of "+sql, func() bool {
-			rows, err := c.Query(context.Background(), sql)
-			if err != nil {
-				return false
-			}
-			out = nil
-			for rows.Next() {
-				var parts []string
-				for _, raw := range rows.RawValues() {
-					parts = append(parts, string(raw))
-				}
-				out = append(out, strings.Join(parts, "|"))
-			}
-			rows.Close()
-			return rows.Err() == nil
-		})
-		return out
+		return retryRows(t, c, time.Minute, sql)
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	next := 20001
