@@ -550,11 +550,9 @@ func (s *Streaming) ForceRemoveNode(ctx context.Context, id string) error {
 		return pgerror.New(pgerror.CodeObjectInUse, "node %q is the node of this session", id).
 			WithHint("Connect to another node to remove this one.")
 	}
-	for _, m := range s.meta.Members() {
-		if m.ID == id && m.Up {
-			return pgerror.New(pgerror.CodeObjectInUse, "node %q is up: FORCE is for a node lost for good, and rolls every job back to the last durable checkpoint", id).
-				WithHint("Move its work off it online instead: ALTER SYSTEM DRAIN NODE '%s', then ALTER SYSTEM REMOVE NODE '%s'.", id, id)
-		}
+	if s.meta.Answers(ctx, id) {
+		return pgerror.New(pgerror.CodeObjectInUse, "node %q is up: FORCE is for a node lost for good, and rolls every job back to the last durable checkpoint", id).
+			WithHint("Move its work off it online instead: ALTER SYSTEM DRAIN NODE '%s', then ALTER SYSTEM REMOVE NODE '%s'.", id, id)
 	}
 	if err := s.meta.ForceRemoveNode(ctx, id); err != nil {
 		return err

@@ -47,9 +47,7 @@ func (l *liveness) run(ctx context.Context, m *Meta) {
 				continue
 			}
 			go func() {
-				pctx, cancel := context.WithTimeout(ctx, pingInterval)
-				defer cancel()
-				if r, err := cluster.Call[pingResponse](pctx, m.client, n.ClusterAddr, methodPing, &pingRequest{From: string(m.id)}); err == nil && r.ID == n.ID {
+				if m.ping(ctx, n) {
 					l.heard(n.ID)
 				}
 			}()
@@ -60,6 +58,21 @@ func (l *liveness) run(ctx context.Context, m *Meta) {
 		case <-t.C:
 		}
 	}
+}
+
+// ping reports whether node n answers, as itself, within pingInterval.
+func (m *Meta) ping(ctx context.Context, n *Node) bool {
+	ctx, cancel := context.WithTimeout(ctx, pingInterval)
+	defer cancel()
+	r, err := cluster.Call[pingResponse](ctx, m.client, n.ClusterAddr, methodPing, &pingRequest{From: string(m.id)})
+	return err == nil && r.ID == n.ID
+}
+
+// Answers reports whether node id answers now (within a second), asking
+// it: unlike Members, it knows of a node just started or just died.
+func (m *Meta) Answers(ctx context.Context, id string) bool {
+	n, ok := m.Catalog().Node(id)
+	return ok && m.ping(ctx, n)
 }
 
 // Member is a node with what this node knows of it now.

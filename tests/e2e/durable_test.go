@@ -227,7 +227,7 @@ func TestClusterSharedS3(t *testing.T) {
 	if err := os.RemoveAll(nodes[2].dataDir); err != nil {
 		t.Fatal(err)
 	}
-	// Refused until the node is found down (a few seconds).
+	// Refused while the node still answers (until the kill has taken).
 	waitFor(t, time.Minute, "the removal of n3", func() bool {
 		_, err := c.Exec(context.Background(), "ALTER SYSTEM REMOVE NODE 'n3' FORCE")
 		return err == nil
