@@ -17,12 +17,6 @@ import (
 type echoReq struct{ Text string }
 type echoResp struct{ Text string }
 
-// binMsg encodes itself in binary, as exchange chunks do.
-type binMsg struct{ b []byte }
-
-func (m *binMsg) MarshalBinary() ([]byte, error)    { return append([]byte("bin:"), m.b...), nil }
-func (m *binMsg) UnmarshalBinary(data []byte) error { m.b = append(m.b[:0], data...); return nil }
-
 // startServer serves an echo service, which fails with a PostgreSQL error
 // on "fail", and a raw listener for tag 'T' on one Mux.
 func startServer(t *testing.T) *Mux {
@@ -39,7 +33,9 @@ func startServer(t *testing.T) *Mux {
 			}
 			return &echoResp{Text: "echo " + r.Text}, nil
 		}),
-		Unary("Bin", func(_ context.Context, r *binMsg) (*binMsg, error) { return r, nil }),
+		Unary("Bin", func(_ context.Context, r *Frame) (*Frame, error) {
+			return &Frame{B: append([]byte("bin:"), r.B...)}, nil
+		}),
 	}, nil))
 	go s.Serve(m)
 	t.Cleanup(func() { s.Stop(); m.Close() })
@@ -47,7 +43,7 @@ func startServer(t *testing.T) *Mux {
 }
 
 // TestCallsAndTaggedConnections checks that one address serves gRPC calls
-// (JSON and binary messages, PostgreSQL errors intact) and tagged raw
+// (JSON messages and frames, PostgreSQL errors intact) and tagged raw
 // connections side by side.
 func TestCallsAndTaggedConnections(t *testing.T) {
 	m := startServer(t)
@@ -72,9 +68,11 @@ func TestCallsAndTaggedConnections(t *testing.T) {
 	if err != nil || resp.Text != "echo hi" {
 		t.Fatalf("Echo = %v, %v", resp, err)
 	}
-	bin, err := Call[binMsg](ctx, c, addr, "/test.Echo/Bin", &binMsg{b: []byte("x")})
-	if err != nil || string(bin.b) != "bin:bin:x" {
-		t.Fatalf("Bin = %q, %v (want each hop's binary encoding)", bin.b, err)
+	for _, in := range []string{"x", ""} {
+		bin, err := Call[Frame](ctx, c, addr, "/test.Echo/Bin", &Frame{B: []byte(in)})
+		if err != nil || string(bin.B) != "bin:"+in {
+			t.Fatalf("Bin(%q) = %q, %v (want the frame's bytes as they are)", in, bin.B, err)
+		}
 	}
 	_, err = Call[echoResp](ctx, c, addr, "/test.Echo/Echo", &echoReq{Text: "fail"})
 	var pe *pgerror.Error

@@ -27,17 +27,9 @@ const (
 const listenTimeout = 30 * time.Second
 
 // Frame is a message of bytes sent as they are (no JSON): the frames of
-// queue streams and of remote reads.
+// queue streams, of remote reads and of state in transit. Receiving into
+// a Frame reuses its buffer if it has room.
 type Frame struct{ B []byte }
-
-// MarshalBinary implements encoding.BinaryMarshaler.
-func (f *Frame) MarshalBinary() ([]byte, error) { return f.B, nil }
-
-// UnmarshalBinary implements encoding.BinaryUnmarshaler.
-func (f *Frame) UnmarshalBinary(data []byte) error {
-	f.B = append(f.B[:0], data...)
-	return nil
-}
 
 // queueStream is the stream of a queue's frames: its first message is the
 // queue's key.

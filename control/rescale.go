@@ -300,6 +300,25 @@ func (s *Streaming) moveSteps(ctx context.Context, t *meta.Table, plan *meta.Res
 	if place == nil {
 		place = s.Placement(t)
 	}
+	// Every vnode that changes node is copied there at once, while the
+	// job runs: one stream per pair of nodes moves the bulk of the state
+	// at the rate the stores export and ingest it, and each step then
+	// catches up on what changed since and switches.
+	bulkStart := time.Now()
+	all := nodeMoves(steps.cur, steps.target, place)
+	bulk, err := s.preCopy(ctx, t.ID, all)
+	if err != nil {
+		return err
+	}
+	r.set(func(p *RescaleProgress) {
+		for i, m := range all {
+			p.addMove(m.From, m.To, 0, bulk[i])
+			p.BytesMoved += bulk[i]
+		}
+		if len(all) > 0 {
+			p.MoveTime += time.Since(bulkStart)
+		}
+	})
 	for {
 		st := steps.next()
 		moves := nodeMoves(steps.cur, st.to, place)

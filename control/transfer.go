@@ -25,7 +25,7 @@ import (
 const transferSSTBytes = 1 << 20
 
 // transferBatchBytes is how much a pull receives before it ingests: the
-// memory (and temporary disk) a transfer holds at once.
+// temporary disk a transfer holds at once.
 const transferBatchBytes = 64 << 20
 
 const (
@@ -165,25 +165,22 @@ func (t *Transfer) Pull(ctx context.Context, node string, req *exportRequest) (i
 		return 0, err
 	}
 	var received int64
-	var batch [][]byte
-	batchBytes := 0
-	ingest := func() error {
-		err := t.local.IngestVNodes(ctx, batch)
-		batch, batchBytes = nil, 0
-		return err
-	}
+	rcv := t.local.NewReceiver()
+	defer rcv.Close()
+	var f cluster.Frame
 	for {
-		var f cluster.Frame
 		if err := s.RecvMsg(&f); err != nil {
 			if errors.Is(err, io.EOF) {
-				return received, ingest()
+				return received, rcv.Finish(ctx)
 			}
 			return received, fmt.Errorf("control: pull from node %s: %w", node, err)
 		}
 		received += int64(len(f.B))
-		batch, batchBytes = append(batch, f.B), batchBytes+len(f.B)
-		if batchBytes >= transferBatchBytes {
-			if err := ingest(); err != nil {
+		if err := rcv.Add(f.B); err != nil {
+			return received, err
+		}
+		if rcv.Size() >= transferBatchBytes {
+			if err := rcv.Finish(ctx); err != nil {
 				return received, err
 			}
 		}
@@ -211,66 +208,99 @@ func (t *Transfer) lockJob(job uint32) (unlock func()) {
 // PreCopy copies into this node's store node from's state of job's vnodes
 // as of the committed epoch, in rounds, each the delta since the last,
 // while the job runs; the switch that moves them here then fetches only
-// what changed since the last round. It returns the bytes copied. Vnodes
-// that actors here own already are refused (55006): the rescale asking is
-// behind. The copy itself runs outside the job's lock (it only adds
-// versions): pre-copies from several nodes run at once.
+// what changed since the last round. Vnodes pre-copied from the same node
+// before (a rescale copies all it moves at its start, then catches up
+// before each step) go on from that copy's epoch; the others are copied
+// whole, after what this store held of them is removed. It returns the
+// bytes copied. Vnodes that actors here own already are refused (55006):
+// the rescale asking is behind. The copy itself runs outside the job's
+// lock (it only adds versions): pre-copies from several nodes run at
+// once.
 func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes []int) (int64, error) {
 	tables := t.rt.JobTables(job)
 	if len(tables) == 0 || len(vnodes) == 0 {
 		return 0, nil
 	}
 	start := time.Now()
-	ranges := vnodeRanges(tables, vnodes)
 	unlock := t.lockJob(job)
 	if owned := t.rt.OwnedHere(job, vnodes); len(owned) > 0 {
 		unlock()
 		return 0, pgerror.New(pgerror.CodeObjectInUse, "node %s owns vnodes %v of job %d already: another rescale moved them", t.self, owned, job)
 	}
-	// What this store held of the ranges goes first (a former
+	t.mu.Lock()
+	var fresh, held []int
+	var since uint64
+	drops := make([]uint64, len(vnodes))
+	for i, v := range vnodes {
+		jv := jobVNode{job, v}
+		drops[i] = t.dropped[jv]
+		if c, ok := t.copied[jv]; ok && c.from == from {
+			if len(held) == 0 || c.epoch < since {
+				since = c.epoch
+			}
+			held = append(held, v)
+			continue
+		}
+		fresh = append(fresh, v)
+		delete(t.copied, jv)
+		delete(t.pending, jv)
+	}
+	t.mu.Unlock()
+	// What this store held of the fresh vnodes goes first (a former
 	// ownership's leftovers).
-	for _, r := range ranges {
+	for _, r := range vnodeRanges(tables, fresh) {
 		if err := t.local.ExciseVNodes(ctx, r); err != nil {
 			unlock()
 			return 0, err
 		}
 	}
-	t.mu.Lock()
-	drops := make([]uint64, len(vnodes))
-	for i, v := range vnodes {
-		jv := jobVNode{job, v}
-		delete(t.copied, jv)
-		delete(t.pending, jv)
-		drops[i] = t.dropped[jv]
-	}
-	t.mu.Unlock()
 	unlock()
 	var total, fromShared int64
-	var copied uint64
-	if v, _ := t.meta.Catalog().System(MigrationHandoffParam); v == HandoffShared {
+	if v, _ := t.meta.Catalog().System(MigrationHandoffParam); v == HandoffShared && len(fresh) > 0 {
 		// A handoff through shared storage: the durable checkpoint's
 		// files give the state as of its epoch; the old owner sends only
 		// what changed since.
+		ranges := vnodeRanges(tables, fresh)
 		sorted := slices.SortedFunc(slices.Values(ranges), func(a, b storage.VNodeRange) int {
 			return cmp.Or(cmp.Compare(a.Table, b.Table), cmp.Compare(a.Lo, b.Lo))
 		})
+		var copied uint64
 		var err error
 		if copied, fromShared, err = t.shared.take(ctx, sorted); err != nil {
 			return 0, err
 		}
+		if copied > 0 {
+			// The fresh vnodes now hold the checkpoint's epoch; the
+			// rounds bring them and the held ones up together.
+			if len(held) == 0 || copied < since {
+				since = copied
+			}
+			held, fresh = append(held, fresh...), nil
+		}
 	}
+	copied := since
 	for round := 0; round < preCopyRounds; round++ {
 		to := t.rt.Barriers().Committed()
-		if to <= copied {
+		if to <= copied && len(fresh) == 0 {
 			break
 		}
 		began := time.Now()
-		n, err := t.Pull(ctx, from, &exportRequest{Ranges: ranges, From: copied, To: to})
-		total += n
-		if err != nil {
-			return total, err
+		var n int64
+		for _, part := range []struct {
+			vnodes []int
+			since  uint64
+		}{{fresh, 0}, {held, copied}} {
+			if len(part.vnodes) == 0 || part.since >= to {
+				continue
+			}
+			got, err := t.Pull(ctx, from, &exportRequest{Ranges: vnodeRanges(tables, part.vnodes), From: part.since, To: to})
+			n += got
+			if err != nil {
+				return total + n, err
+			}
 		}
-		copied = to
+		total += n
+		held, fresh, copied = append(held, fresh...), nil, to
 		if n < preCopyDone || time.Since(began) < preCopyRoundTime {
 			break
 		}
@@ -385,12 +415,7 @@ func (t *Transfer) excise(job uint32, vnodes []int, epoch, seq uint64) error {
 	}
 	ranges := vnodeRanges(t.rt.JobTables(job), vnodes)
 	t.reader.dropped(ranges, epoch)
-	for _, r := range ranges {
-		if err := t.local.ExciseVNodes(t.ctx, r); err != nil {
-			return err
-		}
-	}
-	return nil
+	return t.local.DropVNodes(ranges)
 }
 
 // forget drops the pre-copies this node recorded: a recovery may reset

@@ -3,6 +3,7 @@ package dataflow
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -38,7 +39,7 @@ func (m *memMigrator) Fetch(ctx context.Context, mg Migration) error {
 			r := storage.VNodeRange{Table: table, Lo: uint16(v), Hi: uint16(v + 1)}
 			var ssts [][]byte
 			if err := from.store.Engine().ExportVNodes(r, 0, mg.Epoch, 1<<20, func(sst []byte) error {
-				ssts = append(ssts, sst)
+				ssts = append(ssts, slices.Clone(sst))
 				return nil
 			}); err != nil {
 				return err

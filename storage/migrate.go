@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable"
@@ -35,11 +36,12 @@ func (r VNodeRange) span() pebble.KeyRange {
 // at epoch to, given that it already holds r as of epoch from (0: nothing):
 // for every key, its newest version at or before to, if that version is
 // newer than from — values and deletions alike, each with its own epoch —
-// in SSTs of about maxBytes each, passed to emit in key order (emit may
-// keep them). The first round of a pre-copy exports (0, e0], each later
-// one and the switch the delta since the previous; a delta reads only the
-// SST blocks that hold versions of its epochs (epochsProperty). Versions newer than to
-// (uncommitted ones, or written while it runs) stay behind.
+// in SSTs of about maxBytes each, passed to emit in key order (an SST's
+// bytes are reused once emit returns: emit copies what it keeps). The
+// first round of a pre-copy exports (0, e0], each later one and the
+// switch the delta since the previous; a delta reads only the SST blocks
+// that hold versions of its epochs (epochsProperty). Versions newer than
+// to (uncommitted ones, or written while it runs) stay behind.
 func (e *Engine) ExportVNodes(r VNodeRange, from, to uint64, maxBytes int, emit func(sst []byte) error) error {
 	if r.Hi <= r.Lo {
 		return fmt.Errorf("storage: export of an empty range (%s)", r)
@@ -50,6 +52,7 @@ func (e *Engine) ExportVNodes(r VNodeRange, from, to uint64, maxBytes int, emit 
 // SST is an exported SST of one table's versions, with the vnodes of its
 // first and last keys.
 type SST struct {
+	// Data is valid while the emit it is passed to runs.
 	Data   []byte
 	Table  uint32
 	Lo, Hi uint16
@@ -166,7 +169,11 @@ type sstWriter struct {
 
 func (s *sstWriter) set(key, value []byte) error {
 	if s.w == nil {
-		s.buf = &memWritable{}
+		// The buffer of the SST emitted last is reused.
+		if s.buf == nil {
+			s.buf = &memWritable{}
+		}
+		s.buf.b = s.buf.b[:0]
 		s.w, s.n = sstable.NewWriter(s.buf, s.opts), 0
 		s.first = append(s.first[:0], key...)
 	}
@@ -222,29 +229,161 @@ func (m *memWritable) Finish() error        { return nil }
 func (m *memWritable) Abort()               {}
 
 // IngestVNodes adds SSTs that ExportVNodes made, in key order, to this
-// store. They add versions beside what the store holds of their ranges:
-// a first copy excises its ranges first (ExciseVNodes), later rounds and a
-// switch's delta bring newer versions.
+// store, as a Receiver does.
 func (e *Engine) IngestVNodes(ctx context.Context, ssts [][]byte) error {
+	r := e.NewReceiver()
+	defer r.Close()
+	for _, sst := range ssts {
+		if err := r.Add(sst); err != nil {
+			return err
+		}
+	}
+	return r.Finish(ctx)
+}
+
+// applyBytes bounds the SSTs of a migration that a Receiver writes
+// through a batch rather than ingests.
+const applyBytes = 4 << 20
+
+// A Receiver adds to a store the SSTs of a migration as they arrive
+// (ExportVNodes' on another node: in key order, not overlapping). They
+// add versions beside what the store holds of their ranges: a first copy
+// excises its ranges first (ExciseVNodes), later rounds and a switch's
+// delta bring newer versions. Up to applyBytes it keeps them in memory
+// and writes them through a batch, without a sync: an ingest edits
+// Pebble's manifest and syncs, which on a busy disk delays every epoch's
+// seal by more than a small delta's memtable inserts cost (the epoch that
+// a switch's delta is for syncs it as it seals). Beyond, it writes them
+// to files as they arrive and ingests those.
+type Receiver struct {
+	e *Engine
+	// applyMax is applyBytes; tests lower it to ingest small SSTs.
+	applyMax int
+	size     int
+	mem      [][]byte
+	// dir holds the SSTs once they outgrew memory, in paths.
+	dir   string
+	paths []string
+}
+
+// NewReceiver returns a receiver of SSTs for this store.
+func (e *Engine) NewReceiver() *Receiver { return &Receiver{e: e, applyMax: applyBytes} }
+
+// Add takes sst, which the caller may reuse once Add returns.
+func (r *Receiver) Add(sst []byte) error {
+	r.size += len(sst)
+	if r.dir == "" && r.size <= r.applyMax {
+		r.mem = append(r.mem, slices.Clone(sst))
+		return nil
+	}
+	if r.dir == "" {
+		dir, err := os.MkdirTemp(r.e.dir, "ingest-")
+		if err != nil {
+			return err
+		}
+		r.dir = dir
+		for _, b := range r.mem {
+			if err := r.spill(b); err != nil {
+				return err
+			}
+		}
+		r.mem = nil
+	}
+	return r.spill(sst)
+}
+
+// spill writes b to the next file of r's directory, synced: the disk
+// writes a migration's bytes as they arrive, not in a burst as the ingest
+// syncs them all, which every epoch's WAL sync would queue behind (Pebble
+// syncs its own files every BytesPerSync for the same reason).
+func (r *Receiver) spill(b []byte) error {
+	p := filepath.Join(r.dir, fmt.Sprintf("%06d.sst", len(r.paths)))
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if err := errors.Join(err, f.Close()); err != nil {
+		return err
+	}
+	r.paths = append(r.paths, p)
+	return nil
+}
+
+// Size returns the bytes of the SSTs taken since the last Finish.
+func (r *Receiver) Size() int { return r.size }
+
+// Finish adds the SSTs taken since the last Finish to the store; the
+// receiver then takes more.
+func (r *Receiver) Finish(ctx context.Context) error {
+	defer r.Close()
+	if r.dir == "" {
+		return r.e.apply(r.mem)
+	}
+	return r.e.ingestPaths(ctx, r.paths)
+}
+
+// Close drops what the receiver took and has not added (its files).
+func (r *Receiver) Close() {
+	if r.dir != "" {
+		_ = os.RemoveAll(r.dir)
+	}
+	r.size, r.mem, r.dir, r.paths = 0, nil, "", nil
+}
+
+// apply writes the versions of ssts (in key order, not overlapping)
+// through one batch, without a sync.
+func (e *Engine) apply(ssts [][]byte) error {
 	if len(ssts) == 0 {
 		return nil
 	}
-	return e.IngestFiles(ctx, func(dir string) ([]string, error) {
-		paths := make([]string, len(ssts))
-		for i, b := range ssts {
-			paths[i] = filepath.Join(dir, fmt.Sprintf("%06d.sst", i))
-			if err := os.WriteFile(paths[i], b, 0o644); err != nil {
-				return nil, err
-			}
+	mem := vfs.NewMem()
+	files := make([]sstable.ReadableFile, len(ssts))
+	for i, b := range ssts {
+		name := fmt.Sprint(i)
+		w, err := mem.Create(name, vfs.WriteCategoryUnspecified)
+		if err != nil {
+			return err
 		}
-		return paths, nil
-	})
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
+		if files[i], err = mem.Open(name); err != nil {
+			return err
+		}
+	}
+	it, err := pebble.NewExternalIter(e.opts, &pebble.IterOptions{}, [][]sstable.ReadableFile{files})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	b := e.db.NewBatch()
+	defer b.Close()
+	for valid := it.First(); valid; valid = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			return err
+		}
+		if err := b.Set(it.Key(), v, nil); err != nil {
+			return err
+		}
+	}
+	if err := it.Error(); err != nil {
+		return err
+	}
+	return b.Commit(pebble.NoSync)
 }
 
 // IngestFiles adds to this store the SSTs that write puts, in key order
 // and not overlapping, into dir (a temporary directory of the store's,
-// removed afterwards): the SSTs of a migration, or the files of a durable
-// checkpoint that a restore downloaded.
+// removed afterwards): the files of a durable checkpoint that a restore
+// downloaded.
 func (e *Engine) IngestFiles(ctx context.Context, write func(dir string) ([]string, error)) error {
 	dir, err := os.MkdirTemp(e.dir, "ingest-")
 	if err != nil {
@@ -252,8 +391,17 @@ func (e *Engine) IngestFiles(ctx context.Context, write func(dir string) ([]stri
 	}
 	defer os.RemoveAll(dir)
 	paths, err := write(dir)
-	if err != nil || len(paths) == 0 {
+	if err != nil {
 		return err
+	}
+	return e.ingestPaths(ctx, paths)
+}
+
+// ingestPaths ingests the SST files at paths (in key order, not
+// overlapping).
+func (e *Engine) ingestPaths(ctx context.Context, paths []string) error {
+	if len(paths) == 0 {
+		return nil
 	}
 	if err := e.db.Ingest(ctx, paths); err != nil {
 		return fmt.Errorf("storage: ingest: %w", err)
@@ -349,9 +497,8 @@ func (e *Engine) merge(groups [][]string, spans []pebble.KeyRange, emit func(SST
 	return w.flush(emit)
 }
 
-// ExciseVNodes removes every version of r from this store: what the old
-// owner of a migrated range does once the switch committed and no read
-// needs its copy.
+// ExciseVNodes removes every version of r from this store at once: what a
+// new owner does before it copies a range whole, and a restore.
 func (e *Engine) ExciseVNodes(ctx context.Context, r VNodeRange) error {
 	span := r.span()
 	// An excise edits Pebble's manifest (a sync) even when the range is
@@ -365,4 +512,23 @@ func (e *Engine) ExciseVNodes(ctx context.Context, r VNodeRange) error {
 		return err
 	}
 	return e.db.Excise(ctx, span)
+}
+
+// DropVNodes removes every version of ranges from this store with range
+// deletions written through the memtable, without a sync: what the old
+// owner of migrated ranges does once the switch committed and no read
+// needs its copy. Unlike an excise, it neither flushes the memtable
+// (which holds the ranges' last writes) nor edits Pebble's manifest, so
+// the node's epochs seal on undisturbed; compactions reclaim the space,
+// dropping whole files the deletions cover without rewriting them.
+func (e *Engine) DropVNodes(ranges []VNodeRange) error {
+	b := e.db.NewBatch()
+	defer b.Close()
+	for _, r := range ranges {
+		sp := r.span()
+		if err := b.DeleteRange(sp.Start, sp.End, nil); err != nil {
+			return err
+		}
+	}
+	return b.Commit(pebble.NoSync)
 }

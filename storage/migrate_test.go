@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -30,10 +31,11 @@ func scanKeys(t *rapid.T, e *Engine, lower, upper []byte, epoch uint64) []string
 
 // TestMigrateVNodes moves a vnode range from one store to another as a
 // migration does (a pre-copy as of e0, then the delta up to the switch s,
-// in small SSTs) and checks that the receiver reads the range at s as the
-// sender does, that what it held of the range before is gone, and that the
-// rest of its store is untouched; then that excising the range leaves the
-// sender nothing of it.
+// in small SSTs, each ingested or written through a batch) and checks
+// that the receiver reads the range at s as the sender does, that what it
+// held of the range before is gone, and that the rest of its store is
+// untouched; then that dropping the range (an excise, or range
+// deletions) leaves the sender nothing of it and the rest intact.
 func TestMigrateVNodes(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		src, dst := openTest(t, t.TempDir()), openTest(t, t.TempDir())
@@ -81,7 +83,7 @@ func TestMigrateVNodes(t *testing.T) {
 		for round, bounds := range [][2]uint64{{0, e0}, {e0, s}} {
 			var ssts [][]byte
 			if err := src.ExportVNodes(r, bounds[0], bounds[1], maxBytes, func(sst []byte) error {
-				ssts = append(ssts, sst)
+				ssts = append(ssts, slices.Clone(sst))
 				return nil
 			}); err != nil {
 				rt.Fatal(err)
@@ -92,7 +94,16 @@ func TestMigrateVNodes(t *testing.T) {
 					rt.Fatal(err)
 				}
 			}
-			if err := dst.IngestVNodes(ctx, ssts); err != nil {
+			rcv := dst.NewReceiver()
+			if !rapid.Bool().Draw(rt, "through a batch") {
+				rcv.applyMax = 0
+			}
+			for _, sst := range ssts {
+				if err := rcv.Add(sst); err != nil {
+					rt.Fatal(err)
+				}
+			}
+			if err := rcv.Finish(ctx); err != nil {
 				rt.Fatal(err)
 			}
 		}
@@ -102,11 +113,19 @@ func TestMigrateVNodes(t *testing.T) {
 		if after := outside(dst); fmt.Sprint(after) != fmt.Sprint(before) {
 			rt.Fatalf("the receiver's keys outside %s changed:\n got %v\nwant %v", r, after, before)
 		}
-		if err := src.ExciseVNodes(ctx, r); err != nil {
+		srcOutside := outside(src)
+		drop := func() error { return src.ExciseVNodes(ctx, r) }
+		if rapid.Bool().Draw(rt, "drop with range deletions") {
+			drop = func() error { return src.DropVNodes([]VNodeRange{r}) }
+		}
+		if err := drop(); err != nil {
 			rt.Fatal(err)
 		}
 		if left := scanKeys(rt, src, lower, upper, 20); len(left) > 0 {
-			rt.Fatalf("%s after excising it: %v", r, left)
+			rt.Fatalf("%s after dropping it: %v", r, left)
+		}
+		if after := outside(src); fmt.Sprint(after) != fmt.Sprint(srcOutside) {
+			rt.Fatalf("the sender's keys outside %s changed as it dropped it:\n got %v\nwant %v", r, after, srcOutside)
 		}
 	})
 }
@@ -149,7 +168,7 @@ func BenchmarkMigrateVNodes(b *testing.B) {
 		moved = 0
 		start := time.Now()
 		if err := src.ExportVNodes(r, 0, 1, 1<<20, func(sst []byte) error {
-			ssts = append(ssts, sst)
+			ssts = append(ssts, slices.Clone(sst))
 			moved += int64(len(sst))
 			return nil
 		}); err != nil {
@@ -254,7 +273,7 @@ func TestExportTablesChain(t *testing.T) {
 				if first != int(s.Lo) || last != int(s.Hi) {
 					rt.Fatalf("SST of table %d says vnodes %d..%d, holds %d..%d", s.Table, s.Lo, s.Hi, first, last)
 				}
-				ssts = append(ssts, s.Data)
+				ssts = append(ssts, slices.Clone(s.Data))
 				return nil
 			})
 			if err != nil {

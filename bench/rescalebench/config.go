@@ -88,6 +88,10 @@ type Config struct {
 	BarrierIntervalMS int
 	// JSON is the path of the JSON report; empty for none.
 	JSON string
+	// Trace is the path of a CSV of every writer statement (when it was
+	// due, its latency, whether it failed), to line up with the servers'
+	// logs; empty for none.
+	Trace string
 	// Out receives the report, Err the progress and notes.
 	Out, Err io.Writer
 }

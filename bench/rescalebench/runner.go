@@ -306,10 +306,26 @@ func report(cfg Config, results []Result, w *workload) error {
 	fmt.Fprintf(cfg.Out, "the poller's reads of the view: %d, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
 		polls.Count, millis(polls.P50), millis(polls.P99), millis(polls.Max))
 	writeTargets(cfg.Out, results)
+	if cfg.Trace != "" {
+		if err := writeTrace(cfg.Trace, w.snapshot().samples); err != nil {
+			return err
+		}
+	}
 	if cfg.JSON != "" {
 		return benchkit.WriteJSON(cfg.JSON, results)
 	}
 	return nil
+}
+
+// writeTrace writes samples to path as CSV: the UTC time each statement
+// was due, its latency in milliseconds and whether it failed.
+func writeTrace(path string, samples []sample) error {
+	var b strings.Builder
+	b.WriteString("due,latency_ms,failed\n")
+	for _, s := range samples {
+		fmt.Fprintf(&b, "%s,%.1f,%t\n", s.due.UTC().Format("15:04:05.000"), millis(s.latency()), s.failed)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // pause waits d or until ctx ends.

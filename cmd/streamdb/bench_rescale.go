@@ -23,6 +23,7 @@ func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, er
 	step := fs.Int("step", 0, "the vnodes a fluid rescale moves per barrier (0: the server's default)")
 	steady := fs.Duration("steady", 10*time.Second, "the time measured before each rescale")
 	jsonPath := fs.String("json", "", "also write the results to this file as a JSON array")
+	trace := fs.String("trace", "", "also write every writer statement to this file as CSV (UTC time due, latency in ms, failed), to line up with the servers' logs (STREAMDB_BENCH_LOG_DIR keeps them)")
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "the server's milliseconds between checkpoint barriers")
 	handoffs := fs.String("handoffs", "", "with --nodes > 1: give the cluster shared storage and rescale with each strategy once per migration handoff, comma-separated: copy (every byte from the old owner) and shared (the last durable checkpoint's files from shared storage, and what changed since from the old owner); empty: no shared storage")
 	nodes := fs.Int("nodes", 1, "node processes of the cluster the view runs on: its vnodes move between them, and the report adds the migration rate beside a raw copy of as many bytes")
@@ -36,7 +37,7 @@ func parseBenchRescale(args []string, errOut io.Writer) (rescalebench.Config, er
 	if fs.NArg() > 0 {
 		return rescalebench.Config{}, fmt.Errorf("bench rescale: unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
-	cfg := rescalebench.Config{StateMB: *stateMB, From: *from, To: *to, Step: *step, Steady: *steady, JSON: *jsonPath, BarrierIntervalMS: *barrierMS, Nodes: *nodes}
+	cfg := rescalebench.Config{StateMB: *stateMB, From: *from, To: *to, Step: *step, Steady: *steady, JSON: *jsonPath, Trace: *trace, BarrierIntervalMS: *barrierMS, Nodes: *nodes}
 	for _, h := range strings.Split(*handoffs, ",") {
 		switch h = strings.TrimSpace(h); h {
 		case "":
