@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/cluster"
+	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
 )
@@ -37,7 +39,9 @@ func startReader(t *testing.T, id string, join ...string) *Reader {
 	}
 	r := NewReader(id, m, st)
 	srv.Register(r.service())
-	srv.Register(NewTransfer(context.Background(), func(fn func()) { go fn() }, id, m, st, nil, r, quiet).service())
+	store := dataflow.NewStore(st)
+	rt := dataflow.NewRuntime(context.Background(), store, dataflow.NewBarrierManager(store, 0, dataflow.Hooks{}), rowkey.VNodes, quiet)
+	srv.Register(NewTransfer(context.Background(), func(fn func()) { go fn() }, id, m, st, rt, r, quiet).service())
 	go func() { _ = srv.Serve(mux) }()
 	t.Cleanup(func() {
 		srv.Stop()

@@ -33,6 +33,7 @@ const (
 	methodExport    = "/" + transferService + "/Export"
 	methodPreCopy   = "/" + transferService + "/PreCopy"
 	methodExcise    = "/" + transferService + "/Excise"
+	methodHot       = "/" + transferService + "/Hot"
 	// transferVersion is the version of the export request.
 	transferVersion = 2
 )
@@ -319,10 +320,49 @@ func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes 
 	return total, nil
 }
 
+// hotGroups bounds the hot groups a switch's delta brings from one node:
+// their loads pause the gaining actor (about 10-30 µs each), as many
+// reads on first use would have.
+const hotGroups = 1024
+
+// A pre-copy's export holds each SST back while the commit of this
+// node's oldest uncommitted epoch lags more than preCopyLag behind its
+// barrier (the job is short of CPU or disk), for at most preCopyHold: on
+// a busy node the job's epochs come first, and the copy still advances.
+const (
+	preCopyLag  = 30 * time.Millisecond
+	preCopyHold = time.Second
+)
+
+// yield waits while commits lag (preCopyLag, preCopyHold).
+func (t *Transfer) yield(ctx context.Context) error {
+	until := time.Now().Add(preCopyHold)
+	for t.rt.Barriers().CommitLag() > preCopyLag && time.Now().Before(until) {
+		if err := sleep(ctx, 5*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Fetch implements dataflow.Migrator: it pulls m's delta since the
 // vnodes' pre-copy (all of their state if any was not pre-copied from
-// m.From) once m.From's losers have written it.
-func (t *Transfer) Fetch(ctx context.Context, m dataflow.Migration) error {
+// m.From) once m.From's losers have written it, and then the groups they
+// had cached, hottest first. Without those (m.From could not say), the
+// new owner reads each group on first use.
+func (t *Transfer) Fetch(ctx context.Context, m dataflow.Migration) ([]dataflow.HotGroup, error) {
+	if err := t.fetch(ctx, m); err != nil {
+		return nil, err
+	}
+	hot, err := t.hotOn(ctx, m.From, &hotRequest{Job: m.Job, Epoch: m.Epoch, VNodes: m.VNodes})
+	if err != nil {
+		t.log.Warn("control: the hot groups of moved vnodes did not come; the new owner reads them on first use", "job", m.Job, "from", m.From, "err", err)
+	}
+	return hot, nil
+}
+
+// fetch pulls m's delta (Fetch).
+func (t *Transfer) fetch(ctx context.Context, m dataflow.Migration) error {
 	defer t.lockJob(m.Job)()
 	t.mu.Lock()
 	var from uint64
@@ -442,6 +482,30 @@ type exciseRequest struct {
 	Epoch  uint64 `json:"epoch"`
 }
 
+// hotRequest asks the old owner of Job's VNodes, which moved away at the
+// switch of Epoch, for the groups it had cached.
+type hotRequest struct {
+	Job    uint32 `json:"job"`
+	Epoch  uint64 `json:"epoch"`
+	VNodes []int  `json:"vnodes"`
+}
+
+// hotOn asks node for the hot groups of req's vnodes.
+func (t *Transfer) hotOn(ctx context.Context, node string, req *hotRequest) ([]dataflow.HotGroup, error) {
+	if node == t.self {
+		return t.rt.HotGroups(req.Job, req.Epoch, req.VNodes, hotGroups), nil
+	}
+	addr, err := t.meta.NodeAddr(node)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := cluster.Call[[]dataflow.HotGroup](ctx, t.client, addr, methodHot, req)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: %w", node, err)
+	}
+	return *resp, nil
+}
+
 // bytesResponse reports bytes copied or exported.
 type bytesResponse struct {
 	Bytes int64 `json:"bytes"`
@@ -497,6 +561,13 @@ func (t *Transfer) service() *grpc.ServiceDesc {
 		var sent int64
 		for _, r := range req.Ranges {
 			err := t.local.ExportVNodes(r, req.From, req.To, transferSSTBytes, func(sst []byte) error {
+				if req.Wait == nil {
+					// A pre-copy yields to the job's epochs; a switch's
+					// delta is what its epoch waits for.
+					if err := t.yield(ss.Context()); err != nil {
+						return err
+					}
+				}
 				sent += int64(len(sst))
 				return ss.SendMsg(&cluster.Frame{B: sst})
 			})
@@ -519,6 +590,10 @@ func (t *Transfer) service() *grpc.ServiceDesc {
 		cluster.Unary("Excise", func(ctx context.Context, req *exciseRequest) (*bytesResponse, error) {
 			n, err := t.Excise(ctx, req.Job, req.VNodes, req.Epoch)
 			return &bytesResponse{Bytes: n}, err
+		}),
+		cluster.Unary("Hot", func(ctx context.Context, req *hotRequest) (*[]dataflow.HotGroup, error) {
+			hot, err := t.hotOn(ctx, t.self, req)
+			return &hot, err
 		}),
 	}
 	return cluster.Service(transferService, methods, []grpc.StreamDesc{s})

@@ -405,6 +405,11 @@ func (a *actor) adopt(mu *UpdateMutation, gains []*handoff, gained *Bitmap) erro
 		case CacheHandover:
 			for _, h := range gains {
 				mu.counters.cacheBytes.Add(t.adopt(h.caches[id], gained))
+				n, err := t.loadHot(h.hot, gained)
+				if err != nil {
+					return err
+				}
+				mu.counters.cacheBytes.Add(n)
 			}
 		case CacheEager:
 			n, err := t.warm(gained)

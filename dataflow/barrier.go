@@ -408,6 +408,18 @@ func (m *BarrierManager) Fail(err error) {
 	}
 }
 
+// CommitLag returns how long ago the oldest epoch injected here and not
+// yet committed was injected (0: none is waiting): how far commits lag
+// behind the job, which background work yields to.
+func (m *BarrierManager) CommitLag() time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t, ok := m.injected[m.committed+1]; ok {
+		return time.Since(t)
+	}
+	return 0
+}
+
 // Committed returns the newest committed epoch.
 func (m *BarrierManager) Committed() uint64 {
 	m.mu.Lock()

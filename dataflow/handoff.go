@@ -18,6 +18,9 @@ type handoff struct {
 	done chan struct{}
 	// caches are the detached caches by state table id and vnode.
 	caches map[uint32]map[uint16]*vnodeCache
+	// hot are, for vnodes gained from another node, the groups their old
+	// owner had cached, hottest first (Migrator.Fetch).
+	hot []HotGroup
 }
 
 func newHandoff() *handoff { return &handoff{done: make(chan struct{})} }
@@ -99,6 +102,30 @@ func (t *StateTable) adopt(caches map[uint16]*vnodeCache, vnodes *Bitmap) int64 
 	t.account(n)
 	t.report()
 	return n
+}
+
+// loadHot loads from storage into the cache the groups of hot (a remote
+// old owner's, hottest first) that belong to t and to vnodes, and are
+// not cached yet, while the node's cache has room; it returns their
+// bytes. The hottest are loaded last, so that they are the most recently
+// used.
+func (t *StateTable) loadHot(hot []HotGroup, vnodes *Bitmap) (int64, error) {
+	c := &t.store.cache
+	var n int64
+	for _, h := range slices.Backward(hot) {
+		if h.Table != t.id || !vnodes.Has(int(h.VNode)) || t.vnodes[h.VNode][string(h.Prefix)] != nil {
+			continue
+		}
+		if c.used.Load() >= c.budget.Load() {
+			break
+		}
+		g, err := t.group(h.VNode, h.Prefix, true)
+		if err != nil {
+			return n, err
+		}
+		n += g.bytes
+	}
+	return n, nil
 }
 
 // rescaleCounters are the figures of a reassignment, shared by its actors.

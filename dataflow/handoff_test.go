@@ -2,6 +2,8 @@ package dataflow
 
 import (
 	"testing"
+
+	"github.com/streamdb/streamdb/types"
 )
 
 // TestHandOverCaches moves the cache of one vnode from one actor's view of
@@ -90,5 +92,38 @@ func TestWarmLoadsWholeGroups(t *testing.T) {
 	st = fresh()
 	if _, err := st.warm(vnodes); err != nil || len(st.vnodes[1]) != 0 || st.bare[1] {
 		t.Fatalf("over budget: loaded %d groups (bare %v, err %v)", len(st.vnodes[1]), st.bare[1], err)
+	}
+}
+
+// TestLoadHot loads the hot groups that a remote old owner sent into a
+// fresh view of a table: those of the table and the gained vnodes come
+// whole from storage, others are skipped, and nothing loads past the
+// cache budget.
+func TestLoadHot(t *testing.T) {
+	store := newEnv(t).Store
+	old := NewStateTable(store, 33, pairTypes)
+	mustGroup(t, old, 1, "a").Put([]byte("1"), pair(1, "a"))
+	mustGroup(t, old, 1, "b").Put([]byte("1"), pair(2, "b"))
+	mustGroup(t, old, 2, "c").Put([]byte("1"), pair(3, "c"))
+	old.Commit(1)
+	mustSeal(t, store, 1)
+	gained := NewBitmap(4)
+	gained.Set(1)
+	prefix := func(p string) []byte { return types.AppendKey(nil, types.NewString(p), false) }
+	hot := []HotGroup{{Table: 33, VNode: 1, Prefix: prefix("b")}, {Table: 33, VNode: 2, Prefix: prefix("c")}, {Table: 34, VNode: 1, Prefix: prefix("a")}}
+	st := NewStateTable(store, 33, pairTypes)
+	if n, err := st.loadHot(hot, gained); err != nil || n <= 0 {
+		t.Fatalf("loadHot = %d, %v", n, err)
+	}
+	if !cached(st, 1, "b") || cached(st, 1, "a") || cached(st, 2, "c") {
+		t.Fatal("only group b of vnode 1 should be loaded")
+	}
+	if got := groupContents(mustGroup(t, st, 1, "b")); got != "1=2 b" {
+		t.Fatalf("group b loaded as %s", got)
+	}
+	store.SetCacheBytes(0)
+	st = NewStateTable(store, 33, pairTypes)
+	if n, err := st.loadHot(hot, gained); err != nil || n != 0 || cached(st, 1, "b") {
+		t.Fatalf("over budget: loaded %d bytes (err %v)", n, err)
 	}
 }

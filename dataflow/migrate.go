@@ -1,6 +1,7 @@
 package dataflow
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,8 +37,22 @@ type Migrator interface {
 	// Fetch makes this node's store hold the state of m's vnodes of m's
 	// tables as node m.From holds it at epoch m.Epoch (whose actors write
 	// it as they pass the switch barrier of that epoch), copying what
-	// earlier pre-copies left; it returns once that state is durable here.
-	Fetch(ctx context.Context, m Migration) error
+	// earlier pre-copies left; it returns once that state is here (the
+	// epoch's seal makes it durable), with the hottest groups of the
+	// vnodes as their old owner cached them (Runtime.HotGroups), which
+	// the new owners load before they take the vnodes over.
+	Fetch(ctx context.Context, m Migration) ([]HotGroup, error)
+}
+
+// HotGroup names a state group that the old owner of a moved vnode had
+// cached: the hottest groups travel with a switch's delta, and the new
+// owner loads them into its cache before it takes the vnode over
+// (DESIGN.md §6), so that a move between nodes does not leave it reading
+// storage for every row at first.
+type HotGroup struct {
+	Table  uint32 `json:"t"`
+	VNode  uint16 `json:"v"`
+	Prefix []byte `json:"p"`
 }
 
 // Migration is the state a switch moves from one node to this one: the
@@ -111,12 +126,14 @@ func (rs *reshape) migrate(job uint32) {
 		m := Migration{Job: job, From: from, Tables: g.tables, VNodes: g.vnodes, Epoch: epoch}
 		ctx := r.ctx
 		go func() {
-			if err := r.migrator.Fetch(ctx, m); err != nil {
+			hot, err := r.migrator.Fetch(ctx, m)
+			if err != nil {
 				if ctx.Err() == nil {
 					r.mgr.Fail(fmt.Errorf("dataflow: moving %d vnodes of job %d from node %s: %w", len(m.VNodes), job, from, err))
 				}
 				return
 			}
+			g.h.hot = hot
 			close(g.h.done)
 			r.mgr.collect(epoch)
 		}()
@@ -135,6 +152,9 @@ type releaseSet struct {
 	done chan struct{}
 	// ctx is the runtime's at the time: a reset ends the wait.
 	ctx context.Context
+	// losers are the losers' handoffs, with their detached caches once
+	// done (set under relMu).
+	losers []*handoff
 }
 
 // releaseOf returns the release set of key, made if new (under relMu).
@@ -159,7 +179,7 @@ func (r *Runtime) release(job uint32, epoch uint64, losers []*handoff) {
 		}
 	}
 	s := r.releaseOf(releaseKey{job, epoch})
-	s.ctx = r.ctx
+	s.ctx, s.losers = r.ctx, losers
 	r.relMu.Unlock()
 	go func() {
 		for _, h := range losers {
@@ -192,6 +212,56 @@ func (r *Runtime) WaitReleased(ctx context.Context, job uint32, epoch uint64) er
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// HotGroups returns the groups of vnodes that local actors had cached
+// when they gave the vnodes up to other nodes at job's switch barrier of
+// epoch, most recently used first, at most max of them: none if the
+// losers have not released the vnodes yet, or the switch is unknown here.
+func (r *Runtime) HotGroups(job uint32, epoch uint64, vnodes []int, max int) []HotGroup {
+	r.relMu.Lock()
+	s := r.released[releaseKey{job, epoch}]
+	var losers []*handoff
+	if s != nil {
+		losers = s.losers
+	}
+	r.relMu.Unlock()
+	if s == nil {
+		return nil
+	}
+	select {
+	case <-s.done:
+	default:
+		return nil
+	}
+	var out []HotGroup
+	var epochs []uint64
+	for _, h := range losers {
+		for id, byVNode := range h.caches {
+			for _, v := range vnodes {
+				c := byVNode[uint16(v)]
+				if c == nil {
+					continue
+				}
+				// byEpoch is the detached cache's own: the new owners
+				// on this node adopt the groups, not this slice.
+				for _, ge := range c.byEpoch {
+					out = append(out, HotGroup{Table: id, VNode: uint16(v), Prefix: []byte(ge.g.prefix)})
+					epochs = append(epochs, ge.epoch)
+				}
+			}
+		}
+	}
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(epochs[b], epochs[a]) })
+	hot := make([]HotGroup, 0, min(max, len(out)))
+	for _, i := range order[:min(max, len(out))] {
+		hot = append(hot, out[i])
+	}
+	return hot
 }
 
 // JobTables returns the state tables of job id's parallel fragments: those

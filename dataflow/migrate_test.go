@@ -22,9 +22,11 @@ type memMigrator struct {
 	// moved counts the vnodes copied; late the copies that found their
 	// epoch committed already.
 	moved, late int
+	// hot are the hot groups the old owners sent.
+	hot []HotGroup
 }
 
-func (m *memMigrator) Fetch(ctx context.Context, mg Migration) error {
+func (m *memMigrator) Fetch(ctx context.Context, mg Migration) ([]HotGroup, error) {
 	var from *testNode
 	for _, n := range m.c.nodes {
 		if n.id == mg.From {
@@ -32,7 +34,7 @@ func (m *memMigrator) Fetch(ctx context.Context, mg Migration) error {
 		}
 	}
 	if err := from.rt.WaitReleased(ctx, mg.Job, mg.Epoch); err != nil {
-		return err
+		return nil, err
 	}
 	for _, table := range mg.Tables {
 		for _, v := range mg.VNodes {
@@ -42,30 +44,33 @@ func (m *memMigrator) Fetch(ctx context.Context, mg Migration) error {
 				ssts = append(ssts, slices.Clone(sst))
 				return nil
 			}); err != nil {
-				return err
+				return nil, err
 			}
 			if err := m.self.store.Engine().ExciseVNodes(ctx, r); err != nil {
-				return err
+				return nil, err
 			}
 			if err := m.self.store.Engine().IngestVNodes(ctx, ssts); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
+	hot := from.rt.HotGroups(mg.Job, mg.Epoch, mg.VNodes, 1<<20)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.moved += len(mg.VNodes)
+	m.hot = append(m.hot, hot...)
 	if m.self.mgr.Committed() >= mg.Epoch {
 		m.late++
 	}
-	return nil
+	return hot, nil
 }
 
 // TestRemoteReassign moves every vnode of a join view to a new actor on
 // node b while its tables' rows go on changing: the vnodes node a owned
 // travel with their state (both join sides and the view's rows), those b
 // owned are handed over in place, the switch's epoch commits only once
-// the copy has landed, and the view then has exactly the join's rows.
+// the copy has landed with the groups a had cached, and the view then
+// has exactly the join's rows.
 func TestRemoteReassign(t *testing.T) {
 	c := newTestCluster(t, "a", "b")
 	migrators := map[string]*memMigrator{}
@@ -112,6 +117,15 @@ func TestRemoteReassign(t *testing.T) {
 	b := migrators["b"]
 	if b.moved != 8 || b.late != 0 || migrators["a"].moved != 0 {
 		t.Fatalf("b copied %d vnodes (%d after the switch's epoch %d committed), a %d; want the 8 a owned, before the commit", b.moved, b.late, switched, migrators["a"].moved)
+	}
+	// a's cached groups of the moved vnodes came along, and only those.
+	if len(b.hot) == 0 {
+		t.Fatal("no hot groups came with the moved vnodes")
+	}
+	for _, h := range b.hot {
+		if h.VNode >= 8 {
+			t.Fatalf("hot group %+v is of a vnode a did not own", h)
+		}
 	}
 	// Every row of the view is on b now; a keeps its copy until the
 	// control plane drops it.

@@ -15,7 +15,9 @@ type CacheMode uint8
 // Cache modes.
 const (
 	// CacheHandover: the old owner's cached groups of the vnode move to the
-	// new owner (one node: they share the storage).
+	// new owner on the same node (they share the storage); a new owner on
+	// another node loads the groups its old owner used most recently
+	// (Runtime.HotGroups) once the switch's delta has landed.
 	CacheHandover CacheMode = iota
 	// CacheEager: the new owner loads the vnode's groups from storage at
 	// the switch, before it goes on, while the node's cache has room.
