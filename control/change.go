@@ -15,6 +15,9 @@ const (
 	changePause      = "pause"
 	changeResume     = "resume"
 	changeDrop       = "drop"
+	// changeRelocate never reaches the workers: the leader commits its
+	// step with a plain barrier, then recovers (Controller.Relocate).
+	changeRelocate = "relocate"
 )
 
 // Change is what a barrier changes in the streaming graph, as the
@@ -45,6 +48,9 @@ type Change struct {
 	// Drop lists the tables whose state every node deletes (a dropped
 	// relation's, once the epoch that stopped its job is committed).
 	Drop []uint32 `json:"drop,omitempty"`
+	// Relocate are the steps of a relocation (changeRelocate): jobs'
+	// placements with their first actor on another node.
+	Relocate []*meta.RescaleStep `json:"relocate,omitempty"`
 	// CatalogIndex is the leader's applied Raft index when it sent the
 	// change: a node builds jobs once its catalog is as recent (a job's
 	// definition names relations created a moment before).

@@ -407,6 +407,9 @@ const maxBackoff = 10 * time.Second
 func nextBackoff(prev, lived time.Duration, gen *generation) time.Duration {
 	select {
 	case <-gen.failed:
+		if errors.Is(gen.err, errRelocated) {
+			return 0 // not a failure
+		}
 	default:
 		return 0
 	}

@@ -106,6 +106,9 @@ func (c *Controller) forward(ctx context.Context, method string, req *jobRequest
 
 // change makes ch at the next barrier (on the leader).
 func (c *Controller) change(ctx context.Context, ch *Change, step *meta.RescaleStep) (uint64, error) {
+	if ch.Kind == changeRelocate {
+		return c.relocate(ctx, ch.Relocate)
+	}
 	tick, err := c.barrier(ctx, step, ch)
 	return tick.Epoch, err
 }

@@ -350,8 +350,10 @@ type holder struct {
 // holders returns the nodes whose stores hold keys of the table that key
 // starts with, as of epoch, this node first: for a table a parallel
 // fragment writes, each node running an owner of its vnodes at epoch,
-// with those vnodes; else each node its job runs on (the one running its
-// writer holds it); just this one for a table no job writes.
+// with those vnodes; for another table of a view or of a table fed by
+// DML, the node of the job's first actor slot (which runs its writer);
+// for one of a source or a table with a connector, each node its job
+// runs on; just this one for a table no job writes.
 func (r *Reader) holders(key []byte, epoch uint64) ([]holder, error) {
 	self := []holder{{node: r.self}}
 	if len(key) < 4 {
@@ -382,8 +384,14 @@ func (r *Reader) holders(key []byte, epoch uint64) ([]holder, error) {
 		if t == nil {
 			return self, nil
 		}
+		place := JobPlacement(cat, t)
+		if t.Kind == meta.KindMaterializedView || t.Kind == meta.KindTable && t.Connector() == "" {
+			// Slot 0's node holds a view's or a table's whole tables;
+			// another node's copy is one a move of slot 0 left behind.
+			place = place[:1]
+		}
 		seen := map[string]bool{}
-		for _, n := range JobPlacement(cat, t) {
+		for _, n := range place {
 			if !seen[n] {
 				seen[n] = true
 				out = append(out, holder{node: n})

@@ -118,9 +118,11 @@ func (s *Streaming) rebalanceOnce(ctx context.Context, t *meta.Table, how *meta.
 
 // Drain moves every job's work off node while the jobs run (ALTER SYSTEM
 // DRAIN NODE): it records the node as draining, so that no placement uses
-// it, and rebalances every view as how says. What cannot move yet is
-// refused before anything moves: the singleton fragments of a view, which
-// run at its slot 0, a table's writer, a source's splits (0A000).
+// it, rebalances every view as how says, and then moves the first actors
+// that run there (views' singleton fragments, tables' writers) to the
+// least loaded nodes, all at one pause (relocate). A source's splits,
+// which cannot move between nodes yet, are refused before anything moves
+// (0A000).
 func (s *Streaming) Drain(ctx context.Context, node string, how *meta.Rescale) error {
 	cat := s.meta.Catalog()
 	if _, ok := cat.Node(node); !ok {
@@ -131,12 +133,10 @@ func (s *Streaming) Drain(ctx context.Context, node string, how *meta.Rescale) e
 			WithHint("Add a node (streamdb start --join) before draining this one.")
 	}
 	for _, t := range jobsInOrder(cat) {
-		place := JobPlacement(cat, t)
-		if place[0] == node {
-			return pgerror.New(pgerror.CodeFeatureNotSupported, "node %q runs the single actor of %s %q (its writer or singleton fragments), which cannot move between nodes yet", node, t.Kind, t.Name).
-				WithHint("Drain another node, or drop and recreate %q elsewhere.", t.Name)
+		if movable(t) {
+			continue
 		}
-		if t.Kind != meta.KindMaterializedView && slices.Contains(place, node) {
+		if slices.Contains(JobPlacement(cat, t), node) {
 			return pgerror.New(pgerror.CodeFeatureNotSupported, "node %q runs splits of %s %q, which cannot move between nodes yet", node, t.Kind, t.Name).
 				WithHint("Drain another node.")
 		}
@@ -146,7 +146,40 @@ func (s *Streaming) Drain(ctx context.Context, node string, how *meta.Rescale) e
 			return err
 		}
 	}
-	return s.Rebalance(ctx, how)
+	if err := s.Rebalance(ctx, how); err != nil {
+		return err
+	}
+	cat = s.meta.Catalog()
+	load := NodeLoads(cat)
+	active := ActiveNodes(cat)
+	// The least loaded active node for each first actor, by actors per
+	// core, counting those placed before it.
+	target := func() string {
+		best := active[0]
+		for _, n := range active[1:] {
+			if load[n.ID].Actors*max(best.Cores, 1) < load[best.ID].Actors*max(n.Cores, 1) {
+				best = n
+			}
+		}
+		l := load[best.ID]
+		l.Actors++
+		load[best.ID] = l
+		return best.ID
+	}
+	var homed []*meta.Table
+	for _, t := range jobsInOrder(cat) {
+		if movable(t) && JobPlacement(cat, t)[0] == node {
+			homed = append(homed, t)
+		}
+	}
+	_, err := s.relocate(ctx, homed, node, target)
+	return err
+}
+
+// movable reports whether t's job's first actor can move between nodes
+// (relocate): a view's or a table's fed by DML, not a source's splits.
+func movable(t *meta.Table) bool {
+	return t.Kind == meta.KindMaterializedView || t.Kind == meta.KindTable && t.Connector() == ""
 }
 
 // undrain forgets that node was being drained (it was removed).

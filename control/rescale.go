@@ -250,8 +250,8 @@ func resumable(err error) bool {
 }
 
 // waitRecovered waits, after a failed step, until a recovery after fence
-// has restarted this node's jobs and job runs (at most two minutes): its
-// owners are then those of the last committed step.
+// has restarted this node's jobs and job runs, if not 0 (at most two
+// minutes): its owners are then those of the last committed step.
 func (s *Streaming) waitRecovered(ctx context.Context, fence meta.Fence, job uint32) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -259,7 +259,7 @@ func (s *Streaming) waitRecovered(ctx context.Context, fence meta.Fence, job uin
 		if s.ctrl.Worker().currentFence() != fence {
 			select {
 			case <-s.Ready():
-				if s.Owners(job) != nil {
+				if job == 0 || s.Owners(job) != nil {
 					return nil
 				}
 			default:
@@ -276,9 +276,9 @@ func (s *Streaming) waitRecovered(ctx context.Context, fence meta.Fence, job uin
 // r.
 func (s *Streaming) moveSteps(ctx context.Context, t *meta.Table, plan *meta.Rescale, r *Rescaling) error {
 	defer s.LockJobs()()
-	owner := s.Owners(t.ID)
-	if owner == nil {
-		return pgerror.New(pgerror.CodeUndefinedTable, "%s %q was dropped while being rescaled", t.Kind, t.Name)
+	owner, err := s.runningOwners(ctx, t)
+	if err != nil {
+		return err
 	}
 	steps := newRescaleSteps(owner, plan)
 	r.set(func(p *RescaleProgress) { p.VNodesTotal = p.VNodesMoved + steps.total })
@@ -370,6 +370,36 @@ func (s *Streaming) moveSteps(ctx context.Context, t *meta.Table, plan *meta.Res
 		}
 	}
 }
+
+// runningOwners returns the vnode owners of t's job as it runs here,
+// waiting (at most jobsBackTimeout) while the cluster recovers and
+// restarts its jobs, as after a node left.
+func (s *Streaming) runningOwners(ctx context.Context, t *meta.Table) ([]int, error) {
+	deadline := time.Now().Add(jobsBackTimeout)
+	for {
+		if _, ok := s.meta.Catalog().TableByID(t.ID); !ok {
+			return nil, pgerror.New(pgerror.CodeUndefinedTable, "%s %q was dropped while being rescaled", t.Kind, t.Name)
+		}
+		select {
+		case <-s.Ready():
+			if owner := s.Owners(t.ID); owner != nil {
+				return owner, nil
+			}
+		default:
+		}
+		if time.Now().After(deadline) {
+			return nil, pgerror.New(pgerror.CodeCannotConnectNow, "the job of %s %q has not run on this node for %v: the cluster is recovering", t.Kind, t.Name, jobsBackTimeout).
+				WithHint("Run the statement again once the cluster has recovered.")
+		}
+		if err := sleep(ctx, 50*time.Millisecond); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// jobsBackTimeout bounds how long a rescale waits for its job to run
+// again while the cluster recovers.
+const jobsBackTimeout = 30 * time.Second
 
 // preCopy has each node that gains vnodes of job in moves copy their
 // state from the node that loses them, as of committed epochs, all at

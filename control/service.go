@@ -19,6 +19,7 @@ const (
 	methodApply     = "/" + workerService + "/Apply"
 	methodReset     = "/" + workerService + "/Reset"
 	methodCommitted = "/" + workerService + "/Committed"
+	methodTake      = "/" + workerService + "/Take"
 	methodSealed    = "/" + controlService + "/Sealed"
 	methodCreated   = "/" + controlService + "/Created"
 	methodFailed    = "/" + controlService + "/Failed"
@@ -104,6 +105,10 @@ func (c *Controller) Services() []*grpc.ServiceDesc {
 			}),
 			cluster.Unary("Committed", func(_ context.Context, r *committedRequest) (*empty, error) {
 				return &empty{}, w.Committed(r.Fence, r.Epoch)
+			}),
+			cluster.Unary("Take", func(ctx context.Context, r *relocateRequest) (*bytesResponse, error) {
+				n, err := w.take(ctx, r)
+				return &bytesResponse{Bytes: n}, err
 			}),
 		}, nil),
 		cluster.Service(controlService, []grpc.MethodDesc{

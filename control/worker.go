@@ -80,12 +80,12 @@ func (w *Worker) Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, ch
 		if err != nil {
 			return err
 		}
-		if n := placementNode(ch.Nodes, 0); ch.Restore > 0 && (n == "" || n == w.node) {
-			var hs []dataflow.Holding
-			for _, t := range ref.StateTables() {
-				hs = append(hs, dataflow.Holding{Table: t})
-			}
-			if err := w.shared.restore(ctx, ch.Restore, hs); err != nil {
+		mine := w.tableHoldings(ref, ch.Nodes)
+		if err := w.dropStray(ctx, w.tableHoldings(ref, nil), mine); err != nil {
+			return err
+		}
+		if ch.Restore > 0 && len(mine) > 0 {
+			if err := w.shared.restore(ctx, ch.Restore, mine); err != nil {
 				return err
 			}
 		}
@@ -98,8 +98,12 @@ func (w *Worker) Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, ch
 		if err != nil {
 			return err
 		}
+		mine := g.Holdings(ch.Owner, ch.Nodes, w.node)
+		if err := w.dropStray(ctx, g.Holdings(ch.Owner, nil, w.node), mine); err != nil {
+			return err
+		}
 		if ch.Restore > 0 {
-			if err := w.shared.restore(ctx, ch.Restore, g.Holdings(ch.Owner, ch.Nodes, w.node)); err != nil {
+			if err := w.shared.restore(ctx, ch.Restore, mine); err != nil {
 				return err
 			}
 		}
