@@ -288,8 +288,7 @@ func (c *Controller) barrier(ctx context.Context, record *meta.RescaleStep, ch *
 		return dataflow.Tick{}, errNoLeader()
 	}
 	if ch.Kind == changeReassign && ch.Expect != nil && !slices.Equal(c.local.rt.Owners(ch.Job), ch.Expect) {
-		return dataflow.Tick{}, pgerror.New(pgerror.CodeObjectInUse, "the vnode owners of job %d changed while it was being rescaled: another rescale moved them", ch.Job).
-			WithHint("Run ALTER ... SET PARALLELISM again once SHOW JOBS shows no rescale of it moving.")
+		return dataflow.Tick{}, errOvertaken(ch.Job)
 	}
 	tick := c.next()
 	if ch.Kind != changeNone {
@@ -530,6 +529,13 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 	}
 	c.log.Info("control: the cluster's jobs run", "nodes", gen.nodes, "committed_epoch", committed)
 	return gen, nil
+}
+
+// errOvertaken refuses a rescale step of job whose vnode owners another
+// rescale changed since it planned (55006: not resumed, planned again).
+func errOvertaken(job uint32) error {
+	return pgerror.New(pgerror.CodeObjectInUse, "the vnode owners of job %d changed while it was being rescaled: another rescale moved them", job).
+		WithHint("Run ALTER ... SET PARALLELISM again once SHOW JOBS shows no rescale of it moving.")
 }
 
 // dropGen forgets gen after a failed recovery.

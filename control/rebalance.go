@@ -223,8 +223,9 @@ func (s *Streaming) whileLeading(ctx context.Context) (_ context.Context, stop f
 const autoRebalanceEvery = time.Second
 
 // autoRebalance rebalances every view, on the leader with auto_rebalance
-// on, whenever the active nodes differ from those it last balanced for
-// (at first: whenever it starts leading), until ctx ends.
+// on, whenever the members differ from those it last balanced for (a
+// node joined or was removed; at first: whenever it starts leading),
+// until ctx ends.
 func (s *Streaming) autoRebalance(ctx context.Context) {
 	var balanced []string
 	for sleep(ctx, autoRebalanceEvery) == nil {
@@ -238,10 +239,9 @@ func (s *Streaming) autoRebalance(ctx context.Context) {
 		default:
 			continue // the cluster recovers: its jobs are not running yet
 		}
-		var nodes []string
-		for _, n := range ActiveNodes(cat) {
-			nodes = append(nodes, n.ID)
-		}
+		// The members, draining or not: a drain rebalances by itself, and
+		// two rebalances of one job from two nodes must not run at once.
+		nodes := memberIDs(cat)
 		if slices.Equal(nodes, balanced) {
 			continue
 		}

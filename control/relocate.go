@@ -99,7 +99,7 @@ func (s *Streaming) relocate(ctx context.Context, tables []*meta.Table, from str
 		}
 		return total, fmt.Errorf("moving the first actors of node %s's jobs: %w", from, err)
 	}
-	err = s.waitRecovered(ctx, fence, 0)
+	err = s.waitRecovered(ctx, fence, 0, 0)
 	s.opts.Logger.Info("control: moved jobs' first actors", "from", from, "jobs", len(reqs), "bytes", total,
 		"took", time.Since(start), "paused", time.Since(paused), "err", err)
 	return total, err

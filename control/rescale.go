@@ -229,7 +229,7 @@ func (s *Streaming) runRescale(ctx context.Context, t *meta.Table, plan *meta.Re
 		// the owners of the last committed step, and the rescale goes on
 		// from there once the job runs again.
 		s.opts.Logger.Warn("control: a rescale step failed; going on once the cluster's jobs run again", "relation", t.Name, "attempt", attempt, "err", err)
-		if werr := s.waitRecovered(ctx, fence, t.ID); werr != nil {
+		if werr := s.waitRecovered(ctx, fence, t.ID, recoveryGrace); werr != nil {
 			return err
 		}
 	}
@@ -249,14 +249,17 @@ func resumable(err error) bool {
 		!errors.Is(err, context.Canceled)
 }
 
-// waitRecovered waits, after a failed step, until a recovery after fence
-// has restarted this node's jobs and job runs, if not 0 (at most two
-// minutes): its owners are then those of the last committed step.
-func (s *Streaming) waitRecovered(ctx context.Context, fence meta.Fence, job uint32) error {
+// waitRecovered waits until a recovery after fence has restarted this
+// node's jobs, and job's if not 0 (at most two minutes): its owners are
+// then those of the last committed step. With grace, it also returns once
+// the jobs run if no recovery began within grace: the failure had another
+// cause, and the caller plans again from the owners as they are.
+func (s *Streaming) waitRecovered(ctx context.Context, fence meta.Fence, job uint32, grace time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
+	start := time.Now()
 	for {
-		if s.ctrl.Worker().currentFence() != fence {
+		if s.ctrl.Worker().currentFence() != fence || grace > 0 && time.Since(start) >= grace {
 			select {
 			case <-s.Ready():
 				if job == 0 || s.Owners(job) != nil {
@@ -270,6 +273,10 @@ func (s *Streaming) waitRecovered(ctx context.Context, fence meta.Fence, job uin
 		}
 	}
 }
+
+// recoveryGrace is how long a rescale whose step failed waits for a
+// recovery before it goes on without one.
+const recoveryGrace = time.Second
 
 // moveSteps moves t's job from its current owners towards plan's target,
 // one switch at a time, holding the jobs lock, and records each step in
@@ -321,6 +328,11 @@ func (s *Streaming) moveSteps(ctx context.Context, t *meta.Table, plan *meta.Res
 	})
 	for {
 		st := steps.next()
+		if len(place) > 0 && slices.ContainsFunc(steps.cur, func(slot int) bool { return placementNode(place, slot) == "" }) {
+			// The owners use slots the plan does not place: another
+			// rescale (a drain's and auto_rebalance's at once) got in.
+			return errOvertaken(t.ID)
+		}
 		moves := nodeMoves(steps.cur, st.to, place)
 		copyStart := time.Now()
 		copied, err := s.preCopy(ctx, t.ID, moves)
