@@ -558,7 +558,7 @@ func jobsInOrder(cat *meta.Catalog) []*meta.Table {
 // restartChange is the change that restarts t's job from committed state.
 func restartChange(cat *meta.Catalog, t *meta.Table) *Change {
 	nodes := JobPlacement(cat, t)
-	if t.Kind == meta.KindTable && t.Connector() == "" {
+	if fedByDML(t) {
 		return &Change{Kind: changeStartTable, Job: t.ID, Def: t, Nodes: nodes}
 	}
 	return &Change{Kind: changeStartJob, Job: t.ID, Def: t, Owner: JobAssignment(t), Nodes: nodes}

@@ -501,15 +501,11 @@ func (c *Controller) uploadOn(ctx context.Context, node string, from, to uint64)
 	if node == c.self {
 		return c.shared.upload(ctx, from, to)
 	}
-	addr, err := c.meta.NodeAddr(node)
+	r, err := callNode[uploadResponse](ctx, c.meta, c.client, node, methodUpload, &uploadRequest{From: from, To: to})
 	if err != nil {
 		return nil, err
 	}
-	r, err := cluster.Call[uploadResponse](ctx, c.client, addr, methodUpload, &uploadRequest{From: from, To: to})
-	if err != nil {
-		return nil, fmt.Errorf("node %s: %w", node, err)
-	}
-	return r, nil
+	return &r, nil
 }
 
 // removeDeadNodes removes, as lost for good, every node not heard of for

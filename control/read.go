@@ -385,9 +385,8 @@ func (r *Reader) holders(key []byte, epoch uint64) ([]holder, error) {
 			return self, nil
 		}
 		place := JobPlacement(cat, t)
-		if t.Kind == meta.KindMaterializedView || t.Kind == meta.KindTable && t.Connector() == "" {
-			// Slot 0's node holds a view's or a table's whole tables;
-			// another node's copy is one a move of slot 0 left behind.
+		if wholeAtSlotZero(t) {
+			// Another node's copy is one a move of slot 0 left behind.
 			place = place[:1]
 		}
 		seen := map[string]bool{}

@@ -62,20 +62,9 @@ func TestReaderPushdown(t *testing.T) {
 	n2 := startReader(t, "n2", n1.meta.RaftAddr())
 	ctx := context.Background()
 	ts := []types.T{types.TInt4, types.TText}
-	tbl, err := n1.meta.CreateTable(ctx, &meta.Table{Name: "t", Kind: meta.KindTable, PK: []int{0}, Placement: []string{"n1", "n2"},
+	tbl := createOnBoth(t, n1, n2, &meta.Table{Name: "t", Kind: meta.KindTable, PK: []int{0}, Placement: []string{"n1", "n2"},
 		Options: map[string]string{meta.ConnectorOption: "datagen"},
-		Columns: []meta.Column{{Name: "a", Type: ts[0]}, {Name: "b", Type: ts[1]}}}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, ok := n2.meta.Catalog().TableByID(tbl.ID); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the table has not reached n2")
-		}
-	}
+		Columns: []meta.Column{{Name: "a", Type: ts[0]}, {Name: "b", Type: ts[1]}}})
 	// Even rows on n1, odd ones on n2; b pads them.
 	batches := []*storage.Batch{n1.local.NewBatch(), n2.local.NewBatch()}
 	for i := range 2000 {
@@ -130,19 +119,8 @@ func TestReaderReadsWholeTablesAtSlotZero(t *testing.T) {
 	n2 := startReader(t, "n2", n1.meta.RaftAddr())
 	ctx := context.Background()
 	ts := []types.T{types.TInt4}
-	tbl, err := n1.meta.CreateTable(ctx, &meta.Table{Name: "w", Kind: meta.KindTable, PK: []int{0}, Placement: []string{"n1", "n2"},
-		Columns: []meta.Column{{Name: "a", Type: ts[0]}}}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if _, ok := n2.meta.Catalog().TableByID(tbl.ID); ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the table has not reached n2")
-		}
-	}
+	tbl := createOnBoth(t, n1, n2, &meta.Table{Name: "w", Kind: meta.KindTable, PK: []int{0}, Placement: []string{"n1", "n2"},
+		Columns: []meta.Column{{Name: "a", Type: ts[0]}}})
 	for _, r := range []*Reader{n1, n2} {
 		b := r.local.NewBatch()
 		for i := range 10 {
@@ -158,6 +136,24 @@ func TestReaderReadsWholeTablesAtSlotZero(t *testing.T) {
 		rows, err := exec.Collect(expr.NewCtx(exec.WithEnv(ctx, &exec.Env{Engine: r, Epoch: 1}), nil), scan)
 		if err != nil || len(rows) != 10 {
 			t.Fatalf("read from %s: %d rows (%v), want the writer's 10", r.self, len(rows), err)
+		}
+	}
+}
+
+// createOnBoth creates def through n1's catalog and returns it once n2's
+// catalog has it too.
+func createOnBoth(t *testing.T, n1, n2 *Reader, def *meta.Table) *meta.Table {
+	t.Helper()
+	tbl, err := n1.meta.CreateTable(context.Background(), def, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, ok := n2.meta.Catalog().TableByID(tbl.ID); ok {
+			return tbl
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the table has not reached n2")
 		}
 	}
 }

@@ -133,7 +133,7 @@ func (s *Streaming) Drain(ctx context.Context, node string, how *meta.Rescale) e
 			WithHint("Add a node (streamdb start --join) before draining this one.")
 	}
 	for _, t := range jobsInOrder(cat) {
-		if movable(t) {
+		if wholeAtSlotZero(t) {
 			continue
 		}
 		if slices.Contains(JobPlacement(cat, t), node) {
@@ -150,25 +150,17 @@ func (s *Streaming) Drain(ctx context.Context, node string, how *meta.Rescale) e
 		return err
 	}
 	cat = s.meta.Catalog()
-	load := NodeLoads(cat)
-	active := ActiveNodes(cat)
 	// The least loaded active node for each first actor, by actors per
 	// core, counting those placed before it.
-	target := func() string {
-		best := active[0]
-		for _, n := range active[1:] {
-			if load[n.ID].Actors*max(best.Cores, 1) < load[best.ID].Actors*max(n.Cores, 1) {
-				best = n
-			}
-		}
-		l := load[best.ID]
-		l.Actors++
-		load[best.ID] = l
-		return best.ID
+	actors := map[string]int{}
+	for n, l := range NodeLoads(cat) {
+		actors[n] = l.Actors
 	}
+	active := ActiveNodes(cat)
+	target := func() string { return meta.PickLeastLoaded(active, actors) }
 	var homed []*meta.Table
 	for _, t := range jobsInOrder(cat) {
-		if movable(t) && JobPlacement(cat, t)[0] == node {
+		if wholeAtSlotZero(t) && JobPlacement(cat, t)[0] == node {
 			homed = append(homed, t)
 		}
 	}
@@ -176,11 +168,18 @@ func (s *Streaming) Drain(ctx context.Context, node string, how *meta.Rescale) e
 	return err
 }
 
-// movable reports whether t's job's first actor can move between nodes
-// (relocate): a view's or a table's fed by DML, not a source's splits.
-func movable(t *meta.Table) bool {
-	return t.Kind == meta.KindMaterializedView || t.Kind == meta.KindTable && t.Connector() == ""
+// wholeAtSlotZero reports whether the node of t's job's first actor slot
+// holds its unpartitioned tables whole (a view's singleton state, a
+// table's rows written by DML), so that the slot can move with them
+// (relocate): not a source's, or a connector's table's, whose splits
+// write on every node of the job.
+func wholeAtSlotZero(t *meta.Table) bool {
+	return t.Kind == meta.KindMaterializedView || fedByDML(t)
 }
+
+// fedByDML reports whether t is a table written by DML through its
+// writer (slot 0), not by a connector's splits.
+func fedByDML(t *meta.Table) bool { return t.Kind == meta.KindTable && t.Connector() == "" }
 
 // undrain forgets that node was being drained (it was removed).
 func (s *Streaming) undrain(ctx context.Context, node string) error {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
@@ -110,15 +109,8 @@ func (s *Streaming) takeOn(ctx context.Context, node string, req *relocateReques
 	if node == s.meta.NodeID() {
 		return s.ctrl.Worker().take(ctx, req)
 	}
-	addr, err := s.meta.NodeAddr(node)
-	if err != nil {
-		return 0, err
-	}
-	resp, err := cluster.Call[bytesResponse](ctx, s.ctrl.client, addr, methodTake, req)
-	if err != nil {
-		return 0, fmt.Errorf("node %s: %w", node, err)
-	}
-	return resp.Bytes, nil
+	resp, err := callNode[bytesResponse](ctx, s.meta, s.ctrl.client, node, methodTake, req)
+	return resp.Bytes, err
 }
 
 // take copies into this node's store what req names from node req.From
@@ -129,44 +121,38 @@ func (w *Worker) take(ctx context.Context, req *relocateRequest) (int64, error) 
 	if t == nil {
 		return 0, pgerror.New(pgerror.CodeUndefinedTable, "relation with id %d does not exist", req.Job)
 	}
-	now, err := w.holdings(t, req.Owner, req.New)
+	holdings, err := w.holdings(t, req.Owner)
 	if err != nil {
 		return 0, err
 	}
-	before, err := w.holdings(t, req.Owner, req.Old)
-	if err != nil {
-		return 0, err
-	}
-	ranges := holdingRanges(gained(now, before))
+	ranges := holdingRanges(gained(holdings(req.New), holdings(req.Old)))
 	if len(ranges) == 0 {
 		return 0, nil
 	}
 	if req.Since == 0 {
-		for _, r := range ranges {
-			if err := w.storage.ExciseVNodes(ctx, r); err != nil {
-				return 0, err
-			}
+		if err := w.storage.ExciseVNodes(ctx, ranges...); err != nil {
+			return 0, err
 		}
 	}
 	return w.transfer.Pull(ctx, req.From, &exportRequest{Ranges: ranges, From: req.Since, To: req.To})
 }
 
-// holdings returns what this node holds of t's job when its vnodes are
-// owned as owner says and its slots placed as nodes says (nil: every
-// slot here).
-func (w *Worker) holdings(t *meta.Table, owner []int, nodes []string) ([]dataflow.Holding, error) {
-	if t.Kind == meta.KindTable && t.Connector() == "" {
+// holdings returns what this node holds of t's job, its vnodes owned as
+// owner says, as a function of its slots' placement (nil: every slot
+// here).
+func (w *Worker) holdings(t *meta.Table, owner []int) (func(nodes []string) []dataflow.Holding, error) {
+	if fedByDML(t) {
 		ref, err := w.builder.TableRef(t)
 		if err != nil {
 			return nil, err
 		}
-		return w.tableHoldings(ref, nodes), nil
+		return func(nodes []string) []dataflow.Holding { return w.tableHoldings(ref, nodes) }, nil
 	}
 	g, err := w.graph(t)
 	if err != nil {
 		return nil, err
 	}
-	return g.Holdings(owner, nodes, w.node), nil
+	return func(nodes []string) []dataflow.Holding { return g.Holdings(owner, nodes, w.node) }, nil
 }
 
 // tableHoldings returns what this node holds of a table fed by DML whose
@@ -187,15 +173,10 @@ func (w *Worker) tableHoldings(ref *dataflow.TableRef, nodes []string) []dataflo
 // copy left behind where the job's first actor ran before it moved, or
 // one a move left unfinished. An empty table costs a seek.
 func (w *Worker) dropStray(ctx context.Context, all, mine []dataflow.Holding) error {
-	for _, h := range all {
-		if h.VNodes != nil || slices.ContainsFunc(mine, func(m dataflow.Holding) bool { return m.Table == h.Table }) {
-			continue
-		}
-		if err := w.storage.ExciseVNodes(ctx, storage.VNodeRange{Table: h.Table, Lo: 0, Hi: rowkey.VNodes}); err != nil {
-			return err
-		}
-	}
-	return nil
+	stray := slices.DeleteFunc(slices.Clone(all), func(h dataflow.Holding) bool {
+		return h.VNodes != nil || slices.ContainsFunc(mine, func(m dataflow.Holding) bool { return m.Table == h.Table })
+	})
+	return w.storage.ExciseVNodes(ctx, holdingRanges(stray)...)
 }
 
 // gained returns what now holds beyond before: whole tables, and the

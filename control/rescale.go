@@ -259,18 +259,23 @@ func (s *Streaming) waitRecovered(ctx context.Context, fence meta.Fence, job uin
 	defer cancel()
 	start := time.Now()
 	for {
-		if s.ctrl.Worker().currentFence() != fence || grace > 0 && time.Since(start) >= grace {
-			select {
-			case <-s.Ready():
-				if job == 0 || s.Owners(job) != nil {
-					return nil
-				}
-			default:
-			}
+		if (s.ctrl.Worker().currentFence() != fence || grace > 0 && time.Since(start) >= grace) && s.jobRuns(job) {
+			return nil
 		}
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
 			return err
 		}
+	}
+}
+
+// jobRuns reports whether this node's jobs run (no recovery is
+// restarting them), and job among them if not 0.
+func (s *Streaming) jobRuns(job uint32) bool {
+	select {
+	case <-s.Ready():
+		return job == 0 || s.Owners(job) != nil
+	default:
+		return false
 	}
 }
 
@@ -392,12 +397,8 @@ func (s *Streaming) runningOwners(ctx context.Context, t *meta.Table) ([]int, er
 		if _, ok := s.meta.Catalog().TableByID(t.ID); !ok {
 			return nil, pgerror.New(pgerror.CodeUndefinedTable, "%s %q was dropped while being rescaled", t.Kind, t.Name)
 		}
-		select {
-		case <-s.Ready():
-			if owner := s.Owners(t.ID); owner != nil {
-				return owner, nil
-			}
-		default:
+		if owner := s.Owners(t.ID); owner != nil && s.jobRuns(0) {
+			return owner, nil
 		}
 		if time.Now().After(deadline) {
 			return nil, pgerror.New(pgerror.CodeCannotConnectNow, "the job of %s %q has not run on this node for %v: the cluster is recovering", t.Kind, t.Name, jobsBackTimeout).

@@ -144,6 +144,21 @@ func (c *Controller) Services() []*grpc.ServiceDesc {
 	}
 }
 
+// callNode calls method on node with req and returns its response (the
+// zero one on failure, the error naming the node).
+func callNode[R any](ctx context.Context, m *meta.Meta, client *cluster.Client, node, method string, req any) (R, error) {
+	var zero R
+	addr, err := m.NodeAddr(node)
+	if err != nil {
+		return zero, err
+	}
+	resp, err := cluster.Call[R](ctx, client, addr, method, req)
+	if err != nil {
+		return zero, fmt.Errorf("node %s: %w", node, err)
+	}
+	return *resp, nil
+}
+
 // localConn is this node's worker as the controller calls it.
 type localConn struct{ w *Worker }
 

@@ -249,11 +249,9 @@ func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes 
 	t.mu.Unlock()
 	// What this store held of the fresh vnodes goes first (a former
 	// ownership's leftovers).
-	for _, r := range vnodeRanges(tables, fresh) {
-		if err := t.local.ExciseVNodes(ctx, r); err != nil {
-			unlock()
-			return 0, err
-		}
+	if err := t.local.ExciseVNodes(ctx, vnodeRanges(tables, fresh)...); err != nil {
+		unlock()
+		return 0, err
 	}
 	unlock()
 	var total, fromShared int64
@@ -386,10 +384,8 @@ func (t *Transfer) fetch(ctx context.Context, m dataflow.Migration) error {
 			delete(t.pending, jobVNode{m.Job, v})
 		}
 		t.mu.Unlock()
-		for _, r := range ranges {
-			if err := t.local.ExciseVNodes(ctx, r); err != nil {
-				return err
-			}
+		if err := t.local.ExciseVNodes(ctx, ranges...); err != nil {
+			return err
 		}
 	}
 	n, err := t.Pull(ctx, m.From, &exportRequest{Ranges: ranges, From: from, To: m.Epoch,
@@ -495,15 +491,7 @@ func (t *Transfer) hotOn(ctx context.Context, node string, req *hotRequest) ([]d
 	if node == t.self {
 		return t.rt.HotGroups(req.Job, req.Epoch, req.VNodes, hotGroups), nil
 	}
-	addr, err := t.meta.NodeAddr(node)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := cluster.Call[[]dataflow.HotGroup](ctx, t.client, addr, methodHot, req)
-	if err != nil {
-		return nil, fmt.Errorf("node %s: %w", node, err)
-	}
-	return *resp, nil
+	return callNode[[]dataflow.HotGroup](ctx, t.meta, t.client, node, methodHot, req)
 }
 
 // bytesResponse reports bytes copied or exported.
@@ -529,16 +517,8 @@ func (t *Transfer) ExciseOn(ctx context.Context, node string, job uint32, vnodes
 	return resp.Bytes, err
 }
 
-func (t *Transfer) call(ctx context.Context, node, method string, req any) (*bytesResponse, error) {
-	addr, err := t.meta.NodeAddr(node)
-	if err != nil {
-		return &bytesResponse{}, err
-	}
-	resp, err := cluster.Call[bytesResponse](ctx, t.client, addr, method, req)
-	if err != nil {
-		return &bytesResponse{}, fmt.Errorf("node %s: %w", node, err)
-	}
-	return resp, nil
+func (t *Transfer) call(ctx context.Context, node, method string, req any) (bytesResponse, error) {
+	return callNode[bytesResponse](ctx, t.meta, t.client, node, method, req)
 }
 
 // service serves other nodes' pulls of this node's state and the steps of

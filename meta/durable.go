@@ -204,17 +204,6 @@ func (c *Catalog) replaceNode(dead string) *Catalog {
 			load[n]++
 		}
 	}
-	pick := func() string {
-		best := nodes[0]
-		for _, n := range nodes[1:] {
-			// load/cores compared without division.
-			if load[n.ID]*max(best.Cores, 1) < load[best.ID]*max(n.Cores, 1) {
-				best = n
-			}
-		}
-		load[best.ID]++
-		return best.ID
-	}
 	nc := c.clone()
 	if nc.origin == dead {
 		nc.origin = nodes[0].ID
@@ -241,11 +230,26 @@ func (c *Catalog) replaceNode(dead string) *Catalog {
 		nt.Placement = slices.Clone(placement)
 		for i, n := range nt.Placement {
 			if n == dead {
-				nt.Placement[i] = pick()
+				nt.Placement[i] = PickLeastLoaded(nodes, load)
 			}
 		}
 		nt.Rescale = nil
 		nc.put(&nt)
 	}
 	return nc.seal()
+}
+
+// PickLeastLoaded returns the first of nodes (not empty) with the fewest
+// load per core, and counts one more on it: where the next actor slot
+// goes.
+func PickLeastLoaded(nodes []*Node, load map[string]int) string {
+	best := nodes[0]
+	for _, n := range nodes[1:] {
+		// load/cores compared without division.
+		if load[n.ID]*max(best.Cores, 1) < load[best.ID]*max(n.Cores, 1) {
+			best = n
+		}
+	}
+	load[best.ID]++
+	return best.ID
 }

@@ -341,24 +341,14 @@ func (e *Engine) apply(ssts [][]byte) error {
 		return nil
 	}
 	mem := vfs.NewMem()
-	files := make([]sstable.ReadableFile, len(ssts))
+	names := make([]string, len(ssts))
 	for i, b := range ssts {
-		name := fmt.Sprint(i)
-		w, err := mem.Create(name, vfs.WriteCategoryUnspecified)
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-		if err := w.Close(); err != nil {
-			return err
-		}
-		if files[i], err = mem.Open(name); err != nil {
+		names[i] = fmt.Sprint(i)
+		if err := writeFile(mem, names[i], b); err != nil {
 			return err
 		}
 	}
-	it, err := pebble.NewExternalIter(e.opts, &pebble.IterOptions{}, [][]sstable.ReadableFile{files})
+	it, err := e.externalIter(mem, [][]string{names})
 	if err != nil {
 		return err
 	}
@@ -450,30 +440,10 @@ const mergeSSTBytes = 32 << 20
 // (a zero span: every key) of the SST files in groups, in key order, each
 // version once.
 func (e *Engine) merge(groups [][]string, spans []pebble.KeyRange, emit func(SST) error) error {
-	var files [][]sstable.ReadableFile
-	defer func() {
-		for _, g := range files {
-			for _, f := range g {
-				_ = f.Close()
-			}
-		}
-	}()
-	for _, g := range groups {
-		var fs []sstable.ReadableFile
-		for _, p := range g {
-			f, err := vfs.Default.Open(p)
-			if err != nil {
-				return err
-			}
-			fs = append(fs, f)
-		}
-		files = append(files, fs)
-	}
-	it, err := pebble.NewExternalIter(e.opts, &pebble.IterOptions{}, files)
+	it, err := e.externalIter(vfs.Default, groups)
 	if err != nil {
 		return err
 	}
-	files = nil // the iterator closes them
 	defer it.Close()
 	w := e.newSSTWriter()
 	for _, sp := range spans {
@@ -497,10 +467,62 @@ func (e *Engine) merge(groups [][]string, spans []pebble.KeyRange, emit func(SST
 	return w.flush(emit)
 }
 
-// ExciseVNodes removes every version of r from this store at once: what a
-// new owner does before it copies a range whole, and a restore.
-func (e *Engine) ExciseVNodes(ctx context.Context, r VNodeRange) error {
-	span := r.span()
+// externalIter returns an iterator over the SST files of groups in fs:
+// groups of files that do not overlap within a group (Pebble's external
+// iterator, which closes them).
+func (e *Engine) externalIter(fs vfs.FS, groups [][]string) (*pebble.Iterator, error) {
+	var files [][]sstable.ReadableFile
+	closeAll := func() {
+		for _, g := range files {
+			for _, f := range g {
+				_ = f.Close()
+			}
+		}
+	}
+	for _, g := range groups {
+		var opened []sstable.ReadableFile
+		for _, p := range g {
+			f, err := fs.Open(p)
+			if err != nil {
+				files = append(files, opened)
+				closeAll()
+				return nil, err
+			}
+			opened = append(opened, f)
+		}
+		files = append(files, opened)
+	}
+	it, err := pebble.NewExternalIter(e.opts, &pebble.IterOptions{}, files)
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	return it, nil
+}
+
+// writeFile writes b to a new file name in fs.
+func writeFile(fs vfs.FS, name string, b []byte) error {
+	f, err := fs.Create(name, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	return errors.Join(err, f.Close())
+}
+
+// ExciseVNodes removes every version of ranges from this store at once:
+// what a new owner does before it copies ranges whole, and a restore.
+func (e *Engine) ExciseVNodes(ctx context.Context, ranges ...VNodeRange) error {
+	for _, r := range ranges {
+		if err := e.excise(ctx, r.span()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// excise removes every version in span.
+func (e *Engine) excise(ctx context.Context, span pebble.KeyRange) error {
 	// An excise edits Pebble's manifest (a sync) even when the range is
 	// empty, which a new owner's usually is.
 	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: span.Start, UpperBound: span.End})
