@@ -58,28 +58,49 @@ func (s *Streaming) Rebalance(ctx context.Context, how *meta.Rescale) error {
 
 // rebalanceTries bounds the times a rebalance of one job is planned again
 // after another rescale of it got in the way (the auto_rebalance of the
-// leader and a DRAIN at once, say), rebalanceWait apart.
+// leader and a DRAIN at once, say); rebalanceWait is how often it looks
+// whether that one has ended, for at most rebalanceBusy.
 const (
 	rebalanceTries = 50
 	rebalanceWait  = 200 * time.Millisecond
+	rebalanceBusy  = 10 * time.Minute
 )
 
 // rebalanceJob rebalances t's job over the active nodes at its
 // parallelism (a job of the default parallelism: the active nodes' cores
 // now), waiting for the rescale to end; a rescale of the job by someone
-// else (running, or moving its vnodes meanwhile) makes it wait and plan
-// again from where that one left the job.
+// else (running, or moving its vnodes meanwhile) makes it wait for that
+// one to end and plan again from where it left the job.
 func (s *Streaming) rebalanceJob(ctx context.Context, t *meta.Table, how *meta.Rescale) error {
+	busyUntil := time.Now().Add(rebalanceBusy)
 	for try := 1; ; try++ {
 		err := s.rebalanceOnce(ctx, t, how)
 		var busy *RescalingError
 		if try == rebalanceTries || !errors.As(err, &busy) && pgerror.Code(err) != pgerror.CodeObjectInUse {
 			return err
 		}
+		for s.rescaling(t.ID) && time.Now().Before(busyUntil) {
+			if err := sleep(ctx, rebalanceWait); err != nil {
+				return err
+			}
+		}
 		if err := sleep(ctx, rebalanceWait); err != nil {
 			return err
 		}
 	}
+}
+
+// rescaling reports whether job is being rescaled: by this node, or as
+// the catalog records by another.
+func (s *Streaming) rescaling(job uint32) bool {
+	s.rescaleMu.Lock()
+	r := s.rescales[job]
+	s.rescaleMu.Unlock()
+	if r != nil && r.progress().Phase == phaseMoving {
+		return true
+	}
+	t, ok := s.meta.Catalog().TableByID(job)
+	return ok && t.Rescale != nil
 }
 
 // rebalanceOnce plans and runs one rescale that rebalances t's job.

@@ -46,12 +46,22 @@ type relocateRequest struct {
 // relocate moves slot 0 of each job of tables from node from to the node
 // target picks for it while the jobs run, holding writes only for the
 // catch-up and one recovery (see above); it returns the bytes copied.
-func (s *Streaming) relocate(ctx context.Context, tables []*meta.Table, from string, target func() string) (int64, error) {
+func (s *Streaming) relocate(ctx context.Context, tables []*meta.Table, from string, target func() string) (_ int64, err error) {
 	defer s.LockJobs()()
 	cat := s.meta.Catalog()
 	var reqs []*relocateRequest
 	var total int64
 	start := time.Now()
+	// Each job is claimed as a rescale is (no other node moves it
+	// meanwhile); the relocation's steps end the claims, or a failure.
+	var claimed []*meta.Table
+	defer func() {
+		if err != nil {
+			for _, t := range claimed {
+				s.endRescale(t)
+			}
+		}
+	}()
 	for _, t := range tables {
 		old := JobPlacement(cat, t)
 		if old[0] != from {
@@ -59,6 +69,11 @@ func (s *Streaming) relocate(ctx context.Context, tables []*meta.Table, from str
 		}
 		req := &relocateRequest{Job: t.ID, From: from, Owner: JobAssignment(t), Old: old, New: slices.Clone(old), To: s.ctrl.Worker().mgr.Committed()}
 		req.New[0] = target()
+		claim := &meta.Rescale{Parallelism: t.Parallelism, Target: req.Owner, Strategy: strategyRelocate, From: meta.Slots(req.Owner), Placement: req.New, Runner: s.meta.NodeID()}
+		if err := s.meta.BeginRescale(ctx, t.ID, claim); err != nil {
+			return total, err
+		}
+		claimed = append(claimed, t)
 		n, err := s.takeOn(ctx, req.New[0], req)
 		total += n
 		if err != nil {

@@ -204,6 +204,7 @@ func (s *Streaming) beginRescale(ctx context.Context, t *meta.Table, plan *meta.
 	s.rescales[t.ID] = r
 	s.rescaleMu.Unlock()
 	if !resume {
+		plan.Runner = s.meta.NodeID()
 		if err := s.meta.BeginRescale(ctx, t.ID, plan); err != nil {
 			r.finish(err)
 			return nil, err
@@ -218,7 +219,12 @@ func (s *Streaming) beginRescale(ctx context.Context, t *meta.Table, plan *meta.
 // restarted) does not end it: it goes on from the last committed step
 // once the job runs again.
 func (s *Streaming) runRescale(ctx context.Context, t *meta.Table, plan *meta.Rescale, r *Rescaling) (err error) {
-	defer func() { r.finish(err) }()
+	defer func() {
+		if err != nil {
+			s.endRescale(t)
+		}
+		r.finish(err)
+	}()
 	for attempt := 1; ; attempt++ {
 		fence := s.ctrl.Worker().currentFence()
 		err = s.moveSteps(ctx, t, plan, r)
@@ -231,6 +237,23 @@ func (s *Streaming) runRescale(ctx context.Context, t *meta.Table, plan *meta.Re
 		s.opts.Logger.Warn("control: a rescale step failed; going on once the cluster's jobs run again", "relation", t.Name, "attempt", attempt, "err", err)
 		if werr := s.waitRecovered(ctx, fence, t.ID, recoveryGrace); werr != nil {
 			return err
+		}
+	}
+}
+
+// endRescale forgets in the catalog the rescale of t's job this node ran,
+// which failed, so that any node may rescale the job again (a rescale
+// recorded as this node's blocks the others until it ends). Until the
+// catalog takes it (no leader for a while), this node alone may.
+func (s *Streaming) endRescale(t *meta.Table) {
+	for try := 0; try < 10; try++ {
+		err := s.meta.EndRescale(s.ctx, t.ID, s.meta.NodeID())
+		if err == nil || s.ctx.Err() != nil {
+			return
+		}
+		s.opts.Logger.Warn("control: forgetting a failed rescale failed; trying again", "relation", t.Name, "err", err)
+		if sleep(s.ctx, time.Second) != nil {
+			return
 		}
 	}
 }
@@ -465,19 +488,26 @@ func (s *Streaming) movedBytes(t *meta.Table, vnodes []int) int64 {
 	return n
 }
 
-// resumeRescales finishes the rescales a crash interrupted: each job
+// resumeRescales finishes the rescales this node ran when it stopped
+// (and, on the leader, those recorded without a runner): each job
 // restarted with the assignment of its last committed step and goes on
 // from there to its plan's target. They are registered at once (SHOW
 // JOBS lists them, a new rescale of them is refused) and run in the
-// background, one after the other.
+// background, one after the other. A relocation's record is forgotten:
+// it did not commit, and the copies it made are stray.
 func (s *Streaming) resumeRescales() {
 	type resumed struct {
 		t *meta.Table
 		r *Rescaling
 	}
 	var todo []resumed
+	self := s.meta.NodeID()
 	for _, t := range s.meta.Catalog().Tables() {
-		if t.Rescale == nil {
+		if t.Rescale == nil || t.Rescale.Runner != self && (t.Rescale.Runner != "" || !s.meta.IsLeader()) {
+			continue
+		}
+		if t.Rescale.Strategy == strategyRelocate {
+			s.endRescale(t)
 			continue
 		}
 		r, err := s.beginRescale(s.ctx, t, t.Rescale, true)

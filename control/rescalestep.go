@@ -23,6 +23,9 @@ const (
 	// restores its state (by default: CacheEager), then the world
 	// resumes.
 	StrategyRestart = "restart"
+	// strategyRelocate records a relocation (relocate) in the catalog:
+	// not a rescale, but it too moves the job, so it claims it.
+	strategyRelocate = "relocate"
 )
 
 // Cache modes (meta.Rescale.Cache): how a moved vnode's new owner gets its

@@ -65,7 +65,7 @@ type Streaming struct {
 // the last committed epoch are deleted, every table's, source's and
 // materialized view's job restarts from that epoch (sources from their
 // offsets at that epoch), and barriers begin; Ready tells when this node's
-// part runs. Then, on the leader, the rescales a stop interrupted go on.
+// part runs. Then the rescales this node ran when it stopped go on.
 func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*Streaming, error) {
 	if opts.BarrierInterval <= 0 {
 		opts.BarrierInterval = time.Second
@@ -112,9 +112,7 @@ func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*St
 	s.background(func() {
 		select {
 		case <-s.Ready():
-			if m.IsLeader() {
-				s.resumeRescales()
-			}
+			s.resumeRescales()
 		case <-ctx.Done():
 		}
 	})

@@ -304,13 +304,15 @@ func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes 
 			break
 		}
 	}
+	owned := t.rt.OwnedHere(job, vnodes)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for i, v := range vnodes {
 		// A drop of the vnode here meanwhile (by a rescale that fell
-		// behind) may have removed what was copied: the switch then
-		// copies it all.
-		if jv := (jobVNode{job, v}); t.dropped[jv] == drops[i] {
+		// behind) may have removed what was copied, and a switch that
+		// moved it here meanwhile made the copy this node's own state:
+		// a later switch then copies it all.
+		if jv := (jobVNode{job, v}); t.dropped[jv] == drops[i] && !slices.Contains(owned, v) {
 			t.copied[jv] = preCopied{from, copied}
 		}
 	}

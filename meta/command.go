@@ -24,6 +24,8 @@ const (
 	opCommitEpoch op = "commit_epoch"
 	opSetSystem   op = "set_system"
 	opRescale     op = "rescale"
+	// opEndRescale forgets a failed rescale (EndRescale).
+	opEndRescale  op = "end_rescale"
 	opInitCluster op = "init_cluster"
 	opPutNode     op = "put_node"
 	opRemoveNode  op = "remove_node"
@@ -86,6 +88,11 @@ type commitEpochCmd struct {
 type rescaleCmd struct {
 	Table   uint32   `json:"table"`
 	Rescale *Rescale `json:"rescale"`
+}
+
+type endRescaleCmd struct {
+	Table  uint32 `json:"table"`
+	Runner string `json:"runner"`
 }
 
 type setSystemCmd struct {

@@ -140,6 +140,12 @@ func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 		if cat, err = cat.beginRescale(p.Table, p.Rescale); err != nil {
 			return nil, err
 		}
+	case opEndRescale:
+		p, err := decodePayload[endRescaleCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		cat = cat.endRescale(p.Table, p.Runner)
 	case opInitCluster:
 		p, err := decodePayload[initClusterCmd](c)
 		if err != nil {

@@ -546,6 +546,13 @@ func (m *Meta) BeginRescale(ctx context.Context, id uint32, r *Rescale) error {
 	return err
 }
 
+// EndRescale forgets the rescale of the job of table id that node runner
+// runs (it failed): another node may rescale the job from then on.
+func (m *Meta) EndRescale(ctx context.Context, id uint32, runner string) error {
+	_, err := m.apply(ctx, opEndRescale, endRescaleCmd{Table: id, Runner: runner})
+	return err
+}
+
 // CreateIndex adds a secondary index to schema.table. An index without a
 // name gets one like PostgreSQL's (table_col_idx).
 func (m *Meta) CreateIndex(ctx context.Context, schema, table string, idx Index, ifNotExists bool) error {

@@ -86,5 +86,14 @@ func (c *Catalog) removeNode(id string) (*Catalog, error) {
 	nc := c.clone()
 	nc.nodes = maps.Clone(c.nodes)
 	delete(nc.nodes, id)
+	// Rescales the node ran end with it: the jobs stay with the owners
+	// of their last committed steps, and other nodes may rescale them.
+	for _, t := range c.ordered {
+		if t.Rescale != nil && t.Rescale.Runner == id {
+			nt := *t
+			nt.Rescale = nil
+			nc.put(&nt)
+		}
+	}
 	return nc.seal(), nil
 }

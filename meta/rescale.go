@@ -30,6 +30,9 @@ type Rescale struct {
 	// node (nil: the job's placement as it was): the job's placement
 	// while it moves; its last step records the target's slots only.
 	Placement []string `json:"placement,omitempty"`
+	// Runner is the node that runs the rescale: the only one that may
+	// move the job's vnodes until the rescale ends (beginRescale).
+	Runner string `json:"runner,omitempty"`
 }
 
 // RescaleStep is one switch of a rescale: the job's assignment from the
@@ -43,19 +46,40 @@ type RescaleStep struct {
 	Done      bool     `json:"done,omitempty"`
 }
 
-// beginRescale records r as t's rescale in progress, replacing the plan
-// of one that failed (the node refuses to start a rescale of a job while
-// one runs).
+// beginRescale records r as t's rescale in progress. One node at a time
+// moves a job's vnodes, since two rescales planned from the same owners
+// would each copy state the other moves away: while a rescale recorded
+// by another runner has not ended (its last step, endRescale, or its
+// node's removal), r is refused (55006). The runner's own record is
+// replaced (a plan that failed and is tried again).
 func (c *Catalog) beginRescale(id uint32, r *Rescale) (*Catalog, error) {
 	t, ok := c.byID[id]
 	if !ok {
 		return nil, pgerror.New(pgerror.CodeUndefinedTable, "relation with id %d does not exist", id)
+	}
+	if cur := t.Rescale; cur != nil && cur.Runner != "" && cur.Runner != r.Runner {
+		return nil, pgerror.New(pgerror.CodeObjectInUse, "%s %q is being rescaled by node %s", t.Kind, t.Name, cur.Runner).
+			WithHint("SHOW JOBS on node %s shows its progress; run the statement again once it has ended.", cur.Runner)
 	}
 	nt := *t
 	nt.Rescale = r
 	nc := c.clone()
 	nc.put(&nt)
 	return nc.seal(), nil
+}
+
+// endRescale forgets t's rescale if runner runs it: it failed, and the
+// job stays with the owners of its last committed step.
+func (c *Catalog) endRescale(id uint32, runner string) *Catalog {
+	t, ok := c.byID[id]
+	if !ok || t.Rescale == nil || t.Rescale.Runner != runner {
+		return c
+	}
+	nt := *t
+	nt.Rescale = nil
+	nc := c.clone()
+	nc.put(&nt)
+	return nc.seal()
 }
 
 // rescaleStep records a committed step of t's rescale; the last one ends

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/streamdb/streamdb/pgerror"
 	"pgregory.net/rapid"
 )
 
@@ -100,4 +101,55 @@ func TestRebalanceProperties(t *testing.T) {
 			cur = next
 		}
 	})
+}
+
+// TestRescaleClaim checks that one node at a time rescales a job: a plan
+// of another runner is refused until the recorded one ends (its last
+// step, its runner's end, or its runner's removal).
+func TestRescaleClaim(t *testing.T) {
+	f := newFSM(quiet)
+	for _, n := range []string{"n1", "n2"} {
+		if _, err := applyCmd(t, f, opPutNode, putNodeCmd{Node: &Node{ID: n, Cores: 2}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := applyCmd(t, f, opCreateTable, createTableCmd{Table: tbl("mv", KindMaterializedView)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := v.(*Table).ID
+	plan := func(runner string) rescaleCmd {
+		return rescaleCmd{Table: id, Rescale: &Rescale{Parallelism: 2, Target: []int{0, 1}, Strategy: "fluid", Runner: runner}}
+	}
+	steps := []struct {
+		name    string
+		op      op
+		payload any
+		code    string // expected SQLSTATE, "" for success
+		runner  string // the runner recorded after the step, "" for none
+	}{
+		{"n1 begins", opRescale, plan("n1"), "", "n1"},
+		{"n2 is refused", opRescale, plan("n2"), "55006", "n1"},
+		{"n1 plans again", opRescale, plan("n1"), "", "n1"},
+		{"n2 cannot end n1's", opEndRescale, endRescaleCmd{Table: id, Runner: "n2"}, "", "n1"},
+		{"n1 ends it", opEndRescale, endRescaleCmd{Table: id, Runner: "n1"}, "", ""},
+		{"n2 begins", opRescale, plan("n2"), "", "n2"},
+		{"its last step ends it", opCommitEpoch, commitEpochCmd{Epoch: 1, Step: &RescaleStep{Table: id, Assignment: []int{0, 1}, Done: true}}, "", ""},
+		{"n2 begins again", opRescale, plan("n2"), "", "n2"},
+		{"n2 is removed", opRemoveNode, removeNodeCmd{ID: "n2"}, "", ""},
+		{"n1 begins after", opRescale, plan("n1"), "", "n1"},
+	}
+	for _, s := range steps {
+		if _, err := applyCmd(t, f, s.op, s.payload); pgerror.Code(err) != s.code {
+			t.Fatalf("%s: error %v, want code %q", s.name, err, s.code)
+		}
+		tb, _ := f.catalog.Load().TableByID(id)
+		runner := ""
+		if tb.Rescale != nil {
+			runner = tb.Rescale.Runner
+		}
+		if runner != s.runner {
+			t.Fatalf("%s: runner %q, want %q", s.name, runner, s.runner)
+		}
+	}
 }

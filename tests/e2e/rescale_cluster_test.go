@@ -122,6 +122,32 @@ func TestClusterRescale(t *testing.T) {
 		check(fmt.Sprintf("after rescaling %s to %d", name, n))
 		t.Logf("round %d: %s to parallelism %d (%s) in %v", round, name, n, strategy, time.Since(start).Round(time.Millisecond))
 	}
+	// Rescales of one view from two nodes at once, and a rebalance from
+	// the third: one node at a time moves the job's vnodes; the other
+	// ALTER is refused as busy (55006) unless the first had ended, and
+	// the rebalance waits its turn.
+	name := rescaledViews[0]
+	var alters sync.WaitGroup
+	errs := make([]error, 3)
+	for i, sql := range []string{
+		fmt.Sprintf("ALTER MATERIALIZED VIEW %s SET PARALLELISM = 5 WITH (step = 8)", name),
+		fmt.Sprintf("ALTER MATERIALIZED VIEW %s SET PARALLELISM = 2 WITH (step = 8)", name),
+		"ALTER SYSTEM REBALANCE WITH (step = 8)",
+	} {
+		alters.Add(1)
+		go func() {
+			defer alters.Done()
+			_, errs[i] = conns[i].Exec(context.Background(), sql)
+		}()
+	}
+	alters.Wait()
+	for i, err := range errs {
+		if err != nil && (i == 2 || sqlState(err) != "55006") {
+			t.Fatalf("concurrent rescale %d from n%d: %v", i, i+1, err)
+		}
+	}
+	t.Logf("concurrent rescales of %s: %v", name, errs)
+	check("after concurrent rescales")
 	// A fourth node joins; with auto_rebalance every view spreads to it.
 	mustExec(t, conns[0], "ALTER SYSTEM SET auto_rebalance = on")
 	n4 := joinNode(t, nodes, "n4")
