@@ -51,9 +51,10 @@ type Change struct {
 	// Relocate are the steps of a relocation (changeRelocate): jobs'
 	// placements with their first actor on another node.
 	Relocate []*meta.RescaleStep `json:"relocate,omitempty"`
-	// CatalogIndex is the leader's applied Raft index when it sent the
-	// change: a node builds jobs once its catalog is as recent (a job's
-	// definition names relations created a moment before).
+	// CatalogIndex is, for a job's or table's start, the leader's
+	// applied Raft index when it sent the change: a node builds jobs once
+	// its catalog is as recent (a job's definition names relations
+	// created a moment before).
 	CatalogIndex uint64 `json:"catalog_index,omitempty"`
 }
 

@@ -291,7 +291,11 @@ func (c *Controller) barrier(ctx context.Context, record *meta.RescaleStep, ch *
 		return dataflow.Tick{}, errOvertaken(ch.Job)
 	}
 	tick := c.next()
-	if ch.Kind != changeNone {
+	if ch.Kind == changeStartJob || ch.Kind == changeStartTable {
+		// Only a start reads definitions from the catalog; the others
+		// would wait for the commit of the last epoch's Raft entry,
+		// which followers learn of with the next heartbeat (up to
+		// 100 ms).
 		ch.CatalogIndex = c.meta.AppliedIndex()
 	}
 	if record != nil {
