@@ -403,8 +403,9 @@ func (s *Streaming) moveSteps(ctx context.Context, t *meta.Table, plan *meta.Res
 		if st.last {
 			return nil
 		}
-		// The job catches up on what the switch held back: it spends at
-		// least half of the rescale's time processing.
+		// The job catches up on what the switch held back (every
+		// commit waited for it): it spends at least half of the
+		// rescale's time processing.
 		if err := sleep(ctx, took); err != nil {
 			return err
 		}

@@ -39,9 +39,11 @@ const (
 	CacheLazy = "lazy"
 )
 
-// Fluid steps without a given size adapt it so that each switch pauses
-// the job for about stepPause: the first moves firstStep vnodes, the next
-// ones scale by how long the last took, at most doubling.
+// Fluid steps without a given size adapt it so that each switch holds the
+// moved vnodes' rows for about stepPause beyond what any switch costs
+// (its barrier's and the next epoch's commits, which every epoch pays):
+// the first moves firstStep vnodes, the next ones scale by how long the
+// last one held them, at most doubling.
 const (
 	stepPause = 50 * time.Millisecond
 	firstStep = 4
@@ -61,6 +63,9 @@ type rescaleSteps struct {
 	adapt bool
 	// size is the most vnodes the next switch moves.
 	size int
+	// floor is the quickest switch so far: what a switch costs whatever
+	// it moves.
+	floor time.Duration
 	// total is the vnodes the whole rescale moves.
 	total int
 }
@@ -108,11 +113,15 @@ func (s *rescaleSteps) next() rescaleStep {
 }
 
 // switched records that the job made switch st, which took took: an
-// adaptive step size scales by stepPause/took, at most doubling, at least
-// one vnode.
+// adaptive step size scales by stepPause over how much longer than the
+// quickest switch it took, at most doubling, at least one vnode.
 func (s *rescaleSteps) switched(st rescaleStep, took time.Duration) {
+	if s.floor == 0 || took < s.floor {
+		s.floor = took
+	}
 	if s.adapt {
-		s.size = max(1, min(2*s.size, int(float64(s.size)*float64(stepPause)/float64(max(took, time.Millisecond)))))
+		held := took - s.floor
+		s.size = max(1, min(2*s.size, int(float64(s.size)*float64(stepPause)/float64(max(held, time.Millisecond)))))
 	}
 	s.cur = st.to
 }

@@ -37,10 +37,14 @@ func TestRescaleSteps(t *testing.T) {
 		// Adaptive fluid steps start at firstStep vnodes and at most
 		// double after a quick switch.
 		{"fluid quick switches", fill(16, 0), alternate, StrategyFluid, 0, []time.Duration{10 * ms}, "4/2 4/2"},
-		// A slow switch shrinks the next step by stepPause/took, to one
+		// A switch that holds the vnodes longer than the quickest one
+		// shrinks the next step by stepPause over the difference, to one
 		// vnode at least; quick ones grow it again.
 		{"fluid slow switches", fill(16, 0), fill(16, 1), StrategyFluid, 0,
-			[]time.Duration{100 * ms, 400 * ms, 50 * ms, 0}, "4/7 2/12 1/12 1/8 2/7 4/7 2/7"},
+			[]time.Duration{100 * ms, 400 * ms, 50 * ms, 0}, "4/3 8/6 1/5 2/5 1/5"},
+		// Switches that all cost the same (their commits) grow the step
+		// however slow they are.
+		{"fluid slow commits", fill(16, 0), fill(16, 1), StrategyFluid, 0, []time.Duration{120 * ms}, "4/3 8/3 4/3"},
 		{"fluid given step", fill(8, 0), fill(8, 1), StrategyFluid, 3, []time.Duration{time.Second}, "3/3 3/3 2/3"},
 		{"fluid nothing to move", alternate, alternate, StrategyFluid, 0, []time.Duration{ms}, "0/1"},
 		{"all at once", []int{0, 0, 1, 1}, []int{0, 1, 1, 2}, StrategyAllAtOnce, 0, []time.Duration{time.Second}, "2/1"},

@@ -326,18 +326,21 @@ func (t *Transfer) PreCopy(ctx context.Context, job uint32, from string, vnodes 
 const hotGroups = 1024
 
 // A pre-copy's export holds each SST back while the commit of this
-// node's oldest uncommitted epoch lags more than preCopyLag behind its
-// barrier (the job is short of CPU or disk), for at most preCopyHold: on
-// a busy node the job's epochs come first, and the copy still advances.
+// node's oldest uncommitted epoch lags behind its barrier more than twice
+// as long as a commit usually takes, and more than preCopyLag (the job is
+// short of CPU or disk), for at most preCopyHold: on a busy node the
+// job's epochs come first (writers that wait for each commit slow down as
+// soon as commits do), and the copy still advances.
 const (
-	preCopyLag  = 30 * time.Millisecond
+	preCopyLag  = 10 * time.Millisecond
 	preCopyHold = time.Second
 )
 
 // yield waits while commits lag (preCopyLag, preCopyHold).
 func (t *Transfer) yield(ctx context.Context) error {
 	until := time.Now().Add(preCopyHold)
-	for t.rt.Barriers().CommitLag() > preCopyLag && time.Now().Before(until) {
+	lag := max(preCopyLag, 2*t.rt.Barriers().BarrierLatency().P50)
+	for t.rt.Barriers().CommitLag() > lag && time.Now().Before(until) {
 		if err := sleep(ctx, 5*time.Millisecond); err != nil {
 			return err
 		}

@@ -400,12 +400,13 @@ func (a *actor) apply(ctx context.Context, mu *UpdateMutation, u *actorUpdate) e
 // adopt gets the cached state of the vnodes in gained, handed over by
 // gains (done), as mu.cache says.
 func (a *actor) adopt(mu *UpdateMutation, gains []*handoff, gained *Bitmap) error {
+	deadline := time.Now().Add(hotLoadTime)
 	for id, t := range a.tables {
 		switch mu.cache {
 		case CacheHandover:
 			for _, h := range gains {
 				mu.counters.cacheBytes.Add(t.adopt(h.caches[id], gained))
-				n, err := t.loadHot(h.hot, gained)
+				n, err := t.loadHot(h.hot, gained, deadline)
 				if err != nil {
 					return err
 				}
@@ -421,6 +422,12 @@ func (a *actor) adopt(mu *UpdateMutation, gains []*handoff, gained *Bitmap) erro
 	}
 	return nil
 }
+
+// hotLoadTime bounds how long a gaining actor loads the hot groups of
+// vnodes it gained from another node (StateTable.loadHot) before it opens
+// their gate: about 400 groups of cold state; the rest are read on first
+// use.
+const hotLoadTime = 10 * time.Millisecond
 
 // backlogWait is how long a source actor waits before it looks again
 // whether checkpoints have caught up.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"sync/atomic"
+	"time"
 )
 
 // handoff is what an actor losing vnodes (or source splits) at a
@@ -106,17 +107,17 @@ func (t *StateTable) adopt(caches map[uint16]*vnodeCache, vnodes *Bitmap) int64 
 
 // loadHot loads from storage into the cache the groups of hot (a remote
 // old owner's, hottest first) that belong to t and to vnodes, and are
-// not cached yet, while the node's cache has room; it returns their
-// bytes. The hottest are loaded last, so that they are the most recently
-// used.
-func (t *StateTable) loadHot(hot []HotGroup, vnodes *Bitmap) (int64, error) {
+// not cached yet, hottest first, while the node's cache has room and
+// until deadline: the moved vnodes' rows wait meanwhile, and a group not
+// loaded is read on first use. It returns their bytes.
+func (t *StateTable) loadHot(hot []HotGroup, vnodes *Bitmap, deadline time.Time) (int64, error) {
 	c := &t.store.cache
 	var n int64
-	for _, h := range slices.Backward(hot) {
+	for i, h := range hot {
 		if h.Table != t.id || !vnodes.Has(int(h.VNode)) || t.vnodes[h.VNode][string(h.Prefix)] != nil {
 			continue
 		}
-		if c.used.Load() >= c.budget.Load() {
+		if c.used.Load() >= c.budget.Load() || i%16 == 0 && time.Now().After(deadline) {
 			break
 		}
 		g, err := t.group(h.VNode, h.Prefix, true)

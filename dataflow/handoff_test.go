@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"testing"
+	"time"
 
 	"github.com/streamdb/streamdb/types"
 )
@@ -98,7 +99,7 @@ func TestWarmLoadsWholeGroups(t *testing.T) {
 // TestLoadHot loads the hot groups that a remote old owner sent into a
 // fresh view of a table: those of the table and the gained vnodes come
 // whole from storage, others are skipped, and nothing loads past the
-// cache budget.
+// cache budget or its deadline.
 func TestLoadHot(t *testing.T) {
 	store := newEnv(t).Store
 	old := NewStateTable(store, 33, pairTypes)
@@ -112,7 +113,8 @@ func TestLoadHot(t *testing.T) {
 	prefix := func(p string) []byte { return types.AppendKey(nil, types.NewString(p), false) }
 	hot := []HotGroup{{Table: 33, VNode: 1, Prefix: prefix("b")}, {Table: 33, VNode: 2, Prefix: prefix("c")}, {Table: 34, VNode: 1, Prefix: prefix("a")}}
 	st := NewStateTable(store, 33, pairTypes)
-	if n, err := st.loadHot(hot, gained); err != nil || n <= 0 {
+	later := time.Now().Add(time.Minute)
+	if n, err := st.loadHot(hot, gained, later); err != nil || n <= 0 {
 		t.Fatalf("loadHot = %d, %v", n, err)
 	}
 	if !cached(st, 1, "b") || cached(st, 1, "a") || cached(st, 2, "c") {
@@ -121,9 +123,13 @@ func TestLoadHot(t *testing.T) {
 	if got := groupContents(mustGroup(t, st, 1, "b")); got != "1=2 b" {
 		t.Fatalf("group b loaded as %s", got)
 	}
+	st = NewStateTable(store, 33, pairTypes)
+	if n, err := st.loadHot(hot, gained, time.Now().Add(-time.Second)); err != nil || n != 0 || cached(st, 1, "b") {
+		t.Fatalf("past the deadline: loaded %d bytes (err %v)", n, err)
+	}
 	store.SetCacheBytes(0)
 	st = NewStateTable(store, 33, pairTypes)
-	if n, err := st.loadHot(hot, gained); err != nil || n != 0 || cached(st, 1, "b") {
+	if n, err := st.loadHot(hot, gained, later); err != nil || n != 0 || cached(st, 1, "b") {
 		t.Fatalf("over budget: loaded %d bytes (err %v)", n, err)
 	}
 }

@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -234,8 +235,12 @@ func (r *Runtime) HotGroups(job uint32, epoch uint64, vnodes []int, max int) []H
 	default:
 		return nil
 	}
-	var out []HotGroup
-	var epochs []uint64
+	if max <= 0 {
+		return nil
+	}
+	// The max newest groups, kept in a min-heap by epoch: the moved
+	// vnodes may have cached many more.
+	newest := &hotHeap{}
 	for _, h := range losers {
 		for id, byVNode := range h.caches {
 			for _, v := range vnodes {
@@ -246,22 +251,47 @@ func (r *Runtime) HotGroups(job uint32, epoch uint64, vnodes []int, max int) []H
 				// byEpoch is the detached cache's own: the new owners
 				// on this node adopt the groups, not this slice.
 				for _, ge := range c.byEpoch {
-					out = append(out, HotGroup{Table: id, VNode: uint16(v), Prefix: []byte(ge.g.prefix)})
-					epochs = append(epochs, ge.epoch)
+					if len(newest.c) == max && ge.epoch <= newest.c[0].epoch {
+						continue
+					}
+					hc := hotCandidate{epoch: ge.epoch, table: id, vnode: uint16(v), g: ge.g}
+					if len(newest.c) < max {
+						heap.Push(newest, hc)
+					} else {
+						newest.c[0] = hc
+						heap.Fix(newest, 0)
+					}
 				}
 			}
 		}
 	}
-	order := make([]int, len(out))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(epochs[b], epochs[a]) })
-	hot := make([]HotGroup, 0, min(max, len(out)))
-	for _, i := range order[:min(max, len(out))] {
-		hot = append(hot, out[i])
+	slices.SortStableFunc(newest.c, func(a, b hotCandidate) int { return cmp.Compare(b.epoch, a.epoch) })
+	hot := make([]HotGroup, len(newest.c))
+	for i, hc := range newest.c {
+		hot[i] = HotGroup{Table: hc.table, VNode: hc.vnode, Prefix: []byte(hc.g.prefix)}
 	}
 	return hot
+}
+
+// hotCandidate is a cached group HotGroups may choose.
+type hotCandidate struct {
+	epoch uint64
+	table uint32
+	vnode uint16
+	g     *Group
+}
+
+// hotHeap is a min-heap of hot candidates by epoch (container/heap).
+type hotHeap struct{ c []hotCandidate }
+
+func (h *hotHeap) Len() int           { return len(h.c) }
+func (h *hotHeap) Less(i, j int) bool { return h.c[i].epoch < h.c[j].epoch }
+func (h *hotHeap) Swap(i, j int)      { h.c[i], h.c[j] = h.c[j], h.c[i] }
+func (h *hotHeap) Push(x any)         { h.c = append(h.c, x.(hotCandidate)) }
+func (h *hotHeap) Pop() any {
+	x := h.c[len(h.c)-1]
+	h.c = h.c[:len(h.c)-1]
+	return x
 }
 
 // JobTables returns the state tables of job id's parallel fragments: those

@@ -60,17 +60,22 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 	for _, s := range servers {
 		dirs, pids = append(dirs, s.Dir()), append(pids, s.PID())
 	}
-	// failed says which servers exited, or else what the servers logged
-	// as warnings and errors (a recovery, say), for an error of the run.
+	// failed says which servers exited, for an error of the run.
 	failed := func() error {
 		var errs []error
 		for _, s := range servers {
 			errs = append(errs, s.Failed())
 		}
-		if err := errors.Join(errs...); err != nil {
-			return err
+		return errors.Join(errs...)
+	}
+	// warned prints what the servers logged as warnings and errors (a
+	// recovery, a write stall) since it was last called: beside the
+	// figures they explain, not ending the run.
+	seen := make([]int, len(servers))
+	warned := func() {
+		if w := serverWarnings(servers, seen); w != "" {
+			fmt.Fprintln(cfg.Err, w)
 		}
-		return serverWarnings(servers)
 	}
 	defer func() {
 		for _, s := range servers {
@@ -83,6 +88,7 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 	}
 	fmt.Fprintf(cfg.Out, "loaded %s keys in %.1f s: the view's state is at least %d MiB (Pebble's SSTs beyond the table's files)\n",
 		benchkit.Thousands(l.Keys), l.Took.Seconds(), l.StateBytes>>20)
+	warned()
 	conn, err := pgx.Connect(ctx, srv.ConnString())
 	if err != nil {
 		return nil, fmt.Errorf("connect to the server: %w", err)
@@ -145,6 +151,7 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 		r.PebbleBytes = files.all
 		results = append(results, r)
 		fmt.Fprintf(cfg.Err, "%s %d→%d: %s\n", s, current, target, summaryLine(r))
+		warned()
 		if r.Error == "" {
 			current = target
 		}
@@ -343,13 +350,17 @@ func pause(ctx context.Context, d time.Duration) error {
 // maxWarnings bounds the log lines serverWarnings reports per server.
 const maxWarnings = 10
 
-// serverWarnings returns the last warnings and errors each server logged,
-// nil if none did.
-func serverWarnings(servers []*benchkit.Server) error {
+// serverWarnings returns the last warnings and errors each server logged
+// since seen (each server's log length, which it advances), "" if none
+// did.
+func serverWarnings(servers []*benchkit.Server, seen []int) string {
 	var b strings.Builder
 	for i, s := range servers {
 		var lines []string
-		for _, l := range strings.Split(s.Logs(), "\n") {
+		logs := s.Logs()
+		from := min(seen[i], len(logs))
+		seen[i] = len(logs)
+		for _, l := range strings.Split(logs[from:], "\n") {
 			if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") {
 				lines = append(lines, l)
 			}
@@ -359,10 +370,7 @@ func serverWarnings(servers []*benchkit.Server) error {
 		}
 		fmt.Fprintf(&b, "server %d logged:\n  %s\n", i+1, strings.Join(lines[max(0, len(lines)-maxWarnings):], "\n  "))
 	}
-	if b.Len() == 0 {
-		return nil
-	}
-	return errors.New(strings.TrimRight(b.String(), "\n"))
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // handoffRun is one rescale of a run: a strategy with a handoff.
