@@ -45,7 +45,7 @@ const (
 // the first moves firstStep vnodes, the next ones scale by how long the
 // last one held them, at most doubling.
 const (
-	stepPause = 50 * time.Millisecond
+	stepPause = 25 * time.Millisecond
 	firstStep = 4
 )
 

@@ -25,8 +25,10 @@ import (
 const transferSSTBytes = 1 << 20
 
 // transferBatchBytes is how much a pull receives before it ingests: the
-// temporary disk a transfer holds at once.
-const transferBatchBytes = 64 << 20
+// temporary disk a transfer holds at once. Small ingests spread the work
+// each one makes (a manifest sync, compactions) over the copy, where a
+// large one's stalls the job's commits for hundreds of milliseconds.
+const transferBatchBytes = 16 << 20
 
 const (
 	transferService = "streamdb.transfer"
@@ -327,19 +329,23 @@ const hotGroups = 1024
 
 // A pre-copy's export holds each SST back while the commit of this
 // node's oldest uncommitted epoch lags behind its barrier more than twice
-// as long as a commit usually takes, and more than preCopyLag (the job is
-// short of CPU or disk), for at most preCopyHold: on a busy node the
-// job's epochs come first (writers that wait for each commit slow down as
-// soon as commits do), and the copy still advances.
+// as long as commits took when the export began, and more than
+// preCopyLag (the job is short of CPU or disk), for at most preCopyHold:
+// on a busy node the job's epochs come first (writers that wait for each
+// commit slow down as soon as commits do), and the copy still advances.
 const (
 	preCopyLag  = 10 * time.Millisecond
 	preCopyHold = time.Second
 )
 
-// yield waits while commits lag (preCopyLag, preCopyHold).
-func (t *Transfer) yield(ctx context.Context) error {
+// yieldLag returns the commit lag an export that begins now yields at.
+func (t *Transfer) yieldLag() time.Duration {
+	return max(preCopyLag, 2*t.rt.Barriers().RecentLatency())
+}
+
+// yield waits while commits lag more than lag, at most preCopyHold.
+func (t *Transfer) yield(ctx context.Context, lag time.Duration) error {
 	until := time.Now().Add(preCopyHold)
-	lag := max(preCopyLag, 2*t.rt.Barriers().BarrierLatency().P50)
 	for t.rt.Barriers().CommitLag() > lag && time.Now().Before(until) {
 		if err := sleep(ctx, 5*time.Millisecond); err != nil {
 			return err
@@ -544,12 +550,13 @@ func (t *Transfer) service() *grpc.ServiceDesc {
 			}
 		}
 		var sent int64
+		lag := t.yieldLag()
 		for _, r := range req.Ranges {
 			err := t.local.ExportVNodes(r, req.From, req.To, transferSSTBytes, func(sst []byte) error {
 				if req.Wait == nil {
 					// A pre-copy yields to the job's epochs; a switch's
 					// delta is what its epoch waits for.
-					if err := t.yield(ss.Context()); err != nil {
+					if err := t.yield(ss.Context(), lag); err != nil {
 						return err
 					}
 				}

@@ -44,6 +44,8 @@ type BarrierManager struct {
 	// latency holds the time from each barrier's injection until its
 	// epoch was committed, as this node saw them.
 	latency latency.Histogram
+	// recent is a moving average of the latest commits' latency.
+	recent time.Duration
 	// paused holds table writes back (Pause, and a recovery until its
 	// Resume).
 	paused bool
@@ -377,7 +379,12 @@ func (m *BarrierManager) SetCommitted(epoch uint64) {
 	}
 	for e := m.committed + 1; e <= epoch; e++ {
 		if t, ok := m.injected[e]; ok {
-			m.latency.Record(time.Since(t))
+			d := time.Since(t)
+			m.latency.Record(d)
+			if m.recent == 0 {
+				m.recent = d
+			}
+			m.recent += (d - m.recent) / recentCommits
 			delete(m.injected, e)
 		}
 	}
@@ -418,6 +425,19 @@ func (m *BarrierManager) CommitLag() time.Duration {
 		return time.Since(t)
 	}
 	return 0
+}
+
+// recentCommits is about how many of the latest commits RecentLatency
+// averages.
+const recentCommits = 16
+
+// RecentLatency returns how long the latest commits took from their
+// barrier's injection, a moving average: what a commit usually takes now,
+// which background work compares CommitLag with.
+func (m *BarrierManager) RecentLatency() time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.recent
 }
 
 // Committed returns the newest committed epoch.
