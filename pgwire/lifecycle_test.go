@@ -1,9 +1,11 @@
 package pgwire
 
 import (
+	"context"
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgproto3/v2"
 )
@@ -98,4 +100,23 @@ func TestClientDisconnectIsNotLogged(t *testing.T) {
 	if got := srv.logs.messages(); len(got) != 0 {
 		t.Errorf("disconnects were logged: %q", got)
 	}
+}
+
+// TestClientGoneStopsStatement closes a client's socket while its
+// statement runs: the server notices and cancels the statement.
+func TestClientGoneStopsStatement(t *testing.T) {
+	srv := startServer(t)
+	c := connect(t, srv.addr)
+	c.send(query("sleep"))
+	ctx := <-srv.h.sleeping
+	c.nc.Close()
+	select {
+	case <-ctx.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the statement of a client that went away still runs after 30 s")
+	}
+	if cause := context.Cause(ctx); !strings.Contains(cause.Error(), "connection to client lost") {
+		t.Fatalf("statement canceled by %v", cause)
+	}
+	checkMessages(t, connect(t, srv.addr).query("series 1"), []string{"T n:20:0", "D 1", "C SELECT 1", "Z I"})
 }

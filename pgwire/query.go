@@ -66,6 +66,7 @@ func (c *conn) runPortal(p *portal, limit uint32) (suspended bool, err error) {
 	ctx := p.context(c.ctx)
 	c.setRunning(p.cancel)
 	defer c.setRunning(nil)
+	defer c.watchPeer(p.cancel)()
 	defer func() { err = callError(ctx, err) }()
 	if p.rows == nil {
 		rows, err := p.stmt.Open(ctx, p.params)
