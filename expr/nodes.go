@@ -19,7 +19,10 @@ type Ctx struct {
 	// Outer is the stack of enclosing rows; the innermost is last.
 	Outer [][]types.Datum
 	// Now is the statement's start time (now(), current_timestamp).
-	Now      time.Time
+	Now time.Time
+	// Backend is the client session that runs the statement (nil: none,
+	// as in a view's dataflow).
+	Backend  Backend
 	subCache map[*Subquery][]types.Datum
 }
 

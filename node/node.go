@@ -143,6 +143,7 @@ func Start(cfg Config) (_ *Node, err error) {
 		cfg.Logger.Warn("the cluster's jobs have not started yet: waiting for every node of the cluster to be up; serving clients meanwhile", "waited", readyTimeout)
 	}
 	n.server = pgwire.NewServer(n.engine, pgwire.Options{Logger: cfg.Logger, ServerVersion: ServerVersion})
+	n.engine.SetBackends(n.server)
 	go func() { n.done <- n.server.Serve(n.ln) }()
 	return n, nil
 }

@@ -147,9 +147,7 @@ func (s *Server) untrack(c *conn) {
 // and secret is running, if any. Mismatched keys are ignored, as PostgreSQL
 // does, so that a guesser learns nothing.
 func (s *Server) cancelRequest(pid, secret uint32) {
-	s.mu.Lock()
-	c := s.conns[pid]
-	s.mu.Unlock()
+	c := s.conn(pid)
 	if c == nil || subtle.ConstantTimeEq(int32(c.secret), int32(secret)) != 1 {
 		s.opts.Logger.Debug("pgwire: cancel request matches no connection", "pid", pid)
 		return

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/streamdb/streamdb/control"
@@ -44,7 +45,20 @@ type Engine struct {
 	// writers orders the writes of each table (a *tableWriter by table
 	// id).
 	writers sync.Map
+	// backends are the connections of the node's server (SetBackends).
+	backends atomic.Pointer[Backends]
 }
+
+// Backends are the client connections of a node's server, by process ID
+// (pgwire.Server): what pg_cancel_backend and pg_terminate_backend signal.
+type Backends interface {
+	CancelBackend(pid uint32) bool
+	TerminateBackend(pid uint32) bool
+}
+
+// SetBackends gives the engine the connections of the server that serves
+// its sessions.
+func (e *Engine) SetBackends(b Backends) { e.backends.Store(&b) }
 
 // NewEngine returns a node's SQL engine over its catalog m and its
 // streaming.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime/debug"
 
+	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
@@ -15,7 +16,7 @@ import (
 const DatabaseName = "streamdb"
 
 // Connect implements pgwire.Handler.
-func (e *Engine) Connect(_ context.Context, params map[string]string) (pgwire.Session, error) {
+func (e *Engine) Connect(ctx context.Context, params map[string]string) (pgwire.Session, error) {
 	user := params["user"]
 	if user == "" {
 		user = "streamdb"
@@ -28,13 +29,16 @@ func (e *Engine) Connect(_ context.Context, params map[string]string) (pgwire.Se
 		return nil, pgerror.New(pgerror.CodeInvalidCatalogName, "database %q does not exist", db).
 			WithHint("streamdb serves one database: connect to database %q.", DatabaseName)
 	}
-	return &Session{e: e, user: user, vars: newVars(params, e.opts.Version, user), tx: 'I'}, nil
+	pid, _ := pgwire.BackendPID(ctx)
+	return &Session{e: e, user: user, pid: int32(pid), vars: newVars(params, e.opts.Version, user), tx: 'I'}, nil
 }
 
 // Session is one client connection's SQL state.
 type Session struct {
 	e    *Engine
 	user string
+	// pid is the process ID of the session's connection.
+	pid  int32
 	vars *vars
 	// tx is the transaction status: 'I' idle, 'T' in a block, 'E' failed block.
 	tx byte
@@ -44,7 +48,26 @@ type Session struct {
 	lastEpoch uint64
 }
 
-var _ pgwire.Session = (*Session)(nil)
+var (
+	_ pgwire.Session = (*Session)(nil)
+	_ expr.Backend   = (*Session)(nil)
+)
+
+// BackendPID implements expr.Backend.
+func (s *Session) BackendPID() int32 { return s.pid }
+
+// SignalBackend implements expr.Backend: it cancels the statement of, or
+// terminates, a connection of this node's server.
+func (s *Session) SignalBackend(pid int32, terminate bool) bool {
+	b := s.e.backends.Load()
+	if b == nil || pid <= 0 {
+		return false
+	}
+	if terminate {
+		return (*b).TerminateBackend(uint32(pid))
+	}
+	return (*b).CancelBackend(uint32(pid))
+}
 
 // Prepare implements pgwire.Session. As in PostgreSQL, an error aborts
 // the transaction block, and in an aborted block a lone statement other

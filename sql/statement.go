@@ -198,6 +198,7 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 		return st.s.runUtility(ctx, st.parsed)
 	}
 	c := expr.NewCtx(ctx, params)
+	c.Backend = st.s
 	if st.query != nil {
 		env := &exec.Env{Engine: st.s.e.reader, Epoch: st.s.e.ReadEpoch(), NoPushdown: st.s.vars.values["scan_pushdown"] == "off"}
 		c.Context = exec.WithEnv(ctx, env)

@@ -43,3 +43,55 @@ func TestCancelRunningStatement(t *testing.T) {
 		t.Fatalf("after cancel: %v %d", err, one)
 	}
 }
+
+// TestSignalBackend has one session cancel another's statement with
+// pg_cancel_backend (57014, the session goes on) and end its connection
+// with pg_terminate_backend (57P01), found by pg_backend_pid.
+func TestSignalBackend(t *testing.T) {
+	n := testkit.StartNode(t)
+	ctx := context.Background()
+	admin := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
+	for _, tc := range []struct {
+		fn, code string
+		usable   bool
+	}{{"pg_cancel_backend", "57014", true}, {"pg_terminate_backend", "57P01", false}} {
+		victim := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
+		var pid int32
+		if err := victim.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil || pid != int32(victim.PgConn().PID()) {
+			t.Fatalf("pg_backend_pid() = %d (%v), BackendKeyData says %d", pid, err, victim.PgConn().PID())
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := victim.Exec(ctx, "SELECT pg_sleep(30)")
+			done <- err
+		}()
+		var err error
+		for {
+			// Signal until the statement is seen running.
+			var ok bool
+			if serr := admin.QueryRow(ctx, "SELECT "+tc.fn+"($1)", pid).Scan(&ok); serr != nil || !ok {
+				t.Fatalf("%s(%d) = %v, %v", tc.fn, pid, ok, serr)
+			}
+			select {
+			case err = <-done:
+			case <-time.After(50 * time.Millisecond):
+				continue
+			}
+			break
+		}
+		if code := sqlState(err); code != tc.code {
+			t.Fatalf("after %s: %v (SQLSTATE %q), want %s", tc.fn, err, code, tc.code)
+		}
+		var one int
+		if err := victim.QueryRow(ctx, "SELECT 1").Scan(&one); (err == nil) != tc.usable {
+			t.Fatalf("after %s the session answers %d, %v", tc.fn, one, err)
+		}
+	}
+	var cancelled, terminated bool
+	if err := admin.QueryRow(ctx, "SELECT pg_cancel_backend(999999), pg_terminate_backend(999999)").Scan(&cancelled, &terminated); err != nil || cancelled || terminated {
+		t.Fatalf("signals to no backend: %v %v %v", cancelled, terminated, err)
+	}
+	if _, err := admin.Exec(ctx, "SELECT pg_cancel_backend(pg_backend_pid())"); sqlState(err) != "57014" {
+		t.Fatalf("a session that cancels itself: %v", err)
+	}
+}

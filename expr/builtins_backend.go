@@ -1,0 +1,50 @@
+package expr
+
+import (
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+)
+
+// Backend is what the server-signalling functions ask of the session that
+// runs a statement: its connection's process ID, and the other
+// connections of the node by theirs.
+type Backend interface {
+	// BackendPID returns the process ID of the session's connection.
+	BackendPID() int32
+	// SignalBackend cancels the statement of the connection with process
+	// ID pid, or ends the connection if terminate; it reports whether
+	// such a connection exists on this node.
+	SignalBackend(pid int32, terminate bool) bool
+}
+
+func init() {
+	backend := func(c *Ctx, name string) (Backend, error) {
+		if c.Backend == nil {
+			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s() is not available here: it needs a client session", name)
+		}
+		return c.Backend, nil
+	}
+	RegisterBuiltin("pg_backend_pid", volatile(sig(types.TInt4, func(c *Ctx, _ []types.Datum) (types.Datum, error) {
+		b, err := backend(c, "pg_backend_pid")
+		if err != nil {
+			return types.Null, err
+		}
+		return types.NewInt(int64(b.BackendPID())), nil
+	})))
+	signal := func(name string, terminate bool) builtinFn {
+		return func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			b, err := backend(c, name)
+			if err != nil {
+				return types.Null, err
+			}
+			return types.NewBool(b.SignalBackend(int32(a[0].Int()), terminate)), nil
+		}
+	}
+	// pg_cancel_backend(pid) and pg_terminate_backend(pid [, timeout])
+	// return false for a process ID that is not a connection of this
+	// node; the timeout (how long PostgreSQL waits for the backend to
+	// exit) is accepted and not waited for.
+	RegisterBuiltin("pg_cancel_backend", volatile(sig(types.TBool, signal("pg_cancel_backend", false), types.Int4)))
+	RegisterBuiltin("pg_terminate_backend", volatile(sig(types.TBool, signal("pg_terminate_backend", true), types.Int4)))
+	RegisterBuiltin("pg_terminate_backend", volatile(sig(types.TBool, signal("pg_terminate_backend", true), types.Int4, types.Int8)))
+}

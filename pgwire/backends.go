@@ -1,0 +1,43 @@
+package pgwire
+
+import "context"
+
+// pidKey keys the process ID of a connection in the context its session
+// is created with (BackendPID).
+type pidKey struct{}
+
+// BackendPID returns the process ID of the connection whose Handler.Connect
+// got ctx: what the client knows it by (BackendKeyData, pg_backend_pid()).
+func BackendPID(ctx context.Context) (uint32, bool) {
+	pid, ok := ctx.Value(pidKey{}).(uint32)
+	return pid, ok
+}
+
+// CancelBackend cancels the statement the connection with process ID pid
+// runs, if any, as a CancelRequest would (pg_cancel_backend); it reports
+// whether such a connection exists.
+func (s *Server) CancelBackend(pid uint32) bool {
+	c := s.conn(pid)
+	if c != nil {
+		c.cancelRunning()
+	}
+	return c != nil
+}
+
+// TerminateBackend ends the connection with process ID pid with FATAL
+// 57P01, as the server's Close does to every connection
+// (pg_terminate_backend); it reports whether such a connection exists.
+func (s *Server) TerminateBackend(pid uint32) bool {
+	c := s.conn(pid)
+	if c != nil {
+		c.shutdown()
+	}
+	return c != nil
+}
+
+// conn returns the connection with process ID pid (nil: none).
+func (s *Server) conn(pid uint32) *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns[pid]
+}
