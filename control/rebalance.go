@@ -94,9 +94,9 @@ func (s *Streaming) rebalanceJob(ctx context.Context, t *meta.Table, how *meta.R
 // the catalog records by another.
 func (s *Streaming) rescaling(job uint32) bool {
 	s.rescaleMu.Lock()
-	r := s.rescales[job]
+	_, moving := s.movingLocked(job)
 	s.rescaleMu.Unlock()
-	if r != nil && r.progress().Phase == phaseMoving {
+	if moving {
 		return true
 	}
 	t, ok := s.meta.Catalog().TableByID(job)

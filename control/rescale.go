@@ -193,11 +193,9 @@ func (s *Streaming) RescaleJobs() []RescaleProgress {
 // rescaling is refused.
 func (s *Streaming) beginRescale(ctx context.Context, t *meta.Table, plan *meta.Rescale, resume bool) (*Rescaling, error) {
 	s.rescaleMu.Lock()
-	if r := s.rescales[t.ID]; r != nil {
-		if p := r.progress(); p.Phase == phaseMoving {
-			s.rescaleMu.Unlock()
-			return nil, &RescalingError{Progress: p}
-		}
+	if p, ok := s.movingLocked(t.ID); ok {
+		s.rescaleMu.Unlock()
+		return nil, &RescalingError{Progress: p}
 	}
 	r := &Rescaling{started: time.Now(), done: make(chan struct{}), info: RescaleProgress{
 		Job: t.ID, Name: t.Name, Strategy: plan.Strategy, Phase: phaseMoving, From: plan.From, To: meta.Slots(plan.Target)}}
@@ -211,6 +209,17 @@ func (s *Streaming) beginRescale(ctx context.Context, t *meta.Table, plan *meta.
 		}
 	}
 	return r, nil
+}
+
+// movingLocked returns the progress of job's rescale if this node runs
+// one that is still moving (call with rescaleMu held).
+func (s *Streaming) movingLocked(job uint32) (RescaleProgress, bool) {
+	if r := s.rescales[job]; r != nil {
+		if p := r.progress(); p.Phase == phaseMoving {
+			return p, true
+		}
+	}
+	return RescaleProgress{}, false
 }
 
 // runRescale moves t's job from its current assignment to plan's target,

@@ -92,10 +92,10 @@ func (r *streamedRows) produce(c *expr.Ctx, op exec.Op) {
 	// The rows before an error reach the client too, as in PostgreSQL. A
 	// statement canceled before its last rows left fails (57014), rather
 	// than end as if it had no more.
-	if len(batch) > 0 && r.ctx.Err() == nil && !send() && err == nil {
-		err = r.ctx.Err()
+	if len(batch) > 0 && r.ctx.Err() == nil {
+		send()
 	}
-	if err == nil && r.ctx.Err() != nil {
+	if err == nil {
 		err = r.ctx.Err()
 	}
 	r.err = err

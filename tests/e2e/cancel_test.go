@@ -16,31 +16,36 @@ func TestCancelRunningStatement(t *testing.T) {
 	n := testkit.StartNode(t)
 	conn := connect(t, n.Addr(), pgx.QueryExecModeCacheStatement)
 	ctx := context.Background()
-	done := make(chan error, 1)
-	go func() {
-		_, err := conn.Exec(ctx, "SELECT pg_sleep(30)")
-		done <- err
-	}()
-	var err error
-	for {
-		// Cancel until the statement is seen running (a cancel that
-		// arrives before it starts is ignored, as in PostgreSQL).
+	err := signalSleep(ctx, conn, func() {
 		if cerr := conn.PgConn().CancelRequest(ctx); cerr != nil {
 			t.Fatal(cerr)
 		}
-		select {
-		case err = <-done:
-		case <-time.After(50 * time.Millisecond):
-			continue
-		}
-		break
-	}
+	})
 	if code := sqlState(err); code != "57014" {
 		t.Fatalf("cancelled statement: %v (SQLSTATE %q), want 57014", err, code)
 	}
 	var one int
 	if err := conn.QueryRow(ctx, "SELECT 1").Scan(&one); err != nil || one != 1 {
 		t.Fatalf("after cancel: %v %d", err, one)
+	}
+}
+
+// signalSleep runs a 30 s pg_sleep on conn and calls signal every 50 ms
+// until the statement ends (a signal that arrives before it starts is
+// ignored, as in PostgreSQL); it returns the statement's error.
+func signalSleep(ctx context.Context, conn *pgx.Conn, signal func()) error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := conn.Exec(ctx, "SELECT pg_sleep(30)")
+		done <- err
+	}()
+	for {
+		signal()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
 	}
 }
 
@@ -60,25 +65,12 @@ func TestSignalBackend(t *testing.T) {
 		if err := victim.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&pid); err != nil || pid != int32(victim.PgConn().PID()) {
 			t.Fatalf("pg_backend_pid() = %d (%v), BackendKeyData says %d", pid, err, victim.PgConn().PID())
 		}
-		done := make(chan error, 1)
-		go func() {
-			_, err := victim.Exec(ctx, "SELECT pg_sleep(30)")
-			done <- err
-		}()
-		var err error
-		for {
-			// Signal until the statement is seen running.
+		err := signalSleep(ctx, victim, func() {
 			var ok bool
 			if serr := admin.QueryRow(ctx, "SELECT "+tc.fn+"($1)", pid).Scan(&ok); serr != nil || !ok {
 				t.Fatalf("%s(%d) = %v, %v", tc.fn, pid, ok, serr)
 			}
-			select {
-			case err = <-done:
-			case <-time.After(50 * time.Millisecond):
-				continue
-			}
-			break
-		}
+		})
 		if code := sqlState(err); code != tc.code {
 			t.Fatalf("after %s: %v (SQLSTATE %q), want %s", tc.fn, err, code, tc.code)
 		}
