@@ -43,13 +43,25 @@ func (c *Changes) Len() int { return c.chunk.Len() }
 // WaitWritten).
 func (s *Streaming) Resets() uint64 { return s.mgr.Resets() }
 
-// Write puts c into the stream of table t, which runs on this node, and
-// returns the epoch that carries it; c must not change afterwards. It
-// waits while checkpoints lag behind. While the node is failed or
-// recovering nothing is written: it fails with ErrRecovered and the write
-// may be sent again.
-func (s *Streaming) Write(ctx context.Context, t *meta.Table, c *Changes) (uint64, error) {
-	return s.send(ctx, t, &c.chunk)
+// TableChanges are changes to one table, for Write.
+type TableChanges struct {
+	Table   *meta.Table
+	Changes *Changes
+}
+
+// Write puts each table's changes into its stream, all of them in one
+// epoch, and returns that epoch; the tables run on this node and the
+// changes must not change afterwards. It waits while checkpoints lag
+// behind. While the node is failed or recovering nothing is written: it
+// fails with ErrRecovered and the write may be sent again.
+func (s *Streaming) Write(ctx context.Context, writes []TableChanges) (uint64, error) {
+	chunks := make([]dataflow.SourceChunk, len(writes))
+	rowIDs := false
+	for i, w := range writes {
+		chunks[i] = dataflow.SourceChunk{Source: w.Table.ID, Chunk: &w.Changes.chunk}
+		rowIDs = rowIDs || w.Table.HiddenRowID
+	}
+	return s.mgr.SendAll(ctx, chunks, s.rowIDWrites(rowIDs))
 }
 
 // Ingest writes rows into the stream of table t as inserts, in chunks of
@@ -87,14 +99,18 @@ func (s *Streaming) FullRow(t *meta.Table, arena *types.RowArena, row []types.Da
 	return full
 }
 
-// send puts c into t's stream and returns the epoch that carries it; the
-// high-water mark of hidden row ids is staged with that epoch.
+// send puts c into t's stream and returns the epoch that carries it.
 func (s *Streaming) send(ctx context.Context, t *meta.Table, c *dataflow.Chunk) (uint64, error) {
-	var extra func() []dataflow.Write
-	if t.HiddenRowID {
-		extra = s.rowIDs.highWaterWrite
+	return s.mgr.Send(ctx, t.ID, c, s.rowIDWrites(t.HiddenRowID))
+}
+
+// rowIDWrites returns, for writes to tables with hidden row ids, what
+// stages the high-water mark of those ids with the writes' epoch.
+func (s *Streaming) rowIDWrites(rowIDs bool) func() []dataflow.Write {
+	if !rowIDs {
+		return nil
 	}
-	return s.mgr.Send(ctx, t.ID, c, extra)
+	return s.rowIDs.highWaterWrite
 }
 
 // WaitWritten returns once the epoch of a write, sent when Resets returned

@@ -233,15 +233,36 @@ func (m *BarrierManager) addSource(id sourceKey, ch chan<- Message, actors int) 
 }
 
 // Send puts a chunk into a source queue and returns the epoch it belongs
-// to; the writes extra returns (for example id high-water marks) are
-// staged with that epoch's checkpoint, extra called in the order chunks
-// are sent. It first waits while checkpoints lag behind (backlogged).
-//
-// While the node is failed or recovering nothing is sent: Send waits for
-// the recovery's reset and fails with ErrRecovered, and the caller, whose
-// write was not applied, may try again: a write sent after the reset
-// waits for the recovery's Resume and goes to the restarted jobs.
+// to (SendAll with one chunk).
 func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extra func() []Write) (uint64, error) {
+	return m.SendAll(ctx, []SourceChunk{{Source: source, Chunk: c}}, extra)
+}
+
+// SourceChunk is a chunk for the DML queue of table Source.
+type SourceChunk struct {
+	Source uint32
+	Chunk  *Chunk
+}
+
+// errCutShort fails the node when a SendAll broke off after its first
+// chunk: the epoch would carry part of a transaction, so it must never
+// commit, and the recovery rolls it back.
+var errCutShort = errors.New("dataflow: a transaction's writes were cut short while they entered their epoch")
+
+// SendAll puts chunks into their source queues, all in one epoch, and
+// returns that epoch (a transaction's writes to several tables enter one
+// epoch together); the writes extra returns (for example id high-water
+// marks) are staged with that epoch's checkpoint, extra called in the
+// order sends are made. It first waits while checkpoints lag behind
+// (backlogged).
+//
+// While the node is failed or recovering nothing is sent: SendAll waits
+// for the recovery's reset and fails with ErrRecovered, and the caller,
+// whose write was not applied, may try again: a write sent after the
+// reset waits for the recovery's Resume and goes to the restarted jobs. A
+// send that breaks after its first chunk fails the node, so that the
+// recovery rolls the epoch back, and returns ErrRecovered.
+func (m *BarrierManager) SendAll(ctx context.Context, chunks []SourceChunk, extra func() []Write) (uint64, error) {
 	resets := m.Resets()
 	for {
 		// Wait for checkpoints to catch up first, not holding up barriers.
@@ -257,24 +278,34 @@ func (m *BarrierManager) Send(ctx context.Context, source uint32, c *Chunk, extr
 			m.injectMu.Unlock()
 			continue
 		}
+		defer m.injectMu.Unlock()
+		if failed {
+			return 0, ErrRecovered
+		}
 		// A recovery since the write began restarts the jobs one by one:
 		// a write must not reach a table whose views have not restarted
 		// yet. It runs again instead.
-		ch, ok := m.sources[sourceKey{job: source}]
-		switch {
-		case failed:
-			m.injectMu.Unlock()
-			return 0, ErrRecovered
-		case !ok:
-			m.injectMu.Unlock()
-			return 0, fmt.Errorf("dataflow: table %d does not run here now: %w", source, ErrRecovered)
+		queues := make([]chan<- Message, len(chunks))
+		for i, c := range chunks {
+			ch, ok := m.sources[sourceKey{job: c.Source}]
+			if !ok {
+				return 0, fmt.Errorf("dataflow: table %d does not run here now: %w", c.Source, ErrRecovered)
+			}
+			queues[i] = ch
 		}
 		if extra != nil {
 			m.store.Stage(epoch, extra())
 		}
-		err := send(ctx, ch, c)
-		m.injectMu.Unlock()
-		return epoch, err
+		for i, c := range chunks {
+			if err := send(ctx, queues[i], c.Chunk); err != nil {
+				if i == 0 {
+					return 0, err
+				}
+				m.Fail(errCutShort)
+				return 0, ErrRecovered
+			}
+		}
+		return epoch, nil
 	}
 }
 

@@ -15,6 +15,8 @@ type GraphSpec struct {
 	Fragments []*FragmentSpec
 	// VNodeCount is the job's number of key groups G.
 	VNodeCount int
+	// Zone is the TimeZone its expressions run in ("": UTC).
+	Zone string
 }
 
 // FragmentSpec is a pipeline segment between exchanges: its inputs feed

@@ -103,7 +103,7 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 		src, _ = f.spec.Chain[0].(*SourceSpec)
 	}
 	for _, s := range slots {
-		env := r.env(vnodesOf(owner, s))
+		env := r.env(vnodesOf(owner, s), f.job.zone)
 		if src != nil {
 			env.Splits = splitsOf(src.Splits, slots, s)
 		}

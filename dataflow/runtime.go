@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/storage"
@@ -86,7 +87,9 @@ func (r *Runtime) inject(ctx context.Context, tick Tick, in injection) error {
 }
 
 type job struct {
-	id     uint32
+	id uint32
+	// zone is the TimeZone the job's expressions run in (nil: UTC).
+	zone   *time.Location
 	actors []*actor
 	frags  []*fragment
 	// source is set for a table's job, whose input is a source queue.
@@ -187,9 +190,10 @@ func (r *Runtime) Reset(committed, prev uint64, gen string) {
 // Barriers returns the barrier manager.
 func (r *Runtime) Barriers() *BarrierManager { return r.mgr }
 
-func (r *Runtime) env(vnodes *Bitmap) *Env {
-	return &Env{Ctx: r.ctx, VNodes: vnodes, VNodeCount: r.vnodes, Store: r.store, Eval: &Evaluator{Ctx: expr.NewCtx(r.ctx, nil), Errors: r.rowErrors},
-		WaitCommitted: r.mgr.WaitCommitted}
+func (r *Runtime) env(vnodes *Bitmap, zone *time.Location) *Env {
+	ev := &Evaluator{Ctx: expr.NewCtx(r.ctx, nil), Errors: r.rowErrors}
+	ev.Ctx.Loc = zone
+	return &Env{Ctx: r.ctx, VNodes: vnodes, VNodeCount: r.vnodes, Store: r.store, Eval: ev, WaitCommitted: r.mgr.WaitCommitted}
 }
 
 func (r *Runtime) start(a *actor) {
@@ -225,7 +229,7 @@ func (r *Runtime) StartTable(t *TableRef, node string) error {
 	}
 	ch := make(chan Message, queueLen)
 	a.ports = []*inputPort{newPort(ch, 0)}
-	if err := a.build(r.env(FullBitmap(r.vnodes))); err != nil {
+	if err := a.build(r.env(FullBitmap(r.vnodes), nil)); err != nil {
 		return err
 	}
 	j.actors = []*actor{a}
@@ -270,6 +274,12 @@ func (r *Runtime) StartJob(ctx context.Context, tick Tick, id uint32, g *GraphSp
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	j := &job{id: id, created: make(chan struct{})}
+	if g.Zone != "" {
+		var err error
+		if j.zone, _, err = types.ParseZone(g.Zone); err != nil {
+			return nil, err
+		}
+	}
 	rs := r.newReshape(tick, nodes)
 	byID := map[int]*fragment{}
 	var pending sync.WaitGroup

@@ -29,6 +29,23 @@ type Env struct {
 	// NoPushdown keeps table scans from handing their filters and
 	// column lists to the nodes that hold the rows (RowReader).
 	NoPushdown bool
+	// Overlay, if set, holds the uncommitted writes of the statement's
+	// transaction, which its table scans see over the committed rows.
+	Overlay Overlay
+}
+
+// Overlay returns a transaction's uncommitted changes to a table, nil if
+// it has none.
+type Overlay func(tableID uint32) *TableChanges
+
+// TableChanges are a transaction's uncommitted changes to one table, as
+// of its statement's start.
+type TableChanges struct {
+	// Replaced reports whether the transaction wrote or deleted the row
+	// with row's key: the committed row is not seen.
+	Replaced func(row []types.Datum) bool
+	// Rows are the rows the transaction wrote and has not deleted since.
+	Rows [][]types.Datum
 }
 
 type envKey struct{}

@@ -35,6 +35,8 @@ type Pushdown struct {
 	Needed []bool `json:"needed,omitempty"`
 	// Now is the statement's clock, for now() in Filter.
 	Now time.Time `json:"now"`
+	// Zone is the session's TimeZone for Filter ("": UTC).
+	Zone string `json:"zone,omitempty"`
 }
 
 // RowReader is a storage.Reader that runs a table scan's Pushdown on the
@@ -85,6 +87,11 @@ func (p *Pushdown) Serve(ctx context.Context, r storage.Reader, epoch uint64, fn
 	}
 	c := expr.NewCtx(ctx, nil)
 	c.Now = p.Now
+	if p.Zone != "" {
+		if c.Loc, _, err = types.ParseZone(p.Zone); err != nil {
+			return err
+		}
+	}
 	var k canceler
 	return ScanTable(r, p.TableID, p.Types, p.RowBlocks, epoch, func(row []types.Datum) error {
 		if err := k.check(c); err != nil {

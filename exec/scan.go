@@ -46,15 +46,33 @@ func (s *TableScan) Run(c *expr.Ctx, emit Emit) error {
 		}
 		return nil
 	}
+	var changes *TableChanges
+	if env.Overlay != nil {
+		changes = env.Overlay(s.TableID)
+	}
 	var p *Pushdown
 	rr, ok := env.Engine.(RowReader)
-	if ok && !env.NoPushdown {
+	if ok && !env.NoPushdown && changes == nil {
 		p = s.pushdown(c)
 	}
 	var err error
-	if p != nil {
+	switch {
+	case p != nil:
 		err = rr.ScanRows(p, env.Epoch, emitRow)
-	} else {
+	case changes != nil:
+		err = ScanTable(env.Engine, s.TableID, s.Types, s.RowBlocks, env.Epoch, func(row []types.Datum) error {
+			if changes.Replaced(row) {
+				return nil
+			}
+			return emitRow(row)
+		})
+		for _, row := range changes.Rows {
+			if err != nil {
+				break
+			}
+			err = emitRow(row)
+		}
+	default:
 		err = ScanTable(env.Engine, s.TableID, s.Types, s.RowBlocks, env.Epoch, emitRow)
 	}
 	if err == stop {
@@ -68,6 +86,9 @@ func (s *TableScan) Run(c *expr.Ctx, emit Emit) error {
 // and the columns needed; nil if that leaves nothing to push.
 func (s *TableScan) pushdown(c *expr.Ctx) *Pushdown {
 	p := &Pushdown{TableID: s.TableID, Types: s.Types, RowBlocks: s.RowBlocks, Needed: s.Needed, Now: c.Now, Whole: true}
+	if c.Loc != nil {
+		p.Zone = c.Loc.String()
+	}
 	for _, cond := range s.Conds {
 		b, ok := expr.Encode(expr.WithParams(cond, c.Params))
 		if !ok || !readsOnly(cond, s.Types) {

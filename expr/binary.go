@@ -8,7 +8,7 @@ import (
 )
 
 // binaryFn computes a strict binary operator on two non-NULL values.
-type binaryFn func(a, b types.Datum) (types.Datum, error)
+type binaryFn func(c *Ctx, a, b types.Datum) (types.Datum, error)
 
 // Binary is a binary operator resolved for its argument types. Operands are
 // already cast to the types the operator takes.
@@ -34,7 +34,7 @@ func (e *Binary) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 	if err != nil || a.IsNull() || b.IsNull() {
 		return types.Null, err
 	}
-	return e.fn(a, b)
+	return e.fn(c, a, b)
 }
 
 // String implements Expr.
@@ -209,7 +209,7 @@ func castTo(e Expr, t types.T) Expr {
 		if c.V.IsNull() {
 			return NewConst(types.Null, t)
 		}
-		if v, err := types.Cast(c.V, c.T, t); err == nil {
+		if v, err := types.Cast(c.V, c.T, t); err == nil && !types.ZoneDependent(c.T, t) {
 			return NewConst(v, t)
 		}
 	}
@@ -235,9 +235,9 @@ func CastTo(e Expr, t types.T) (Expr, error) {
 		}
 		v, err := types.Cast(c.V, c.T, t)
 		switch {
-		case err == nil:
+		case err == nil && !types.ZoneDependent(c.T, t):
 			return NewConst(v, t), nil
-		case c.T.Family == types.Unknown:
+		case err != nil && c.T.Family == types.Unknown:
 			return nil, err
 		}
 	}
@@ -347,12 +347,12 @@ func compareFn(op string) binaryFn {
 	default:
 		test = func(c int) bool { return c >= 0 }
 	}
-	return func(a, b types.Datum) (types.Datum, error) {
+	return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 		return types.NewBool(test(types.Compare(a, b))), nil
 	}
 }
 
-func concatFn(a, b types.Datum) (types.Datum, error) {
+func concatFn(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 	if a.Kind() == types.KindBytes {
 		return types.NewBytes([]byte(a.Str() + b.Str())), nil
 	}
@@ -402,7 +402,7 @@ func intArith(op string, t types.T) binaryFn {
 	}
 	switch op {
 	case "+":
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			x, y := a.Int(), b.Int()
 			s := x + y
 			if (s > x) != (y > 0) {
@@ -411,7 +411,7 @@ func intArith(op string, t types.T) binaryFn {
 			return ret(s)
 		}
 	case "-":
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			x, y := a.Int(), b.Int()
 			s := x - y
 			if (s < x) != (y > 0) {
@@ -420,7 +420,7 @@ func intArith(op string, t types.T) binaryFn {
 			return ret(s)
 		}
 	case "*":
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			x, y := a.Int(), b.Int()
 			if x == 0 || y == 0 {
 				return types.NewInt(0), nil
@@ -432,7 +432,7 @@ func intArith(op string, t types.T) binaryFn {
 			return ret(p)
 		}
 	case "/":
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			x, y := a.Int(), b.Int()
 			if y == 0 {
 				return types.Null, errDivByZero
@@ -446,7 +446,7 @@ func intArith(op string, t types.T) binaryFn {
 			return ret(x / y)
 		}
 	case "%":
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			x, y := a.Int(), b.Int()
 			if y == 0 {
 				return types.Null, errDivByZero
@@ -461,9 +461,9 @@ func intArith(op string, t types.T) binaryFn {
 }
 
 func numericArith(op string) binaryFn {
-	var f func(a, b types.Datum) (types.Datum, error)
+	var f func(_ *Ctx, a, b types.Datum) (types.Datum, error)
 	wrap := func(g func(x, y *apdDecimal) (*apdDecimal, error)) binaryFn {
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			r, err := g(a.Decimal(), b.Decimal())
 			if err != nil {
 				return types.Null, err
@@ -508,20 +508,20 @@ func floatArith(op string, t types.T) binaryFn {
 	finite := func(a, b float64) bool { return !math.IsInf(a, 0) && !math.IsInf(b, 0) }
 	switch op {
 	case "+":
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			return ret(a.Float()+b.Float(), finite(a.Float(), b.Float()), true)
 		}
 	case "-":
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			return ret(a.Float()-b.Float(), finite(a.Float(), b.Float()), true)
 		}
 	case "*":
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			x, y := a.Float(), b.Float()
 			return ret(x*y, finite(x, y), x == 0 || y == 0)
 		}
 	case "/":
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			x, y := a.Float(), b.Float()
 			if y == 0 && !math.IsNaN(x) {
 				return types.Null, errDivByZero
@@ -531,7 +531,7 @@ func floatArith(op string, t types.T) binaryFn {
 	case "%":
 		return nil
 	case "^":
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			x, y := a.Float(), b.Float()
 			if x == 0 && y < 0 {
 				return types.Null, pgerror.New("2201F", "zero raised to a negative power is undefined")

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"math"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/streamdb/streamdb/types"
@@ -17,15 +18,15 @@ func init() {
 	// unknown type.
 	for _, f := range []types.Family{types.TimestampTZ, types.Timestamp, types.Date, types.Interval, types.Time} {
 		t := types.T{Family: f, Mod: -1}
-		RegisterBuiltin("date_part", sig(types.TFloat8, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			p, err := datePart(a[0].Str(), a[1], t, false)
+		RegisterBuiltin("date_part", sig(types.TFloat8, func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			p, err := datePart(a[0].Str(), a[1], t, false, c.Zone())
 			if err != nil {
 				return types.Null, err
 			}
 			return p.float(), nil
 		}, types.Text, f))
-		RegisterBuiltin("extract", sig(types.TNumeric, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			p, err := datePart(a[0].Str(), a[1], t, true)
+		RegisterBuiltin("extract", sig(types.TNumeric, func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			p, err := datePart(a[0].Str(), a[1], t, true, c.Zone())
 			if err != nil {
 				return types.Null, err
 			}
@@ -143,9 +144,25 @@ func stampEpochNumeric(ts int64) (types.Datum, error) {
 // or (when extract is set) extract's. date_part of a date works on the
 // timestamp at its midnight, so it accepts the time-of-day units that
 // extract rejects for dates.
-func datePart(unit string, v types.Datum, t types.T, extract bool) (partValue, error) {
+func datePart(unit string, v types.Datum, t types.T, extract bool, loc *time.Location) (partValue, error) {
 	low, u := parseUnit(unit)
 	switch t.Family {
+	case types.TimestampTZ:
+		// Its fields are the wall clock's in the session's zone, but for
+		// the epoch (an instant) and the zone's offset.
+		us := v.Micros()
+		off := int64(types.ZoneOffset(loc, us))
+		switch u {
+		case unitTimezone:
+			return intPart(off), nil
+		case unitTimezoneHour:
+			return intPart(off / 3600), nil
+		case unitTimezoneMinute:
+			return intPart(off / 60 % 60), nil
+		case unitEpoch:
+		default:
+			v = types.NewTimestampTZ(types.ToLocal(loc, us))
+		}
 	case types.Interval:
 		return intervalPart(low, u, v.Interval())
 	case types.Time:

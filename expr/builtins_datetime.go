@@ -24,20 +24,47 @@ func init() {
 		return types.NewTimestampTZ(types.TimestampFromTime(time.Now())), nil
 	})))
 	RegisterBuiltin("current_date", sig(types.TDate, now(func(c *Ctx) types.Datum { return types.NewDate(today(c)) })))
-	currentWithPrecision("current_timestamp", types.TTimestampTZ, types.NewTimestampTZ)
-	currentWithPrecision("localtimestamp", types.TTimestamp, types.NewTimestamp)
+	currentWithPrecision("current_timestamp", types.TTimestampTZ, false, types.NewTimestampTZ)
+	currentWithPrecision("localtimestamp", types.TTimestamp, true, types.NewTimestamp)
 	timeOfDay := func(us int64) types.Datum {
 		_, tod := types.SplitTimestamp(us)
 		return types.NewTime(tod)
 	}
-	currentWithPrecision("current_time", types.TTime, timeOfDay)
-	currentWithPrecision("localtime", types.TTime, timeOfDay)
+	currentWithPrecision("current_time", types.TTime, true, timeOfDay)
+	currentWithPrecision("localtime", types.TTime, true, timeOfDay)
+
+	// timezone(zone, t) is t AT TIME ZONE zone: a timestamptz's wall clock
+	// in zone, or the instant of a timestamp's wall clock there.
+	atZone := func(toLocal bool) builtinFn {
+		return func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			loc, err := zoneArg(a[0])
+			if err != nil {
+				return types.Null, err
+			}
+			if toLocal {
+				return types.NewTimestamp(types.ToLocal(loc, a[1].Micros())), nil
+			}
+			return types.NewTimestampTZ(types.FromLocal(loc, a[1].Micros())), nil
+		}
+	}
+	RegisterBuiltin("timezone",
+		sig(types.TTimestamp, atZone(true), types.Text, types.TimestampTZ),
+		sig(types.TTimestampTZ, atZone(false), types.Text, types.Timestamp),
+		sig(types.TTimestamp, atZone(true), types.Interval, types.TimestampTZ),
+		sig(types.TTimestampTZ, atZone(false), types.Interval, types.Timestamp))
 
 	// timestamptz comes first: PostgreSQL prefers it for a date argument.
 	RegisterBuiltin("date_trunc",
-		sig(types.TTimestampTZ, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return truncTimestamp(a[0].Str(), a[1].Micros(), types.TTimestampTZ)
+		sig(types.TTimestampTZ, func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			return truncTimestampTZ(a[0].Str(), a[1].Micros(), c.Zone())
 		}, types.Text, types.TimestampTZ),
+		sig(types.TTimestampTZ, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			loc, err := zoneArg(a[2])
+			if err != nil {
+				return types.Null, err
+			}
+			return truncTimestampTZ(a[0].Str(), a[1].Micros(), loc)
+		}, types.Text, types.TimestampTZ, types.Text),
 		sig(types.TTimestamp, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 			return truncTimestamp(a[0].Str(), a[1].Micros(), types.TTimestamp)
 		}, types.Text, types.Timestamp),
@@ -71,10 +98,25 @@ func init() {
 		t    types.T
 		mk   func(us int64) types.Datum
 	}{{"make_timestamp", types.TTimestamp, types.NewTimestamp}, {"make_timestamptz", types.TTimestampTZ, types.NewTimestampTZ}} {
-		RegisterBuiltin(m.name, sig(m.t, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			return datumOf(m.mk)(makeTimestamp(a[0].Int(), a[1].Int(), a[2].Int(), a[3].Int(), a[4].Int(), a[5].Float()))
+		RegisterBuiltin(m.name, sig(m.t, func(c *Ctx, a []types.Datum) (types.Datum, error) {
+			us, err := makeTimestamp(a[0].Int(), a[1].Int(), a[2].Int(), a[3].Int(), a[4].Int(), a[5].Float())
+			if err == nil && m.t.Family == types.TimestampTZ {
+				us = types.FromLocal(c.Zone(), us) // the wall clock in the session's zone
+			}
+			return datumOf(m.mk)(us, err)
 		}, types.Int4, types.Int4, types.Int4, types.Int4, types.Int4, types.Float8))
 	}
+	RegisterBuiltin("make_timestamptz", sig(types.TTimestampTZ, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		loc, err := zoneArg(a[6])
+		if err != nil {
+			return types.Null, err
+		}
+		us, err := makeTimestamp(a[0].Int(), a[1].Int(), a[2].Int(), a[3].Int(), a[4].Int(), a[5].Float())
+		if err == nil {
+			us = types.FromLocal(loc, us)
+		}
+		return datumOf(types.NewTimestampTZ)(us, err)
+	}, types.Int4, types.Int4, types.Int4, types.Int4, types.Int4, types.Float8, types.Text))
 	intervalArgs := []types.Family{types.Int4, types.Int4, types.Int4, types.Int4, types.Int4, types.Int4, types.Float8}
 	for n := range len(intervalArgs) + 1 {
 		RegisterBuiltin("make_interval", sig(types.TInterval, makeInterval, intervalArgs[:n]...))
@@ -101,7 +143,7 @@ func init() {
 // currentWithPrecision registers name() and name(precision) returning the
 // statement's start time as mk builds it, rounded to precision fractional
 // digits of a second.
-func currentWithPrecision(name string, t types.T, mk func(us int64) types.Datum) {
+func currentWithPrecision(name string, t types.T, local bool, mk func(us int64) types.Datum) {
 	what, zone := "TIMESTAMP", ""
 	if t.Family == types.Time {
 		what = "TIME"
@@ -109,21 +151,66 @@ func currentWithPrecision(name string, t types.T, mk func(us int64) types.Datum)
 	if name == "current_timestamp" || name == "current_time" {
 		zone = " WITH TIME ZONE"
 	}
+	// now is the statement's clock, as the wall clock in the session's
+	// zone if local.
+	now := func(c *Ctx) int64 {
+		us := types.TimestampFromTime(c.Now)
+		if local {
+			us = types.ToLocal(c.Zone(), us)
+		}
+		return us
+	}
 	RegisterBuiltin(name,
-		sig(t, func(c *Ctx, _ []types.Datum) (types.Datum, error) { return mk(types.TimestampFromTime(c.Now)), nil }),
+		sig(t, func(c *Ctx, _ []types.Datum) (types.Datum, error) { return mk(now(c)), nil }),
 		sig(t, func(c *Ctx, a []types.Datum) (types.Datum, error) {
 			p := a[0].Int()
 			if p < 0 {
 				return types.Null, pgerror.New(pgerror.CodeInvalidParameterValue, "%s(%d)%s precision must not be negative", what, p, zone)
 			}
-			return mk(roundToPrecision(types.TimestampFromTime(c.Now), p)), nil
+			return mk(roundToPrecision(now(c), p)), nil
 		}, types.Int4))
 }
 
-// today is the statement's current date (UTC).
+// today is the statement's current date in the session's zone.
 func today(c *Ctx) int64 {
-	days, _ := types.SplitTimestamp(types.TimestampFromTime(c.Now))
+	days, _ := types.SplitTimestamp(types.ToLocal(c.Zone(), types.TimestampFromTime(c.Now)))
 	return days
+}
+
+// zoneArg reads a time zone argument: a name (as TimeZone takes) or an
+// interval, hours east of Greenwich.
+func zoneArg(d types.Datum) (*time.Location, error) {
+	if d.Kind() == types.KindInterval {
+		iv := d.Interval()
+		if iv.Months != 0 || iv.Days != 0 {
+			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "interval time zone %q must not include months or days", types.FormatText(nil, types.TInterval, d))
+		}
+		return time.FixedZone("", int(iv.Micros/microsPerSecond)), nil
+	}
+	loc, _, err := types.ParseZone(d.Str())
+	if err != nil {
+		return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "time zone \"%s\" not recognized", d.Str())
+	}
+	return loc, nil
+}
+
+// truncTimestampTZ is date_trunc(unit, timestamptz) in zone loc: the wall
+// clock truncated, back to an instant with the zone's offset then (for
+// units below a day, the offset it had, as PostgreSQL keeps it).
+func truncTimestampTZ(unit string, us int64, loc *time.Location) (types.Datum, error) {
+	if isInfinite(us) {
+		return types.MakeTimestampTZ(us)
+	}
+	off := int64(types.ZoneOffset(loc, us)) * microsPerSecond
+	d, err := truncTimestamp(unit, us+off, types.TTimestampTZ)
+	if err != nil {
+		return d, err
+	}
+	switch _, u := parseUnit(unit); u {
+	case unitHour, unitMinute, unitSecond, unitMillisecond, unitMicrosecond:
+		return types.MakeTimestampTZ(d.Micros() - off)
+	}
+	return types.MakeTimestampTZ(types.FromLocal(loc, d.Micros()))
 }
 
 // roundToPrecision rounds microseconds half away from zero to p fractional

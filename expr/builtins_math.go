@@ -99,7 +99,7 @@ func init() {
 	RegisterBuiltin("asin", floatFn(inverseTrig(math.Asin)))
 	RegisterBuiltin("acos", floatFn(inverseTrig(math.Acos)))
 	RegisterBuiltin("atan", floatFn(func(x float64) (float64, error) { return math.Atan(x), nil }))
-	RegisterBuiltin("atan2", binaryOverload(types.TFloat8, types.Float8, func(y, x types.Datum) (types.Datum, error) {
+	RegisterBuiltin("atan2", binaryOverload(types.TFloat8, types.Float8, func(_ *Ctx, y, x types.Datum) (types.Datum, error) {
 		return types.NewFloat(math.Atan2(y.Float(), x.Float())), nil
 	}))
 	for _, lcm := range []bool{false, true} {
@@ -108,7 +108,7 @@ func init() {
 			name = "lcm"
 		}
 		RegisterBuiltin(name, gcdInt(types.TInt4, lcm), gcdInt(types.TInt8, lcm),
-			binaryOverload(types.TNumeric, types.Numeric, func(a, b types.Datum) (types.Datum, error) {
+			binaryOverload(types.TNumeric, types.Numeric, func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 				return numericDatum(gcdNumeric(a.Decimal(), b.Decimal(), lcm))
 			}))
 	}
@@ -397,7 +397,7 @@ func lnAbs(x *apd.Decimal) float64 {
 }
 
 // divNumeric is div(): the quotient truncated toward zero.
-func divNumeric(a, b types.Datum) (types.Datum, error) {
+func divNumeric(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 	x, y := a.Decimal(), b.Decimal()
 	if isSpecial(x, y) {
 		return numericDatum(divSpecial(x, y))
@@ -415,7 +415,7 @@ func divNumeric(a, b types.Datum) (types.Datum, error) {
 // gcdInt is gcd or lcm of integers of type t, with an out-of-range error
 // when the (positive) result does not fit.
 func gcdInt(t types.T, lcm bool) Overload {
-	return binaryOverload(t, t.Family, func(a, b types.Datum) (types.Datum, error) {
+	return binaryOverload(t, t.Family, func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 		x, y := absUint(a.Int()), absUint(b.Int())
 		g, rem := x, y
 		for rem != 0 {

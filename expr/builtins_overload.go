@@ -40,7 +40,7 @@ func numericFn(f func(x *apd.Decimal) (*apd.Decimal, error)) Overload {
 // binaryOverload adapts an operator implementation to a two-argument
 // function of family f returning ret.
 func binaryOverload(ret types.T, f types.Family, op binaryFn) Overload {
-	return sig(ret, func(_ *Ctx, a []types.Datum) (types.Datum, error) { return op(a[0], a[1]) }, f, f)
+	return sig(ret, func(c *Ctx, a []types.Datum) (types.Datum, error) { return op(c, a[0], a[1]) }, f, f)
 }
 
 // numericDatum wraps a numeric result in PostgreSQL's representation: no

@@ -132,8 +132,16 @@ func numericSeries(inclusive bool) func(*Ctx, []types.Datum) (SetIter, error) {
 // in PostgreSQL, each value's successor is computed before the value is
 // returned, and one out of range is an error.
 func timestampSeries(mk func(int64) types.Datum, inclusive bool) func(*Ctx, []types.Datum) (SetIter, error) {
-	return func(_ *Ctx, a []types.Datum) (SetIter, error) {
+	return func(c *Ctx, a []types.Datum) (SetIter, error) {
 		cur, stop, step := a[0].Micros(), a[1].Micros(), a[2].Interval()
+		add := types.TimestampAddInterval
+		if a[0].Kind() == types.KindTimestampTZ {
+			// Days and months step the wall clock in the session's zone.
+			loc := c.Zone()
+			add = func(us int64, iv types.IntervalValue) (int64, error) {
+				return types.TimestampTZAddInterval(loc, us, iv, 1)
+			}
+		}
 		sign := intervalSign(step)
 		if sign == 0 {
 			return nil, errZeroStep()
@@ -144,7 +152,7 @@ func timestampSeries(mk func(int64) types.Datum, inclusive bool) func(*Ctx, []ty
 			}
 			v := cur
 			var err error
-			if cur, err = types.TimestampAddInterval(cur, step); err != nil {
+			if cur, err = add(cur, step); err != nil {
 				return types.Null, false, err
 			}
 			return mk(v), true, nil

@@ -14,12 +14,19 @@ import (
 
 func init() {
 	toChar := func(tz bool) builtinFn {
-		return func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		return func(c *Ctx, a []types.Datum) (types.Datum, error) {
 			us, format := a[0].Micros(), a[1].Str()
 			if isInfinite(us) || format == "" {
 				return types.Null, nil
 			}
-			return types.NewString(string(formatTimestamp(nil, toCivil(types.SplitTimestamp(us)), tz, format))), nil
+			var z *stampZone
+			if tz {
+				// A timestamptz prints as the wall clock in the session's zone.
+				name, off := types.TimestampToTime(us).In(zoneOf(c)).Zone()
+				z = &stampZone{name: name, offset: off}
+				us += int64(off) * microsPerSecond
+			}
+			return types.NewString(string(formatTimestamp(nil, toCivil(types.SplitTimestamp(us)), z, format))), nil
 		}
 	}
 	// timestamptz comes first: PostgreSQL prefers it for a date argument.
@@ -140,8 +147,16 @@ func matchKeyword(s string) (dchKeyword, bool) {
 
 var romanMonths = [...]string{"I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII"}
 
-// formatTimestamp appends c formatted by a to_char template.
-func formatTimestamp(dst []byte, c civil, tz bool, format string) []byte {
+// stampZone is the zone a timestamptz prints in: its abbreviation and
+// offset (seconds east) at the instant.
+type stampZone struct {
+	name   string
+	offset int
+}
+
+// formatTimestamp appends c formatted by a to_char template; tz is nil
+// for a timestamp without time zone.
+func formatTimestamp(dst []byte, c civil, tz *stampZone, format string) []byte {
 	for i := 0; i < len(format); {
 		fill := true
 		for _, p := range [...]string{"FM", "fm", "TM", "tm"} {
@@ -218,7 +233,7 @@ func appendText(dst []byte, s string, cas dchCase, width int, fill bool) []byte 
 
 // appendField appends one pattern's value and reports whether it is a
 // number (which the TH suffix may follow).
-func appendField(dst []byte, c civil, k dchKeyword, fill, tz bool) ([]byte, bool) {
+func appendField(dst []byte, c civil, k dchKeyword, fill bool, tz *stampZone) ([]byte, bool) {
 	year := c.year
 	if year <= 0 {
 		year = 1 - year
@@ -253,14 +268,30 @@ func appendField(dst []byte, c civil, k dchKeyword, fill, tz bool) ([]byte, bool
 	case dchRM:
 		return appendText(dst, romanMonths[c.month-1], k.cas, 4, fill), false
 	case dchTZ:
-		if tz {
-			return appendText(dst, "UTC", k.cas, 0, false), false
+		if tz != nil {
+			return appendText(dst, tz.name, k.cas, 0, false), false
 		}
 		return dst, false
-	case dchOF, dchTZH:
-		return append(dst, "+00"...), false
-	case dchTZM:
-		return append(dst, "00"...), false
+	case dchOF, dchTZH, dchTZM:
+		off := 0
+		if tz != nil {
+			off = tz.offset
+		}
+		sign := byte('+')
+		if off < 0 {
+			sign, off = '-', -off
+		}
+		switch k.field {
+		case dchTZM:
+			return appendNum(dst, int64(off/60%60), 2, true), false
+		case dchTZH:
+			return appendNum(append(dst, sign), int64(off/3600), 2, true), false
+		}
+		dst = appendNum(append(dst, sign), int64(off/3600), 2, true)
+		if off%3600 != 0 {
+			dst = appendNum(append(dst, ':'), int64(off/60%60), 2, true)
+		}
+		return dst, false
 	}
 	var v int64
 	width := 0

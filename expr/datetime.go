@@ -17,18 +17,18 @@ func datetimeOp(op string, lt, rt types.T) (binaryFn, types.T, bool) {
 	lf, rf := lt.Family, rt.Family
 	switch {
 	case op == "+" && lf == types.Date && isDateOffset(rt):
-		return func(a, b types.Datum) (types.Datum, error) { return types.DateAddDays(a.Date(), b.Int()) }, types.TDate, true
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) { return types.DateAddDays(a.Date(), b.Int()) }, types.TDate, true
 	case op == "-" && lf == types.Date && isDateOffset(rt):
-		return func(a, b types.Datum) (types.Datum, error) { return types.DateAddDays(a.Date(), -b.Int()) }, types.TDate, true
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) { return types.DateAddDays(a.Date(), -b.Int()) }, types.TDate, true
 	case op == "-" && lf == types.Date && rf == types.Date:
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			if isInfinite(a.Date()) || isInfinite(b.Date()) {
 				return types.Null, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "cannot subtract infinite dates")
 			}
 			return types.NewInt(a.Date() - b.Date()), nil
 		}, types.TInt4, true
 	case op == "+" && lf == types.Date && rf == types.Time:
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			ts, err := types.DateToTimestamp(a.Date())
 			switch {
 			case err != nil:
@@ -43,22 +43,27 @@ func datetimeOp(op string, lt, rt types.T) (binaryFn, types.T, bool) {
 		if op == "-" {
 			add = types.TimestampSubInterval
 		}
-		t, mk := types.TTimestamp, types.NewTimestamp
 		if lf == types.TimestampTZ {
-			t, mk = types.TTimestampTZ, types.NewTimestampTZ
+			sign := int64(1)
+			if op == "-" {
+				sign = -1
+			}
+			return func(c *Ctx, a, b types.Datum) (types.Datum, error) {
+				return datumOf(types.NewTimestampTZ)(types.TimestampTZAddInterval(c.Zone(), a.Micros(), b.Interval(), sign))
+			}, types.TTimestampTZ, true
 		}
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			ts, err := tsMicros(a)
 			if err == nil {
 				ts, err = add(ts, b.Interval())
 			}
-			return datumOf(mk)(ts, err)
-		}, t, true
+			return datumOf(types.NewTimestamp)(ts, err)
+		}, types.TTimestamp, true
 	case (op == "+" || op == "-") && isDatetime(lt) && rf == types.Time:
 		// time casts to interval implicitly (date + time is above).
 		fn, t, _ := datetimeOp(op, lt, types.TInterval)
-		return func(a, b types.Datum) (types.Datum, error) {
-			return fn(a, types.NewInterval(types.IntervalValue{Micros: b.Micros()}))
+		return func(c *Ctx, a, b types.Datum) (types.Datum, error) {
+			return fn(c, a, types.NewInterval(types.IntervalValue{Micros: b.Micros()}))
 		}, t, true
 	case (op == "+" || op == "-") && lf == types.Time && rf == types.Interval:
 		// time_pl_interval and time_mi_interval: the interval's clock
@@ -67,7 +72,7 @@ func datetimeOp(op string, lt, rt types.T) (binaryFn, types.T, bool) {
 		if op == "-" {
 			sign = -1
 		}
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			t := (a.Micros() + sign*b.Interval().Micros) % microsPerDay
 			if t < 0 {
 				t += microsPerDay
@@ -75,25 +80,25 @@ func datetimeOp(op string, lt, rt types.T) (binaryFn, types.T, bool) {
 			return types.NewTime(t), nil
 		}, types.TTime, true
 	case op == "-" && lf == types.Time && rf == types.Time:
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			return types.NewInterval(types.IntervalValue{Micros: a.Micros() - b.Micros()}), nil
 		}, types.TInterval, true
 	case op == "-" && lf == types.Interval && rf == types.Time:
 		// time casts to interval implicitly.
 		fn, t, _ := datetimeOp(op, lt, types.TInterval)
-		return func(a, b types.Datum) (types.Datum, error) {
-			return fn(a, types.NewInterval(types.IntervalValue{Micros: b.Micros()}))
+		return func(c *Ctx, a, b types.Datum) (types.Datum, error) {
+			return fn(c, a, types.NewInterval(types.IntervalValue{Micros: b.Micros()}))
 		}, t, true
 	case op == "-" && (lf == types.Timestamp || lf == types.TimestampTZ) && (rf == types.Timestamp || rf == types.TimestampTZ):
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			return datumOf(types.NewInterval)(types.TimestampSub(a.Micros(), b.Micros()))
 		}, types.TInterval, true
 	case op == "+" && lf == types.Interval && rf == types.Interval:
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			return datumOf(types.NewInterval)(a.Interval().Add(b.Interval()))
 		}, types.TInterval, true
 	case op == "-" && lf == types.Interval && rf == types.Interval:
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			return datumOf(types.NewInterval)(a.Interval().Sub(b.Interval()))
 		}, types.TInterval, true
 	case (op == "*" || op == "/") && lf == types.Interval && rt.IsNumeric():
@@ -101,7 +106,7 @@ func datetimeOp(op string, lt, rt types.T) (binaryFn, types.T, bool) {
 		if op == "/" {
 			scale = types.IntervalValue.Div
 		}
-		return func(a, b types.Datum) (types.Datum, error) {
+		return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
 			f, err := types.Cast(b, rt, types.TFloat8)
 			if err != nil {
 				return types.Null, err
@@ -112,7 +117,7 @@ func datetimeOp(op string, lt, rt types.T) (binaryFn, types.T, bool) {
 		op == "*" && lt.IsNumeric() && rf == types.Interval:
 		// The commuted forms of the operators above.
 		fn, t, _ := datetimeOp(op, rt, lt)
-		return func(a, b types.Datum) (types.Datum, error) { return fn(b, a) }, t, true
+		return func(c *Ctx, a, b types.Datum) (types.Datum, error) { return fn(c, b, a) }, t, true
 	}
 	return nil, types.TUnknown, false
 }

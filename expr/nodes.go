@@ -22,8 +22,29 @@ type Ctx struct {
 	Now time.Time
 	// Backend is the client session that runs the statement (nil: none,
 	// as in a view's dataflow).
-	Backend  Backend
-	subCache map[*Subquery][]types.Datum
+	Backend Backend
+	// Loc is the session's TimeZone (nil: UTC, as in a view's dataflow):
+	// timestamptz values read, print, truncate and move by days in it.
+	Loc       *time.Location
+	subCache  map[*Subquery][]types.Datum
+	castCache map[*Cast]types.Datum
+}
+
+// Zone returns the statement's time zone, nil for UTC (also for a nil
+// Ctx, as constant folding evaluates with).
+func (c *Ctx) Zone() *time.Location {
+	if c == nil {
+		return nil
+	}
+	return c.Loc
+}
+
+// zoneOf returns the statement's time zone as a location.
+func zoneOf(c *Ctx) *time.Location {
+	if loc := c.Zone(); loc != nil {
+		return loc
+	}
+	return time.UTC
 }
 
 // NewCtx returns an evaluation context for one statement.
@@ -154,13 +175,32 @@ func (e *Cast) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 	if err != nil || v.IsNull() {
 		return v, err
 	}
-	if e.Assign {
-		return types.CastAssign(v, e.E.Type(), e.To)
-	}
 	if e.Compare && v.Kind() == types.KindDate {
-		return types.DateAsInstant(v, e.To), nil
+		return types.DateAsInstant(v, e.To, c.Zone()), nil
 	}
-	return types.Cast(v, e.E.Type(), e.To)
+	if _, ok := e.E.(*Const); ok {
+		// A cast of a literal that depends on the time zone (castTo leaves
+		// it unfolded) runs once per statement.
+		if r, ok := c.castCache[e]; ok {
+			return r, nil
+		}
+		r, err := e.cast(c, v)
+		if err == nil {
+			if c.castCache == nil {
+				c.castCache = map[*Cast]types.Datum{}
+			}
+			c.castCache[e] = r
+		}
+		return r, err
+	}
+	return e.cast(c, v)
+}
+
+func (e *Cast) cast(c *Ctx, v types.Datum) (types.Datum, error) {
+	if e.Assign {
+		return types.CastAssignZone(v, e.E.Type(), e.To, c.Zone())
+	}
+	return types.CastZone(v, e.E.Type(), e.To, c.Zone())
 }
 
 // String implements Expr.

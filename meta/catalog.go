@@ -120,6 +120,10 @@ type Table struct {
 	// EmitOnWindowClose marks a materialized view defined with EMIT ON
 	// WINDOW CLOSE.
 	EmitOnWindowClose bool `json:"emit_on_window_close,omitempty"`
+	// Zone is the TimeZone a materialized view's expressions run in: the
+	// one of the session that created it ("": UTC), as PostgreSQL reads
+	// a view's literals when it is defined.
+	Zone string `json:"zone,omitempty"`
 }
 
 // Watermark is WATERMARK FOR column AS expression: the rows of a table or

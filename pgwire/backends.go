@@ -1,6 +1,11 @@
 package pgwire
 
-import "context"
+import (
+	"context"
+	"net"
+
+	"github.com/streamdb/streamdb/pgerror"
+)
 
 // pidKey keys the process ID of a connection in the context its session
 // is created with (BackendPID).
@@ -11,6 +16,17 @@ type pidKey struct{}
 func BackendPID(ctx context.Context) (uint32, bool) {
 	pid, ok := ctx.Value(pidKey{}).(uint32)
 	return pid, ok
+}
+
+// remoteKey keys the client's address in the context a session is created
+// with (RemoteAddr).
+type remoteKey struct{}
+
+// RemoteAddr returns the client's address of the connection whose
+// Handler.Connect got ctx (nil if unknown).
+func RemoteAddr(ctx context.Context) net.Addr {
+	addr, _ := ctx.Value(remoteKey{}).(net.Addr)
+	return addr
 }
 
 // CancelBackend cancels the statement the connection with process ID pid
@@ -24,13 +40,14 @@ func (s *Server) CancelBackend(pid uint32) bool {
 	return c != nil
 }
 
-// TerminateBackend ends the connection with process ID pid with FATAL
-// 57P01, as the server's Close does to every connection
-// (pg_terminate_backend); it reports whether such a connection exists.
-func (s *Server) TerminateBackend(pid uint32) bool {
+// TerminateBackend ends the connection with process ID pid with cause as
+// a FATAL error, or, if cause is nil, with 57P01 as the server's Close does
+// to every connection (pg_terminate_backend); it reports whether such a
+// connection exists.
+func (s *Server) TerminateBackend(pid uint32, cause *pgerror.Error) bool {
 	c := s.conn(pid)
 	if c != nil {
-		c.shutdown()
+		c.shutdown(cause)
 	}
 	return c != nil
 }

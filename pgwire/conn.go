@@ -31,9 +31,10 @@ type conn struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
-	in *inputReader
-	be *pgproto3.Backend
-	w  writer
+	in  *inputReader
+	buf *bufferedReader
+	be  *pgproto3.Backend
+	w   writer
 
 	sess           Session
 	reg            registry
@@ -48,6 +49,7 @@ type conn struct {
 func newConn(s *Server, nc net.Conn, pid, secret uint32) *conn {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	in := &inputReader{r: nc}
+	buf := newBufferedReader(in)
 	return &conn{
 		srv:        s,
 		nc:         nc,
@@ -57,7 +59,8 @@ func newConn(s *Server, nc net.Conn, pid, secret uint32) *conn {
 		ctx:        ctx,
 		cancel:     cancel,
 		in:         in,
-		be:         pgproto3.NewBackend(&limitReader{cr: pgproto3.NewChunkReader(in), max: s.opts.MaxMessageSize}, nc),
+		buf:        buf,
+		be:         pgproto3.NewBackend(&limitReader{cr: buf, max: s.opts.MaxMessageSize}, nc),
 		w:          writer{w: nc},
 		sentParams: make(map[string]string),
 	}
@@ -150,15 +153,31 @@ func (c *conn) afterExtended(err error) {
 	}
 }
 
-// readyForQuery reports the transaction status and flushes. Outside a
-// transaction block portals end, as they do in PostgreSQL.
+// readyForQuery ends the implicit transaction, reports the transaction
+// status and flushes. Outside a transaction block portals end, as they do
+// in PostgreSQL.
 func (c *conn) readyForQuery() {
+	if err := c.sync(); err != nil {
+		c.sendError(err)
+	}
+	if c.fatal {
+		return
+	}
 	status := c.sess.TxStatus()
 	if status != 'T' {
 		c.reg.closePortals()
 	}
 	c.w.send(&pgproto3.ReadyForQuery{TxStatus: status})
 	c.w.flush()
+}
+
+// sync calls Session.Sync under a context that a CancelRequest can cancel.
+func (c *conn) sync() error {
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	defer cancel(nil)
+	c.setRunning(cancel)
+	defer c.setRunning(nil)
+	return callError(ctx, c.sess.Sync(ctx))
 }
 
 // sendError sends err as an ErrorResponse; errors that are not
@@ -222,11 +241,15 @@ func (c *conn) cancelRunning() {
 	}
 }
 
-// shutdown asks the connection to end with FATAL 57P01. It runs on the
-// goroutine of Server.Close: it cancels the connection's context and wakes
-// its goroutine from a blocked read or write.
-func (c *conn) shutdown() {
-	c.cancel(errAdminShutdown())
+// shutdown asks the connection to end with cause as a FATAL error (nil:
+// 57P01). It runs on another goroutine (Server.Close, TerminateBackend):
+// it cancels the connection's context and wakes its goroutine from a
+// blocked read or write.
+func (c *conn) shutdown(cause *pgerror.Error) {
+	if cause == nil {
+		cause = errAdminShutdown()
+	}
+	c.cancel(fatal(cause))
 	c.nc.SetReadDeadline(time.Now())
 	c.nc.SetWriteDeadline(time.Now().Add(closeWriteGrace))
 }

@@ -57,7 +57,7 @@ func (c *conn) bind(m *pgproto3.Bind) error {
 		return pgerror.New(pgerror.CodeProtocolViolation, "bind message supplies %d parameters, but prepared statement %q requires %d",
 			len(m.Parameters), m.PreparedStatement, len(ptypes))
 	}
-	params, err := decodeParams(c.reg.spareParams(), ptypes, pformats, m.Parameters)
+	params, err := decodeParams(c.reg.spareParams(), ptypes, pformats, m.Parameters, c.w.zone)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (c *conn) execute(m *pgproto3.Execute) error {
 		return pgerror.New(codeObjectNotInPrerequisiteState, "portal %q cannot be run", m.Portal).
 			WithDetail("It has already run to completion.")
 	}
-	suspended, err := c.runPortal(p, m.MaxRows)
+	suspended, err := c.runPortal(p, m.MaxRows, c.buf.syncNext())
 	if !suspended {
 		c.reportParams()
 	}

@@ -26,6 +26,8 @@ import (
 //	panicrow                panics in Next (if enabled)
 //	copy N [binary]         COPY FROM STDIN of N columns, tagged with the bytes read
 //	copyfail                COPY FROM STDIN that fails with 22P04 after a byte
+//	write                   tagged "WRITE last" or "WRITE more" (LastBeforeSync)
+//	syncfail                the session's next Sync fails with 40001
 type fakeHandler struct {
 	// sleeping receives the context of each sleep statement when it starts;
 	// with a nil channel the fake rejects sleep.
@@ -83,6 +85,9 @@ type fakeSession struct {
 	h      *fakeHandler
 	tx     byte
 	params map[string]string
+	// syncs counts the calls of Sync; syncErr is the next one's error.
+	syncs   int
+	syncErr error
 
 	mu     sync.Mutex
 	closed bool
@@ -106,6 +111,13 @@ func (s *fakeSession) Prepare(ctx context.Context, query string, paramTypes []ty
 
 func (s *fakeSession) ParameterStatus() map[string]string { return s.params }
 func (s *fakeSession) TxStatus() byte                     { return s.tx }
+
+func (s *fakeSession) Sync(ctx context.Context) error {
+	s.syncs++
+	err := s.syncErr
+	s.syncErr = nil
+	return err
+}
 
 func (s *fakeSession) Close() {
 	s.mu.Lock()
@@ -147,6 +159,17 @@ func (s *fakeSession) parse(text string, paramTypes []types.OID) (Statement, err
 		return &fakeStmt{h: s.h, tag: "BEGIN", apply: func() { s.tx = 'T' }}, nil
 	case "commit", "rollback":
 		return &fakeStmt{h: s.h, tag: strings.ToUpper(verb), apply: func() { s.tx = 'I' }}, nil
+	case "write":
+		return &fakeStmt{h: s.h, openTag: func(ctx context.Context) string {
+			if LastBeforeSync(ctx) {
+				return "WRITE last"
+			}
+			return "WRITE more"
+		}}, nil
+	case "syncfail":
+		return &fakeStmt{h: s.h, tag: "SYNCFAIL", apply: func() {
+			s.syncErr = pgerror.New(pgerror.CodeSerializationFailure, "could not commit")
+		}}, nil
 	case "sleep":
 		if s.h.sleeping != nil {
 			return &fakeStmt{sleep: s.h.sleeping}, nil
@@ -232,6 +255,7 @@ type fakeStmt struct {
 	openErr   error
 	rowErr    error
 	apply     func()
+	openTag   func(context.Context) string
 	sleep     chan context.Context
 	panics    bool
 	rowPanics bool
@@ -271,7 +295,11 @@ func (st *fakeStmt) Open(ctx context.Context, params []types.Datum) (Rows, error
 		}
 		rows = [][]types.Datum{row}
 	}
-	return st.h.track(&fakeRows{rows: rows, tag: st.tag, err: st.rowErr, panics: st.rowPanics}), nil
+	tag := st.tag
+	if st.openTag != nil {
+		tag = st.openTag(ctx)
+	}
+	return st.h.track(&fakeRows{rows: rows, tag: tag, err: st.rowErr, panics: st.rowPanics}), nil
 }
 
 func (st *fakeStmt) value(i, ref int, params []types.Datum) (types.Datum, error) {

@@ -3,6 +3,7 @@ package pgwire
 import (
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
@@ -39,8 +40,9 @@ func resolveFormats(codes []int16, n int) ([]int16, error) {
 
 // decodeParams decodes the raw parameter values of a Bind message into
 // dst's storage if it has room (else into a new slice); a nil value is
-// NULL. formats is as resolveFormats returns it.
-func decodeParams(dst []types.Datum, ptypes []types.T, formats []int16, raw [][]byte) ([]types.Datum, error) {
+// NULL. formats is as resolveFormats returns it; text is read in TimeZone
+// zone (nil: UTC).
+func decodeParams(dst []types.Datum, ptypes []types.T, formats []int16, raw [][]byte, zone *time.Location) ([]types.Datum, error) {
 	if len(raw) == 0 {
 		return nil, nil
 	}
@@ -58,7 +60,7 @@ func decodeParams(dst []types.Datum, ptypes []types.T, formats []int16, raw [][]
 		if formatOf(formats, i) == formatBinary {
 			params[i], err = types.DecodeBinary(ptypes[i], v)
 		} else {
-			params[i], err = types.ParseText(ptypes[i], string(v))
+			params[i], err = types.ParseTextZone(ptypes[i], string(v), zone)
 		}
 		if err != nil {
 			return nil, paramError(i, ptypes[i], formatOf(formats, i), err)

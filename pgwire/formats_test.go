@@ -58,7 +58,7 @@ func TestDecodeParams(t *testing.T) {
 		{"bad binary", int8, []int16{1}, [][]byte{{1, 2}}, nil, pgerror.CodeInvalidBinaryRepresentation},
 	}
 	for _, tc := range tests {
-		got, err := decodeParams(nil, tc.ptypes, tc.formats, tc.raw)
+		got, err := decodeParams(nil, tc.ptypes, tc.formats, tc.raw, nil)
 		if code := pgerror.Code(err); code != tc.wantCode || !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %v, %v; want %v, %s", tc.name, got, err, tc.want, tc.wantCode)
 		}

@@ -1,6 +1,7 @@
 package pgwire
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 
@@ -50,4 +51,44 @@ func (r *limitReader) Next(n int) ([]byte, error) {
 		return nil, fmt.Errorf("message of %d bytes exceeds the limit of %d bytes", n, r.max)
 	}
 	return r.cr.Next(n)
+}
+
+// bufferedReader is the ChunkReader of a connection's messages. It can
+// tell whether the next message has already arrived and is Sync, so that
+// an Execute knows its statement ends its implicit transaction.
+type bufferedReader struct {
+	r *bufio.Reader
+}
+
+func newBufferedReader(r io.Reader) *bufferedReader {
+	return &bufferedReader{r: bufio.NewReaderSize(r, 16<<10)}
+}
+
+// Next implements pgproto3.ChunkReader: the bytes are valid until the next
+// call.
+func (b *bufferedReader) Next(n int) ([]byte, error) {
+	if n > b.r.Size() {
+		buf := make([]byte, n)
+		_, err := io.ReadFull(b.r, buf)
+		return buf, err
+	}
+	buf, err := b.r.Peek(n)
+	if err == io.EOF && len(buf) > 0 {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return nil, err
+	}
+	_, err = b.r.Discard(n)
+	return buf, err
+}
+
+// syncNext reports whether the next message has arrived and is Sync
+// (without reading from the socket).
+func (b *bufferedReader) syncNext() bool {
+	if b.r.Buffered() == 0 {
+		return false
+	}
+	head, _ := b.r.Peek(1)
+	return head[0] == 'S'
 }

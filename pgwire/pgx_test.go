@@ -56,6 +56,38 @@ func TestPgx(t *testing.T) {
 					t.Errorf("application_name after set: %q", got)
 				}
 			})
+			t.Run("implicit transaction", func(t *testing.T) {
+				tag, err := conn.Exec(ctx, "write")
+				if err != nil || tag.String() != "WRITE last" {
+					t.Errorf("a lone statement: %q, %v", tag, err)
+				}
+				b := &pgx.Batch{}
+				b.Queue("write")
+				b.Queue("write")
+				br := conn.SendBatch(ctx, b)
+				var tags []string
+				for range 2 {
+					tag, err := br.Exec()
+					if err != nil {
+						t.Fatal(err)
+					}
+					tags = append(tags, tag.String())
+				}
+				if err := br.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if want := []string{"WRITE more", "WRITE last"}; !reflect.DeepEqual(tags, want) {
+					t.Errorf("a batch: %q, want %q", tags, want)
+				}
+				_, err = conn.Exec(ctx, "syncfail")
+				var pe *pgconn.PgError
+				if !errors.As(err, &pe) || pe.Code != "40001" {
+					t.Errorf("a failed Sync: %v", err)
+				}
+				if _, err := conn.Exec(ctx, "write"); err != nil {
+					t.Errorf("after a failed Sync: %v", err)
+				}
+			})
 			t.Run("transaction", func(t *testing.T) {
 				tx, err := conn.Begin(ctx)
 				if err != nil {

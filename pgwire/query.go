@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgproto3/v2"
 	"github.com/streamdb/streamdb/types"
@@ -23,8 +24,8 @@ func (c *conn) simpleQuery(query string) {
 	case len(stmts) == 0:
 		c.w.send(&pgproto3.EmptyQueryResponse{})
 	}
-	for _, st := range stmts {
-		err := c.runSimple(st)
+	for i, st := range stmts {
+		err := c.runSimple(st, i == len(stmts)-1)
 		c.reportParams()
 		if err != nil {
 			c.sendError(err)
@@ -37,14 +38,14 @@ func (c *conn) simpleQuery(query string) {
 }
 
 // runSimple runs one statement of a simple query, with its results in
-// text, in a portal of its own.
-func (c *conn) runSimple(st Statement) error {
+// text, in a portal of its own; last marks the query's last statement.
+func (c *conn) runSimple(st Statement, last bool) error {
 	p := &portal{stmt: st, cols: st.Columns()}
 	defer p.close()
 	if p.cols != nil {
 		c.w.rowDescription(p.cols, nil)
 	}
-	_, err := c.runPortal(p, 0)
+	_, err := c.runPortal(p, 0, last)
 	return err
 }
 
@@ -62,20 +63,26 @@ func (c *conn) prepare(query string, paramTypes []types.OID) ([]Statement, error
 // runPortal executes p: it opens the statement at the first call, then
 // sends up to limit DataRows (0 for all) and either CommandComplete or, when
 // the limit was reached, PortalSuspended. A later call resumes the rows.
-func (c *conn) runPortal(p *portal, limit uint32) (suspended bool, err error) {
+// last marks a statement that ends its implicit transaction
+// (LastBeforeSync).
+func (c *conn) runPortal(p *portal, limit uint32, last bool) (suspended bool, err error) {
 	ctx := p.context(c.ctx)
 	c.setRunning(p.cancel)
 	defer c.setRunning(nil)
 	defer c.watchPeer(p.cancel)()
 	defer func() { err = callError(ctx, err) }()
 	if p.rows == nil {
-		rows, err := p.stmt.Open(ctx, p.params)
+		octx := ctx
+		if last {
+			octx = WithLastBeforeSync(ctx)
+		}
+		rows, err := p.stmt.Open(octx, p.params)
 		if err != nil {
 			return false, err
 		}
 		p.rows = rows
 		if ci, ok := rows.(CopyIn); ok {
-			if err := c.copyIn(ctx, ci); err != nil {
+			if err := c.copyIn(octx, ci); err != nil {
 				return false, err
 			}
 		}
@@ -116,6 +123,14 @@ func (c *conn) reportParams() {
 		}
 		c.sentParams[name] = value
 		c.w.send(&pgproto3.ParameterStatus{Name: name, Value: value})
+		if name == "TimeZone" {
+			// Values print and parameters read in the zone the client
+			// was told of.
+			c.w.zone = nil
+			if loc, _, err := types.ParseZone(value); err == nil && loc != time.UTC {
+				c.w.zone = loc
+			}
+		}
 	}
 }
 

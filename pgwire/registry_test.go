@@ -111,7 +111,7 @@ func TestRegistrySpareParams(t *testing.T) {
 	if got := r.spareParams(); got != nil {
 		t.Fatalf("spare handed out twice: capacity %d", cap(got))
 	}
-	params, err := decodeParams(large, []types.T{types.TInt8, types.TInt8}, nil, [][]byte{[]byte("7"), nil})
+	params, err := decodeParams(large, []types.T{types.TInt8, types.TInt8}, nil, [][]byte{[]byte("7"), nil}, nil)
 	if err != nil || len(params) != 2 || &params[0] != &large[0] || params[0].Int() != 7 || !params[1].IsNull() {
 		t.Fatalf("decoding into spare storage: %v %v", params, err)
 	}

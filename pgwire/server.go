@@ -96,7 +96,7 @@ func (s *Server) Close() {
 		ln.Close()
 	}
 	for _, c := range s.conns {
-		c.shutdown()
+		c.shutdown(nil)
 	}
 	s.mu.Unlock()
 	s.wg.Wait()

@@ -33,6 +33,11 @@ type Session interface {
 	ParameterStatus() map[string]string
 	// TxStatus returns the ReadyForQuery status byte: 'I', 'T' or 'E'.
 	TxStatus() byte
+	// Sync ends the implicit transaction of the statements run outside a
+	// transaction block since the last call: pgwire calls it before each
+	// ReadyForQuery (after a simple query, at Sync). An error is sent to
+	// the client before ReadyForQuery.
+	Sync(ctx context.Context) error
 	// Close releases the session when the connection ends.
 	Close()
 }
@@ -82,4 +87,20 @@ type Column struct {
 	Type     types.T
 	TableOID uint32
 	AttrNum  int16
+}
+
+type lastKey struct{}
+
+// LastBeforeSync reports whether the statement opened under ctx is known to
+// be the last of its implicit transaction: the last of its simple query,
+// or executed with the client's Sync already received. Such a statement
+// outside a transaction block may commit on its own.
+func LastBeforeSync(ctx context.Context) bool {
+	last, _ := ctx.Value(lastKey{}).(bool)
+	return last
+}
+
+// WithLastBeforeSync returns ctx marked for LastBeforeSync.
+func WithLastBeforeSync(ctx context.Context) context.Context {
+	return context.WithValue(ctx, lastKey{}, true)
 }

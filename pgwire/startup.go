@@ -40,7 +40,7 @@ func (c *conn) startup() bool {
 // parameters, the cancellation key and the transaction status.
 func (c *conn) connect(params map[string]string) bool {
 	c.w.send(&pgproto3.AuthenticationOk{})
-	sess, err := c.srv.h.Connect(context.WithValue(c.ctx, pidKey{}, c.pid), params)
+	sess, err := c.srv.h.Connect(context.WithValue(context.WithValue(c.ctx, pidKey{}, c.pid), remoteKey{}, c.nc.RemoteAddr()), params)
 	if err != nil {
 		c.sendError(fatal(pgerror.From(callError(c.ctx, err))))
 		c.finalFlush()

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/jackc/pgproto3/v2"
 	"github.com/streamdb/streamdb/types"
@@ -31,6 +32,9 @@ type writer struct {
 	w   io.Writer
 	buf []byte
 	err error
+	// zone is the session's TimeZone, which timestamptz text is in (nil:
+	// UTC).
+	zone *time.Location
 }
 
 // send appends a message encoded by pgproto3.
@@ -88,7 +92,7 @@ func (w *writer) dataRow(row []types.Datum, cols []Column, formats []int16) erro
 				return err
 			}
 		} else {
-			b = types.FormatText(b, cols[i].Type, d)
+			b = types.FormatTextZone(b, cols[i].Type, d, w.zone)
 		}
 		binary.BigEndian.PutUint32(b[lenAt:], uint32(len(b)-lenAt-4))
 	}

@@ -201,8 +201,12 @@ func (b *Binder) assign(e expr.Expr, col meta.Column) (expr.Expr, error) {
 	if c, ok := e.(*expr.Const); ok && c.T.Family == types.Unknown && !c.V.IsNull() {
 		// An untyped literal is read by the column type's input function.
 		v, err := types.CastAssign(c.V, c.T, col.Type)
-		if err != nil {
+		switch {
+		case err != nil:
 			return nil, err
+		case types.ZoneDependent(c.T, col.Type):
+			// Read in the session's time zone when the statement runs.
+			return &expr.Cast{E: e, To: col.Type, Assign: true}, nil
 		}
 		return expr.NewConst(v, col.Type), nil
 	}
@@ -222,11 +226,11 @@ func (b *Binder) assign(e expr.Expr, col meta.Column) (expr.Expr, error) {
 		if c.V.IsNull() {
 			return expr.NewConst(types.Null, col.Type), nil
 		}
-		v, err := types.CastAssign(c.V, from, col.Type)
-		if err != nil {
+		if v, err := types.CastAssign(c.V, from, col.Type); err != nil {
 			return nil, err
+		} else if !types.ZoneDependent(from, col.Type) {
+			return expr.NewConst(v, col.Type), nil
 		}
-		return expr.NewConst(v, col.Type), nil
 	}
 	return &expr.Cast{E: e, To: col.Type, Assign: true}, nil
 }

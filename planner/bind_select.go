@@ -238,7 +238,7 @@ func columnName(e ast.ExprNode) string {
 		switch x.FnName.L {
 		case "pg_cast":
 			if len(x.Args) == 2 {
-				if n := columnName(x.Args[0]); n != "?column?" {
+				if n := columnName(x.Args[0]); n != "?column?" && !typeNamed(x.Args[0]) {
 					return n
 				}
 				if lit, ok := x.Args[1].(ast.ValueExpr); ok {
@@ -280,6 +280,17 @@ func columnName(e ast.ExprNode) string {
 		}
 	}
 	return "?column?"
+}
+
+// typeNamed reports whether e is named after a type, as a cast of a
+// literal is: a cast around it takes its own type's name instead (as
+// PostgreSQL's FigureColname ranks names).
+func typeNamed(e ast.ExprNode) bool {
+	x, ok := e.(*ast.FuncCallExpr)
+	if !ok || x.FnName.L != "pg_cast" || len(x.Args) != 2 {
+		return false
+	}
+	return columnName(x.Args[0]) == "?column?" || typeNamed(x.Args[0])
 }
 
 // pgTypeColumnName is the column name PostgreSQL gives a cast of a literal.

@@ -68,5 +68,6 @@ func (j Jobs) ViewGraph(t *meta.Table) (*dataflow.GraphSpec, error) {
 	if err != nil {
 		return nil, err
 	}
+	plan.Graph.Zone = t.Zone
 	return plan.Graph, nil
 }

@@ -10,6 +10,7 @@ import (
 // columns as text, pg_node_tree ones as text, and access privileges
 // (aclitem[]) as always-NULL text[].
 var pgCatalogTables = map[string]*sysTable{
+	"pg_stat_activity": pgStatActivity,
 	"pg_namespace": {
 		cols: sysCols("oid oid", "nspname name", "nspowner oid", "nspacl text[]"),
 		rows: func(*meta.Catalog) [][]types.Datum {

@@ -43,6 +43,8 @@ type Status interface {
 	// Durable returns the last durable checkpoint in shared storage (nil:
 	// the node has no shared storage).
 	Durable() *control.DurableStatus
+	// Activity returns the node's client sessions (pg_stat_activity).
+	Activity() []Activity
 }
 
 // NodeStatus is a node of the cluster as the node asked sees it.
@@ -174,12 +176,13 @@ func dMillis(d time.Duration) types.Datum {
 	return types.NewFloat(float64(d) / float64(time.Millisecond))
 }
 
-// statusRows computes the rows of a streamdb_catalog relation; it needs
+// statusRows computes the rows of a relation of the running node's state
+// (streamdb_catalog's, pg_stat_activity); it needs
 // the node's Status, which only statements run by a session have.
 func (b *Binder) statusRows(t *sysTable, name string) ([][]types.Datum, error) {
 	if b.status == nil {
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s.%s reports the running node's state and cannot be used in a view", streamdbCatalogSchema, name).
-			WithHint("Query it directly (SELECT ... FROM %s.%s).", streamdbCatalogSchema, name)
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s reports the running node's state and cannot be used in a view", name).
+			WithHint("Query it directly (SELECT ... FROM %s).", name)
 	}
 	b.readsStatus = true
 	return t.status(b.status)

@@ -57,7 +57,7 @@ func (ci *copyIn) copy(ctx context.Context, r io.Reader) (_ int64, err error) {
 	for i, c := range ci.cols {
 		names[i], ts[i] = c.Name, c.T
 	}
-	d := newCopyDecoder(ci.opts, ci.ins.Table.Name, names, ts, r)
+	d := newCopyDecoder(ci.opts, ci.ins.Table.Name, names, ts, r, ci.s.vars.zone())
 	var rows [][]types.Datum
 	for {
 		row, err := d.next()
@@ -80,25 +80,15 @@ func (ci *copyIn) copy(ctx context.Context, r io.Reader) (_ int64, err error) {
 	return ci.write(ctx, rows)
 }
 
-// write inserts rows, on the node that writes the table.
+// write inserts rows as one statement (Session.write).
 func (ci *copyIn) write(ctx context.Context, rows [][]types.Datum) (int64, error) {
-	e := ci.s.e
-	if node := e.writer(ci.ins.Table); node != e.Meta.NodeID() {
+	return ci.s.write(expr.NewCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows}, func() *dmlRequest {
 		var block []byte
 		for _, row := range rows {
 			block = types.AppendRow(block, row)
 		}
-		n, epoch, err := e.forwardDML(ctx, node, &dmlRequest{SQL: ci.sql, Rows: block})
-		if err != nil {
-			return n, err
-		}
-		return n, ci.s.waitDurable(ctx, epoch)
-	}
-	n, epoch, err := e.runDML(expr.NewCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows})
-	if err != nil {
-		return n, err
-	}
-	return n, ci.s.waitDurable(ctx, epoch)
+		return &dmlRequest{SQL: ci.sql, Rows: block}
+	})
 }
 
 // Next implements pgwire.Rows: COPY returns no rows.

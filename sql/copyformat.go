@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/sql/parser"
@@ -31,10 +32,12 @@ type copyDecoder struct {
 	ends []int
 	null []bool
 	rows types.RowArena
+	// zone is the session's TimeZone, which text values are read in.
+	zone *time.Location
 }
 
-func newCopyDecoder(opts *parser.Copy, table string, names []string, ts []types.T, r io.Reader) *copyDecoder {
-	return &copyDecoder{opts: opts, table: table, names: names, types: ts, r: bufio.NewReaderSize(r, 64<<10)}
+func newCopyDecoder(opts *parser.Copy, table string, names []string, ts []types.T, r io.Reader, zone *time.Location) *copyDecoder {
+	return &copyDecoder{opts: opts, table: table, names: names, types: ts, r: bufio.NewReaderSize(r, 64<<10), zone: zone}
 }
 
 // copyEnd is what a decoder's next returns after the last row.
@@ -78,7 +81,7 @@ func (d *copyDecoder) row() ([]types.Datum, error) {
 		if d.opts.Format == "binary" {
 			v, err = types.DecodeBinary(d.types[i], field)
 		} else {
-			v, err = types.ParseText(d.types[i], string(field))
+			v, err = types.ParseTextZone(d.types[i], string(field), d.zone)
 		}
 		if err != nil {
 			return nil, d.valueErr(err, i, field)

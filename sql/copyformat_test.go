@@ -21,7 +21,7 @@ func decodeAll(t *testing.T, stmt, data string) string {
 		t.Fatal(err)
 	}
 	opts := parsed[0].Utility.(*parser.Copy)
-	d := newCopyDecoder(opts, "t", []string{"a", "b"}, []types.T{types.TInt8, types.TText}, strings.NewReader(data))
+	d := newCopyDecoder(opts, "t", []string{"a", "b"}, []types.T{types.TInt8, types.TText}, strings.NewReader(data), nil)
 	var out []string
 	for {
 		row, err := d.next()

@@ -1,12 +1,10 @@
 package sql
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"hash/fnv"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/exec"
@@ -18,21 +16,25 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// writeSet collects one statement's row changes against the current state
-// of its table (committed, then what is sent but not committed); they
-// enter the table's stream as one chunk.
+// writeSet collects a transaction's row changes to one table against the
+// current state of the table (committed, then what is sent but not
+// committed); they enter the table's stream as one chunk.
 type writeSet struct {
+	// mu guards the changes against the scans of a query of the
+	// transaction, whose rows stream from a goroutine of their own.
+	mu    sync.RWMutex
 	e     *Engine
 	t     *meta.Table
 	tw    *tableWriter
-	epoch uint64 // the committed epoch the statement reads
+	epoch uint64 // the committed epoch the current statement reads
 	// touched holds, per key in first-touch order, the committed row (nil:
-	// absent) and the statement's last word on it (nil: deleted).
+	// absent) and the transaction's last word on it (nil: deleted).
 	touched map[string]*change
 	order   []string
 	key     []byte
-	// fresh are inserted rows keyed by new hidden row ids, which neither
-	// the committed state nor another row of the statement holds.
+	// fresh are the current statement's inserted rows keyed by new
+	// hidden row ids, which neither the committed state nor another row
+	// of the transaction holds.
 	fresh [][]types.Datum
 	rows  types.RowArena
 }
@@ -60,8 +62,7 @@ func (w *writeSet) touch(key string) (*change, error) {
 	c := &change{}
 	if p, ok := w.tw.lookup(key); ok {
 		c.old, c.new = p.row, p.row
-		w.touched[key] = c
-		w.order = append(w.order, key)
+		w.add(key, c)
 		return c, nil
 	}
 	v, ok, err := w.e.reader.Get([]byte(key), w.epoch)
@@ -78,9 +79,49 @@ func (w *writeSet) touch(key string) (*change, error) {
 		}
 		c.new = c.old
 	}
+	w.add(key, c)
+	return c, nil
+}
+
+func (w *writeSet) add(key string, c *change) {
+	w.mu.Lock()
 	w.touched[key] = c
 	w.order = append(w.order, key)
-	return c, nil
+	w.mu.Unlock()
+}
+
+// settle files the rows the last statement inserted with new hidden row
+// ids under their keys, so that later statements of the transaction may
+// change them.
+func (w *writeSet) settle() {
+	for _, row := range w.fresh {
+		w.add(w.rowKey(row), &change{new: row})
+	}
+	w.mu.Lock()
+	w.fresh = nil
+	w.mu.Unlock()
+}
+
+// freeze returns the transaction's changes as of now, as its scans of
+// the table see them.
+func (w *writeSet) freeze() *exec.TableChanges {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	keys := make(map[string]struct{}, len(w.order))
+	rows := make([][]types.Datum, 0, len(w.order)+len(w.fresh))
+	for _, k := range w.order {
+		keys[k] = struct{}{}
+		if row := w.touched[k].new; row != nil {
+			rows = append(rows, row)
+		}
+	}
+	rows = append(rows, w.fresh...)
+	id, pk := w.t.ID, w.t.PK
+	return &exec.TableChanges{Rows: rows, Replaced: func(row []types.Datum) bool {
+		var buf [64]byte
+		_, ok := keys[string(rowkey.Table(buf[:0], id, pk, row))]
+		return ok
+	}}
 }
 
 // exists reports whether key holds a row, counting this statement's changes.
@@ -97,7 +138,9 @@ func (w *writeSet) set(key string, row []types.Datum) error {
 	if err != nil {
 		return err
 	}
+	w.mu.Lock()
 	c.new = row
+	w.mu.Unlock()
 	return nil
 }
 
@@ -182,22 +225,6 @@ func sameRow(a, b []types.Datum) bool {
 	return true
 }
 
-// send puts the write set into the table's stream (holding its writer)
-// and returns the epoch that carries it, and whether there was anything
-// to send (if not, the epoch is the committed one the statement read).
-func (w *writeSet) send(ctx context.Context) (uint64, bool, error) {
-	c := w.changes()
-	if c.Len() == 0 {
-		return w.epoch, false, nil
-	}
-	epoch, err := w.e.stream.Write(ctx, w.t, c)
-	if err != nil {
-		return 0, false, err
-	}
-	w.tw.sent(w, epoch)
-	return epoch, true, nil
-}
-
 // conflictUpdate returns the existing row with ON CONFLICT DO UPDATE's
 // assignments applied, evaluated over the existing row followed by the
 // proposed one.
@@ -226,96 +253,18 @@ func (e *Engine) writerNode(name string) string {
 	return nodes[h.Sum32()%uint32(len(nodes))].ID
 }
 
-// runDML executes a bound INSERT, UPDATE, DELETE or COPY on the node
-// that runs its table's writer and returns its row count and the epoch
-// that committed it.
+// runDML executes a bound INSERT, UPDATE, DELETE or COPY as a
+// transaction of its own, on the node that runs its table's writer, and
+// returns its row count and the epoch that committed it.
 func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, uint64, error) {
-	stmtCtx := c.Context
-	var t *meta.Table
-	if cp, ok := plan.(*copyPlan); ok {
-		t = cp.ins.Table
-	} else {
-		t = dmlTable(plan)
-	}
-	// After a (re)start or a recovery, the table's job runs again once the
-	// controller has restarted it.
-	select {
-	case <-e.stream.Ready():
-	case <-stmtCtx.Done():
-		return 0, 0, stmtCtx.Err()
-	}
-	tw := e.tableWriter(t.ID)
-	tw.lock(e.stream.Committed(), e.stream.Resets())
-	locked := true
-	defer func() {
-		if locked {
-			tw.unlock()
-		}
-	}()
-	switch plan.(type) {
-	case *planner.Update, *planner.Delete:
-		// They choose their rows from the committed state: first every
-		// write sent to the table must be committed (no lost update).
-		if err := e.drain(stmtCtx, tw); err != nil {
-			return 0, 0, err
-		}
-	}
-	env := &exec.Env{Engine: e.reader, Epoch: e.ReadEpoch()}
-	c.Context = exec.WithEnv(c.Context, env)
-	w := e.newWriteSet(t, tw)
-	var n int64
-	var err error
-	switch p := plan.(type) {
-	case *planner.Insert:
-		n, err = w.insert(c, p, planner.Build(p.Source, env))
-	case *copyPlan:
-		n, err = w.insert(c, p.ins, p.source())
-	case *planner.Update:
-		n, err = w.update(c, p, env)
-	case *planner.Delete:
-		err = planner.Build(p.Source, env).Run(c, func(row []types.Datum) (bool, error) {
-			n++
-			return true, w.set(w.rowKey(row), nil)
-		})
-	default:
-		return 0, 0, fmt.Errorf("sql: unknown DML plan %T", plan)
-	}
+	tx := e.newTxn(0)
+	n, err := tx.write(c, plan)
 	if err != nil {
+		tx.discard()
 		return 0, 0, err
 	}
-	since := e.stream.Resets()
-	epoch, sent, err := w.send(stmtCtx)
-	if errors.Is(err, control.ErrRecovered) {
-		return 0, 0, errRolledBack{}
-	}
-	if err != nil {
-		return 0, 0, err
-	}
-	tw.unlock()
-	locked = false
-	if !sent {
-		return n, epoch, nil
-	}
-	return n, epoch, e.waitWritten(stmtCtx, epoch, since)
-}
-
-// drain waits, holding tw, until every write sent to its table is
-// committed.
-func (e *Engine) drain(ctx context.Context, tw *tableWriter) error {
-	for !tw.idle() {
-		var last uint64
-		for _, p := range tw.pending {
-			last = max(last, p.epoch)
-		}
-		since := e.stream.Resets()
-		tw.unlock()
-		err := e.stream.WaitWritten(ctx, last, since)
-		tw.lock(e.stream.Committed(), e.stream.Resets())
-		if err != nil && !errors.Is(err, control.ErrRecovered) {
-			return err
-		}
-	}
-	return nil
+	epoch, err := tx.commit(c.Context)
+	return n, epoch, err
 }
 
 // update adds an UPDATE's changes to the write set and returns their
@@ -362,7 +311,9 @@ func (w *writeSet) insert(c *expr.Ctx, p *planner.Insert, src exec.Op) (int64, e
 			if err := checkNotNull(w.t, full); err != nil {
 				return false, err
 			}
+			w.mu.Lock()
 			w.fresh = append(w.fresh, full)
+			w.mu.Unlock()
 			n++
 			return true, nil
 		})

@@ -45,6 +45,11 @@ type Engine struct {
 	// writers orders the writes of each table (a *tableWriter by table
 	// id).
 	writers sync.Map
+	// lockMu guards the holders of the writers and what transactions
+	// wait for (deadlock detection).
+	lockMu sync.Mutex
+	// sessions are the node's client sessions by process ID.
+	sessions sync.Map
 	// backends are the connections of the node's server (SetBackends).
 	backends atomic.Pointer[Backends]
 }
@@ -53,7 +58,7 @@ type Engine struct {
 // (pgwire.Server): what pg_cancel_backend and pg_terminate_backend signal.
 type Backends interface {
 	CancelBackend(pid uint32) bool
-	TerminateBackend(pid uint32) bool
+	TerminateBackend(pid uint32, cause *pgerror.Error) bool
 }
 
 // SetBackends gives the engine the connections of the server that serves

@@ -79,7 +79,8 @@ type result struct {
 	tag  string
 }
 
-// query runs one statement through Prepare, Open and Next.
+// query runs one statement through Prepare, Open and Next, then Sync, as
+// pgwire runs a client's lone query.
 func query(s *sql.Session, q string, params ...types.Datum) (result, error) {
 	ctx := context.Background()
 	stmts, err := s.Prepare(ctx, q, nil)
@@ -89,11 +90,16 @@ func query(s *sql.Session, q string, params ...types.Datum) (result, error) {
 	if len(stmts) != 1 {
 		return result{}, pgerror.New(pgerror.CodeInternal, "want one statement, got %d", len(stmts))
 	}
-	return runStatement(stmts[0], params...)
+	res, err := runStatement(stmts[0], params...)
+	if serr := s.Sync(ctx); err == nil {
+		err = serr
+	}
+	return res, err
 }
 
+// runStatement runs a statement as the last before the client's Sync.
 func runStatement(st pgwire.Statement, params ...types.Datum) (result, error) {
-	ctx := context.Background()
+	ctx := pgwire.WithLastBeforeSync(context.Background())
 	var res result
 	cols := st.Columns()
 	for _, c := range cols {

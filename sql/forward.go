@@ -9,6 +9,7 @@ import (
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql/parser"
 	"github.com/streamdb/streamdb/types"
@@ -52,7 +53,7 @@ func (e *Engine) writer(t *meta.Table) string {
 	return control.JobPlacement(e.Meta.Catalog(), t)[0]
 }
 
-// dmlTable returns the table a bound DML plan writes.
+// dmlTable returns the table a bound DML or COPY plan writes.
 func dmlTable(plan any) *meta.Table {
 	switch p := plan.(type) {
 	case *planner.Insert:
@@ -61,6 +62,8 @@ func dmlTable(plan any) *meta.Table {
 		return p.Table
 	case *planner.Delete:
 		return p.Table
+	case *copyPlan:
+		return p.ins.Table
 	}
 	panic(fmt.Sprintf("sql: unknown DML plan %T", plan))
 }
@@ -145,7 +148,9 @@ func (e *Engine) runForwarded(ctx context.Context, req *dmlRequest) (*dmlRespons
 	if err != nil {
 		return nil, err
 	}
-	rows, err := st.run(ctx, func() {}, params)
+	// The statement is alone in its transaction, as the forwarding session
+	// found it.
+	rows, err := st.run(pgwire.WithLastBeforeSync(ctx), func() {}, params)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,9 @@ func (e *Engine) Ingest(ctx context.Context, table string, rows [][]types.Datum)
 		}
 	}
 	tw := e.tableWriter(t.ID)
-	tw.lock(e.stream.Committed(), e.stream.Resets())
-	defer tw.unlock()
+	if err := e.acquire(ctx, t.Name, tw, e.newTxn(0)); err != nil {
+		return 0, err
+	}
+	defer e.release(tw)
 	return e.stream.Ingest(ctx, t, rows)
 }

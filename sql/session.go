@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"runtime/debug"
 
 	"github.com/streamdb/streamdb/expr"
@@ -30,7 +31,9 @@ func (e *Engine) Connect(ctx context.Context, params map[string]string) (pgwire.
 			WithHint("streamdb serves one database: connect to database %q.", DatabaseName)
 	}
 	pid, _ := pgwire.BackendPID(ctx)
-	return &Session{e: e, user: user, pid: int32(pid), vars: newVars(params, e.opts.Version, user), tx: 'I'}, nil
+	s := &Session{e: e, user: user, pid: int32(pid), vars: newVars(params, e.opts.Version, user), tx: 'I'}
+	s.register(pgwire.RemoteAddr(ctx))
+	return s, nil
 }
 
 // Session is one client connection's SQL state.
@@ -42,6 +45,11 @@ type Session struct {
 	vars *vars
 	// tx is the transaction status: 'I' idle, 'T' in a block, 'E' failed block.
 	tx byte
+	// txn holds the writes of the transaction block, or of the implicit
+	// transaction of the statements since the last Sync; nil if none.
+	txn *txn
+	// act is what pg_stat_activity shows of the session.
+	act activity
 	// lastCount and lastEpoch are the row count of the session's last
 	// write and the epoch that committed it.
 	lastCount int64
@@ -64,7 +72,7 @@ func (s *Session) SignalBackend(pid int32, terminate bool) bool {
 		return false
 	}
 	if terminate {
-		return (*b).TerminateBackend(uint32(pid))
+		return (*b).TerminateBackend(uint32(pid), nil)
 	}
 	return (*b).CancelBackend(uint32(pid))
 }
@@ -73,6 +81,7 @@ func (s *Session) SignalBackend(pid int32, terminate bool) bool {
 // the transaction block, and in an aborted block a lone statement other
 // than COMMIT or ROLLBACK is refused here already.
 func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.OID) ([]pgwire.Statement, error) {
+	s.running(query)
 	stmts, err := s.prepare(ctx, query, paramTypes)
 	return stmts, s.fail(err)
 }
@@ -126,13 +135,61 @@ func (s *Session) ParameterStatus() map[string]string { return s.vars.reported()
 // TxStatus implements pgwire.Session.
 func (s *Session) TxStatus() byte { return s.tx }
 
-// Close implements pgwire.Session.
-func (s *Session) Close() {}
+// Sync implements pgwire.Session: it commits the writes of the implicit
+// transaction, if any.
+func (s *Session) Sync(ctx context.Context) error {
+	defer s.idle()
+	if s.tx != 'I' {
+		return nil
+	}
+	return s.commit(ctx)
+}
 
-// fail records a statement error: inside a transaction block the block is
-// aborted until ROLLBACK, as in PostgreSQL.
+// commit commits the session's transaction: its writes enter one epoch,
+// and commit returns once that epoch is committed (and durable, as
+// synchronous_commit asks).
+func (s *Session) commit(ctx context.Context) error {
+	tx := s.txn
+	s.txn = nil
+	if tx.empty() {
+		return nil
+	}
+	epoch, err := tx.commit(ctx)
+	if errors.Is(err, errRolledBack{}) {
+		return pgerror.New(pgerror.CodeSerializationFailure, "could not serialize access: a recovery of the cluster rolled the transaction back").
+			WithHint("Nothing of it was applied: run the transaction again.")
+	}
+	if err != nil {
+		return err
+	}
+	s.lastEpoch = epoch
+	return s.waitDurable(ctx, epoch)
+}
+
+// rollback drops the writes of the session's transaction.
+func (s *Session) rollback() {
+	if s.txn != nil {
+		s.txn.discard()
+		s.txn = nil
+	}
+}
+
+// Close implements pgwire.Session: a transaction still open is rolled
+// back.
+func (s *Session) Close() {
+	s.rollback()
+	s.unregister()
+}
+
+// fail records a statement error: it rolls back the transaction; inside a
+// transaction block the block is aborted until ROLLBACK, as in
+// PostgreSQL.
 func (s *Session) fail(err error) error {
-	if err != nil && s.tx == 'T' {
+	if err == nil {
+		return nil
+	}
+	s.rollback()
+	if s.tx == 'T' {
 		s.tx = 'E'
 	}
 	if err == context.Canceled {

@@ -43,7 +43,7 @@ func TestTxStatus(t *testing.T) {
 		{"BEGIN", "", "BEGIN", 'T'},
 		{"SELECT * FROM nosuch", "42P01", "", 'E'},
 		{"COMMIT", "", "ROLLBACK", 'I'},
-		{"START TRANSACTION", "", "BEGIN", 'T'},
+		{"START TRANSACTION", "", "START TRANSACTION", 'T'},
 		{"SELEC 1", "42601", "", 'E'},
 		{"ROLLBACK", "", "ROLLBACK", 'I'},
 		{"ROLLBACK", "", "ROLLBACK", 'I'},

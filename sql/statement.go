@@ -153,6 +153,7 @@ func (st *statement) Columns() []pgwire.Column {
 // Open implements pgwire.Statement.
 func (st *statement) Open(ctx context.Context, params []types.Datum) (rows pgwire.Rows, err error) {
 	s := st.s
+	s.running(st.parsed.SQL)
 	if s.tx == 'E' && !isTxEnd(st.parsed) {
 		return nil, errAborted()
 	}
@@ -180,6 +181,20 @@ func (st *statement) Open(ctx context.Context, params []types.Datum) (rows pgwir
 			return nil, s.fail(statementTimedOut(ctx, err, false))
 		}
 	}
+	cmd, ddl := catalogChange(st.parsed)
+	if ddl && s.tx != 'I' {
+		// Catalog changes commit through Raft when they run: they cannot
+		// join a transaction block.
+		return nil, s.fail(pgerror.New(pgerror.CodeActiveSQLTransaction, "%s cannot run inside a transaction block", cmd).
+			WithHint("Catalog changes commit on their own in streamdb: run it after COMMIT or ROLLBACK (with psycopg2, set autocommit = True; with JDBC, setAutoCommit(true))."))
+	}
+	if _, flush := st.parsed.Utility.(*parser.Flush); (ddl || flush) && s.tx == 'I' {
+		// In an implicit transaction they commit its writes first: DDL
+		// commits on its own, FLUSH waits for what came before it.
+		if err := s.commit(ctx); err != nil {
+			return nil, s.fail(err)
+		}
+	}
 	rows, err = st.run(ctx, cancel, params)
 	if err != nil {
 		return nil, s.fail(statementTimedOut(ctx, err, st.dml != nil))
@@ -199,27 +214,15 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 	}
 	c := expr.NewCtx(ctx, params)
 	c.Backend = st.s
+	c.Loc = st.s.vars.zone()
 	if st.query != nil {
-		env := &exec.Env{Engine: st.s.e.reader, Epoch: st.s.e.ReadEpoch(), NoPushdown: st.s.vars.values["scan_pushdown"] == "off"}
+		env := &exec.Env{Engine: st.s.e.reader, Epoch: st.s.e.ReadEpoch(), NoPushdown: st.s.vars.values["scan_pushdown"] == "off", Overlay: st.s.txn.overlay()}
 		c.Context = exec.WithEnv(ctx, env)
 		return st.s.stream(c, cancel, planner.Build(st.query, env)), nil
 	}
-	var n int64
-	if node := st.s.e.writer(dmlTable(st.dml)); node != st.s.e.Meta.NodeID() {
-		n, st.s.lastEpoch, err = st.s.e.forwardDML(ctx, node, &dmlRequest{SQL: st.parsed.SQL, ParamOIDs: paramOIDs(st.params), Params: types.AppendRow(nil, params)})
-	} else {
-		// A write a recovery rolled back was not applied: run it again.
-		for attempt := 0; ; attempt++ {
-			n, st.s.lastEpoch, err = st.s.e.runDML(c, st.dml)
-			if !errors.Is(err, errRolledBack{}) || attempt == maxWriteRetries {
-				break
-			}
-		}
-	}
-	st.s.lastCount = n
-	if err == nil {
-		err = st.s.waitDurable(ctx, st.s.lastEpoch)
-	}
+	n, err := st.s.write(c, st.dml, func() *dmlRequest {
+		return &dmlRequest{SQL: st.parsed.SQL, ParamOIDs: paramOIDs(st.params), Params: types.AppendRow(nil, params)}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -235,8 +238,53 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 	return &memRows{tag: tag}, nil
 }
 
-// writeCommand returns the command name of a statement that writes (DML,
-// COPY FROM, DDL), which a read-only transaction refuses.
+// write runs a bound INSERT, UPDATE, DELETE or COPY (plan) and returns
+// its row count. Alone in its implicit transaction it is a transaction of
+// its own, run on the node that writes its table (forwarded there with
+// the request forward makes); otherwise it joins the session's
+// transaction.
+func (s *Session) write(c *expr.Ctx, plan any, forward func() *dmlRequest) (n int64, err error) {
+	e, ctx := s.e, c.Context
+	node := e.writer(dmlTable(plan))
+	if s.tx != 'I' || !s.txn.empty() || !pgwire.LastBeforeSync(ctx) {
+		if node != e.Meta.NodeID() {
+			return 0, pgerror.New(pgerror.CodeFeatureNotSupported, "a transaction cannot write table %q yet: node %s writes it, and transactions write the tables of their own node", dmlTable(plan).Name, node).
+				WithHint("Connect to node %s for this transaction, or write the table outside a transaction block (one statement per query or Sync).", node)
+		}
+		if s.txn == nil {
+			s.txn = e.newTxn(s.pid)
+		}
+		n, err = s.txn.write(c, plan)
+		s.lastCount = n
+		return n, err
+	}
+	if node != e.Meta.NodeID() {
+		n, s.lastEpoch, err = e.forwardDML(ctx, node, forward())
+	} else {
+		// A write a recovery rolled back was not applied: run it again.
+		for attempt := 0; ; attempt++ {
+			n, s.lastEpoch, err = e.runDML(c, plan)
+			if !errors.Is(err, errRolledBack{}) || attempt == maxWriteRetries {
+				break
+			}
+		}
+	}
+	s.lastCount = n
+	if err == nil {
+		err = s.waitDurable(ctx, s.lastEpoch)
+	}
+	return n, err
+}
+
+// catalogChange returns the command name of a statement that changes the
+// catalog (DDL).
+func catalogChange(p *parser.Statement) (string, bool) {
+	if _, copy := p.Utility.(*parser.Copy); copy || p.Utility == nil {
+		return "", false
+	}
+	return writeCommand(p)
+}
+
 // servedWithoutQuorum reports whether the statement may run on a node cut
 // off from the Raft majority: it writes nothing and reads neither relations
 // nor the catalog.
@@ -250,6 +298,8 @@ func (st *statement) servedWithoutQuorum() bool {
 	return st.bind() == nil && !st.replicated
 }
 
+// writeCommand returns the command name of a statement that writes (DML,
+// COPY FROM, DDL), which a read-only transaction refuses.
 func writeCommand(p *parser.Statement) (string, bool) {
 	switch p.AST.(type) {
 	case *ast.InsertStmt:

@@ -108,9 +108,14 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		return s.drop(ctx, x)
 	case *parser.SetVar:
 		var err error
-		if x.Default {
+		switch {
+		case x.Local && x.Default:
+			err = s.vars.setLocal(x.Name, s.vars.initial[canonicalVar(x.Name)])
+		case x.Local:
+			err = s.vars.setLocal(x.Name, strings.Join(x.Values, ", "))
+		case x.Default:
 			err = s.vars.reset(x.Name)
-		} else {
+		default:
 			err = s.vars.set(x.Name, strings.Join(x.Values, ", "))
 		}
 		if err != nil {
@@ -164,7 +169,7 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 	case *parser.ShowObjects:
 		return s.showObjects(x)
 	case *parser.TxControl:
-		return s.txControl(x), nil
+		return s.txControl(ctx, x)
 	case *parser.SetTransaction:
 		// Outside a block SET TRANSACTION has no effect (PostgreSQL warns).
 		if x.Session || s.tx != 'I' {
@@ -307,26 +312,39 @@ func (s *Session) showObjects(x *parser.ShowObjects) (pgwire.Rows, error) {
 	return &memRows{rows: textRows(vals...), tag: "SHOW"}, nil
 }
 
-// txControl handles BEGIN/COMMIT/ROLLBACK. Every statement commits on its
-// own for now: a block only tracks the status PostgreSQL reports.
-func (s *Session) txControl(x *parser.TxControl) pgwire.Rows {
+// txControl handles BEGIN/COMMIT/ROLLBACK. BEGIN after statements of an
+// implicit transaction (in one simple query) makes them part of the block,
+// as in PostgreSQL.
+func (s *Session) txControl(ctx context.Context, x *parser.TxControl) (pgwire.Rows, error) {
 	switch x.Op {
 	case "BEGIN":
 		if s.tx == 'I' {
 			s.tx = 'T'
 			s.vars.startTx(x.Modes)
+			s.vars.beginBlock()
 		}
-		return done("BEGIN")
+		if x.Start {
+			return done("START TRANSACTION"), nil
+		}
+		return done("BEGIN"), nil
 	case "COMMIT":
-		tag := "COMMIT"
-		if s.tx == 'E' {
-			tag = "ROLLBACK"
-		}
+		failed := s.tx == 'E'
 		s.tx = 'I'
-		return done(tag)
+		if failed {
+			s.vars.endBlock(false)
+			return done("ROLLBACK"), nil
+		}
+		err := s.commit(ctx)
+		s.vars.endBlock(err == nil)
+		if err != nil {
+			return nil, err
+		}
+		return done("COMMIT"), nil
 	}
+	s.rollback()
 	s.tx = 'I'
-	return done("ROLLBACK")
+	s.vars.endBlock(false)
+	return done("ROLLBACK"), nil
 }
 
 func (s *Session) explain(x *parser.Explain) (pgwire.Rows, error) {

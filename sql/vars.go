@@ -4,9 +4,11 @@ import (
 	"maps"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/sql/parser"
+	"github.com/streamdb/streamdb/types"
 )
 
 // varDef describes a session variable.
@@ -92,6 +94,59 @@ type vars struct {
 	// initial holds the values at connection start (defaults overridden by
 	// startup parameters): what RESET restores, as in PostgreSQL.
 	initial map[string]string
+	// before holds the values when the transaction block began: its
+	// ROLLBACK restores them all, as PostgreSQL undoes the SETs of an
+	// aborted transaction; locals names what SET LOCAL changed, which
+	// COMMIT restores too.
+	before map[string]string
+	locals map[string]bool
+	// zoneName and zoneLoc cache the location of the TimeZone setting.
+	zoneName string
+	zoneLoc  *time.Location
+}
+
+// zone returns the session's TimeZone (nil for UTC).
+func (v *vars) zone() *time.Location {
+	name := v.values["timezone"]
+	if name != v.zoneName {
+		v.zoneName, v.zoneLoc = name, nil
+		if loc, _, err := types.ParseZone(name); err == nil && loc != time.UTC {
+			v.zoneLoc = loc
+		}
+	}
+	return v.zoneLoc
+}
+
+// beginBlock records the values a transaction block begins with.
+func (v *vars) beginBlock() { v.before, v.locals = maps.Clone(v.values), map[string]bool{} }
+
+// endBlock ends the transaction block: commit keeps its SETs but SET
+// LOCAL's, a rollback none.
+func (v *vars) endBlock(commit bool) {
+	if v.before == nil {
+		return
+	}
+	if commit {
+		for name := range v.locals {
+			v.values[name] = v.before[name]
+		}
+	} else {
+		v.values = v.before
+	}
+	v.before, v.locals = nil, nil
+}
+
+// setLocal sets a variable until the end of the transaction block (SET
+// LOCAL); outside a block it has no effect, as in PostgreSQL.
+func (v *vars) setLocal(name, value string) error {
+	if v.before == nil {
+		return nil
+	}
+	if err := v.set(name, value); err != nil {
+		return err
+	}
+	v.locals[canonicalVar(name)] = true
+	return nil
 }
 
 func newVars(params map[string]string, version, user string) *vars {
@@ -104,6 +159,13 @@ func newVars(params map[string]string, version, user string) *vars {
 	for name, val := range params {
 		name = canonicalVar(name)
 		if d, ok := sessionVars[name]; ok && !d.readOnly {
+			if name == "timezone" {
+				_, show, err := types.ParseZone(val)
+				if err != nil {
+					continue
+				}
+				val = show
+			}
 			if d.duration {
 				var err error
 				if val, err = parseDurationSetting(name, val); err != nil {
@@ -149,9 +211,13 @@ func (v *vars) set(name, value string) error {
 	if err := checkSettable(name); err != nil {
 		return err
 	}
-	if name == "timezone" && !strings.EqualFold(value, "utc") && value != "0" && !strings.EqualFold(value, "Etc/UTC") && !strings.EqualFold(value, "GMT") {
-		return pgerror.New(pgerror.CodeFeatureNotSupported, "time zone %q is not supported yet", value).
-			WithHint("streamdb runs in UTC for now; use SET TIME ZONE 'UTC'.")
+	if name == "timezone" {
+		_, show, err := types.ParseZone(value)
+		if err != nil {
+			return pgerror.New(pgerror.CodeInvalidParameterValue, "invalid value for parameter \"TimeZone\": %q", value).
+				WithHint("Use an IANA name such as 'America/New_York', 'UTC', or an offset such as INTERVAL '+05:30' HOUR TO MINUTE.")
+		}
+		value = show
 	}
 	if sessionVars[name].boolean {
 		switch strings.ToLower(value) {
@@ -169,6 +235,7 @@ func (v *vars) set(name, value string) error {
 			return err
 		}
 	}
+	delete(v.locals, name)
 	v.values[name] = value
 	return nil
 }

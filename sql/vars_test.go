@@ -41,7 +41,14 @@ func TestVars(t *testing.T) {
 		{sql: "SET extra_float_digits = 3"},
 		{sql: "SHOW extra_float_digits", col: "extra_float_digits", want: "3"},
 		{sql: "SET TIME ZONE 'UTC'"},
-		{sql: "SET timezone = 'Europe/Berlin'", code: "0A000", want: `time zone "Europe/Berlin" is not supported yet`},
+		{sql: "SET timezone = 'Mars/Phobos'", code: "22023", want: `invalid value for parameter "TimeZone": "Mars/Phobos"`},
+		{sql: "SET timezone = 'europe/berlin'"},
+		{sql: "SHOW timezone", col: "TimeZone", want: "Europe/Berlin"},
+		{sql: "SET TIME ZONE INTERVAL '+05:30' HOUR TO MINUTE"},
+		{sql: "SHOW timezone", col: "TimeZone", want: "<+05:30>-05:30"},
+		{sql: "SET TIME ZONE -7"},
+		{sql: "SHOW timezone", col: "TimeZone", want: "<-07>+07"},
+		{sql: "SET TIME ZONE LOCAL"},
 		{sql: "SHOW timezone", col: "TimeZone", want: "UTC"},
 
 		// RisingWave's spelling of implicit_flush is an alias.

@@ -102,6 +102,9 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 		ViewSQL: x.Query.SQL, PK: plan.PK, AppendOnly: plan.AppendOnly, RowBlocks: plan.RowBlocks, StateTables: stateTables,
 		Parallelism: par, DependsOn: planner.Dependencies(node), Placement: e.place(par),
 		WatermarkColumns: planner.WatermarkColumnIndexes(node), EmitOnWindowClose: x.EmitOnWindowClose}
+	if loc := s.vars.zone(); loc != nil {
+		t.Zone = loc.String()
+	}
 	for i, c := range plan.Columns {
 		name := c.Name
 		if i < len(x.Columns) {

@@ -2,6 +2,7 @@ package types
 
 import (
 	"strings"
+	"time"
 
 	"github.com/streamdb/streamdb/pgerror"
 )
@@ -11,7 +12,7 @@ import (
 // a backslash before " and \) when it is empty, reads NULL in any case, or
 // holds braces, commas, quotes, backslashes or white space. An Unknown elem
 // formats each element by its kind.
-func appendArrayText(dst []byte, elem T, elems []Datum) []byte {
+func appendArrayText(dst []byte, elem T, elems []Datum, loc *time.Location) []byte {
 	dst = append(dst, '{')
 	var buf []byte
 	for i, e := range elems {
@@ -26,7 +27,7 @@ func appendArrayText(dst []byte, elem T, elems []Datum) []byte {
 		if t.Family == Unknown {
 			t = kindTypes[e.kind]
 		}
-		buf = FormatText(buf[:0], t, e)
+		buf = FormatTextZone(buf[:0], t, e, loc)
 		dst = appendArrayElem(dst, buf)
 	}
 	return append(dst, '}')
@@ -65,7 +66,7 @@ func isArraySpace(c byte) bool {
 // any case) is a NULL element; bare elements lose trailing white space. Each
 // element is read by elem's input function. Errors are 22P02 "malformed
 // array literal" with PostgreSQL's detail; more dimensions are 0A000.
-func parseArray(elem T, s string) (Datum, error) {
+func parseArray(elem T, s string, loc *time.Location) (Datum, error) {
 	p := arrayParser{s: s}
 	p.skipSpace()
 	switch {
@@ -90,7 +91,7 @@ func parseArray(elem T, s string) (Datum, error) {
 			}
 			v := Null
 			if !null {
-				if v, err = ParseText(elem, text); err != nil {
+				if v, err = ParseTextZone(elem, text, loc); err != nil {
 					return Null, err
 				}
 			}

@@ -3,6 +3,7 @@ package types
 import (
 	"math"
 	"strings"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/streamdb/streamdb/pgerror"
@@ -17,13 +18,40 @@ import (
 // truncating silently, date/timestamp/timestamptz conversions in UTC, and
 // jsonb scalars to bool and numbers, arrays element by element. A pair
 // without a cast is an error 42846 (see CanCast).
-func Cast(d Datum, from, to T) (Datum, error) { return castDatum(d, from, to, true) }
+func Cast(d Datum, from, to T) (Datum, error) { return castDatum(d, from, to, true, nil) }
+
+// ZoneDependent reports whether a cast from from to to depends on the
+// time zone (so a constant must not be folded before the statement runs
+// in its session).
+func ZoneDependent(from, to T) bool {
+	if from.Family == Array && to.Family == Array {
+		return ZoneDependent(from.ElemType(), to.ElemType())
+	}
+	switch {
+	case from.Family == TimestampTZ:
+		return to.Family != TimestampTZ
+	case to.Family == TimestampTZ:
+		return true
+	}
+	return false
+}
+
+// CastZone is Cast under TimeZone loc (nil: UTC), which casts between
+// timestamptz and text, timestamp, date and time depend on.
+func CastZone(d Datum, from, to T, loc *time.Location) (Datum, error) {
+	return castDatum(d, from, to, true, loc)
+}
 
 // CastAssign is Cast with assignment semantics (INSERT and UPDATE into a
 // column): a value too long for varchar(n) or char(n) is an error 22001
 // unless the excess is spaces, instead of being truncated. Whether an
 // assignment cast is allowed at all between two types is the binder's call.
-func CastAssign(d Datum, from, to T) (Datum, error) { return castDatum(d, from, to, false) }
+func CastAssign(d Datum, from, to T) (Datum, error) { return castDatum(d, from, to, false, nil) }
+
+// CastAssignZone is CastAssign under TimeZone loc (nil: UTC).
+func CastAssignZone(d Datum, from, to T, loc *time.Location) (Datum, error) {
+	return castDatum(d, from, to, false, loc)
+}
 
 // CanCast reports whether PostgreSQL has a cast (explicit, assignment or
 // implicit) from type from to type to among streamdb's types.
@@ -69,7 +97,7 @@ func CheckCast(from, to T) error {
 	return nil
 }
 
-func castDatum(d Datum, from, to T, explicit bool) (Datum, error) {
+func castDatum(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, error) {
 	if err := CheckCast(from, to); err != nil {
 		return Null, err
 	}
@@ -77,16 +105,20 @@ func castDatum(d Datum, from, to T, explicit bool) (Datum, error) {
 		return Null, nil
 	}
 	if from.Family == Array && to.Family == Array {
-		return castArray(d, from.ElemType(), to.ElemType(), explicit)
+		return castArray(d, from.ElemType(), to.ElemType(), explicit, loc)
 	}
 	if to.IsString() {
-		return castToString(d, from, to, explicit)
+		return castToString(d, from, to, explicit, loc)
 	}
 	if from.IsString() || from.Family == Unknown {
 		if d.kind == KindString {
-			return ParseText(to, d.s)
+			return ParseTextZone(to, d.s, loc)
 		}
-		return ParseText(to, string(FormatText(nil, from, d)))
+		return ParseTextZone(to, string(FormatTextZone(nil, from, d, loc)), loc)
+	}
+	if d.kind == KindTimestampTZ && to.Family != TimestampTZ {
+		// Its date, time of day and timestamp are the wall clock's in loc.
+		d = NewTimestamp(ToLocal(loc, d.i))
 	}
 	switch to.Family {
 	case Bool:
@@ -132,6 +164,9 @@ func castDatum(d Datum, from, to T, explicit bool) (Datum, error) {
 		if to.Family == Timestamp {
 			return NewTimestamp(micros), nil
 		}
+		if d.kind != KindTimestampTZ {
+			micros = FromLocal(loc, micros)
+		}
 		return NewTimestampTZ(micros), nil
 	case Time:
 		switch d.kind {
@@ -158,7 +193,7 @@ func castDatum(d Datum, from, to T, explicit bool) (Datum, error) {
 }
 
 // castArray casts each element of an array from type from to type to.
-func castArray(d Datum, from, to T, explicit bool) (Datum, error) {
+func castArray(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, error) {
 	if from == to {
 		return d, nil
 	}
@@ -166,7 +201,7 @@ func castArray(d Datum, from, to T, explicit bool) (Datum, error) {
 	out := make([]Datum, len(elems))
 	for i, e := range elems {
 		var err error
-		if out[i], err = castDatum(e, from, to, explicit); err != nil {
+		if out[i], err = castDatum(e, from, to, explicit, loc); err != nil {
 			return Null, err
 		}
 	}
@@ -175,7 +210,7 @@ func castArray(d Datum, from, to T, explicit bool) (Datum, error) {
 
 // castToString converts to text, varchar, char or name through the output
 // function, applying the target's length.
-func castToString(d Datum, from, to T, explicit bool) (Datum, error) {
+func castToString(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, error) {
 	var s string
 	switch d.kind {
 	case KindString:
@@ -189,7 +224,7 @@ func castToString(d Datum, from, to T, explicit bool) (Datum, error) {
 			s = "true"
 		}
 	default:
-		s = string(FormatText(nil, from, d))
+		s = string(FormatTextZone(nil, from, d, loc))
 	}
 	var err error
 	switch to.Family {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -89,9 +90,9 @@ func isInstantKind(k Kind) bool { return k == KindDate || k == KindTimestamp || 
 // (date_cmp_timestamp) do without failing: a date past the timestamp
 // range is above every finite timestamp and below infinity. Only
 // comparisons may see the result.
-func DateAsInstant(d Datum, to T) Datum {
+func DateAsInstant(d Datum, to T, loc *time.Location) Datum {
 	if to.Family == TimestampTZ {
-		return NewTimestampTZ(instant(d))
+		return NewTimestampTZ(FromLocal(loc, instant(d)))
 	}
 	return NewTimestamp(instant(d))
 }

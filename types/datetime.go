@@ -2,6 +2,7 @@ package types
 
 import (
 	"math"
+	"time"
 )
 
 // DateTimeInfinity and DateTimeNegInfinity are the stored values of
@@ -174,13 +175,18 @@ func appendSeconds(dst []byte, micros int64) []byte {
 }
 
 // appendTimestamp appends timestamp_out's or timestamptz_out's ISO text;
-// timestamptz prints in UTC with its +00 offset.
-func appendTimestamp(dst []byte, micros int64, tz bool) []byte {
+// timestamptz prints as the wall-clock time in loc with its offset.
+func appendTimestamp(dst []byte, micros int64, tz bool, loc *time.Location) []byte {
 	switch micros {
 	case DateTimeInfinity:
 		return append(dst, "infinity"...)
 	case DateTimeNegInfinity:
 		return append(dst, "-infinity"...)
+	}
+	off := 0
+	if tz {
+		off = ZoneOffset(loc, micros)
+		micros += int64(off) * usecsPerSec
 	}
 	days, tod := SplitTimestamp(micros)
 	y, m, d := j2date(days + unixEpochJD)
@@ -188,7 +194,7 @@ func appendTimestamp(dst []byte, micros int64, tz bool) []byte {
 	dst = append(dst, ' ')
 	dst = appendClock(dst, tod)
 	if tz {
-		dst = append(dst, "+00"...)
+		dst = appendOffset(dst, off)
 	}
 	if y <= 0 {
 		dst = append(dst, " BC"...)

@@ -131,6 +131,27 @@ func TimestampAddInterval(micros int64, iv IntervalValue) (int64, error) {
 	return timestampAdd(micros, int64(iv.Months), int64(iv.Days), iv.Micros)
 }
 
+// TimestampTZAddInterval is timestamptz + interval in TimeZone loc
+// (timestamptz_pl_interval): months and days move the wall clock in loc
+// (one day across a DST change is 23 or 25 hours), then microseconds the
+// instant; sign -1 subtracts the interval.
+func TimestampTZAddInterval(loc *time.Location, micros int64, iv IntervalValue, sign int64) (int64, error) {
+	if iv.Micros == math.MinInt64 && sign < 0 && !isInfinity(micros) {
+		return 0, ErrTimestampRange()
+	}
+	if isInfinity(micros) {
+		return micros, nil
+	}
+	if iv.Months != 0 || iv.Days != 0 {
+		local, err := timestampAdd(ToLocal(loc, micros), sign*int64(iv.Months), sign*int64(iv.Days), 0)
+		if err != nil {
+			return 0, err
+		}
+		micros = FromLocal(loc, local)
+	}
+	return timestampAdd(micros, 0, 0, sign*iv.Micros)
+}
+
 // TimestampSubInterval is timestamp - interval (timestamp_mi_interval).
 func TimestampSubInterval(micros int64, iv IntervalValue) (int64, error) {
 	if iv.Micros == math.MinInt64 && !isInfinity(micros) {

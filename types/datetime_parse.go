@@ -405,7 +405,7 @@ func parseTime(s string) (int64, error) {
 // parseTimestamp is timestamp_in (withZone false: any zone in the input is
 // ignored) and timestamptz_in (withZone true: the zone, UTC by default, is
 // applied).
-func parseTimestamp(s string, withZone bool) (int64, error) {
+func parseTimestamp(s string, withZone bool, loc *time.Location) (int64, error) {
 	typ := "timestamp"
 	if withZone {
 		typ = "timestamp with time zone"
@@ -442,6 +442,9 @@ func parseTimestamp(s string, withZone bool) (int64, error) {
 	micros, ok := JoinTimestamp(v.julianDays(), tod)
 	if !ok {
 		return 0, pgerror.New(pgerror.CodeDatetimeFieldOverflow, "timestamp out of range: \"%s\"", s)
+	}
+	if withZone && !v.hasTZ {
+		micros = FromLocal(loc, micros)
 	}
 	return micros, nil
 }

@@ -1,13 +1,20 @@
 package types
 
-import "strconv"
+import (
+	"strconv"
+	"time"
+)
 
 // FormatText appends PostgreSQL's text output of d, a value of type t, to
 // dst, exactly as PostgreSQL 15 prints it with DateStyle ISO, MDY,
 // IntervalStyle postgres, TimeZone UTC and extra_float_digits 1. The datum's
 // kind picks the output function; t distinguishes float4 from float8. NULL
 // appends nothing (the wire protocol sends NULL as a length of -1).
-func FormatText(dst []byte, t T, d Datum) []byte {
+func FormatText(dst []byte, t T, d Datum) []byte { return FormatTextZone(dst, t, d, nil) }
+
+// FormatTextZone is FormatText with TimeZone loc (nil: UTC): timestamptz
+// values print as wall-clock times in loc with loc's offset then.
+func FormatTextZone(dst []byte, t T, d Datum, loc *time.Location) []byte {
 	switch d.kind {
 	case KindBool:
 		if d.Bool() {
@@ -32,13 +39,13 @@ func FormatText(dst []byte, t T, d Datum) []byte {
 	case KindTime:
 		return appendClock(dst, d.i)
 	case KindTimestamp:
-		return appendTimestamp(dst, d.i, false)
+		return appendTimestamp(dst, d.i, false, nil)
 	case KindTimestampTZ:
-		return appendTimestamp(dst, d.i, true)
+		return appendTimestamp(dst, d.i, true, loc)
 	case KindInterval:
 		return appendInterval(dst, d.Interval())
 	case KindArray:
-		return appendArrayText(dst, t.ElemType(), d.Array())
+		return appendArrayText(dst, t.ElemType(), d.Array(), loc)
 	}
 	return dst
 }

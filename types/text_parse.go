@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/streamdb/streamdb/pgerror"
@@ -17,7 +18,11 @@ const nameMaxBytes = 63
 // (unless the excess is spaces), char(n) pads, numeric(p,s) rounds and
 // checks, time(p) and timestamp(p) round. Errors are *pgerror.Error with
 // PostgreSQL's codes and messages.
-func ParseText(t T, s string) (Datum, error) {
+func ParseText(t T, s string) (Datum, error) { return ParseTextZone(t, s, nil) }
+
+// ParseTextZone is ParseText with TimeZone loc (nil: UTC): a timestamptz
+// without an offset is a wall-clock time in loc.
+func ParseTextZone(t T, s string, loc *time.Location) (Datum, error) {
 	if err := validateText(s); err != nil {
 		return Null, err
 	}
@@ -61,10 +66,10 @@ func ParseText(t T, s string) (Datum, error) {
 		micros, err := parseTime(s)
 		return NewTime(roundMicros(micros, t.Mod)), err
 	case Timestamp:
-		micros, err := parseTimestamp(s, false)
+		micros, err := parseTimestamp(s, false, nil)
 		return NewTimestamp(roundMicros(micros, t.Mod)), err
 	case TimestampTZ:
-		micros, err := parseTimestamp(s, true)
+		micros, err := parseTimestamp(s, true, loc)
 		return NewTimestampTZ(roundMicros(micros, t.Mod)), err
 	case Interval:
 		iv, err := parseInterval(s, t.Mod)
@@ -73,7 +78,7 @@ func ParseText(t T, s string) (Datum, error) {
 		j, err := parseJSONB(s)
 		return NewJSON(j), err
 	case Array:
-		return parseArray(t.ElemType(), s)
+		return parseArray(t.ElemType(), s, loc)
 	}
 	return Null, pgerror.New(pgerror.CodeFeatureNotSupported, "type %s has no text input", t)
 }

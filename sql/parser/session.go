@@ -1,6 +1,10 @@
 package parser
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/streamdb/streamdb/types"
+)
 
 // set parses SET [SESSION|LOCAL] name {TO|=} {value, ...|DEFAULT} and the
 // special forms SET TIME ZONE, SET NAMES and SET SCHEMA.
@@ -19,12 +23,25 @@ func (p *uparser) set() (any, error) {
 			sv.Default = true
 			return sv, nil
 		}
-		if p.accept("interval") {
-			return nil, p.notSupported(p.i-1, "SET TIME ZONE INTERVAL")
+		// A number or an INTERVAL counts hours east of Greenwich (ISO),
+		// unlike a string's POSIX offset: it becomes a zone named as
+		// PostgreSQL names it, <+05:30>-05:30.
+		iso := p.accept("interval")
+		if tk := p.peek(); tk.isPunct("-") || tk.isPunct("+") || tk.kind == tkInt || tk.kind == tkNumeric || tk.kind == tkFloat {
+			iso = true
 		}
 		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		if iso {
+			_ = p.accept("hour", "to", "minute") || p.accept("hour")
+			if v, err = types.ISOZone(v); err != nil {
+				return nil, err
+			}
+		}
 		sv.Values = []string{v}
-		return sv, err
+		return sv, nil
 	case p.accept("names"):
 		sv.Name = "client_encoding"
 	case p.accept("schema"):
@@ -125,7 +142,7 @@ func (p *uparser) txControl() (any, error) {
 		_ = p.accept("work") || p.accept("transaction")
 		return tx, p.txModes(&tx.Modes, false)
 	case "start":
-		tx.Op = "BEGIN"
+		tx.Op, tx.Start = "BEGIN", true
 		if err := p.expect("transaction"); err != nil {
 			return nil, err
 		}

@@ -161,6 +161,8 @@ type TxControl struct {
 	Op string
 	// Modes are BEGIN's transaction modes.
 	Modes TxModes
+	// Start marks BEGIN spelled START TRANSACTION, its command tag.
+	Start bool
 }
 
 // TxModes are the transaction modes of BEGIN, SET TRANSACTION and SET

@@ -1,0 +1,55 @@
+package planner
+
+import (
+	"time"
+
+	"github.com/streamdb/streamdb/types"
+)
+
+// Activity is a client session of the node, as pg_stat_activity shows
+// it.
+type Activity struct {
+	PID                                              int32
+	User, Application                                string
+	ClientAddr                                       string // "" if not over TCP
+	ClientPort                                       int
+	BackendStart, XactStart, QueryStart, StateChange time.Time
+	// State is active, idle, idle in transaction or idle in transaction
+	// (aborted); Query the statement running or last run.
+	State, Query string
+}
+
+// pgStatActivity is pg_catalog.pg_stat_activity: the sessions of the
+// node the client is connected to (PostgreSQL's columns; client_addr as
+// text).
+var pgStatActivity = &sysTable{
+	cols: sysCols("datid oid", "datname name", "pid int4", "leader_pid int4", "usesysid oid", "usename name",
+		"application_name text", "client_addr text", "client_hostname text", "client_port int4",
+		"backend_start timestamptz", "xact_start timestamptz", "query_start timestamptz", "state_change timestamptz",
+		"wait_event_type text", "wait_event text", "state text", "backend_xid int8", "backend_xmin int8",
+		"query_id int8", "query text", "backend_type text"),
+	status: func(s Status) ([][]types.Datum, error) {
+		acts := s.Activity()
+		rows := make([][]types.Datum, len(acts))
+		for i, a := range acts {
+			addr, port := dNull, dNull
+			if a.ClientAddr != "" {
+				addr, port = dStr(a.ClientAddr), dInt(int64(a.ClientPort))
+			}
+			rows[i] = []types.Datum{dOID(databaseOID), dStr(databaseName), dInt(int64(a.PID)), dNull, dOID(superuserOID), dStr(a.User),
+				dStr(a.Application), addr, dNull, port,
+				dTime(a.BackendStart), dTime(a.XactStart), dTime(a.QueryStart), dTime(a.StateChange),
+				dNull, dNull, dStr(a.State), dNull, dNull,
+				dNull, dStr(a.Query), dStr("client backend")}
+		}
+		return rows, nil
+	},
+}
+
+// dTime is a timestamptz, NULL for the zero time.
+func dTime(t time.Time) types.Datum {
+	if t.IsZero() {
+		return dNull
+	}
+	return types.NewTimestampTZ(types.TimestampFromTime(t))
+}
