@@ -14,20 +14,53 @@ import (
 // message loop, as the protocol specifies.
 func (c *conn) copyIn(ctx context.Context, ci CopyIn) error {
 	binary, n := ci.CopyFormat()
-	format := int16(formatText)
-	if binary {
-		format = formatBinary
-	}
-	codes := make([]uint16, n)
-	for i := range codes {
-		codes[i] = uint16(format)
-	}
-	c.w.send(&pgproto3.CopyInResponse{OverallFormat: byte(format), ColumnFormatCodes: codes})
+	c.w.send(&pgproto3.CopyInResponse{OverallFormat: byte(copyFormat(binary)), ColumnFormatCodes: copyFormatCodes(binary, n)})
 	c.w.flush()
 	if c.w.err != nil {
 		return c.w.err
 	}
 	return ci.CopyFrom(ctx, &copyReader{c: c})
+}
+
+// copyOut runs the copy-out sub-protocol for co: CopyOutResponse, its
+// data in CopyData messages (flushed as the buffer fills, so that a large
+// COPY streams), then CopyDone.
+func (c *conn) copyOut(ctx context.Context, co CopyOut) error {
+	binary, n := co.CopyFormat()
+	c.w.send(&pgproto3.CopyOutResponse{OverallFormat: byte(copyFormat(binary)), ColumnFormatCodes: copyFormatCodes(binary, n)})
+	for {
+		data, err := co.NextData(ctx)
+		if err != nil {
+			return err
+		}
+		if data == nil {
+			break
+		}
+		b, start := beginMessage(c.w.buf, 'd')
+		c.w.commit(finishMessage(append(b, data...), start))
+		if c.w.err != nil {
+			return c.w.err
+		}
+	}
+	c.w.send(&pgproto3.CopyDone{})
+	return nil
+}
+
+// copyFormat is the format code of a copy's data.
+func copyFormat(binary bool) int16 {
+	if binary {
+		return formatBinary
+	}
+	return formatText
+}
+
+// copyFormatCodes are a copy's per-column format codes.
+func copyFormatCodes(binary bool, n int) []uint16 {
+	codes := make([]uint16, n)
+	for i := range codes {
+		codes[i] = uint16(copyFormat(binary))
+	}
+	return codes
 }
 
 // copyReader reads the payloads of the client's copy-in messages.

@@ -86,6 +86,11 @@ func (c *conn) runPortal(p *portal, limit uint32, last bool) (suspended bool, er
 				return false, err
 			}
 		}
+		if co, ok := rows.(CopyOut); ok {
+			if err := c.copyOut(octx, co); err != nil {
+				return false, err
+			}
+		}
 	}
 	for n := uint32(0); limit == 0 || n < limit; n++ {
 		row, err := p.rows.Next(ctx)

@@ -81,6 +81,20 @@ type CopyIn interface {
 	CopyFrom(ctx context.Context, r io.Reader) error
 }
 
+// CopyOut is the Rows of a COPY ... TO STDOUT: pgwire sends
+// CopyOutResponse, a CopyData message for each piece of data NextData
+// returns, then CopyDone and CommandComplete with the Tag (Next returns no
+// rows).
+type CopyOut interface {
+	Rows
+	// CopyFormat returns the format of the data: binary, or text (CSV
+	// included), and the number of columns.
+	CopyFormat() (binary bool, columns int)
+	// NextData returns the next piece of data (a row, a header or the
+	// trailer), nil after the last.
+	NextData(ctx context.Context) ([]byte, error)
+}
+
 // Column describes one result column.
 type Column struct {
 	Name     string

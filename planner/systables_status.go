@@ -181,8 +181,12 @@ func dMillis(d time.Duration) types.Datum {
 // the node's Status, which only statements run by a session have.
 func (b *Binder) statusRows(t *sysTable, name string) ([][]types.Datum, error) {
 	if b.status == nil {
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s reports the running node's state and cannot be used in a view", name).
-			WithHint("Query it directly (SELECT ... FROM %s).", name)
+		schema := pgCatalogSchema
+		if streamdbCatalogTables[name] == t {
+			schema = streamdbCatalogSchema
+		}
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s.%s reports the running node's state and cannot be used in a view", schema, name).
+			WithHint("Query it directly (SELECT ... FROM %s.%s).", schema, name)
 	}
 	b.readsStatus = true
 	return t.status(b.status)

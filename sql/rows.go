@@ -118,6 +118,9 @@ func (r *streamedRows) Next(context.Context) ([]types.Datum, error) {
 	return r.cur[r.next-1], nil
 }
 
+// streams marks rows that run past Open, until Close.
+func (r *streamedRows) streams() {}
+
 // Tag implements pgwire.Rows.
 func (r *streamedRows) Tag() string { return fmt.Sprintf("SELECT %d", r.count) }
 

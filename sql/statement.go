@@ -37,8 +37,11 @@ type statement struct {
 	bound  bool
 	params []types.T
 	cols   []pgwire.Column
-	query  planner.Node // SELECT and set operations
+	query  planner.Node // SELECT and set operations (COPY ... TO's query)
 	dml    any          // *planner.Insert, *planner.Update or *planner.Delete
+	// copyTo is a COPY ... TO STDOUT, whose query's columns are copyCols.
+	copyTo   *parser.Copy
+	copyCols []pgwire.Column
 }
 
 var _ pgwire.Statement = (*statement)(nil)
@@ -79,8 +82,19 @@ func sameColumns(a, b []pgwire.Column) bool {
 func (st *statement) doBind(cat *meta.Catalog) (err error) {
 	defer st.s.recoverInternal(&err)
 	p := st.parsed
-	st.query, st.dml, st.cols = nil, nil, nil
-	if p.AST == nil {
+	st.query, st.dml, st.cols, st.copyTo = nil, nil, nil, nil
+	node := p.AST
+	if x, ok := p.Utility.(*parser.Copy); ok && x.To {
+		q, err := parser.Parse(copyQuery(x))
+		if err != nil {
+			return err
+		}
+		if len(q) != 1 || q[0].AST == nil {
+			return pgerror.New(pgerror.CodeSyntaxError, "COPY (query) TO takes one SELECT")
+		}
+		node, st.copyTo = q[0].AST, x
+	}
+	if node == nil {
 		st.params = nil
 		st.cols = utilityColumns(p.Utility)
 		return nil
@@ -92,7 +106,7 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 	b.SetNumParams(p.NumParams)
 	b.SetStatus(st.s.e)
 	defer func() { st.live, st.replicated = b.ReadsStatus(), b.ReadsReplicated() }()
-	switch n := p.AST.(type) {
+	switch n := node.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		st.query, err = b.BindQuery(n)
 		if err == nil {
@@ -100,6 +114,10 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 		}
 		if err == nil {
 			st.cols = resultColumns(st.query.Columns())
+		}
+		if st.copyTo != nil {
+			// COPY describes no rows: they go out as copy data.
+			st.cols, st.copyCols = nil, st.cols
 		}
 	case *ast.InsertStmt:
 		var ins *planner.Insert
@@ -118,6 +136,10 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 		}
 	default:
 		err = pgerror.New(pgerror.CodeFeatureNotSupported, "statement %T is not supported", n)
+	}
+	if err == nil && st.copyTo != nil && st.query == nil {
+		err = pgerror.New(pgerror.CodeFeatureNotSupported, "COPY (query) TO takes a SELECT").
+			WithHint("COPY of INSERT, UPDATE or DELETE ... RETURNING is not supported.")
 	}
 	if err != nil {
 		return err
@@ -168,7 +190,7 @@ func (st *statement) Open(ctx context.Context, params []types.Datum) (rows pgwir
 	// A query's rows outlive Open: they run until the client has them all
 	// (Rows.Close ends the statement's context then).
 	defer func() {
-		if _, streamed := rows.(*streamedRows); !streamed {
+		if _, streamed := rows.(interface{ streams() }); !streamed {
 			cancel()
 		}
 	}()
@@ -209,7 +231,7 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 	if err := st.bind(); err != nil {
 		return nil, err
 	}
-	if st.parsed.AST == nil {
+	if st.parsed.AST == nil && st.copyTo == nil {
 		return st.s.runUtility(ctx, st.parsed)
 	}
 	c := expr.NewCtx(ctx, params)
@@ -218,7 +240,11 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 	if st.query != nil {
 		env := &exec.Env{Engine: st.s.e.reader, Epoch: st.s.e.ReadEpoch(), NoPushdown: st.s.vars.values["scan_pushdown"] == "off", Overlay: st.s.txn.overlay()}
 		c.Context = exec.WithEnv(ctx, env)
-		return st.s.stream(c, cancel, planner.Build(st.query, env)), nil
+		rows := st.s.stream(c, cancel, planner.Build(st.query, env))
+		if st.copyTo != nil {
+			return newCopyOut(rows, st.copyTo, st.copyCols, c.Loc), nil
+		}
+		return rows, nil
 	}
 	n, err := st.s.write(c, st.dml, func() *dmlRequest {
 		return &dmlRequest{SQL: st.parsed.SQL, ParamOIDs: paramOIDs(st.params), Params: types.AppendRow(nil, params)}
@@ -328,7 +354,7 @@ func writeCommand(p *parser.Statement) (string, bool) {
 	case *parser.AlterSystem, *parser.RemoveNode, *parser.Rebalance:
 		return "ALTER SYSTEM", true
 	case *parser.Copy:
-		return "COPY FROM", true
+		return "COPY FROM", !x.To
 	}
 	return "", false
 }

@@ -6,53 +6,89 @@ import (
 	"github.com/streamdb/streamdb/pgerror"
 )
 
-// Copy is COPY table [(columns)] FROM STDIN [[WITH] (option, ...)], or with
-// the options in their older spelling: rows the client sends in text, CSV
-// or binary format.
+// Copy is COPY table [(columns)] {FROM STDIN | TO STDOUT} or COPY (query)
+// TO STDOUT, [[WITH] (option, ...)] or with the options in their older
+// spelling: rows the client sends, or receives, in text, CSV or binary
+// format.
 type Copy struct {
 	Table   ObjectName
 	Columns []string
+	// To marks COPY ... TO STDOUT; Query is the text of COPY (query) TO's
+	// query ("" for a table).
+	To    bool
+	Query string
 	// Format is "text", "csv" or "binary".
 	Format string
 	// Delimiter, Null, Quote and Escape are the format's separator, null
 	// marker, quote and escape, defaults filled in (Quote and Escape for
-	// CSV only); Header skips a first line.
+	// CSV only); Header skips (FROM) or writes (TO) a first line of
+	// column names.
 	Delimiter, Null, Quote, Escape string
 	Header                         bool
 }
 
-// copyStmt parses COPY; only COPY ... FROM STDIN is supported.
+// copyStmt parses COPY ... FROM STDIN and COPY ... TO STDOUT.
 func (p *uparser) copyStmt() (any, error) {
-	start := p.i
 	p.i++
-	if p.peek().isPunct("(") {
-		return nil, p.notSupported(start, "COPY (query) TO")
-	}
 	c := &Copy{}
 	var err error
-	if c.Table, err = p.objectName(); err != nil {
-		return nil, err
-	}
 	if p.peek().isPunct("(") {
-		if c.Columns, err = p.identList(); err != nil {
+		if c.Query, err = p.parenthesized(); err != nil {
 			return nil, err
 		}
+	} else {
+		if c.Table, err = p.objectName(); err != nil {
+			return nil, err
+		}
+		if p.peek().isPunct("(") {
+			if c.Columns, err = p.identList(); err != nil {
+				return nil, err
+			}
+		}
 	}
-	if p.peek().is("to") {
-		return nil, p.notSupported(start, "COPY TO")
-	}
-	if err := p.expect("from"); err != nil {
-		return nil, err
-	}
-	if !p.accept("stdin") {
-		return nil, notSupportedAt(p.src, p.peek().pos, "COPY FROM a file or program is not supported").
-			WithHint("Send the rows with COPY ... FROM STDIN (psql's \\copy does).")
+	switch {
+	case p.accept("to"):
+		c.To = true
+		if !p.accept("stdout") {
+			return nil, notSupportedAt(p.src, p.peek().pos, "COPY TO a file or program is not supported").
+				WithHint("Receive the rows with COPY ... TO STDOUT (psql's \\copy does).")
+		}
+	case c.Query != "":
+		return nil, p.syntaxErr(p.i)
+	default:
+		if err := p.expect("from"); err != nil {
+			return nil, err
+		}
+		if !p.accept("stdin") {
+			return nil, notSupportedAt(p.src, p.peek().pos, "COPY FROM a file or program is not supported").
+				WithHint("Send the rows with COPY ... FROM STDIN (psql's \\copy does).")
+		}
 	}
 	opts, err := p.copyOptions()
 	if err != nil {
 		return nil, err
 	}
 	return c, c.apply(opts, p.src)
+}
+
+// parenthesized consumes ( ... ) and returns the text between the
+// parentheses.
+func (p *uparser) parenthesized() (string, error) {
+	open := p.peek()
+	depth := 0
+	for ; p.i < len(p.toks); p.i++ {
+		tk := p.peek()
+		switch {
+		case tk.isPunct("("):
+			depth++
+		case tk.isPunct(")"):
+			if depth--; depth == 0 {
+				p.i++
+				return strings.TrimSpace(p.src[open.end:tk.pos]), nil
+			}
+		}
+	}
+	return "", p.syntaxErr(p.i)
 }
 
 // copyOption is one option as written: its lowercased name, its value

@@ -11,6 +11,7 @@
 //
 //	a> SQL                 a simple Query message (it may hold several statements)
 //	a batch> S1 ;; S2      an extended-protocol pipeline, one Sync at the end
+//	a copyout> COPY ...    a COPY ... TO STDOUT: its data (text lines sorted), quoted, and its tag
 //	a &> SQL               start SQL (simple) without waiting for it
 //	a <                    wait for a's started statement and record its answer
 //	a connect K=V ...      open session a with these startup parameters

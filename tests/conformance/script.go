@@ -2,10 +2,13 @@ package conformance
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,7 +36,9 @@ type step struct {
 }
 
 // records reports whether the step has an answer to compare.
-func (s step) records() bool { return s.kind == "simple" || s.kind == "batch" || s.kind == "wait" }
+func (s step) records() bool {
+	return s.kind == "simple" || s.kind == "batch" || s.kind == "copyout" || s.kind == "wait"
+}
 
 // parseScript reads the cases of a script file.
 func parseScript(path string) ([]scriptCase, error) {
@@ -99,6 +104,8 @@ func parseStep(line string) (step, error) {
 		st.kind, st.sql = "simple", strings.TrimSpace(rest[1:])
 	case strings.HasPrefix(rest, "batch> "):
 		st.kind, st.sql = "batch", strings.TrimSpace(rest[len("batch> "):])
+	case strings.HasPrefix(rest, "copyout> "):
+		st.kind, st.sql = "copyout", strings.TrimSpace(rest[len("copyout> "):])
 	case strings.HasPrefix(rest, "&>"):
 		st.kind, st.sql = "start", strings.TrimSpace(rest[2:])
 	case rest == "<":
@@ -173,6 +180,8 @@ func (c scriptCase) run(ctx context.Context, sys system) (map[int]string, error)
 			answers[i] = simple(ctx, s.conn, st.sql)
 		case "batch":
 			answers[i] = batch(ctx, s.conn, st.sql)
+		case "copyout":
+			answers[i] = copyOut(ctx, s.conn, st.sql)
 		case "start":
 			s.started = make(chan string, 1)
 			go func(ch chan string) { ch <- simple(ctx, s.conn, st.sql) }(s.started)
@@ -206,6 +215,24 @@ func batch(ctx context.Context, conn *pgconn.PgConn, sql string) string {
 	}
 	results, err := conn.ExecBatch(ctx, b).ReadAll()
 	return format(results, err)
+}
+
+// copyOut runs a COPY ... TO STDOUT and renders its data (escaped as a
+// Go string, so that binary data and line ends show; text lines sorted,
+// as a table's rows have no order) and tag.
+func copyOut(ctx context.Context, conn *pgconn.PgConn, sql string) string {
+	var buf bytes.Buffer
+	tag, err := conn.CopyTo(ctx, &buf, sql)
+	if err != nil {
+		return format(nil, err)
+	}
+	data := buf.String()
+	if !strings.HasPrefix(data, "PGCOPY") {
+		lines := strings.SplitAfter(data, "\n")
+		slices.Sort(lines)
+		data = strings.Join(lines, "")
+	}
+	return strconv.Quote(data) + "\n" + tag.String()
 }
 
 // format renders results: column names, rows (NULL for null), the command
