@@ -55,7 +55,7 @@ func (a *AggFunc) String() string {
 func IsAggregate(name string) bool {
 	switch name {
 	case "count", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and", "bool_or", "every",
-		"first_value", "last_value":
+		"first_value", "last_value", "jsonb_agg", "jsonb_object_agg":
 		return true
 	}
 	return false

@@ -143,6 +143,9 @@ func resolveBinary(op string, l, r Expr) (Expr, error) {
 		l, r = castTo(l, ComparedAs(lt, ct)), castTo(r, ComparedAs(rt, ct))
 		return &Binary{Op: op, L: l, R: r, T: types.TBool, fn: compareFn(op)}, nil
 	}
+	if e, ok, err := jsonOperator(op, l, r); ok {
+		return e, err
+	}
 	if fn, ok := arrayOperators[op]; ok && (lt.Family == types.Array || rt.Family == types.Array) {
 		if lt.WithoutMod() != rt.WithoutMod() {
 			return nil, undefinedOperator(op, lt, rt)

@@ -17,6 +17,18 @@ func RegisterSetBuiltin(name string, overloads ...Overload) {
 	setBuiltins[name] = append(setBuiltins[name], overloads...)
 }
 
+// setOutNames are the names PostgreSQL gives the column of set-returning
+// functions declared with an OUT parameter (others' column takes the
+// function's alias).
+var setOutNames = map[string]string{"jsonb_array_elements": "value", "jsonb_array_elements_text": "value"}
+
+// SetOutName returns the column name of set-returning function name, if
+// it has its own.
+func SetOutName(name string) (string, bool) {
+	n, ok := setOutNames[name]
+	return n, ok
+}
+
 // IsSetReturning reports whether name is a set-returning function.
 func IsSetReturning(name string) bool {
 	_, ok := setBuiltins[name]

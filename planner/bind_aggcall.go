@@ -70,6 +70,23 @@ func (b *Binder) bindAggregate(call aggCall, filter ast.ExprNode, s *scope) (exp
 		}
 	}
 	bound := slices.Clone(args) // before NewAgg casts them
+	// jsonb_agg(x) is to_jsonb(array_agg(x)), and jsonb_object_agg(k, v)
+	// gathers [k, v] pairs the same way: one aggregate state (retractable
+	// in views) serves them all.
+	finish := ""
+	switch call.name {
+	case "jsonb_agg":
+		call.name, finish = "array_agg", "to_jsonb"
+	case "jsonb_object_agg":
+		if len(args) != 2 {
+			return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function jsonb_object_agg takes a key and a value")
+		}
+		pair, err := expr.NewFunc("jsonb_build_array", args)
+		if err != nil {
+			return nil, err
+		}
+		call.name, finish, args = "array_agg", "jsonb_object_of_pairs", []expr.Expr{pair}
+	}
 	a, err := expr.NewAgg(call.name, args, call.distinct, star)
 	if err != nil {
 		return nil, err
@@ -85,6 +102,9 @@ func (b *Binder) bindAggregate(call aggCall, filter ast.ExprNode, s *scope) (exp
 	if readsOnlyOuter(a) {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "aggregate functions over columns of an enclosing query only are not supported").
 			WithHint("PostgreSQL computes such an aggregate in the enclosing query: move it there.")
+	}
+	if finish != "" {
+		return expr.NewFunc(finish, []expr.Expr{collector.add(a)})
 	}
 	return collector.add(a), nil
 }

@@ -218,6 +218,11 @@ func ambiguousOperator(op string, l, r types.T) error {
 
 // unknownPeer is the type an unknown literal takes opposite a known operand.
 func unknownPeer(op string, other types.T) types.T {
+	if other.Family == types.Jsonb {
+		if t, ok := expr.JSONOperandType(op); ok {
+			return t
+		}
+	}
 	if other.Family == types.Array {
 		return other.WithoutMod() // so array || '{...}' is array_cat
 	}
@@ -455,7 +460,7 @@ func (b *Binder) bindOperator(args []expr.Expr) (expr.Expr, error) {
 	op := args[0].(*expr.Const).V.Str()
 	if len(args) == 3 {
 		switch op {
-		case "||", "@>", "<@", "&&":
+		case "||", "@>", "<@", "&&", "->", "->>", "#>", "#>>", "?", "?|", "?&", "#-":
 			return b.binary(op, args[1], args[2])
 		case "~", "~*", "!~", "!~*":
 			l, err := b.coerce(args[1], types.TText)

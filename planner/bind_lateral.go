@@ -125,7 +125,9 @@ func (b *Binder) bindTableFunction(call ast.ExprNode, ordinality bool, alias str
 			return nil, err
 		}
 		name := sf.Name
-		if len(calls) == 1 {
+		if out, ok := expr.SetOutName(sf.Name); ok {
+			name = out
+		} else if len(calls) == 1 {
 			name = alias
 		}
 		ps.Funcs = append(ps.Funcs, sf)

@@ -1,7 +1,6 @@
 package types
 
 import (
-	"sort"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -159,21 +158,7 @@ func (p *jsonParser) object(depth int) (jsonValue, error) {
 		}
 		return v, p.errExpected("\",\" or \"}\"")
 	}
-	sort.SliceStable(v.pairs, func(a, b int) bool {
-		ka, kb := v.pairs[a].key, v.pairs[b].key
-		if len(ka) != len(kb) {
-			return len(ka) < len(kb)
-		}
-		return ka < kb
-	})
-	out := v.pairs[:0]
-	for i, m := range v.pairs {
-		if i+1 < len(v.pairs) && v.pairs[i+1].key == m.key {
-			continue // a later duplicate wins
-		}
-		out = append(out, m)
-	}
-	v.pairs = out
+	v.pairs = canonicalPairs(v.pairs)
 	return v, nil
 }
 
