@@ -15,6 +15,9 @@ type Backend interface {
 	// ID pid, or ends the connection if terminate; it reports whether
 	// such a connection exists on this node.
 	SignalBackend(pid int32, terminate bool) bool
+	// Setting returns the value of a run-time parameter of the session
+	// (current_setting); ok is false for one that does not exist.
+	Setting(name string) (value string, ok bool)
 }
 
 func init() {
@@ -44,6 +47,22 @@ func init() {
 	// return false for a process ID that is not a connection of this
 	// node; the timeout (how long PostgreSQL waits for the backend to
 	// exit) is accepted and not waited for.
+	// current_setting(name [, missing_ok]) is SHOW name as a value.
+	setting := func(c *Ctx, a []types.Datum) (types.Datum, error) {
+		b, err := backend(c, "current_setting")
+		if err != nil {
+			return types.Null, err
+		}
+		v, ok := b.Setting(a[0].Str())
+		switch {
+		case ok:
+			return types.NewString(v), nil
+		case len(a) > 1 && a[1].Bool():
+			return types.Null, nil
+		}
+		return types.Null, pgerror.New(pgerror.CodeUndefinedObject, "unrecognized configuration parameter \"%s\"", a[0].Str())
+	}
+	RegisterBuiltin("current_setting", volatile(sig(types.TText, setting, types.Text)), volatile(sig(types.TText, setting, types.Text, types.Bool)))
 	RegisterBuiltin("pg_cancel_backend", volatile(sig(types.TBool, signal("pg_cancel_backend", false), types.Int4)))
 	RegisterBuiltin("pg_terminate_backend", volatile(sig(types.TBool, signal("pg_terminate_backend", true), types.Int4)))
 	RegisterBuiltin("pg_terminate_backend", volatile(sig(types.TBool, signal("pg_terminate_backend", true), types.Int4, types.Int8)))

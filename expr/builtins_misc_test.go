@@ -46,7 +46,6 @@ func TestPgCatalogBuiltins(t *testing.T) {
 		{fn: "format_type", args: args(oid("1184"), i4("NULL")), want: "timestamp with time zone"},
 		{fn: "format_type", args: args(oid("424242"), i4("-1")), want: "???"},
 		{fn: "format_type", args: args(oid("NULL"), i4("-1")), want: nullOut},
-		{fn: "pg_get_indexdef", args: args(oid("1000"), i4("0"), lit(types.TBool, "t")), want: nullOut},
 		{fn: "pg_relation_is_publishable", args: args(oid("1000")), want: "f"},
 		{fn: "has_database_privilege", args: args(lit(types.TName, "streamdb"), txt("CONNECT")), want: "t"},
 		{fn: "pg_table_size", args: args(oid("1000")), want: "0"},

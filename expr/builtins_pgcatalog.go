@@ -18,6 +18,15 @@ func init() {
 	yes := types.NewBool(true)
 	RegisterBuiltin("pg_table_is_visible", always(yes, types.TBool, types.Oid))
 	RegisterBuiltin("pg_type_is_visible", always(yes, types.TBool, types.Oid))
+	for _, kind := range []string{"statistics_obj", "opclass", "opfamily", "conversion", "operator", "function", "collation",
+		"ts_config", "ts_dict", "ts_parser", "ts_template"} {
+		RegisterBuiltin("pg_"+kind+"_is_visible", always(yes, types.TBool, types.Oid))
+	}
+	RegisterBuiltin("pg_get_function_sqlbody", always(types.Null, types.TText, types.Oid))
+	RegisterBuiltin("pg_char_to_encoding", always(types.NewInt(6), types.TInt4, types.Name))
+	// Tablespace sizes are not kept apart: unknown.
+	RegisterBuiltin("pg_tablespace_size", always(types.Null, types.TInt8, types.Oid), always(types.Null, types.TInt8, types.Name))
+	RegisterBuiltin("getdatabaseencoding", always(types.NewString("UTF8"), types.TName))
 	RegisterBuiltin("has_table_privilege",
 		always(yes, types.TBool, types.Text, types.Text),
 		always(yes, types.TBool, types.Oid, types.Text),
@@ -46,22 +55,15 @@ func init() {
 		return types.NewString(""), nil
 	}, types.Int4))
 	// Definitions of objects streamdb does not list in the catalogs
-	// (pg_index, pg_constraint, pg_rewrite, pg_proc and pg_statistic_ext
-	// are empty).
+	// (pg_rewrite, pg_proc and pg_statistic_ext are empty; the planner
+	// answers pg_get_viewdef, pg_get_indexdef and pg_get_constraintdef).
 	null := types.Null
-	RegisterBuiltin("pg_get_indexdef",
-		always(null, types.TText, types.Oid),
-		always(null, types.TText, types.Oid, types.Int4, types.Bool))
-	RegisterBuiltin("pg_get_constraintdef",
-		always(null, types.TText, types.Oid),
-		always(null, types.TText, types.Oid, types.Bool))
 	RegisterBuiltin("pg_get_ruledef",
 		always(null, types.TText, types.Oid),
 		always(null, types.TText, types.Oid, types.Bool))
 	RegisterBuiltin("pg_get_statisticsobjdef_columns", always(null, types.TText, types.Oid))
 	RegisterBuiltin("pg_get_function_result", always(null, types.TText, types.Oid))
 	RegisterBuiltin("pg_get_function_arguments", always(null, types.TText, types.Oid))
-	RegisterBuiltin("pg_function_is_visible", always(yes, types.TBool, types.Oid))
 	// streamdb has no logical replication.
 	RegisterBuiltin("pg_relation_is_publishable", always(types.NewBool(false), types.TBool, types.Oid))
 	RegisterBuiltin("has_database_privilege",

@@ -150,6 +150,16 @@ func init() {
 		return types.NewBool(strings.HasPrefix(a[0].Str(), a[1].Str())), nil
 	}, types.Text, types.Text))
 	RegisterBuiltin("quote_literal", text(quoteLiteral))
+	RegisterBuiltin("quote_ident", text(quoteIdent))
+	RegisterBuiltin("format", Overload{Args: []types.Family{types.Text, Any}, Variadic: true, Ret: Returns(types.TText), NonStrict: true,
+		Typed: func(ts []types.T) func(*Ctx, []types.Datum) (types.Datum, error) {
+			return func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+				if a[0].IsNull() {
+					return types.Null, nil
+				}
+				return format(a[0].Str(), a[1:], ts[1:])
+			}
+		}})
 	RegisterBuiltin("quote_nullable", Overload{Args: []types.Family{types.Text}, Ret: Returns(types.TText), NonStrict: true,
 		Fn: func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 			if a[0].IsNull() {
@@ -404,4 +414,81 @@ func quoteLiteral(s string) string {
 	}
 	b.WriteByte('\'')
 	return b.String()
+}
+
+// format(fmt, args...) is PostgreSQL's format: %s (the value's text, NULL
+// as empty), %I (an identifier, quoted if needed), %L (a literal, NULL
+// unquoted), %% and positions %n$.
+func format(fmtText string, args []types.Datum, ts []types.T) (types.Datum, error) {
+	var b strings.Builder
+	next := 0
+	for i := 0; i < len(fmtText); i++ {
+		c := fmtText[i]
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		if i == len(fmtText) {
+			return types.Null, pgerror.New(pgerror.CodeInvalidParameterValue, "unterminated format() type specifier").
+				WithHint("For a single \"%%\" use \"%%%%\".")
+		}
+		if fmtText[i] == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		arg := next
+		if j := strings.IndexByte(fmtText[i:], '$'); j > 0 {
+			if n, err := strconv.Atoi(fmtText[i : i+j]); err == nil {
+				arg, i = n-1, i+j+1
+			}
+		}
+		if i >= len(fmtText) {
+			return types.Null, pgerror.New(pgerror.CodeInvalidParameterValue, "unterminated format() type specifier")
+		}
+		if arg < 0 || arg >= len(args) {
+			return types.Null, pgerror.New(pgerror.CodeInvalidParameterValue, "too few arguments for format()")
+		}
+		next = arg + 1
+		v, t := args[arg], ts[min(arg, len(ts)-1)]
+		text := ""
+		if !v.IsNull() {
+			text = string(types.FormatText(nil, t, v))
+		}
+		switch fmtText[i] {
+		case 's':
+			b.WriteString(text)
+		case 'I':
+			if v.IsNull() {
+				return types.Null, pgerror.New(codeNullValueNotAllowed, "null values cannot be formatted as an SQL identifier")
+			}
+			b.WriteString(quoteIdent(text))
+		case 'L':
+			if v.IsNull() {
+				b.WriteString("NULL")
+			} else {
+				b.WriteString(quoteLiteral(text))
+			}
+		default:
+			return types.Null, pgerror.New(pgerror.CodeInvalidParameterValue, "unrecognized format() type specifier \"%c\"", fmtText[i]).
+				WithHint("For a single \"%%\" use \"%%%%\".")
+		}
+	}
+	return types.NewString(b.String()), nil
+}
+
+// quoteIdent is quote_ident: s as is if it is a plain lowercase
+// identifier, else double-quoted.
+func quoteIdent(s string) string {
+	plain := s != ""
+	for i, c := range s {
+		if !(c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }

@@ -7,21 +7,28 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// catalogFuncs are pg_catalog functions of a relation's OID (their first
+// catalogFuncs are pg_catalog functions of an object's OID (their first
 // argument; the others, pretty-printing flags, are ignored) answered from
-// the catalog snapshot the statement is bound against: each gives the
-// value for a relation, NULL for other OIDs.
+// the catalog snapshot the statement is bound against: each adds the
+// values of a relation's objects, NULL for other OIDs.
 var catalogFuncs = map[string]struct {
 	minArgs, maxArgs int
 	t                types.T
-	of               func(*meta.Table) types.Datum
+	of               func(t *meta.Table, add func(oid int64, v types.Datum))
 }{
 	// pg_get_viewdef is the query of a view or materialized view.
-	"pg_get_viewdef": {minArgs: 1, maxArgs: 2, t: types.TText, of: func(t *meta.Table) types.Datum {
-		if t.Kind != meta.KindView && t.Kind != meta.KindMaterializedView {
-			return dNull
+	"pg_get_viewdef": {minArgs: 1, maxArgs: 2, t: types.TText, of: func(t *meta.Table, add func(int64, types.Datum)) {
+		if t.Kind == meta.KindView || t.Kind == meta.KindMaterializedView {
+			add(int64(t.ID), dStr(viewDef(t)))
 		}
-		return dStr(" " + t.ViewSQL + ";")
+	}},
+	// pg_get_indexdef is an index's CREATE INDEX, pg_get_constraintdef a
+	// constraint's definition (PRIMARY KEY (a, b)).
+	"pg_get_indexdef": {minArgs: 1, maxArgs: 3, t: types.TText, of: func(t *meta.Table, add func(int64, types.Datum)) {
+		indexDefs(t, false, add)
+	}},
+	"pg_get_constraintdef": {minArgs: 1, maxArgs: 2, t: types.TText, of: func(t *meta.Table, add func(int64, types.Datum)) {
+		indexDefs(t, true, add)
 	}},
 }
 
@@ -30,6 +37,9 @@ type catalogLookup struct {
 	name string
 	args []expr.Expr
 	vals map[int64]types.Datum
+	// cols are pg_get_indexdef's per-column values (its second argument
+	// a column number from 1).
+	cols map[int64][]types.Datum
 	t    types.T
 }
 
@@ -48,6 +58,18 @@ func (c *catalogLookup) Eval(ctx *expr.Ctx, row []types.Datum) (types.Datum, err
 	if err != nil || v.IsNull() {
 		return dNull, err
 	}
+	if c.cols != nil && len(c.args) > 1 {
+		n, err := c.args[1].Eval(ctx, row)
+		if err != nil {
+			return dNull, err
+		}
+		if !n.IsNull() && n.Int() > 0 {
+			if cols := c.cols[v.Int()]; int(n.Int()) <= len(cols) {
+				return cols[n.Int()-1], nil
+			}
+			return dNull, nil
+		}
+	}
 	return c.vals[v.Int()], nil
 }
 
@@ -65,8 +87,19 @@ func (b *Binder) bindCatalogFunc(name string, args []expr.Expr) (expr.Expr, erro
 	}
 	args[0] = oid
 	vals := map[int64]types.Datum{}
-	for _, t := range b.cat.Tables() {
-		vals[int64(t.ID)] = f.of(t)
+	var cols map[int64][]types.Datum
+	if name == "pg_get_indexdef" {
+		cols = map[int64][]types.Datum{}
 	}
-	return &catalogLookup{name: name, args: args, vals: vals, t: f.t}, nil
+	for _, t := range b.cat.Tables() {
+		f.of(t, func(oid int64, v types.Datum) { vals[oid] = v })
+		if cols != nil {
+			for _, ix := range tableIndexes(t) {
+				for _, c := range ix.columnNames(t) {
+					cols[int64(ix.oid)] = append(cols[int64(ix.oid)], dStr(c))
+				}
+			}
+		}
+	}
+	return &catalogLookup{name: name, args: args, vals: vals, cols: cols, t: f.t}, nil
 }

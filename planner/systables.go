@@ -68,11 +68,14 @@ func lookupSysTable(schema, name string) (*sysTable, bool) {
 
 // bindSysTable turns system relation name into constant rows under alias.
 func (b *Binder) bindSysTable(t *sysTable, name, alias string) (Node, error) {
-	cols := make([]Column, len(t.cols))
+	cols := make([]Column, len(t.cols), len(t.cols)+1)
 	for i, c := range t.cols {
 		c.Table = alias
 		cols[i] = c
 	}
+	// Every relation has the system column tableoid, not in *.
+	cols = append(cols, Column{Name: "tableoid", T: types.TOid, Table: alias, Hidden: true})
+	tableOID := dOID(sysTableOIDs[name])
 	var rows [][]types.Datum
 	if t.status != nil {
 		var err error
@@ -84,10 +87,11 @@ func (b *Binder) bindSysTable(t *sysTable, name, alias string) (Node, error) {
 	}
 	out := make([][]expr.Expr, len(rows))
 	for i, r := range rows {
-		out[i] = make([]expr.Expr, len(r))
+		out[i] = make([]expr.Expr, len(r), len(r)+1)
 		for j, d := range r {
 			out[i][j] = expr.NewConst(d, cols[j].T)
 		}
+		out[i] = append(out[i], expr.NewConst(tableOID, types.TOid))
 	}
 	return &Values{Rows: out, Cols: cols}, nil
 }
@@ -107,7 +111,7 @@ func dType(t types.T) types.Datum { return dOID(uint32(t.OID())) }
 
 // oidAliasTypes are PostgreSQL's OID alias types that catalog queries cast
 // to (c.reloftype::regtype); they bind as plain oid.
-var oidAliasTypes = map[string]bool{"regtype": true, "regnamespace": true, "regproc": true, "regprocedure": true, "regrole": true, "regoper": true}
+var oidAliasTypes = map[string]bool{"regtype": true, "regnamespace": true, "regproc": true, "regprocedure": true, "regrole": true, "regoper": true, "regoperator": true, "regcollation": true, "regconfig": true, "regdictionary": true}
 
 // regclass resolves 'name'::regclass, a relation name optionally
 // schema-qualified, to the relation's OID (its catalog id, PostgreSQL's

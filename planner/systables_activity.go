@@ -46,6 +46,31 @@ var pgStatActivity = &sysTable{
 	},
 }
 
+// pgSettings is pg_catalog.pg_settings: the session's run-time
+// parameters (all of them user-settable, none with units).
+var pgSettings = &sysTable{
+	cols: sysCols("name text", "setting text", "unit text", "category text", "short_desc text", "extra_desc text",
+		"context text", "vartype text", "source text", "min_val text", "max_val text", "enumvals text[]", "boot_val text",
+		"reset_val text", "sourcefile text", "sourceline int4", "pending_restart bool"),
+	status: func(s Status) ([][]types.Datum, error) {
+		settings := s.Settings()
+		rows := make([][]types.Datum, len(settings))
+		for i, st := range settings {
+			source := "default"
+			switch {
+			case st.Value != st.Reset:
+				source = "session"
+			case st.Reset != st.Boot:
+				source = "client"
+			}
+			rows[i] = []types.Datum{dStr(st.Name), dStr(st.Value), dNull, dStr("Client Connection Defaults"), dStr(st.Description), dNull,
+				dStr("user"), dStr("string"), dStr(source), dNull, dNull, dNull, dStr(st.Boot),
+				dStr(st.Reset), dNull, dNull, dFalse}
+		}
+		return rows, nil
+	},
+}
+
 // dTime is a timestamptz, NULL for the zero time.
 func dTime(t time.Time) types.Datum {
 	if t.IsZero() {

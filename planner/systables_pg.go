@@ -11,6 +11,7 @@ import (
 // (aclitem[]) as always-NULL text[].
 var pgCatalogTables = map[string]*sysTable{
 	"pg_stat_activity": pgStatActivity,
+	"pg_settings":      pgSettings,
 	"pg_namespace": {
 		cols: sysCols("oid oid", "nspname name", "nspowner oid", "nspacl text[]"),
 		rows: func(*meta.Catalog) [][]types.Datum {
@@ -39,12 +40,12 @@ var pgCatalogTables = map[string]*sysTable{
 				}
 				rows = append(rows, []types.Datum{dOID(t.ID), dStr(t.Name), dOID(namespaceOID(t.Schema)), dOID(0), dOID(0),
 					dOID(superuserOID), am, dOID(t.ID), dOID(0), dInt(0),
-					types.NewFloat(-1), dOID(0), dFalse, dFalse,
+					types.NewFloat(-1), dOID(0), dBool(len(tableIndexes(t)) > 0), dFalse,
 					dStr("p"), dStr(relkind(t.Kind)), dInt(int64(len(userColumns(t)))), dInt(0), dBool(t.Kind == meta.KindView),
 					dFalse, dFalse, dFalse, dFalse,
 					dTrue, dStr("d"), dFalse, dNull, dNull, dNull})
 			}
-			return rows
+			return append(rows, indexClassRows(cat)...)
 		},
 	},
 	"pg_attribute": {
@@ -55,16 +56,25 @@ var pgCatalogTables = map[string]*sysTable{
 			"attcompression text"),
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
+			attribute := func(rel uint32, num int, c meta.Column, notNull, hasDef bool) []types.Datum {
+				coll := dOID(0)
+				if c.Type.IsString() {
+					coll = dOID(defaultCollationOID)
+				}
+				return []types.Datum{dOID(rel), dStr(c.Name), dType(c.Type), dInt(-1), dInt(int64(c.Type.Size())),
+					dInt(int64(num)), dInt(attndims(c.Type)), dInt(int64(c.Type.WireMod())), dBool(c.Type.Size() > 0), dStr("i"), dStr(attstorage(c.Type)),
+					dBool(notNull), dBool(hasDef), dFalse, dStr(""), dStr(""),
+					dFalse, dTrue, dInt(0), coll, dNull, dNull, dStr("")}
+			}
 			for _, t := range cat.Tables() {
 				for i, c := range userColumns(t) {
-					coll := dOID(0)
-					if c.Type.IsString() {
-						coll = dOID(defaultCollationOID)
+					rows = append(rows, attribute(t.ID, i+1, c, c.NotNull || isPKColumn(t, i), c.Default != ""))
+				}
+				// An index's columns are its own attributes.
+				for _, ix := range tableIndexes(t) {
+					for i, a := range ix.attnums {
+						rows = append(rows, attribute(ix.oid, i+1, t.Columns[a-1], false, false))
 					}
-					rows = append(rows, []types.Datum{dOID(t.ID), dStr(c.Name), dType(c.Type), dInt(-1), dInt(int64(c.Type.Size())),
-						dInt(int64(i + 1)), dInt(attndims(c.Type)), dInt(int64(c.Type.WireMod())), dBool(c.Type.Size() > 0), dStr("i"), dStr(attstorage(c.Type)),
-						dBool(c.NotNull || isPKColumn(t, i)), dBool(c.Default != ""), dFalse, dStr(""), dStr(""),
-						dFalse, dTrue, dInt(0), coll, dNull, dNull, dStr("")})
 				}
 			}
 			return rows
@@ -87,7 +97,7 @@ var pgCatalogTables = map[string]*sysTable{
 	"pg_type": {
 		cols: sysCols("oid oid", "typname name", "typnamespace oid", "typowner oid", "typlen int2", "typbyval bool",
 			"typtype text", "typcategory text", "typisdefined bool", "typrelid oid", "typelem oid", "typarray oid",
-			"typnotnull bool", "typbasetype oid", "typtypmod int4", "typcollation oid"),
+			"typnotnull bool", "typbasetype oid", "typtypmod int4", "typcollation oid", "typdefault text", "typacl text[]"),
 		rows: func(*meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
 			for _, r := range typeRows {
@@ -104,11 +114,12 @@ var pgCatalogTables = map[string]*sysTable{
 		},
 	},
 	"pg_collation": {
-		cols: sysCols("oid oid", "collname name", "collnamespace oid", "collowner oid", "collprovider text", "collencoding int4"),
+		cols: sysCols("oid oid", "collname name", "collnamespace oid", "collowner oid", "collprovider text", "collencoding int4",
+			"collisdeterministic bool", "collcollate text", "collctype text", "colliculocale text", "collversion text"),
 		rows: func(*meta.Catalog) [][]types.Datum {
 			return [][]types.Datum{
-				{dOID(defaultCollationOID), dStr("default"), dOID(pgCatalogOID), dOID(superuserOID), dStr("d"), dInt(-1)},
-				{dOID(950), dStr("C"), dOID(pgCatalogOID), dOID(superuserOID), dStr("c"), dInt(-1)},
+				{dOID(defaultCollationOID), dStr("default"), dOID(pgCatalogOID), dOID(superuserOID), dStr("d"), dInt(-1), dTrue, dNull, dNull, dNull, dNull},
+				{dOID(950), dStr("C"), dOID(pgCatalogOID), dOID(superuserOID), dStr("c"), dInt(-1), dTrue, dStr("C"), dStr("C"), dNull, dNull},
 			}
 		},
 	},
@@ -129,18 +140,6 @@ var pgCatalogTables = map[string]*sysTable{
 			return [][]types.Datum{{dOID(databaseOID), dStr(databaseName), dOID(superuserOID), dInt(utf8Encoding), dStr("c"),
 				dFalse, dTrue, dInt(-1), dOID(defaultTablespaceOID), dStr("C"), dStr("C"), dNull, dNull}}
 		},
-	},
-	"pg_index": {
-		cols: sysCols("indexrelid oid", "indrelid oid", "indnatts int2", "indnkeyatts int2", "indisunique bool",
-			"indisprimary bool", "indisexclusion bool", "indimmediate bool", "indisclustered bool",
-			"indisvalid bool", "indisready bool", "indislive bool", "indisreplident bool"),
-		rows: noRows,
-	},
-	"pg_constraint": {
-		cols: sysCols("oid oid", "conname name", "connamespace oid", "contype text", "condeferrable bool",
-			"condeferred bool", "convalidated bool", "conrelid oid", "contypid oid", "conindid oid",
-			"conparentid oid", "confrelid oid", "conislocal bool"),
-		rows: noRows,
 	},
 	"pg_inherits": {
 		cols: sysCols("inhrelid oid", "inhparent oid", "inhseqno int4", "inhdetachpending bool"),
@@ -196,7 +195,7 @@ func pgTypeRow(t types.T, name, category string) []types.Datum {
 	}
 	return []types.Datum{dType(t), dStr(name), dOID(pgCatalogOID), dOID(superuserOID), dInt(int64(t.Size())), dBool(t.Size() > 0),
 		dStr("b"), dStr(category), dTrue, dOID(0), dOID(0), dOID(0),
-		dFalse, dOID(0), dInt(-1), coll}
+		dFalse, dOID(0), dInt(-1), coll, dNull, dNull}
 }
 
 // typeRows are pg_type's rows: each supported type's pg_type name and

@@ -10,8 +10,10 @@ import (
 
 // emptyCatalogTables are pg_catalog relations of objects streamdb does not
 // have (row-level security policies, extended statistics, publications,
-// rules, functions, extensions, role memberships): psql's describe
-// commands read them, and find them empty.
+// rules, functions, extensions, role memberships, operator classes,
+// foreign data, text search, large objects, subscriptions, event
+// triggers, enums; casts, operators and languages are built in and not
+// listed): psql's describe commands read them, and find them empty.
 var emptyCatalogTables = map[string]*sysTable{
 	"pg_policy": {cols: sysCols("oid oid", "polname name", "polrelid oid", "polcmd text", "polpermissive bool",
 		"polroles oid[]", "polqual text", "polwithcheck text")},
@@ -30,7 +32,33 @@ var emptyCatalogTables = map[string]*sysTable{
 		"proargnames text[]", "prosrc text", "probin text", "proconfig text[]", "proacl text[]")},
 	"pg_extension": {cols: sysCols("oid oid", "extname name", "extowner oid", "extnamespace oid",
 		"extrelocatable bool", "extversion text", "extconfig oid[]", "extcondition text[]")},
-	"pg_auth_members": {cols: sysCols("roleid oid", "member oid", "grantor oid", "admin_option bool")},
+	"pg_auth_members":         {cols: sysCols("roleid oid", "member oid", "grantor oid", "admin_option bool")},
+	"pg_opclass":              {cols: sysCols("oid oid", "opcmethod oid", "opcname name", "opcnamespace oid", "opcowner oid", "opcfamily oid", "opcintype oid", "opcdefault bool", "opckeytype oid")},
+	"pg_opfamily":             {cols: sysCols("oid oid", "opfmethod oid", "opfname name", "opfnamespace oid", "opfowner oid")},
+	"pg_amop":                 {cols: sysCols("oid oid", "amopfamily oid", "amoplefttype oid", "amoprighttype oid", "amopstrategy int2", "amoppurpose text", "amopopr oid", "amopmethod oid", "amopsortfamily oid")},
+	"pg_amproc":               {cols: sysCols("oid oid", "amprocfamily oid", "amproclefttype oid", "amprocrighttype oid", "amprocnum int2", "amproc oid")},
+	"pg_conversion":           {cols: sysCols("oid oid", "conname name", "connamespace oid", "conowner oid", "conforencoding int4", "contoencoding int4", "conproc oid", "condefault bool")},
+	"pg_default_acl":          {cols: sysCols("oid oid", "defaclrole oid", "defaclnamespace oid", "defaclobjtype text", "defaclacl text[]")},
+	"pg_foreign_server":       {cols: sysCols("oid oid", "srvname name", "srvowner oid", "srvfdw oid", "srvtype text", "srvversion text", "srvacl text[]", "srvoptions text[]")},
+	"pg_foreign_table":        {cols: sysCols("ftrelid oid", "ftserver oid", "ftoptions text[]")},
+	"pg_user_mappings":        {cols: sysCols("umid oid", "srvid oid", "srvname name", "umuser oid", "usename name", "umoptions text[]")},
+	"pg_foreign_data_wrapper": {cols: sysCols("oid oid", "fdwname name", "fdwowner oid", "fdwhandler oid", "fdwvalidator oid", "fdwacl text[]", "fdwoptions text[]")},
+	"pg_ts_config":            {cols: sysCols("oid oid", "cfgname name", "cfgnamespace oid", "cfgowner oid", "cfgparser oid")},
+	"pg_ts_dict":              {cols: sysCols("oid oid", "dictname name", "dictnamespace oid", "dictowner oid", "dicttemplate oid", "dictinitoption text")},
+	"pg_ts_parser":            {cols: sysCols("oid oid", "prsname name", "prsnamespace oid", "prsstart oid", "prstoken oid", "prsend oid", "prsheadline oid", "prslextype oid")},
+	"pg_ts_template":          {cols: sysCols("oid oid", "tmplname name", "tmplnamespace oid", "tmplinit oid", "tmpllexize oid")},
+	"pg_largeobject_metadata": {cols: sysCols("oid oid", "lomowner oid", "lomacl text[]")},
+	"pg_db_role_setting":      {cols: sysCols("setdatabase oid", "setrole oid", "setconfig text[]")},
+	"pg_subscription":         {cols: sysCols("oid oid", "subdbid oid", "subskiplsn text", "subname name", "subowner oid", "subenabled bool", "subbinary bool", "substream bool", "subtwophasestate text", "subdisableonerr bool", "subconninfo text", "subslotname name", "subsynccommit text", "subpublications text[]")},
+	"pg_event_trigger":        {cols: sysCols("oid oid", "evtname name", "evtevent name", "evtowner oid", "evtfoid oid", "evtenabled text", "evttags text[]")},
+	"pg_enum":                 {cols: sysCols("oid oid", "enumtypid oid", "enumsortorder float4", "enumlabel name")},
+	"pg_cast":                 {cols: sysCols("oid oid", "castsource oid", "casttarget oid", "castfunc oid", "castcontext text", "castmethod text")},
+	"pg_operator":             {cols: sysCols("oid oid", "oprname name", "oprnamespace oid", "oprowner oid", "oprkind text", "oprcanmerge bool", "oprcanhash bool", "oprleft oid", "oprright oid", "oprresult oid", "oprcom oid", "oprnegate oid", "oprcode oid", "oprrest oid", "oprjoin oid")},
+	"pg_language":             {cols: sysCols("oid oid", "lanname name", "lanowner oid", "lanispl bool", "lanpltrusted bool", "lanplcallfoid oid", "laninline oid", "lanvalidator oid", "lanacl text[]")},
+	"pg_trigger": {cols: sysCols("oid oid", "tgrelid oid", "tgparentid oid", "tgname name", "tgfoid oid", "tgtype int2",
+		"tgenabled text", "tgisinternal bool", "tgconstrrelid oid", "tgconstrindid oid", "tgconstraint oid",
+		"tgdeferrable bool", "tginitdeferred bool", "tgnargs int2", "tgattr int2[]", "tgargs bytea", "tgqual text",
+		"tgoldtable name", "tgnewtable name")},
 }
 
 // The tablespace every relation lives in, as in PostgreSQL.
@@ -64,6 +92,10 @@ func init() {
 		t.rows = noRows
 	}
 	maps.Copy(pgCatalogTables, emptyCatalogTables)
+	maps.Copy(pgCatalogTables, indexCatalogTables)
+	maps.Copy(informationSchemaTables, informationSchemaConstraints)
+	maps.Copy(pgCatalogTables, viewCatalogTables)
+	maps.Copy(informationSchemaTables, informationSchemaViews)
 	maps.Copy(pgCatalogTables, roleCatalogTables)
 }
 
@@ -75,4 +107,6 @@ var sysTableOIDs = map[string]uint32{
 	"pg_description": 2609, "pg_index": 2610, "pg_inherits": 2611, "pg_namespace": 2615, "pg_rewrite": 2618,
 	"pg_extension": 3079, "pg_policy": 3256, "pg_statistic_ext": 3381, "pg_collation": 3456,
 	"pg_publication": 6104, "pg_publication_rel": 6106, "pg_publication_namespace": 6237,
+	"pg_trigger": 2620, "pg_opclass": 2616, "pg_opfamily": 2753, "pg_operator": 2617, "pg_cast": 2605,
+	"pg_language": 2612, "pg_enum": 3501, "pg_event_trigger": 3466, "pg_ts_config": 3602,
 }

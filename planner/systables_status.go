@@ -45,6 +45,17 @@ type Status interface {
 	Durable() *control.DurableStatus
 	// Activity returns the node's client sessions (pg_stat_activity).
 	Activity() []Activity
+	// Settings returns the session's settings (pg_settings).
+	Settings() []Setting
+}
+
+// Setting is one run-time parameter of the session, as pg_settings shows
+// it.
+type Setting struct {
+	Name, Value, Description string
+	// Boot is its built-in default, Reset the value RESET restores (the
+	// one the client connected with).
+	Boot, Reset string
 }
 
 // NodeStatus is a node of the cluster as the node asked sees it.

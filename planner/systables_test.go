@@ -25,6 +25,14 @@ func TestSystemTables(t *testing.T) {
 			[]string{"2|'none'"}},
 		{"SELECT typname FROM pg_type WHERE oid = 1043", []string{"varchar"}},
 		{"SELECT count(*) FROM pg_catalog.pg_index WHERE indrelid = 0", []string{"0"}},
+		// t's primary key (a) is an index and a constraint.
+		{"SELECT c2.relname, c2.relkind, i.indisprimary, i.indisunique, i.indkey, pg_get_indexdef(i.indexrelid, 0, true), pg_get_constraintdef(con.oid, true), con.contype, con.conkey " +
+			"FROM pg_class c, pg_class c2, pg_index i LEFT JOIN pg_constraint con ON (conrelid = i.indrelid AND conindid = i.indexrelid AND contype IN ('p','u','x')) " +
+			"WHERE c.oid = 't'::regclass AND c.oid = i.indrelid AND i.indexrelid = c2.oid",
+			[]string{"t_pkey|i|t|t|{1}|CREATE UNIQUE INDEX t_pkey ON public.t USING btree (a)|PRIMARY KEY (a)|p|{1}"}},
+		{"SELECT tablename, indexname, indexdef FROM pg_indexes WHERE tablename = 't'",
+			[]string{"t|t_pkey|CREATE UNIQUE INDEX t_pkey ON public.t USING btree (a)"}},
+		{"SELECT relhasindex FROM pg_class WHERE relname IN ('t', 'mv') ORDER BY relname", []string{"f", "t"}},
 		{"SELECT datname FROM pg_database", []string{"streamdb"}},
 		{"SELECT table_name, table_type FROM information_schema.tables WHERE table_name IN ('t', 'v', 'mv', 'src') ORDER BY 1",
 			[]string{"mv|MATERIALIZED VIEW", "src|SOURCE", "t|BASE TABLE", "v|VIEW"}},

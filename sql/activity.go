@@ -94,3 +94,36 @@ func (e *Engine) Activity() []planner.Activity {
 	})
 	return out
 }
+
+// Setting implements expr.Backend.
+func (s *Session) Setting(name string) (string, bool) {
+	if v, ok := s.e.systemParam(name); ok {
+		return v, true
+	}
+	v, err := s.vars.get(name)
+	return v, err == nil
+}
+
+// sessionStatus is what the session's statements read of the running node
+// (the engine's figures) and of the session itself (its settings).
+type sessionStatus struct {
+	*Engine
+	s *Session
+}
+
+var _ planner.Status = sessionStatus{}
+
+// Settings implements planner.Status: the session's parameters.
+func (st sessionStatus) Settings() []planner.Setting {
+	var out []planner.Setting
+	for _, v := range st.s.vars.all() {
+		name := v[0]
+		out = append(out, planner.Setting{Name: displayName(name), Value: v[1], Description: v[2],
+			Boot: sessionVars[name].def, Reset: st.s.vars.initial[name]})
+	}
+	return out
+}
+
+// status returns what the session's statements read of the node and of
+// the session.
+func (s *Session) status() sessionStatus { return sessionStatus{Engine: s.e, s: s} }

@@ -104,7 +104,7 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 	}
 	b := planner.NewBinder(cat, st.declared)
 	b.SetNumParams(p.NumParams)
-	b.SetStatus(st.s.e)
+	b.SetStatus(st.s.status())
 	defer func() { st.live, st.replicated = b.ReadsStatus(), b.ReadsReplicated() }()
 	switch n := node.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:

@@ -6,8 +6,6 @@ import (
 	"github.com/streamdb/streamdb/planner"
 )
 
-var _ planner.Status = (*Engine)(nil)
-
 // SourceSplits implements planner.Status: the offset of every split of
 // every source and table with a connector at the newest committed epoch.
 func (e *Engine) SourceSplits() ([]control.SplitProgress, error) {

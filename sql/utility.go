@@ -355,7 +355,7 @@ func (s *Session) explain(x *parser.Explain) (pgwire.Rows, error) {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "EXPLAIN of this statement is not supported yet")
 	}
 	b := planner.NewBinder(s.e.Meta.Catalog(), nil)
-	b.SetStatus(s.e)
+	b.SetStatus(s.status())
 	node, err := b.BindQuery(x.Statement.AST)
 	if err != nil {
 		return nil, err

@@ -66,3 +66,36 @@ func TestPsqlDescribe(t *testing.T) {
 		t.Errorf("\\d+ m: err=%v output\n%q\nwant it to end with\n%q", err, out, want)
 	}
 }
+
+// describeCommands are psql 15's describe commands (\? lists them), with
+// patterns where they take one.
+var describeCommands = []string{
+	`\d`, `\d t`, `\d+ t`, `\d m`, `\d+ m`, `\d v`, `\d+ v`, `\d ti`, `\d+ ti`, `\da`, `\dA`, `\dAc`, `\dAf`, `\dAo`, `\dAp`,
+	`\db`, `\db+`, `\dc`, `\dconfig`, `\dconfig *zone*`, `\dC`, `\dd`, `\dD`, `\ddp`, `\dE`, `\des`, `\det`, `\deu`,
+	`\dew`, `\df`, `\df+`, `\dF`, `\dFd`, `\dFp`, `\dFt`, `\dg`, `\di`, `\di+`, `\dl`, `\dL`, `\dm`, `\dm+`,
+	`\dn`, `\dn+`, `\do`, `\dO`, `\dp`, `\dP`, `\drds`, `\dRp`, `\dRs`, `\ds`, `\dt`, `\dt+`, `\dT`, `\dT+`,
+	`\du`, `\du+`, `\dv`, `\dv+`, `\dx`, `\dX`, `\dy`, `\l`, `\l+`, `\lo_list`, `\sv v`, `\z`, `\dS`, `\dtS`,
+}
+
+// TestPsqlEveryDescribeCommand runs every describe command of psql 15
+// (ON_ERROR_STOP): each answers, listing what streamdb has (catalogs of
+// objects it lacks are empty).
+func TestPsqlEveryDescribeCommand(t *testing.T) {
+	n := testkit.StartNode(t)
+	if out, err := psql(t, n.Addr(),
+		"CREATE TABLE t (a INT PRIMARY KEY, b TEXT NOT NULL DEFAULT 'x')",
+		"CREATE VIEW v AS SELECT b FROM t",
+		"CREATE MATERIALIZED VIEW m AS SELECT b, count(*) AS n FROM t GROUP BY b",
+		"CREATE INDEX ti ON t (b)"); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	var failed []string
+	for _, cmd := range describeCommands {
+		if out, err := psql(t, n.Addr(), cmd); err != nil {
+			failed = append(failed, cmd+": "+strings.TrimSpace(out))
+		}
+	}
+	if len(failed) > 0 {
+		t.Errorf("%d of %d describe commands fail:\n%s", len(failed), len(describeCommands), strings.Join(failed, "\n"))
+	}
+}
