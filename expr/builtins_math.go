@@ -96,6 +96,16 @@ func init() {
 	RegisterBuiltin("cos", floatFn(periodic(math.Cos)))
 	RegisterBuiltin("tan", floatFn(periodic(math.Tan)))
 	RegisterBuiltin("cot", floatFn(periodic(func(x float64) float64 { return 1 / math.Tan(x) })))
+	// The trigonometric functions in degrees give exact values at the
+	// angles where PostgreSQL's do (sind(30) = 0.5).
+	RegisterBuiltin("sind", floatFn(periodic(func(x float64) float64 { return sinDegrees(x) })))
+	RegisterBuiltin("cosd", floatFn(periodic(func(x float64) float64 { return sinDegrees(x + 90) })))
+	RegisterBuiltin("tand", floatFn(periodic(func(x float64) float64 { return tanDegrees(x) })))
+	RegisterBuiltin("cotd", floatFn(periodic(func(x float64) float64 { return 1 / tanDegrees(x) })))
+	for name, f := range map[string]func(float64) float64{"asind": math.Asin, "acosd": math.Acos} {
+		RegisterBuiltin(name, floatFn(inverseTrig(func(x float64) float64 { return exactDegrees(f(x) * 180 / math.Pi) })))
+	}
+	RegisterBuiltin("atand", floatFn(func(x float64) (float64, error) { return exactDegrees(math.Atan(x) * 180 / math.Pi), nil }))
 	RegisterBuiltin("asin", floatFn(inverseTrig(math.Asin)))
 	RegisterBuiltin("acos", floatFn(inverseTrig(math.Acos)))
 	RegisterBuiltin("atan", floatFn(func(x float64) (float64, error) { return math.Atan(x), nil }))
@@ -504,4 +514,53 @@ func widthBucket(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		return types.NewInt(count + 1), nil
 	}
 	return types.NewInt(int64(float64(count)*(x-lo)/(hi-lo)) + 1), nil
+}
+
+// sinDegrees is the sine of x degrees, exact at multiples of 30 and 90.
+func sinDegrees(x float64) float64 {
+	x = math.Mod(x, 360)
+	if x < 0 {
+		x += 360
+	}
+	switch x {
+	case 0, 180:
+		return 0
+	case 90:
+		return 1
+	case 270:
+		return -1
+	case 30, 150:
+		return 0.5
+	case 210, 330:
+		return -0.5
+	}
+	return math.Sin(x * math.Pi / 180)
+}
+
+// tanDegrees is the tangent of x degrees, exact at multiples of 45.
+func tanDegrees(x float64) float64 {
+	x = math.Mod(x, 180)
+	if x < 0 {
+		x += 180
+	}
+	switch x {
+	case 0:
+		return 0
+	case 45:
+		return 1
+	case 135:
+		return -1
+	case 90:
+		return math.Inf(1)
+	}
+	return math.Tan(x * math.Pi / 180)
+}
+
+// exactDegrees rounds an angle within 1e-12 of a whole degree to it (the
+// inverse functions in degrees return 30, not 30.000000000000004).
+func exactDegrees(d float64) float64 {
+	if r := math.Round(d); math.Abs(d-r) < 1e-12 {
+		return r
+	}
+	return d
 }
