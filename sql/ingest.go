@@ -47,9 +47,9 @@ func (e *Engine) Ingest(ctx context.Context, table string, rows [][]types.Datum)
 		}
 	}
 	tw := e.tableWriter(t.ID)
-	if err := e.acquire(ctx, t.Name, tw, e.newTxn(0)); err != nil {
+	if err := e.lock(ctx, t.Name, tw, e.newTxn(0)); err != nil {
 		return 0, err
 	}
-	defer e.release(tw)
+	defer tw.mu.Unlock()
 	return e.stream.Ingest(ctx, t, rows)
 }

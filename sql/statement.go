@@ -278,7 +278,7 @@ func (s *Session) write(c *expr.Ctx, plan any, forward func() *dmlRequest) (n in
 				WithHint("Connect to node %s for this transaction, or write the table outside a transaction block (one statement per query or Sync).", node)
 		}
 		if s.txn == nil {
-			s.txn = e.newTxn(s.pid)
+			s.txn = e.newBlock(s.pid)
 		}
 		n, err = s.txn.write(c, plan)
 		s.lastCount = n

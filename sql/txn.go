@@ -16,17 +16,25 @@ import (
 )
 
 // txn is a transaction's writes on this node: one write set per table it
-// wrote, each holding its table's writer until the transaction ends, so
-// that transactions writing one table run one after another (the second
-// waits for the first's COMMIT or ROLLBACK). COMMIT sends every table's
-// changes in one epoch: each view sees all of them or none. Reads inside
-// the transaction see its writes over the committed rows (exec.Overlay).
-// A statement outside a transaction block is a transaction of its own.
+// wrote. A transaction block (several statements: BEGIN ... COMMIT, or
+// the implicit transaction of a pipeline) owns the writers of its tables
+// until it ends, so that transactions writing one table run one after
+// another (the second waits for the first's COMMIT or ROLLBACK); a lone
+// statement holds its table's writer from its first read to its send.
+// COMMIT sends every table's changes in one epoch: each view sees all of
+// them or none. Reads inside the transaction see its writes over the
+// committed rows (exec.Overlay).
 type txn struct {
 	e *Engine
 	// pid is the process ID of the session, for deadlock reports.
 	pid  int32
 	sets []*writeSet
+	// block marks a transaction block; done is closed when it ends,
+	// which the writers waiting for its tables wait for.
+	block bool
+	done  chan struct{}
+	// held are the writers whose mu the transaction holds now.
+	held []*tableWriter
 	// resets is the streaming's recovery count when the transaction took
 	// its first writer: a recovery since may have rolled back rows it
 	// read as sent.
@@ -36,23 +44,51 @@ type txn struct {
 	waiting *tableWriter
 }
 
+// newTxn returns a lone statement's transaction.
 func (e *Engine) newTxn(pid int32) *txn { return &txn{e: e, pid: pid} }
+
+// newBlock returns a transaction block of the session with process ID
+// pid.
+func (e *Engine) newBlock(pid int32) *txn {
+	return &txn{e: e, pid: pid, block: true, done: make(chan struct{})}
+}
 
 // empty reports whether the transaction wrote nothing yet.
 func (tx *txn) empty() bool { return tx == nil || len(tx.sets) == 0 }
 
-// writeSet returns the transaction's write set of table t, taking t's
-// writer on first use.
+// lock takes tw for the transaction (Engine.lock) and notes it held.
+func (tx *txn) lock(ctx context.Context, name string, tw *tableWriter) error {
+	if err := tx.e.lock(ctx, name, tw, tx); err != nil {
+		return err
+	}
+	tx.held = append(tx.held, tw)
+	return nil
+}
+
+// unlockAll lets go of the writers' mu the transaction holds (a block
+// keeps owning them).
+func (tx *txn) unlockAll() {
+	for _, tw := range tx.held {
+		tw.mu.Unlock()
+	}
+	tx.held = tx.held[:0]
+}
+
+// writeSet returns the transaction's write set of table t, holding its
+// writer.
 func (tx *txn) writeSet(ctx context.Context, t *meta.Table) (*writeSet, error) {
 	for _, w := range tx.sets {
 		if w.t.ID == t.ID {
+			if err := tx.lock(ctx, t.Name, w.tw); err != nil {
+				return nil, err
+			}
 			w.t = t
 			w.settle()
 			return w, nil
 		}
 	}
 	tw := tx.e.tableWriter(t.ID)
-	if err := tx.e.acquire(ctx, t.Name, tw, tx); err != nil {
+	if err := tx.lock(ctx, t.Name, tw); err != nil {
 		return nil, err
 	}
 	resets := tx.e.stream.Resets()
@@ -70,6 +106,10 @@ func (tx *txn) writeSet(ctx context.Context, t *meta.Table) (*writeSet, error) {
 // it returns the statement's row count.
 func (tx *txn) write(c *expr.Ctx, plan any) (int64, error) {
 	e, stmtCtx, t := tx.e, c.Context, dmlTable(plan)
+	if tx.block {
+		// A block keeps owning the writer between its statements.
+		defer tx.unlockAll()
+	}
 	// After a (re)start or a recovery, the table's job runs again once the
 	// controller has restarted it.
 	select {
@@ -137,6 +177,15 @@ func (e *Engine) drain(ctx context.Context, tw *tableWriter) error {
 func (tx *txn) commit(ctx context.Context) (uint64, error) {
 	defer tx.discard()
 	e := tx.e
+	if tx.block {
+		for _, w := range tx.sets {
+			// The block owns them: this only waits for a statement of
+			// another session that checks the ownership.
+			if err := tx.lock(ctx, w.t.Name, w.tw); err != nil {
+				return 0, err
+			}
+		}
+	}
 	var writes []control.TableChanges
 	for _, w := range tx.sets {
 		if c := w.changes(); c.Len() > 0 {
@@ -166,8 +215,14 @@ func (tx *txn) commit(ctx context.Context) (uint64, error) {
 
 // discard gives the writers back; the changes not sent are dropped.
 func (tx *txn) discard() {
-	for _, w := range tx.sets {
-		tx.e.release(w.tw)
+	tx.unlockAll()
+	if tx.block && tx.sets != nil {
+		tx.e.lockMu.Lock()
+		for _, w := range tx.sets {
+			w.tw.disown(tx)
+		}
+		tx.e.lockMu.Unlock()
+		close(tx.done)
 	}
 	tx.sets = nil
 }
