@@ -255,18 +255,16 @@ func init() {
 			if !j.IsArray() {
 				return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "cannot extract elements from %s", articled(j.TypeName()))
 			}
-			es, i := j.Elems(), 0
-			return func() (types.Datum, bool, error) {
-				if i == len(es) {
-					return types.Null, false, nil
-				}
-				i++
+			es := j.Elems()
+			vals := make([]types.Datum, len(es))
+			for i, e := range es {
 				if text {
-					d, err := asText(es[i-1], true)
-					return d, true, err
+					vals[i], _ = asText(e, true)
+				} else {
+					vals[i] = e.Datum()
 				}
-				return es[i-1].Datum(), true, nil
-			}, nil
+			}
+			return valuesOf(vals), nil
 		}
 	}
 	RegisterSetBuiltin("jsonb_array_elements", Overload{Args: []types.Family{types.Jsonb}, Ret: Returns(types.TJsonb), Set: elems(false)})
@@ -280,14 +278,12 @@ func init() {
 			if !j.IsObject() {
 				return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "cannot call jsonb_object_keys on %s", articled(j.TypeName()))
 			}
-			keys, i := j.Keys(), 0
-			return func() (types.Datum, bool, error) {
-				if i == len(keys) {
-					return types.Null, false, nil
-				}
-				i++
-				return types.NewString(keys[i-1]), true, nil
-			}, nil
+			keys := j.Keys()
+			vals := make([]types.Datum, len(keys))
+			for i, k := range keys {
+				vals[i] = types.NewString(k)
+			}
+			return valuesOf(vals), nil
 		}})
 }
 

@@ -27,16 +27,7 @@ func init() {
 	}
 	RegisterSetBuiltin("unnest", Overload{Args: []types.Family{AnyArray},
 		Ret: func(a []types.T) types.T { return a[0].ElemType() },
-		Set: func(_ *Ctx, a []types.Datum) (SetIter, error) {
-			elems, i := a[0].Array(), 0
-			return func() (types.Datum, bool, error) {
-				if i == len(elems) {
-					return types.Null, false, nil
-				}
-				i++
-				return elems[i-1], true, nil
-			}, nil
-		}})
+		Set: func(_ *Ctx, a []types.Datum) (SetIter, error) { return valuesOf(a[0].Array()), nil }})
 }
 
 // seriesOverload is a set-returning overload taking args and yielding ret.

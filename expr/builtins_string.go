@@ -150,7 +150,7 @@ func init() {
 		return types.NewBool(strings.HasPrefix(a[0].Str(), a[1].Str())), nil
 	}, types.Text, types.Text))
 	RegisterBuiltin("quote_literal", text(quoteLiteral))
-	RegisterBuiltin("quote_ident", text(quoteIdent))
+	RegisterBuiltin("quote_ident", text(QuoteIdent))
 	RegisterBuiltin("format", Overload{Args: []types.Family{types.Text, Any}, Variadic: true, Ret: Returns(types.TText), NonStrict: true,
 		Typed: func(ts []types.T) func(*Ctx, []types.Datum) (types.Datum, error) {
 			return func(_ *Ctx, a []types.Datum) (types.Datum, error) {
@@ -462,7 +462,7 @@ func format(fmtText string, args []types.Datum, ts []types.T) (types.Datum, erro
 			if v.IsNull() {
 				return types.Null, pgerror.New(codeNullValueNotAllowed, "null values cannot be formatted as an SQL identifier")
 			}
-			b.WriteString(quoteIdent(text))
+			b.WriteString(QuoteIdent(text))
 		case 'L':
 			if v.IsNull() {
 				b.WriteString("NULL")
@@ -477,9 +477,9 @@ func format(fmtText string, args []types.Datum, ts []types.T) (types.Datum, erro
 	return types.NewString(b.String()), nil
 }
 
-// quoteIdent is quote_ident: s as is if it is a plain lowercase
+// QuoteIdent is quote_ident: s as is if it is a plain lowercase
 // identifier, else double-quoted.
-func quoteIdent(s string) string {
+func QuoteIdent(s string) string {
 	plain := s != ""
 	for i, c := range s {
 		if !(c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9') {

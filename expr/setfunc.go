@@ -77,6 +77,18 @@ func (f *SetFunc) Start(c *Ctx, row []types.Datum) (SetIter, error) {
 
 func noValues() (types.Datum, bool, error) { return types.Null, false, nil }
 
+// valuesOf yields vals in order.
+func valuesOf(vals []types.Datum) SetIter {
+	i := 0
+	return func() (types.Datum, bool, error) {
+		if i == len(vals) {
+			return types.Null, false, nil
+		}
+		i++
+		return vals[i-1], true, nil
+	}
+}
+
 // WithArgs returns f calling other arguments of the same types.
 func (f *SetFunc) WithArgs(args []Expr) *SetFunc {
 	c := *f

@@ -78,23 +78,14 @@ func (w *writer) dataRow(row []types.Datum, cols []Column, formats []int16) erro
 		return fmt.Errorf("row has %d values but the statement describes %d columns", len(row), len(cols))
 	}
 	b, start := beginMessage(w.buf, 'D')
-	b = binary.BigEndian.AppendUint16(b, uint16(len(row)))
-	for i, d := range row {
-		if d.IsNull() {
-			b = binary.BigEndian.AppendUint32(b, ^uint32(0))
-			continue
-		}
-		lenAt := len(b)
-		b = append(b, 0, 0, 0, 0)
+	b, err := types.AppendTuple(b, row, func(b []byte, i int) ([]byte, error) {
 		if formatOf(formats, i) == formatBinary {
-			var err error
-			if b, err = types.EncodeBinary(b, cols[i].Type, d); err != nil {
-				return err
-			}
-		} else {
-			b = types.FormatTextZone(b, cols[i].Type, d, w.zone)
+			return types.EncodeBinary(b, cols[i].Type, row[i])
 		}
-		binary.BigEndian.PutUint32(b[lenAt:], uint32(len(b)-lenAt-4))
+		return types.FormatTextZone(b, cols[i].Type, row[i], w.zone), nil
+	})
+	if err != nil {
+		return err
 	}
 	w.commit(finishMessage(b, start))
 	return nil

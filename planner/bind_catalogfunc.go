@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
@@ -15,6 +17,9 @@ var catalogFuncs = map[string]struct {
 	minArgs, maxArgs int
 	t                types.T
 	of               func(t *meta.Table, add func(oid int64, v types.Datum))
+	// cols, if set, gives the values by column number (from 1) that a
+	// non-zero second argument asks for.
+	cols func(t *meta.Table, add func(oid int64, cols []types.Datum))
 }{
 	// pg_get_viewdef is the query of a view or materialized view.
 	"pg_get_viewdef": {minArgs: 1, maxArgs: 2, t: types.TText, of: func(t *meta.Table, add func(int64, types.Datum)) {
@@ -24,11 +29,25 @@ var catalogFuncs = map[string]struct {
 	}},
 	// pg_get_indexdef is an index's CREATE INDEX, pg_get_constraintdef a
 	// constraint's definition (PRIMARY KEY (a, b)).
-	"pg_get_indexdef": {minArgs: 1, maxArgs: 3, t: types.TText, of: func(t *meta.Table, add func(int64, types.Datum)) {
-		indexDefs(t, false, add)
-	}},
+	"pg_get_indexdef": {minArgs: 1, maxArgs: 3, t: types.TText,
+		of: func(t *meta.Table, add func(int64, types.Datum)) {
+			for _, ix := range tableIndexes(t) {
+				add(int64(ix.oid), dStr(ix.def(t)))
+			}
+		},
+		cols: func(t *meta.Table, add func(int64, []types.Datum)) {
+			for _, ix := range tableIndexes(t) {
+				var cols []types.Datum
+				for _, c := range ix.columnNames(t) {
+					cols = append(cols, dStr(c))
+				}
+				add(int64(ix.oid), cols)
+			}
+		}},
 	"pg_get_constraintdef": {minArgs: 1, maxArgs: 2, t: types.TText, of: func(t *meta.Table, add func(int64, types.Datum)) {
-		indexDefs(t, true, add)
+		if ix, ok := primaryKey(t); ok {
+			add(int64(pkeyConstraintOID(t)), dStr("PRIMARY KEY ("+strings.Join(ix.columnNames(t), ", ")+")"))
+		}
 	}},
 }
 
@@ -88,17 +107,13 @@ func (b *Binder) bindCatalogFunc(name string, args []expr.Expr) (expr.Expr, erro
 	args[0] = oid
 	vals := map[int64]types.Datum{}
 	var cols map[int64][]types.Datum
-	if name == "pg_get_indexdef" {
+	if f.cols != nil {
 		cols = map[int64][]types.Datum{}
 	}
 	for _, t := range b.cat.Tables() {
 		f.of(t, func(oid int64, v types.Datum) { vals[oid] = v })
-		if cols != nil {
-			for _, ix := range tableIndexes(t) {
-				for _, c := range ix.columnNames(t) {
-					cols[int64(ix.oid)] = append(cols[int64(ix.oid)], dStr(c))
-				}
-			}
+		if f.cols != nil {
+			f.cols(t, func(oid int64, c []types.Datum) { cols[oid] = c })
 		}
 	}
 	return &catalogLookup{name: name, args: args, vals: vals, cols: cols, t: f.t}, nil

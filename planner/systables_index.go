@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/types"
 )
@@ -31,17 +32,25 @@ const indexOIDBase = 1 << 30
 // pkeyConstraintOID is the OID of table t's primary key constraint.
 func pkeyConstraintOID(t *meta.Table) uint32 { return indexOIDBase + t.ID*64 + 63 }
 
+// primaryKey returns the index of table t's primary key, if it has one.
+func primaryKey(t *meta.Table) (relIndex, bool) {
+	if t.Kind != meta.KindTable || t.HiddenRowID || len(t.PK) == 0 {
+		return relIndex{}, false
+	}
+	ix := relIndex{oid: indexOIDBase + t.ID*64, name: t.Name + "_pkey", unique: true, primary: true}
+	for _, c := range t.PK {
+		ix.attnums = append(ix.attnums, c+1)
+	}
+	return ix, true
+}
+
 // tableIndexes returns the indexes of a table: its primary key's first.
 func tableIndexes(t *meta.Table) []relIndex {
 	if t.Kind != meta.KindTable {
 		return nil
 	}
 	var out []relIndex
-	if !t.HiddenRowID && len(t.PK) > 0 {
-		ix := relIndex{oid: indexOIDBase + t.ID*64, name: t.Name + "_pkey", unique: true, primary: true}
-		for _, c := range t.PK {
-			ix.attnums = append(ix.attnums, c+1)
-		}
+	if ix, ok := primaryKey(t); ok {
 		out = append(out, ix)
 	}
 	for i, idx := range t.Indexes {
@@ -61,7 +70,7 @@ func tableIndexes(t *meta.Table) []relIndex {
 func (ix relIndex) columnNames(t *meta.Table) []string {
 	names := make([]string, len(ix.attnums))
 	for i, a := range ix.attnums {
-		names[i] = quoteIdentIfNeeded(t.Columns[a-1].Name)
+		names[i] = expr.QuoteIdent(t.Columns[a-1].Name)
 	}
 	return names
 }
@@ -72,19 +81,8 @@ func (ix relIndex) def(t *meta.Table) string {
 	if ix.unique {
 		unique = "UNIQUE "
 	}
-	return fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING btree (%s)", unique, quoteIdentIfNeeded(ix.name),
-		quoteIdentIfNeeded(t.Schema), quoteIdentIfNeeded(t.Name), strings.Join(ix.columnNames(t), ", "))
-}
-
-// quoteIdentIfNeeded double-quotes a name that is not a plain lowercase
-// identifier.
-func quoteIdentIfNeeded(s string) string {
-	for i, c := range s {
-		if !(c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
-			return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-		}
-	}
-	return s
+	return fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING btree (%s)", unique, expr.QuoteIdent(ix.name),
+		expr.QuoteIdent(t.Schema), expr.QuoteIdent(t.Name), strings.Join(ix.columnNames(t), ", "))
 }
 
 // int2s is an int2[] of ns.
@@ -143,10 +141,7 @@ var indexCatalogTables = map[string]*sysTable{
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
 			for _, t := range cat.Tables() {
-				for _, ix := range tableIndexes(t) {
-					if !ix.primary {
-						continue
-					}
+				if ix, ok := primaryKey(t); ok {
 					rows = append(rows, []types.Datum{dOID(pkeyConstraintOID(t)), dStr(ix.name), dOID(namespaceOID(t.Schema)), dStr("p"), dFalse,
 						dFalse, dTrue, dOID(t.ID), dOID(0), dOID(ix.oid),
 						dOID(0), dOID(0), dTrue, dInt(0), dTrue,
@@ -170,19 +165,6 @@ var indexCatalogTables = map[string]*sysTable{
 	},
 }
 
-// indexDefs are pg_get_indexdef's and pg_get_constraintdef's values for
-// table t's indexes and constraints, by OID.
-func indexDefs(t *meta.Table, constraint bool, add func(oid int64, v types.Datum)) {
-	for _, ix := range tableIndexes(t) {
-		switch {
-		case !constraint:
-			add(int64(ix.oid), dStr(ix.def(t)))
-		case ix.primary:
-			add(int64(pkeyConstraintOID(t)), dStr("PRIMARY KEY ("+strings.Join(ix.columnNames(t), ", ")+")"))
-		}
-	}
-}
-
 // informationSchemaConstraints are information_schema's views of the
 // primary keys.
 var informationSchemaConstraints = map[string]*sysTable{
@@ -193,11 +175,9 @@ var informationSchemaConstraints = map[string]*sysTable{
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
 			for _, t := range cat.Tables() {
-				for _, ix := range tableIndexes(t) {
-					if ix.primary {
-						rows = append(rows, []types.Datum{dStr(databaseName), dStr(t.Schema), dStr(ix.name), dStr(databaseName),
-							dStr(t.Schema), dStr(t.Name), dStr("PRIMARY KEY"), dStr("NO"), dStr("NO"), dStr("YES"), dNull})
-					}
+				if ix, ok := primaryKey(t); ok {
+					rows = append(rows, []types.Datum{dStr(databaseName), dStr(t.Schema), dStr(ix.name), dStr(databaseName),
+						dStr(t.Schema), dStr(t.Name), dStr("PRIMARY KEY"), dStr("NO"), dStr("NO"), dStr("YES"), dNull})
 				}
 			}
 			return rows
@@ -209,14 +189,10 @@ var informationSchemaConstraints = map[string]*sysTable{
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
 			for _, t := range cat.Tables() {
-				for _, ix := range tableIndexes(t) {
-					if !ix.primary {
-						continue
-					}
-					for i, a := range ix.attnums {
-						rows = append(rows, []types.Datum{dStr(databaseName), dStr(t.Schema), dStr(ix.name), dStr(databaseName),
-							dStr(t.Schema), dStr(t.Name), dStr(t.Columns[a-1].Name), dInt(int64(i + 1)), dNull})
-					}
+				ix, _ := primaryKey(t)
+				for i, a := range ix.attnums {
+					rows = append(rows, []types.Datum{dStr(databaseName), dStr(t.Schema), dStr(ix.name), dStr(databaseName),
+						dStr(t.Schema), dStr(t.Name), dStr(t.Columns[a-1].Name), dInt(int64(i + 1)), dNull})
 				}
 			}
 			return rows

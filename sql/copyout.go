@@ -68,7 +68,7 @@ func newCopyOut(rows *streamedRows, x *parser.Copy, cols []pgwire.Column, zone *
 		for i, c := range cols {
 			names[i], ts[i] = types.NewString(c.Name), types.TText
 		}
-		co.header = (&copyEncoder{opts: x, types: ts}).row(nil, names)
+		co.header, _ = (&copyEncoder{opts: x, types: ts}).row(nil, names) // text never fails
 	}
 	return co
 }
@@ -98,8 +98,8 @@ func (co *copyOut) NextData(ctx context.Context) ([]byte, error) {
 		}
 		return nil, nil
 	}
-	co.enc.buf = co.enc.row(co.enc.buf[:0], row)
-	return co.enc.buf, nil
+	co.enc.buf, err = co.enc.row(co.enc.buf[:0], row)
+	return co.enc.buf, err
 }
 
 // Next implements pgwire.Rows: the rows went out as copy data.
@@ -118,25 +118,11 @@ type copyEncoder struct {
 }
 
 // row appends row's line (text, CSV) or tuple (binary) to dst.
-func (e *copyEncoder) row(dst []byte, row []types.Datum) []byte {
+func (e *copyEncoder) row(dst []byte, row []types.Datum) ([]byte, error) {
 	if e.opts.Format == "binary" {
-		dst = binary.BigEndian.AppendUint16(dst, uint16(len(row)))
-		for i, v := range row {
-			if v.IsNull() {
-				dst = binary.BigEndian.AppendUint32(dst, ^uint32(0))
-				continue
-			}
-			at := len(dst)
-			dst = append(dst, 0, 0, 0, 0)
-			var err error
-			if dst, err = types.EncodeBinary(dst, e.types[i], v); err != nil {
-				// Every streamdb value has a binary form; one that does not
-				// is sent as its text.
-				dst = types.FormatTextZone(dst[:at+4], e.types[i], v, e.zone)
-			}
-			binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
-		}
-		return dst
+		return types.AppendTuple(dst, row, func(b []byte, i int) ([]byte, error) {
+			return types.EncodeBinary(b, e.types[i], row[i])
+		})
 	}
 	delim := e.opts.Delimiter[0]
 	for i, v := range row {
@@ -154,7 +140,7 @@ func (e *copyEncoder) row(dst []byte, row []types.Datum) []byte {
 			dst = textValue(dst, e.val, delim)
 		}
 	}
-	return append(dst, '\n')
+	return append(dst, '\n'), nil
 }
 
 // textValue appends v escaped as COPY's text format escapes it.

@@ -36,7 +36,9 @@ func TestCopyRoundTrip(t *testing.T) {
 				data = append(data, newCopyOut(nil, x, nil, nil).header...)
 			}
 			for _, r := range rows {
-				data = enc.row(data, r)
+				if data, err = enc.row(data, r); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if x.Format == "binary" {
 				data = append(data, 0xff, 0xff)

@@ -81,7 +81,6 @@ func (s *Session) SignalBackend(pid int32, terminate bool) bool {
 // the transaction block, and in an aborted block a lone statement other
 // than COMMIT or ROLLBACK is refused here already.
 func (s *Session) Prepare(ctx context.Context, query string, paramTypes []types.OID) ([]pgwire.Statement, error) {
-	s.running(query)
 	stmts, err := s.prepare(ctx, query, paramTypes)
 	return stmts, s.fail(err)
 }

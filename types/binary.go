@@ -315,3 +315,25 @@ func DecodeBinary(t T, src []byte) (Datum, error) {
 	}
 	return ParseText(t, string(src)) // the string types' binary form is their text
 }
+
+// AppendTuple appends row laid out as a DataRow message's body and a
+// binary COPY tuple are: the number of values (int16), then each value's
+// length (int32, -1 for NULL) and its bytes, which value appends for the
+// non-NULL value i.
+func AppendTuple(dst []byte, row []Datum, value func(dst []byte, i int) ([]byte, error)) ([]byte, error) {
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(row)))
+	for i, d := range row {
+		if d.IsNull() {
+			dst = binary.BigEndian.AppendUint32(dst, ^uint32(0))
+			continue
+		}
+		at := len(dst)
+		dst = append(dst, 0, 0, 0, 0)
+		var err error
+		if dst, err = value(dst, i); err != nil {
+			return dst, err
+		}
+		binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
+	}
+	return dst, nil
+}

@@ -390,8 +390,12 @@ const hexDigits = "0123456789abcdef"
 
 // jsonTypeName returns jsonb_typeof's name of canonical jsonb text's top
 // level value.
-func jsonTypeName(s string) string {
-	switch s[0] {
+func jsonTypeName(s string) string { return jsonKindName(s[0]) }
+
+// jsonKindName names a value by its first character, which is its kind
+// too (a number's is a digit, a minus sign or jsonValue's '0').
+func jsonKindName(c byte) string {
+	switch c {
 	case '{':
 		return "object"
 	case '[':

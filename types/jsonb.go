@@ -76,21 +76,7 @@ func (j JSON) Datum() Datum { return NewJSON(string(j.v.appendText(nil))) }
 
 // TypeName is jsonb_typeof: object, array, string, number, boolean or
 // null.
-func (j JSON) TypeName() string {
-	switch j.v.kind {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
+func (j JSON) TypeName() string { return jsonKindName(j.v.kind) }
 
 // IsObject and IsArray report j's kind.
 func (j JSON) IsObject() bool { return j.v.kind == '{' }
