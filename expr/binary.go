@@ -164,6 +164,9 @@ func resolveBinary(op string, l, r Expr) (Expr, error) {
 		}
 		return nil, undefinedOperator(op, lt, rt)
 	}
+	if e, ok := bitwiseOp(op, l, r); ok {
+		return e, nil
+	}
 	if lt.IsNumeric() && rt.IsNumeric() {
 		t := NumericResultType(lt, rt)
 		if op == "^" && t.IsInteger() {

@@ -285,6 +285,36 @@ func init() {
 			}
 			return valuesOf(vals), nil
 		}})
+	// jsonb_each(_text) yield records (key text, value jsonb|text).
+	each := func(name string, text bool) Overload {
+		valueType := types.TJsonb
+		if text {
+			valueType = types.TText
+		}
+		return Overload{Args: []types.Family{types.Jsonb}, Ret: Returns(types.RecordOf([]types.Field{{Name: "key", T: types.TText}, {Name: "value", T: valueType}})),
+			Set: func(_ *Ctx, a []types.Datum) (SetIter, error) {
+				j, err := types.ParseJSON(a[0].Str())
+				if err != nil {
+					return nil, err
+				}
+				if !j.IsObject() {
+					return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "cannot call %s on a non-object", name)
+				}
+				keys := j.Keys()
+				vals := make([]types.Datum, len(keys))
+				for i, k := range keys {
+					v, _ := j.Field(k)
+					value := v.Datum()
+					if text {
+						value, _ = asText(v, true)
+					}
+					vals[i] = types.NewRecord([]types.Datum{types.NewString(k), value})
+				}
+				return valuesOf(vals), nil
+			}}
+	}
+	RegisterSetBuiltin("jsonb_each", each("jsonb_each", false))
+	RegisterSetBuiltin("jsonb_each_text", each("jsonb_each_text", true))
 }
 
 // articled is a jsonb type name with its article ("an array", "a

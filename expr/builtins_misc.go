@@ -46,7 +46,10 @@ func init() {
 	// pg_typeof has one overload per type family, so that resolution tells
 	// each overload its argument's type (the value alone does not, and may
 	// be NULL). Its result is the type's name as text rather than regtype.
-	for f := types.Unknown; f <= types.Oid; f++ {
+	for f := types.Unknown; f <= types.Record; f++ {
+		if f == types.Array {
+			continue
+		}
 		name := types.T{Family: f, Mod: -1}.String()
 		o := constant(types.TText, name)
 		o.Args = []types.Family{f}

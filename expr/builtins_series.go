@@ -28,6 +28,20 @@ func init() {
 	RegisterSetBuiltin("unnest", Overload{Args: []types.Family{AnyArray},
 		Ret: func(a []types.T) types.T { return a[0].ElemType() },
 		Set: func(_ *Ctx, a []types.Datum) (SetIter, error) { return valuesOf(a[0].Array()), nil }})
+	// information_schema._pg_expandarray, which JDBC's metadata queries
+	// call: each element with its 1-based position, as records (x, n).
+	RegisterSetBuiltin("_pg_expandarray", Overload{Args: []types.Family{AnyArray},
+		Ret: func(a []types.T) types.T {
+			return types.RecordOf([]types.Field{{Name: "x", T: a[0].ElemType()}, {Name: "n", T: types.TInt4}})
+		},
+		Set: func(_ *Ctx, a []types.Datum) (SetIter, error) {
+			elems := a[0].Array()
+			vals := make([]types.Datum, len(elems))
+			for i, e := range elems {
+				vals[i] = types.NewRecord([]types.Datum{e, types.NewInt(int64(i + 1))})
+			}
+			return valuesOf(vals), nil
+		}})
 }
 
 // seriesOverload is a set-returning overload taking args and yielding ret.

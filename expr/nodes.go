@@ -313,6 +313,9 @@ func (e *IsNull) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 	if err != nil {
 		return v, err
 	}
+	if v.Kind() == types.KindRecord {
+		return types.NewBool(rowIsNull(v, e.Not)), nil
+	}
 	return types.NewBool(v.IsNull() != e.Not), nil
 }
 

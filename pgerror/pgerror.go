@@ -30,6 +30,7 @@ const (
 	CodeInvalidColumnReference      = "42P10"
 	CodeIndeterminateDatatype       = "42P18"
 	CodeWrongObjectType             = "42809"
+	CodeInvalidTableDefinition      = "42P16"
 	CodeInvalidParameterValue       = "22023"
 	CodeInvalidTextRepresentation   = "22P02"
 	CodeInvalidBinaryRepresentation = "22P03"

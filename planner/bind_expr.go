@@ -77,7 +77,7 @@ func (b *Binder) bindExpr(n ast.ExprNode, s *scope) (expr.Expr, error) {
 	case *ast.WindowFuncExpr:
 		return b.bindWindowFunc(x, s)
 	case *ast.RowExpr:
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "row expressions are not supported yet")
+		return b.bindRow(x.Values, s)
 	}
 	return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "expression %T is not supported", n)
 }
@@ -133,6 +133,11 @@ func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, s *scope) (expr.Expr, er
 		}
 		return expr.NewOr(args...), nil
 	case opcode.NullEQ:
+		if lf, ok := rowCtorFields(x.L); ok {
+			if rf, ok := rowCtorFields(x.R); ok {
+				return b.bindRowCompare(x.Op, lf, rf, s)
+			}
+		}
 		l, r, err := b.bindPair(x.L, x.R, s)
 		if err != nil {
 			return nil, err
@@ -158,6 +163,11 @@ func (b *Binder) bindBinary(x *ast.BinaryOperationExpr, s *scope) (expr.Expr, er
 	}
 	if call, ok := quantifiedArray(x.R); ok && expr.IsComparison(op) {
 		return b.bindArrayCompare(op, x.L, call, s)
+	}
+	if lf, ok := rowCtorFields(x.L); ok && expr.IsComparison(op) {
+		if rf, ok := rowCtorFields(x.R); ok {
+			return b.bindRowCompare(x.Op, lf, rf, s)
+		}
 	}
 	l, r, err := b.bindPair(x.L, x.R, s)
 	if err != nil {
@@ -368,6 +378,10 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		return b.bindSubscript(x.Args, s)
 	case "pg_array_query":
 		return b.bindArraySubquery(x.Args[0], s)
+	case "pg_row":
+		return b.bindRow(x.Args, s)
+	case "pg_field":
+		return b.bindFieldSel(x, s)
 	case "pg_any", "pg_all":
 		quant := map[string]string{"pg_any": "ANY", "pg_all": "ALL"}[name]
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "syntax error at or near \"%s\"", quant)
@@ -460,7 +474,7 @@ func (b *Binder) bindOperator(args []expr.Expr) (expr.Expr, error) {
 	op := args[0].(*expr.Const).V.Str()
 	if len(args) == 3 {
 		switch op {
-		case "||", "@>", "<@", "&&", "->", "->>", "#>", "#>>", "?", "?|", "?&", "#-":
+		case "||", "@>", "<@", "&&", "->", "->>", "#>", "#>>", "?", "?|", "?&", "#-", "&", "|", "#", "<<", ">>":
 			return b.binary(op, args[1], args[2])
 		case "~", "~*", "!~", "!~*":
 			l, err := b.coerce(args[1], types.TText)
@@ -475,6 +489,10 @@ func (b *Binder) bindOperator(args []expr.Expr) (expr.Expr, error) {
 		}
 		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "operator does not exist: %s %s %s", args[1].Type(), op, args[2].Type()).
 			WithHint("No operator matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	if x := args[1]; op == "~" && x.Type().IsInteger() {
+		// ~x is x # -1, every bit flipped.
+		return b.binary("#", x, expr.NewConst(types.NewInt(-1), x.Type().WithoutMod()))
 	}
 	return nil, pgerror.New(pgerror.CodeUndefinedFunction, "operator does not exist: %s %s", op, args[1].Type()).
 		WithHint("No operator matches the given name and argument type. You might need to add an explicit type cast.")
@@ -628,6 +646,9 @@ func (b *Binder) bindIn(x *ast.PatternInExpr, s *scope) (expr.Expr, error) {
 			return &expr.Not{E: sq}, nil
 		}
 		return sq, nil
+	}
+	if l, ok := rowCtorFields(x.Expr); ok {
+		return b.bindRowIn(l, x.List, x.Not, s)
 	}
 	v, err := b.bindExpr(x.Expr, s)
 	if err != nil {

@@ -136,5 +136,30 @@ func (b *Binder) bindTableFunction(call ast.ExprNode, ordinality bool, alias str
 	if ordinality {
 		ps.Cols = append(ps.Cols, ordCol)
 	}
-	return ps, nil
+	return expandRecordColumns(ps), nil
+}
+
+// expandRecordColumns puts a projection over in that replaces each column
+// holding records by their fields, as a function returning records
+// (jsonb_each, _pg_expandarray) gives its fields as columns in FROM.
+func expandRecordColumns(in Node) Node {
+	cols := in.Columns()
+	p := &Project{Input: in}
+	expand := false
+	for i, c := range cols {
+		ref := &expr.ColRef{Idx: i, T: c.T, Name: c.Name}
+		if c.T.Family != types.Record || len(c.T.Fields()) == 0 {
+			p.Exprs, p.Cols = append(p.Exprs, ref), append(p.Cols, c)
+			continue
+		}
+		expand = true
+		es, names := expandFields(ref)
+		for j, e := range es {
+			p.Exprs, p.Cols = append(p.Exprs, e), append(p.Cols, Column{Name: names[j], T: e.Type()})
+		}
+	}
+	if !expand {
+		return in
+	}
+	return p
 }

@@ -183,7 +183,7 @@ func outputType(t types.T) types.T {
 	return t
 }
 
-// expandFields expands * and t.* and names every output column the way
+// expandFields expands *, t.* and (x).* and names every output column the way
 // PostgreSQL does (column name, function name, or ?column?).
 func (b *Binder) expandFields(fl *ast.FieldList, s *scope) ([]ast.ExprNode, []string, error) {
 	var fields []ast.ExprNode
@@ -210,6 +210,14 @@ func (b *Binder) expandFields(fl *ast.FieldList, s *scope) ([]ast.ExprNode, []st
 			if table == "" && len(s.cols) == 0 {
 				return nil, nil, pgerror.New(pgerror.CodeSyntaxError, "SELECT * with no tables specified is not valid")
 			}
+			continue
+		}
+		if inner, ok := fieldStar(f.Expr); ok {
+			fs, ns, err := b.expandFieldStar(inner, s)
+			if err != nil {
+				return nil, nil, err
+			}
+			fields, names = append(fields, fs...), append(names, ns...)
 			continue
 		}
 		fields = append(fields, f.Expr)
@@ -255,6 +263,12 @@ func columnName(e ast.ExprNode) string {
 			return columnName(x.Args[0])
 		case "pg_array":
 			return "array"
+		case "pg_row":
+			return "row"
+		case "pg_field":
+			if lit, ok := x.Args[1].(*parser.Literal); ok {
+				return lit.Value.Str()
+			}
 		}
 		return x.FnName.L
 	case *parser.Literal:
@@ -267,6 +281,8 @@ func columnName(e ast.ExprNode) string {
 		return lowerASCII(x.Name)
 	case *ast.ParenthesesExpr:
 		return columnName(x.Expr)
+	case *ast.RowExpr:
+		return "row"
 	case *ast.CaseExpr:
 		return "case"
 	case *ast.ExistsSubqueryExpr:

@@ -24,6 +24,9 @@ func PlanView(cat *meta.Catalog, sqlText string, viewID uint32, eowc bool, alloc
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := CheckStorable(node.Columns()); err != nil {
+		return nil, nil, err
+	}
 	plan, err := PlanStream(node, viewID, rowkey.VNodes, eowc, alloc)
 	return plan, node, err
 }

@@ -82,6 +82,9 @@ func (s *scope) resolve(table, name string) (expr.Expr, error) {
 		}
 		return &expr.OuterRef{Level: level, Idx: i, T: c.T, Name: c.Name}, nil
 	}
+	if table == "" && s.hasTable(name) {
+		return s.wholeRow(name)
+	}
 	if table != "" && !s.hasTable(table) {
 		return nil, pgerror.New(pgerror.CodeUndefinedTable, "missing FROM-clause entry for table %q", table)
 	}

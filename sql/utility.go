@@ -244,6 +244,9 @@ func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.
 		return nil, err
 	}
 	cols := node.Columns()
+	if err := planner.CheckStorable(cols); err != nil {
+		return nil, err
+	}
 	if len(x.Columns) > len(cols) {
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "CREATE VIEW specifies more column names than columns")
 	}

@@ -7,7 +7,7 @@ var arrayOIDs = [...]OID{
 	Bool: 1000, Int2: 1005, Int4: 1007, Int8: 1016, Float4: 1021, Float8: 1022, Numeric: 1231,
 	Text: 1009, Varchar: 1015, Bpchar: 1014, Name: 1003, Bytea: 1001,
 	Date: 1182, Time: 1183, Timestamp: 1115, TimestampTZ: 1185, Interval: 1187,
-	Jsonb: 3807, Oid: 1028, Array: 0,
+	Jsonb: 3807, Oid: 1028, Array: 0, Record: 0,
 }
 
 // ArrayOf returns the array type whose elements have type elem (keeping

@@ -69,6 +69,8 @@ func EncodeBinary(dst []byte, t T, d Datum) ([]byte, error) {
 		return append(append(dst, 1), d.s...), nil
 	case Array:
 		return appendArrayBinary(dst, t.ElemType(), d.Array())
+	case Record:
+		return appendRecordBinary(dst, t, d.Record())
 	case Unknown:
 		return FormatText(dst, t, d), nil
 	}
@@ -81,7 +83,7 @@ var familyKinds = [...]Kind{
 	Float4: KindFloat, Float8: KindFloat, Numeric: KindDecimal,
 	Text: KindString, Varchar: KindString, Bpchar: KindString, Name: KindString, Bytea: KindBytes,
 	Date: KindDate, Time: KindTime, Timestamp: KindTimestamp, TimestampTZ: KindTimestampTZ,
-	Interval: KindInterval, Jsonb: KindJSON, Array: KindArray,
+	Interval: KindInterval, Jsonb: KindJSON, Array: KindArray, Record: KindRecord,
 }
 
 // kindFits reports whether d is NULL or of the kind holding t's values (for
@@ -94,10 +96,17 @@ func kindFits(d Datum, t T) bool {
 	if int(t.Family) >= len(familyKinds) || d.kind != familyKinds[t.Family] {
 		return false
 	}
-	if d.kind == KindArray {
+	switch d.kind {
+	case KindArray:
 		elem := t.ElemType()
 		for _, e := range d.Array() {
 			if !kindFits(e, elem) {
+				return false
+			}
+		}
+	case KindRecord:
+		for i, v := range d.Record() {
+			if !kindFits(v, fieldType(t, i, v)) {
 				return false
 			}
 		}
@@ -110,7 +119,7 @@ var kindNames = [...]string{
 	KindNull: "NULL", KindBool: "bool", KindInt: "integer", KindFloat: "float", KindDecimal: "numeric",
 	KindString: "string", KindBytes: "bytea", KindDate: "date", KindTime: "time",
 	KindTimestamp: "timestamp", KindTimestampTZ: "timestamptz", KindInterval: "interval", KindJSON: "jsonb",
-	KindArray: "array",
+	KindArray: "array", KindRecord: "record",
 }
 
 // appendNumericBinary appends numeric_send's format: ndigits, weight, sign,
@@ -312,6 +321,8 @@ func DecodeBinary(t T, src []byte) (Datum, error) {
 		return ParseText(t, string(src[1:]))
 	case Array:
 		return decodeArrayBinary(t.ElemType(), src)
+	case Record:
+		return Null, errRecordInput()
 	}
 	return ParseText(t, string(src)) // the string types' binary form is their text
 }

@@ -36,7 +36,7 @@ func Compare(a, b Datum) int {
 			return strings.Compare(a.s, b.s)
 		case KindInterval:
 			return cmpInterval(a.Interval(), b.Interval())
-		case KindArray:
+		case KindArray, KindRecord:
 			return cmpArray(a.Array(), b.Array())
 		}
 		return 0

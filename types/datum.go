@@ -24,8 +24,9 @@ const (
 	KindTimestamp   // microseconds since 2000-01-01 00:00:00 (PostgreSQL's epoch), no zone
 	KindTimestampTZ // microseconds since 2000-01-01 00:00:00 UTC
 	KindInterval
-	KindJSON  // canonical JSON text in s
-	KindArray // one-dimensional array: elements behind a
+	KindJSON   // canonical JSON text in s
+	KindArray  // one-dimensional array: elements behind a
+	KindRecord // record: field values behind a
 )
 
 // IntervalValue is PostgreSQL's interval: months, days and microseconds kept apart.

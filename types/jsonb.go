@@ -429,6 +429,20 @@ func ToJSON(d Datum, t T) (JSON, error) {
 			}
 		}
 		return JSONArray(out), nil
+	case d.kind == KindRecord:
+		vals := d.Record()
+		keys, out := make([]string, len(vals)), make([]JSON, len(vals))
+		for i, v := range vals {
+			keys[i] = "f" + itoa(i+1)
+			if fs := t.Fields(); i < len(fs) {
+				keys[i] = fs[i].Name
+			}
+			var err error
+			if out[i], err = ToJSON(v, fieldType(t, i, v)); err != nil {
+				return JSON{}, err
+			}
+		}
+		return JSONObject(keys, out), nil
 	case d.kind == KindTimestamp || d.kind == KindTimestampTZ:
 		s := FormatText(nil, t, d)
 		if len(s) > 10 && s[10] == ' ' {

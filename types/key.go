@@ -30,11 +30,12 @@ const (
 	keyInterval    = 0x1f
 	keyJSON        = 0x20
 	keyArray       = 0x21
+	keyRecord      = 0x22
 	keyNull        = 0xff
 )
 
-// keyArrayEnd ends the elements of an array key; it sorts below every tag,
-// so an array sorts before its extensions.
+// keyArrayEnd ends the elements of an array key and the fields of a record
+// key; it sorts below every tag, so an array sorts before its extensions.
 const keyArrayEnd = 0x00
 
 // Byte strings end with escEnd after escByte; a zero byte inside is
@@ -101,6 +102,12 @@ func appendKeyAsc(dst []byte, d Datum) []byte {
 		dst = append(dst, keyArray)
 		for _, e := range d.Array() {
 			dst = appendKeyAsc(dst, e)
+		}
+		return append(dst, keyArrayEnd)
+	case KindRecord:
+		dst = append(dst, keyRecord)
+		for _, v := range d.Record() {
+			dst = appendKeyAsc(dst, v)
 		}
 		return append(dst, keyArrayEnd)
 	}
@@ -255,6 +262,8 @@ func decodeKey(src []byte, mask byte) (Datum, []byte, bool) {
 		return NewInterval(intervalFromKey(days, micros)), src, ok1 && ok2
 	case keyArray:
 		return decodeArrayKey(src, mask)
+	case keyRecord:
+		return decodeRecordKey(src, mask)
 	}
 	return decodeDecimalKey(tag, src, mask)
 }
@@ -274,6 +283,24 @@ func decodeArrayKey(src []byte, mask byte) (Datum, []byte, bool) {
 			return Null, src, false
 		}
 		elems, src = append(elems, e), rest
+	}
+}
+
+// decodeRecordKey decodes a record's field keys up to its end byte.
+func decodeRecordKey(src []byte, mask byte) (Datum, []byte, bool) {
+	var vals []Datum
+	for {
+		if len(src) == 0 {
+			return Null, src, false
+		}
+		if src[0]^mask == keyArrayEnd {
+			return NewRecord(vals), src[1:], true
+		}
+		v, rest, ok := decodeKey(src, mask)
+		if !ok {
+			return Null, src, false
+		}
+		vals, src = append(vals, v), rest
 	}
 }
 

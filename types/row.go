@@ -46,7 +46,7 @@ func appendRowDatum(dst []byte, d *Datum) []byte {
 	case KindInterval:
 		dst = binary.AppendVarint(dst, d.i)
 		dst = binary.AppendVarint(dst, d.j)
-	case KindArray:
+	case KindArray, KindRecord:
 		elems := d.Array()
 		dst = binary.AppendUvarint(dst, uint64(len(elems)))
 		for i := range elems {
@@ -219,6 +219,8 @@ func (r *rowReader) datum() (Datum, bool) {
 		return Datum{kind: KindInterval, i: i, j: j}, ok1 && ok2
 	case KindArray:
 		return r.array()
+	case KindRecord:
+		return r.record()
 	}
 	return Null, false
 }
@@ -236,6 +238,21 @@ func (r *rowReader) array() (Datum, bool) {
 		}
 	}
 	return NewArray(elems), true
+}
+
+// record reads a record's field values (which may be arrays and records).
+func (r *rowReader) record() (Datum, bool) {
+	n, ok := r.uvarint()
+	if !ok || n > uint64(len(r.src)-r.pos) {
+		return Null, false
+	}
+	vals := make([]Datum, n)
+	for i := range vals {
+		if vals[i], ok = r.datum(); !ok {
+			return Null, false
+		}
+	}
+	return NewRecord(vals), true
 }
 
 func (r *rowReader) decimal() (Datum, bool) {
@@ -287,7 +304,7 @@ func Identical(a, b Datum) bool {
 		return x.Form == y.Form && x.Negative == y.Negative && x.Exponent == y.Exponent && x.Coeff.Cmp(&y.Coeff) == 0
 	case KindFloat:
 		return a.i == b.i || (a.Float() != a.Float() && b.Float() != b.Float())
-	case KindArray:
+	case KindArray, KindRecord:
 		x, y := a.Array(), b.Array()
 		if len(x) != len(y) {
 			return false

@@ -46,6 +46,8 @@ func FormatTextZone(dst []byte, t T, d Datum, loc *time.Location) []byte {
 		return appendInterval(dst, d.Interval())
 	case KindArray:
 		return appendArrayText(dst, t.ElemType(), d.Array(), loc)
+	case KindRecord:
+		return appendRecordText(dst, t, d.Record(), loc)
 	}
 	return dst
 }
@@ -76,6 +78,7 @@ var kindTypes = [...]T{
 	KindInterval:    TInterval,
 	KindJSON:        TJsonb,
 	KindArray:       {Family: Array, Mod: -1}, // elements format by their kinds
+	KindRecord:      TRecord,
 }
 
 // String returns d's PostgreSQL text form for debugging and logs, or NULL.

@@ -79,6 +79,8 @@ func ParseTextZone(t T, s string, loc *time.Location) (Datum, error) {
 		return NewJSON(j), err
 	case Array:
 		return parseArray(t.ElemType(), s, loc)
+	case Record:
+		return Null, errRecordInput()
 	}
 	return Null, pgerror.New(pgerror.CodeFeatureNotSupported, "type %s has no text input", t)
 }

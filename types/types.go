@@ -75,7 +75,8 @@ const (
 	Jsonb
 	Name
 	Oid
-	Array // a one-dimensional array of Elem
+	Array  // a one-dimensional array of Elem
+	Record // an anonymous composite value (see RecordOf)
 )
 
 // T is a SQL type: a family plus PostgreSQL's type modifier (typmod), -1 when
@@ -139,6 +140,7 @@ var familyInfo = [...]struct {
 	Name:        {OIDName, "name", 64},
 	Oid:         {OIDOid, "oid", 4},
 	Array:       {0, "", -1}, // OID and name depend on the element type
+	Record:      {OIDRecord, "record", -1},
 }
 
 // OID returns the PostgreSQL type OID of t.
@@ -157,7 +159,7 @@ func (t T) WireMod() int32 {
 	if t.Family == Array {
 		return t.ElemType().WireMod()
 	}
-	if t.Mod < 0 {
+	if t.Mod < 0 || t.Family == Record {
 		return -1
 	}
 	switch t.Family {
@@ -173,7 +175,7 @@ func (t T) String() string {
 		return t.ElemType().String() + "[]"
 	}
 	name := familyInfo[t.Family].name
-	if t.Mod < 0 {
+	if t.Mod < 0 || t.Family == Record {
 		if t.Family == Bpchar {
 			return "bpchar"
 		}

@@ -41,6 +41,9 @@
 //     (e), e not a subquery, become x op pg_any(e) and x op pg_all(e): the
 //     binder reads the marker as the comparison's right operand.
 //     ARRAY(query) becomes pg_array_query((query)); ARRAY[[...]] is 0A000.
+//   - ROW(a, b) (also ROW() and ROW(a)) becomes pg_row(a, b); a bare
+//     parenthesized list (a, b) stays TiDB's ast.RowExpr. Field selection
+//     (x).name becomes pg_field(x, 'name') and (x).* pg_field(x, '*').
 //   - $n becomes pg_param(n); Statement.NumParams is the highest n. In
 //     LIMIT/OFFSET, where TiDB takes only literals, the Limit node holds the
 //     same pg_param(n) call after parsing.

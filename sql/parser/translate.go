@@ -244,7 +244,9 @@ func (t *translator) keywordOperand(s *seq, i int) (unit, int, error) {
 		// x op ANY (array) → x op pg_any(array); a subquery stays TiDB's.
 		marker := map[string]string{"any": "pg_any", "some": "pg_any", "all": "pg_all"}[v]
 		return t.marker(marker, tk.pos, i+1)
-	case (v == "exists" || v == "any" || v == "some" || v == "all" || v == "row") && next.isPunct("("):
+	case v == "row" && next.isPunct("("):
+		return t.marker("pg_row", tk.pos, i+1)
+	case (v == "exists" || v == "any" || v == "some" || v == "all") && next.isPunct("("):
 		g, j, err := t.group(i+1, t.groupMode(s, i+1))
 		if err != nil {
 			return g, j, err
@@ -267,8 +269,8 @@ func (t *translator) keywordOperand(s *seq, i int) (unit, int, error) {
 	return unit{}, i, t.syntaxErr(i)
 }
 
-// postfix applies ::type, COLLATE and AT TIME ZONE to the operand u, the
-// next token being j.
+// postfix applies ::type, subscripts, COLLATE, AT TIME ZONE and field
+// selection to the operand u, the next token being j.
 func (t *translator) postfix(u unit, j int) (unit, int, error) {
 	for {
 		tk := t.at(j)
@@ -304,7 +306,18 @@ func (t *translator) postfix(u unit, j int) (unit, int, error) {
 			fs = append(fs, u.frags...)
 			u, j = unit{kind: uPrimary, frags: append(fs, frag{text: ")", src: tk.pos})}, k
 		case tk.isPunct(".") && u.frags[len(u.frags)-1].text == ")":
-			return u, j, notSupportedAt(t.src, tk.pos, "field selection from a composite value is not supported")
+			// (x).name → pg_field(x, 'name'); (x).* → pg_field(x, '*').
+			name := t.at(j + 1)
+			field := name.val
+			switch {
+			case name.isPunct("*"):
+				field = "*"
+			case name.kind != tkIdent && name.kind != tkQIdent:
+				return u, j + 1, t.syntaxErr(j + 1)
+			}
+			fs := append([]frag{{text: "pg_field(", src: u.frags[0].src}}, u.frags...)
+			fs = append(fs, frag{text: ",", src: tk.pos, glue: true}, frag{text: quoteString(field), src: name.pos}, frag{text: ")", src: name.pos})
+			u, j = unit{kind: uPrimary, frags: fs}, j+2
 		default:
 			return u, j, nil
 		}

@@ -53,8 +53,9 @@ table jdbc_t TABLE
 column id int4 NO
 column name text NO
 column score float8 YES
-index jdbc_t_name name unique=false
-index jdbc_t_pkey id unique=true
+pk jdbc_t_pkey id 1
+index jdbc_t_pkey id 1 unique=true A
+index jdbc_t_name name 1 unique=false A
 timezone Europe/Paris
 batch failed 23505
 row 2

@@ -8,7 +8,7 @@ import java.util.TimeZone;
 
 /**
  * JDBC's DatabaseMetaData against streamdb, as DBeaver-style tools read it:
- * getTables and getColumns, the indexes in the catalogs, the driver's
+ * getTables, getColumns, getPrimaryKeys and getIndexInfo, the driver's
  * startup time zone, then a batch in a transaction. Run by TestJDBCMetadata with the JDBC URL as args[0]; prints
  * one line per fact, which the test compares.
  */
@@ -32,15 +32,12 @@ public class JdbcMetadata {
             try (ResultSet rs = md.getColumns(null, "public", "jdbc_t", null)) {
                 while (rs.next()) System.out.println("column " + rs.getString("COLUMN_NAME") + " " + rs.getString("TYPE_NAME") + " " + rs.getString("IS_NULLABLE"));
             }
-            // getPrimaryKeys and getIndexInfo select fields of composite
-            // values (information_schema._pg_expandarray), which streamdb
-            // does not have yet; the indexes they would list are read here
-            // from the catalogs they query.
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                    "SELECT ci.relname, a.attname, i.indisunique FROM pg_catalog.pg_index i"
-                    + " JOIN pg_catalog.pg_class ci ON ci.oid = i.indexrelid JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)"
-                    + " WHERE i.indrelid = 'jdbc_t'::regclass ORDER BY 1")) {
-                while (rs.next()) System.out.println("index " + rs.getString(1) + " " + rs.getString(2) + " unique=" + rs.getBoolean(3));
+            try (ResultSet rs = md.getPrimaryKeys(null, "public", "jdbc_t")) {
+                while (rs.next()) System.out.println("pk " + rs.getString("PK_NAME") + " " + rs.getString("COLUMN_NAME") + " " + rs.getInt("KEY_SEQ"));
+            }
+            try (ResultSet rs = md.getIndexInfo(null, "public", "jdbc_t", false, false)) {
+                while (rs.next()) System.out.println("index " + rs.getString("INDEX_NAME") + " " + rs.getString("COLUMN_NAME")
+                        + " " + rs.getInt("ORDINAL_POSITION") + " unique=" + !rs.getBoolean("NON_UNIQUE") + " " + rs.getString("ASC_OR_DESC"));
             }
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW TimeZone")) {
                 rs.next();
