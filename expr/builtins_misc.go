@@ -8,7 +8,6 @@ const (
 	// "PostgreSQL <major>.<minor>" prefix.
 	serverVersion = "PostgreSQL 15.0 (streamdb)"
 	databaseName  = "streamdb"
-	defaultSchema = "public"
 )
 
 // DefaultUser is the one role, the owner of every object: the session's
@@ -22,7 +21,6 @@ func init() {
 	for _, name := range []string{"current_user", "session_user", "user", "current_role"} {
 		RegisterBuiltin(name, constant(types.TName, DefaultUser))
 	}
-	RegisterBuiltin("current_schema", constant(types.TName, defaultSchema))
 	RegisterBuiltin("current_database", constant(types.TName, databaseName))
 	RegisterBuiltin("current_catalog", constant(types.TName, databaseName))
 	RegisterBuiltin("version", constant(types.TText, serverVersion))

@@ -33,7 +33,7 @@ func TestMiscBuiltins(t *testing.T) {
 func TestPgCatalogBuiltins(t *testing.T) {
 	oid := func(s string) Expr { return lit(types.TOid, s) }
 	runFnCases(t, []fnCase{
-		{fn: "pg_table_is_visible", args: args(oid("1000")), want: "t"},
+		{fn: "pg_type_is_visible", args: args(oid("23")), want: "t"},
 		{fn: "pg_get_userbyid", args: args(oid("10")), want: "streamdb"},
 		{fn: "has_table_privilege", args: args(txt("t"), txt("SELECT")), want: "t"},
 		{fn: "obj_description", args: args(oid("1000"), txt("pg_class")), want: nullOut},

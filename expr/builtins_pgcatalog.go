@@ -7,8 +7,9 @@ import (
 )
 
 // The pg_catalog functions that psql's describe commands and other
-// clients call. streamdb has one user, no privileges and one search path
-// with every relation visible, so most of them are constant.
+// clients call. streamdb has one user and no privileges, so most of them
+// are constant (the planner answers those that depend on the catalog or
+// the search_path).
 func init() {
 	always := func(v types.Datum, t types.T, args ...types.Family) Overload {
 		o := sig(t, func(*Ctx, []types.Datum) (types.Datum, error) { return v, nil }, args...)
@@ -16,7 +17,6 @@ func init() {
 		return o
 	}
 	yes := types.NewBool(true)
-	RegisterBuiltin("pg_table_is_visible", always(yes, types.TBool, types.Oid))
 	RegisterBuiltin("pg_type_is_visible", always(yes, types.TBool, types.Oid))
 	for _, kind := range []string{"statistics_obj", "opclass", "opfamily", "conversion", "operator", "function", "collation",
 		"ts_config", "ts_dict", "ts_parser", "ts_template"} {

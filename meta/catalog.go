@@ -8,7 +8,8 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// DefaultSchema is the schema of unqualified names, and for now the only one.
+// DefaultSchema is the schema that always exists, first on the default
+// search_path.
 const DefaultSchema = "public"
 
 // FirstObjectID is the id of the first object created; ids below it are
@@ -124,6 +125,9 @@ type Table struct {
 	// one of the session that created it ("": UTC), as PostgreSQL reads
 	// a view's literals when it is defined.
 	Zone string `json:"zone,omitempty"`
+	// SearchPath is the search_path a view's query resolves unqualified
+	// names in: the one of the session that created it (nil: public).
+	SearchPath []string `json:"search_path,omitempty"`
 }
 
 // Watermark is WATERMARK FOR column AS expression: the rows of a table or
@@ -184,6 +188,9 @@ type Catalog struct {
 	indexes map[qualName]*Table // index name → its table
 	ordered []*Table            // by schema, then name
 	nextID  uint32
+	// schemas are the schemas CREATE SCHEMA made (public is implicit);
+	// the map is replaced, never modified, when one is added or dropped.
+	schemas map[string]*Schema
 	// system holds cluster settings (ALTER SYSTEM SET).
 	system map[string]string
 	// clusterID, voters and nodes describe the cluster's members.
@@ -248,6 +255,7 @@ func (c *Catalog) clone() *Catalog {
 		byName:    make(map[qualName]*Table, len(c.byName)+1),
 		indexes:   make(map[qualName]*Table, len(c.indexes)+1),
 		nextID:    c.nextID,
+		schemas:   c.schemas,
 		system:    c.system,
 		clusterID: c.clusterID,
 		voters:    c.voters,

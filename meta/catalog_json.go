@@ -44,6 +44,7 @@ type catalogJSON struct {
 	NextID         uint32            `json:"next_id"`
 	CommittedEpoch uint64            `json:"committed_epoch,omitempty"`
 	System         map[string]string `json:"system,omitempty"`
+	Schemas        []*Schema         `json:"schemas,omitempty"`
 	Tables         []*Table          `json:"tables"`
 	ClusterID      string            `json:"cluster_id,omitempty"`
 	Voters         int               `json:"voters,omitempty"`
@@ -54,7 +55,7 @@ type catalogJSON struct {
 // toJSON returns the persisted form of c with committed as the committed
 // epoch.
 func (c *Catalog) toJSON(committed uint64) catalogJSON {
-	return catalogJSON{NextID: c.nextID, CommittedEpoch: committed, System: c.system, Tables: c.ordered,
+	return catalogJSON{NextID: c.nextID, CommittedEpoch: committed, System: c.system, Schemas: c.Schemas(), Tables: c.ordered,
 		ClusterID: c.clusterID, Voters: c.voters, Origin: c.origin, Nodes: c.Nodes()}
 }
 
@@ -63,6 +64,12 @@ func fromJSON(j catalogJSON) (*Catalog, uint64) {
 	n := newCatalog()
 	n.nextID = j.NextID
 	n.system = j.System
+	if len(j.Schemas) > 0 {
+		n.schemas = map[string]*Schema{}
+		for _, s := range j.Schemas {
+			n.schemas[s.Name] = s
+		}
+	}
 	n.clusterID, n.voters, n.origin = j.ClusterID, j.Voters, j.Origin
 	for _, t := range j.Tables {
 		n.put(t)

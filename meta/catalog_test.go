@@ -30,11 +30,14 @@ func checkInvariants(t *rapid.T, c *Catalog) {
 				t.Fatalf("%s depends on missing %d", tb.Name, dep)
 			}
 		}
+		if !c.HasSchema(tb.Schema) {
+			t.Fatalf("%s is in missing schema %s", tb.Name, tb.Schema)
+		}
 	}
 	if len(c.byName) != len(c.byID) || len(c.indexes) != nIndexes || len(c.ordered) != len(c.byID) {
 		t.Fatalf("map sizes differ: %d %d %d %d", len(c.byName), len(c.byID), len(c.indexes), len(c.ordered))
 	}
-	if !slices.IsSortedFunc(c.ordered, func(a, b *Table) int { return strings.Compare(a.Name, b.Name) }) {
+	if !slices.IsSortedFunc(c.ordered, func(a, b *Table) int { return strings.Compare(a.Schema+"."+a.Name, b.Schema+"."+b.Name) }) {
 		t.Fatalf("Tables not sorted: %v", names(c.ordered))
 	}
 	data, err := json.Marshal(c)
@@ -51,19 +54,21 @@ func checkInvariants(t *rapid.T, c *Catalog) {
 	}
 }
 
-// TestCatalogProperties applies random DDL over a few names and checks the
-// invariants after every step.
+// TestCatalogProperties applies random DDL over a few names in two
+// schemas and checks the invariants after every step.
 func TestCatalogProperties(t *testing.T) {
 	nameGen := rapid.SampledFrom([]string{"a", "b", "c", "d"})
+	schemaGen := rapid.SampledFrom([]string{DefaultSchema, "s"})
 	kindGen := rapid.SampledFrom([]ObjectKind{KindTable, KindView, KindMaterializedView, KindSource})
 	rapid.Check(t, func(t *rapid.T) {
 		c := newCatalog().seal()
 		for range rapid.IntRange(1, 30).Draw(t, "steps") {
 			name := nameGen.Draw(t, "name")
 			// Failures are expected; the catalog must stay consistent either way.
-			switch rapid.IntRange(0, 3).Draw(t, "op") {
+			switch rapid.IntRange(0, 5).Draw(t, "op") {
 			case 0:
 				tb := tbl(name, kindGen.Draw(t, "kind"))
+				tb.Schema = schemaGen.Draw(t, "schema")
 				for _, dep := range c.Tables() {
 					if rapid.Bool().Draw(t, "dep") {
 						tb.DependsOn = append(tb.DependsOn, dep.ID)
@@ -71,7 +76,17 @@ func TestCatalogProperties(t *testing.T) {
 				}
 				c, _, _ = c.createTable(tb, rapid.Bool().Draw(t, "ifNotExists"))
 			case 1:
-				c, _, _ = c.dropObject(kindGen.Draw(t, "kind"), "", name, rapid.Bool().Draw(t, "ifExists"), rapid.Bool().Draw(t, "cascade"))
+				c, _, _ = c.dropObject(kindGen.Draw(t, "kind"), schemaGen.Draw(t, "schema"), name, rapid.Bool().Draw(t, "ifExists"), rapid.Bool().Draw(t, "cascade"))
+			case 4:
+				c, _ = c.createSchema("s", rapid.Bool().Draw(t, "ifNotExists"))
+			case 5:
+				before := len(c.Tables())
+				var dropped []*Table
+				var err error
+				c, dropped, err = c.dropSchema("s", rapid.Bool().Draw(t, "ifExists"), rapid.Bool().Draw(t, "cascade"))
+				if err == nil && len(c.Tables()) != before-len(dropped) {
+					t.Fatalf("dropSchema removed %d tables, reported %d", before-len(c.Tables()), len(dropped))
+				}
 			case 2:
 				idx := Index{Name: nameGen.Draw(t, "index") + "_i", Columns: []string{"a"}}
 				if rapid.Bool().Draw(t, "unnamed") {

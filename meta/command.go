@@ -33,8 +33,10 @@ const (
 	opBeginRecovery op = "begin_recovery"
 	// opDurable records a durable checkpoint (Durable); opForceRemove
 	// removes a node lost for good (ForceRemoveNode).
-	opDurable     op = "durable_checkpoint"
-	opForceRemove op = "force_remove_node"
+	opDurable      op = "durable_checkpoint"
+	opForceRemove  op = "force_remove_node"
+	opCreateSchema op = "create_schema"
+	opDropSchema   op = "drop_schema"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.
@@ -71,6 +73,17 @@ type dropIndexCmd struct {
 	Schema   string `json:"schema"`
 	Name     string `json:"name"`
 	IfExists bool   `json:"if_exists,omitempty"`
+}
+
+type createSchemaCmd struct {
+	Name        string `json:"name"`
+	IfNotExists bool   `json:"if_not_exists,omitempty"`
+}
+
+type dropSchemaCmd struct {
+	Name     string `json:"name"`
+	IfExists bool   `json:"if_exists,omitempty"`
+	Cascade  bool   `json:"cascade,omitempty"`
 }
 
 type allocIDsCmd struct {

@@ -14,13 +14,6 @@ import (
 // return a new catalog, leaving the receiver unchanged. They run inside the
 // Raft FSM, so they must be deterministic.
 
-func checkSchema(schema string) error {
-	if schema != DefaultSchema {
-		return pgerror.New(pgerror.CodeInvalidSchemaName, "schema %q does not exist", schema)
-	}
-	return nil
-}
-
 // nameTaken reports whether a relation or index named schema.name exists.
 func (c *Catalog) nameTaken(schema, name string) bool {
 	q := qualName{schema, name}
@@ -37,7 +30,7 @@ func errRelationExists(name string) error {
 // it returns c and a nil table.
 func (c *Catalog) createTable(t *Table, ifNotExists bool) (*Catalog, *Table, error) {
 	t.Schema = schemaOrDefault(t.Schema)
-	if err := checkSchema(t.Schema); err != nil {
+	if err := checkSchema(c, t.Schema); err != nil {
 		return c, nil, err
 	}
 	if c.nameTaken(t.Schema, t.Name) {

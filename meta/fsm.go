@@ -120,6 +120,23 @@ func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 		if cat, err = cat.dropIndex(p.Schema, p.Name, p.IfExists); err != nil {
 			return nil, err
 		}
+	case opCreateSchema:
+		p, err := decodePayload[createSchemaCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		if cat, err = cat.createSchema(p.Name, p.IfNotExists); err != nil {
+			return nil, err
+		}
+	case opDropSchema:
+		p, err := decodePayload[dropSchemaCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		cat, value, err = cat.dropSchema(p.Name, p.IfExists, p.Cascade)
+		if err != nil {
+			return nil, err
+		}
 	case opAllocIDs:
 		p, err := decodePayload[allocIDsCmd](c)
 		if err != nil {

@@ -553,6 +553,22 @@ func (m *Meta) EndRescale(ctx context.Context, id uint32, runner string) error {
 	return err
 }
 
+// CreateSchema adds a schema (CREATE SCHEMA).
+func (m *Meta) CreateSchema(ctx context.Context, name string, ifNotExists bool) error {
+	_, err := m.apply(ctx, opCreateSchema, createSchemaCmd{name, ifNotExists})
+	return err
+}
+
+// DropSchema drops a schema and, with cascade, its relations and their
+// dependents, which it returns so that their jobs are stopped.
+func (m *Meta) DropSchema(ctx context.Context, name string, ifExists, cascade bool) ([]*Table, error) {
+	v, err := m.apply(ctx, opDropSchema, dropSchemaCmd{name, ifExists, cascade})
+	if err != nil {
+		return nil, err
+	}
+	return as[[]*Table](v)
+}
+
 // CreateIndex adds a secondary index to schema.table. An index without a
 // name gets one like PostgreSQL's (table_col_idx).
 func (m *Meta) CreateIndex(ctx context.Context, schema, table string, idx Index, ifNotExists bool) error {

@@ -30,6 +30,8 @@ const (
 	CodeInvalidColumnReference      = "42P10"
 	CodeIndeterminateDatatype       = "42P18"
 	CodeWrongObjectType             = "42809"
+	CodeDuplicateSchema             = "42P06"
+	CodeReservedName                = "42939"
 	CodeInvalidTableDefinition      = "42P16"
 	CodeInvalidParameterValue       = "22023"
 	CodeInvalidTextRepresentation   = "22P02"

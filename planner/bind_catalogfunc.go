@@ -12,17 +12,19 @@ import (
 // catalogFuncs are pg_catalog functions of an object's OID (their first
 // argument; the others, pretty-printing flags, are ignored) answered from
 // the catalog snapshot the statement is bound against: each adds the
-// values of a relation's objects, NULL for other OIDs.
+// values of a relation's objects (b gives the statement's search_path),
+// other OIDs having the value otherwise (NULL if unset).
 var catalogFuncs = map[string]struct {
 	minArgs, maxArgs int
 	t                types.T
-	of               func(t *meta.Table, add func(oid int64, v types.Datum))
+	of               func(b *Binder, t *meta.Table, add func(oid int64, v types.Datum))
+	otherwise        types.Datum
 	// cols, if set, gives the values by column number (from 1) that a
 	// non-zero second argument asks for.
 	cols func(t *meta.Table, add func(oid int64, cols []types.Datum))
 }{
 	// pg_get_viewdef is the query of a view or materialized view.
-	"pg_get_viewdef": {minArgs: 1, maxArgs: 2, t: types.TText, of: func(t *meta.Table, add func(int64, types.Datum)) {
+	"pg_get_viewdef": {minArgs: 1, maxArgs: 2, t: types.TText, of: func(_ *Binder, t *meta.Table, add func(int64, types.Datum)) {
 		if t.Kind == meta.KindView || t.Kind == meta.KindMaterializedView {
 			add(int64(t.ID), dStr(viewDef(t)))
 		}
@@ -30,7 +32,7 @@ var catalogFuncs = map[string]struct {
 	// pg_get_indexdef is an index's CREATE INDEX, pg_get_constraintdef a
 	// constraint's definition (PRIMARY KEY (a, b)).
 	"pg_get_indexdef": {minArgs: 1, maxArgs: 3, t: types.TText,
-		of: func(t *meta.Table, add func(int64, types.Datum)) {
+		of: func(_ *Binder, t *meta.Table, add func(int64, types.Datum)) {
 			for _, ix := range tableIndexes(t) {
 				add(int64(ix.oid), dStr(ix.def(t)))
 			}
@@ -44,11 +46,18 @@ var catalogFuncs = map[string]struct {
 				add(int64(ix.oid), cols)
 			}
 		}},
-	"pg_get_constraintdef": {minArgs: 1, maxArgs: 2, t: types.TText, of: func(t *meta.Table, add func(int64, types.Datum)) {
+	"pg_get_constraintdef": {minArgs: 1, maxArgs: 2, t: types.TText, of: func(_ *Binder, t *meta.Table, add func(int64, types.Datum)) {
 		if ix, ok := primaryKey(t); ok {
 			add(int64(pkeyConstraintOID(t)), dStr("PRIMARY KEY ("+strings.Join(ix.columnNames(t), ", ")+")"))
 		}
 	}},
+	// pg_table_is_visible: a relation is visible when its name alone
+	// finds it on the search_path; the system catalogs always are.
+	"pg_table_is_visible": {minArgs: 1, maxArgs: 1, t: types.TBool, otherwise: dTrue,
+		of: func(b *Binder, t *meta.Table, add func(int64, types.Datum)) {
+			found, ok := b.cat.Resolve(b.searchPath, "", t.Name)
+			add(int64(t.ID), dBool(ok && found == t))
+		}},
 }
 
 // catalogLookup is a bound call of one of catalogFuncs: its values by OID.
@@ -56,6 +65,8 @@ type catalogLookup struct {
 	name string
 	args []expr.Expr
 	vals map[int64]types.Datum
+	// otherwise is the value of OIDs vals does not hold.
+	otherwise types.Datum
 	// cols are pg_get_indexdef's per-column values (its second argument
 	// a column number from 1).
 	cols map[int64][]types.Datum
@@ -89,7 +100,10 @@ func (c *catalogLookup) Eval(ctx *expr.Ctx, row []types.Datum) (types.Datum, err
 			return dNull, nil
 		}
 	}
-	return c.vals[v.Int()], nil
+	if r, ok := c.vals[v.Int()]; ok {
+		return r, nil
+	}
+	return c.otherwise, nil
 }
 
 // bindCatalogFunc binds a call of one of catalogFuncs.
@@ -111,10 +125,10 @@ func (b *Binder) bindCatalogFunc(name string, args []expr.Expr) (expr.Expr, erro
 		cols = map[int64][]types.Datum{}
 	}
 	for _, t := range b.cat.Tables() {
-		f.of(t, func(oid int64, v types.Datum) { vals[oid] = v })
+		f.of(b, t, func(oid int64, v types.Datum) { vals[oid] = v })
 		if f.cols != nil {
 			f.cols(t, func(oid int64, c []types.Datum) { cols[oid] = c })
 		}
 	}
-	return &catalogLookup{name: name, args: args, vals: vals, cols: cols, t: f.t}, nil
+	return &catalogLookup{name: name, args: args, vals: vals, otherwise: f.otherwise, cols: cols, t: f.t}, nil
 }

@@ -420,6 +420,9 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	if _, ok := catalogFuncs[name]; ok {
 		return b.bindCatalogFunc(name, args)
 	}
+	if name == "current_schema" || name == "current_schemas" {
+		return b.bindSearchPathFunc(name, args)
+	}
 	switch name {
 	case "pg_op":
 		return b.bindOperator(args)

@@ -219,7 +219,7 @@ func (b *Binder) bindView(t *meta.Table, alias string, s *scope) (Node, error) {
 	if len(stmts) != 1 || stmts[0].AST == nil {
 		return nil, pgerror.New(pgerror.CodeInternal, "view %q has an invalid definition", t.Name)
 	}
-	inner := &Binder{cat: b.cat}
+	inner := &Binder{cat: b.cat, searchPath: t.SearchPath}
 	node, err := inner.bindQuery(stmts[0].AST, &scope{}, nil)
 	if err != nil {
 		return nil, err

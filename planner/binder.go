@@ -13,7 +13,9 @@ import (
 type Binder struct {
 	cat    *meta.Catalog
 	params []types.T
-	ctes   []map[string]*cte
+	// searchPath resolves unqualified relation names (nil: public).
+	searchPath []string
+	ctes       []map[string]*cte
 	// agg is the aggregation being collected for the current SELECT, nil
 	// where aggregates are not allowed.
 	agg *aggCollector
@@ -138,13 +140,17 @@ func (b *Binder) lookupCTE(name string) *cte {
 	return nil
 }
 
+// SetSearchPath sets the schemas unqualified relation names resolve in
+// (the session's search_path).
+func (b *Binder) SetSearchPath(path []string) { b.searchPath = path }
+
 // table looks up a base table or view by name.
 func (b *Binder) table(schema, name string) (*meta.Table, error) {
-	if schema == "" {
-		schema = "public"
-	}
-	t, ok := b.cat.Table(schema, name)
+	t, ok := b.cat.Resolve(b.searchPath, schema, name)
 	if !ok {
+		if schema != "" {
+			name = schema + "." + name
+		}
 		return nil, pgerror.New(pgerror.CodeUndefinedTable, "relation %q does not exist", name)
 	}
 	return t, nil

@@ -9,10 +9,11 @@ import (
 	"github.com/streamdb/streamdb/sql/parser"
 )
 
-// PlanView binds a materialized view's query sqlText against cat and plans
+// PlanView binds a materialized view's query sqlText against cat (its
+// unqualified names in the schemas of searchPath) and plans
 // it as the job of view viewID, emitting on window close if eowc; alloc
 // hands out state table ids, in the order the plan needs them.
-func PlanView(cat *meta.Catalog, sqlText string, viewID uint32, eowc bool, alloc func() uint32) (*StreamPlan, Node, error) {
+func PlanView(cat *meta.Catalog, sqlText string, searchPath []string, viewID uint32, eowc bool, alloc func() uint32) (*StreamPlan, Node, error) {
 	stmts, err := parser.Parse(sqlText)
 	if err != nil {
 		return nil, nil, err
@@ -20,7 +21,9 @@ func PlanView(cat *meta.Catalog, sqlText string, viewID uint32, eowc bool, alloc
 	if len(stmts) != 1 || stmts[0].AST == nil {
 		return nil, nil, pgerror.New(pgerror.CodeSyntaxError, "a materialized view needs one SELECT query")
 	}
-	node, err := NewBinder(cat, nil).BindQuery(stmts[0].AST)
+	b := NewBinder(cat, nil)
+	b.SetSearchPath(searchPath)
+	node, err := b.BindQuery(stmts[0].AST)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -63,7 +66,7 @@ func (j Jobs) TableRef(t *meta.Table) (*dataflow.TableRef, error) { return Table
 // tables it was created with.
 func (j Jobs) ViewGraph(t *meta.Table) (*dataflow.GraphSpec, error) {
 	i := 0
-	plan, _, err := PlanView(j.catalog(), t.ViewSQL, t.ID, t.EmitOnWindowClose, func() uint32 {
+	plan, _, err := PlanView(j.catalog(), t.ViewSQL, t.SearchPath, t.ID, t.EmitOnWindowClose, func() uint32 {
 		id := t.StateTables[i]
 		i++
 		return id

@@ -21,8 +21,8 @@ const (
 
 // Schema names of the virtual catalogs.
 const (
-	pgCatalogSchema         = "pg_catalog"
-	informationSchemaSchema = "information_schema"
+	pgCatalogSchema         = meta.PgCatalogSchema
+	informationSchemaSchema = meta.InformationSchemaSchema
 )
 
 // sysTable is a pg_catalog, information_schema or streamdb_catalog

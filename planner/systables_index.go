@@ -99,7 +99,7 @@ func indexClassRows(cat *meta.Catalog) [][]types.Datum {
 	var rows [][]types.Datum
 	for _, t := range cat.Tables() {
 		for _, ix := range tableIndexes(t) {
-			rows = append(rows, []types.Datum{dOID(ix.oid), dStr(ix.name), dOID(namespaceOID(t.Schema)), dOID(0), dOID(0),
+			rows = append(rows, []types.Datum{dOID(ix.oid), dStr(ix.name), dOID(namespaceOID(cat, t.Schema)), dOID(0), dOID(0),
 				dOID(superuserOID), dOID(btreeAMOID), dOID(ix.oid), dOID(0), dInt(0),
 				types.NewFloat(-1), dOID(0), dFalse, dFalse,
 				dStr("p"), dStr("i"), dInt(int64(len(ix.attnums))), dInt(0), dFalse,
@@ -142,7 +142,7 @@ var indexCatalogTables = map[string]*sysTable{
 			var rows [][]types.Datum
 			for _, t := range cat.Tables() {
 				if ix, ok := primaryKey(t); ok {
-					rows = append(rows, []types.Datum{dOID(pkeyConstraintOID(t)), dStr(ix.name), dOID(namespaceOID(t.Schema)), dStr("p"), dFalse,
+					rows = append(rows, []types.Datum{dOID(pkeyConstraintOID(t)), dStr(ix.name), dOID(namespaceOID(cat, t.Schema)), dStr("p"), dFalse,
 						dFalse, dTrue, dOID(t.ID), dOID(0), dOID(ix.oid),
 						dOID(0), dOID(0), dTrue, dInt(0), dTrue,
 						int2s(ix.attnums), dNull, dStr(" "), dStr(" "), dStr(" "), dNull})

@@ -14,13 +14,17 @@ var pgCatalogTables = map[string]*sysTable{
 	"pg_settings":      pgSettings,
 	"pg_namespace": {
 		cols: sysCols("oid oid", "nspname name", "nspowner oid", "nspacl text[]"),
-		rows: func(*meta.Catalog) [][]types.Datum {
-			return [][]types.Datum{
+		rows: func(cat *meta.Catalog) [][]types.Datum {
+			rows := [][]types.Datum{
 				{dOID(pgCatalogOID), dStr(pgCatalogSchema), dOID(superuserOID), dNull},
 				{dOID(publicOID), dStr(meta.DefaultSchema), dOID(superuserOID), dNull},
 				{dOID(informationSchemaOID), dStr(informationSchemaSchema), dOID(superuserOID), dNull},
 				{dOID(streamdbCatalogOID), dStr(streamdbCatalogSchema), dOID(superuserOID), dNull},
 			}
+			for _, s := range cat.Schemas() {
+				rows = append(rows, []types.Datum{dOID(s.ID), dStr(s.Name), dOID(superuserOID), dNull})
+			}
+			return rows
 		},
 	},
 	"pg_class": {
@@ -38,7 +42,7 @@ var pgCatalogTables = map[string]*sysTable{
 				if t.Kind == meta.KindView {
 					am = dOID(0)
 				}
-				rows = append(rows, []types.Datum{dOID(t.ID), dStr(t.Name), dOID(namespaceOID(t.Schema)), dOID(0), dOID(0),
+				rows = append(rows, []types.Datum{dOID(t.ID), dStr(t.Name), dOID(namespaceOID(cat, t.Schema)), dOID(0), dOID(0),
 					dOID(superuserOID), am, dOID(t.ID), dOID(0), dInt(0),
 					types.NewFloat(-1), dOID(0), dBool(len(tableIndexes(t)) > 0), dFalse,
 					dStr("p"), dStr(relkind(t.Kind)), dInt(int64(len(userColumns(t)))), dInt(0), dBool(t.Kind == meta.KindView),
@@ -215,12 +219,15 @@ var typeRows = []struct {
 }
 
 // namespaceOID is the OID of a schema in pg_namespace.
-func namespaceOID(schema string) uint32 {
+func namespaceOID(cat *meta.Catalog, schema string) uint32 {
 	switch schema {
 	case pgCatalogSchema:
 		return pgCatalogOID
 	case informationSchemaSchema:
 		return informationSchemaOID
+	}
+	if s, ok := cat.Schema(schema); ok {
+		return s.ID
 	}
 	return publicOID
 }

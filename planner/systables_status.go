@@ -7,13 +7,14 @@ import (
 
 	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/latency"
+	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
 )
 
 // streamdbCatalogSchema holds streamdb's own system relations: figures of
 // the running node that PostgreSQL's catalogs have no place for.
-const streamdbCatalogSchema = "streamdb_catalog"
+const streamdbCatalogSchema = meta.StreamdbCatalogSchema
 
 // streamdbCatalogOID is streamdb_catalog's namespace OID.
 const streamdbCatalogOID = 13100

@@ -60,9 +60,13 @@ var informationSchemaViews = map[string]*sysTable{
 	"schemata": {
 		cols: sysCols("catalog_name name", "schema_name name", "schema_owner name", "default_character_set_catalog name",
 			"default_character_set_schema name", "default_character_set_name name", "sql_path text"),
-		rows: func(*meta.Catalog) [][]types.Datum {
+		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
-			for _, s := range []string{pgCatalogSchema, meta.DefaultSchema, informationSchemaSchema, streamdbCatalogSchema} {
+			names := []string{pgCatalogSchema, meta.DefaultSchema, informationSchemaSchema, streamdbCatalogSchema}
+			for _, s := range cat.Schemas() {
+				names = append(names, s.Name)
+			}
+			for _, s := range names {
 				rows = append(rows, []types.Datum{dStr(databaseName), dStr(s), dStr(expr.DefaultUser), dNull, dNull, dNull, dNull})
 			}
 			return rows

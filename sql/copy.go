@@ -33,7 +33,7 @@ var _ pgwire.CopyIn = (*copyIn)(nil)
 
 // copyFrom binds COPY ... FROM STDIN.
 func (s *Session) copyFrom(sql string, x *parser.Copy) (*copyIn, error) {
-	ins, err := planner.NewBinder(s.e.Meta.Catalog(), nil).BindCopy(x.Table.Schema, x.Table.Name, x.Columns)
+	ins, err := s.binder(s.e.Meta.Catalog(), nil).BindCopy(x.Table.Schema, x.Table.Name, x.Columns)
 	if err != nil {
 		return nil, err
 	}

@@ -30,11 +30,7 @@ func (s *Session) alterParallelism(ctx context.Context, x *parser.AlterParalleli
 	if !ok {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "ALTER %s is not supported: streamdb has no sinks yet", x.Kind)
 	}
-	schema := x.Name.Schema
-	if schema == "" {
-		schema = meta.DefaultSchema
-	}
-	t, ok := e.Meta.Catalog().Table(schema, x.Name.Name)
+	t, ok := e.Meta.Catalog().Resolve(s.searchPath(), x.Name.Schema, x.Name.Name)
 	if !ok {
 		return nil, pgerror.New(pgerror.CodeUndefinedTable, "%s %q does not exist", strings.ToLower(x.Kind), x.Name.Name)
 	}

@@ -36,6 +36,9 @@ func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, ki
 		return nil, err
 	}
 	t.Kind, t.AppendOnly, t.HiddenRowID = kind, true, true
+	if t.Schema, err = s.createIn(s.e.Meta.Catalog(), parser.ObjectName{Schema: x.Schema, Name: x.Name}); err != nil {
+		return nil, err
+	}
 	par, err := s.streamingParallelism()
 	if err != nil {
 		return nil, err

@@ -102,9 +102,8 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 	if p.Returning != nil {
 		return pgerror.New(pgerror.CodeFeatureNotSupported, "RETURNING is not supported yet")
 	}
-	b := planner.NewBinder(cat, st.declared)
+	b := st.s.binder(cat, st.declared)
 	b.SetNumParams(p.NumParams)
-	b.SetStatus(st.s.status())
 	defer func() { st.live, st.replicated = b.ReadsStatus(), b.ReadsReplicated() }()
 	switch n := node.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
@@ -347,6 +346,8 @@ func writeCommand(p *parser.Statement) (string, bool) {
 		return "CREATE VIEW", true
 	case *parser.CreateIndex:
 		return "CREATE INDEX", true
+	case *parser.CreateSchema:
+		return "CREATE SCHEMA", true
 	case *parser.DropObject:
 		return "DROP " + x.Kind, true
 	case *parser.AlterParallelism:

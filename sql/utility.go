@@ -75,6 +75,9 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		if err != nil {
 			return nil, err
 		}
+		if t.Schema, err = s.createIn(m.Catalog(), parser.ObjectName{Schema: x.Schema, Name: x.Name}); err != nil {
+			return nil, err
+		}
 		if t.Watermark != nil && !t.AppendOnly {
 			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "Defining watermarks on table requires the table to be append only.").
 				WithHint("Use the key words `APPEND ONLY`.")
@@ -98,9 +101,11 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		return done("CREATE TABLE"), nil
 	case *parser.CreateView:
 		return s.createView(ctx, x)
+	case *parser.CreateSchema:
+		return s.createSchema(ctx, x)
 	case *parser.CreateIndex:
 		idx := meta.Index{Name: x.Name, Columns: x.Columns, Unique: x.Unique}
-		if err := m.CreateIndex(ctx, x.Table.Schema, x.Table.Name, idx, x.IfNotExists); err != nil {
+		if err := m.CreateIndex(ctx, s.schemaOf(m.Catalog(), x.Table), x.Table.Name, idx, x.IfNotExists); err != nil {
 			return nil, err
 		}
 		return done("CREATE INDEX"), nil
@@ -112,11 +117,11 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		case x.Local && x.Default:
 			err = s.vars.setLocal(x.Name, s.vars.initial[canonicalVar(x.Name)])
 		case x.Local:
-			err = s.vars.setLocal(x.Name, strings.Join(x.Values, ", "))
+			err = s.vars.setLocal(x.Name, setValue(x.Name, x.Values))
 		case x.Default:
 			err = s.vars.reset(x.Name)
 		default:
-			err = s.vars.set(x.Name, strings.Join(x.Values, ", "))
+			err = s.vars.set(x.Name, setValue(x.Name, x.Values))
 		}
 		if err != nil {
 			return nil, err
@@ -239,7 +244,11 @@ func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.
 		return s.createMaterializedView(ctx, x)
 	}
 	cat := s.e.Meta.Catalog()
-	node, err := planner.NewBinder(cat, nil).BindQuery(x.Query.AST)
+	schema, err := s.createIn(cat, x.Name)
+	if err != nil {
+		return nil, err
+	}
+	node, err := s.binder(cat, nil).BindQuery(x.Query.AST)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +259,7 @@ func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.
 	if len(x.Columns) > len(cols) {
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "CREATE VIEW specifies more column names than columns")
 	}
-	t := &meta.Table{Schema: x.Name.Schema, Name: x.Name.Name, Kind: meta.KindView, ViewSQL: x.Query.SQL}
+	t := &meta.Table{Schema: schema, Name: x.Name.Name, Kind: meta.KindView, ViewSQL: x.Query.SQL, SearchPath: cat.ExistingSchemas(s.searchPath())}
 	for i, c := range cols {
 		name := c.Name
 		if i < len(x.Columns) {
@@ -276,11 +285,15 @@ var dropKinds = map[string]meta.ObjectKind{
 }
 
 func (s *Session) drop(ctx context.Context, x *parser.DropObject) (pgwire.Rows, error) {
+	if x.Kind == "SCHEMA" {
+		return s.dropSchemas(ctx, x)
+	}
 	kind, ok := dropKinds[x.Kind]
 	if !ok {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "DROP %s is not supported yet", x.Kind)
 	}
 	for _, n := range x.Names {
+		n.Schema = s.schemaOf(s.e.Meta.Catalog(), n)
 		if kind == meta.KindIndex {
 			if err := s.e.Meta.DropIndex(ctx, n.Schema, n.Name, x.IfExists); err != nil {
 				return nil, err
@@ -357,9 +370,7 @@ func (s *Session) explain(x *parser.Explain) (pgwire.Rows, error) {
 	if x.Statement.AST == nil {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "EXPLAIN of this statement is not supported yet")
 	}
-	b := planner.NewBinder(s.e.Meta.Catalog(), nil)
-	b.SetStatus(s.status())
-	node, err := b.BindQuery(x.Statement.AST)
+	node, err := s.binder(s.e.Meta.Catalog(), nil).BindQuery(x.Statement.AST)
 	if err != nil {
 		return nil, err
 	}

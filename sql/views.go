@@ -51,9 +51,9 @@ func (s *Session) streamingParallelism() (int, error) {
 func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateView) (pgwire.Rows, error) {
 	e := s.e
 	defer e.stream.LockJobs()()
-	schema := x.Name.Schema
-	if schema == "" {
-		schema = meta.DefaultSchema
+	schema, err := s.createIn(e.Meta.Catalog(), x.Name)
+	if err != nil {
+		return nil, err
 	}
 	if _, ok := e.Meta.Catalog().Table(schema, x.Name.Name); ok {
 		if x.IfNotExists {
@@ -75,9 +75,12 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 		}
 		par = n
 	}
+	// The view's names resolve on the session's search_path, now and
+	// whenever its job is planned again.
+	path := e.Meta.Catalog().ExistingSchemas(s.searchPath())
 	// A dry run counts the state tables; then the ids are allocated at once.
 	var count uint32
-	if _, _, err := planner.PlanView(e.Meta.Catalog(), x.Query.SQL, 1, x.EmitOnWindowClose, func() uint32 { count++; return count }); err != nil {
+	if _, _, err := planner.PlanView(e.Meta.Catalog(), x.Query.SQL, path, 1, x.EmitOnWindowClose, func() uint32 { count++; return count }); err != nil {
 		return nil, err
 	}
 	first, err := e.Meta.AllocIDs(ctx, int(count)+1)
@@ -87,7 +90,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	viewID := first
 	var stateTables []uint32
 	next := first
-	plan, node, err := planner.PlanView(e.Meta.Catalog(), x.Query.SQL, viewID, x.EmitOnWindowClose, func() uint32 {
+	plan, node, err := planner.PlanView(e.Meta.Catalog(), x.Query.SQL, path, viewID, x.EmitOnWindowClose, func() uint32 {
 		next++
 		stateTables = append(stateTables, next)
 		return next
@@ -98,7 +101,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	if visible := visibleCount(plan.Columns); len(x.Columns) > 0 && len(x.Columns) != visible {
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "materialized view %q names %d columns but its query returns %d", x.Name.Name, len(x.Columns), visible)
 	}
-	t := &meta.Table{ID: viewID, Schema: x.Name.Schema, Name: x.Name.Name, Kind: meta.KindMaterializedView,
+	t := &meta.Table{ID: viewID, Schema: schema, Name: x.Name.Name, Kind: meta.KindMaterializedView, SearchPath: path,
 		ViewSQL: x.Query.SQL, PK: plan.PK, AppendOnly: plan.AppendOnly, RowBlocks: plan.RowBlocks, StateTables: stateTables,
 		Parallelism: par, DependsOn: planner.Dependencies(node), Placement: e.place(par),
 		WatermarkColumns: planner.WatermarkColumnIndexes(node), EmitOnWindowClose: x.EmitOnWindowClose}
@@ -164,7 +167,7 @@ func (e *Engine) stopJob(ctx context.Context, job uint32, tables []uint32) error
 // explainView renders the streaming plan of CREATE MATERIALIZED VIEW.
 func (s *Session) explainView(x *parser.CreateView) (pgwire.Rows, error) {
 	var n uint32
-	plan, _, err := planner.PlanView(s.e.Meta.Catalog(), x.Query.SQL, 0, x.EmitOnWindowClose, func() uint32 { n++; return n })
+	plan, _, err := planner.PlanView(s.e.Meta.Catalog(), x.Query.SQL, s.e.Meta.Catalog().ExistingSchemas(s.searchPath()), 0, x.EmitOnWindowClose, func() uint32 { n++; return n })
 	if err != nil {
 		return nil, err
 	}

@@ -41,10 +41,42 @@ func (p *uparser) create() (any, error) {
 		return p.createIndex(true)
 	case p.accept("index"):
 		return p.createIndex(false)
+	case p.accept("schema"):
+		if orReplace {
+			return nil, p.syntaxErr(p.i - 1)
+		}
+		return p.createSchema()
 	case p.peek().is("temp") || p.peek().is("temporary"):
 		return nil, p.notSupported(p.i, "CREATE TEMPORARY")
 	}
 	return nil, p.errUnsupportedKind("CREATE", p.i)
+}
+
+// createSchema parses the rest of CREATE SCHEMA [IF NOT EXISTS] [name]
+// [AUTHORIZATION role] (without a name, the schema is named after the
+// role).
+func (p *uparser) createSchema() (any, error) {
+	cs := &CreateSchema{IfNotExists: p.ifNotExists()}
+	if !p.peek().is("authorization") {
+		name, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		cs.Name = name
+	}
+	if p.accept("authorization") {
+		role, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		if cs.Name == "" {
+			cs.Name = role
+		}
+	}
+	if cs.Name == "" {
+		return nil, p.syntaxErr(p.i)
+	}
+	return cs, nil
 }
 
 // ifNotExists consumes IF NOT EXISTS.
@@ -328,7 +360,7 @@ func (p *uparser) createIndex(unique bool) (any, error) {
 
 // dropKinds are the object kinds DROP knows, by their first word.
 var dropKinds = map[string]string{
-	"table": "TABLE", "view": "VIEW", "index": "INDEX", "source": "SOURCE", "sink": "SINK",
+	"table": "TABLE", "view": "VIEW", "index": "INDEX", "source": "SOURCE", "sink": "SINK", "schema": "SCHEMA",
 }
 
 // drop parses DROP kind [IF EXISTS] name, ... [CASCADE|RESTRICT].

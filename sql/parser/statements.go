@@ -93,11 +93,18 @@ type ColumnDef struct {
 
 // DropObject is DROP TABLE / VIEW / MATERIALIZED VIEW / INDEX / SOURCE / SINK.
 type DropObject struct {
-	// Kind is "TABLE", "VIEW", "MATERIALIZED VIEW", "INDEX", "SOURCE" or "SINK".
+	// Kind is "TABLE", "VIEW", "MATERIALIZED VIEW", "INDEX", "SOURCE",
+	// "SINK" or "SCHEMA".
 	Kind     string
 	Names    []ObjectName
 	IfExists bool
 	Cascade  bool
+}
+
+// CreateSchema is CREATE SCHEMA [IF NOT EXISTS] name [AUTHORIZATION role].
+type CreateSchema struct {
+	Name        string
+	IfNotExists bool
 }
 
 // CreateView is CREATE [OR REPLACE] [MATERIALIZED] VIEW.
