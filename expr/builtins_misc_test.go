@@ -12,7 +12,6 @@ func TestMiscBuiltins(t *testing.T) {
 		{fn: "current_user", want: "streamdb"},
 		{fn: "session_user", want: "streamdb"},
 		{fn: "user", want: "streamdb"},
-		{fn: "current_schema", want: "public"},
 		{fn: "current_database", want: "streamdb"},
 		{fn: "current_catalog", want: "streamdb"},
 		{fn: "version", want: "PostgreSQL 15.0 (streamdb)"},
