@@ -348,6 +348,8 @@ func writeCommand(p *parser.Statement) (string, bool) {
 		return "CREATE INDEX", true
 	case *parser.CreateSchema:
 		return "CREATE SCHEMA", true
+	case *parser.CreateTableAs:
+		return "CREATE TABLE AS", true
 	case *parser.DropObject:
 		return "DROP " + x.Kind, true
 	case *parser.AlterParallelism:

@@ -82,23 +82,12 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "Defining watermarks on table requires the table to be append only.").
 				WithHint("Use the key words `APPEND ONLY`.")
 		}
-		defer s.e.stream.LockJobs()()
-		if t.Watermark != nil {
-			if t.Watermark.StateTable, err = m.AllocIDs(ctx, 1); err != nil {
-				return nil, err
-			}
-		}
-		t.Placement = []string{s.e.writerNode(t.Name)}
-		created, err := m.CreateTable(ctx, t, x.IfNotExists)
-		if err != nil {
+		if _, err := s.createTable(ctx, t, x.IfNotExists); err != nil {
 			return nil, err
 		}
-		if created != nil {
-			if _, err := s.e.ctrl.StartTable(ctx, created, created.Placement[0]); err != nil {
-				return nil, err
-			}
-		}
 		return done("CREATE TABLE"), nil
+	case *parser.CreateTableAs:
+		return s.createTableAs(ctx, x)
 	case *parser.CreateView:
 		return s.createView(ctx, x)
 	case *parser.CreateSchema:

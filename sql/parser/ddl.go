@@ -21,6 +21,9 @@ func (p *uparser) create() (any, error) {
 		if orReplace {
 			return nil, p.syntaxErr(p.i - 1)
 		}
+		if cta, err := p.createTableAs(); cta != nil || err != nil {
+			return cta, err
+		}
 		ct := &CreateTable{}
 		return ct, p.tableDef(ct)
 	case p.accept("source"):
@@ -92,9 +95,6 @@ func (p *uparser) tableDef(ct *CreateTable) error {
 		return err
 	}
 	ct.Schema, ct.Name = name.Schema, name.Name
-	if p.peek().is("as") {
-		return p.notSupported(p.i, "CREATE TABLE ... AS")
-	}
 	if !p.peek().is("with") {
 		if err := p.tableElements(ct); err != nil {
 			return err
@@ -279,21 +279,79 @@ func (p *uparser) createView(orReplace, materialized bool) (any, error) {
 		cv.EmitOnWindowClose = true
 		end -= 4
 	}
+	if cv.Query, err = p.definingQuery(end); err != nil {
+		return nil, err
+	}
+	return cv, nil
+}
+
+// definingQuery parses the query of CREATE VIEW or CREATE TABLE AS, from
+// the current token up to token end.
+func (p *uparser) definingQuery(end int) (*Statement, error) {
 	switch q := p.peek(); {
 	case q.is("select"), q.is("with"), q.is("values"), q.is("table"), q.isPunct("("):
 	default:
 		return nil, p.syntaxErr(p.i)
 	}
-	if cv.Query, err = parseQuery(p.subCursor(p.i, end)); err != nil {
+	q, err := parseQuery(p.subCursor(p.i, end))
+	if err != nil {
 		return nil, err
 	}
-	switch cv.Query.AST.(type) {
+	switch q.AST.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
 	default:
 		return nil, p.syntaxErr(p.i)
 	}
 	p.i = len(p.toks) - 1
-	return cv, nil
+	return q, nil
+}
+
+// createTableAs parses the rest of CREATE TABLE [IF NOT EXISTS] name
+// [(column, ...)] AS query [WITH [NO] DATA], or returns nil with the
+// cursor unmoved when the statement is a plain CREATE TABLE.
+func (p *uparser) createTableAs() (*CreateTableAs, error) {
+	start := p.i
+	cta := &CreateTableAs{IfNotExists: p.ifNotExists()}
+	var err error
+	if cta.Name, err = p.objectName(); err != nil {
+		p.i = start
+		return nil, nil
+	}
+	if p.peek().isPunct("(") {
+		// A column-name list, not column definitions, when AS follows it.
+		depth, k := 0, p.i
+		for ; k < len(p.toks)-1; k++ {
+			if p.at(k).isPunct("(") {
+				depth++
+			} else if p.at(k).isPunct(")") {
+				if depth--; depth == 0 {
+					break
+				}
+			}
+		}
+		if !p.at(k + 1).is("as") {
+			p.i = start
+			return nil, nil
+		}
+		if cta.Columns, err = p.identList(); err != nil {
+			return nil, err
+		}
+	}
+	if !p.accept("as") {
+		p.i = start
+		return nil, nil
+	}
+	end := len(p.toks) - 1
+	switch {
+	case end-p.i > 3 && p.at(end-3).is("with") && p.at(end-2).is("no") && p.at(end-1).is("data"):
+		cta.NoData, end = true, end-3
+	case end-p.i > 2 && p.at(end-2).is("with") && p.at(end-1).is("data"):
+		end -= 2
+	}
+	if cta.Query, err = p.definingQuery(end); err != nil {
+		return nil, err
+	}
+	return cta, nil
 }
 
 // createIndex parses the rest of CREATE [UNIQUE] INDEX.

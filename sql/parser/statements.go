@@ -101,6 +101,18 @@ type DropObject struct {
 	Cascade  bool
 }
 
+// CreateTableAs is CREATE TABLE [IF NOT EXISTS] name [(column, ...)] AS
+// query [WITH [NO] DATA].
+type CreateTableAs struct {
+	Name ObjectName
+	// Columns optionally rename the query's columns, in order.
+	Columns     []string
+	Query       *Statement
+	IfNotExists bool
+	// NoData is WITH NO DATA: the table is created empty.
+	NoData bool
+}
+
 // CreateSchema is CREATE SCHEMA [IF NOT EXISTS] name [AUTHORIZATION role].
 type CreateSchema struct {
 	Name        string
