@@ -38,10 +38,6 @@ func init() {
 	RegisterBuiltin("pg_get_userbyid", sig(types.TName, func(*Ctx, []types.Datum) (types.Datum, error) {
 		return types.NewString(DefaultUser), nil
 	}, types.Oid))
-	RegisterBuiltin("obj_description",
-		always(types.Null, types.TText, types.Oid),
-		always(types.Null, types.TText, types.Oid, types.Text))
-	RegisterBuiltin("col_description", always(types.Null, types.TText, types.Oid, types.Int4))
 	RegisterBuiltin("shobj_description", always(types.Null, types.TText, types.Oid, types.Text))
 	// Catalog expressions (pg_attrdef.adbin) are stored as SQL text.
 	getExpr := func(_ *Ctx, a []types.Datum) (types.Datum, error) { return a[0], nil }

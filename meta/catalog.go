@@ -128,6 +128,8 @@ type Table struct {
 	// SearchPath is the search_path a view's query resolves unqualified
 	// names in: the one of the session that created it (nil: public).
 	SearchPath []string `json:"search_path,omitempty"`
+	// Comment is the relation's COMMENT ON text ("" means none).
+	Comment string `json:"comment,omitempty"`
 }
 
 // Watermark is WATERMARK FOR column AS expression: the rows of a table or
@@ -171,6 +173,8 @@ type Column struct {
 	// Default is the default expression as SQL text; "" means none.
 	Default string
 	Hidden  bool
+	// Comment is the column's COMMENT ON COLUMN text ("" means none).
+	Comment string
 }
 
 // qualName is a schema-qualified name. Relations and indexes share one

@@ -37,6 +37,9 @@ const (
 	opForceRemove  op = "force_remove_node"
 	opCreateSchema op = "create_schema"
 	opDropSchema   op = "drop_schema"
+	opRename       op = "rename"
+	opRenameColumn op = "rename_column"
+	opComment      op = "comment"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.
@@ -84,6 +87,30 @@ type dropSchemaCmd struct {
 	Name     string `json:"name"`
 	IfExists bool   `json:"if_exists,omitempty"`
 	Cascade  bool   `json:"cascade,omitempty"`
+}
+
+type renameCmd struct {
+	Kind     ObjectKind `json:"kind"`
+	Schema   string     `json:"schema"`
+	Name     string     `json:"name"`
+	NewName  string     `json:"new_name"`
+	IfExists bool       `json:"if_exists,omitempty"`
+}
+
+type renameColumnCmd struct {
+	Kind    ObjectKind `json:"kind"`
+	Schema  string     `json:"schema"`
+	Table   string     `json:"table"`
+	Column  string     `json:"column"`
+	NewName string     `json:"new_name"`
+}
+
+type commentCmd struct {
+	Kind   ObjectKind `json:"kind"`
+	Schema string     `json:"schema"`
+	Name   string     `json:"name"`
+	Column string     `json:"column,omitempty"`
+	Text   string     `json:"text"`
 }
 
 type allocIDsCmd struct {

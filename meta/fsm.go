@@ -137,6 +137,30 @@ func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 		if err != nil {
 			return nil, err
 		}
+	case opRename:
+		p, err := decodePayload[renameCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		if cat, err = cat.rename(p.Kind, p.Schema, p.Name, p.NewName, p.IfExists); err != nil {
+			return nil, err
+		}
+	case opRenameColumn:
+		p, err := decodePayload[renameColumnCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		if cat, err = cat.renameColumn(p.Kind, p.Schema, p.Table, p.Column, p.NewName); err != nil {
+			return nil, err
+		}
+	case opComment:
+		p, err := decodePayload[commentCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		if cat, err = cat.comment(p.Kind, p.Schema, p.Name, p.Column, p.Text); err != nil {
+			return nil, err
+		}
 	case opAllocIDs:
 		p, err := decodePayload[allocIDsCmd](c)
 		if err != nil {

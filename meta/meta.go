@@ -569,6 +569,26 @@ func (m *Meta) DropSchema(ctx context.Context, name string, ifExists, cascade bo
 	return as[[]*Table](v)
 }
 
+// Rename renames the relation (or index) schema.name of kind (ALTER ...
+// RENAME TO).
+func (m *Meta) Rename(ctx context.Context, kind ObjectKind, schema, name, newName string, ifExists bool) error {
+	_, err := m.apply(ctx, opRename, renameCmd{kind, schema, name, newName, ifExists})
+	return err
+}
+
+// RenameColumn renames a column of the relation schema.table of kind.
+func (m *Meta) RenameColumn(ctx context.Context, kind ObjectKind, schema, table, column, newName string) error {
+	_, err := m.apply(ctx, opRenameColumn, renameColumnCmd{kind, schema, table, column, newName})
+	return err
+}
+
+// Comment sets the comment of a relation, or of its column when column
+// is set ("" removes it).
+func (m *Meta) Comment(ctx context.Context, kind ObjectKind, schema, name, column, text string) error {
+	_, err := m.apply(ctx, opComment, commentCmd{kind, schema, name, column, text})
+	return err
+}
+
 // CreateIndex adds a secondary index to schema.table. An index without a
 // name gets one like PostgreSQL's (table_col_idx).
 func (m *Meta) CreateIndex(ctx context.Context, schema, table string, idx Index, ifNotExists bool) error {

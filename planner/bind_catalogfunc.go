@@ -51,6 +51,19 @@ var catalogFuncs = map[string]struct {
 			add(int64(pkeyConstraintOID(t)), dStr("PRIMARY KEY ("+strings.Join(ix.columnNames(t), ", ")+")"))
 		}
 	}},
+	// obj_description and col_description are COMMENT ON's texts: of a
+	// relation (col_description's column 0 too), or of its columns.
+	"obj_description": {minArgs: 1, maxArgs: 2, t: types.TText, of: relationComment},
+	"col_description": {minArgs: 2, maxArgs: 2, t: types.TText, of: relationComment,
+		cols: func(t *meta.Table, add func(int64, []types.Datum)) {
+			cols := make([]types.Datum, len(t.Columns))
+			for i, c := range t.Columns {
+				if c.Comment != "" {
+					cols[i] = dStr(c.Comment)
+				}
+			}
+			add(int64(t.ID), cols)
+		}},
 	// pg_table_is_visible: a relation is visible when its name alone
 	// finds it on the search_path; the system catalogs always are.
 	"pg_table_is_visible": {minArgs: 1, maxArgs: 1, t: types.TBool, otherwise: dTrue,
@@ -58,6 +71,13 @@ var catalogFuncs = map[string]struct {
 			found, ok := b.cat.Resolve(b.searchPath, "", t.Name)
 			add(int64(t.ID), dBool(ok && found == t))
 		}},
+}
+
+// relationComment adds the comment of t, if it has one.
+func relationComment(_ *Binder, t *meta.Table, add func(int64, types.Datum)) {
+	if t.Comment != "" {
+		add(int64(t.ID), dStr(t.Comment))
+	}
 }
 
 // catalogLookup is a bound call of one of catalogFuncs: its values by OID.

@@ -151,7 +151,20 @@ var pgCatalogTables = map[string]*sysTable{
 	},
 	"pg_description": {
 		cols: sysCols("objoid oid", "classoid oid", "objsubid int4", "description text"),
-		rows: noRows,
+		rows: func(cat *meta.Catalog) [][]types.Datum {
+			var rows [][]types.Datum
+			for _, t := range cat.Tables() {
+				if t.Comment != "" {
+					rows = append(rows, []types.Datum{dOID(t.ID), dOID(sysTableOIDs["pg_class"]), dInt(0), dStr(t.Comment)})
+				}
+				for i, c := range t.Columns {
+					if c.Comment != "" {
+						rows = append(rows, []types.Datum{dOID(t.ID), dOID(sysTableOIDs["pg_class"]), dInt(int64(i + 1)), dStr(c.Comment)})
+					}
+				}
+			}
+			return rows
+		},
 	},
 }
 

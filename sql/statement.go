@@ -350,6 +350,12 @@ func writeCommand(p *parser.Statement) (string, bool) {
 		return "CREATE SCHEMA", true
 	case *parser.CreateTableAs:
 		return "CREATE TABLE AS", true
+	case *parser.AlterRename:
+		return "ALTER " + x.Kind, true
+	case *parser.AlterRenameColumn:
+		return "ALTER " + x.Kind, true
+	case *parser.Comment:
+		return "COMMENT", true
 	case *parser.DropObject:
 		return "DROP " + x.Kind, true
 	case *parser.AlterParallelism:

@@ -35,6 +35,8 @@ func utilityColumns(u any) []pgwire.Column {
 		return textColumns(displayName(canonicalVar(x.Name)))
 	case *parser.ShowObjects:
 		return textColumns("Name")
+	case *parser.ShowCreate:
+		return textColumns("Name", "Create Sql")
 	case *parser.Explain:
 		return textColumns("QUERY PLAN")
 	}
@@ -88,6 +90,14 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		return done("CREATE TABLE"), nil
 	case *parser.CreateTableAs:
 		return s.createTableAs(ctx, x)
+	case *parser.AlterRename:
+		return s.rename(ctx, x)
+	case *parser.AlterRenameColumn:
+		return s.renameColumn(ctx, x)
+	case *parser.Comment:
+		return s.comment(ctx, x)
+	case *parser.ShowCreate:
+		return s.showCreate(x)
 	case *parser.CreateView:
 		return s.createView(ctx, x)
 	case *parser.CreateSchema:

@@ -455,7 +455,92 @@ func (p *uparser) drop() (any, error) {
 	return d, nil
 }
 
-// alter parses ALTER {MATERIALIZED VIEW|TABLE|SINK|SOURCE} name SET PARALLELISM {=|TO} n.
+// rename parses the rest of ALTER kind [IF EXISTS] name RENAME: TO
+// new_name, or [COLUMN] column TO new_name.
+func (p *uparser) rename(kind string, name ObjectName, ifExists bool) (any, error) {
+	if p.accept("to") {
+		newName, err := p.ident()
+		return &AlterRename{Kind: kind, Name: name, NewName: newName, IfExists: ifExists}, err
+	}
+	if kind == "INDEX" || kind == "SINK" {
+		return nil, p.syntaxErr(p.i)
+	}
+	p.accept("column")
+	column, err := p.ident()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect("to"); err != nil {
+		return nil, err
+	}
+	newName, err := p.ident()
+	return &AlterRenameColumn{Kind: kind, Name: name, Column: column, NewName: newName}, err
+}
+
+// comment parses COMMENT ON {TABLE|VIEW|MATERIALIZED VIEW|SOURCE} name IS
+// {'text'|NULL} and COMMENT ON COLUMN relation.column IS ....
+func (p *uparser) comment() (any, error) {
+	p.i++
+	if err := p.expect("on"); err != nil {
+		return nil, err
+	}
+	c := &Comment{}
+	switch {
+	case p.accept("materialized", "view"):
+		c.Kind = "MATERIALIZED VIEW"
+	case p.accept("table"):
+		c.Kind = "TABLE"
+	case p.accept("view"):
+		c.Kind = "VIEW"
+	case p.accept("source"):
+		c.Kind = "SOURCE"
+	case p.accept("column"):
+		c.Kind = "COLUMN"
+	default:
+		return nil, p.errUnsupportedKind("COMMENT ON", p.i)
+	}
+	parts := []string{}
+	for {
+		part, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, part)
+		if !p.acceptPunct(".") {
+			break
+		}
+	}
+	switch {
+	case c.Kind != "COLUMN" && len(parts) <= 2:
+		c.Name = ObjectName{Name: parts[len(parts)-1]}
+		if len(parts) == 2 {
+			c.Name.Schema = parts[0]
+		}
+	case c.Kind == "COLUMN" && len(parts) == 2:
+		c.Name, c.Column = ObjectName{Name: parts[0]}, parts[1]
+	case c.Kind == "COLUMN" && len(parts) == 3:
+		c.Name, c.Column = ObjectName{Schema: parts[0], Name: parts[1]}, parts[2]
+	default:
+		return nil, p.syntaxErr(p.i - 1)
+	}
+	if err := p.expect("is"); err != nil {
+		return nil, err
+	}
+	switch tk := p.peek(); {
+	case tk.is("null"):
+		p.i++
+	case tk.kind == tkString:
+		p.i++
+		c.Text = tk.val
+	default:
+		return nil, p.syntaxErr(p.i)
+	}
+	return c, nil
+}
+
+// alter parses ALTER {MATERIALIZED VIEW|TABLE|SINK|SOURCE} name SET
+// PARALLELISM {=|TO} n and ALTER {TABLE|VIEW|MATERIALIZED VIEW|SOURCE|INDEX}
+// name RENAME ....
 func (p *uparser) alter() (any, error) {
 	p.i++
 	if p.accept("system") {
@@ -511,14 +596,22 @@ func (p *uparser) alter() (any, error) {
 		a.Kind = "SINK"
 	case p.accept("source"):
 		a.Kind = "SOURCE"
+	case p.accept("view"):
+		a.Kind = "VIEW"
+	case p.accept("index"):
+		a.Kind = "INDEX"
 	default:
 		return nil, p.errUnsupportedKind("ALTER", p.i)
 	}
+	ifExists := p.accept("if", "exists")
 	var err error
 	if a.Name, err = p.objectName(); err != nil {
 		return nil, err
 	}
-	if !p.peek().is("set") || !p.at(p.i+1).is("parallelism") {
+	if p.accept("rename") {
+		return p.rename(a.Kind, a.Name, ifExists)
+	}
+	if ifExists || a.Kind == "VIEW" || a.Kind == "INDEX" || !p.peek().is("set") || !p.at(p.i+1).is("parallelism") {
 		return nil, p.notSupported(p.i, "ALTER "+a.Kind+" "+strings.ToUpper(p.peek().val))
 	}
 	p.i += 2

@@ -119,6 +119,24 @@ func (p *uparser) show() (any, error) {
 		return &ShowVar{Name: "transaction_isolation"}, nil
 	case p.accept("materialized", "views"):
 		return &ShowObjects{Kind: "MATERIALIZED VIEWS"}, nil
+	case p.peek().is("create") && p.at(p.i+1).kind != tkEOF:
+		p.i++
+		sc := &ShowCreate{}
+		switch {
+		case p.accept("materialized", "view"):
+			sc.Kind = "MATERIALIZED VIEW"
+		case p.accept("table"):
+			sc.Kind = "TABLE"
+		case p.accept("view"):
+			sc.Kind = "VIEW"
+		case p.accept("source"):
+			sc.Kind = "SOURCE"
+		default:
+			return nil, p.errUnsupportedKind("SHOW CREATE", p.i)
+		}
+		var err error
+		sc.Name, err = p.objectName()
+		return sc, err
 	}
 	switch tk := p.peek(); {
 	case tk.is("tables"), tk.is("views"), tk.is("sources"), tk.is("sinks"):

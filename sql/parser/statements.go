@@ -230,6 +230,40 @@ type AlterParallelism struct {
 	With map[string]string
 }
 
+// AlterRename is ALTER {TABLE|VIEW|MATERIALIZED VIEW|SOURCE|INDEX} [IF
+// EXISTS] name RENAME TO new_name.
+type AlterRename struct {
+	Kind     string
+	Name     ObjectName
+	NewName  string
+	IfExists bool
+}
+
+// AlterRenameColumn is ALTER {TABLE|VIEW|MATERIALIZED VIEW|SOURCE} name
+// RENAME [COLUMN] column TO new_name.
+type AlterRenameColumn struct {
+	Kind    string
+	Name    ObjectName
+	Column  string
+	NewName string
+}
+
+// Comment is COMMENT ON kind name IS 'text' (Text "" for IS NULL or
+// ''), Kind being TABLE, VIEW, MATERIALIZED VIEW, SOURCE or COLUMN (then
+// Name is the relation, Column its column).
+type Comment struct {
+	Kind   string
+	Name   ObjectName
+	Column string
+	Text   string
+}
+
+// ShowCreate is SHOW CREATE {TABLE|VIEW|MATERIALIZED VIEW|SOURCE} name.
+type ShowCreate struct {
+	Kind string
+	Name ObjectName
+}
+
 // AlterSystem is ALTER SYSTEM SET name {=|TO} value: a setting of the whole
 // cluster, kept in the catalog.
 type AlterSystem struct {

@@ -18,7 +18,7 @@ type uparser struct {
 var unsupportedStatements = wordSet(
 	"grant", "revoke", "prepare", "execute", "deallocate", "declare", "fetch",
 	"close", "move", "listen", "notify", "unlisten", "vacuum", "analyze", "analyse",
-	"truncate", "comment", "lock", "reindex", "cluster", "checkpoint", "do", "call",
+	"truncate", "lock", "reindex", "cluster", "checkpoint", "do", "call",
 	"savepoint", "release", "subscribe", "refresh", "import", "security", "load",
 	"replace", "merge", "reassign", "cancel", "recover", "describe",
 )
@@ -162,6 +162,8 @@ func (p *uparser) statement() (any, error) {
 		return p.explain()
 	case tk.is("copy"):
 		return p.copyStmt()
+	case tk.is("comment"):
+		return p.comment()
 	case tk.kind == tkIdent && unsupportedStatements[tk.val]:
 		return nil, p.notSupported(p.i, strings.ToUpper(tk.val))
 	}

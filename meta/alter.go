@@ -1,0 +1,132 @@
+package meta
+
+import (
+	"slices"
+
+	"github.com/streamdb/streamdb/pgerror"
+)
+
+// lookupForAlter finds the relation schema.name for ALTER kind: ALTER
+// TABLE reaches every relation (as PostgreSQL lets it rename views), the
+// other kinds only their own.
+func (c *Catalog) lookupForAlter(kind ObjectKind, schema, name string) (*Table, error) {
+	t, ok := c.Table(schema, name)
+	if !ok {
+		return nil, pgerror.New(pgerror.CodeUndefinedTable, "relation %q does not exist", name)
+	}
+	if kind != KindTable && t.Kind != kind {
+		return nil, pgerror.New(pgerror.CodeWrongObjectType, "%q is not a%s %s", name, article(kind), kind)
+	}
+	return t, nil
+}
+
+// errHasDependents refuses to change what views read by name: a view
+// keeps its query as text, so a renamed relation or column would no
+// longer be found when the view is planned again.
+func (c *Catalog) errHasDependents(t *Table, what string) error {
+	for _, d := range c.ordered {
+		if slices.Contains(d.DependsOn, t.ID) {
+			return pgerror.New(pgerror.CodeDependentObjectsStillExist, "cannot %s %s %s because %s %s depends on it", what, t.Kind, t.Name, d.Kind, d.Name).
+				WithHint("Drop the views that read it first and create them again afterwards: streamdb keeps a view's query as its text.")
+		}
+	}
+	return nil
+}
+
+// replace returns c with t swapped for its changed copy nt.
+func (c *Catalog) replace(nt *Table) *Catalog {
+	n := c.clone()
+	n.put(nt)
+	return n.seal()
+}
+
+// rename gives the relation (or, for KindIndex, the index) schema.name of
+// kind the name newName.
+func (c *Catalog) rename(kind ObjectKind, schema, name, newName string, ifExists bool) (*Catalog, error) {
+	schema = schemaOrDefault(schema)
+	if kind == KindIndex {
+		t, idx, ok := c.Index(schema, name)
+		if !ok {
+			if ifExists {
+				return c, nil
+			}
+			return c, pgerror.New(pgerror.CodeUndefinedTable, "relation %q does not exist", name)
+		}
+		if c.nameTaken(schema, newName) {
+			return c, errRelationExists(newName)
+		}
+		nt := *t
+		nt.Indexes = slices.Clone(t.Indexes)
+		nt.Indexes[slices.IndexFunc(nt.Indexes, func(x Index) bool { return x.Name == idx.Name })].Name = newName
+		return c.replace(&nt), nil
+	}
+	t, err := c.lookupForAlter(kind, schema, name)
+	if err != nil {
+		if ifExists && pgerror.Code(err) == pgerror.CodeUndefinedTable {
+			return c, nil
+		}
+		return c, err
+	}
+	if c.nameTaken(schema, newName) {
+		return c, errRelationExists(newName)
+	}
+	if err := c.errHasDependents(t, "rename"); err != nil {
+		return c, err
+	}
+	nt := *t
+	nt.Name = newName
+	return c.replace(&nt), nil
+}
+
+// renameColumn renames column of the relation schema.table.
+func (c *Catalog) renameColumn(kind ObjectKind, schema, table, column, newName string) (*Catalog, error) {
+	t, err := c.lookupForAlter(kind, schemaOrDefault(schema), table)
+	if err != nil {
+		return c, err
+	}
+	i := t.ColumnIndex(column)
+	if i < 0 || t.Columns[i].Hidden {
+		return c, pgerror.New(pgerror.CodeUndefinedColumn, "column %q does not exist", column)
+	}
+	if t.ColumnIndex(newName) >= 0 {
+		return c, pgerror.New(pgerror.CodeDuplicateColumn, "column %q of relation %q already exists", newName, t.Name)
+	}
+	if err := c.errHasDependents(t, "rename a column of"); err != nil {
+		return c, err
+	}
+	nt := *t
+	nt.Columns = slices.Clone(t.Columns)
+	nt.Columns[i].Name = newName
+	nt.Indexes = slices.Clone(t.Indexes)
+	for k, idx := range nt.Indexes {
+		cols := slices.Clone(idx.Columns)
+		for j, name := range cols {
+			if name == column {
+				cols[j] = newName
+			}
+		}
+		nt.Indexes[k].Columns = cols
+	}
+	return c.replace(&nt), nil
+}
+
+// comment sets (or, with text "", removes) the comment of the relation
+// schema.name or, when column is set, of its column.
+func (c *Catalog) comment(kind ObjectKind, schema, name, column, text string) (*Catalog, error) {
+	t, err := c.lookupForAlter(kind, schemaOrDefault(schema), name)
+	if err != nil {
+		return c, err
+	}
+	nt := *t
+	if column == "" {
+		nt.Comment = text
+		return c.replace(&nt), nil
+	}
+	i := t.ColumnIndex(column)
+	if i < 0 || t.Columns[i].Hidden {
+		return c, pgerror.New(pgerror.CodeUndefinedColumn, "column %q of relation %q does not exist", column, t.Name)
+	}
+	nt.Columns = slices.Clone(t.Columns)
+	nt.Columns[i].Comment = text
+	return c.replace(&nt), nil
+}
