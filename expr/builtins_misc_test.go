@@ -35,7 +35,6 @@ func TestPgCatalogBuiltins(t *testing.T) {
 		{fn: "pg_type_is_visible", args: args(oid("23")), want: "t"},
 		{fn: "pg_get_userbyid", args: args(oid("10")), want: "streamdb"},
 		{fn: "has_table_privilege", args: args(txt("t"), txt("SELECT")), want: "t"},
-		{fn: "obj_description", args: args(oid("1000"), txt("pg_class")), want: nullOut},
 		{fn: "pg_get_expr", args: args(txt("1 + 2"), oid("1000")), want: "1 + 2"},
 		{fn: "pg_get_expr", args: args(txt("'x'::text"), oid("1000"), lit(types.TBool, "t")), want: "'x'::text"},
 		{fn: "pg_encoding_to_char", args: args(i4("6")), want: "UTF8"},

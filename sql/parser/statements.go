@@ -249,7 +249,7 @@ type AlterRenameColumn struct {
 }
 
 // Comment is COMMENT ON kind name IS 'text' (Text "" for IS NULL or
-// ''), Kind being TABLE, VIEW, MATERIALIZED VIEW, SOURCE or COLUMN (then
+// ”), Kind being TABLE, VIEW, MATERIALIZED VIEW, SOURCE or COLUMN (then
 // Name is the relation, Column its column).
 type Comment struct {
 	Kind   string
