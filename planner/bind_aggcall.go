@@ -71,41 +71,15 @@ func (b *Binder) bindAggregate(call aggCall, filter ast.ExprNode, s *scope) (exp
 			return nil, err
 		}
 	}
-	if call.withinGroup || expr.IsOrderedSet(call.name) {
-		a, err := b.bindOrderedSet(call, args, collector, s)
-		if err != nil {
-			return nil, err
-		}
-		if filter != nil {
-			if a.Filter, err = b.bindBool(filter, s, "FILTER"); err != nil {
-				return nil, err
-			}
-		}
-		return collector.add(a), nil
-	}
-	bound := slices.Clone(args) // before NewAgg casts them
-	// jsonb_agg(x) is to_jsonb(array_agg(x)), and jsonb_object_agg(k, v)
-	// gathers [k, v] pairs the same way: one aggregate state (retractable
-	// in views) serves them all.
+	var a *expr.AggFunc
 	finish := ""
-	switch call.name {
-	case "jsonb_agg":
-		call.name, finish = "array_agg", "to_jsonb"
-	case "jsonb_object_agg":
-		if len(args) != 2 {
-			return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function jsonb_object_agg takes a key and a value")
-		}
-		pair, err := expr.NewFunc("jsonb_build_array", args)
-		if err != nil {
-			return nil, err
-		}
-		call.name, finish, args = "array_agg", "jsonb_object_of_pairs", []expr.Expr{pair}
+	var err error
+	if call.withinGroup || expr.IsOrderedSet(call.name) {
+		a, err = b.bindOrderedSet(call, args, collector, s)
+	} else {
+		a, finish, err = b.bindAggCall(call, args, star, s)
 	}
-	a, err := expr.NewAgg(call.name, args, call.distinct, star)
 	if err != nil {
-		return nil, err
-	}
-	if err := b.bindAggOrder(a, bound, call.order, s); err != nil {
 		return nil, err
 	}
 	if filter != nil {
@@ -121,6 +95,33 @@ func (b *Binder) bindAggregate(call aggCall, filter ast.ExprNode, s *scope) (exp
 		return expr.NewFunc(finish, []expr.Expr{collector.add(a)})
 	}
 	return collector.add(a), nil
+}
+
+// bindAggCall resolves an aggregate call without WITHIN GROUP whose
+// arguments bound as args; finish names the function to apply to its
+// result ("" for none).
+func (b *Binder) bindAggCall(call aggCall, args []expr.Expr, star bool, s *scope) (a *expr.AggFunc, finish string, err error) {
+	bound := slices.Clone(args) // before NewAgg casts them
+	// jsonb_agg(x) is to_jsonb(array_agg(x)), and jsonb_object_agg(k, v)
+	// gathers [k, v] pairs the same way: one aggregate state (retractable
+	// in views) serves them all.
+	switch call.name {
+	case "jsonb_agg":
+		call.name, finish = "array_agg", "to_jsonb"
+	case "jsonb_object_agg":
+		if len(args) != 2 {
+			return nil, "", pgerror.New(pgerror.CodeUndefinedFunction, "function jsonb_object_agg takes a key and a value")
+		}
+		pair, err := expr.NewFunc("jsonb_build_array", args)
+		if err != nil {
+			return nil, "", err
+		}
+		call.name, finish, args = "array_agg", "jsonb_object_of_pairs", []expr.Expr{pair}
+	}
+	if a, err = expr.NewAgg(call.name, args, call.distinct, star); err != nil {
+		return nil, "", err
+	}
+	return a, finish, b.bindAggOrder(a, bound, call.order, s)
 }
 
 // readsOnlyOuter reports whether an aggregate's arguments, ORDER BY keys
