@@ -91,6 +91,11 @@ func newAggKind(a *expr.AggFunc, appendOnly bool) (*aggKind, error) {
 		k = &aggKind{cols: []types.T{types.TInt8, types.TInt8}, load: func(c []types.Datum, _ *Group) aggAcc {
 			return &boolAcc{and: and, t: intCol(c, 0), f: intCol(c, 1)}
 		}}
+	case "bit_and", "bit_or", "bit_xor":
+		k = bitKind(a.Name)
+	}
+	if v, ok := expr.VarianceOf(a.Name); ok {
+		k = varianceKind(a, v)
 	}
 	if k == nil {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "aggregate %s is not supported in streaming queries", a)
@@ -124,7 +129,7 @@ func sumKind(a *expr.AggFunc) *aggKind {
 				if d := col(c, 1); !d.IsNull() {
 					acc.sum = d.Decimal()
 				}
-				acc.scales = decodeScales(col(c, 2).Str())
+				acc.scales = decodeScales(col(c, 2))
 				return acc
 			}}
 	case types.Float4, types.Float8:
@@ -214,11 +219,7 @@ func (a *sumIntAcc) add(args []types.Datum, retract bool) error {
 		a.dec = new(apd.Decimal)
 	}
 	var err error
-	if retract {
-		a.dec, err = expr.NumericSub(a.dec, d)
-	} else {
-		a.dec, err = expr.NumericAdd(a.dec, d)
-	}
+	a.dec, err = addDecimal(a.dec, d, retract)
 	if a.dec.IsZero() {
 		a.dec = nil
 	}
@@ -264,6 +265,12 @@ func (a *sumIntAcc) save(dst []types.Datum) []types.Datum {
 // specialCounts counts the NaN, +Infinity and -Infinity values of a float
 // or numeric sum, which a running sum could not take out again.
 type specialCounts struct{ nan, posInf, negInf int64 }
+
+// addDecimal counts d if it is NaN or infinite and reports whether it
+// was.
+func (s *specialCounts) addDecimal(d *apd.Decimal, retract bool) bool {
+	return s.add(d.Form == apd.NaN || d.Form == apd.NaNSignaling, d.Form == apd.Infinite, d.Negative, retract)
+}
 
 // add counts v if it is special (nan, or infinite with sign neg) and
 // reports whether it was.
@@ -315,9 +322,13 @@ type sumNumericAcc struct {
 	avg     bool
 	n       int64
 	sum     *apd.Decimal // of the finite values
-	scales  []scaleCount // sorted by scale
+	scales  scaleCounts
 	special specialCounts
 }
+
+// scaleCounts counts the live numeric values of each scale, sorted by
+// scale.
+type scaleCounts []scaleCount
 
 // scaleCount is how many live values have a scale.
 type scaleCount struct {
@@ -332,33 +343,43 @@ func (a *sumNumericAcc) add(args []types.Datum, retract bool) error {
 	}
 	a.n += step(retract)
 	d := v.Decimal()
-	if a.special.add(d.Form == apd.NaN || d.Form == apd.NaNSignaling, d.Form == apd.Infinite, d.Negative, retract) {
+	if a.special.addDecimal(d, retract) {
 		return nil
 	}
-	a.countScale(expr.Scale(d), step(retract))
+	a.scales.add(expr.Scale(d), step(retract))
 	var err error
-	if retract {
-		a.sum, err = expr.NumericSub(a.sum, d)
-	} else {
-		a.sum, err = expr.NumericAdd(a.sum, d)
-	}
+	a.sum, err = addDecimal(a.sum, d, retract)
 	return err
 }
 
-// countScale adds delta to the count of scale.
-func (a *sumNumericAcc) countScale(scale int32, delta int64) {
+// addDecimal returns sum+d, or sum-d for a retraction, exactly.
+func addDecimal(sum, d *apd.Decimal, retract bool) (*apd.Decimal, error) {
+	if retract {
+		return expr.NumericSub(sum, d)
+	}
+	return expr.NumericAdd(sum, d)
+}
+
+// add adds delta to the count of scale.
+func (s *scaleCounts) add(scale int32, delta int64) {
 	i := 0
-	for i < len(a.scales) && a.scales[i].scale < scale {
+	for i < len(*s) && (*s)[i].scale < scale {
 		i++
 	}
-	if i == len(a.scales) || a.scales[i].scale != scale {
-		a.scales = append(a.scales, scaleCount{})
-		copy(a.scales[i+1:], a.scales[i:])
-		a.scales[i] = scaleCount{scale: scale}
+	if i == len(*s) || (*s)[i].scale != scale {
+		*s = slices.Insert(*s, i, scaleCount{scale: scale})
 	}
-	if a.scales[i].n += delta; a.scales[i].n == 0 {
-		a.scales = append(a.scales[:i], a.scales[i+1:]...)
+	if (*s)[i].n += delta; (*s)[i].n == 0 {
+		*s = slices.Delete(*s, i, i+1)
 	}
+}
+
+// max returns the largest scale of the live values (0: none).
+func (s scaleCounts) max() int32 {
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)-1].scale
 }
 
 func (a *sumNumericAcc) result() (types.Datum, error) {
@@ -373,13 +394,9 @@ func (a *sumNumericAcc) result() (types.Datum, error) {
 	case sumNegInf:
 		return types.NewDecimal(&apd.Decimal{Form: apd.Infinite, Negative: true}), nil
 	}
-	scale := int32(0)
-	if len(a.scales) > 0 {
-		scale = a.scales[len(a.scales)-1].scale
-	}
 	// Retracted values may have left a larger scale; the live values'
 	// digits beyond scale are zeros, so this rounding is exact.
-	total, err := expr.NumericRound(a.sum, scale)
+	total, err := expr.NumericRound(a.sum, a.scales.max())
 	if err != nil || !a.avg {
 		return types.NewDecimal(total), err
 	}
@@ -388,19 +405,25 @@ func (a *sumNumericAcc) result() (types.Datum, error) {
 }
 
 func (a *sumNumericAcc) save(dst []types.Datum) []types.Datum {
-	var b []byte
-	for _, s := range a.scales {
-		b = binary.AppendUvarint(b, uint64(s.scale))
-		b = binary.AppendUvarint(b, uint64(s.n))
-	}
-	dst = append(dst, types.NewInt(a.n), types.NewDecimal(a.sum), types.NewBytes(b))
+	dst = append(dst, types.NewInt(a.n), types.NewDecimal(a.sum), a.scales.datum())
 	return a.special.save(dst)
 }
 
-// decodeScales decodes the scale counts saved by sumNumericAcc.
-func decodeScales(s string) []scaleCount {
-	var out []scaleCount
-	b := []byte(s)
+// datum encodes the counts as bytea.
+func (s scaleCounts) datum() types.Datum {
+	var b []byte
+	for _, c := range s {
+		b = binary.AppendUvarint(b, uint64(c.scale))
+		b = binary.AppendUvarint(b, uint64(c.n))
+	}
+	return types.NewBytes(b)
+}
+
+// decodeScales decodes the scale counts of scaleCounts.datum (none from
+// NULL, the empty state's column).
+func decodeScales(d types.Datum) scaleCounts {
+	var out scaleCounts
+	b := []byte(d.Str())
 	for len(b) > 0 {
 		scale, k := binary.Uvarint(b)
 		n, k2 := binary.Uvarint(b[k:])
@@ -849,9 +872,10 @@ func multisetAdd(ms *Group, key []byte, vals []types.Datum, retract bool) (int64
 
 // orderedKind returns the state of an aggregate whose result depends on
 // the order of its values: string_agg (ordered by value without ORDER
-// BY), and array_agg, first_value and last_value with ORDER BY. An
-// append-only first_value or last_value keeps one value; the others keep
-// the multiset of live rows, ordered as the result lists them.
+// BY), array_agg, first_value and last_value with ORDER BY, and the
+// ordered-set aggregates. An append-only first_value or last_value keeps
+// one value; the others keep the multiset of live rows, ordered as the
+// result takes them.
 func orderedKind(a *expr.AggFunc, appendOnly bool) *aggKind {
 	nargs := len(a.ValueArgs())
 	if appendOnly && !a.Distinct && (a.Name == "first_value" || a.Name == "last_value") {
@@ -891,10 +915,11 @@ func appendOrderKey(dst []byte, order []expr.AggOrder, keys, vals []types.Datum)
 }
 
 // orderedSetAcc keeps the live rows of an order-dependent aggregate in
-// the multiset, keyed by appendOrderKey (ties of the ORDER BY keys go by
-// the argument values, as expr's ordered aggregates break them), and
-// walks them in key order for the result. With DISTINCT each argument
-// tuple counts once.
+// the multiset (what the aggregate takes of them, expr.AggFunc.Fed),
+// keyed by appendOrderKey (ties of the ORDER BY keys go by the argument
+// values, as expr's ordered aggregates break them), and feeds them in key
+// order to the aggregate's sorted state for the result. With DISTINCT
+// each argument tuple counts once.
 type orderedSetAcc struct {
 	agg   *expr.AggFunc
 	nargs int
@@ -912,13 +937,14 @@ func (a *orderedSetAcc) add(args []types.Datum, retract bool) error {
 		}
 	}
 	a.key = appendOrderKey(a.key[:0], a.agg.Order, args[a.nargs:], vals)
-	_, _, err := multisetAdd(a.ms, a.key, vals, retract)
+	_, _, err := multisetAdd(a.ms, a.key, a.agg.Fed(args), retract)
 	return err
 }
 
 func (a *orderedSetAcc) result() (types.Datum, error) {
 	switch a.agg.Name {
 	case "first_value", "last_value":
+		// The first or last row is the value: no need to walk the rest.
 		v := types.Null
 		visit := func(_ []byte, row []types.Datum) bool {
 			v = row[1]
@@ -930,39 +956,23 @@ func (a *orderedSetAcc) result() (types.Datum, error) {
 			a.ms.Ascend(visit)
 		}
 		return v, nil
-	case "array_agg":
-		var out []types.Datum
-		a.each(func(row []types.Datum) { out = append(out, row[1]) })
-		if out == nil {
-			return types.Null, nil
-		}
-		return types.NewArray(out), nil
 	}
-	var b strings.Builder
-	any := false
-	a.each(func(row []types.Datum) {
-		if any && !row[2].IsNull() {
-			b.WriteString(row[2].Str())
-		}
-		any = true
-		b.WriteString(row[1].Str())
-	})
-	return stringDatum(any, a.agg.T.Family == types.Bytea, b.String()), nil
-}
-
-// each calls f for every live row in key order, as many times as it
-// occurs (once with DISTINCT).
-func (a *orderedSetAcc) each(f func(row []types.Datum)) {
+	s := a.agg.NewSortedState()
+	var err error
 	a.ms.Ascend(func(_ []byte, row []types.Datum) bool {
 		n := row[0].Int()
 		if a.agg.Distinct {
 			n = 1
 		}
-		for ; n > 0; n-- {
-			f(row)
+		for ; n > 0 && err == nil; n-- {
+			err = s.Add(row[1:])
 		}
-		return true
+		return err == nil
 	})
+	if err != nil {
+		return types.Null, err
+	}
+	return s.Result()
 }
 
 func (a *orderedSetAcc) save(dst []types.Datum) []types.Datum { return dst }

@@ -11,12 +11,15 @@ import (
 )
 
 // AggFunc is a resolved aggregate call: count(*), count(x), sum, avg, min,
-// max, string_agg, array_agg, bool_and, bool_or, and RisingWave's
-// first_value and last_value, with an optional DISTINCT and ORDER BY.
+// max, string_agg, array_agg, bool_and, bool_or, bit_and, bit_or,
+// bit_xor, the variances and standard deviations, RisingWave's
+// first_value and last_value, with an optional DISTINCT and ORDER BY, or
+// an ordered-set aggregate (percentile_cont, percentile_disc, mode).
 type AggFunc struct {
 	Name string
 	// Args are the arguments (nil for count(*)), then the expressions of
-	// the ORDER BY keys, one per Order entry.
+	// the ORDER BY keys, one per Order entry. An ordered-set aggregate's
+	// are its direct arguments, then its WITHIN GROUP key.
 	Args     []Expr
 	Order    []AggOrder
 	Distinct bool
@@ -48,6 +51,9 @@ func (a *AggFunc) String() string {
 	if a.Distinct {
 		d = "DISTINCT "
 	}
+	if a.orderedSet() {
+		return a.Name + "(" + joinStrings(a.ValueArgs(), ", ") + ") WITHIN GROUP (" + a.orderString()[1:] + ")" + filter
+	}
 	return a.Name + "(" + d + joinStrings(a.ValueArgs(), ", ") + a.orderString() + ")" + filter
 }
 
@@ -55,10 +61,11 @@ func (a *AggFunc) String() string {
 func IsAggregate(name string) bool {
 	switch name {
 	case "count", "sum", "avg", "min", "max", "string_agg", "array_agg", "bool_and", "bool_or", "every",
-		"first_value", "last_value", "jsonb_agg", "jsonb_object_agg":
+		"first_value", "last_value", "jsonb_agg", "jsonb_object_agg", "bit_and", "bit_or", "bit_xor":
 		return true
 	}
-	return false
+	_, variance := variances[name]
+	return variance || IsOrderedSet(name)
 }
 
 // NewAgg resolves an aggregate call for its argument types.
@@ -74,13 +81,19 @@ func NewAgg(name string, args []Expr, distinct, star bool) (*AggFunc, error) {
 		wantArgs = 2
 	}
 	if len(args) != wantArgs {
-		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args))
+		return nil, NoSuchFunction(name, args)
 	}
 	a := &AggFunc{Name: name, Args: args, Distinct: distinct}
 	t := args[0].Type()
+	_, variance := variances[name]
 	if t.Family == types.Unknown {
-		args[0] = castTo(args[0], types.TText)
+		// An untyped literal takes the preferred type of the candidates:
+		// float8 among the variances' numeric types, else text.
 		t = types.TText
+		if variance {
+			t = types.TFloat8
+		}
+		args[0] = castTo(args[0], t)
 	}
 	if t.Family == types.Time && (name == "sum" || name == "avg") {
 		// time casts to interval implicitly: sum(interval), avg(interval).
@@ -132,10 +145,20 @@ func NewAgg(name string, args []Expr, distinct, star bool) (*AggFunc, error) {
 		}
 	case "first_value", "last_value":
 		a.T = t
+	case "bit_and", "bit_or", "bit_xor":
+		if t.IsInteger() {
+			a.T = t
+		}
+	}
+	switch {
+	case !variance:
+	case t.IsInteger() || t.Family == types.Numeric:
+		a.T = types.TNumeric
+	case t.Family == types.Float4 || t.Family == types.Float8:
+		a.T = types.TFloat8
 	}
 	if a.T.Family == types.Unknown {
-		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args)).
-			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		return nil, NoSuchFunction(name, args)
 	}
 	return a, nil
 }
@@ -148,7 +171,7 @@ type AggState interface {
 	Result() (types.Datum, error)
 }
 
-// NewState returns an empty accumulator.
+// NewState returns an empty accumulator (fed in any order).
 func (a *AggFunc) NewState() AggState {
 	if a.Ordered() {
 		return &orderedState{a: a}
@@ -174,8 +197,16 @@ func (a *AggFunc) newState() AggState {
 		return &arrayAggState{}
 	case "first_value", "last_value":
 		return &firstLastState{last: a.Name == "last_value"}
+	case "bit_and", "bit_or", "bit_xor":
+		return &bitState{name: a.Name}
+	case "bool_and", "bool_or", "every":
+		return &boolState{and: a.Name != "bool_or"}
 	}
-	return &boolState{and: a.Name != "bool_or"}
+	v := variances[a.Name]
+	if a.T.Family == types.Float8 {
+		return &floatVarianceState{v: v}
+	}
+	return &numericVarianceState{v: v, sum: new(apd.Decimal), sumSq: new(apd.Decimal)}
 }
 
 type countState struct {

@@ -97,12 +97,12 @@ func (s *orderedState) Result() (types.Datum, error) {
 		}
 		return slices.CompareFunc(x[:n], y[:n], types.Compare)
 	})
-	inner := s.a.newState()
+	inner := s.a.NewSortedState()
 	for i, r := range s.rows {
 		if s.a.Distinct && i > 0 && slices.EqualFunc(r[:n], s.rows[i-1][:n], func(x, y types.Datum) bool { return types.Compare(x, y) == 0 }) {
 			continue
 		}
-		if err := inner.Add(r[:n]); err != nil {
+		if err := inner.Add(s.a.Fed(r)); err != nil {
 			return types.Null, err
 		}
 	}

@@ -3,6 +3,7 @@ package expr
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/streamdb/streamdb/pgerror"
@@ -456,9 +457,13 @@ func makeTime(hour, minute int64, sec float64) (int64, error) {
 	return (hour*60+minute)*microsPerMinute + int64(us), nil
 }
 
-// formatG formats f as C's printf %0*g does with the given width.
+// formatG formats f as PostgreSQL's printf %0*g does with the given width
+// (infinities as Infinity and -Infinity).
 func formatG(f float64, width int) string {
 	s := strconv.FormatFloat(f, 'g', 6, 64)
+	if math.IsInf(f, 0) {
+		s = strings.Replace(strings.TrimPrefix(s, "+"), "Inf", "Infinity", 1)
+	}
 	for len(s) < width {
 		s = "0" + s
 	}

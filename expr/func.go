@@ -143,8 +143,7 @@ func pick(name string, overloads []Overload, args []Expr) (*Overload, error) {
 		}
 	}
 	if best < 0 {
-		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args)).
-			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+		return nil, NoSuchFunction(name, args)
 	}
 	return &overloads[best], nil
 }
@@ -210,8 +209,7 @@ func polymorphicElem(name string, o *Overload, args []Expr) (types.T, error) {
 		}
 		ct, ok := ComparisonType(elem, t)
 		if !ok {
-			return elem, pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args)).
-				WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+			return elem, NoSuchFunction(name, args)
 		}
 		elem = ct
 	}
@@ -303,6 +301,13 @@ func intRank(f types.Family) int {
 		return 3
 	}
 	return 0
+}
+
+// NoSuchFunction is PostgreSQL's error for a call of name with args that
+// matches no function.
+func NoSuchFunction(name string, args []Expr) *pgerror.Error {
+	return pgerror.New(pgerror.CodeUndefinedFunction, "function %s does not exist", signature(name, args)).
+		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
 }
 
 func signature(name string, args []Expr) string {

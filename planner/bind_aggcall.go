@@ -14,28 +14,30 @@ type aggCall struct {
 	name     string
 	args     []ast.ExprNode
 	distinct bool
-	// order are the ORDER BY keys inside the call, marked as sql/parser
-	// documents (pg_desc, pg_nulls_first, pg_nulls_last).
-	order []ast.ExprNode
+	// order are the ORDER BY keys inside the call, or of its WITHIN GROUP,
+	// marked as sql/parser documents (pg_desc, pg_nulls_first,
+	// pg_nulls_last).
+	order       []ast.ExprNode
+	withinGroup bool
 }
 
 // aggregateCall recognizes an aggregate call: TiDB's, a generic call of an
-// aggregate's name, pg_distinct(agg(args)) or pg_agg_order(call, keys...)
-// (see sql/parser).
+// aggregate's name, pg_distinct(agg(args)), pg_agg_order(call, keys...) or
+// pg_within_group(call, keys...) (see sql/parser).
 func aggregateCall(n ast.ExprNode) (aggCall, bool) {
 	switch x := n.(type) {
 	case *ast.AggregateFuncExpr:
 		return aggCall{name: lowerASCII(x.F), args: x.Args, distinct: x.Distinct}, true
 	case *ast.FuncCallExpr:
 		switch {
-		case x.FnName.L == "pg_agg_order":
+		case x.FnName.L == "pg_agg_order" || x.FnName.L == "pg_within_group":
 			c, ok := aggregateCall(x.Args[0])
-			c.order = x.Args[1:]
+			c.order, c.withinGroup = x.Args[1:], x.FnName.L == "pg_within_group"
 			return c, ok
 		case x.FnName.L == "pg_distinct":
-			if inner, ok := x.Args[0].(*ast.FuncCallExpr); ok && expr.IsAggregate(inner.FnName.L) {
-				return aggCall{name: inner.FnName.L, args: inner.Args, distinct: true}, true
-			}
+			c, ok := aggregateCall(x.Args[0])
+			c.distinct = true
+			return c, ok
 		case expr.IsAggregate(x.FnName.L):
 			return aggCall{name: x.FnName.L, args: x.Args}, true
 		}
@@ -69,29 +71,15 @@ func (b *Binder) bindAggregate(call aggCall, filter ast.ExprNode, s *scope) (exp
 			return nil, err
 		}
 	}
-	bound := slices.Clone(args) // before NewAgg casts them
-	// jsonb_agg(x) is to_jsonb(array_agg(x)), and jsonb_object_agg(k, v)
-	// gathers [k, v] pairs the same way: one aggregate state (retractable
-	// in views) serves them all.
+	var a *expr.AggFunc
 	finish := ""
-	switch call.name {
-	case "jsonb_agg":
-		call.name, finish = "array_agg", "to_jsonb"
-	case "jsonb_object_agg":
-		if len(args) != 2 {
-			return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function jsonb_object_agg takes a key and a value")
-		}
-		pair, err := expr.NewFunc("jsonb_build_array", args)
-		if err != nil {
-			return nil, err
-		}
-		call.name, finish, args = "array_agg", "jsonb_object_of_pairs", []expr.Expr{pair}
+	var err error
+	if call.withinGroup || expr.IsOrderedSet(call.name) {
+		a, err = b.bindOrderedSet(call, args, collector, s)
+	} else {
+		a, finish, err = b.bindAggCall(call, args, star, s)
 	}
-	a, err := expr.NewAgg(call.name, args, call.distinct, star)
 	if err != nil {
-		return nil, err
-	}
-	if err := b.bindAggOrder(a, bound, call.order, s); err != nil {
 		return nil, err
 	}
 	if filter != nil {
@@ -107,6 +95,33 @@ func (b *Binder) bindAggregate(call aggCall, filter ast.ExprNode, s *scope) (exp
 		return expr.NewFunc(finish, []expr.Expr{collector.add(a)})
 	}
 	return collector.add(a), nil
+}
+
+// bindAggCall resolves an aggregate call without WITHIN GROUP whose
+// arguments bound as args; finish names the function to apply to its
+// result ("" for none).
+func (b *Binder) bindAggCall(call aggCall, args []expr.Expr, star bool, s *scope) (a *expr.AggFunc, finish string, err error) {
+	bound := slices.Clone(args) // before NewAgg casts them
+	// jsonb_agg(x) is to_jsonb(array_agg(x)), and jsonb_object_agg(k, v)
+	// gathers [k, v] pairs the same way: one aggregate state (retractable
+	// in views) serves them all.
+	switch call.name {
+	case "jsonb_agg":
+		call.name, finish = "array_agg", "to_jsonb"
+	case "jsonb_object_agg":
+		if len(args) != 2 {
+			return nil, "", pgerror.New(pgerror.CodeUndefinedFunction, "function jsonb_object_agg takes a key and a value")
+		}
+		pair, err := expr.NewFunc("jsonb_build_array", args)
+		if err != nil {
+			return nil, "", err
+		}
+		call.name, finish, args = "array_agg", "jsonb_object_of_pairs", []expr.Expr{pair}
+	}
+	if a, err = expr.NewAgg(call.name, args, call.distinct, star); err != nil {
+		return nil, "", err
+	}
+	return a, finish, b.bindAggOrder(a, bound, call.order, s)
 }
 
 // readsOnlyOuter reports whether an aggregate's arguments, ORDER BY keys
@@ -134,6 +149,25 @@ func readsOnlyOuter(a *expr.AggFunc) bool {
 // bindAggOrder binds the ORDER BY keys of an aggregate call whose
 // arguments bound as args.
 func (b *Binder) bindAggOrder(a *expr.AggFunc, args []expr.Expr, keys []ast.ExprNode, s *scope) error {
+	exprs, order, err := b.bindAggKeys(keys, s)
+	if err != nil {
+		return err
+	}
+	for i, e := range exprs {
+		if exprs[i], err = b.coerce(e, types.TText); err != nil {
+			return err
+		}
+		if a.Distinct && !slices.ContainsFunc(args, func(x expr.Expr) bool { return expr.Equal(x, exprs[i]) }) {
+			return pgerror.New(pgerror.CodeInvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list")
+		}
+	}
+	a.WithOrder(exprs, order)
+	return nil
+}
+
+// bindAggKeys binds the ORDER BY keys of an aggregate call or of its
+// WITHIN GROUP, with their directions.
+func (b *Binder) bindAggKeys(keys []ast.ExprNode, s *scope) ([]expr.Expr, []expr.AggOrder, error) {
 	exprs := make([]expr.Expr, len(keys))
 	order := make([]expr.AggOrder, len(keys))
 	for i, k := range keys {
@@ -145,18 +179,49 @@ func (b *Binder) bindAggOrder(a *expr.AggFunc, args []expr.Expr, keys []ast.Expr
 		if explicit {
 			order[i].NullsFirst = nullsFirst
 		}
-		e, err := b.bindExpr(n, s)
-		if err != nil {
-			return err
+		var err error
+		if exprs[i], err = b.bindExpr(n, s); err != nil {
+			return nil, nil, err
 		}
-		if e, err = b.coerce(e, types.TText); err != nil {
-			return err
-		}
-		if a.Distinct && !slices.ContainsFunc(args, func(x expr.Expr) bool { return expr.Equal(x, e) }) {
-			return pgerror.New(pgerror.CodeInvalidColumnReference, "in an aggregate with DISTINCT, ORDER BY expressions must appear in argument list")
-		}
-		exprs[i] = e
 	}
-	a.WithOrder(exprs, order)
-	return nil
+	return exprs, order, nil
+}
+
+// bindOrderedSet binds a call with WITHIN GROUP, whose direct arguments
+// bound as direct, or a call of an ordered-set aggregate without it
+// (errors, as in PostgreSQL). The direct arguments must use only grouped
+// columns: they are evaluated per row, the same for all rows of a group.
+func (b *Binder) bindOrderedSet(call aggCall, direct []expr.Expr, collector *aggCollector, s *scope) (*expr.AggFunc, error) {
+	if !call.withinGroup {
+		// Would it resolve as WITHIN GROUP of its last argument?
+		if len(direct) == 0 {
+			return nil, expr.NoSuchFunction(call.name, nil)
+		}
+		if _, err := expr.NewOrderedSetAgg(call.name, direct[:len(direct)-1], direct[len(direct)-1], expr.AggOrder{}); err != nil {
+			return nil, err
+		}
+		return nil, pgerror.New(pgerror.CodeWrongObjectType, "WITHIN GROUP is required for ordered-set aggregate %s", call.name)
+	}
+	keys, order, err := b.bindAggKeys(call.order, s)
+	if err != nil {
+		return nil, err
+	}
+	if !expr.IsOrderedSet(call.name) {
+		if _, err := expr.NewAgg(call.name, append(direct, keys...), false, false); err != nil {
+			return nil, err
+		}
+		return nil, pgerror.New(pgerror.CodeWrongObjectType, "%s is not an ordered-set aggregate, so it cannot have WITHIN GROUP", call.name)
+	}
+	if len(keys) != 1 {
+		return nil, expr.NoSuchFunction(call.name, append(direct, keys...))
+	}
+	for _, d := range direct {
+		if _, err := collector.rewrite(d); err != nil {
+			if e := pgerror.From(err); e.Code == pgerror.CodeGroupingError {
+				return nil, e.WithDetail("Direct arguments of an ordered-set aggregate must use only grouped columns.")
+			}
+			return nil, err
+		}
+	}
+	return expr.NewOrderedSetAgg(call.name, direct, keys[0], order[0])
 }

@@ -385,6 +385,8 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	case "pg_any", "pg_all":
 		quant := map[string]string{"pg_any": "ANY", "pg_all": "ALL"}[name]
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "syntax error at or near \"%s\"", quant)
+	case "pg_named":
+		return b.bindExpr(x.Args[1], s)
 	}
 	if expr.IsSetReturning(name) {
 		return b.bindSetFunc(name, x.Args, s)
@@ -405,6 +407,8 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		return nil, pgerror.New(pgerror.CodeWrongObjectType, "DISTINCT specified, but %s is not an aggregate function", columnName(x.Args[0]))
 	case "pg_agg_order":
 		return nil, pgerror.New(pgerror.CodeWrongObjectType, "ORDER BY specified, but %s is not an aggregate function", columnName(x.Args[0]))
+	case "pg_within_group":
+		return nil, b.withinGroupOfFunc(x, s)
 	}
 	argNodes := x.Args
 	if name == "coalesce" {
@@ -830,4 +834,24 @@ func meetTypes(t, et types.T) (types.T, bool) {
 	}
 	ct, ok := expr.ComparisonType(t, et)
 	return ct, ok && ct.Family != types.Unknown
+}
+
+// withinGroupOfFunc returns PostgreSQL's error for f(args) WITHIN GROUP
+// (ORDER BY keys) of a function f that is no aggregate: f is looked up
+// with the keys as more arguments.
+func (b *Binder) withinGroupOfFunc(x *ast.FuncCallExpr, s *scope) error {
+	if f, ok := x.Args[0].(*ast.FuncCallExpr); ok {
+		args, err := b.bindArgs(f.Args, s)
+		if err != nil {
+			return err
+		}
+		keys, _, err := b.bindAggKeys(x.Args[1:], s)
+		if err != nil {
+			return err
+		}
+		if _, err := expr.NewFunc(f.FnName.L, append(args, keys...)); err != nil {
+			return err
+		}
+	}
+	return pgerror.New(pgerror.CodeWrongObjectType, "WITHIN GROUP specified, but %s is not an aggregate function", columnName(x.Args[0]))
 }

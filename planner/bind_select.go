@@ -259,8 +259,10 @@ func columnName(e ast.ExprNode) string {
 			return "?column?"
 		case "pg_extract":
 			return "extract"
-		case "pg_filter", "pg_distinct", "pg_agg_order", "pg_subscript", "pg_slice":
+		case "pg_filter", "pg_distinct", "pg_agg_order", "pg_within_group", "pg_subscript", "pg_slice":
 			return columnName(x.Args[0])
+		case "pg_named":
+			return x.Args[0].(ast.ValueExpr).GetString()
 		case "pg_array":
 			return "array"
 		case "pg_row":

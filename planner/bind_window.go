@@ -273,8 +273,7 @@ func (b *Binder) bindWindowCall(x *ast.WindowFuncExpr, c *windowCall, s *scope) 
 	if err != nil {
 		return err
 	}
-	bad := pgerror.New(pgerror.CodeUndefinedFunction, "function %s(%s) does not exist", name, argTypes(args)).
-		WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	bad := expr.NoSuchFunction(name, args)
 	arity := func(lo, hi int) bool { return len(args) >= lo && len(args) <= hi }
 	switch name {
 	case "row_number", "rank", "dense_rank":
@@ -338,14 +337,6 @@ func (b *Binder) intArg(args []expr.Expr, i int) bool {
 	}
 	args[i] = e
 	return true
-}
-
-func argTypes(args []expr.Expr) string {
-	parts := make([]string, len(args))
-	for i, a := range args {
-		parts[i] = a.Type().String()
-	}
-	return strings.Join(parts, ", ")
 }
 
 // bindFrame binds a frame clause; ordered says whether the window has an

@@ -88,6 +88,16 @@
 //     last_value without OVER (RisingWave's aggregates) are backquoted.
 //   - agg(DISTINCT args) of an aggregate other than count, sum, avg, min
 //     and max (whose DISTINCT TiDB parses) becomes pg_distinct(agg(args)).
+//   - agg(args) WITHIN GROUP (ORDER BY k1, ...) becomes
+//     pg_within_group(agg(args), k1, ...), keys marked as in pg_agg_order;
+//     pg_filter goes outside. DISTINCT or ORDER BY in the argument list is
+//     42601, OVER after it 0A000 (as PostgreSQL's errors).
+//   - stddev and variance, which TiDB would read as MySQL's population
+//     statistics, are backquoted (std, not PostgreSQL's, too); with OVER
+//     they become the sample statistic they are in PostgreSQL, named as
+//     written: pg_named('stddev', stddev_samp(args) OVER ...),
+//     pg_named('variance', var_samp(args) OVER ...). The binder reads
+//     pg_named(name, e) as e, whose output column is called name.
 //   - EXTRACT(field FROM x) becomes pg_extract('field', x), field lowercased:
 //     PostgreSQL 15's numeric-valued extract, not float8 date_part.
 //   - LIMIT ALL and LIMIT NULL are no limit; OFFSET n without a limit gets
@@ -124,7 +134,7 @@
 //   - RETURNING list is cut off the INSERT/UPDATE/DELETE and parsed into
 //     Statement.Returning.
 //   - Recognized but unsupported forms are 0A000 feature_not_supported:
-//     DISTINCT ON, ON CONFLICT ON CONSTRAINT, WITHIN GROUP, ROWS FROM, ORDER BY or
+//     DISTINCT ON, ON CONFLICT ON CONSTRAINT, ROWS FROM, ORDER BY or
 //     DISTINCT in an aggregate call with OVER,
 //     FETCH ... WITH TIES, SIMILAR TO, BETWEEN SYMMETRIC, UPDATE ... FROM,
 //     DELETE ... USING, SELECT ... FOR UPDATE, bit-string literals, and

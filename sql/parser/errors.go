@@ -24,3 +24,9 @@ func syntaxError(src string, t token) *pgerror.Error {
 func notSupportedAt(src string, pos int, format string, args ...any) *pgerror.Error {
 	return pgerror.New(pgerror.CodeFeatureNotSupported, format, args...).WithPosition(charPos(src, pos))
 }
+
+// syntaxErrorAt returns a 42601 syntax_error with message msg positioned
+// at byte offset pos of src.
+func syntaxErrorAt(src string, pos int, msg string) *pgerror.Error {
+	return pgerror.New(pgerror.CodeSyntaxError, "%s", msg).WithPosition(charPos(src, pos))
+}

@@ -498,10 +498,22 @@ func (t *translator) call(start, name int) (unit, int, error) {
 	j := t.match[name+1]
 	// agg(args ORDER BY keys) becomes pg_agg_order(agg(args), keys).
 	orderBy := t.aggOrderBy(first, j)
-	if tk.kind == tkIdent && (fn == "first_value" || fn == "last_value") && !t.at(j+1).is("over") {
+	over := t.at(j + 1).is("over")
+	if tk.kind == tkIdent && (fn == "first_value" || fn == "last_value") && !over {
 		// RisingWave's aggregates, which TiDB's grammar takes for window
 		// functions.
 		fn = identFrag(tk, false).text
+	}
+	// TiDB reads stddev and variance as MySQL's population statistics: a
+	// plain call goes backquoted (a generic call), a window call as
+	// PostgreSQL's sample statistic it is, named as written.
+	named := ""
+	if tk.kind == tkIdent && mysqlStats[fn] != "" {
+		if over {
+			named, fn = fn, mysqlStats[fn]
+		} else {
+			fn = identFrag(tk, false).text
+		}
 	}
 	args, err := t.translate(first, orderBy, modeExpr)
 	if err != nil {
@@ -528,6 +540,28 @@ func (t *translator) call(start, name int) (unit, int, error) {
 		fs = append(append([]frag{{text: "pg_agg_order(", src: t.at(orderBy).pos}}, fs...), keys...)
 		fs = append(fs, frag{text: ")", src: t.at(j - 1).pos})
 	}
+	if n := t.at(j); n.is("within") && t.at(j+1).is("group") && t.at(j+2).isPunct("(") {
+		// agg(args) WITHIN GROUP (ORDER BY keys) → pg_within_group(agg(args), keys).
+		switch end := t.match[j+2]; {
+		case distinct:
+			return unit{}, j, syntaxErrorAt(t.src, n.pos, "cannot use DISTINCT with WITHIN GROUP")
+		case orderBy < j-1:
+			return unit{}, j, syntaxErrorAt(t.src, n.pos, "cannot use multiple ORDER BY clauses with WITHIN GROUP")
+		case !t.at(j+3).is("order") || !t.at(j+4).is("by"):
+			return unit{}, j + 3, t.syntaxErr(j + 3)
+		default:
+			keys, err := t.aggOrderKeys(j+5, end)
+			if err != nil {
+				return unit{}, j, err
+			}
+			fs = append(append([]frag{{text: "pg_within_group(", src: n.pos}}, fs...), keys...)
+			fs = append(fs, frag{text: ")", src: t.at(end).pos})
+			j = end + 1
+		}
+		if t.at(j).is("over") {
+			return unit{}, j, notSupportedAt(t.src, tk.pos, "OVER is not supported for ordered-set aggregate %s", tk.val)
+		}
+	}
 	switch n := t.at(j); {
 	case n.is("filter") && t.at(j+1).isPunct("(") && t.at(j+2).is("where"):
 		// agg(...) FILTER (WHERE cond) → pg_filter(agg(...), cond).
@@ -538,8 +572,6 @@ func (t *translator) call(start, name int) (unit, int, error) {
 		fs = append([]frag{{text: "pg_filter(", src: n.pos}}, fs...)
 		fs = append(append(append(fs, frag{text: ",", src: n.pos, glue: true}), cond...), frag{text: ")", src: t.at(t.match[j+1]).pos})
 		j = t.match[j+1] + 1
-	case n.is("within") && t.at(j+1).is("group"):
-		return unit{}, j, notSupportedAt(t.src, n.pos, "WITHIN GROUP is not supported")
 	case n.is("over") && t.at(j+1).isPunct("("):
 		w, k, err := t.group(j+1, modeWindow)
 		if err != nil {
@@ -551,8 +583,16 @@ func (t *translator) call(start, name int) (unit, int, error) {
 		fs = append(fs, keyword("over", n.pos), identFrag(t.at(j+1), false))
 		j += 2
 	}
+	if named != "" {
+		fs = append([]frag{{text: "pg_named(" + quoteString(named) + ",", src: tk.pos}}, fs...)
+		fs = append(fs, frag{text: ")", src: t.at(j - 1).pos})
+	}
 	return unit{kind: uPrimary, frags: fs}, j, nil
 }
+
+// mysqlStats are the statistics TiDB's grammar reads as MySQL's, with the
+// PostgreSQL aggregate each one is.
+var mysqlStats = map[string]string{"stddev": "stddev_samp", "variance": "var_samp"}
 
 // tidbDistinctAggs are the aggregates whose DISTINCT TiDB's grammar takes.
 var tidbDistinctAggs = wordSet("count", "sum", "avg", "min", "max")
@@ -561,7 +601,7 @@ var tidbDistinctAggs = wordSet("count", "sum", "avg", "min", "max")
 // special syntax when bare; backquoted, TiDB parses them as generic calls.
 var backquotedFuncs = wordSet("int2", "int4", "int8", "float4", "float8", "numeric",
 	"decimal", "text", "bool", "boolean", "varchar", "key", "range", "index", "mode",
-	"cardinality", "against", "match", "convert", "div", "date_add", "date_sub")
+	"cardinality", "against", "match", "convert", "div", "date_add", "date_sub", "std")
 
 // cast translates CAST(expr AS type) at token i into pg_cast(expr, 'type').
 func (t *translator) cast(i int) (unit, int, error) {
