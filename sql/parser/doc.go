@@ -64,6 +64,11 @@
 //   - a IS DISTINCT FROM b becomes (a <=> b IS FALSE) and a IS NOT DISTINCT
 //     FROM b becomes (a <=> b), operands following PostgreSQL precedence.
 //   - a ~~ b, !~~, ~~*, !~~* become (a LIKE b), NOT LIKE, ILIKE, NOT ILIKE.
+//   - a [NOT] SIMILAR TO b [ESCAPE e] becomes pg_op('~', a,
+//     similar_to_escape(b [, e])) (pg_op('!~', ...) when negated), as
+//     PostgreSQL's grammar does, operands following LIKE's precedence.
+//     substring(s SIMILAR b ESCAPE e) becomes substring(s, b, e), the SQL
+//     regular expression substring(text, text, text).
 //   - Every other PostgreSQL operator TiDB lacks or binds differently —
 //     || (string/array/jsonb concatenation), regex ~ ~* !~ !~*, jsonb -> ->>
 //     #> #>> @> <@ ? ?| ?&, bitwise & | # << >> ~, and any user operator —
@@ -123,7 +128,7 @@
 //   - Recognized but unsupported forms are 0A000 feature_not_supported:
 //     DISTINCT ON, ON CONFLICT ON CONSTRAINT, WITHIN GROUP, ROWS FROM, ORDER BY or
 //     DISTINCT in an aggregate call with OVER,
-//     FETCH ... WITH TIES, SIMILAR TO, BETWEEN SYMMETRIC, UPDATE ... FROM,
+//     FETCH ... WITH TIES, BETWEEN SYMMETRIC, UPDATE ... FROM,
 //     DELETE ... USING, SELECT ... FOR UPDATE, bit-string literals, and
 //     statement kinds such as GRANT, COPY, TRUNCATE, CREATE SOURCE/SINK.
 //

@@ -490,7 +490,13 @@ func (t *translator) call(start, name int) (unit, int, error) {
 		// functions.
 		fn = identFrag(tk, false).text
 	}
-	args, err := t.translate(first, orderBy, modeExpr)
+	var args []frag
+	var err error
+	if tk.kind == tkIdent && fn == "substring" {
+		args, err = t.substringArgs(first, orderBy)
+	} else {
+		args, err = t.translate(first, orderBy, modeExpr)
+	}
 	if err != nil {
 		return unit{}, name, err
 	}
@@ -539,6 +545,44 @@ func (t *translator) call(start, name int) (unit, int, error) {
 		j += 2
 	}
 	return unit{kind: uPrimary, frags: fs}, j, nil
+}
+
+// substringArgs translates substring's arguments, tokens [lo, hi):
+// s SIMILAR pattern ESCAPE e becomes s, pattern, e (substring(text, text,
+// text) is the SQL regular expression form); other forms stay TiDB's.
+func (t *translator) substringArgs(lo, hi int) ([]frag, error) {
+	similar, escape := -1, -1
+	for k := lo; k < hi; k++ {
+		switch tk := t.at(k); {
+		case t.match[k] > 0:
+			k = t.match[k]
+		case tk.is("similar") && similar < 0:
+			similar = k
+		case tk.is("escape") && similar >= 0:
+			escape = k
+		}
+	}
+	if similar < 0 {
+		return t.translate(lo, hi, modeExpr)
+	}
+	if escape < 0 {
+		return nil, t.syntaxErr(hi)
+	}
+	var fs []frag
+	for k, part := range [][2]int{{lo, similar}, {similar + 1, escape}, {escape + 1, hi}} {
+		if part[0] == part[1] {
+			return nil, t.syntaxErr(part[1])
+		}
+		arg, err := t.translate(part[0], part[1], modeExpr)
+		if err != nil {
+			return nil, err
+		}
+		if k > 0 {
+			fs = append(fs, frag{text: ",", src: t.at(part[0] - 1).pos, glue: true})
+		}
+		fs = append(fs, arg...)
+	}
+	return fs, nil
 }
 
 // tidbDistinctAggs are the aggregates whose DISTINCT TiDB's grammar takes.
