@@ -42,6 +42,15 @@ func TestStringBuiltins(t *testing.T) {
 		{fn: "substring", args: args(bytea(`\x0102030405`), i4("2"), i4("3")), want: `\x020304`},
 		{fn: "substr", args: args(bytea(`\x0102`), i4("0")), want: `\x0102`},
 
+		{fn: "overlay", args: args(txt("Txxxxas"), txt("hom"), i4("2"), i4("4")), want: "Thomas"},
+		{fn: "overlay", args: args(txt("Txxxxas"), txt("hom"), i4("2")), want: "Thomxas"},
+		{fn: "overlay", args: args(txt("abc"), txt("X"), i4("5")), want: "abcX"},
+		{fn: "overlay", args: args(txt("abc"), txt("X"), i4("2"), i4("-1")), want: "aXabc"},
+		{fn: "overlay", args: args(txt("héllo"), txt("É"), i4("2"), i4("1")), want: "hÉllo"},
+		{fn: "overlay", args: args(bytea(`\x010203`), bytea(`\xff`), i4("2"), i4("5")), want: `\x01ff`},
+		{fn: "overlay", args: args(txt("abc"), txt("X"), i4("0")), code: "22011", want: "negative substring length not allowed"},
+		{fn: "overlay", args: args(txt("abc"), txt("X"), i4("1"), i4("2147483647")), code: "22003", want: "integer out of range"},
+
 		{fn: "strpos", args: args(txt("high"), txt("ig")), want: "2"},
 		{fn: "strpos", args: args(txt("héllo"), txt("l")), want: "3"},
 		{fn: "strpos", args: args(txt("abc"), txt("")), want: "1"},

@@ -68,7 +68,8 @@
 //     similar_to_escape(b [, e])) (pg_op('!~', ...) when negated), as
 //     PostgreSQL's grammar does, operands following LIKE's precedence.
 //     substring(s SIMILAR b ESCAPE e) becomes substring(s, b, e), the SQL
-//     regular expression substring(text, text, text).
+//     regular expression substring(text, text, text). overlay(s PLACING
+//     r FROM n [FOR m]) becomes overlay(s, r, n [, m]).
 //   - Every other PostgreSQL operator TiDB lacks or binds differently —
 //     || (string/array/jsonb concatenation), regex ~ ~* !~ !~*, jsonb -> ->>
 //     #> #>> @> <@ ? ?| ?&, bitwise & | # << >> ~, and any user operator —

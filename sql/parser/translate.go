@@ -491,10 +491,15 @@ func (t *translator) call(start, name int) (unit, int, error) {
 		fn = identFrag(tk, false).text
 	}
 	var args []frag
+	var keywords bool
 	var err error
-	if tk.kind == tkIdent && fn == "substring" {
-		args, err = t.substringArgs(first, orderBy)
-	} else {
+	switch {
+	case tk.kind == tkIdent && fn == "substring":
+		args, keywords, err = t.keywordArgs(first, orderBy, 2, "similar", "escape")
+	case tk.kind == tkIdent && fn == "overlay":
+		args, keywords, err = t.keywordArgs(first, orderBy, 2, "placing", "from", "for")
+	}
+	if !keywords {
 		args, err = t.translate(first, orderBy, modeExpr)
 	}
 	if err != nil {
@@ -547,42 +552,43 @@ func (t *translator) call(start, name int) (unit, int, error) {
 	return unit{kind: uPrimary, frags: fs}, j, nil
 }
 
-// substringArgs translates substring's arguments, tokens [lo, hi):
-// s SIMILAR pattern ESCAPE e becomes s, pattern, e (substring(text, text,
-// text) is the SQL regular expression form); other forms stay TiDB's.
-func (t *translator) substringArgs(lo, hi int) ([]frag, error) {
-	similar, escape := -1, -1
-	for k := lo; k < hi; k++ {
-		switch tk := t.at(k); {
+// keywordArgs translates the arguments, tokens [lo, hi), of a call whose
+// standard syntax separates them by keywords (substring(s SIMILAR p ESCAPE
+// e), overlay(s PLACING r FROM n [FOR m])) into a plain argument list;
+// the keywords after the first need are optional. ok is false when the
+// first keyword is absent: the arguments are another form.
+func (t *translator) keywordArgs(lo, hi, need int, words ...string) (fs []frag, ok bool, err error) {
+	cuts := []int{lo - 1}
+	for k := lo; k < hi && len(cuts) <= len(words); k++ {
+		switch {
 		case t.match[k] > 0:
 			k = t.match[k]
-		case tk.is("similar") && similar < 0:
-			similar = k
-		case tk.is("escape") && similar >= 0:
-			escape = k
+		case t.at(k).is(words[len(cuts)-1]):
+			cuts = append(cuts, k)
 		}
 	}
-	if similar < 0 {
-		return t.translate(lo, hi, modeExpr)
+	switch {
+	case len(cuts) == 1:
+		return nil, false, nil
+	case len(cuts) <= need:
+		return nil, true, t.syntaxErr(hi)
 	}
-	if escape < 0 {
-		return nil, t.syntaxErr(hi)
-	}
-	var fs []frag
-	for k, part := range [][2]int{{lo, similar}, {similar + 1, escape}, {escape + 1, hi}} {
-		if part[0] == part[1] {
-			return nil, t.syntaxErr(part[1])
+	cuts = append(cuts, hi)
+	for k := 1; k < len(cuts); k++ {
+		from, to := cuts[k-1]+1, cuts[k]
+		if from == to {
+			return nil, true, t.syntaxErr(to)
 		}
-		arg, err := t.translate(part[0], part[1], modeExpr)
+		arg, err := t.translate(from, to, modeExpr)
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		if k > 0 {
-			fs = append(fs, frag{text: ",", src: t.at(part[0] - 1).pos, glue: true})
+		if k > 1 {
+			fs = append(fs, frag{text: ",", src: t.at(from - 1).pos, glue: true})
 		}
 		fs = append(fs, arg...)
 	}
-	return fs, nil
+	return fs, true, nil
 }
 
 // tidbDistinctAggs are the aggregates whose DISTINCT TiDB's grammar takes.
