@@ -505,8 +505,13 @@ func (b *Binder) bindTrim(x *ast.FuncCallExpr, args []expr.Expr) (expr.Expr, err
 
 func (b *Binder) bindCast(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) {
 	typeName := x.Args[1].(*parser.Literal).Value.Str()
-	if lit, ok := x.Args[0].(*parser.Literal); ok && typeName == "regclass" && lit.Value.Kind() == types.KindString {
-		return b.regclass(lit.Value.Str())
+	if lit, ok := x.Args[0].(*parser.Literal); ok && lit.Value.Kind() == types.KindString {
+		switch typeName {
+		case "regclass":
+			return b.regclass(lit.Value.Str())
+		case "regtype":
+			return regtype(lit.Value.Str())
+		}
 	}
 	if oidAliasTypes[typeName] {
 		typeName = "oid"
