@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/sql/keywords"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -514,7 +515,8 @@ func format(fmtText string, args []types.Datum, ts []types.T) (types.Datum, erro
 }
 
 // QuoteIdent is quote_ident: s as is if it is a plain lowercase
-// identifier, else double-quoted.
+// identifier and no keyword beyond the unreserved ones, else
+// double-quoted.
 func QuoteIdent(s string) string {
 	plain := s != ""
 	for i, c := range s {
@@ -523,7 +525,7 @@ func QuoteIdent(s string) string {
 			break
 		}
 	}
-	if plain {
+	if plain && keywords.Of(s) == keywords.Unreserved {
 		return s
 	}
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
