@@ -365,7 +365,7 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	case "pg_array":
 		return b.bindArray(x.Args, s, types.TUnknown)
 	case "pg_subscript", "pg_slice":
-		return b.bindSubscript(x.Args, s)
+		return b.bindSubscript(x, s)
 	case "pg_array_query":
 		return b.bindArraySubquery(x.Args[0], s)
 	case "pg_any", "pg_all":

@@ -306,7 +306,7 @@ func decodeArrayKeyDims(elems []Datum, src []byte, mask byte) (Datum, []byte, bo
 		return Null, src, false
 	}
 	word := func(k int) int32 {
-		return int32(binary.BigEndian.Uint32(src[4*k:])^uint32(maskWord(mask)) ^ 1<<31)
+		return int32(binary.BigEndian.Uint32(src[4*k:]) ^ uint32(maskWord(mask)) ^ 1<<31)
 	}
 	var dimBuf [MaxArrayDims]ArrayDim
 	dims := dimBuf[:n]

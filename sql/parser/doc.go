@@ -40,7 +40,10 @@
 //     an omitted bound being 1 or 2147483647. x op ANY|SOME (e) and x op ALL
 //     (e), e not a subquery, become x op pg_any(e) and x op pg_all(e): the
 //     binder reads the marker as the comparison's right operand.
-//     ARRAY(query) becomes pg_array_query((query)); ARRAY[[...]] is 0A000.
+//     ARRAY(query) becomes pg_array_query((query)); ARRAY[[1, 2], [3, 4]]
+//     becomes pg_array(pg_array(1, 2), pg_array(3, 4)); x[i][j] nests
+//     pg_subscript(pg_subscript(x, i), j) (pg_slice alike), which the
+//     binder reads as one subscript of several dimensions.
 //   - $n becomes pg_param(n); Statement.NumParams is the highest n. In
 //     LIMIT/OFFSET, where TiDB takes only literals, the Limit node holds the
 //     same pg_param(n) call after parsing.

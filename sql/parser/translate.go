@@ -251,10 +251,7 @@ func (t *translator) keywordOperand(s *seq, i int) (unit, int, error) {
 		}
 		return unit{kind: uPrimary, frags: append([]frag{keyword(v, tk.pos)}, g.frags...)}, j, nil
 	case v == "array" && next.isPunct("["):
-		if t.at(i + 2).isPunct("[") {
-			return unit{}, i, notSupportedAt(t.src, t.at(i+2).pos, "multidimensional arrays are not supported")
-		}
-		return t.marker("pg_array", tk.pos, i+1)
+		return t.arrayBrackets(tk.pos, i+1)
 	case v == "array" && next.isPunct("(") && t.groupMode(s, i+1) == modeQuery:
 		// ARRAY(query) → pg_array_query((query)).
 		g, j, err := t.group(i+1, modeQuery)
@@ -265,6 +262,39 @@ func (t *translator) keywordOperand(s *seq, i int) (unit, int, error) {
 		return unit{kind: uPrimary, frags: append(fs, frag{text: ")", src: t.at(j - 1).pos})}, j, nil
 	}
 	return unit{}, i, t.syntaxErr(i)
+}
+
+// arrayBrackets translates the bracketed list of ARRAY[...] opening at
+// token open into pg_array(list), or, when it holds bracketed sub-lists
+// (ARRAY[[1,2],[3,4]]), into pg_array of their translations.
+func (t *translator) arrayBrackets(src, open int) (unit, int, error) {
+	end := t.match[open]
+	if !t.at(open + 1).isPunct("[") {
+		return t.marker("pg_array", src, open)
+	}
+	fs := []frag{{text: "pg_array(", src: src}}
+	for k := open + 1; ; {
+		if !t.at(k).isPunct("[") {
+			return unit{}, k, t.syntaxErr(k)
+		}
+		sub, next, err := t.arrayBrackets(t.at(k).pos, k)
+		if err != nil {
+			return unit{}, next, err
+		}
+		if k > open+1 {
+			fs = append(fs, frag{text: ",", src: t.at(k - 1).pos, glue: true})
+		}
+		fs = append(fs, sub.frags...)
+		switch {
+		case next == end:
+			fs = append(fs, frag{text: ")", src: t.at(end).pos})
+			return unit{kind: uPrimary, frags: fs}, end + 1, nil
+		case t.at(next).isPunct(","):
+			k = next + 1
+		default:
+			return unit{}, next, t.syntaxErr(next)
+		}
+	}
 }
 
 // postfix applies ::type, COLLATE and AT TIME ZONE to the operand u, the
