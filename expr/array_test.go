@@ -99,7 +99,39 @@ func TestSubscript(t *testing.T) {
 		{i4("5"), i4("9"), "{}"}, {i4("3"), i4("2"), "{}"}, {i4("1"), lit(types.TInt4, "NULL"), nullOut},
 	}
 	for _, tt := range tests {
-		e := &Subscript{Arr: a, Lo: tt.lo, Hi: tt.hi}
+		e := &Subscript{Arr: a, Subs: []Expr{tt.lo}}
+		if tt.hi != nil {
+			e.Subs, e.Slice = append(e.Subs, tt.hi), true
+		}
+		if got := evalConst(t, e); got != tt.want {
+			t.Errorf("%s = %s, want %s", e, got, tt.want)
+		}
+	}
+}
+
+// TestSubscriptMultiDim checks subscripts and slices of arrays with
+// several dimensions and lower bounds against PostgreSQL 15.
+func TestSubscriptMultiDim(t *testing.T) {
+	m := arr("int4[]", "{{1,2,3},{4,5,6}}")
+	b := arr("int4[]", "[0:1][5:6]={{1,2},{3,4}}")
+	tests := []struct {
+		a     Expr
+		subs  []string
+		slice bool
+		want  string
+	}{
+		{m, []string{"2", "1"}, false, "4"}, {m, []string{"1", "3"}, false, "3"}, {m, []string{"2"}, false, nullOut},
+		{m, []string{"3", "1"}, false, nullOut}, {m, []string{"1", "1", "1"}, false, nullOut},
+		{b, []string{"0", "6"}, false, "2"}, {b, []string{"1", "1"}, false, nullOut},
+		{m, []string{"1", "2", "2", "3"}, true, "{{2,3},{5,6}}"}, {m, []string{"2", "2"}, true, "{{4,5,6}}"},
+		{m, []string{"1", "2", "9", "9"}, true, "{}"}, {b, []string{"1", "1", "6", "6"}, true, "{{4}}"},
+		{m, []string{"1", "1", "1", "1", "1", "1"}, true, "{}"},
+	}
+	for _, tt := range tests {
+		e := &Subscript{Arr: tt.a, Slice: tt.slice}
+		for _, s := range tt.subs {
+			e.Subs = append(e.Subs, i4(s))
+		}
 		if got := evalConst(t, e); got != tt.want {
 			t.Errorf("%s = %s, want %s", e, got, tt.want)
 		}

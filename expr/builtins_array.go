@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -16,25 +15,32 @@ var textArray = types.T{Family: types.Array, Elem: types.Text, Mod: -1}
 const codeNullValueNotAllowed = "22004"
 
 func init() {
-	// dims is a function of the array's single dimension (dim 1 of a
-	// non-empty array); other dimensions, and empty arrays, give NULL.
-	dims := func(f func(n int64) types.Datum) builtinFn {
+	// dim is a function of dimension n (1-based) of a non-empty array;
+	// other dimensions, and empty arrays, give NULL.
+	dim := func(f func(d types.ArrayDim) int64) builtinFn {
 		return func(_ *Ctx, a []types.Datum) (types.Datum, error) {
-			n := int64(len(a[0].Array()))
-			if n == 0 || len(a) > 1 && a[1].Int() != 1 {
+			n := a[1].Int()
+			if n < 1 || n > int64(a[0].ArrayNDims()) {
 				return types.Null, nil
 			}
-			return f(n), nil
+			return types.NewInt(f(a[0].ArrayDim(int(n - 1)))), nil
 		}
 	}
-	one := func(int64) types.Datum { return types.NewInt(1) }
-	RegisterBuiltin("array_length", sig(types.TInt4, dims(types.NewInt), AnyArray, types.Int4))
-	RegisterBuiltin("array_lower", sig(types.TInt4, dims(one), AnyArray, types.Int4))
-	RegisterBuiltin("array_upper", sig(types.TInt4, dims(types.NewInt), AnyArray, types.Int4))
-	RegisterBuiltin("array_ndims", sig(types.TInt4, dims(one), AnyArray))
-	RegisterBuiltin("array_dims", sig(types.TText, dims(func(n int64) types.Datum {
-		return types.NewString("[1:" + strconv.FormatInt(n, 10) + "]")
-	}), AnyArray))
+	RegisterBuiltin("array_length", sig(types.TInt4, dim(func(d types.ArrayDim) int64 { return int64(d.Len) }), AnyArray, types.Int4))
+	RegisterBuiltin("array_lower", sig(types.TInt4, dim(func(d types.ArrayDim) int64 { return int64(d.Lower) }), AnyArray, types.Int4))
+	RegisterBuiltin("array_upper", sig(types.TInt4, dim(func(d types.ArrayDim) int64 { return int64(d.Lower) + int64(d.Len) - 1 }), AnyArray, types.Int4))
+	RegisterBuiltin("array_ndims", sig(types.TInt4, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		if n := a[0].ArrayNDims(); n > 0 {
+			return types.NewInt(int64(n)), nil
+		}
+		return types.Null, nil
+	}, AnyArray))
+	RegisterBuiltin("array_dims", sig(types.TText, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		if a[0].ArrayNDims() == 0 {
+			return types.Null, nil
+		}
+		return types.NewString(string(types.AppendArrayDims(nil, a[0]))), nil
+	}, AnyArray))
 	RegisterBuiltin("cardinality", sig(types.TInt4, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		return types.NewInt(int64(len(a[0].Array()))), nil
 	}, AnyArray))
@@ -72,28 +78,88 @@ func nonStrict(ret func([]types.T) types.T, fn builtinFn, args ...types.Family) 
 	return Overload{Args: args, Ret: ret, Fn: fn, NonStrict: true}
 }
 
-// arrayAppend is array_append: a NULL array is an empty one.
+// arrayAppend is array_append: a NULL array is an empty one; the
+// lower bound stays.
 func arrayAppend(_ *Ctx, a []types.Datum) (types.Datum, error) {
-	return types.NewArray(append(copyElems(a[0], 1), a[1])), nil
-}
-
-// arrayPrepend is array_prepend: a NULL array is an empty one.
-func arrayPrepend(_ *Ctx, a []types.Datum) (types.Datum, error) {
-	out := make([]types.Datum, 0, 1+len(a[1].Array()))
-	out = append(out, a[0])
-	return types.NewArray(append(out, a[1].Array()...)), nil
-}
-
-// arrayCat is array_cat: NULL when both arrays are, else a NULL one
-// counts as empty.
-func arrayCat(_ *Ctx, a []types.Datum) (types.Datum, error) {
-	switch {
-	case a[0].IsNull():
-		return a[1], nil
-	case a[1].IsNull():
-		return a[0], nil
+	lower, err := oneDimLower(a[0])
+	if err != nil {
+		return types.Null, err
 	}
-	return types.NewArray(append(copyElems(a[0], len(a[1].Array())), a[1].Array()...)), nil
+	elems := append(copyElems(a[0], 1), a[1])
+	return types.NewArrayDims(elems, []types.ArrayDim{{Len: int32(len(elems)), Lower: lower}}), nil
+}
+
+// arrayPrepend is array_prepend: a NULL array is an empty one; the
+// lower bound stays.
+func arrayPrepend(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	lower, err := oneDimLower(a[1])
+	if err != nil {
+		return types.Null, err
+	}
+	out := make([]types.Datum, 0, 1+len(a[1].Array()))
+	out = append(append(out, a[0]), a[1].Array()...)
+	return types.NewArrayDims(out, []types.ArrayDim{{Len: int32(len(out)), Lower: lower}}), nil
+}
+
+// oneDimLower returns the lower bound of an array array_append and
+// array_prepend take: empty (1) or one-dimensional.
+func oneDimLower(arr types.Datum) (int32, error) {
+	switch arr.ArrayNDims() {
+	case 0:
+		return 1, nil
+	case 1:
+		return arr.ArrayDim(0).Lower, nil
+	}
+	return 0, pgerror.New(codeDataException, "argument must be empty or one-dimensional array")
+}
+
+// codeDataException is SQLSTATE data_exception.
+const codeDataException = "22000"
+
+// arrayCat is array_cat: NULL when both arrays are, else a NULL or empty
+// one is left out. Arrays of n dimensions concatenate along the first
+// when the others agree; an array of n-1 dimensions joins one of n as a
+// new first or last element of its first dimension.
+func arrayCat(_ *Ctx, a []types.Datum) (types.Datum, error) {
+	x, y := a[0], a[1]
+	switch {
+	case x.IsNull():
+		return y, nil
+	case y.IsNull() || y.ArrayNDims() == 0:
+		return x, nil
+	case x.ArrayNDims() == 0:
+		return y, nil
+	}
+	nx, ny := x.ArrayNDims(), y.ArrayNDims()
+	var dimBuf [types.MaxArrayDims]types.ArrayDim
+	var dims, inner []types.ArrayDim
+	var other types.Datum
+	detail := "Arrays with differing dimensions are not compatible for concatenation."
+	switch nx - ny {
+	case 0:
+		dims, inner, other = x.ArrayDims(dimBuf[:0]), x.ArrayDims(nil)[1:], y
+		dims[0].Len += y.ArrayDim(0).Len
+		detail = "Arrays with differing element dimensions are not compatible for concatenation."
+	case -1:
+		dims, inner, other = y.ArrayDims(dimBuf[:0]), y.ArrayDims(nil)[1:], x
+		dims[0].Len++
+	case 1:
+		dims, inner, other = x.ArrayDims(dimBuf[:0]), x.ArrayDims(nil)[1:], y
+		dims[0].Len++
+	default:
+		return types.Null, pgerror.New(codeArraySubscriptError, "cannot concatenate incompatible arrays").
+			WithDetail("Arrays of %d and %d dimensions are not compatible for concatenation.", nx, ny)
+	}
+	otherDims := other.ArrayDims(nil)
+	if nx == ny {
+		otherDims = otherDims[1:]
+	}
+	for i := range inner {
+		if inner[i] != otherDims[i] {
+			return types.Null, pgerror.New(codeArraySubscriptError, "cannot concatenate incompatible arrays").WithDetail("%s", detail)
+		}
+	}
+	return types.NewArrayDims(append(copyElems(x, len(y.Array())), y.Array()...), dims), nil
 }
 
 // copyElems returns a copy of an array's elements with room for extra more.
@@ -140,17 +206,21 @@ func arrayPosition(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	if a[0].IsNull() {
 		return types.Null, nil
 	}
-	start := int64(1)
+	if a[0].ArrayNDims() > 1 {
+		return types.Null, pgerror.New(pgerror.CodeFeatureNotSupported, "searching for elements in multidimensional arrays is not supported")
+	}
+	lower := int64(a[0].ArrayDim(0).Lower)
+	start := lower
 	if len(a) > 2 {
 		if a[2].IsNull() {
 			return types.Null, pgerror.New(codeNullValueNotAllowed, "initial position must not be null")
 		}
-		start = max(a[2].Int(), 1)
+		start = a[2].Int()
 	}
 	elems := a[0].Array()
-	for i := start - 1; i < int64(len(elems)); i++ {
+	for i := max(start-lower, 0); i < int64(len(elems)); i++ {
 		if notDistinct(elems[i], a[1]) {
-			return types.NewInt(i + 1), nil
+			return types.NewInt(i + lower), nil
 		}
 	}
 	return types.Null, nil
@@ -161,13 +231,16 @@ func arrayRemove(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	if a[0].IsNull() {
 		return types.Null, nil
 	}
+	if a[0].ArrayNDims() > 1 {
+		return types.Null, pgerror.New(pgerror.CodeFeatureNotSupported, "removing elements from multidimensional arrays is not supported")
+	}
 	var out []types.Datum
 	for _, e := range a[0].Array() {
 		if !notDistinct(e, a[1]) {
 			out = append(out, e)
 		}
 	}
-	return types.NewArray(out), nil
+	return types.NewArrayDims(out, []types.ArrayDim{{Len: int32(len(out)), Lower: a[0].ArrayDim(0).Lower}}), nil
 }
 
 // arrayToString is array_to_string(array, sep [, null_text]) for an

@@ -137,6 +137,44 @@ func TestToChar(t *testing.T) {
 		{fn: "to_char", args: args(ts("2001-02-11"), txt("DDth")), want: "11th"},
 		{fn: "to_char", args: args(tstz("2001-02-03 04:05:06+00"), txt("TZ tz OF")), want: "UTC utc +00"},
 		{fn: "to_char", args: args(ts("infinity"), txt("YYYY")), want: nullOut},
+		{fn: "to_char", args: args(ts("2020-01-01 00:00:00.005"), txt("FMMS FMUS FMFF2 FMHH12 FMCC")), want: "005 005000 00 12 21"},
+	})
+}
+
+// TestToCharInterval checks to_char(interval, format) against PostgreSQL
+// 15: signed fields from the interval's months, days and time, widened by
+// their sign, and errors for calendar names.
+func TestToCharInterval(t *testing.T) {
+	toChar := func(iv, format, want string) fnCase {
+		return fnCase{fn: "to_char", args: args(ival(iv), txt(format)), want: want}
+	}
+	const pos, neg = "1 year 2 months 3 days 04:05:06.789", "-1 year -2 months -3 days -04:05:06.789"
+	runFnCases(t, []fnCase{
+		toChar(pos, "HH HH12 HH24 MI SS MS US FF1 FF3 SSSS", "04 04 04 05 06 789 789000 7 789 14706"),
+		toChar(neg, "HH HH12 HH24 MI SS MS US FF1 FF3 SSSS", "-04 -04 -04 -05 -06 -789 -789000 -7 -789 -14706"),
+		toChar(pos, "DD DDD MM YYYY YYY YY Y Y,YYY CC", "03 423 02 0001 001 01 1 0,001 00"),
+		toChar(neg, "DD DDD MM YYYY YYY YY Y Y,YYY CC", "-3 -423 -02 -0001 -001 -01 -1 0,-01 00"),
+		toChar(pos, "W WW J Q", "1 61 1721459 1"),
+		toChar(neg, "W WW J Q", "1 -59 1720599 0"),
+		toChar(neg, "FMHH24:FMMI:FMSS FMMS FMDD FMMM FMYYYY", "-4:-5:-6 -789 -3 -2 -1"),
+		toChar(neg, "HH24TH DDth MMth YYYYth", "-04TH -3rd -02nd -0001st"),
+		toChar(neg, "IW IYYY IDDD I IY IYY", "39 -0002 273 -2 -02 -002"),
+		toChar("0", "HH MI AM Q RM|W WW J", "12 00 AM  |1 01 1721028"),
+		toChar("0", "IW IYYY IDDD I IY IYY", "48 -001 331 -1 -1 -01"),
+		toChar("30 hours", "HH HH24 AM SSSS", "06 30 AM 108000"),
+		toChar("100 years 11 months 45 days 123:00:00", "HH24TH CC DDD WW RM", "123RD 01 36375 5197 XI  "),
+		toChar("12 months", "RM|MM|YYYY", "XII |00|0001"),
+		toChar("-12 months", "RM|YYYY", "I   |-0001"),
+		toChar("-1 month", "RM|MM|Q", "XII |-01|1"),
+		toChar("-3 months", "FMRM|Q|DDD", "X|0|-90"),
+		toChar("-00:00:01.5", "SS MS US FF1 SSSS", "-01 -500 -500000 -5 -1"),
+		toChar("1 mon", "", nullOut),
+		{fn: "to_char", args: args(ival("1 mon"), txt("Mon")), code: "22007", want: "invalid format specification for an interval value"},
+		{fn: "to_char", args: args(ival("1 mon"), txt("Day")), code: "22007"},
+		{fn: "to_char", args: args(ival("1 mon"), txt("AD")), code: "22007"},
+		{fn: "to_char", args: args(ival("1 mon"), txt("TZ")), code: "22007"},
+		{fn: "to_char", args: args(ival("1 mon"), txt("OF")), code: "22007"},
+		{fn: "to_char", args: args(ival("1 mon"), txt("ID")), code: "22007"},
 	})
 }
 

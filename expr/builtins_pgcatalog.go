@@ -84,30 +84,73 @@ func init() {
 // streamdb speaks.
 const utf8Encoding = 6
 
-// formatType is format_type(type_oid, typmod): the type's SQL name with its
-// modifier (typmod as the wire and pg_attribute carry it, -1 or NULL for
-// none); "???" for an unknown OID, NULL for a NULL OID.
+// formatType is format_type(type_oid, typmod): the type's SQL name with
+// its modifier (typmod as the wire and pg_attribute carry it; -1 or NULL
+// for none, bpchar printing as bpchar with -1 and as character with NULL);
+// "???" for an unknown OID, "-" for OID 0, NULL for a NULL OID.
 func formatType(_ *Ctx, a []types.Datum) (types.Datum, error) {
 	if a[0].IsNull() {
 		return types.Null, nil
+	}
+	if a[0].Int() == 0 {
+		return types.NewString("-"), nil
 	}
 	t, ok := types.FromOID(types.OID(a[0].Int()))
 	if !ok {
 		return types.NewString("???"), nil
 	}
-	if !a[1].IsNull() && a[1].Int() >= 0 {
-		t.Mod = int32(a[1].Int())
-		f := t.Family
-		if f == types.Array {
-			f = t.Elem // an array's typmod is its element's
-		}
-		switch f {
-		case types.Varchar, types.Bpchar, types.Numeric:
-			t.Mod -= 4 // PostgreSQL's VARHDRSZ offset
-		}
+	mod := int64(-1)
+	if !a[1].IsNull() {
+		mod = a[1].Int()
 	}
-	return types.NewString(t.String()), nil
+	return datumOf(types.NewString)(formatTypeMod(t, int32(mod), !a[1].IsNull()))
 }
+
+// formatTypeMod is PostgreSQL's format_type_extended: t's name with the
+// typmod mod printed as the type's typmodout does (the numeric and
+// floating-point types and boolean print none, types without a typmodout
+// print (mod)); given is false for a NULL typmod. An array's typmod is its
+// element's.
+func formatTypeMod(t types.T, mod int32, given bool) (string, error) {
+	if t.Family == types.Array {
+		s, err := formatTypeMod(t.ElemType(), mod, given)
+		return s + "[]", err
+	}
+	name := t.WithoutMod().String()
+	if !given || mod < 0 {
+		if t.Family == types.Bpchar && !given {
+			return "character", nil
+		}
+		return name, nil
+	}
+	switch t.Family {
+	case types.Bool, types.Int2, types.Int4, types.Int8, types.Float4, types.Float8:
+		return name, nil
+	case types.Varchar, types.Bpchar, types.Numeric:
+		// Their typmods are offset by VARHDRSZ; a length must be positive.
+		if mod < varHdrSz || mod == varHdrSz && t.Family != types.Numeric {
+			if t.Family == types.Bpchar {
+				return "character", nil
+			}
+			return name, nil
+		}
+		t.Mod = mod - varHdrSz
+	case types.Time, types.Timestamp, types.TimestampTZ:
+		t.Mod = mod
+	case types.Interval:
+		if err := types.CheckIntervalMod(mod); err != nil {
+			return "", err
+		}
+		t.Mod = mod
+	default:
+		return name + "(" + strconv.Itoa(int(mod)) + ")", nil
+	}
+	return t.String(), nil
+}
+
+// varHdrSz is PostgreSQL's VARHDRSZ, by which the typmods of character
+// and numeric types are offset.
+const varHdrSz = 4
 
 // sizePretty is pg_size_pretty(bigint): bytes below 10 kB, then the
 // largest unit that keeps the number below 20480, halves rounded away from

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/sql/keywords"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -52,6 +53,12 @@ func init() {
 				sig(ret, substringFn(f, false), f, types.Int4),
 				sig(ret, substringFn(f, true), f, types.Int4, types.Int4))
 		}
+	}
+	for _, f := range []types.Family{types.Text, types.Bytea} {
+		ret := types.T{Family: f, Mod: -1}
+		RegisterBuiltin("overlay",
+			sig(ret, overlayFn(f, false), f, f, types.Int4),
+			sig(ret, overlayFn(f, true), f, f, types.Int4, types.Int4))
 	}
 	strpos := sig(types.TInt4, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
 		s, sub := a[0].Str(), a[1].Str()
@@ -210,6 +217,36 @@ func substringFn(f types.Family, hasCount bool) builtinFn {
 		}
 		from := offset(s, start)
 		return mk(s[from : from+offset(s[from:], end-start)]), nil
+	}
+}
+
+// overlayFn is overlay(s PLACING r FROM start [FOR count]) over characters
+// of text or bytes of bytea: s's first start-1 characters, r, then s from
+// start+count (count defaulting to r's length), as PostgreSQL's textoverlay.
+func overlayFn(f types.Family, hasCount bool) builtinFn {
+	offset, length := charOffset, func(s string) int64 { return int64(utf8.RuneCountInString(s)) }
+	if f == types.Bytea {
+		offset = func(s string, k int64) int { return int(min(max(k, 0), int64(len(s)))) }
+		length = func(s string) int64 { return int64(len(s)) }
+	}
+	return func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+		s, r, start := a[0].Str(), a[1].Str(), a[2].Int()
+		count := length(r)
+		if hasCount {
+			count = a[3].Int()
+		}
+		end := start + count
+		if err := CheckIntRange(end, types.TInt4); err != nil {
+			return types.Null, err
+		}
+		if start < 1 {
+			return types.Null, errNegativeSubstr
+		}
+		out := s[:offset(s, start-1)] + r + s[offset(s, end-1):]
+		if f == types.Bytea {
+			return types.NewBytes([]byte(out)), nil
+		}
+		return types.NewString(out), nil
 	}
 }
 
@@ -478,7 +515,8 @@ func format(fmtText string, args []types.Datum, ts []types.T) (types.Datum, erro
 }
 
 // QuoteIdent is quote_ident: s as is if it is a plain lowercase
-// identifier, else double-quoted.
+// identifier and no keyword beyond the unreserved ones, else
+// double-quoted.
 func QuoteIdent(s string) string {
 	plain := s != ""
 	for i, c := range s {
@@ -487,7 +525,7 @@ func QuoteIdent(s string) string {
 			break
 		}
 	}
-	if plain {
+	if plain && keywords.Of(s) == keywords.Unreserved {
 		return s
 	}
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`

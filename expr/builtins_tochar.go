@@ -6,11 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
 )
 
-// to_char(timestamp, format) with PostgreSQL's template patterns, the FM
-// (fill mode) and TM prefixes and the TH/th ordinal suffix.
+// to_char(timestamp, format) and to_char(interval, format) with
+// PostgreSQL's template patterns, the FM (fill mode) and TM prefixes and
+// the TH/th ordinal suffix.
 
 func init() {
 	toChar := func(tz bool) builtinFn {
@@ -19,21 +21,84 @@ func init() {
 			if isInfinite(us) || format == "" {
 				return types.Null, nil
 			}
-			var z *stampZone
+			var v dchValue
 			if tz {
 				// A timestamptz prints as the wall clock in the session's zone.
 				name, off := types.TimestampToTime(us).In(zoneOf(c)).Zone()
-				z = &stampZone{name: name, offset: off}
+				v.tz = &stampZone{name: name, offset: off}
 				us += int64(off) * microsPerSecond
 			}
-			return types.NewString(string(formatTimestamp(nil, toCivil(types.SplitTimestamp(us)), z, format))), nil
+			v.civil = toCivil(types.SplitTimestamp(us))
+			return formatDatum(v, format)
 		}
 	}
 	// timestamptz comes first: PostgreSQL prefers it for a date argument.
 	RegisterBuiltin("to_char",
 		sig(types.TText, toChar(true), types.TimestampTZ, types.Text),
-		sig(types.TText, toChar(false), types.Timestamp, types.Text))
+		sig(types.TText, toChar(false), types.Timestamp, types.Text),
+		sig(types.TText, func(_ *Ctx, a []types.Datum) (types.Datum, error) {
+			if a[1].Str() == "" {
+				return types.Null, nil
+			}
+			return formatDatum(dchValue{civil: intervalCivil(a[0].Interval()), interval: true}, a[1].Str())
+		}, types.Interval, types.Text))
 }
+
+// formatDatum is the text of v formatted by a to_char template.
+func formatDatum(v dchValue, format string) (types.Datum, error) {
+	b, err := formatDCH(nil, v, format)
+	if err != nil {
+		return types.Null, err
+	}
+	return types.NewString(string(b)), nil
+}
+
+// dchValue is what a to_char template formats: a timestamp's calendar
+// fields, with its zone for a timestamptz, or an interval's fields.
+type dchValue struct {
+	civil
+	tz *stampZone
+	// interval marks an interval's fields, as PostgreSQL's interval2itm
+	// gives them: years and months from the months, the days, hours
+	// beyond 24, all signed; years are not moved for BC, and patterns
+	// naming calendar things (Month, Day, AD, TZ) are errors.
+	interval bool
+}
+
+// intervalCivil spreads an interval over calendar fields for to_char; days
+// counts PostgreSQL's date2j of the year, month and day fields, from which
+// the ISO and Julian patterns compute.
+func intervalCivil(iv types.IntervalValue) civil {
+	t := iv.Micros
+	c := civil{
+		year: int64(iv.Months / 12), month: int64(iv.Months % 12), day: int64(iv.Days),
+		hour: t / microsPerHour, minute: t / microsPerMinute % 60,
+		second: t / microsPerSecond % 60, micros: t % microsPerSecond,
+	}
+	c.days = date2j(c.year, c.month, c.day) - unixEpochJulian
+	return c
+}
+
+// date2j is PostgreSQL's Julian day number of a year, month and day, also
+// for months and days out of their ranges.
+func date2j(year, month, day int64) int64 {
+	if month > 2 {
+		month++
+		year += 4800
+	} else {
+		month += 13
+		year += 4799
+	}
+	century := year / 100
+	julian := year*365 - 32167
+	julian += year/4 - century + century/4
+	return julian + 7834*month/256 + day
+}
+
+// errIntervalFormat is to_char's error for a pattern an interval cannot
+// print.
+var errIntervalFormat = pgerror.New(pgerror.CodeInvalidDatetimeFormat, "invalid format specification for an interval value").
+	WithHint("Intervals are not tied to specific calendar dates.")
 
 // dchField is what a template pattern prints.
 type dchField uint8
@@ -154,9 +219,8 @@ type stampZone struct {
 	offset int
 }
 
-// formatTimestamp appends c formatted by a to_char template; tz is nil
-// for a timestamp without time zone.
-func formatTimestamp(dst []byte, c civil, tz *stampZone, format string) []byte {
+// formatDCH appends v formatted by a to_char template.
+func formatDCH(dst []byte, v dchValue, format string) ([]byte, error) {
 	for i := 0; i < len(format); {
 		fill := true
 		for _, p := range [...]string{"FM", "fm", "TM", "tm"} {
@@ -173,13 +237,16 @@ func formatTimestamp(dst []byte, c civil, tz *stampZone, format string) []byte {
 		i += len(k.pat)
 		start := len(dst)
 		var numeric bool
-		dst, numeric = appendField(dst, c, k, fill, tz)
+		var err error
+		if dst, numeric, err = appendField(dst, v, k, fill); err != nil {
+			return nil, err
+		}
 		if numeric && i+2 <= len(format) && (format[i:i+2] == "TH" || format[i:i+2] == "th") {
 			dst = append(dst, ordinalSuffix(dst[start:], format[i] == 'T')...)
 			i += 2
 		}
 	}
-	return dst
+	return dst, nil
 }
 
 // appendTemplateLiteral copies the non-pattern text at format[i]: a double
@@ -232,15 +299,23 @@ func appendText(dst []byte, s string, cas dchCase, width int, fill bool) []byte 
 }
 
 // appendField appends one pattern's value and reports whether it is a
-// number (which the TH suffix may follow).
-func appendField(dst []byte, c civil, k dchKeyword, fill bool, tz *stampZone) ([]byte, bool) {
+// number (which the TH suffix may follow). Numbers are printed as C's
+// "%0*d": a negative interval field takes one more place for its sign
+// where PostgreSQL widens it (clock fields, MM, CC and years, the ISO
+// years by the sign of the year), MS, US and FF ignore fill mode.
+func appendField(dst []byte, v dchValue, k dchKeyword, fill bool) ([]byte, bool, error) {
+	c, tz := v.civil, v.tz
 	year := c.year
-	if year <= 0 {
+	if year <= 0 && !v.interval {
 		year = 1 - year
 	}
 	isoYear, isoWeek := c.isoWeek()
-	if isoYear <= 0 {
+	if isoYear <= 0 && !v.interval {
 		isoYear = 1 - isoYear
+	}
+	yday := c.days - civilDays(c.year, 1, 1) + 1
+	if v.interval {
+		yday = (c.year*12+c.month)*30 + c.day
 	}
 	pick := func(a, b string, second bool) string {
 		if second {
@@ -249,29 +324,52 @@ func appendField(dst []byte, c civil, k dchKeyword, fill bool, tz *stampZone) ([
 		return a
 	}
 	switch k.field {
+	case dchAD, dchADDots, dchDay, dchDy, dchMonth, dchMon, dchD, dchID, dchTZ, dchOF, dchTZH, dchTZM:
+		if v.interval {
+			return nil, false, errIntervalFormat
+		}
+	}
+	switch k.field {
 	case dchAD:
-		return appendText(dst, pick("AD", "BC", c.year <= 0), k.cas, 0, false), false
+		return appendText(dst, pick("AD", "BC", c.year <= 0), k.cas, 0, false), false, nil
 	case dchADDots:
-		return appendText(dst, pick("A.D.", "B.C.", c.year <= 0), k.cas, 0, false), false
+		return appendText(dst, pick("A.D.", "B.C.", c.year <= 0), k.cas, 0, false), false, nil
 	case dchAM:
-		return appendText(dst, pick("AM", "PM", c.hour >= 12), k.cas, 0, false), false
+		return appendText(dst, pick("AM", "PM", c.hour%24 >= 12), k.cas, 0, false), false, nil
 	case dchAMDots:
-		return appendText(dst, pick("A.M.", "P.M.", c.hour >= 12), k.cas, 0, false), false
+		return appendText(dst, pick("A.M.", "P.M.", c.hour%24 >= 12), k.cas, 0, false), false, nil
 	case dchDay:
-		return appendText(dst, time.Weekday(c.isoDow()%7).String(), k.cas, 9, fill), false
+		return appendText(dst, time.Weekday(c.isoDow()%7).String(), k.cas, 9, fill), false, nil
 	case dchDy:
-		return appendText(dst, time.Weekday(c.isoDow() % 7).String()[:3], k.cas, 0, false), false
+		return appendText(dst, time.Weekday(c.isoDow() % 7).String()[:3], k.cas, 0, false), false, nil
 	case dchMonth:
-		return appendText(dst, time.Month(c.month).String(), k.cas, 9, fill), false
+		return appendText(dst, time.Month(c.month).String(), k.cas, 9, fill), false, nil
 	case dchMon:
-		return appendText(dst, time.Month(c.month).String()[:3], k.cas, 0, false), false
+		return appendText(dst, time.Month(c.month).String()[:3], k.cas, 0, false), false, nil
 	case dchRM:
-		return appendText(dst, romanMonths[c.month-1], k.cas, 4, fill), false
+		// An interval's month may be 0 (whole years: XII, or I when
+		// negative; nothing without years) or negative (-1 is XII).
+		m := c.month
+		switch {
+		case m == 0 && c.year == 0:
+			return dst, false, nil
+		case m == 0 && c.year > 0:
+			m = 12
+		case m == 0:
+			m = 1
+		case m < 0:
+			m += 13
+		}
+		return appendText(dst, romanMonths[m-1], k.cas, 4, fill), false, nil
+	case dchQ:
+		if c.month == 0 {
+			return dst, false, nil
+		}
 	case dchTZ:
 		if tz != nil {
-			return appendText(dst, tz.name, k.cas, 0, false), false
+			return appendText(dst, tz.name, k.cas, 0, false), false, nil
 		}
-		return dst, false
+		return dst, false, nil
 	case dchOF, dchTZH, dchTZM:
 		off := 0
 		if tz != nil {
@@ -283,83 +381,95 @@ func appendField(dst []byte, c civil, k dchKeyword, fill bool, tz *stampZone) ([
 		}
 		switch k.field {
 		case dchTZM:
-			return appendNum(dst, int64(off/60%60), 2, true), false
+			return appendNum(dst, int64(off/60%60), 2, true), false, nil
 		case dchTZH:
-			return appendNum(append(dst, sign), int64(off/3600), 2, true), false
+			return appendNum(append(dst, sign), int64(off/3600), 2, true), false, nil
 		}
 		dst = appendNum(append(dst, sign), int64(off/3600), 2, true)
 		if off%3600 != 0 {
 			dst = appendNum(append(dst, ':'), int64(off/60%60), 2, true)
 		}
-		return dst, false
+		return dst, false, nil
 	}
-	var v int64
+	var n int64
 	width := 0
+	signed := false // the width takes a sign
 	switch k.field {
 	case dchCC:
-		v, width = c.year/100-1, 3
-		if c.year > 0 {
-			v, width = (c.year-1)/100+1, 2
+		switch {
+		case v.interval:
+			n = c.year / 100
+		case c.year > 0:
+			n = (c.year-1)/100 + 1
+		default:
+			n = c.year/100 - 1
 		}
+		width, signed = 2, n < 0
 	case dchDDD:
-		v, width = c.days-civilDays(c.year, 1, 1)+1, 3
+		n, width = yday, 3
 	case dchDD:
-		v, width = c.day, 2
+		n, width = c.day, 2
 	case dchD:
-		v = c.isoDow()%7 + 1
+		n = c.isoDow()%7 + 1
 	case dchFF:
-		v, width = c.micros/pow10(6-k.arg), k.arg
+		n, width, fill = c.micros/pow10(6-k.arg), k.arg, true
 	case dchHH24:
-		v, width = c.hour, 2
+		n, width, signed = c.hour, 2, c.hour < 0
 	case dchHH12:
-		v, width = (c.hour+11)%12+1, 2
+		n, width, signed = c.hour%12, 2, c.hour < 0
+		if n == 0 {
+			n = 12
+		}
 	case dchIDDD:
-		v, width = (isoWeek-1)*7+c.isoDow(), 3
+		n, width = (isoWeek-1)*7+c.isoDow(), 3
 	case dchID:
-		v = c.isoDow()
+		n = c.isoDow()
 	case dchIW:
-		v, width = isoWeek, 2
+		n, width = isoWeek, 2
 	case dchIYYY:
-		v, width = isoYear, 4
+		n, width, signed = isoYear, 4, year < 0
 	case dchIYY:
-		v, width = isoYear%1000, 3
+		n, width, signed = isoYear%1000, 3, year < 0
 	case dchIY:
-		v, width = isoYear%100, 2
+		n, width, signed = isoYear%100, 2, year < 0
 	case dchI:
-		v, width = isoYear%10, 1
+		n, width = isoYear%10, 1
 	case dchJ:
-		v = c.days + unixEpochJulian
+		n = c.days + unixEpochJulian
 	case dchMI:
-		v, width = c.minute, 2
+		n, width, signed = c.minute, 2, c.minute < 0
 	case dchMM:
-		v, width = c.month, 2
+		n, width, signed = c.month, 2, c.month < 0
 	case dchMS:
-		v, width = c.micros/1000, 3
+		n, width, fill = c.micros/1000, 3, true
 	case dchQ:
-		v = (c.month-1)/3 + 1
+		n = (c.month-1)/3 + 1
 	case dchSSSS:
-		v = (c.hour*60+c.minute)*60 + c.second
+		n = (c.hour*60+c.minute)*60 + c.second
 	case dchSS:
-		v, width = c.second, 2
+		n, width, signed = c.second, 2, c.second < 0
 	case dchUS:
-		v, width = c.micros, 6
+		n, width, fill = c.micros, 6, true
 	case dchWW:
-		v, width = (c.days-civilDays(c.year, 1, 1))/7+1, 2
+		n, width = (yday-1)/7+1, 2
 	case dchW:
-		v = (c.day-1)/7 + 1
+		n = (c.day-1)/7 + 1
 	case dchYComma:
 		dst = strconv.AppendInt(dst, year/1000, 10)
-		return appendNum(append(dst, ','), year%1000, 3, true), true
+		return appendNum(append(dst, ','), year%1000, 3, true), true, nil
 	case dchYYYY:
-		v, width = year, 4
+		n, width, signed = year, 4, year < 0
 	case dchYYY:
-		v, width = year%1000, 3
+		n, width, signed = year%1000, 3, year < 0
 	case dchYY:
-		v, width = year%100, 2
+		n, width, signed = year%100, 2, year < 0
 	case dchY:
-		v, width = year%10, 1
+		n, width = year%10, 1
 	}
-	return appendNum(dst, v, width, fill), true
+	if signed {
+		width++
+	}
+	return appendNum(dst, n, width, fill), true, nil
 }
 
 // ordinalSuffix returns the English ordinal suffix of the number num.

@@ -34,7 +34,7 @@ const (
 	tagLike                    // flags (CaseInsensitive, Not, has ESCAPE), operand, pattern, escape
 	tagRegexMatch              // operator, left, right
 	tagArrayCtor               // type, list
-	tagSubscript               // flags (has upper bound), array, lower, upper
+	tagSubscript               // flags (slice, subscripts as a list), array, subscripts (list; formerly lower[, upper])
 	tagArrayCompare            // operator, flags (All), operand, array, comparison
 )
 
@@ -192,8 +192,8 @@ func (w *encoder) expr(e Expr) bool {
 		w.typ(x.T)
 		return w.list(x.Elems)
 	case *Subscript:
-		w.b = append(w.b, tagSubscript, flags(x.Hi != nil))
-		return w.exprs(x.Arr, x.Lo) && (x.Hi == nil || w.expr(x.Hi))
+		w.b = append(w.b, tagSubscript, flags(x.Slice, true))
+		return w.expr(x.Arr) && w.list(x.Subs)
 	case *ArrayCompare:
 		w.b = append(w.b, tagArrayCompare)
 		w.str(x.Op)
@@ -389,10 +389,15 @@ func (r *decoder) expr() Expr {
 		return &ArrayCtor{Elems: r.list(), T: t}
 	case tagSubscript:
 		f := r.byte()
-		s := &Subscript{Arr: r.expr()}
-		s.Lo = r.expr()
-		if f&1 != 0 {
-			s.Hi = r.expr()
+		s := &Subscript{Arr: r.expr(), Slice: f&1 != 0}
+		if f&2 != 0 {
+			s.Subs = r.list()
+		} else {
+			// Before several dimensions: a subscript, or a slice's two.
+			s.Subs = []Expr{r.expr()}
+			if s.Slice {
+				s.Subs = append(s.Subs, r.expr())
+			}
 		}
 		return s
 	case tagArrayCompare:

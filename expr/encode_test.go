@@ -141,9 +141,9 @@ func (g exprGen) expr(depth int) Expr {
 	case 6:
 		arr := &ColRef{Idx: 9, T: shipCols[9]}
 		if rapid.Bool().Draw(g.t, "slice") {
-			return &Subscript{Arr: arr, Lo: g.as(g.expr(d), types.TInt4), Hi: g.as(g.expr(d), types.TInt4)}
+			return &Subscript{Arr: arr, Subs: []Expr{g.as(g.expr(d), types.TInt4), g.as(g.expr(d), types.TInt4)}, Slice: true}
 		}
-		return &Subscript{Arr: arr, Lo: g.as(g.expr(d), types.TInt4)}
+		return &Subscript{Arr: arr, Subs: []Expr{g.as(g.expr(d), types.TInt4), g.as(g.expr(d), types.TInt4)}}
 	case 7:
 		return NewArrayCtor([]Expr{g.as(g.expr(d), types.TInt4), g.as(g.expr(d), types.TInt4)}, shipCols[9])
 	default:

@@ -282,6 +282,9 @@ func castCost(from types.T, to types.Family) (int, bool) {
 		return 3, true
 	case f == types.Timestamp && to == types.TimestampTZ:
 		return 3, true
+	case from.IsInteger() && to == types.Oid:
+		// integers cast to oid implicitly: format_type(23, -1).
+		return 3, true
 	case f == types.Time && to == types.Interval:
 		// time casts to interval implicitly: date_trunc('hour', time)
 		// is date_trunc(text, interval).

@@ -16,14 +16,47 @@ import (
 type RegexMatch struct {
 	Op   string
 	L, R Expr
+	re   *regexp.Regexp // compiled at construction when R is constant
 }
 
-// NewRegexMatch returns a regular-expression match operator.
+// NewRegexMatch returns a regular-expression match operator. A constant
+// pattern, or similar_to_escape of constants (x SIMILAR TO 'pattern'), is
+// compiled once here; similar_to_escape's errors come here too, as from
+// PostgreSQL's constant folding, while a pattern's come at the first row.
 func NewRegexMatch(op string, l, r Expr) (Expr, error) {
 	if !l.Type().IsString() || !r.Type().IsString() {
 		return nil, undefinedOperator(op, l.Type(), r.Type())
 	}
-	return &RegexMatch{Op: op, L: l, R: r}, nil
+	if f, ok := r.(*Func); ok && f.Name == "similar_to_escape" && allConst(f.Args) {
+		v, err := f.Eval(nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		r = NewConst(v, f.T)
+	}
+	e := &RegexMatch{Op: op, L: l, R: r}
+	if c, ok := r.(*Const); ok && !c.V.IsNull() {
+		e.re, _ = compileRegex(c.V.Str(), e.flags())
+	}
+	return e, nil
+}
+
+// allConst reports whether every expression of es is a constant.
+func allConst(es []Expr) bool {
+	for _, e := range es {
+		if _, ok := e.(*Const); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// flags are the regular expression flags of the operator.
+func (e *RegexMatch) flags() string {
+	if e.Op == "~*" || e.Op == "!~*" {
+		return "i"
+	}
+	return ""
 }
 
 // regexCache holds compiled patterns by flags and pattern; patterns are
@@ -126,13 +159,11 @@ func (e *RegexMatch) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 	if err != nil || l.IsNull() || r.IsNull() {
 		return types.Null, err
 	}
-	flags := ""
-	if e.Op == "~*" || e.Op == "!~*" {
-		flags = "i"
-	}
-	re, err := compileRegex(r.Str(), flags)
-	if err != nil {
-		return types.Null, err
+	re := e.re
+	if re == nil {
+		if re, err = compileRegex(r.Str(), e.flags()); err != nil {
+			return types.Null, err
+		}
 	}
 	m := re.MatchString(l.Str())
 	if e.Op[0] == '!' {
@@ -150,4 +181,10 @@ func (e *RegexMatch) String() string {
 func (e *RegexMatch) Children() []Expr { return []Expr{e.L, e.R} }
 
 // WithChildren implements Expr.
-func (e *RegexMatch) WithChildren(ch []Expr) Expr { return &RegexMatch{Op: e.Op, L: ch[0], R: ch[1]} }
+func (e *RegexMatch) WithChildren(ch []Expr) Expr {
+	c := &RegexMatch{Op: e.Op, L: ch[0], R: ch[1]}
+	if ch[1] == e.R {
+		c.re = e.re
+	}
+	return c
+}

@@ -43,7 +43,7 @@ func TestArrayBindErrors(t *testing.T) {
 	tests := []struct{ sql, code, msg string }{
 		{"SELECT ARRAY[]", "42P18", "cannot determine type of empty array"},
 		{"SELECT ARRAY[1, 'x'::text]", "42804", "ARRAY types integer and text cannot be matched"},
-		{"SELECT ARRAY[ARRAY[1]]", "0A000", "multidimensional arrays are not supported"},
+		{"SELECT ARRAY[ARRAY[1], 2]", "42804", "ARRAY types integer[] and integer cannot be matched"},
 		{"SELECT 1 = ANY (1)", "42809", "op ANY/ALL (array) requires array on right side"},
 		{"SELECT (1)[1]", "42804", "cannot subscript type integer because it does not support subscripting"},
 		{"SELECT (ARRAY[1])['a'::text]", "42804", "array subscript must have type integer"},
@@ -51,7 +51,7 @@ func TestArrayBindErrors(t *testing.T) {
 		{"SELECT ARRAY['a'] || 'b'", "22P02", `malformed array literal: "b"`},
 		{"SELECT array_length('{1}', 1)", "42804", "could not determine polymorphic type because input has type unknown"},
 		{"SELECT abs(DISTINCT 1)", "42809", "DISTINCT specified, but abs is not an aggregate function"},
-		{"SELECT array_agg(ARRAY[1])", "0A000", "multidimensional arrays are not supported"},
+		{"SELECT array_agg(ARRAY[1])", "0A000", "arrays of arrays are not supported"},
 	}
 	for _, tt := range tests {
 		_, _, err := bindQuery(t, tt.sql)

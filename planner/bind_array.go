@@ -10,16 +10,30 @@ import (
 // bindArray binds ARRAY[...] (pg_array, see sql/parser). Cast to an array
 // type (target), its elements are cast to the target's element type, as
 // PostgreSQL does; otherwise they take their common type and ARRAY[] has
-// none.
+// none. Elements that are arrays (ARRAY[[1,2],[3,4]], ARRAY[ARRAY[1]])
+// are the sub-arrays of a multidimensional array of their type.
 func (b *Binder) bindArray(args []ast.ExprNode, s *scope, target types.T) (expr.Expr, error) {
-	elems, err := b.bindArgs(args, s)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range elems {
-		if e.Type().Family == types.Array {
-			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "multidimensional arrays are not supported")
+	var elems []expr.Expr
+	for _, a := range args {
+		var e expr.Expr
+		var err error
+		if call, ok := a.(*ast.FuncCallExpr); ok && call.FnName.L == "pg_array" && target.Family == types.Array {
+			e, err = b.bindArray(call.Args, s, target) // ARRAY[[...]]::t[] types its sub-arrays too
+		} else {
+			e, err = b.bindExpr(a, s)
 		}
+		if err != nil {
+			return nil, err
+		}
+		elems = append(elems, e)
+	}
+	var err error
+	nested := false
+	for _, e := range elems {
+		nested = nested || e.Type().Family == types.Array
+	}
+	if nested {
+		return b.bindSubArrays(elems, target)
 	}
 	if target.Family == types.Array {
 		elem := target.ElemType()
@@ -53,6 +67,28 @@ func (b *Binder) bindArray(args []ast.ExprNode, s *scope, target types.T) (expr.
 	return expr.NewArrayCtor(elems, at), nil
 }
 
+// bindSubArrays binds ARRAY[sub-arrays...]: they take their common array
+// type, or the target's.
+func (b *Binder) bindSubArrays(subs []expr.Expr, target types.T) (expr.Expr, error) {
+	t := target
+	if t.Family != types.Array {
+		var err error
+		if t, err = b.commonType(subs, "ARRAY"); err != nil {
+			return nil, err
+		}
+	}
+	for i := range subs {
+		if subs[i].Type().Family != types.Array && subs[i].Type().Family != types.Unknown {
+			return nil, pgerror.New(pgerror.CodeDatatypeMismatch, "ARRAY could not convert type %s to %s", subs[i].Type(), t)
+		}
+		var err error
+		if subs[i], err = b.coerceTo(subs[i], t); err != nil {
+			return nil, err
+		}
+	}
+	return expr.NewArrayCtor(subs, t), nil
+}
+
 // bindArraySubquery binds ARRAY(query) (pg_array_query, see sql/parser):
 // the query's single column as an array.
 func (b *Binder) bindArraySubquery(n ast.ExprNode, s *scope) (expr.Expr, error) {
@@ -78,30 +114,54 @@ func (b *Binder) bindArraySubquery(n ast.ExprNode, s *scope) (expr.Expr, error) 
 	return sq, nil
 }
 
-// bindSubscript binds a[i] (pg_subscript) and a[lo:hi] (pg_slice): the
-// subscripts are integers.
-func (b *Binder) bindSubscript(args []ast.ExprNode, s *scope) (expr.Expr, error) {
-	bound, err := b.bindArgs(args, s)
+// bindSubscript binds a[i][j]... (pg_subscript calls, innermost first)
+// and slices a[lo:hi]... (pg_slice among them) as one subscript of the
+// array: the subscripts are integers, and once one is a slice all are, a
+// single subscript i being 1:i, as in PostgreSQL.
+func (b *Binder) bindSubscript(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) {
+	var chain []*ast.FuncCallExpr // outermost first
+	for n := ast.ExprNode(x); ; {
+		call, ok := n.(*ast.FuncCallExpr)
+		if !ok || call.FnName.L != "pg_subscript" && call.FnName.L != "pg_slice" {
+			break
+		}
+		chain = append(chain, call)
+		n = call.Args[0]
+	}
+	arr, err := b.bindExpr(chain[len(chain)-1].Args[0], s)
 	if err != nil {
 		return nil, err
 	}
-	if t := bound[0].Type(); t.Family != types.Array {
+	if t := arr.Type(); t.Family != types.Array {
 		return nil, pgerror.New(pgerror.CodeDatatypeMismatch, "cannot subscript type %s because it does not support subscripting", t)
 	}
-	for i := 1; i < len(bound); i++ {
-		if bound[i], err = b.coerce(bound[i], types.TInt4); err != nil {
-			return nil, err
-		}
-		if !bound[i].Type().IsNumeric() {
-			return nil, pgerror.New(pgerror.CodeDatatypeMismatch, "array subscript must have type integer")
-		}
-		if bound[i], err = expr.CastTo(bound[i], types.TInt4); err != nil {
-			return nil, err
-		}
+	sub := &expr.Subscript{Arr: arr}
+	for _, call := range chain {
+		sub.Slice = sub.Slice || call.FnName.L == "pg_slice"
 	}
-	sub := &expr.Subscript{Arr: bound[0], Lo: bound[1]}
-	if len(bound) == 3 {
-		sub.Hi = bound[2]
+	for k := len(chain) - 1; k >= 0; k-- {
+		bound, err := b.bindArgs(chain[k].Args[1:], s)
+		if err != nil {
+			return nil, err
+		}
+		for i := range bound {
+			if bound[i], err = b.coerce(bound[i], types.TInt4); err != nil {
+				return nil, err
+			}
+			if !bound[i].Type().IsNumeric() {
+				return nil, pgerror.New(pgerror.CodeDatatypeMismatch, "array subscript must have type integer")
+			}
+			if bound[i], err = expr.CastTo(bound[i], types.TInt4); err != nil {
+				return nil, err
+			}
+		}
+		if sub.Slice && len(bound) == 1 {
+			bound = []expr.Expr{expr.NewConst(types.NewInt(1), types.TInt4), bound[0]}
+		}
+		sub.Subs = append(sub.Subs, bound...)
+	}
+	if n := len(chain); n > types.MaxArrayDims {
+		return nil, types.ErrTooManyDims(n)
 	}
 	return sub, nil
 }

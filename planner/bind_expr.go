@@ -375,7 +375,7 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	case "pg_array":
 		return b.bindArray(x.Args, s, types.TUnknown)
 	case "pg_subscript", "pg_slice":
-		return b.bindSubscript(x.Args, s)
+		return b.bindSubscript(x, s)
 	case "pg_array_query":
 		return b.bindArraySubquery(x.Args[0], s)
 	case "pg_row":
@@ -530,8 +530,13 @@ func (b *Binder) bindTrim(x *ast.FuncCallExpr, args []expr.Expr) (expr.Expr, err
 
 func (b *Binder) bindCast(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) {
 	typeName := x.Args[1].(*parser.Literal).Value.Str()
-	if lit, ok := x.Args[0].(*parser.Literal); ok && typeName == "regclass" && lit.Value.Kind() == types.KindString {
-		return b.regclass(lit.Value.Str())
+	if lit, ok := x.Args[0].(*parser.Literal); ok && lit.Value.Kind() == types.KindString {
+		switch typeName {
+		case "regclass":
+			return b.regclass(lit.Value.Str())
+		case "regtype":
+			return regtype(lit.Value.Str())
+		}
 	}
 	if oidAliasTypes[typeName] {
 		typeName = "oid"

@@ -5,6 +5,7 @@ import (
 
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -112,6 +113,15 @@ func dType(t types.T) types.Datum { return dOID(uint32(t.OID())) }
 // oidAliasTypes are PostgreSQL's OID alias types that catalog queries cast
 // to (c.reloftype::regtype); they bind as plain oid.
 var oidAliasTypes = map[string]bool{"regtype": true, "regnamespace": true, "regproc": true, "regprocedure": true, "regrole": true, "regoper": true, "regoperator": true, "regcollation": true, "regconfig": true, "regdictionary": true}
+
+// regtype resolves 'name'::regtype, a type name, to the type's OID.
+func regtype(name string) (expr.Expr, error) {
+	t, err := types.ParseTypeName(strings.ToLower(strings.TrimPrefix(name, "pg_catalog.")))
+	if err != nil {
+		return nil, pgerror.New(pgerror.CodeUndefinedObject, "type %q does not exist", name)
+	}
+	return expr.NewConst(types.NewInt(int64(t.OID())), types.TOid), nil
+}
 
 // regclass resolves 'name'::regclass, a relation name optionally
 // schema-qualified, to the relation's OID (its catalog id, PostgreSQL's

@@ -34,6 +34,12 @@ func TestArrayText(t *testing.T) {
 		{mustArray(t, TBool), "{true,f}", "{t,f}"}, {mustArray(t, TFloat8), "{1.5,NaN,Infinity}", "{1.5,NaN,Infinity}"},
 		{mustArray(t, TInterval), "{1 day}", `{"1 day"}`}, {mustArray(t, T{Family: Varchar, Mod: 2}), "{ab,c}", "{ab,c}"},
 		{mustArray(t, T{Family: Numeric, Mod: NumericMod(4, 1)}), "{1.25,2}", "{1.3,2.0}"},
+		// Dimensions and lower bounds.
+		{ints, "{{1,2},{3,4}}", "{{1,2},{3,4}}"}, {ints, " { { 1 , 2 } , { 3 , 4 } } ", "{{1,2},{3,4}}"},
+		{ints, "{{{1},{2}},{{3},{NULL}}}", "{{{1},{2}},{{3},{NULL}}}"},
+		{ints, "[0:1]={1,2}", "[0:1]={1,2}"}, {ints, "[1:2]={1,2}", "{1,2}"}, {ints, "[3]={1,2,3}", "{1,2,3}"},
+		{ints, "[0:1][2:3]={{1,2},{3,4}}", "[0:1][2:3]={{1,2},{3,4}}"}, {ints, "[-2:-2]={7}", "[-2:-2]={7}"},
+		{texts, `{{"a b",NULL},{c,"}"}}`, `{{"a b",NULL},{c,"}"}}`},
 	}
 	checkText(t, tests)
 }
@@ -61,8 +67,18 @@ func TestArrayTextErrors(t *testing.T) {
 		{texts, "{a{}", "22P02", `malformed array literal: "{a{}"`, `Unexpected "{" character.`},
 		{ints, "{a}", "22P02", `invalid input syntax for type integer: "a"`, ""},
 		{ints, `{"NULL"}`, "22P02", `invalid input syntax for type integer: "NULL"`, ""},
-		{ints, "{{1,2},{3,4}}", "0A000", "multidimensional arrays are not supported", ""},
-		{ints, "[1:2]={1,2}", "0A000", `array dimension decorations are not supported: "[1:2]={1,2}"`, ""},
+		{ints, "{{1,2},{3}}", "22P02", `malformed array literal: "{{1,2},{3}}"`, "Multidimensional arrays must have sub-arrays with matching dimensions."},
+		{ints, "{1,{2}}", "22P02", `malformed array literal: "{1,{2}}"`, `Unexpected "{" character.`},
+		{ints, "{{1},2}", "22P02", `malformed array literal: "{{1},2}"`, "Unexpected array element."},
+		{ints, "{{},{}}", "22P02", `malformed array literal: "{{},{}}"`, `Unexpected "}" character.`},
+		{ints, "{{1,2}", "22P02", `malformed array literal: "{{1,2}"`, "Unexpected end of input."},
+		{ints, "{{{{{{{1}}}}}}}", "54000", "number of array dimensions (7) exceeds the maximum allowed (6)", ""},
+		{ints, "[0:2]={1,2}", "22P02", `malformed array literal: "[0:2]={1,2}"`, "Specified array dimensions do not match array contents."},
+		{ints, "[1:2]={{1},{2}}", "22P02", `malformed array literal: "[1:2]={{1},{2}}"`, "Specified array dimensions do not match array contents."},
+		{ints, "[1:1]={}", "22P02", `malformed array literal: "[1:1]={}"`, "Specified array dimensions do not match array contents."},
+		{ints, "[1:2]{1,2}", "22P02", `malformed array literal: "[1:2]{1,2}"`, `Missing "=" after array dimensions.`},
+		{ints, "[a:2]={1}", "22P02", `malformed array literal: "[a:2]={1}"`, `"[" must introduce explicitly-specified array dimensions.`},
+		{ints, "[2:1]={}", "2202E", "upper bound cannot be less than lower bound", ""},
 	}
 	for _, tt := range tests {
 		_, err := ParseText(tt.typ, tt.in)
@@ -84,6 +100,8 @@ func TestArrayBinary(t *testing.T) {
 		{mustArray(t, TInt4), "{1,NULL}", "00000001" + "00000001" + "00000017" + "00000002" + "00000001" +
 			"00000004" + "00000001" + "ffffffff"},
 		{mustArray(t, TText), `{ab}`, "00000001" + "00000000" + "00000019" + "00000001" + "00000001" + "00000002" + "6162"},
+		{mustArray(t, TInt4), "[0:0][1:2]={{5,NULL}}", "00000002" + "00000001" + "00000017" + "00000001" + "00000000" +
+			"00000002" + "00000001" + "00000004" + "00000005" + "ffffffff"},
 	}
 	for _, tt := range tests {
 		d, err := ParseText(tt.typ, tt.text)
@@ -105,9 +123,8 @@ func TestArrayBinaryErrors(t *testing.T) {
 	ints := mustArray(t, TInt4)
 	tests := []struct{ hex, code string }{
 		{"000000010000000000000017", "22P03"},                                              // no dimension
-		{"00000002000000000000001700000001000000010000000100000001", "0A000"},              // two dimensions
 		{"000000010000000000000014000000010000000100000008" + "0000000000000001", "42804"}, // int8 elements
-		{"00000001000000000000001700000001000000000000000400000001", "0A000"},              // lower bound 0
+		{"00000007000000000000001700000001000000010000000400000001", "22P03"},              // seven dimensions
 		{"00000001000000000000001700000001000000010000000200000001", "22P03"},              // short element
 		{"000000010000000000000017000000010000000100000004000000010000", "22P03"},          // trailing bytes
 	}
@@ -155,6 +172,9 @@ func TestArrayCompare(t *testing.T) {
 	}{
 		{"{1,2}", "{1,2,3}", -1}, {"{1,NULL}", "{1,NULL}", 0}, {"{1,NULL}", "{1,5}", 1}, {"{}", "{1}", -1},
 		{"{2}", "{1,5}", 1}, {"{}", "{}", 0},
+		// Then by dimensions and lower bounds, as array_cmp.
+		{"{1,2,3,4}", "{{1,2},{3,4}}", -1}, {"{{1,2},{3,4}}", "{{1,2},{3,4}}", 0}, {"{{1,2},{3,4}}", "{{1,2,3,4}}", 1},
+		{"{{1,2},{3,5}}", "{1,2,3,4,5}", 1}, {"[0:1]={1,2}", "{1,2}", -1}, {"[0:1]={1,2}", "[0:1]={1,2}", 0},
 	}
 	for _, tt := range tests {
 		a, _ := ParseText(ints, tt.a)
@@ -162,6 +182,36 @@ func TestArrayCompare(t *testing.T) {
 		if got := Compare(a, b); got != tt.want {
 			t.Errorf("Compare(%s, %s) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
+	}
+}
+
+// TestArrayDimsRoundTrip checks that arrays with dimensions survive the
+// row and key encodings and keep one key per Compare class.
+func TestArrayDimsRoundTrip(t *testing.T) {
+	ints := mustArray(t, TInt4)
+	var keys [][]byte
+	for _, in := range []string{"{1,2,3,4}", "{{1,2},{3,4}}", "[0:1][5:6]={{1,2},{3,4}}", "[0:3]={1,2,3,4}", "{}", "{{NULL}}"} {
+		d, err := ParseText(ints, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row, err := DecodeRow(AppendRow(nil, []Datum{d, NewInt(7)}), []T{ints, TInt4}, nil)
+		if err != nil || len(row) != 2 || !identical(row[0], d) || row[1].Int() != 7 {
+			t.Errorf("row round trip of %s: %v, %v", in, row, err)
+		}
+		for _, desc := range []bool{false, true} {
+			k := AppendKey(nil, d, desc)
+			back, rest, err := DecodeKey(ints, k, desc)
+			if err != nil || len(rest) != 0 || Compare(back, d) != 0 || string(FormatText(nil, ints, back)) != in {
+				t.Errorf("key round trip of %s (desc %v): %s, %v", in, desc, FormatText(nil, ints, back), err)
+			}
+		}
+		for _, k := range keys {
+			if string(k) == string(AppendKey(nil, d, false)) {
+				t.Errorf("%s shares a key with another array", in)
+			}
+		}
+		keys = append(keys, AppendKey(nil, d, false))
 	}
 }
 

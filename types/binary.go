@@ -68,7 +68,7 @@ func EncodeBinary(dst []byte, t T, d Datum) ([]byte, error) {
 	case Jsonb:
 		return append(append(dst, 1), d.s...), nil
 	case Array:
-		return appendArrayBinary(dst, t.ElemType(), d.Array())
+		return appendArrayBinary(dst, t.ElemType(), d)
 	case Record:
 		return appendRecordBinary(dst, t, d.Record())
 	case Unknown:

@@ -205,7 +205,7 @@ func castArray(d Datum, from, to T, explicit bool, loc *time.Location) (Datum, e
 			return Null, err
 		}
 	}
-	return NewArray(out), nil
+	return d.WithElems(out), nil
 }
 
 // castToString converts to text, varchar, char or name through the output

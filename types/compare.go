@@ -37,7 +37,7 @@ func Compare(a, b Datum) int {
 		case KindInterval:
 			return cmpInterval(a.Interval(), b.Interval())
 		case KindArray, KindRecord:
-			return cmpArray(a.Array(), b.Array())
+			return cmpArray(a, b)
 		}
 		return 0
 	}
@@ -50,14 +50,32 @@ func Compare(a, b Datum) int {
 	return cmp.Compare(a.kind, b.kind)
 }
 
-// cmpArray is array_cmp for one-dimensional arrays.
-func cmpArray(a, b []Datum) int {
-	for i := range min(len(a), len(b)) {
-		if c := Compare(a[i], b[i]); c != 0 {
+// cmpArray is array_cmp: element by element, then the shorter first, then
+// the fewer dimensions, then by the dimensions' lengths and lower bounds.
+func cmpArray(a, b Datum) int {
+	x, y := a.Array(), b.Array()
+	for i := range min(len(x), len(y)) {
+		if c := Compare(x[i], y[i]); c != 0 {
 			return c
 		}
 	}
-	return cmp.Compare(len(a), len(b))
+	if c := cmp.Compare(len(x), len(y)); c != 0 || SameDims(a, b) {
+		return c
+	}
+	if c := cmp.Compare(a.ArrayNDims(), b.ArrayNDims()); c != 0 {
+		return c
+	}
+	for i := range a.ArrayNDims() {
+		if c := cmp.Compare(a.ArrayDim(i).Len, b.ArrayDim(i).Len); c != 0 {
+			return c
+		}
+	}
+	for i := range a.ArrayNDims() {
+		if c := cmp.Compare(a.ArrayDim(i).Lower, b.ArrayDim(i).Lower); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 func nullRank(d Datum) int {

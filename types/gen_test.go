@@ -186,7 +186,7 @@ func identical(a, b Datum) bool {
 		return a.d.CmpTotal(b.d) == 0
 	case KindArray:
 		ae, be := a.Array(), b.Array()
-		if len(ae) != len(be) {
+		if len(ae) != len(be) || !SameDims(a, b) {
 			return false
 		}
 		for i := range ae {

@@ -106,6 +106,21 @@ func intervalType(base string, args []int) (T, error) {
 	return T{Family: Interval, Mod: intervalMod(fields, precision)}, nil
 }
 
+// CheckIntervalMod returns intervaltypmodout's error for an interval
+// typmod whose field range no interval type has.
+func CheckIntervalMod(mod int32) error {
+	f := intervalFields(mod)
+	if f == intervalFullRange {
+		return nil
+	}
+	for _, r := range intervalRanges {
+		if r.mask == f {
+			return nil
+		}
+	}
+	return pgerror.New(pgerror.CodeInternal, "invalid INTERVAL typmod: 0x%x", mod)
+}
+
 // intervalModString is intervaltypmodout: " day to second(3)", "(3)".
 func intervalModString(mod int32) string {
 	s := ""

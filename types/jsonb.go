@@ -428,6 +428,15 @@ func ToJSON(d Datum, t T) (JSON, error) {
 				return JSON{}, err
 			}
 		}
+		// A multidimensional array nests, innermost dimension first.
+		for j := d.ArrayNDims() - 1; j > 0; j-- {
+			w := int(d.ArrayDim(j).Len)
+			rows := make([]JSON, 0, len(out)/w)
+			for k := 0; k < len(out); k += w {
+				rows = append(rows, JSONArray(out[k:k+w]))
+			}
+			out = rows
+		}
 		return JSONArray(out), nil
 	case d.kind == KindRecord:
 		vals := d.Record()

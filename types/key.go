@@ -35,8 +35,13 @@ const (
 )
 
 // keyArrayEnd ends the elements of an array key and the fields of a record
-// key; it sorts below every tag, so an array sorts before its extensions.
-const keyArrayEnd = 0x00
+// key; it sorts below every tag, so an array sorts before its extensions. keyArrayEndDims ends those of
+// an array with dimensions (more than one, or lower bounds other than 1),
+// followed by their number, their lengths and their lower bounds.
+const (
+	keyArrayEnd     = 0x00
+	keyArrayEndDims = 0x01
+)
 
 // Byte strings end with escEnd after escByte; a zero byte inside is
 // written as escByte escZero, so a prefix sorts before its extensions.
@@ -103,7 +108,17 @@ func appendKeyAsc(dst []byte, d Datum) []byte {
 		for _, e := range d.Array() {
 			dst = appendKeyAsc(dst, e)
 		}
-		return append(dst, keyArrayEnd)
+		if d.s == "" {
+			return append(dst, keyArrayEnd)
+		}
+		dst = append(dst, keyArrayEndDims, byte(d.ArrayNDims()))
+		for i := range d.ArrayNDims() {
+			dst = binary.BigEndian.AppendUint32(dst, uint32(d.ArrayDim(i).Len)^1<<31)
+		}
+		for i := range d.ArrayNDims() {
+			dst = binary.BigEndian.AppendUint32(dst, uint32(d.ArrayDim(i).Lower)^1<<31)
+		}
+		return dst
 	case KindRecord:
 		dst = append(dst, keyRecord)
 		for _, v := range d.Record() {
@@ -275,8 +290,11 @@ func decodeArrayKey(src []byte, mask byte) (Datum, []byte, bool) {
 		if len(src) == 0 {
 			return Null, src, false
 		}
-		if src[0]^mask == keyArrayEnd {
+		switch src[0] ^ mask {
+		case keyArrayEnd:
 			return NewArray(elems), src[1:], true
+		case keyArrayEndDims:
+			return decodeArrayKeyDims(elems, src[1:], mask)
 		}
 		e, rest, ok := decodeKey(src, mask)
 		if !ok || e.kind == KindArray {
@@ -302,6 +320,27 @@ func decodeRecordKey(src []byte, mask byte) (Datum, []byte, bool) {
 		}
 		vals, src = append(vals, v), rest
 	}
+}
+
+// decodeArrayKeyDims decodes the dimensions after an array's elements.
+func decodeArrayKeyDims(elems []Datum, src []byte, mask byte) (Datum, []byte, bool) {
+	if len(src) == 0 {
+		return Null, src, false
+	}
+	n := int(src[0] ^ mask)
+	src = src[1:]
+	if n == 0 || n > MaxArrayDims || len(src) < 8*n {
+		return Null, src, false
+	}
+	word := func(k int) int32 {
+		return int32(binary.BigEndian.Uint32(src[4*k:]) ^ uint32(maskWord(mask)) ^ 1<<31)
+	}
+	var dimBuf [MaxArrayDims]ArrayDim
+	dims := dimBuf[:n]
+	for i := range dims {
+		dims[i] = ArrayDim{Len: word(i), Lower: word(n + i)}
+	}
+	return NewArrayDims(elems, dims), src[8*n:], true
 }
 
 // intKeyKind returns the kind of a tag encoded as an ordered int64.

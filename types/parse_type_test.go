@@ -56,7 +56,7 @@ func TestParseTypeNameErrors(t *testing.T) {
 		{"float(54)", "22023", "precision for type float must be less than 54 bits"},
 		{"timestamp(-1)", "22023", "TIMESTAMP(-1) precision must not be negative"},
 		{"text(5)", "42601", `type modifier is not allowed for type "text"`},
-		{"_int4[]", "0A000", "multidimensional arrays are not supported"},
+		{"_int4[]", "0A000", "arrays of arrays are not supported"},
 		{"unknown[]", "42704", "could not find array type for data type unknown"},
 		{"uuid[]", "0A000", "type uuid is not supported"},
 		{"_integer", "42704", `type "_integer" does not exist`},

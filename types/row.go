@@ -18,7 +18,8 @@ const (
 // count, then per datum its kind byte and payload (zigzag varints for
 // integers and date/time values, 8 little-endian bytes for floats,
 // length-prefixed bytes for strings, exact numerics with their scale, an
-// array as a uvarint count and its elements encoded alike). Unlike
+// array as a uvarint count and its elements encoded alike, after its
+// dimensions if it has any). Unlike
 // AppendKey it keeps every value exactly (numeric scale, -0, the fields of
 // an interval).
 func AppendRow(dst []byte, row []Datum) []byte {
@@ -47,6 +48,13 @@ func appendRowDatum(dst []byte, d *Datum) []byte {
 		dst = binary.AppendVarint(dst, d.i)
 		dst = binary.AppendVarint(dst, d.j)
 	case KindArray, KindRecord:
+		if d.s != "" {
+			// An array with dimensions: its tag, the packed dimensions,
+			// then the elements as a plain array's.
+			dst[len(dst)-1] = byte(rowArrayDims)
+			dst = binary.AppendUvarint(dst, uint64(len(d.s)))
+			dst = append(dst, d.s...)
+		}
 		elems := d.Array()
 		dst = binary.AppendUvarint(dst, uint64(len(elems)))
 		for i := range elems {
@@ -55,6 +63,10 @@ func appendRowDatum(dst []byte, d *Datum) []byte {
 	}
 	return dst
 }
+
+// rowArrayDims is the kind byte of an array with dimensions (more than
+// one, or lower bounds other than 1) in a row value.
+const rowArrayDims = 0x80 | KindArray
 
 func appendRowDecimal(dst []byte, d *apd.Decimal) []byte {
 	var flags byte
@@ -218,15 +230,26 @@ func (r *rowReader) datum() (Datum, bool) {
 		j, ok2 := r.varint()
 		return Datum{kind: KindInterval, i: i, j: j}, ok1 && ok2
 	case KindArray:
-		return r.array()
+		return r.array("")
+	case rowArrayDims:
+		n, ok := r.uvarint()
+		if !ok || n == 0 || n%8 != 0 || n > 8*MaxArrayDims {
+			return Null, false
+		}
+		dims, ok := r.bytes(n)
+		if !ok {
+			return Null, false
+		}
+		return r.array(dims)
 	case KindRecord:
 		return r.record()
 	}
 	return Null, false
 }
 
-// array reads an array's elements (arrays do not nest).
-func (r *rowReader) array() (Datum, bool) {
+// array reads an array's elements (arrays do not nest), its packed
+// dimensions being dims.
+func (r *rowReader) array(dims string) (Datum, bool) {
 	n, ok := r.uvarint()
 	if !ok || n > uint64(len(r.src)-r.pos) { // each element takes a byte at least
 		return Null, false
@@ -237,7 +260,7 @@ func (r *rowReader) array() (Datum, bool) {
 			return Null, false
 		}
 	}
-	return NewArray(elems), true
+	return Datum{kind: KindArray, a: &elems, s: dims}, true
 }
 
 // record reads a record's field values (which may be arrays and records).
@@ -306,7 +329,7 @@ func Identical(a, b Datum) bool {
 		return a.i == b.i || (a.Float() != a.Float() && b.Float() != b.Float())
 	case KindArray, KindRecord:
 		x, y := a.Array(), b.Array()
-		if len(x) != len(y) {
+		if len(x) != len(y) || !SameDims(a, b) {
 			return false
 		}
 		for i := range x {

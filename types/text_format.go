@@ -45,7 +45,7 @@ func FormatTextZone(dst []byte, t T, d Datum, loc *time.Location) []byte {
 	case KindInterval:
 		return appendInterval(dst, d.Interval())
 	case KindArray:
-		return appendArrayText(dst, t.ElemType(), d.Array(), loc)
+		return appendArrayText(dst, t.ElemType(), d, loc)
 	case KindRecord:
 		return appendRecordText(dst, t, d.Record(), loc)
 	}

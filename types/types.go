@@ -185,7 +185,8 @@ func (t T) String() string {
 	case Varchar, Bpchar:
 		return name + "(" + itoa(int(t.Mod)) + ")"
 	case Numeric:
-		return name + "(" + itoa(int(t.Mod>>16)) + "," + itoa(int(t.Mod&0xffff)) + ")"
+		scale := (t.Mod&0x7ff ^ 1024) - 1024 // 11 bits, sign-extended as in PostgreSQL
+		return name + "(" + itoa(int(t.Mod>>16&0xffff)) + "," + itoa(int(scale)) + ")"
 	case Time, Timestamp, TimestampTZ:
 		base, zone, _ := strings.Cut(name, " ")
 		return base + "(" + itoa(int(t.Mod)) + ") " + zone

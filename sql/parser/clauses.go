@@ -215,12 +215,12 @@ func (t *translator) qualifiedOperator(s *seq, i int) (int, error) {
 	return j + 2, nil
 }
 
-// likeBefore reports whether the current operand follows a LIKE or ILIKE,
-// so that ESCAPE is LIKE's.
+// likeBefore reports whether the current operand follows a LIKE, ILIKE or
+// SIMILAR TO, so that ESCAPE is theirs.
 func likeBefore(us []unit) bool {
 	for k := len(us) - 1; k >= 0; k-- {
 		switch u := us[k]; {
-		case u.kind == uOp && (u.op == "LIKE" || u.op == "ILIKE" || u.op == "NOT LIKE" || u.op == "NOT ILIKE"):
+		case u.kind == uOp && (u.op == "LIKE" || u.op == "ILIKE" || u.op == "NOT LIKE" || u.op == "NOT ILIKE" || u.rw == rwSimilar):
 			return true
 		case u.kind == uWord || u.kind == uOp && u.level < lvlLike:
 			return false
@@ -229,14 +229,24 @@ func likeBefore(us []unit) bool {
 	return false
 }
 
-// likeOp translates LIKE, ILIKE, IN, BETWEEN (SIMILAR TO is refused) at
-// token i, with prefix "NOT " when negated.
+// likeOp translates LIKE, ILIKE, IN, BETWEEN and SIMILAR TO at token i,
+// with prefix "NOT " when negated.
 func (t *translator) likeOp(s *seq, i int, not string) (int, error) {
 	tk := t.at(i)
 	j := i + 1
 	switch tk.val {
 	case "similar":
-		return i, notSupportedAt(t.src, tk.pos, "SIMILAR TO is not supported").WithHint("use LIKE or a regular expression operator")
+		if !t.at(j).is("to") {
+			return j, t.syntaxErr(j)
+		}
+		start := tk.pos
+		if not != "" {
+			start = t.at(i - 1).pos
+		}
+		u := opUnit(not+"SIMILAR TO", lvlLike, rwSimilar, start, j+1)
+		u.op = map[string]string{"": "~", "NOT ": "!~"}[not]
+		s.add(u)
+		return j + 1, nil
 	case "between":
 		if t.at(j).is("symmetric") {
 			return j, notSupportedAt(t.src, t.at(j).pos, "BETWEEN SYMMETRIC is not supported")

@@ -40,7 +40,10 @@
 //     an omitted bound being 1 or 2147483647. x op ANY|SOME (e) and x op ALL
 //     (e), e not a subquery, become x op pg_any(e) and x op pg_all(e): the
 //     binder reads the marker as the comparison's right operand.
-//     ARRAY(query) becomes pg_array_query((query)); ARRAY[[...]] is 0A000.
+//     ARRAY(query) becomes pg_array_query((query)); ARRAY[[1, 2], [3, 4]]
+//     becomes pg_array(pg_array(1, 2), pg_array(3, 4)); x[i][j] nests
+//     pg_subscript(pg_subscript(x, i), j) (pg_slice alike), which the
+//     binder reads as one subscript of several dimensions.
 //   - ROW(a, b) (also ROW() and ROW(a)) becomes pg_row(a, b); a bare
 //     parenthesized list (a, b) stays TiDB's ast.RowExpr. Field selection
 //     (x).name becomes pg_field(x, 'name') and (x).* pg_field(x, '*').
@@ -67,6 +70,12 @@
 //   - a IS DISTINCT FROM b becomes (a <=> b IS FALSE) and a IS NOT DISTINCT
 //     FROM b becomes (a <=> b), operands following PostgreSQL precedence.
 //   - a ~~ b, !~~, ~~*, !~~* become (a LIKE b), NOT LIKE, ILIKE, NOT ILIKE.
+//   - a [NOT] SIMILAR TO b [ESCAPE e] becomes pg_op('~', a,
+//     similar_to_escape(b [, e])) (pg_op('!~', ...) when negated), as
+//     PostgreSQL's grammar does, operands following LIKE's precedence.
+//     substring(s SIMILAR b ESCAPE e) becomes substring(s, b, e), the SQL
+//     regular expression substring(text, text, text). overlay(s PLACING
+//     r FROM n [FOR m]) becomes overlay(s, r, n [, m]).
 //   - Every other PostgreSQL operator TiDB lacks or binds differently —
 //     || (string/array/jsonb concatenation), regex ~ ~* !~ !~*, jsonb -> ->>
 //     #> #>> @> <@ ? ?| ?&, bitwise & | # << >> ~, and any user operator —
@@ -136,7 +145,7 @@
 //   - Recognized but unsupported forms are 0A000 feature_not_supported:
 //     DISTINCT ON, ON CONFLICT ON CONSTRAINT, ROWS FROM, ORDER BY or
 //     DISTINCT in an aggregate call with OVER,
-//     FETCH ... WITH TIES, SIMILAR TO, BETWEEN SYMMETRIC, UPDATE ... FROM,
+//     FETCH ... WITH TIES, BETWEEN SYMMETRIC, UPDATE ... FROM,
 //     DELETE ... USING, SELECT ... FOR UPDATE, bit-string literals, and
 //     statement kinds such as GRANT, COPY, TRUNCATE, CREATE SOURCE/SINK.
 //

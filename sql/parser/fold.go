@@ -31,6 +31,7 @@ const (
 	rwLike                // (l LIKE r) with op holding LIKE, NOT LIKE, ILIKE or NOT ILIKE
 	rwDistinct            // (l <=> r IS FALSE)
 	rwNotDistinct         // (l <=> r)
+	rwSimilar             // pg_op(op, l, similar_to_escape(r [, escape])), op ~ or !~
 )
 
 // PostgreSQL's operator precedence levels, loosest first.
@@ -40,7 +41,7 @@ const (
 	lvlNot
 	lvlIs
 	lvlCmp
-	lvlLike // LIKE, ILIKE, IN, BETWEEN (and its AND), ESCAPE
+	lvlLike // LIKE, ILIKE, SIMILAR TO, IN, BETWEEN (and its AND), ESCAPE
 	lvlOther
 	lvlAdd
 	lvlMul
@@ -62,11 +63,11 @@ type unit struct {
 func (u unit) isWord(w string) bool { return u.kind == uWord && u.word == w }
 
 // fold rewrites the operators TiDB lacks or binds differently (PostgreSQL's
-// "other" operators, ~~ and IS [NOT] DISTINCT FROM) into marker calls or
+// "other" operators, ~~, SIMILAR TO and IS [NOT] DISTINCT FROM) into marker calls or
 // parenthesized TiDB forms. Operand extents follow PostgreSQL precedence:
 // tighter-binding operators first, each level left to right.
 func (t *translator) fold(us []unit) ([]unit, error) {
-	for _, lvl := range []int{lvlOther, lvlIs} {
+	for _, lvl := range []int{lvlOther, lvlLike, lvlIs} {
 		for i := 0; i < len(us); i++ {
 			u := us[i]
 			if u.kind != uOp || u.rw == rwNone || u.level != lvl {
@@ -80,7 +81,16 @@ func (t *translator) fold(us []unit) ([]unit, error) {
 			if hi == i+1 || (lo == i && u.rw != rwPgOp) {
 				return nil, t.syntaxErr(u.next)
 			}
-			merged := rewriteOp(u, us[lo:i], us[i+1:hi])
+			r := us[i+1 : hi]
+			if u.rw == rwSimilar && hi < len(us) && us[hi].kind == uOp && us[hi].op == "ESCAPE" {
+				esc := operandEnd(us, hi+1, lvl)
+				if esc == hi+1 {
+					return nil, t.syntaxErr(us[hi].next)
+				}
+				r = append(append(append([]unit(nil), r...), unit{kind: uWord, word: ",", frags: []frag{{text: ",", src: us[hi].frags[0].src, glue: true}}}), us[hi+1:esc]...)
+				hi = esc
+			}
+			merged := rewriteOp(u, us[lo:i], r)
 			us = append(us[:lo], append([]unit{merged}, us[hi:]...)...)
 			i = lo
 		}
@@ -143,6 +153,12 @@ func rewriteOp(u unit, l, r []unit) unit {
 		fs = append(fs, frag{text: u.op, src: src})
 		fs = appendOperand(fs, r)
 		fs = append(fs, frag{text: ")", src: src})
+	case rwSimilar:
+		fs = append(fs, frag{text: "pg_op(", src: src}, frag{text: quoteString(u.op), src: src, glue: true}, frag{text: ",", src: src, glue: true})
+		fs = appendUnits(fs, l)
+		fs = append(fs, frag{text: ", similar_to_escape(", src: src, glue: true})
+		fs = appendUnits(fs, r)
+		fs = append(fs, frag{text: "))", src: src})
 	case rwDistinct, rwNotDistinct:
 		fs = append(fs, frag{text: "(", src: src})
 		fs = appendOperand(fs, l)

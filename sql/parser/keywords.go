@@ -1,29 +1,21 @@
 package parser
 
+import "github.com/streamdb/streamdb/sql/keywords"
+
 // reserved holds PostgreSQL's reserved keywords, its type/function-name
 // keywords and the few column-name keywords that only make sense as
-// keywords in queries. An unquoted word outside this set is an identifier
-// unless its context makes it a keyword (see translate.go).
-var reserved = wordSet(
-	// reserved
-	"all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric",
-	"both", "case", "cast", "check", "collate", "column", "constraint", "create",
-	"current_catalog", "current_date", "current_role", "current_time",
-	"current_timestamp", "current_user", "default", "deferrable", "desc", "distinct",
-	"do", "else", "end", "except", "false", "fetch", "for", "foreign", "from", "grant",
-	"group", "having", "in", "initially", "intersect", "into", "lateral", "leading",
-	"limit", "localtime", "localtimestamp", "not", "null", "offset", "on", "only", "or",
-	"order", "placing", "primary", "references", "returning", "select", "session_user",
-	"some", "symmetric", "system_user", "table", "then", "to", "trailing", "true",
-	"union", "unique", "user", "using", "variadic", "when", "where", "window", "with",
-	// type and function names
-	"authorization", "binary", "collation", "concurrently", "cross", "current_schema",
-	"freeze", "full", "ilike", "inner", "is", "isnull", "join", "left", "like",
-	"natural", "notnull", "outer", "overlaps", "right", "similar", "tablesample",
-	"verbose",
-	// column names that act as keywords in expressions
-	"between", "exists", "extract", "row", "values",
-)
+// keywords in queries (and system_user, PostgreSQL 16's). An unquoted
+// word outside this set is an identifier unless its context makes it a
+// keyword (see translate.go).
+var reserved = func() map[string]bool {
+	m := wordSet("between", "exists", "extract", "row", "values", "system_user")
+	for _, c := range []keywords.Category{keywords.Reserved, keywords.TypeFuncName} {
+		for _, w := range keywords.Words(c) {
+			m[w] = true
+		}
+	}
+	return m
+}()
 
 // sqlValueFunctions are PostgreSQL's keyword functions called without
 // parentheses; they translate to zero-argument calls of the same name.

@@ -253,10 +253,7 @@ func (t *translator) keywordOperand(s *seq, i int) (unit, int, error) {
 		}
 		return unit{kind: uPrimary, frags: append([]frag{keyword(v, tk.pos)}, g.frags...)}, j, nil
 	case v == "array" && next.isPunct("["):
-		if t.at(i + 2).isPunct("[") {
-			return unit{}, i, notSupportedAt(t.src, t.at(i+2).pos, "multidimensional arrays are not supported")
-		}
-		return t.marker("pg_array", tk.pos, i+1)
+		return t.arrayBrackets(tk.pos, i+1)
 	case v == "array" && next.isPunct("(") && t.groupMode(s, i+1) == modeQuery:
 		// ARRAY(query) → pg_array_query((query)).
 		g, j, err := t.group(i+1, modeQuery)
@@ -267,6 +264,39 @@ func (t *translator) keywordOperand(s *seq, i int) (unit, int, error) {
 		return unit{kind: uPrimary, frags: append(fs, frag{text: ")", src: t.at(j - 1).pos})}, j, nil
 	}
 	return unit{}, i, t.syntaxErr(i)
+}
+
+// arrayBrackets translates the bracketed list of ARRAY[...] opening at
+// token open into pg_array(list), or, when it holds bracketed sub-lists
+// (ARRAY[[1,2],[3,4]]), into pg_array of their translations.
+func (t *translator) arrayBrackets(src, open int) (unit, int, error) {
+	end := t.match[open]
+	if !t.at(open + 1).isPunct("[") {
+		return t.marker("pg_array", src, open)
+	}
+	fs := []frag{{text: "pg_array(", src: src}}
+	for k := open + 1; ; {
+		if !t.at(k).isPunct("[") {
+			return unit{}, k, t.syntaxErr(k)
+		}
+		sub, next, err := t.arrayBrackets(t.at(k).pos, k)
+		if err != nil {
+			return unit{}, next, err
+		}
+		if k > open+1 {
+			fs = append(fs, frag{text: ",", src: t.at(k - 1).pos, glue: true})
+		}
+		fs = append(fs, sub.frags...)
+		switch {
+		case next == end:
+			fs = append(fs, frag{text: ")", src: t.at(end).pos})
+			return unit{kind: uPrimary, frags: fs}, end + 1, nil
+		case t.at(next).isPunct(","):
+			k = next + 1
+		default:
+			return unit{}, next, t.syntaxErr(next)
+		}
+	}
 }
 
 // postfix applies ::type, subscripts, COLLATE, AT TIME ZONE and field
@@ -515,7 +545,18 @@ func (t *translator) call(start, name int) (unit, int, error) {
 			fn = identFrag(tk, false).text
 		}
 	}
-	args, err := t.translate(first, orderBy, modeExpr)
+	var args []frag
+	var keywords bool
+	var err error
+	switch {
+	case tk.kind == tkIdent && fn == "substring":
+		args, keywords, err = t.keywordArgs(first, orderBy, 2, "similar", "escape")
+	case tk.kind == tkIdent && fn == "overlay":
+		args, keywords, err = t.keywordArgs(first, orderBy, 2, "placing", "from", "for")
+	}
+	if !keywords {
+		args, err = t.translate(first, orderBy, modeExpr)
+	}
 	if err != nil {
 		return unit{}, name, err
 	}
@@ -593,6 +634,45 @@ func (t *translator) call(start, name int) (unit, int, error) {
 // mysqlStats are the statistics TiDB's grammar reads as MySQL's, with the
 // PostgreSQL aggregate each one is.
 var mysqlStats = map[string]string{"stddev": "stddev_samp", "variance": "var_samp"}
+
+// keywordArgs translates the arguments, tokens [lo, hi), of a call whose
+// standard syntax separates them by keywords (substring(s SIMILAR p ESCAPE
+// e), overlay(s PLACING r FROM n [FOR m])) into a plain argument list;
+// the keywords after the first need are optional. ok is false when the
+// first keyword is absent: the arguments are another form.
+func (t *translator) keywordArgs(lo, hi, need int, words ...string) (fs []frag, ok bool, err error) {
+	cuts := []int{lo - 1}
+	for k := lo; k < hi && len(cuts) <= len(words); k++ {
+		switch {
+		case t.match[k] > 0:
+			k = t.match[k]
+		case t.at(k).is(words[len(cuts)-1]):
+			cuts = append(cuts, k)
+		}
+	}
+	switch {
+	case len(cuts) == 1:
+		return nil, false, nil
+	case len(cuts) <= need:
+		return nil, true, t.syntaxErr(hi)
+	}
+	cuts = append(cuts, hi)
+	for k := 1; k < len(cuts); k++ {
+		from, to := cuts[k-1]+1, cuts[k]
+		if from == to {
+			return nil, true, t.syntaxErr(to)
+		}
+		arg, err := t.translate(from, to, modeExpr)
+		if err != nil {
+			return nil, true, err
+		}
+		if k > 1 {
+			fs = append(fs, frag{text: ",", src: t.at(from - 1).pos, glue: true})
+		}
+		fs = append(fs, arg...)
+	}
+	return fs, true, nil
+}
 
 // tidbDistinctAggs are the aggregates whose DISTINCT TiDB's grammar takes.
 var tidbDistinctAggs = wordSet("count", "sum", "avg", "min", "max")
