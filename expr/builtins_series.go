@@ -3,6 +3,7 @@ package expr
 import (
 	"math"
 	"math/big"
+	"strings"
 
 	"github.com/cockroachdb/apd/v3"
 	"github.com/streamdb/streamdb/pgerror"
@@ -28,6 +29,26 @@ func init() {
 	RegisterSetBuiltin("unnest", Overload{Args: []types.Family{AnyArray},
 		Ret: func(a []types.T) types.T { return a[0].ElemType() },
 		Set: func(_ *Ctx, a []types.Datum) (SetIter, error) { return valuesOf(a[0].Array()), nil }})
+	// pg_options_to_table splits a catalog's key=value options into
+	// records (option_name, option_value).
+	RegisterSetBuiltin("pg_options_to_table", Overload{Args: []types.Family{AnyArray},
+		Ret: Returns(types.RecordOf([]types.Field{{Name: "option_name", T: types.TText}, {Name: "option_value", T: types.TText}})),
+		Set: func(_ *Ctx, a []types.Datum) (SetIter, error) {
+			opts := a[0].Array()
+			vals := make([]types.Datum, 0, len(opts))
+			for _, o := range opts {
+				if o.IsNull() {
+					continue
+				}
+				k, v, ok := strings.Cut(o.Str(), "=")
+				value := types.NewString(v)
+				if !ok {
+					value = types.Null
+				}
+				vals = append(vals, types.NewRecord([]types.Datum{types.NewString(k), value}))
+			}
+			return valuesOf(vals), nil
+		}})
 	// information_schema._pg_expandarray, which JDBC's metadata queries
 	// call: each element with its 1-based position, as records (x, n).
 	RegisterSetBuiltin("_pg_expandarray", Overload{Args: []types.Family{AnyArray},

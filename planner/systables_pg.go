@@ -39,7 +39,7 @@ var pgCatalogTables = map[string]*sysTable{
 			var rows [][]types.Datum
 			for _, t := range cat.Tables() {
 				am := dOID(heapAMOID)
-				if t.Kind == meta.KindView {
+				if t.Kind == meta.KindView || t.Kind == meta.KindSource {
 					am = dOID(0)
 				}
 				rows = append(rows, []types.Datum{dOID(t.ID), dStr(t.Name), dOID(namespaceOID(cat, t.Schema)), dOID(0), dOID(0),
@@ -57,7 +57,7 @@ var pgCatalogTables = map[string]*sysTable{
 			"attnum int2", "attndims int4", "atttypmod int4", "attbyval bool", "attalign text", "attstorage text",
 			"attnotnull bool", "atthasdef bool", "atthasmissing bool", "attidentity text", "attgenerated text",
 			"attisdropped bool", "attislocal bool", "attinhcount int4", "attcollation oid", "attacl text[]", "attoptions text[]",
-			"attcompression text"),
+			"attcompression text", "attfdwoptions text[]"),
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
 			attribute := func(rel uint32, num int, c meta.Column, notNull, hasDef bool) []types.Datum {
@@ -68,7 +68,7 @@ var pgCatalogTables = map[string]*sysTable{
 				return []types.Datum{dOID(rel), dStr(c.Name), dType(c.Type), dInt(-1), dInt(int64(c.Type.Size())),
 					dInt(int64(num)), dInt(attndims(c.Type)), dInt(int64(c.Type.WireMod())), dBool(c.Type.Size() > 0), dStr("i"), dStr(attstorage(c.Type)),
 					dBool(notNull), dBool(hasDef), dFalse, dStr(""), dStr(""),
-					dFalse, dTrue, dInt(0), coll, dNull, dNull, dStr("")}
+					dFalse, dTrue, dInt(0), coll, dNull, dNull, dStr(""), dNull}
 			}
 			for _, t := range cat.Tables() {
 				for i, c := range userColumns(t) {
@@ -245,12 +245,12 @@ func namespaceOID(cat *meta.Catalog, schema string) uint32 {
 	return publicOID
 }
 
-// relkind is pg_class.relkind for an object kind; a source is 's', as in
-// RisingWave (psql lists only PostgreSQL's kinds).
+// relkind is pg_class.relkind for an object kind; a source is a foreign
+// table ('f'), so that psql lists and describes it.
 func relkind(k meta.ObjectKind) string {
 	switch k {
 	case meta.KindSource:
-		return "s"
+		return "f"
 	case meta.KindView:
 		return "v"
 	case meta.KindMaterializedView:

@@ -11,7 +11,7 @@ import (
 // emptyCatalogTables are pg_catalog relations of objects streamdb does not
 // have (row-level security policies, extended statistics, publications,
 // rules, functions, extensions, role memberships, operator classes,
-// foreign data, text search, large objects, subscriptions, event
+// user mappings, text search, large objects, subscriptions, event
 // triggers, enums; casts, operators and languages are built in and not
 // listed): psql's describe commands read them, and find them empty.
 var emptyCatalogTables = map[string]*sysTable{
@@ -39,10 +39,7 @@ var emptyCatalogTables = map[string]*sysTable{
 	"pg_amproc":               {cols: sysCols("oid oid", "amprocfamily oid", "amproclefttype oid", "amprocrighttype oid", "amprocnum int2", "amproc oid")},
 	"pg_conversion":           {cols: sysCols("oid oid", "conname name", "connamespace oid", "conowner oid", "conforencoding int4", "contoencoding int4", "conproc oid", "condefault bool")},
 	"pg_default_acl":          {cols: sysCols("oid oid", "defaclrole oid", "defaclnamespace oid", "defaclobjtype text", "defaclacl text[]")},
-	"pg_foreign_server":       {cols: sysCols("oid oid", "srvname name", "srvowner oid", "srvfdw oid", "srvtype text", "srvversion text", "srvacl text[]", "srvoptions text[]")},
-	"pg_foreign_table":        {cols: sysCols("ftrelid oid", "ftserver oid", "ftoptions text[]")},
 	"pg_user_mappings":        {cols: sysCols("umid oid", "srvid oid", "srvname name", "umuser oid", "usename name", "umoptions text[]")},
-	"pg_foreign_data_wrapper": {cols: sysCols("oid oid", "fdwname name", "fdwowner oid", "fdwhandler oid", "fdwvalidator oid", "fdwacl text[]", "fdwoptions text[]")},
 	"pg_ts_config":            {cols: sysCols("oid oid", "cfgname name", "cfgnamespace oid", "cfgowner oid", "cfgparser oid")},
 	"pg_ts_dict":              {cols: sysCols("oid oid", "dictname name", "dictnamespace oid", "dictowner oid", "dicttemplate oid", "dictinitoption text")},
 	"pg_ts_parser":            {cols: sysCols("oid oid", "prsname name", "prsnamespace oid", "prsstart oid", "prstoken oid", "prsend oid", "prsheadline oid", "prslextype oid")},
@@ -95,6 +92,7 @@ func init() {
 	maps.Copy(pgCatalogTables, indexCatalogTables)
 	maps.Copy(informationSchemaTables, informationSchemaConstraints)
 	maps.Copy(pgCatalogTables, viewCatalogTables)
+	maps.Copy(pgCatalogTables, sourceCatalogTables)
 	maps.Copy(informationSchemaTables, informationSchemaViews)
 	maps.Copy(pgCatalogTables, roleCatalogTables)
 }

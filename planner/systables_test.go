@@ -14,7 +14,7 @@ func TestSystemTables(t *testing.T) {
 		want []string
 	}{
 		{"SELECT n.nspname, c.relname, c.relkind FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relname IN ('t', 'v', 'mv', 'src') ORDER BY 2",
-			[]string{"public|mv|m", "public|src|s", "public|t|r", "public|v|v"}},
+			[]string{"public|mv|m", "public|src|f", "public|t|r", "public|v|v"}},
 		{"SELECT relname FROM pg_class WHERE oid = 'w'::regclass", []string{"w"}},
 		{"SELECT relnatts FROM pg_class WHERE oid = 'public.u'::pg_catalog.regclass", []string{"3"}},
 		{"SELECT a.attnum, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, a.atthasdef FROM pg_attribute a WHERE a.attrelid = 'u'::regclass ORDER BY 1",
