@@ -371,6 +371,8 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	case "pg_any", "pg_all":
 		quant := map[string]string{"pg_any": "ANY", "pg_all": "ALL"}[name]
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "syntax error at or near \"%s\"", quant)
+	case "grouping":
+		return b.bindGrouping(x, s)
 	}
 	if expr.IsSetReturning(name) {
 		return b.bindSetFunc(name, x.Args, s)

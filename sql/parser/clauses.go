@@ -180,6 +180,8 @@ func (t *translator) softWord(s *seq, i int) (int, error) {
 		if v == "rows" || v == "range" || v == "groups" {
 			s.orderStart = -1
 		}
+	case v == "by" && s.last().isWord("group") && s.mode == modeQuery:
+		return t.groupBy(s, i)
 	case v == "by" && (s.last().isWord("group") || s.last().isWord("partition")):
 	case v == "nulls" && (next.is("first") || next.is("last")) && s.orderStart >= 0:
 		return t.nullsOrder(s, i)

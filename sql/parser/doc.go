@@ -85,6 +85,14 @@
 //     last_value without OVER (RisingWave's aggregates) are backquoted.
 //   - agg(DISTINCT args) of an aggregate other than count, sum, avg, min
 //     and max (whose DISTINCT TiDB parses) becomes pg_distinct(agg(args)).
+//   - In GROUP BY, ROLLUP (x, ...) becomes pg_rollup(x, ...), CUBE (x, ...)
+//     pg_cube(x, ...) and GROUPING SETS (e, ...) pg_grouping_sets(e, ...),
+//     whose elements e are again grouping elements; a parenthesized list
+//     that is a whole element or a ROLLUP or CUBE item — (a, b), or the
+//     empty set () — becomes pg_set(a, b) (pg_set()), while (a) stays a
+//     parenthesized expression. GROUP BY DISTINCT list becomes GROUP BY
+//     pg_group_distinct(list); GROUP BY ALL is GROUP BY. GROUPING(a, b)
+//     stays a call of grouping.
 //   - EXTRACT(field FROM x) becomes pg_extract('field', x), field lowercased:
 //     PostgreSQL 15's numeric-valued extract, not float8 date_part.
 //   - LIMIT ALL and LIMIT NULL are no limit; OFFSET n without a limit gets
