@@ -316,8 +316,8 @@ func (n *Aggregate) explain() string {
 	return "Aggregate " + strings.Join(parts, ", ")
 }
 func (n *Expand) explain() string { return fmt.Sprintf("Expand nulled=%v", n.Nulled) }
-func (n *Sort) explain() string  { return fmt.Sprintf("Sort %v", n.Keys) }
-func (n *Limit) explain() string { return "Limit" }
+func (n *Sort) explain() string   { return fmt.Sprintf("Sort %v", n.Keys) }
+func (n *Limit) explain() string  { return "Limit" }
 func (n *SetOp) explain() string {
 	all := ""
 	if n.All {
