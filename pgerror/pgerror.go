@@ -36,6 +36,7 @@ const (
 	CodeBadCopyFileFormat           = "22P04"
 	CodeNumericValueOutOfRange      = "22003"
 	CodeDivisionByZero              = "22012"
+	CodeInvalidPrecedingFollowing   = "22013"
 	CodeStringDataRightTruncation   = "22001"
 	CodeInvalidDatetimeFormat       = "22007"
 	CodeDatetimeFieldOverflow       = "22008"

@@ -44,6 +44,10 @@
 //   - $n becomes pg_param(n); Statement.NumParams is the highest n. In
 //     LIMIT/OFFSET, where TiDB takes only literals, the Limit node holds the
 //     same pg_param(n) call after parsing.
+//   - A window frame offset (x PRECEDING|FOLLOWING) other than an unsigned
+//     number, where TiDB takes only numbers, is parsed on its own: the
+//     ast.FrameBound's Expr holds it after parsing (-1, NULL, $1, INTERVAL
+//     '1' DAY as pg_cast('1', 'interval day')).
 //   - Numbers: integers are int literals; decimals keep their scale
 //     (1.50); exponent forms and "5." become pg_cast('1e5', 'numeric');
 //     0x/0o/0b and 1_000 forms become plain integers. Literals are *Literal
