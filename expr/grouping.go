@@ -1,14 +1,16 @@
 package expr
 
-import "github.com/streamdb/streamdb/types"
+import (
+	"fmt"
+
+	"github.com/streamdb/streamdb/types"
+)
 
 // Grouping is GROUPING(args) in a query with grouping sets: Masks[n] is
 // its value (an integer) in the rows of grouping set number Set.
 type Grouping struct {
 	Set   Expr
 	Masks []int64
-	// Args are the arguments as written, for String.
-	Args string
 }
 
 // Type implements Expr.
@@ -24,7 +26,7 @@ func (e *Grouping) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 }
 
 // String implements Expr.
-func (e *Grouping) String() string { return "grouping(" + e.Args + ")" }
+func (e *Grouping) String() string { return fmt.Sprintf("grouping(%s, masks %v)", e.Set, e.Masks) }
 
 // Children implements Expr.
 func (e *Grouping) Children() []Expr { return []Expr{e.Set} }

@@ -307,7 +307,7 @@ func (c *aggCollector) grouping(ref *groupingRef, set expr.Expr) expr.Expr {
 			}
 		}
 	}
-	return &expr.Grouping{Set: set, Masks: masks, Args: ref.text}
+	return &expr.Grouping{Set: set, Masks: masks}
 }
 
 // expand computes the grouping sets of input: it appends the grouping

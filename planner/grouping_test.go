@@ -35,7 +35,7 @@ func TestRunGroupingSets(t *testing.T) {
 func TestGroupingSetsPlan(t *testing.T) {
 	got := planner.Explain(mustBind(t, "SELECT b, c, count(*), grouping(b, c) FROM t GROUP BY ROLLUP (b, c)"))
 	want := []string{
-		"Project $0, $1, $3, grouping($1, $2)",
+		"Project $0, $1, $3, grouping($2, masks [0 1 3])",
 		"  Aggregate $6, $7, $8, count(*)",
 		"    Expand nulled=[[] [7] [6 7]]",
 		"      Project $0, $1, $2, $3, $4, $5, $1, $2",

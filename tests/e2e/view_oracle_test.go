@@ -38,6 +38,8 @@ var viewTemplates = []string{
 	"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn FROM %[1]sa) s WHERE rn <= 3",
 	"SELECT id, r FROM (SELECT id, rank() OVER (PARTITION BY k ORDER BY v) AS r FROM %[1]sa) s WHERE r > 1 AND r <= 3",
 	"SELECT x.k, x.n, %[1]sb.w FROM (SELECT k, count(*) AS n FROM %[1]sa GROUP BY k) x JOIN %[1]sb ON x.k = %[1]sb.k",
+	"SELECT k, v > 3 AS big, count(*) AS n, sum(v) AS sv, grouping(k, v > 3) AS g FROM %[1]sa GROUP BY ROLLUP (k, v > 3)",
+	"SELECT k, s, count(DISTINCT v) AS dv, max(v) AS hi FROM %[1]sa GROUP BY GROUPING SETS ((k, s), (s), (), ())",
 	// One aggregation used twice (grouped in two orders): planned once.
 	"SELECT x.k, x.v, x.n FROM (SELECT k, v, count(*) AS n FROM %[1]sa GROUP BY k, v) x JOIN (SELECT k, max(n) AS m FROM (SELECT count(*) AS n, k FROM %[1]sa GROUP BY v, k) c GROUP BY k) y ON x.k = y.k AND x.n >= y.m",
 }
