@@ -102,46 +102,48 @@ func (f *frameSpec) bounds(c *expr.Ctx, p *windowPartition, i int) (lo, hi int, 
 // includes, or for an end bound one past the last.
 func (f *frameSpec) bound(c *expr.Ctx, p *windowPartition, i int, kind BoundKind, off types.Datum, end bool) (int, error) {
 	n := len(p.rows)
+	switch {
+	case kind == UnboundedPreceding:
+		return 0, nil
+	case kind == UnboundedFollowing:
+		return n, nil
+	case f.Mode == FrameRange:
+		if kind != CurrentRow && !p.rows[i][f.order.Col].IsNull() {
+			return f.rangeBound(c, p, i, off, kind == OffsetPreceding, end)
+		}
+		// The current row's peers; rows whose ordering value is NULL are
+		// peers for offsets too.
+		lo, hi := p.peers(i)
+		if end {
+			return hi, nil
+		}
+		return lo, nil
+	}
 	var o int64
 	switch kind {
-	case UnboundedPreceding:
-		return 0, nil
-	case UnboundedFollowing:
-		return n, nil
 	case OffsetPreceding:
 		o = -off.Int()
 	case OffsetFollowing:
 		o = off.Int()
 	}
-	switch {
-	case f.Mode == FrameRows:
+	if f.Mode == FrameRows {
 		pos := offsetFrom(i, o, n)
 		if end {
 			pos++
 		}
 		return min(max(pos, 0), n), nil
-	case f.Mode == FrameGroups:
-		groups := len(p.start) - 1
-		g := offsetFrom(p.group[i], o, groups)
-		switch {
-		case g < 0:
-			return 0, nil
-		case g >= groups:
-			return n, nil
-		case end:
-			return p.start[g+1], nil
-		}
-		return p.start[g], nil
-	case kind != CurrentRow && !p.rows[i][f.order.Col].IsNull():
-		return f.rangeBound(c, p, i, off, kind == OffsetPreceding, end)
 	}
-	// The current row's peers; rows whose ordering value is NULL are peers
-	// for offsets too.
-	lo, hi := p.peers(i)
-	if end {
-		return hi, nil
+	groups := len(p.start) - 1
+	g := offsetFrom(p.group[i], o, groups)
+	switch {
+	case g < 0:
+		return 0, nil
+	case g >= groups:
+		return n, nil
+	case end:
+		return p.start[g+1], nil
 	}
-	return lo, nil
+	return p.start[g], nil
 }
 
 // rangeBound returns where a RANGE offset bound of row i, whose ordering

@@ -405,9 +405,9 @@ func frameBound(fb ast.FrameBound) exec.FrameBound {
 
 // bindFrameOffset binds the offset of one end of a frame of the given mode
 // (nil when it has none), an expression without columns of the query
-// (outer ones are constants here): a bigint for
-// ROWS and GROUPS; for RANGE, of the type the in_range function of the
-// ORDER BY column's type takes.
+// (those of enclosing queries are constants here): a bigint for ROWS and
+// GROUPS; for RANGE, of the type the in_range function of the ORDER BY
+// column's type takes.
 func (b *Binder) bindFrameOffset(fb ast.FrameBound, mode string, order []windowKey, s *scope) (expr.Expr, error) {
 	if fb.Expr == nil || fb.UnBounded || fb.Type == ast.CurrentRow {
 		return nil, nil
