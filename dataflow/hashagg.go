@@ -12,7 +12,12 @@ import (
 
 // Build implements Spec.
 func (s *HashAggSpec) Build(env *Env) (Operator, error) {
-	a := &hashAgg{spec: s, ev: env.Eval, groups: env.VNodeCount, touched: map[string]*aggGroup{}}
+	a := &hashAgg{spec: s, ev: env.Eval, groups: env.VNodeCount, owned: env.VNodes, touched: map[string]*aggGroup{}}
+	for _, set := range s.EmptySets {
+		row := make([]types.Datum, slices.Max(s.GroupKey)+1)
+		row[s.GroupKey[len(s.GroupKey)-1]] = types.NewInt(int64(set))
+		a.always = append(a.always, row)
+	}
 	rowTypes := make([]types.T, 0, len(s.GroupKey)+1)
 	for _, c := range s.GroupKey {
 		rowTypes = append(rowTypes, s.InputTypes[c])
@@ -55,9 +60,12 @@ func (s *HashAggSpec) Build(env *Env) (Operator, error) {
 
 // lazyState implements lazySpec: groups are read through the state
 // tables when a row of their vnode reaches them, but a windowed
-// aggregation indexes the windows of all its vnodes at build, and a
-// global one keeps its group under vnode 0 whatever the row's.
-func (s *HashAggSpec) lazyState() bool { return !s.WindowKey && len(s.GroupKey) > 0 }
+// aggregation indexes the windows of all its vnodes at build, a global
+// one keeps its group under vnode 0 whatever the row's, and the groups of
+// empty grouping sets are read at every barrier.
+func (s *HashAggSpec) lazyState() bool {
+	return !s.WindowKey && len(s.GroupKey) > 0 && len(s.EmptySets) == 0
+}
 
 // Explain implements Spec.
 func (s *HashAggSpec) Explain() string {
@@ -74,6 +82,9 @@ func (s *HashAggSpec) Explain() string {
 	}
 	if s.EmitOnWindowClose {
 		mode += " emit-on-window-close"
+	}
+	if len(s.EmptySets) > 0 {
+		mode += fmt.Sprintf(" empty-sets=%v", s.EmptySets)
 	}
 	return fmt.Sprintf("HashAgg group=%v aggs=%v%s", s.GroupKey, aggs, mode)
 }
@@ -107,6 +118,10 @@ type hashAgg struct {
 	// below closedBelow are closed.
 	windows     *windowIndex
 	closedBelow types.Datum
+	// always holds, per empty grouping set (EmptySets), an input row of
+	// its group; owned are the actor's vnodes.
+	always [][]types.Datum
+	owned  *Bitmap
 }
 
 // aggMemoBytes estimates an aggGroup's memory beyond its output row.
@@ -122,6 +137,9 @@ type aggGroup struct {
 	accs  []aggAcc
 	// changed: input rows arrived for the group in the epoch.
 	changed bool
+	// always: the group of an empty grouping set, which has a row also
+	// without input rows.
+	always bool
 	// old is the group's output row before the epoch, nil if none.
 	old []types.Datum
 }
@@ -283,6 +301,18 @@ func (a *hashAgg) settle(emit Emit) error {
 			return err
 		}
 	}
+	for _, row := range a.always {
+		// So have the groups of empty grouping sets, in their vnodes.
+		a.key, _ = rowkey.AppendCols(a.key[:0], row, a.spec.GroupKey)
+		if !a.owned.Has(int(distVNode(a.key, len(a.spec.GroupKey), a.groups))) {
+			continue
+		}
+		g, err := a.touch(row)
+		if err != nil {
+			return err
+		}
+		g.always = true
+	}
 	for _, g := range a.order {
 		if !g.changed && g.old != nil {
 			continue // the global group, unchanged
@@ -291,7 +321,7 @@ func (a *hashAgg) settle(emit Emit) error {
 			return errRetractMissing
 		}
 		var cur []types.Datum
-		if g.count > 0 || a.global() {
+		if g.count > 0 || g.always || a.global() {
 			var err error
 			if cur, err = a.output(g); err != nil {
 				return err

@@ -19,6 +19,7 @@ func TestHashAgg(t *testing.T) {
 		group      []int
 		aggs       func(t *testing.T) []*expr.AggFunc
 		appendOnly bool
+		emptySets  []int
 		steps      []testStep
 	}{
 		{
@@ -55,6 +56,23 @@ func TestHashAgg(t *testing.T) {
 				barrier().emits("U- 0 NULL NULL", "U+ 2 5 5"),
 				in("- 0 5", "- 0 NULL"),
 				barrier().emits("U- 2 5 5", "U+ 0 NULL NULL"),
+			},
+		},
+		{
+			// An Expand's (k, set) rows of GROUPING SETS ((k), ()): the
+			// empty set's group has a row also without rows, as a global
+			// aggregation does.
+			name: "empty grouping set over empty input and back", input: []types.T{i8, i8, i4}, group: []int{0, 1}, emptySets: []int{1},
+			aggs: func(t *testing.T) []*expr.AggFunc {
+				return []*expr.AggFunc{newAgg(t, "count", false), newAgg(t, "sum", false, colRef(2, i4))}
+			},
+			steps: []testStep{
+				barrier().emits("+ NULL 1 0 NULL"),
+				barrier(),
+				in("+ 7 0 5", "+ NULL 1 5"),
+				barrier().emits("+ 7 0 1 5", "U- NULL 1 0 NULL", "U+ NULL 1 1 5"),
+				in("- 7 0 5", "- NULL 1 5"),
+				barrier().emits("- 7 0 1 5", "U- NULL 1 1 5", "U+ NULL 1 0 NULL"),
 			},
 		},
 		{
@@ -211,7 +229,7 @@ func TestHashAgg(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env := newEnv(t)
 			spec := &HashAggSpec{GroupKey: tt.group, Aggs: tt.aggs(t), InputTypes: tt.input,
-				StateTable: 1, MultisetTable: 2, AppendOnly: tt.appendOnly}
+				StateTable: 1, MultisetTable: 2, AppendOnly: tt.appendOnly, EmptySets: tt.emptySets}
 			if tt.appendOnly {
 				spec.MultisetTable = 0
 			}
@@ -279,5 +297,35 @@ func TestHashAggIntervalRange(t *testing.T) {
 		if pgerror.Code(err) != pgerror.CodeDatetimeFieldOverflow || pgerror.From(err).Message != "interval out of range" {
 			t.Errorf("%s: error %v, want interval out of range", name, err)
 		}
+	}
+}
+
+// TestHashAggEmptySetOwner checks that only the actor owning the vnode of
+// an empty grouping set's group keeps its row.
+func TestHashAggEmptySetOwner(t *testing.T) {
+	ts := []types.T{types.TInt8, types.TInt8}
+	spec := &HashAggSpec{GroupKey: []int{0, 1}, Aggs: []*expr.AggFunc{newAgg(t, "count", false)}, InputTypes: ts, StateTable: 1, EmptySets: []int{1}}
+	owners := 0
+	for v := range testVNodes {
+		env := newEnv(t)
+		env.VNodes = NewBitmap(testVNodes)
+		env.VNodes.Set(v)
+		op, err := spec.Build(env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []*Chunk
+		if err := op.Barrier(&Barrier{Epoch: 1, Checkpoint: true}, func(c *Chunk) error { got = append(got, c); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) > 0 {
+			owners++
+			if s := got[0].String(); s != "+ NULL 1 0\n" {
+				t.Errorf("vnode %d emits %q", v, s)
+			}
+		}
+	}
+	if owners != 1 {
+		t.Errorf("%d actors keep the empty set's row, want 1", owners)
 	}
 }

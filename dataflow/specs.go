@@ -50,6 +50,11 @@ type HashAggSpec struct {
 	// EmitOnWindowClose (with WindowKey) emits each group's row once, as
 	// an insert, when a watermark closes it, and nothing before.
 	EmitOnWindowClose bool
+	// EmptySets are the numbers of the grouping sets without columns,
+	// the last GroupKey column being an Expand's set number: the group of
+	// each (its other key columns NULL) always has a row, as the global
+	// aggregation's does, kept by the actor that owns its vnode.
+	EmptySets []int
 }
 
 // HashJoinSpec joins its two inputs (input 0 left, input 1 right) on

@@ -11,6 +11,10 @@ type HashAgg struct {
 	Input Op
 	Group []expr.Expr
 	Aggs  []*expr.AggFunc
+	// EmptySets are the numbers of the grouping sets without columns, the
+	// last Group expression being an Expand's set number: each has a row
+	// (the other group values NULL), even for empty input.
+	EmptySets []int
 }
 
 type aggGroup struct {
@@ -38,6 +42,15 @@ func (a *HashAgg) Run(c *expr.Ctx, emit Emit) error {
 	}
 	if len(a.Group) == 0 {
 		groups[""] = newGroup()
+	}
+	for _, set := range a.EmptySets {
+		clear(gvals)
+		gvals[len(gvals)-1] = types.NewInt(int64(set))
+		key = key[:0]
+		for _, v := range gvals {
+			key = types.AppendKey(key, v, false)
+		}
+		groups[string(key)] = newGroup()
 	}
 	err := a.Input.Run(c, func(row []types.Datum) (bool, error) {
 		key = key[:0]
@@ -93,4 +106,28 @@ func (a *HashAgg) Run(c *expr.Ctx, emit Emit) error {
 		}
 	}
 	return nil
+}
+
+// Expand emits each input row once per grouping set: for set number i,
+// the row with its columns Nulled[i] set to NULL, followed by i.
+type Expand struct {
+	Input  Op
+	Nulled [][]int
+}
+
+// Run implements Op.
+func (e *Expand) Run(c *expr.Ctx, emit Emit) error {
+	var out []types.Datum
+	return e.Input.Run(c, func(row []types.Datum) (bool, error) {
+		for i, nulled := range e.Nulled {
+			out = append(append(out[:0], row...), types.NewInt(int64(i)))
+			for _, col := range nulled {
+				out[col] = types.Null
+			}
+			if more, err := emit(out); err != nil || !more {
+				return more, err
+			}
+		}
+		return true, nil
+	})
 }

@@ -122,3 +122,46 @@ func TestHashAggErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestExpand(t *testing.T) {
+	tests := []struct {
+		name   string
+		input  func() exec.Op
+		nulled [][]int
+		want   []string
+	}{
+		{"rollup of two columns", func() exec.Op { return source(row(1, 2, 3)) }, [][]int{nil, {1}, {0, 1}},
+			[]string{"1,2,3,0", "1,NULL,3,1", "NULL,NULL,3,2"}},
+		{"one set per row and set", func() exec.Op { return source(row(1), row(2)) }, [][]int{{0}, {0}},
+			[]string{"NULL,0", "NULL,1", "NULL,0", "NULL,1"}},
+		{"empty input", func() exec.Op { return source() }, [][]int{nil, {0}}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			equalRows(t, "rows", run(t, &exec.Expand{Input: tt.input(), Nulled: tt.nulled}), tt.want)
+		})
+	}
+	op := &exec.Expand{Input: ints(1, 2), Nulled: [][]int{nil, {0}}}
+	equalRows(t, "early stop", take(t, op, 3), []string{"1,0", "NULL,1", "2,0"})
+}
+
+// TestHashAggEmptySets checks that the grouping sets without columns have
+// a row, also for empty input, and only once.
+func TestHashAggEmptySets(t *testing.T) {
+	// (key, set) rows of an Expand of GROUPING SETS ((g), (), ()).
+	tests := []struct {
+		name  string
+		input func() exec.Op
+		want  []string
+	}{
+		{"empty input", func() exec.Op { return source() }, []string{"NULL,1,0", "NULL,2,0"}},
+		{"rows", func() exec.Op { return source(row(5, 0), row(nil, 1), row(nil, 2), row(nil, 1)) },
+			[]string{"NULL,1,2", "NULL,2,1", "5,0,1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			op := &exec.HashAgg{Input: tt.input(), Group: []expr.Expr{col(0), col(1)}, Aggs: []*expr.AggFunc{agg(t, "count", false)}, EmptySets: []int{1, 2}}
+			equalRows(t, "rows", run(t, op), tt.want)
+		})
+	}
+}

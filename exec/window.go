@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/streamdb/streamdb/expr"
@@ -102,39 +103,42 @@ func (w *Window) frames(c *expr.Ctx) ([]frameSpec, error) {
 	out := make([]frameSpec, len(w.Funcs))
 	for i, f := range w.Funcs {
 		out[i].Frame = f.Frame
+		if len(w.Order) > 0 {
+			out[i].order = w.Order[0]
+		}
 		var err error
-		if out[i].startOff, err = frameOffset(c, f.Frame.Start, "starting"); err != nil {
+		if out[i].startOff, err = frameOffset(c, f.Frame.Mode, f.Frame.Start, "starting"); err != nil {
 			return nil, err
 		}
-		if out[i].endOff, err = frameOffset(c, f.Frame.End, "ending"); err != nil {
+		if out[i].endOff, err = frameOffset(c, f.Frame.Mode, f.Frame.End, "ending"); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// frameOffset evaluates the offset of a bound (0 for bounds without one);
-// which is "starting" or "ending" for the messages.
-func frameOffset(c *expr.Ctx, b FrameBound, which string) (int64, error) {
+// frameOffset evaluates the offset of a bound (NULL for bounds without
+// one); which is "starting" or "ending" for the messages. A RANGE offset's
+// sign is checked where it is used (expr.InRange).
+func frameOffset(c *expr.Ctx, mode FrameMode, b FrameBound, which string) (types.Datum, error) {
 	if b.Offset == nil {
-		return 0, nil
+		return types.Null, nil
 	}
 	v, err := b.Offset.Eval(c, nil)
 	switch {
 	case err != nil:
-		return 0, err
+		return v, err
 	case v.IsNull():
-		return 0, pgerror.New(codeNullValueNotAllowed, "frame %s offset must not be null", which)
-	case v.Int() < 0:
-		return 0, pgerror.New(codeInvalidFrameSize, "frame %s offset must not be negative", which)
+		return v, pgerror.New(codeNullValueNotAllowed, "frame %s offset must not be null", which)
+	case mode != FrameRange && v.Int() < 0:
+		return v, pgerror.New(pgerror.CodeInvalidPrecedingFollowing, "frame %s offset must not be negative", which)
 	}
-	return v.Int(), nil
+	return v, nil
 }
 
 // SQLSTATEs of window function errors.
 const (
 	codeNullValueNotAllowed = "22004"
-	codeInvalidFrameSize    = "22013"
 	codeInvalidNtile        = "22014"
 	codeInvalidNthValue     = "22016"
 )
@@ -167,6 +171,16 @@ func (p *windowPartition) reset(rows [][]types.Datum, order []SortKey) {
 		p.group = append(p.group, len(p.start)-1)
 	}
 	p.start = append(p.start, len(rows))
+}
+
+// nonNull returns the rows [lo, hi) whose column col is not NULL (NULLs
+// sort first or last).
+func (p *windowPartition) nonNull(col int, nullsFirst bool) (lo, hi int) {
+	n := len(p.rows)
+	if nullsFirst {
+		return sort.Search(n, func(k int) bool { return !p.rows[k][col].IsNull() }), n
+	}
+	return 0, sort.Search(n, func(k int) bool { return p.rows[k][col].IsNull() })
 }
 
 // peers returns the rows [lo, hi) of row i's peer group.

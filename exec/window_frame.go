@@ -1,6 +1,11 @@
 package exec
 
-import "github.com/streamdb/streamdb/expr"
+import (
+	"sort"
+
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/types"
+)
 
 // FrameMode is how the offsets of a window frame count.
 type FrameMode uint8
@@ -68,59 +73,105 @@ func (b FrameBound) String() string {
 	return "UNBOUNDED FOLLOWING"
 }
 
-// frameSpec is a frame with its offsets evaluated.
+// frameSpec is a frame with its offsets evaluated, and for RANGE frames
+// with offsets the window's ORDER BY key, the one column they measure.
 type frameSpec struct {
 	Frame
-	startOff, endOff int64
+	startOff, endOff types.Datum
+	order            SortKey
+}
+
+// rangeOffsets reports whether the frame is RANGE with an offset.
+func (f *frameSpec) rangeOffsets() bool {
+	return f.Mode == FrameRange && (f.Start.Offset != nil || f.End.Offset != nil)
 }
 
 // bounds returns the frame of row i: the rows [lo, hi), empty when hi is
 // lo.
-func (f *frameSpec) bounds(p *windowPartition, i int) (lo, hi int) {
-	lo = f.bound(p, i, f.Start.Kind, f.startOff, false)
-	hi = f.bound(p, i, f.End.Kind, f.endOff, true)
-	return lo, max(lo, hi)
+func (f *frameSpec) bounds(c *expr.Ctx, p *windowPartition, i int) (lo, hi int, err error) {
+	if lo, err = f.bound(c, p, i, f.Start.Kind, f.startOff, false); err != nil {
+		return 0, 0, err
+	}
+	if hi, err = f.bound(c, p, i, f.End.Kind, f.endOff, true); err != nil {
+		return 0, 0, err
+	}
+	return lo, max(lo, hi), nil
 }
 
 // bound returns where a frame bound of row i falls: the first row it
 // includes, or for an end bound one past the last.
-func (f *frameSpec) bound(p *windowPartition, i int, kind BoundKind, off int64, end bool) int {
+func (f *frameSpec) bound(c *expr.Ctx, p *windowPartition, i int, kind BoundKind, off types.Datum, end bool) (int, error) {
 	n := len(p.rows)
-	switch kind {
-	case UnboundedPreceding:
-		return 0
-	case UnboundedFollowing:
-		return n
-	case CurrentRow:
-		off = 0
-	case OffsetPreceding:
-		off = -off
+	switch {
+	case kind == UnboundedPreceding:
+		return 0, nil
+	case kind == UnboundedFollowing:
+		return n, nil
+	case f.Mode == FrameRange:
+		if kind != CurrentRow && !p.rows[i][f.order.Col].IsNull() {
+			return f.rangeBound(c, p, i, off, kind == OffsetPreceding, end)
+		}
+		// The current row's peers; rows whose ordering value is NULL are
+		// peers for offsets too.
+		lo, hi := p.peers(i)
+		if end {
+			return hi, nil
+		}
+		return lo, nil
 	}
-	switch f.Mode {
-	case FrameRows:
-		pos := offsetFrom(i, off, n)
+	var o int64
+	switch kind {
+	case OffsetPreceding:
+		o = -off.Int()
+	case OffsetFollowing:
+		o = off.Int()
+	}
+	if f.Mode == FrameRows {
+		pos := offsetFrom(i, o, n)
 		if end {
 			pos++
 		}
-		return min(max(pos, 0), n)
-	case FrameGroups:
-		groups := len(p.start) - 1
-		g := offsetFrom(p.group[i], off, groups)
-		switch {
-		case g < 0:
-			return 0
-		case g >= groups:
-			return n
-		case end:
-			return p.start[g+1]
+		return min(max(pos, 0), n), nil
+	}
+	groups := len(p.start) - 1
+	g := offsetFrom(p.group[i], o, groups)
+	switch {
+	case g < 0:
+		return 0, nil
+	case g >= groups:
+		return n, nil
+	case end:
+		return p.start[g+1], nil
+	}
+	return p.start[g], nil
+}
+
+// rangeBound returns where a RANGE offset bound of row i, whose ordering
+// value is not NULL, falls, as PostgreSQL's update_frameheadpos and
+// update_frametailpos find it: among the rows whose ordering value is not
+// NULL, the first within the offset from row i's (in_range holds), or for
+// an end bound the first beyond it. A descending order flips the
+// direction of the offset.
+func (f *frameSpec) rangeBound(c *expr.Ctx, p *windowPartition, i int, off types.Datum, preceding, end bool) (int, error) {
+	col := f.order.Col
+	base := p.rows[i][col]
+	sub, less := preceding, end
+	if f.order.Desc {
+		sub, less = !sub, !less
+	}
+	lo, hi := p.nonNull(col, f.order.NullsFirst)
+	var err error
+	// Over the ordered rows in_range goes from false to true for a start
+	// bound, from true to false for an end bound.
+	k := sort.Search(hi-lo, func(k int) bool {
+		if err != nil {
+			return true
 		}
-		return p.start[g]
-	}
-	lo, hi := p.peers(i)
-	if end {
-		return hi
-	}
-	return lo
+		in, e := expr.InRange(c, p.rows[lo+k][col], base, off, sub, less)
+		err = e
+		return in != end
+	})
+	return lo + k, err
 }
 
 // offsetFrom returns from+off, saturated to [-1, n].

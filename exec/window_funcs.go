@@ -8,6 +8,20 @@ import (
 
 // compute fills res with fn's value for each row of the partition.
 func (p *windowPartition) compute(c *expr.Ctx, fn *WindowFunc, fr *frameSpec, res []types.Datum) error {
+	switch {
+	case fn.Name == "first_value" || fn.Name == "last_value" || fn.Name == "nth_value":
+		return p.nthInFrame(c, fn, fr, res)
+	case fn.Agg != nil:
+		return p.aggregate(c, fn.Agg, fr, res)
+	case fr.rangeOffsets():
+		// PostgreSQL finds a RANGE frame with offsets for every row also
+		// for the functions that ignore it, and fails where it cannot.
+		for i := range p.rows {
+			if _, _, err := fr.bounds(c, p, i); err != nil {
+				return err
+			}
+		}
+	}
 	n := len(p.rows)
 	switch fn.Name {
 	case "row_number":
@@ -41,10 +55,6 @@ func (p *windowPartition) compute(c *expr.Ctx, fn *WindowFunc, fr *frameSpec, re
 		return p.ntile(c, fn.Args[0], res)
 	case "lag", "lead":
 		return p.shifted(c, fn, res)
-	case "first_value", "last_value", "nth_value":
-		return p.nthInFrame(c, fn, fr, res)
-	default:
-		return p.aggregate(c, fn.Agg, fr, res)
 	}
 	return nil
 }
@@ -116,7 +126,10 @@ func (p *windowPartition) shifted(c *expr.Ctx, fn *WindowFunc, res []types.Datum
 // a position of the row's frame, NULL when the frame is too short.
 func (p *windowPartition) nthInFrame(c *expr.Ctx, fn *WindowFunc, fr *frameSpec, res []types.Datum) error {
 	for i, row := range p.rows {
-		lo, hi := fr.bounds(p, i)
+		lo, hi, err := fr.bounds(c, p, i)
+		if err != nil {
+			return err
+		}
 		j := lo
 		switch fn.Name {
 		case "last_value":
@@ -139,7 +152,6 @@ func (p *windowPartition) nthInFrame(c *expr.Ctx, fn *WindowFunc, fr *frameSpec,
 			res[i] = types.Null
 			continue
 		}
-		var err error
 		if res[i], err = fn.Args[0].Eval(c, p.rows[j]); err != nil {
 			return err
 		}
@@ -157,7 +169,10 @@ func (p *windowPartition) aggregate(c *expr.Ctx, agg *expr.AggFunc, fr *frameSpe
 	prevLo, prevHi := -1, -1
 	p.args = resize(p.args, len(agg.Args))
 	for i := range p.rows {
-		lo, hi := fr.bounds(p, i)
+		lo, hi, err := fr.bounds(c, p, i)
+		if err != nil {
+			return err
+		}
 		if lo == prevLo && hi == prevHi {
 			res[i] = res[i-1]
 			continue

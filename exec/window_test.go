@@ -77,6 +77,12 @@ func TestWindow(t *testing.T) {
 			[]string{"60", "50", "50", "NULL", "7", "1"}},
 		{"last_value over the whole partition", framed(fn("last_value", v), frame(exec.FrameRows, exec.UnboundedPreceding, 0, exec.UnboundedFollowing, 0)), false,
 			[]string{"NULL", "NULL", "NULL", "NULL", "7", "1"}},
+		{"range 1 preceding", framed(aggFn("sum", v), frame(exec.FrameRange, exec.OffsetPreceding, 1, exec.CurrentRow, 0)), false,
+			[]string{"10", "60", "60", "50", "7", "1"}},
+		{"range between following offsets", framed(aggFn("count"), frame(exec.FrameRange, exec.OffsetFollowing, 1, exec.OffsetFollowing, 2)), false,
+			[]string{"3", "1", "1", "0", "0", "0"}},
+		{"range preceding offsets", framed(aggFn("count"), frame(exec.FrameRange, exec.OffsetPreceding, 2, exec.OffsetPreceding, 1)), false,
+			[]string{"0", "1", "1", "3", "0", "0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -226,6 +232,97 @@ func TestWindowFramesProp(t *testing.T) {
 			}
 			if count == 0 && !r[3].IsNull() || count > 0 && r[3].String() != types.NewInt(sum).String() {
 				t.Fatalf("row %d: sum %s, want %d (frame %s)", i, r[3], sum, fr)
+			}
+		}
+	})
+}
+
+// TestWindowRangeOffsetsProp checks RANGE frames with offsets against
+// their definition over the ordered rows: a scan for the values within the
+// offsets, in either direction, NULLs first or last, a NULL row's frame
+// being its peers.
+func TestWindowRangeOffsetsProp(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 12).Draw(t, "rows")
+		rows := make([][]types.Datum, n)
+		for i := range rows {
+			var v any
+			if !rapid.Bool().Draw(t, "null") || i%3 != 0 {
+				v = rapid.IntRange(-5, 5).Draw(t, "v")
+			}
+			rows[i] = row(i, v)
+		}
+		kinds := []exec.BoundKind{exec.UnboundedPreceding, exec.OffsetPreceding, exec.CurrentRow, exec.OffsetFollowing, exec.UnboundedFollowing}
+		start := rapid.IntRange(0, 3).Draw(t, "start")
+		end := rapid.IntRange(max(start, 1), 4).Draw(t, "end")
+		so, eo := rapid.IntRange(0, 3).Draw(t, "start offset"), rapid.IntRange(0, 3).Draw(t, "end offset")
+		key := exec.SortKey{Col: 1, Desc: rapid.Bool().Draw(t, "desc"), NullsFirst: rapid.Bool().Draw(t, "nulls first")}
+		fr := frame(exec.FrameRange, kinds[start], so, kinds[end], eo)
+		a, _ := expr.NewAgg("count", nil, false, true)
+		got, err := exec.Collect(newCtx(), &exec.Window{Input: source(rows...), Order: []exec.SortKey{key},
+			Funcs: []exec.WindowFunc{{Name: "count", Agg: a, Frame: fr}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The values in window order, and where the non-NULL ones are.
+		vals := make([]types.Datum, len(got))
+		lo, hi := 0, 0
+		for i, r := range got {
+			vals[i] = r[1]
+			if !r[1].IsNull() {
+				if hi == 0 {
+					lo = i
+				}
+				hi = i + 1
+			}
+		}
+		dir := int64(1)
+		if key.Desc {
+			dir = -1
+		}
+		// after reports whether w comes at or after the position of value
+		// v + off in window order.
+		after := func(w types.Datum, v, off int64) bool { return dir*w.Int() >= dir*v+off }
+		for i, r := range got {
+			first, last := i, i+1 // the row's peers
+			for first > 0 && types.Compare(vals[first-1], vals[i]) == 0 {
+				first--
+			}
+			for last < len(vals) && types.Compare(vals[last], vals[i]) == 0 {
+				last++
+			}
+			edge := func(k exec.BoundKind, off int, isEnd bool) int {
+				switch {
+				case k == exec.UnboundedPreceding:
+					return 0
+				case k == exec.UnboundedFollowing:
+					return len(vals)
+				case k == exec.CurrentRow || vals[i].IsNull():
+					if isEnd {
+						return last
+					}
+					return first
+				}
+				o := int64(off)
+				if k == exec.OffsetPreceding {
+					o = -o
+				}
+				j := lo
+				if isEnd {
+					// The first row past v + o.
+					for j < hi && !after(vals[j], vals[i].Int(), o+1) {
+						j++
+					}
+					return j
+				}
+				for j < hi && !after(vals[j], vals[i].Int(), o) {
+					j++
+				}
+				return j
+			}
+			want := max(0, edge(kinds[end], eo, true)-edge(kinds[start], so, false))
+			if r[2].Int() != int64(want) {
+				t.Fatalf("row %d (%s): count %d, want %d (frame %s, order %+v, values %v)", i, vals[i], r[2].Int(), want, fr, key, vals)
 			}
 		}
 	})

@@ -12,10 +12,14 @@ import (
 
 // aggCollector gathers the GROUP BY expressions and aggregate calls of one
 // SELECT, then rewrites the select list, HAVING and ORDER BY over the
-// Aggregate node's output (group values first, then aggregate results).
+// Aggregate node's output (group values first, with grouping sets the
+// set's number next, then aggregate results).
 type aggCollector struct {
 	group []expr.Expr
-	aggs  []*expr.AggFunc
+	// sets are the grouping sets, as indexes into group (nil: one set of
+	// all of group).
+	sets [][]int
+	aggs []*expr.AggFunc
 }
 
 // aggRef stands for aggregate i until the rewrite replaces it.
@@ -53,6 +57,16 @@ func (c *aggCollector) plan(input Node, s *scope) (*Aggregate, error) {
 		}
 		agg.Cols = append(agg.Cols, col)
 	}
+	if c.sets != nil {
+		x, group := c.expand(input)
+		agg.Input, agg.Group = x, group
+		agg.Cols = append(agg.Cols, x.Cols[len(x.Cols)-1])
+		for i, set := range c.sets {
+			if len(set) == 0 {
+				agg.EmptySets = append(agg.EmptySets, i)
+			}
+		}
+	}
 	for _, a := range c.aggs {
 		agg.Cols = append(agg.Cols, Column{Name: a.Name, T: a.T})
 	}
@@ -72,13 +86,22 @@ func (c *aggCollector) groupColumn(i int) int {
 
 // rewrite maps an expression bound over the Aggregate's input onto its
 // output: grouped expressions and aggregates become column references; any
-// other input column is an error, as in PostgreSQL.
+// other input column is an error, as in PostgreSQL. A constant is a
+// grouped column (NULL in the grouping sets without it) only as a whole
+// expression, the select-list entry GROUP BY named.
 func (c *aggCollector) rewrite(e expr.Expr) (expr.Expr, error) {
 	return expr.Transform(e, func(x expr.Expr) (expr.Expr, bool, error) {
-		if r, ok := x.(*aggRef); ok {
-			return &expr.ColRef{Idx: len(c.group) + r.idx, T: r.t}, true, nil
+		switch r := x.(type) {
+		case *aggRef:
+			idx := len(c.group) + r.idx
+			if c.sets != nil {
+				idx++
+			}
+			return &expr.ColRef{Idx: idx, T: r.t}, true, nil
+		case *groupingRef:
+			return c.grouping(r, &expr.ColRef{Idx: len(c.group), T: types.TInt8}), true, nil
 		}
-		if _, ok := x.(*expr.Const); ok {
+		if _, ok := x.(*expr.Const); ok && x != e {
 			return x, true, nil
 		}
 		for i, g := range c.group {
@@ -92,44 +115,6 @@ func (c *aggCollector) rewrite(e expr.Expr) (expr.Expr, error) {
 		}
 		return nil, false, nil
 	})
-}
-
-// bindGroupBy binds GROUP BY items: input columns and expressions first,
-// then output-column ordinals and aliases, as PostgreSQL does.
-func (b *Binder) bindGroupBy(sel *ast.SelectStmt, fields []ast.ExprNode, s *scope) ([]expr.Expr, error) {
-	if sel.GroupBy == nil {
-		return nil, nil
-	}
-	saved := b.aggForbidden
-	b.aggForbidden = "GROUP BY"
-	defer func() { b.aggForbidden = saved }()
-	defer b.noWindows(windowsNotAllowed("GROUP BY"))()
-	defer b.noSRFs(pgerror.New(pgerror.CodeFeatureNotSupported, "set-returning functions in GROUP BY are not supported"))()
-	var out []expr.Expr
-	for _, item := range sel.GroupBy.Items {
-		n := item.Expr
-		if pos, ok := ordinal(n); ok {
-			if pos < 1 || pos > len(fields) {
-				return nil, pgerror.New(pgerror.CodeInvalidColumnReference, "GROUP BY position %d is not in select list", pos)
-			}
-			n = fields[pos-1]
-		} else if col, ok := n.(*ast.ColumnNameExpr); ok && col.Name.Table.O == "" {
-			if i, _ := s.lookup("", col.Name.Name.O); i < 0 {
-				if f := aliasField(sel.Fields, col.Name.Name.O); f != nil {
-					n = f
-				}
-			}
-		}
-		e, err := b.bindExpr(n, s)
-		if err != nil {
-			return nil, err
-		}
-		if e, err = b.coerce(e, types.TText); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, nil
 }
 
 func aliasField(fl *ast.FieldList, name string) ast.ExprNode {
@@ -154,14 +139,14 @@ func ordinal(n ast.ExprNode) (int, bool) {
 }
 
 // hasAggregate reports whether the select list, HAVING or ORDER BY of sel
-// calls an aggregate function (outside nested subqueries).
+// calls an aggregate function or GROUPING (outside nested subqueries).
 func hasAggregate(sel *ast.SelectStmt) bool {
 	v := &nodeFinder{match: func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.AggregateFuncExpr:
 			return true
 		case *ast.FuncCallExpr:
-			return expr.IsAggregate(x.FnName.L)
+			return expr.IsAggregate(x.FnName.L) || x.FnName.L == "grouping"
 		}
 		return false
 	}}

@@ -83,7 +83,10 @@ func (b *Binder) bindAggregate(call aggCall, filter ast.ExprNode, s *scope) (exp
 		return nil, err
 	}
 	if filter != nil {
-		if a.Filter, err = b.bindBool(filter, s, "FILTER"); err != nil {
+		b.aggForbidden = "FILTER"
+		a.Filter, err = b.bindBool(filter, s, "FILTER")
+		b.aggForbidden = ""
+		if err != nil {
 			return nil, err
 		}
 	}

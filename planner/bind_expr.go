@@ -387,6 +387,8 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "syntax error at or near \"%s\"", quant)
 	case "pg_named":
 		return b.bindExpr(x.Args[1], s)
+	case "grouping":
+		return b.bindGrouping(x, s)
 	}
 	if expr.IsSetReturning(name) {
 		return b.bindSetFunc(name, x.Args, s)

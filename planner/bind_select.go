@@ -60,11 +60,9 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 	var collector *aggCollector
 	if grouped {
 		collector = &aggCollector{}
-		groupExprs, err := b.bindGroupBy(sel, fields, s)
-		if err != nil {
+		if collector.group, collector.sets, err = b.bindGroupBy(sel, fields, s); err != nil {
 			return nil, err
 		}
-		collector.group = groupExprs
 	}
 	saved := b.agg
 	srfs := &srfCollector{}

@@ -232,7 +232,7 @@ func (b *Binder) bindWindowFunc(x *ast.WindowFuncExpr, s *scope) (expr.Expr, err
 			c.order = append(c.order, key)
 		}
 	}
-	if c.fn.Frame, err = b.bindFrame(spec.Frame, len(c.order) > 0, s); err != nil {
+	if c.fn.Frame, err = b.bindFrame(spec.Frame, c.order, s); err != nil {
 		return nil, err
 	}
 	if err := b.bindWindowCall(x, c, s); err != nil {
@@ -339,13 +339,12 @@ func (b *Binder) intArg(args []expr.Expr, i int) bool {
 	return true
 }
 
-// bindFrame binds a frame clause; ordered says whether the window has an
-// ORDER BY.
-func (b *Binder) bindFrame(fc *ast.FrameClause, ordered bool, s *scope) (exec.Frame, error) {
+// bindFrame binds a frame clause of a window ordered by order.
+func (b *Binder) bindFrame(fc *ast.FrameClause, order []windowKey, s *scope) (exec.Frame, error) {
 	if fc == nil {
 		return exec.DefaultFrame, nil
 	}
-	f := exec.Frame{}
+	f := exec.Frame{Start: frameBound(fc.Extent.Start), End: frameBound(fc.Extent.End)}
 	mode := "ROWS"
 	switch fc.Type {
 	case ast.Ranges:
@@ -355,14 +354,9 @@ func (b *Binder) bindFrame(fc *ast.FrameClause, ordered bool, s *scope) (exec.Fr
 	default:
 		f.Mode = exec.FrameRows
 	}
-	var err error
-	if f.Start, err = b.bindFrameBound(fc.Extent.Start, mode, s); err != nil {
-		return f, err
-	}
-	if f.End, err = b.bindFrameBound(fc.Extent.End, mode, s); err != nil {
-		return f, err
-	}
 	windowingErr := func(msg string) error { return pgerror.New(codeWindowingError, "%s", msg) }
+	offsets := f.Start.Kind == exec.OffsetPreceding || f.Start.Kind == exec.OffsetFollowing ||
+		f.End.Kind == exec.OffsetPreceding || f.End.Kind == exec.OffsetFollowing
 	switch {
 	case f.Start.Kind == exec.UnboundedFollowing:
 		return f, windowingErr("frame start cannot be UNBOUNDED FOLLOWING")
@@ -372,45 +366,72 @@ func (b *Binder) bindFrame(fc *ast.FrameClause, ordered bool, s *scope) (exec.Fr
 		return f, windowingErr("frame starting from current row cannot have preceding rows")
 	case f.Start.Kind == exec.OffsetFollowing && f.End.Kind < exec.OffsetFollowing:
 		return f, windowingErr("frame starting from following row cannot have preceding rows")
-	case f.Mode == exec.FrameGroups && !ordered:
+	case f.Mode == exec.FrameGroups && len(order) == 0:
 		return f, windowingErr("GROUPS mode requires an ORDER BY clause")
-	case f.Mode == exec.FrameRange && (f.Start.Offset != nil || f.End.Offset != nil):
-		return f, pgerror.New(pgerror.CodeFeatureNotSupported, "RANGE with offset PRECEDING/FOLLOWING is not supported yet").
-			WithHint("Use ROWS or GROUPS frames.")
+	case f.Mode == exec.FrameRange && offsets && len(order) != 1:
+		return f, windowingErr("RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column")
 	}
-	return f, nil
+	var err error
+	if f.Start.Offset, err = b.bindFrameOffset(fc.Extent.Start, mode, order, s); err != nil {
+		return f, err
+	}
+	f.End.Offset, err = b.bindFrameOffset(fc.Extent.End, mode, order, s)
+	return f, err
 }
 
-// bindFrameBound binds one end of a frame of the given mode; an offset is
-// a bigint expression without columns.
-func (b *Binder) bindFrameBound(fb ast.FrameBound, mode string, s *scope) (exec.FrameBound, error) {
+// frameBound returns the kind of one end of a frame.
+func frameBound(fb ast.FrameBound) exec.FrameBound {
 	switch {
 	case fb.Type == ast.CurrentRow:
-		return exec.FrameBound{Kind: exec.CurrentRow}, nil
+		return exec.FrameBound{Kind: exec.CurrentRow}
 	case fb.UnBounded && fb.Type == ast.Preceding:
-		return exec.FrameBound{Kind: exec.UnboundedPreceding}, nil
+		return exec.FrameBound{Kind: exec.UnboundedPreceding}
 	case fb.UnBounded:
-		return exec.FrameBound{Kind: exec.UnboundedFollowing}, nil
+		return exec.FrameBound{Kind: exec.UnboundedFollowing}
+	case fb.Type == ast.Preceding:
+		return exec.FrameBound{Kind: exec.OffsetPreceding}
 	}
-	out := exec.FrameBound{Kind: exec.OffsetFollowing}
-	if fb.Type == ast.Preceding {
-		out.Kind = exec.OffsetPreceding
+	return exec.FrameBound{Kind: exec.OffsetFollowing}
+}
+
+// bindFrameOffset binds the offset of one end of a frame of the given mode
+// (nil when it has none), an expression without columns of the query
+// (those of enclosing queries are constants here): a bigint for ROWS and
+// GROUPS; for RANGE, of the type the in_range function of the ORDER BY
+// column's type takes.
+func (b *Binder) bindFrameOffset(fb ast.FrameBound, mode string, order []windowKey, s *scope) (expr.Expr, error) {
+	if fb.Expr == nil || fb.UnBounded || fb.Type == ast.CurrentRow {
+		return nil, nil
 	}
 	saved := b.aggForbidden
 	b.aggForbidden = "window " + mode
 	defer func() { b.aggForbidden = saved }()
-	e, err := b.bindExpr(fb.Expr, s.parent.child(nil, s.sub))
+	e, err := b.bindExpr(fb.Expr, s)
 	if err != nil {
-		return out, err
+		return nil, err
+	}
+	variables := false
+	expr.Walk(e, func(x expr.Expr) bool {
+		_, variables = x.(*expr.ColRef)
+		return !variables
+	})
+	if variables {
+		return nil, pgerror.New(pgerror.CodeInvalidColumnReference, "argument of %s must not contain variables", mode)
+	}
+	if mode == "RANGE" {
+		t, err := expr.InRangeOffsetType(order[0].e.Type(), e.Type())
+		if err != nil {
+			return nil, err
+		}
+		return b.coerceTo(e, t)
 	}
 	if e, err = b.coerce(e, types.TInt8); err != nil {
-		return out, err
+		return nil, err
 	}
 	if !e.Type().IsInteger() {
-		return out, pgerror.New(pgerror.CodeDatatypeMismatch, "argument of %s must be type bigint, not type %s", mode, e.Type())
+		return nil, pgerror.New(pgerror.CodeDatatypeMismatch, "argument of %s must be type bigint, not type %s", mode, e.Type())
 	}
-	out.Offset, err = b.coerceTo(e, types.TInt8)
-	return out, err
+	return b.coerceTo(e, types.TInt8)
 }
 
 // plan computes the collected calls with one Window node per distinct

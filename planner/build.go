@@ -57,7 +57,9 @@ func build(n Node) exec.Op {
 		for _, a := range x.Aggs {
 			cols = readCols(cols, append(nonNil(a.Filter), a.Args...)...)
 		}
-		return &exec.HashAgg{Input: buildReading(x.Input, cols), Group: x.Group, Aggs: x.Aggs}
+		return &exec.HashAgg{Input: buildReading(x.Input, cols), Group: x.Group, Aggs: x.Aggs, EmptySets: x.EmptySets}
+	case *Expand:
+		return &exec.Expand{Input: build(x.Input), Nulled: x.Nulled}
 	case *Distinct:
 		return &exec.Distinct{Input: build(x.Input)}
 	case *Sort:

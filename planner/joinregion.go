@@ -382,6 +382,10 @@ func withInputs(n Node, ins []Node) Node {
 		c := *x
 		c.Input = ins[0]
 		return &c
+	case *Expand:
+		c := *x
+		c.Input = ins[0]
+		return &c
 	case *Distinct:
 		return &Distinct{Input: ins[0]}
 	case *Sort:

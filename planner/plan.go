@@ -92,6 +92,20 @@ type Aggregate struct {
 	Group []expr.Expr
 	Aggs  []*expr.AggFunc
 	Cols  []Column
+	// EmptySets are the numbers of the grouping sets that group by no
+	// column, over an Expand whose set number is the last of Group: like
+	// an aggregation without GROUP BY, each has a row for empty input too.
+	EmptySets []int
+}
+
+// Expand emits each input row once per grouping set: for set number i,
+// the row with its columns Nulled[i] set to NULL, followed by i (bigint).
+// An Aggregate grouping by the grouping columns and the set number above
+// it computes every grouping set in one pass.
+type Expand struct {
+	Input  Node
+	Nulled [][]int
+	Cols   []Column
 }
 
 // Distinct removes duplicate rows.
@@ -195,6 +209,9 @@ func concatCols(l, r Node) []Column {
 func (n *Aggregate) Columns() []Column { return n.Cols }
 
 // Columns implements Node.
+func (n *Expand) Columns() []Column { return n.Cols }
+
+// Columns implements Node.
 func (n *Distinct) Columns() []Column { return n.Input.Columns() }
 
 // Columns implements Node.
@@ -238,6 +255,9 @@ func (n *Join) Inputs() []Node { return []Node{n.L, n.R} }
 
 // Inputs implements Node.
 func (n *Aggregate) Inputs() []Node { return []Node{n.Input} }
+
+// Inputs implements Node.
+func (n *Expand) Inputs() []Node { return []Node{n.Input} }
 
 // Inputs implements Node.
 func (n *Distinct) Inputs() []Node { return []Node{n.Input} }
@@ -295,8 +315,9 @@ func (n *Aggregate) explain() string {
 	}
 	return "Aggregate " + strings.Join(parts, ", ")
 }
-func (n *Sort) explain() string  { return fmt.Sprintf("Sort %v", n.Keys) }
-func (n *Limit) explain() string { return "Limit" }
+func (n *Expand) explain() string { return fmt.Sprintf("Expand nulled=%v", n.Nulled) }
+func (n *Sort) explain() string   { return fmt.Sprintf("Sort %v", n.Keys) }
+func (n *Limit) explain() string  { return "Limit" }
 func (n *SetOp) explain() string {
 	all := ""
 	if n.All {

@@ -147,6 +147,8 @@ func (p *streamPlanner) planNode(n Node) (*stream, error) {
 		return p.planShared(x, p.planAggregate)
 	case *Distinct:
 		return p.planDistinct(x)
+	case *Expand:
+		return p.planExpand(x)
 	case *Join:
 		return p.planJoin(x)
 	case *Sort:

@@ -8,7 +8,9 @@ import (
 )
 
 // planAggregate groups in a fragment hashed on the group key (a singleton
-// for the global aggregation). The output's stream key is the group key.
+// for the global aggregation). The output's stream key is the group key
+// (with grouping sets, the grouping columns and the set's number, so
+// that the sets spread over the actors as any group does).
 // A group key with a watermark (a window start) closes groups: their
 // state is deleted once the watermark passes them, and under EMIT ON
 // WINDOW CLOSE their rows are emitted then, once.
@@ -22,7 +24,7 @@ func (p *streamPlanner) planAggregate(x *Aggregate) (*stream, error) {
 	if eowc && window < 0 {
 		return nil, errNoEOWC("the aggregation is not grouped by a column with a watermark")
 	}
-	return p.aggregate(in, in.columnsFor(x.Group), x.Aggs, x.Cols, window, eowc), nil
+	return p.aggregate(in, in.columnsFor(x.Group), x.Aggs, x.Cols, window, eowc, x.EmptySets), nil
 }
 
 // planDistinct groups by every output column, without aggregates.
@@ -32,14 +34,15 @@ func (p *streamPlanner) planDistinct(x *Distinct) (*stream, error) {
 		return nil, err
 	}
 	cols := x.Columns()
-	return p.aggregate(in, seq(0, len(cols)), nil, cols, -1, false), nil
+	return p.aggregate(in, seq(0, len(cols)), nil, cols, -1, false, nil), nil
 }
 
 // aggregate appends a HashAgg grouping in by the columns group, with
 // output columns cols. Group key number window (-1: none) is a window key
 // (HashAggSpec.WindowKey): it goes first in the aggregation, whose output
-// a projection puts back in order.
-func (p *streamPlanner) aggregate(in *stream, group []int, aggs []*expr.AggFunc, cols []Column, window int, eowc bool) *stream {
+// a projection puts back in order. emptySets are those of an Expand's
+// grouping sets that group by no column (HashAggSpec.EmptySets).
+func (p *streamPlanner) aggregate(in *stream, group []int, aggs []*expr.AggFunc, cols []Column, window int, eowc bool, emptySets []int) *stream {
 	var restore []int
 	if window > 0 {
 		restore = make([]int, len(cols))
@@ -59,7 +62,7 @@ func (p *streamPlanner) aggregate(in *stream, group []int, aggs []*expr.AggFunc,
 	}
 	frag := p.into(in, d)
 	spec := &dataflow.HashAggSpec{GroupKey: group, Aggs: aggs, InputTypes: typesOf(in.cols), AppendOnly: in.appendOnly,
-		WindowKey: window >= 0, EmitOnWindowClose: eowc}
+		WindowKey: window >= 0, EmitOnWindowClose: eowc, EmptySets: emptySets}
 	p.aggTables(spec)
 	frag.Chain = append(frag.Chain, spec)
 	key := seq(0, len(group))
@@ -86,4 +89,23 @@ func (p *streamPlanner) aggTables(spec *dataflow.HashAggSpec) {
 			return
 		}
 	}
+}
+
+// planExpand expands the rows of its input stream once per grouping set;
+// the set's number joins the stream key.
+func (p *streamPlanner) planExpand(x *Expand) (*stream, error) {
+	s, err := p.plan(x.Input)
+	if err != nil {
+		return nil, err
+	}
+	in, width := len(x.Input.Columns()), len(s.cols)
+	s.add(&dataflow.ExpandSpec{Nulled: x.Nulled})
+	if s.frag == nil {
+		s.origin = append(s.origin, -1)
+	}
+	s.cols = append(slices.Clip(s.cols), x.Cols[in])
+	s.key = append(slices.Clip(s.key), width)
+	// x's columns first: the input's, then the set's number.
+	s.pick(append(seq(0, in), width))
+	return s, nil
 }

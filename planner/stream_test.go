@@ -92,6 +92,21 @@ Fragment 0 (parallelism default)
 			cols: "k bigint, _row_id bigint hidden", pk: "[1]", appendOnly: true, tables: 1,
 		},
 		{
+			name: "grouping sets expand before an aggregation keyed by the grouping columns and the set",
+			sql:  "SELECT b, c, count(*), grouping(b, c) FROM t GROUP BY ROLLUP (b, c)",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0 1 4]
+    Project [$0, $1, $3, grouping($2, masks [0 1 3]), $2]
+      HashAgg group=[6 7 8] aggs=[count(*)] empty-sets=[2]
+        Exchange Hash[6 7 8] <- Fragment 0
+Fragment 0 (parallelism default)
+  Expand nulled=[[] [7] [6 7]]
+    Project [$0, NULL::integer, NULL::text, NULL::numeric(10,2), NULL::double precision, NULL::timestamp without time zone, $1, $2]
+      Exchange Hash[0] <- Table t`,
+			cols: "b integer, c text, count bigint, grouping integer, grouping set bigint hidden", pk: "[0 1 4]", tables: 1,
+		},
+		{
 			name: "hidden row id",
 			sql:  "SELECT a, x FROM u",
 			graph: `

@@ -323,6 +323,8 @@ func markUses(n Node, need []bool, uses map[Node][]bool) {
 		nl := len(j.L.Columns())
 		markUses(j.L, all[:nl], uses)
 		markUses(j.R, all[nl:], uses)
+	case *Expand:
+		markUses(x.Input, slices.Clone(need[:len(x.Input.Columns())]), uses)
 	case *Aggregate:
 		in := make([]bool, len(x.Input.Columns()))
 		addRefs(in, x.Group...)

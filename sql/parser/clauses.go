@@ -177,9 +177,16 @@ func (t *translator) softWord(s *seq, i int) (int, error) {
 	v, next := tk.val, t.at(i+1)
 	switch {
 	case s.mode == modeWindow && windowWords[v]:
-		if v == "rows" || v == "range" || v == "groups" {
+		switch v {
+		case "rows", "range", "groups":
 			s.orderStart = -1
+		case "preceding", "following":
+			if err := t.frameOffset(s); err != nil {
+				return i, err
+			}
 		}
+	case v == "by" && s.last().isWord("group") && s.mode == modeQuery:
+		return t.groupBy(s, i)
 	case v == "by" && (s.last().isWord("group") || s.last().isWord("partition")):
 	case v == "nulls" && (next.is("first") || next.is("last")) && s.orderStart >= 0:
 		return t.nullsOrder(s, i)
@@ -199,6 +206,45 @@ func (t *translator) softWord(s *seq, i int) (int, error) {
 	}
 	s.add(wordUnit(v, tk.pos))
 	return i + 1, nil
+}
+
+// frameOffset turns the offset before PRECEDING or FOLLOWING into a side
+// expression unless it is an unsigned number, the only offset TiDB's
+// grammar takes.
+func (t *translator) frameOffset(s *seq) error {
+	k := len(s.units)
+	for k > 0 {
+		u := s.units[k-1]
+		if u.kind == uWord || u.kind == uOp && (u.op == "BETWEEN" || u.op == "AND" && u.level == lvlLike) {
+			break
+		}
+		k--
+	}
+	off := s.units[k:]
+	if len(off) == 0 || len(off) == 1 && len(off[0].frags) == 1 && isUnsignedNumber(off[0].frags[0].text) {
+		return nil
+	}
+	folded, err := t.fold(append([]unit(nil), off...))
+	if err != nil {
+		return err
+	}
+	side := t.side(appendUnits(nil, folded), off[0].frags[0].src)
+	s.units = append(s.units[:k], unit{kind: uPrimary, frags: side})
+	return nil
+}
+
+// isUnsignedNumber reports whether text is an integer or decimal literal.
+func isUnsignedNumber(text string) bool {
+	digits := false
+	for i, c := range text {
+		switch {
+		case c >= '0' && c <= '9':
+			digits = true
+		case c != '.' || strings.IndexByte(text[i+1:], '.') >= 0:
+			return false
+		}
+	}
+	return digits
 }
 
 // qualifiedOperator translates OPERATOR([schema.]op) at token i (psql

@@ -50,6 +50,10 @@
 //   - $n becomes pg_param(n); Statement.NumParams is the highest n. In
 //     LIMIT/OFFSET, where TiDB takes only literals, the Limit node holds the
 //     same pg_param(n) call after parsing.
+//   - A window frame offset (x PRECEDING|FOLLOWING) other than an unsigned
+//     number, where TiDB takes only numbers, is parsed on its own: the
+//     ast.FrameBound's Expr holds it after parsing (-1, NULL, $1, INTERVAL
+//     '1' DAY as pg_cast('1', 'interval day')).
 //   - Numbers: integers are int literals; decimals keep their scale
 //     (1.50); exponent forms and "5." become pg_cast('1e5', 'numeric');
 //     0x/0o/0b and 1_000 forms become plain integers. Literals are *Literal
@@ -107,6 +111,14 @@
 //     written: pg_named('stddev', stddev_samp(args) OVER ...),
 //     pg_named('variance', var_samp(args) OVER ...). The binder reads
 //     pg_named(name, e) as e, whose output column is called name.
+//   - In GROUP BY, ROLLUP (x, ...) becomes pg_rollup(x, ...), CUBE (x, ...)
+//     pg_cube(x, ...) and GROUPING SETS (e, ...) pg_grouping_sets(e, ...),
+//     whose elements e are again grouping elements; a parenthesized list
+//     that is a whole element or a ROLLUP or CUBE item — (a, b), or the
+//     empty set () — becomes pg_set(a, b) (pg_set()), while (a) stays a
+//     parenthesized expression. GROUP BY DISTINCT list becomes GROUP BY
+//     pg_group_distinct(list); GROUP BY ALL is GROUP BY. GROUPING(a, b)
+//     stays a call of grouping.
 //   - EXTRACT(field FROM x) becomes pg_extract('field', x), field lowercased:
 //     PostgreSQL 15's numeric-valued extract, not float8 date_part.
 //   - LIMIT ALL and LIMIT NULL are no limit; OFFSET n without a limit gets

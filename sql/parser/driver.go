@@ -193,7 +193,8 @@ func quoteString(s string) string {
 }
 
 // paramMarker is TiDB's `?`, which the translator emits only for side
-// expressions in LIMIT and OFFSET (TiDB takes nothing else there); parsing
+// expressions in LIMIT and OFFSET and window frame offsets (TiDB takes
+// nothing else there); parsing
 // then puts the expression back by the marker's offset in the translated
 // text.
 type paramMarker struct {

@@ -256,7 +256,8 @@ func nearOffset(msg, text string) (int, bool) {
 }
 
 // fixup restores, after parsing, what TiDB's grammar could not carry:
-// `?` markers in LIMIT/OFFSET become their side expressions (parsed now),
+// `?` markers in LIMIT/OFFSET and window frame offsets become their side
+// expressions (parsed now),
 // and LATERAL added only to carry a column alias list is cleared. r is the
 // text node was parsed from; end the input offset of the statement's end.
 func fixup(node ast.Node, r rendered, t *translator, end int) error {
@@ -303,6 +304,14 @@ func (f *fixer) Enter(n ast.Node) (ast.Node, bool) {
 	case *ast.Limit:
 		n.Count = f.side(n.Count)
 		n.Offset = f.side(n.Offset)
+	case *ast.FrameBound:
+		if m, ok := n.Expr.(*paramMarker); ok {
+			// TiDB gives the marker the offset of the PRECEDING or
+			// FOLLOWING after it, rendered as "? PRECEDING".
+			m.offset -= 2
+			n.Expr = f.side(m)
+			return n, true // side visited the expression
+		}
 	}
 	return n, false
 }

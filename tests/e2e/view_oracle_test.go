@@ -41,6 +41,8 @@ var viewTemplates = []string{
 	"SELECT k, stddev(v) AS sd, var_pop(v) AS vp, bit_and(v) AS ba, bit_or(v) AS bo, bit_xor(v) AS bx FROM %[1]sa GROUP BY k",
 	"SELECT k, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS pc, percentile_disc(0.25) WITHIN GROUP (ORDER BY v DESC) AS pd, mode() WITHIN GROUP (ORDER BY s) AS mo FROM %[1]sa GROUP BY k",
 	"SELECT variance(v) AS vs, stddev_pop(DISTINCT v) AS sp, bit_xor(v) FILTER (WHERE s = 'y') AS bx, percentile_cont(ARRAY[0.25, 0.75]) WITHIN GROUP (ORDER BY v) AS pc FROM %[1]sa",
+	"SELECT k, v > 3 AS big, count(*) AS n, sum(v) AS sv, grouping(k, v > 3) AS g FROM %[1]sa GROUP BY ROLLUP (k, v > 3)",
+	"SELECT k, s, count(DISTINCT v) AS dv, max(v) AS hi FROM %[1]sa GROUP BY GROUPING SETS ((k, s), (s), (), ())",
 	// One aggregation used twice (grouped in two orders): planned once.
 	"SELECT x.k, x.v, x.n FROM (SELECT k, v, count(*) AS n FROM %[1]sa GROUP BY k, v) x JOIN (SELECT k, max(n) AS m FROM (SELECT count(*) AS n, k FROM %[1]sa GROUP BY v, k) c GROUP BY k) y ON x.k = y.k AND x.n >= y.m",
 }
