@@ -334,6 +334,9 @@ var errFound = errors.New("found")
 // estimate for planning).
 func (r *Reader) TableDiskUsage(id uint32) (uint64, error) { return r.local.TableDiskUsage(id) }
 
+// TableBytes returns the bytes this node's store holds of a table.
+func (r *Reader) TableBytes(id uint32) (uint64, error) { return r.local.TableBytes(id) }
+
 // VNodeDiskUsage estimates the bytes one vnode of a table takes in this
 // node's store.
 func (r *Reader) VNodeDiskUsage(id uint32, vnode uint16) (uint64, error) {

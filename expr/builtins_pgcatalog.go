@@ -66,12 +66,6 @@ func init() {
 		always(yes, types.TBool, types.Text, types.Text),
 		always(yes, types.TBool, types.Oid, types.Text),
 		always(yes, types.TBool, types.Text, types.Text, types.Text))
-	// Sizes on disk are not tracked per relation.
-	zero := types.NewInt(0)
-	for _, name := range []string{"pg_table_size", "pg_relation_size", "pg_total_relation_size", "pg_indexes_size"} {
-		RegisterBuiltin(name, always(zero, types.TInt8, types.Oid))
-	}
-	RegisterBuiltin("pg_database_size", always(zero, types.TInt8, types.Name), always(zero, types.TInt8, types.Oid))
 	// The tablespaces are built in (PostgreSQL gives them no location).
 	RegisterBuiltin("pg_tablespace_location", always(types.NewString(""), types.TText, types.Oid))
 	RegisterBuiltin("pg_size_pretty", sig(types.TText, func(_ *Ctx, a []types.Datum) (types.Datum, error) {

@@ -19,6 +19,9 @@ var catalogFuncs = map[string]struct {
 	t                types.T
 	of               func(b *Binder, t *meta.Table, add func(oid int64, v types.Datum))
 	otherwise        types.Datum
+	// regclass marks a first parameter of type regclass: a string names
+	// the relation.
+	regclass bool
 	// cols, if set, gives the values by column number (from 1) that a
 	// non-zero second argument asks for.
 	cols func(t *meta.Table, add func(oid int64, cols []types.Datum))
@@ -64,6 +67,15 @@ var catalogFuncs = map[string]struct {
 			}
 			add(int64(t.ID), cols)
 		}},
+	// The sizes of a relation in this node's store: its rows
+	// (pg_relation_size), with its operators' state (pg_table_size,
+	// pg_total_relation_size; there are no index structures to add).
+	"pg_relation_size":       {minArgs: 1, maxArgs: 2, t: types.TInt8, regclass: true, of: relationSize(false)},
+	"pg_table_size":          {minArgs: 1, maxArgs: 1, t: types.TInt8, regclass: true, of: relationSize(true)},
+	"pg_total_relation_size": {minArgs: 1, maxArgs: 1, t: types.TInt8, regclass: true, of: relationSize(true)},
+	"pg_indexes_size": {minArgs: 1, maxArgs: 1, t: types.TInt8, regclass: true, of: func(_ *Binder, t *meta.Table, add func(int64, types.Datum)) {
+		add(int64(t.ID), dInt(0))
+	}},
 	// pg_table_is_visible: a relation is visible when its name alone
 	// finds it on the search_path; the system catalogs always are.
 	"pg_table_is_visible": {minArgs: 1, maxArgs: 1, t: types.TBool, otherwise: dTrue,
@@ -71,6 +83,67 @@ var catalogFuncs = map[string]struct {
 			found, ok := b.cat.Resolve(b.searchPath, "", t.Name)
 			add(int64(t.ID), dBool(ok && found == t))
 		}},
+}
+
+// storageIDs are the storage tables of t: its rows' and, with state,
+// those of its operators and watermark.
+func storageIDs(t *meta.Table, withState bool) []uint32 {
+	ids := []uint32{t.ID}
+	if withState {
+		ids = append(ids, t.StateTables...)
+		if t.Watermark != nil {
+			ids = append(ids, t.Watermark.StateTable)
+		}
+	}
+	return ids
+}
+
+// bytesOf returns the bytes this node's store holds of the storage
+// tables ids, and false without a store to ask.
+func (b *Binder) bytesOf(ids []uint32) (int64, bool) {
+	if b.status == nil {
+		return 0, false
+	}
+	b.readsStatus = true
+	var total uint64
+	for _, id := range ids {
+		n, err := b.status.TableBytes(id)
+		if err != nil {
+			return 0, false
+		}
+		total += n
+	}
+	return int64(total), true
+}
+
+// bindDatabaseSize binds pg_database_size(name or oid): the bytes of
+// every relation of the one database, in this node's store.
+func (b *Binder) bindDatabaseSize(args []expr.Expr) (expr.Expr, error) {
+	if len(args) != 1 {
+		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function pg_database_size with %d arguments does not exist", len(args))
+	}
+	var ids []uint32
+	for _, t := range b.cat.Tables() {
+		ids = append(ids, storageIDs(t, true)...)
+	}
+	n, ok := b.bytesOf(ids)
+	if !ok {
+		return expr.NewConst(types.Null, types.TInt8), nil
+	}
+	return expr.NewConst(dInt(n), types.TInt8), nil
+}
+
+// relationSize adds the bytes t takes in this node's store, with its
+// state tables when withState is set; nothing without a store to ask.
+func relationSize(withState bool) func(b *Binder, t *meta.Table, add func(int64, types.Datum)) {
+	return func(b *Binder, t *meta.Table, add func(int64, types.Datum)) {
+		if t.Kind == meta.KindView {
+			return
+		}
+		if n, ok := b.bytesOf(storageIDs(t, withState)); ok {
+			add(int64(t.ID), dInt(n))
+		}
+	}
 }
 
 // relationComment adds the comment of t, if it has one.
@@ -133,6 +206,13 @@ func (b *Binder) bindCatalogFunc(name string, args []expr.Expr) (expr.Expr, erro
 	if n < f.minArgs || n > f.maxArgs {
 		return nil, pgerror.New(pgerror.CodeUndefinedFunction, "function %s with %d arguments does not exist", name, n).
 			WithHint("No function matches the given name and argument types. You might need to add explicit type casts.")
+	}
+	if c, ok := args[0].(*expr.Const); ok && f.regclass && c.T.Family == types.Unknown && !c.V.IsNull() {
+		rel, err := b.regclass(c.V.Str())
+		if err != nil {
+			return nil, err
+		}
+		args[0] = rel
 	}
 	oid, err := b.coerceTo(args[0], types.TOid)
 	if err != nil {

@@ -426,8 +426,11 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	if _, ok := catalogFuncs[name]; ok {
 		return b.bindCatalogFunc(name, args)
 	}
-	if name == "current_schema" || name == "current_schemas" {
+	switch name {
+	case "current_schema", "current_schemas":
 		return b.bindSearchPathFunc(name, args)
+	case "pg_database_size":
+		return b.bindDatabaseSize(args)
 	}
 	switch name {
 	case "pg_op":

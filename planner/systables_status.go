@@ -48,6 +48,9 @@ type Status interface {
 	Activity() []Activity
 	// Settings returns the session's settings (pg_settings).
 	Settings() []Setting
+	// TableBytes returns the bytes this node's store holds of the
+	// storage table id (a relation's rows or an operator's state).
+	TableBytes(id uint32) (uint64, error)
 }
 
 // Setting is one run-time parameter of the session, as pg_settings shows

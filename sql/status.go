@@ -51,3 +51,6 @@ func (e *Engine) Nodes() []planner.NodeStatus {
 	}
 	return out
 }
+
+// TableBytes implements planner.Status.
+func (e *Engine) TableBytes(id uint32) (uint64, error) { return e.reader.TableBytes(id) }

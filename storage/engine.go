@@ -211,6 +211,34 @@ func (e *Engine) TableDiskUsage(tableID uint32) (uint64, error) {
 	return e.db.EstimateDiskUsage(span.Start, span.End)
 }
 
+// tableBytesExact is the size below which TableBytes counts a table's
+// keys and values (memtables included) rather than estimating: a
+// memtable's worth, which writes not yet in storage files can reach.
+const tableBytesExact = DefaultMemTableSize
+
+// TableBytes returns the bytes a table takes, as pg_relation_size reports
+// them: the storage files' estimate or, for a table whose files hold less
+// than a memtable's worth (its writes may still be in memtables), the sum
+// of its keys' and values' sizes, every version counted.
+func (e *Engine) TableBytes(tableID uint32) (uint64, error) {
+	span := tableSpan(tableID)
+	est, err := e.db.EstimateDiskUsage(span.Start, span.End)
+	if err != nil || est >= tableBytesExact {
+		return est, err
+	}
+	it, err := e.db.NewIter(&pebble.IterOptions{LowerBound: span.Start, UpperBound: span.End})
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	var n uint64
+	for valid := it.First(); valid && n < tableBytesExact; valid = it.Next() {
+		lv := it.LazyValue()
+		n += uint64(len(it.Key())) + uint64(lv.Len())
+	}
+	return max(n, est), it.Error()
+}
+
 // VNodeDiskUsage estimates the bytes that the keys of one vnode of a table
 // take in storage files (writes still in memtables are not counted).
 func (e *Engine) VNodeDiskUsage(tableID uint32, vnode uint16) (uint64, error) {
