@@ -66,15 +66,15 @@ func (s *Streaming) Write(ctx context.Context, writes []TableChanges) (uint64, e
 
 // Ingest writes rows into the stream of table t as inserts, in chunks of
 // dataflow.MaxChunkRows, and returns the epoch that carries the last row
-// (0 for no rows), without asking for a barrier. Rows hold t's columns
-// but its hidden row id, which each gets here; they are kept, not copied.
+// (0 for no rows), without asking for a barrier. Rows hold t's visible
+// columns (see FullRow); they are kept, not copied, when those are all.
 // If a write fails, the chunks written before stay written.
 func (s *Streaming) Ingest(ctx context.Context, t *meta.Table, rows [][]types.Datum) (epoch uint64, err error) {
 	var arena types.RowArena
 	for len(rows) > 0 {
 		n := min(len(rows), dataflow.MaxChunkRows)
 		c := &dataflow.Chunk{Ops: slices.Repeat([]dataflow.Op{dataflow.Insert}, n), Rows: rows[:n:n]}
-		if t.HiddenRowID {
+		if t.Width() != len(t.Columns) {
 			c.Rows = make([][]types.Datum, n)
 			for i, row := range rows[:n] {
 				c.Rows[i] = s.FullRow(t, &arena, row)
@@ -88,13 +88,20 @@ func (s *Streaming) Ingest(ctx context.Context, t *meta.Table, rows [][]types.Da
 	return epoch, nil
 }
 
-// FullRow returns a copy of row, built in arena, completed to t's width:
-// with a new hidden row id appended if t has one.
+// FullRow returns row, values of t's visible columns in order, as a row
+// of all t's columns built in arena: with a new hidden row id if t has
+// one, NULL in dropped columns.
 func (s *Streaming) FullRow(t *meta.Table, arena *types.RowArena, row []types.Datum) []types.Datum {
 	full := arena.Row(len(t.Columns))
-	copy(full, row)
+	j := 0
+	for i, c := range t.Columns {
+		if !c.Hidden {
+			full[i] = row[j]
+			j++
+		}
+	}
 	if t.HiddenRowID {
-		full[len(row)] = types.NewInt(s.rowIDs.take())
+		full[t.PK[0]] = types.NewInt(s.rowIDs.take())
 	}
 	return full
 }

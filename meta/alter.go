@@ -2,6 +2,7 @@ package meta
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/streamdb/streamdb/pgerror"
 )
@@ -128,5 +129,92 @@ func (c *Catalog) comment(kind ObjectKind, schema, name, column, text string) (*
 	}
 	nt.Columns = slices.Clone(t.Columns)
 	nt.Columns[i].Comment = text
+	return c.replace(&nt), nil
+}
+
+// DroppedColumnName is the name a dropped column keeps, as in PostgreSQL:
+// no query can name it, and it keeps its place in the stored rows.
+func DroppedColumnName(attnum int) string {
+	return "........pg.dropped." + strconv.Itoa(attnum) + "........"
+}
+
+// alterableTable returns the table schema.name whose columns ALTER TABLE
+// may change: a table fed by DML that no view reads.
+func (c *Catalog) alterableTable(schema, name string) (*Table, error) {
+	t, err := c.lookupForAlter(KindTable, schemaOrDefault(schema), name)
+	if err != nil {
+		return nil, err
+	}
+	if t.Kind != KindTable {
+		return nil, pgerror.New(pgerror.CodeWrongObjectType, "%q is not a table", name)
+	}
+	if conn := t.Connector(); conn != "" {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "cannot change the columns of table %q: its rows come from connector %s", name, conn)
+	}
+	if err := c.errHasDependents(t, "change the columns of"); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// addColumn appends col to the table schema.name; rows stored before
+// read NULL in it. With ifNotExists a column of that name is left alone
+// (and nil returned for it).
+func (c *Catalog) addColumn(schema, name string, col Column, ifNotExists bool) (*Catalog, error) {
+	t, err := c.alterableTable(schema, name)
+	if err != nil {
+		return c, err
+	}
+	if t.ColumnIndex(col.Name) >= 0 {
+		if ifNotExists {
+			return c, nil
+		}
+		return c, pgerror.New(pgerror.CodeDuplicateColumn, "column %q of relation %q already exists", col.Name, t.Name)
+	}
+	nt := *t
+	nt.Columns = append(slices.Clone(t.Columns), col)
+	return c.replace(&nt), nil
+}
+
+// dropColumn drops column of the table schema.name: it stays in the
+// stored rows, hidden and renamed (DroppedColumnName), and new rows hold
+// NULL in it. A key column cannot be dropped; with ifExists a missing
+// column is no error.
+func (c *Catalog) dropColumn(schema, name, column string, ifExists bool) (*Catalog, error) {
+	t, err := c.alterableTable(schema, name)
+	if err != nil {
+		return c, err
+	}
+	i := t.ColumnIndex(column)
+	if i < 0 || t.Columns[i].Hidden {
+		if ifExists {
+			return c, nil
+		}
+		return c, pgerror.New(pgerror.CodeUndefinedColumn, "column %q of relation %q does not exist", column, t.Name)
+	}
+	if slices.Contains(t.PK, i) {
+		return c, pgerror.New(pgerror.CodeFeatureNotSupported, "cannot drop column %s of table %s: it is part of the primary key", column, t.Name)
+	}
+	if t.Watermark != nil && t.Watermark.Column == i {
+		return c, pgerror.New(pgerror.CodeFeatureNotSupported, "cannot drop column %s of table %s: its WATERMARK FOR is on it", column, t.Name)
+	}
+	visible := 0
+	for _, col := range t.Columns {
+		if !col.Hidden {
+			visible++
+		}
+	}
+	if visible == 1 {
+		return c, pgerror.New(pgerror.CodeFeatureNotSupported, "cannot drop the last column of table %s", t.Name)
+	}
+	nt := *t
+	nt.Columns = slices.Clone(t.Columns)
+	nt.Columns[i] = Column{Name: DroppedColumnName(i + 1), Type: t.Columns[i].Type, Hidden: true, Dropped: true}
+	nt.Indexes = nil
+	for _, idx := range t.Indexes {
+		if !slices.Contains(idx.Columns, column) {
+			nt.Indexes = append(nt.Indexes, idx) // PostgreSQL drops an index on the column with it
+		}
+	}
 	return c.replace(&nt), nil
 }

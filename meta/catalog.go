@@ -71,14 +71,16 @@ type Table struct {
 	Schema string     `json:"schema"`
 	Name   string     `json:"name"`
 	Kind   ObjectKind `json:"kind"`
-	// Columns in order; a hidden row-id column, if any, is last.
+	// Columns in order of their place in stored rows: a hidden row-id
+	// column, if any, is last but for columns ALTER TABLE added since;
+	// dropped columns stay, hidden (Column.Dropped).
 	Columns []Column `json:"columns"`
 	// PK holds indexes into Columns; for a table without a declared primary
 	// key it is the hidden row-id column.
 	PK []int `json:"pk,omitempty"`
-	// HiddenRowID marks a hidden int8 column "_row_id" as the last column and
-	// the primary key. On create, set it with an empty PK and without the
-	// column: the catalog adds both.
+	// HiddenRowID marks a hidden int8 column "_row_id" (PK[0]) as the
+	// primary key. On create, set it with an empty PK and without the
+	// column: the catalog appends both.
 	HiddenRowID bool `json:"hidden_row_id,omitempty"`
 	AppendOnly  bool `json:"append_only,omitempty"`
 	// RowBlocks marks a materialized view over an append-only stream whose
@@ -150,6 +152,18 @@ const ConnectorOption = "connector"
 // Connector returns the connector feeding a source or table, "" if none.
 func (t *Table) Connector() string { return t.Options[ConnectorOption] }
 
+// Width is the number of t's visible columns: those a row written to it
+// gives, not the hidden row id nor dropped columns.
+func (t *Table) Width() int {
+	n := 0
+	for _, c := range t.Columns {
+		if !c.Hidden {
+			n++
+		}
+	}
+	return n
+}
+
 // RowIDColumn is the name of the hidden row-id column.
 const RowIDColumn = "_row_id"
 
@@ -175,6 +189,10 @@ type Column struct {
 	Hidden  bool
 	// Comment is the column's COMMENT ON COLUMN text ("" means none).
 	Comment string
+	// Dropped marks a column ALTER TABLE ... DROP COLUMN removed: hidden,
+	// renamed, NULL in new rows, kept so that stored rows keep their
+	// layout.
+	Dropped bool
 }
 
 // qualName is a schema-qualified name. Relations and indexes share one

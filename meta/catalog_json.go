@@ -17,11 +17,12 @@ type columnJSON struct {
 	Default string    `json:"default,omitempty"`
 	Hidden  bool      `json:"hidden,omitempty"`
 	Comment string    `json:"comment,omitempty"`
+	Dropped bool      `json:"dropped,omitempty"`
 }
 
 // MarshalJSON implements json.Marshaler.
 func (c Column) MarshalJSON() ([]byte, error) {
-	return json.Marshal(columnJSON{c.Name, c.Type.OID(), c.Type.Mod, c.NotNull, c.Default, c.Hidden, c.Comment})
+	return json.Marshal(columnJSON{c.Name, c.Type.OID(), c.Type.Mod, c.NotNull, c.Default, c.Hidden, c.Comment, c.Dropped})
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -35,7 +36,7 @@ func (c *Column) UnmarshalJSON(b []byte) error {
 		return fmt.Errorf("meta: column %q has unknown type oid %d", j.Name, j.TypeOID)
 	}
 	t.Mod = j.TypeMod
-	*c = Column{Name: j.Name, Type: t, NotNull: j.NotNull, Default: j.Default, Hidden: j.Hidden, Comment: j.Comment}
+	*c = Column{Name: j.Name, Type: t, NotNull: j.NotNull, Default: j.Default, Hidden: j.Hidden, Comment: j.Comment, Dropped: j.Dropped}
 	return nil
 }
 

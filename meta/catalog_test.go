@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/streamdb/streamdb/types"
 	"pgregory.net/rapid"
 )
 
@@ -65,7 +66,7 @@ func TestCatalogProperties(t *testing.T) {
 		for range rapid.IntRange(1, 30).Draw(t, "steps") {
 			name := nameGen.Draw(t, "name")
 			// Failures are expected; the catalog must stay consistent either way.
-			switch rapid.IntRange(0, 5).Draw(t, "op") {
+			switch rapid.IntRange(0, 7).Draw(t, "op") {
 			case 0:
 				tb := tbl(name, kindGen.Draw(t, "kind"))
 				tb.Schema = schemaGen.Draw(t, "schema")
@@ -79,6 +80,17 @@ func TestCatalogProperties(t *testing.T) {
 				c, _, _ = c.dropObject(kindGen.Draw(t, "kind"), schemaGen.Draw(t, "schema"), name, rapid.Bool().Draw(t, "ifExists"), rapid.Bool().Draw(t, "cascade"))
 			case 4:
 				c, _ = c.createSchema("s", rapid.Bool().Draw(t, "ifNotExists"))
+			case 6:
+				c, _ = c.addColumn(schemaGen.Draw(t, "schema"), name, col(rapid.SampledFrom([]string{"b", "c"}).Draw(t, "column"), types.TInt8), rapid.Bool().Draw(t, "ifNotExists"))
+			case 7:
+				before, _ := c.Table(DefaultSchema, name)
+				var err error
+				if c, err = c.dropColumn(DefaultSchema, name, "b", rapid.Bool().Draw(t, "ifExists")); err == nil && before != nil && before.ColumnIndex("b") >= 0 {
+					after, _ := c.Table(DefaultSchema, name)
+					if after.ColumnIndex("b") >= 0 || len(after.Columns) != len(before.Columns) {
+						t.Fatalf("dropColumn: %v -> %v", before.Columns, after.Columns)
+					}
+				}
 			case 5:
 				before := len(c.Tables())
 				var dropped []*Table

@@ -40,6 +40,8 @@ const (
 	opRename       op = "rename"
 	opRenameColumn op = "rename_column"
 	opComment      op = "comment"
+	opAddColumn    op = "add_column"
+	opDropColumn   op = "drop_column"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.
@@ -111,6 +113,20 @@ type commentCmd struct {
 	Name   string     `json:"name"`
 	Column string     `json:"column,omitempty"`
 	Text   string     `json:"text"`
+}
+
+type addColumnCmd struct {
+	Schema      string `json:"schema"`
+	Table       string `json:"table"`
+	Column      Column `json:"column"`
+	IfNotExists bool   `json:"if_not_exists,omitempty"`
+}
+
+type dropColumnCmd struct {
+	Schema   string `json:"schema"`
+	Table    string `json:"table"`
+	Column   string `json:"column"`
+	IfExists bool   `json:"if_exists,omitempty"`
 }
 
 type allocIDsCmd struct {

@@ -161,6 +161,22 @@ func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 		if cat, err = cat.comment(p.Kind, p.Schema, p.Name, p.Column, p.Text); err != nil {
 			return nil, err
 		}
+	case opAddColumn:
+		p, err := decodePayload[addColumnCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		if cat, err = cat.addColumn(p.Schema, p.Table, p.Column, p.IfNotExists); err != nil {
+			return nil, err
+		}
+	case opDropColumn:
+		p, err := decodePayload[dropColumnCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		if cat, err = cat.dropColumn(p.Schema, p.Table, p.Column, p.IfExists); err != nil {
+			return nil, err
+		}
 	case opAllocIDs:
 		p, err := decodePayload[allocIDsCmd](c)
 		if err != nil {

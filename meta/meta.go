@@ -589,6 +589,18 @@ func (m *Meta) Comment(ctx context.Context, kind ObjectKind, schema, name, colum
 	return err
 }
 
+// AddColumn appends a column to the table schema.table.
+func (m *Meta) AddColumn(ctx context.Context, schema, table string, col Column, ifNotExists bool) error {
+	_, err := m.apply(ctx, opAddColumn, addColumnCmd{schema, table, col, ifNotExists})
+	return err
+}
+
+// DropColumn drops a column of the table schema.table.
+func (m *Meta) DropColumn(ctx context.Context, schema, table, column string, ifExists bool) error {
+	_, err := m.apply(ctx, opDropColumn, dropColumnCmd{schema, table, column, ifExists})
+	return err
+}
+
 // CreateIndex adds a secondary index to schema.table. An index without a
 // name gets one like PostgreSQL's (table_col_idx).
 func (m *Meta) CreateIndex(ctx context.Context, schema, table string, idx Index, ifNotExists bool) error {

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"iter"
+
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/types"
 )
@@ -45,7 +47,7 @@ var pgCatalogTables = map[string]*sysTable{
 				rows = append(rows, []types.Datum{dOID(t.ID), dStr(t.Name), dOID(namespaceOID(cat, t.Schema)), dOID(0), dOID(0),
 					dOID(superuserOID), am, dOID(t.ID), dOID(0), dInt(0),
 					types.NewFloat(-1), dOID(0), dBool(len(tableIndexes(t)) > 0), dFalse,
-					dStr("p"), dStr(relkind(t.Kind)), dInt(int64(len(userColumns(t)))), dInt(0), dBool(t.Kind == meta.KindView),
+					dStr("p"), dStr(relkind(t.Kind)), dInt(int64(relnatts(t))), dInt(0), dBool(t.Kind == meta.KindView),
 					dFalse, dFalse, dFalse, dFalse,
 					dTrue, dStr("d"), dFalse, dNull, dNull, dNull})
 			}
@@ -261,14 +263,25 @@ func relkind(k meta.ObjectKind) string {
 	return "r"
 }
 
-// userColumns are a relation's user columns (without the hidden row id),
-// numbered from 1 as attnum.
-func userColumns(t *meta.Table) []meta.Column {
-	cols := t.Columns
-	for len(cols) > 0 && cols[len(cols)-1].Hidden {
-		cols = cols[:len(cols)-1]
+// userColumns yields the columns clients see (not a hidden row id, not a
+// dropped column) with their index in t.Columns: attnum - 1.
+func userColumns(t *meta.Table) iter.Seq2[int, meta.Column] {
+	return func(yield func(int, meta.Column) bool) {
+		for i, c := range t.Columns {
+			if !c.Hidden && !yield(i, c) {
+				return
+			}
+		}
 	}
-	return cols
+}
+
+// relnatts is pg_class.relnatts: the highest attnum of t's columns.
+func relnatts(t *meta.Table) int {
+	n := 0
+	for i := range userColumns(t) {
+		n = i + 1
+	}
+	return n
 }
 
 func isPKColumn(t *meta.Table, i int) bool {

@@ -34,10 +34,7 @@ func (e *Engine) Ingest(ctx context.Context, table string, rows [][]types.Datum)
 	if c := t.Connector(); c != "" {
 		return 0, pgerror.New(pgerror.CodeFeatureNotSupported, "cannot load rows into table %q: its rows come from connector %s", table, c)
 	}
-	width := len(t.Columns)
-	if t.HiddenRowID {
-		width--
-	}
+	width := t.Width()
 	for _, row := range rows {
 		if len(row) != width {
 			return 0, pgerror.New(pgerror.CodeSyntaxError, "a row for %q has %d values, the table has %d columns", table, len(row), width)

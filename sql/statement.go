@@ -354,6 +354,8 @@ func writeCommand(p *parser.Statement) (string, bool) {
 		return "ALTER " + x.Kind, true
 	case *parser.AlterRenameColumn:
 		return "ALTER " + x.Kind, true
+	case *parser.AlterColumns:
+		return "ALTER TABLE", true
 	case *parser.Comment:
 		return "COMMENT", true
 	case *parser.DropObject:

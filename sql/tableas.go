@@ -82,12 +82,7 @@ func (s *Session) createTableAs(ctx context.Context, x *parser.CreateTableAs) (p
 	// The rows go in as INSERT INTO the new table of the query would put
 	// them: one write path, forwarded to the table's writer node if need be.
 	insert := fmt.Sprintf("INSERT INTO %s.%s %s", expr.QuoteIdent(schema), expr.QuoteIdent(t.Name), x.Query.SQL)
-	stmts, err := parser.Parse(insert)
-	if err != nil {
-		return nil, err
-	}
-	st := &statement{s: s, parsed: stmts[0]}
-	if _, err := st.run(ctx, func() {}, nil); err != nil {
+	if _, err := s.runInternal(ctx, insert); err != nil {
 		return nil, err
 	}
 	return done(fmt.Sprintf("SELECT %d", s.lastCount)), nil

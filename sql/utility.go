@@ -94,6 +94,8 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		return s.rename(ctx, x)
 	case *parser.AlterRenameColumn:
 		return s.renameColumn(ctx, x)
+	case *parser.AlterColumns:
+		return s.alterColumns(ctx, x)
 	case *parser.Comment:
 		return s.comment(ctx, x)
 	case *parser.ShowCreate:

@@ -477,6 +477,53 @@ func (p *uparser) rename(kind string, name ObjectName, ifExists bool) (any, erro
 	return &AlterRenameColumn{Kind: kind, Name: name, Column: column, NewName: newName}, err
 }
 
+// alterColumns parses the actions of ALTER TABLE name ADD [COLUMN] [IF
+// NOT EXISTS] column_def and DROP [COLUMN] [IF EXISTS] column [CASCADE |
+// RESTRICT], separated by commas.
+func (p *uparser) alterColumns(name ObjectName, ifExists bool) (any, error) {
+	ac := &AlterColumns{Name: name, IfExists: ifExists}
+	for {
+		var act ColumnAction
+		switch {
+		case p.accept("add"):
+			if p.peek().is("constraint") || p.peek().is("primary") || p.peek().is("unique") || p.peek().is("check") || p.peek().is("foreign") {
+				return nil, p.notSupported(p.i, "ALTER TABLE ADD "+strings.ToUpper(p.peek().val))
+			}
+			p.accept("column")
+			act.IfNotExists = p.ifNotExists()
+			ct := &CreateTable{}
+			at := p.i
+			if err := p.column(ct); err != nil {
+				return nil, err
+			}
+			if ct.PrimaryKey != nil || ct.Columns[0].Unique {
+				return nil, p.notSupported(at, "ALTER TABLE ADD COLUMN with a key")
+			}
+			act.Add = &ct.Columns[0]
+		case p.accept("drop"):
+			if p.peek().is("constraint") {
+				return nil, p.notSupported(p.i, "ALTER TABLE DROP CONSTRAINT")
+			}
+			p.accept("column")
+			act.IfExists = p.accept("if", "exists")
+			column, err := p.ident()
+			if err != nil {
+				return nil, err
+			}
+			act.Drop = column
+			if !p.accept("cascade") {
+				p.accept("restrict")
+			}
+		default:
+			return nil, p.syntaxErr(p.i)
+		}
+		ac.Actions = append(ac.Actions, act)
+		if !p.acceptPunct(",") {
+			return ac, nil
+		}
+	}
+}
+
 // comment parses COMMENT ON {TABLE|VIEW|MATERIALIZED VIEW|SOURCE} name IS
 // {'text'|NULL} and COMMENT ON COLUMN relation.column IS ....
 func (p *uparser) comment() (any, error) {
@@ -610,6 +657,9 @@ func (p *uparser) alter() (any, error) {
 	}
 	if p.accept("rename") {
 		return p.rename(a.Kind, a.Name, ifExists)
+	}
+	if a.Kind == "TABLE" && (p.peek().is("add") || p.peek().is("drop")) {
+		return p.alterColumns(a.Name, ifExists)
 	}
 	if ifExists || a.Kind == "VIEW" || a.Kind == "INDEX" || !p.peek().is("set") || !p.at(p.i+1).is("parallelism") {
 		return nil, p.notSupported(p.i, "ALTER "+a.Kind+" "+strings.ToUpper(p.peek().val))

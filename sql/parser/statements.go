@@ -248,6 +248,23 @@ type AlterRenameColumn struct {
 	NewName string
 }
 
+// AlterColumns is ALTER TABLE [IF EXISTS] name with ADD COLUMN and DROP
+// COLUMN actions, applied in order.
+type AlterColumns struct {
+	Name     ObjectName
+	IfExists bool
+	Actions  []ColumnAction
+}
+
+// ColumnAction is one action of AlterColumns: Add a column (IF NOT EXISTS)
+// or Drop the column named so (IF EXISTS).
+type ColumnAction struct {
+	Add         *ColumnDef
+	IfNotExists bool
+	Drop        string
+	IfExists    bool
+}
+
 // Comment is COMMENT ON kind name IS 'text' (Text "" for IS NULL or
 // ”), Kind being TABLE, VIEW, MATERIALIZED VIEW, SOURCE or COLUMN (then
 // Name is the relation, Column its column).
