@@ -27,6 +27,7 @@ var jsonOperators = map[string]struct {
 	"||":  {fn: "jsonb_concat"},
 	"-":   {fn: "jsonb_delete", intFn: "jsonb_delete"},
 	"#-":  {fn: "jsonb_delete_path", textArray: true},
+	"@?":  {fn: "jsonb_path_exists_opr"},
 }
 
 // JSONOperandType is the type an untyped literal takes as the other
@@ -39,7 +40,7 @@ func JSONOperandType(op string) (t types.T, ok bool) {
 		return types.TUnknown, false
 	case o.textArray:
 		return textArray, true
-	case o.intFn != "" || op == "?":
+	case o.intFn != "" || op == "?" || op == "@?":
 		return types.TText, true
 	}
 	return types.TJsonb, true

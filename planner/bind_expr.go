@@ -486,7 +486,7 @@ func (b *Binder) bindOperator(args []expr.Expr) (expr.Expr, error) {
 	op := args[0].(*expr.Const).V.Str()
 	if len(args) == 3 {
 		switch op {
-		case "||", "@>", "<@", "&&", "->", "->>", "#>", "#>>", "?", "?|", "?&", "#-", "&", "|", "#", "<<", ">>":
+		case "||", "@>", "<@", "&&", "->", "->>", "#>", "#>>", "?", "?|", "?&", "#-", "@?", "&", "|", "#", "<<", ">>":
 			return b.binary(op, args[1], args[2])
 		case "~", "~*", "!~", "!~*":
 			l, err := b.coerce(args[1], types.TText)
