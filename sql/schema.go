@@ -87,6 +87,17 @@ func (s *Session) createIn(cat *meta.Catalog, n parser.ObjectName) (string, erro
 	return cat.CreationSchema(s.searchPath())
 }
 
+// bindDefinition returns the schema a new relation name goes in and its
+// defining query (CREATE VIEW, CREATE TABLE AS) bound.
+func (s *Session) bindDefinition(cat *meta.Catalog, name parser.ObjectName, query *parser.Statement) (string, planner.Node, error) {
+	schema, err := s.createIn(cat, name)
+	if err != nil {
+		return "", nil, err
+	}
+	node, err := s.binder(cat, nil).BindQuery(query.AST)
+	return schema, node, err
+}
+
 // schemaOf returns the schema of the existing relation or index n (the
 // first on the search_path holding one of that name when n is
 // unqualified), or the creation schema when there is none, for

@@ -245,11 +245,7 @@ func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.
 		return s.createMaterializedView(ctx, x)
 	}
 	cat := s.e.Meta.Catalog()
-	schema, err := s.createIn(cat, x.Name)
-	if err != nil {
-		return nil, err
-	}
-	node, err := s.binder(cat, nil).BindQuery(x.Query.AST)
+	schema, node, err := s.bindDefinition(cat, x.Name, x.Query)
 	if err != nil {
 		return nil, err
 	}

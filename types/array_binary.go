@@ -29,17 +29,10 @@ func appendArrayBinary(dst []byte, elem T, d Datum) ([]byte, error) {
 		dst = be.AppendUint32(dst, uint32(dim.Lower))
 	}
 	for _, e := range elems {
-		if e.kind == KindNull {
-			dst = be.AppendUint32(dst, math.MaxUint32) // -1
-			continue
-		}
-		at := len(dst)
-		dst = append(dst, 0, 0, 0, 0)
 		var err error
-		if dst, err = EncodeBinary(dst, elem, e); err != nil {
+		if dst, err = appendValueBinary(dst, elem, e); err != nil {
 			return dst, err
 		}
-		be.PutUint32(dst[at:], uint32(len(dst)-at-4))
 	}
 	return dst, nil
 }

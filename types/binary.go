@@ -334,17 +334,30 @@ func DecodeBinary(t T, src []byte) (Datum, error) {
 func AppendTuple(dst []byte, row []Datum, value func(dst []byte, i int) ([]byte, error)) ([]byte, error) {
 	dst = binary.BigEndian.AppendUint16(dst, uint16(len(row)))
 	for i, d := range row {
-		if d.IsNull() {
-			dst = binary.BigEndian.AppendUint32(dst, ^uint32(0))
-			continue
-		}
-		at := len(dst)
-		dst = append(dst, 0, 0, 0, 0)
 		var err error
-		if dst, err = value(dst, i); err != nil {
+		if dst, err = appendSized(dst, d.IsNull(), func(dst []byte) ([]byte, error) { return value(dst, i) }); err != nil {
 			return dst, err
 		}
-		binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
 	}
 	return dst, nil
+}
+
+// appendSized appends a value as the binary formats nest one: its length
+// (int32, -1 for NULL) then its bytes, which encode appends.
+func appendSized(dst []byte, null bool, encode func(dst []byte) ([]byte, error)) ([]byte, error) {
+	if null {
+		return binary.BigEndian.AppendUint32(dst, ^uint32(0)), nil
+	}
+	at := len(dst)
+	dst, err := encode(append(dst, 0, 0, 0, 0))
+	if err != nil {
+		return dst, err
+	}
+	binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
+	return dst, nil
+}
+
+// appendValueBinary appends v, of type t, sized (see appendSized).
+func appendValueBinary(dst []byte, t T, v Datum) ([]byte, error) {
+	return appendSized(dst, v.IsNull(), func(dst []byte) ([]byte, error) { return EncodeBinary(dst, t, v) })
 }

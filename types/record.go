@@ -156,17 +156,10 @@ func appendRecordBinary(dst []byte, t T, vals []Datum) ([]byte, error) {
 	for i, v := range vals {
 		ft := fieldType(t, i, v)
 		dst = binary.BigEndian.AppendUint32(dst, uint32(ft.OID()))
-		if v.IsNull() {
-			dst = binary.BigEndian.AppendUint32(dst, ^uint32(0))
-			continue
-		}
-		at := len(dst)
-		dst = append(dst, 0, 0, 0, 0)
 		var err error
-		if dst, err = EncodeBinary(dst, ft, v); err != nil {
+		if dst, err = appendValueBinary(dst, ft, v); err != nil {
 			return dst, err
 		}
-		binary.BigEndian.PutUint32(dst[at:], uint32(len(dst)-at-4))
 	}
 	return dst, nil
 }

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -524,6 +525,21 @@ func (p *uparser) alterColumns(name ObjectName, ifExists bool) (any, error) {
 	}
 }
 
+// objectKinds are the kind words statements name objects by, "MATERIALIZED
+// VIEW" before "VIEW".
+var objectKinds = []string{"MATERIALIZED VIEW", "TABLE", "VIEW", "SOURCE", "SINK", "INDEX", "COLUMN"}
+
+// objectKind consumes the words of one of the kinds allowed (uppercase,
+// as objectKinds spells them) and returns it, or "" with nothing consumed.
+func (p *uparser) objectKind(allowed ...string) string {
+	for _, kind := range objectKinds {
+		if slices.Contains(allowed, kind) && p.accept(strings.Fields(strings.ToLower(kind))...) {
+			return kind
+		}
+	}
+	return ""
+}
+
 // comment parses COMMENT ON {TABLE|VIEW|MATERIALIZED VIEW|SOURCE} name IS
 // {'text'|NULL} and COMMENT ON COLUMN relation.column IS ....
 func (p *uparser) comment() (any, error) {
@@ -531,19 +547,8 @@ func (p *uparser) comment() (any, error) {
 	if err := p.expect("on"); err != nil {
 		return nil, err
 	}
-	c := &Comment{}
-	switch {
-	case p.accept("materialized", "view"):
-		c.Kind = "MATERIALIZED VIEW"
-	case p.accept("table"):
-		c.Kind = "TABLE"
-	case p.accept("view"):
-		c.Kind = "VIEW"
-	case p.accept("source"):
-		c.Kind = "SOURCE"
-	case p.accept("column"):
-		c.Kind = "COLUMN"
-	default:
+	c := &Comment{Kind: p.objectKind("MATERIALIZED VIEW", "TABLE", "VIEW", "SOURCE", "COLUMN")}
+	if c.Kind == "" {
 		return nil, p.errUnsupportedKind("COMMENT ON", p.i)
 	}
 	parts := []string{}
@@ -633,21 +638,8 @@ func (p *uparser) alter() (any, error) {
 		}
 		return &AlterSystem{Set: sv.(*SetVar)}, nil
 	}
-	a := &AlterParallelism{}
-	switch {
-	case p.accept("materialized", "view"):
-		a.Kind = "MATERIALIZED VIEW"
-	case p.accept("table"):
-		a.Kind = "TABLE"
-	case p.accept("sink"):
-		a.Kind = "SINK"
-	case p.accept("source"):
-		a.Kind = "SOURCE"
-	case p.accept("view"):
-		a.Kind = "VIEW"
-	case p.accept("index"):
-		a.Kind = "INDEX"
-	default:
+	a := &AlterParallelism{Kind: p.objectKind("MATERIALIZED VIEW", "TABLE", "SINK", "SOURCE", "VIEW", "INDEX")}
+	if a.Kind == "" {
 		return nil, p.errUnsupportedKind("ALTER", p.i)
 	}
 	ifExists := p.accept("if", "exists")

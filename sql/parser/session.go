@@ -121,17 +121,8 @@ func (p *uparser) show() (any, error) {
 		return &ShowObjects{Kind: "MATERIALIZED VIEWS"}, nil
 	case p.peek().is("create") && p.at(p.i+1).kind != tkEOF:
 		p.i++
-		sc := &ShowCreate{}
-		switch {
-		case p.accept("materialized", "view"):
-			sc.Kind = "MATERIALIZED VIEW"
-		case p.accept("table"):
-			sc.Kind = "TABLE"
-		case p.accept("view"):
-			sc.Kind = "VIEW"
-		case p.accept("source"):
-			sc.Kind = "SOURCE"
-		default:
+		sc := &ShowCreate{Kind: p.objectKind("MATERIALIZED VIEW", "TABLE", "VIEW", "SOURCE")}
+		if sc.Kind == "" {
 			return nil, p.errUnsupportedKind("SHOW CREATE", p.i)
 		}
 		var err error
