@@ -3,6 +3,8 @@ package meta
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/streamdb/streamdb/types"
 )
 
 // commandVersion is the version of the command encoding. An FSM refuses
@@ -40,6 +42,8 @@ const (
 	opRename       op = "rename"
 	opRenameColumn op = "rename_column"
 	opComment      op = "comment"
+	opCreateFunc   op = "create_function"
+	opDropFunc     op = "drop_function"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.
@@ -111,6 +115,21 @@ type commentCmd struct {
 	Name   string     `json:"name"`
 	Column string     `json:"column,omitempty"`
 	Text   string     `json:"text"`
+}
+
+type createFunctionCmd struct {
+	Function  *Function `json:"function"`
+	OrReplace bool      `json:"or_replace,omitempty"`
+}
+
+type dropFunctionCmd struct {
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	// ArgTypes are the argument types' OIDs; nil: any, if the name is
+	// unique.
+	ArgTypes []types.OID `json:"arg_types"`
+	IfExists bool        `json:"if_exists,omitempty"`
+	Cascade  bool        `json:"cascade,omitempty"`
 }
 
 type allocIDsCmd struct {
