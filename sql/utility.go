@@ -102,6 +102,10 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		return s.createView(ctx, x)
 	case *parser.CreateSchema:
 		return s.createSchema(ctx, x)
+	case *parser.CreateFunction:
+		return s.createFunction(ctx, x)
+	case *parser.DropFunction:
+		return s.dropFunctions(ctx, x)
 	case *parser.CreateIndex:
 		idx := meta.Index{Name: x.Name, Columns: x.Columns, Unique: x.Unique}
 		if err := m.CreateIndex(ctx, s.schemaOf(m.Catalog(), x.Table), x.Table.Name, idx, x.IfNotExists); err != nil {
@@ -247,7 +251,8 @@ func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.
 	if err != nil {
 		return nil, err
 	}
-	node, err := s.binder(cat, nil).BindQuery(x.Query.AST)
+	b := s.binder(cat, nil)
+	node, err := b.BindQuery(x.Query.AST)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +271,7 @@ func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.
 		}
 		t.Columns = append(t.Columns, meta.Column{Name: name, Type: c.T})
 	}
-	t.DependsOn = planner.Dependencies(node)
+	t.DependsOn, t.Functions = planner.Dependencies(node), b.Functions()
 	if x.OrReplace {
 		if _, err := s.e.Meta.DropObject(ctx, meta.KindView, t.Schema, t.Name, true, false); err != nil {
 			return nil, err
