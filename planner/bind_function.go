@@ -118,8 +118,11 @@ func (b *Binder) argDefault(f *meta.Function, i int) (expr.Expr, error) {
 
 // bindUserFunc binds a call of a SQL function of the catalog by inlining
 // its body; ok is false when there is no such function to call and the
-// name is left to the built-ins.
+// name is left to the built-ins (also by a binder without a catalog).
 func (b *Binder) bindUserFunc(schema, name string, args []expr.Expr) (e expr.Expr, ok bool, err error) {
+	if b.cat == nil {
+		return nil, false, nil
+	}
 	fns := b.cat.ResolveFunctions(b.searchPath, schema, name)
 	if len(fns) == 0 && schema == "" {
 		return nil, false, nil
