@@ -18,7 +18,7 @@ func init() {
 	}
 	yes := types.NewBool(true)
 	RegisterBuiltin("pg_type_is_visible", always(yes, types.TBool, types.Oid))
-	for _, kind := range []string{"statistics_obj", "opclass", "opfamily", "conversion", "operator", "function", "collation",
+	for _, kind := range []string{"statistics_obj", "opclass", "opfamily", "conversion", "operator", "collation",
 		"ts_config", "ts_dict", "ts_parser", "ts_template"} {
 		RegisterBuiltin("pg_"+kind+"_is_visible", always(yes, types.TBool, types.Oid))
 	}
@@ -51,15 +51,14 @@ func init() {
 		return types.NewString(""), nil
 	}, types.Int4))
 	// Definitions of objects streamdb does not list in the catalogs
-	// (pg_rewrite, pg_proc and pg_statistic_ext are empty; the planner
-	// answers pg_get_viewdef, pg_get_indexdef and pg_get_constraintdef).
+	// (pg_rewrite and pg_statistic_ext are empty; the planner answers
+	// pg_get_viewdef, pg_get_indexdef, pg_get_constraintdef and the
+	// functions' definitions).
 	null := types.Null
 	RegisterBuiltin("pg_get_ruledef",
 		always(null, types.TText, types.Oid),
 		always(null, types.TText, types.Oid, types.Bool))
 	RegisterBuiltin("pg_get_statisticsobjdef_columns", always(null, types.TText, types.Oid))
-	RegisterBuiltin("pg_get_function_result", always(null, types.TText, types.Oid))
-	RegisterBuiltin("pg_get_function_arguments", always(null, types.TText, types.Oid))
 	// streamdb has no logical replication.
 	RegisterBuiltin("pg_relation_is_publishable", always(types.NewBool(false), types.TBool, types.Oid))
 	RegisterBuiltin("has_database_privilege",

@@ -136,6 +136,16 @@ func newCall(name string, o *Overload, args []Expr) (Expr, error) {
 
 // pick returns the overload of the named function that fits args best.
 func pick(name string, overloads []Overload, args []Expr) (*Overload, error) {
+	i, err := pickIndex(name, overloads, args)
+	if err != nil {
+		return nil, err
+	}
+	return &overloads[i], nil
+}
+
+// pickIndex returns the index of the overload that fits args best, the
+// first of the cheapest.
+func pickIndex(name string, overloads []Overload, args []Expr) (int, error) {
 	best, bestCost := -1, 1<<30
 	for i := range overloads {
 		if cost, ok := matchCost(&overloads[i], args); ok && cost < bestCost {
@@ -143,9 +153,20 @@ func pick(name string, overloads []Overload, args []Expr) (*Overload, error) {
 		}
 	}
 	if best < 0 {
-		return nil, NoSuchFunction(name, args)
+		return -1, NoSuchFunction(name, args)
 	}
-	return &overloads[best], nil
+	return best, nil
+}
+
+// PickSignature returns the index of the parameter list of sigs that fits
+// args best, resolved as built-in overloads are (the first of the
+// cheapest), or NoSuchFunction when none does.
+func PickSignature(name string, sigs [][]types.Family, args []Expr) (int, error) {
+	overloads := make([]Overload, len(sigs))
+	for i, s := range sigs {
+		overloads[i].Args = s
+	}
+	return pickIndex(name, overloads, args)
 }
 
 // castArgs casts args to the parameter types of overload o of the named

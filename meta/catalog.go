@@ -111,6 +111,9 @@ type Table struct {
 	Rescale *Rescale `json:"rescale,omitempty"`
 	// DependsOn holds the ids of the objects a view reads.
 	DependsOn []uint32 `json:"depends_on,omitempty"`
+	// Functions holds the ids of the SQL functions a view's query calls
+	// (inlined into its plan): they cannot be dropped while it exists.
+	Functions []uint32 `json:"functions,omitempty"`
 	// Options are the WITH options of a source or of a table fed by a
 	// connector, as the connector resolved them.
 	Options map[string]string `json:"options,omitempty"`
@@ -213,6 +216,9 @@ type Catalog struct {
 	// schemas are the schemas CREATE SCHEMA made (public is implicit);
 	// the map is replaced, never modified, when one is added or dropped.
 	schemas map[string]*Schema
+	// functions are the user functions, sorted (see withFunctions); the
+	// slice is replaced, never modified.
+	functions []*Function
 	// system holds cluster settings (ALTER SYSTEM SET).
 	system map[string]string
 	// clusterID, voters and nodes describe the cluster's members.
@@ -278,6 +284,7 @@ func (c *Catalog) clone() *Catalog {
 		indexes:   make(map[qualName]*Table, len(c.indexes)+1),
 		nextID:    c.nextID,
 		schemas:   c.schemas,
+		functions: c.functions,
 		system:    c.system,
 		clusterID: c.clusterID,
 		voters:    c.voters,

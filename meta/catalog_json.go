@@ -31,13 +31,24 @@ func (c *Column) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	t, ok := types.FromOID(j.TypeOID)
-	if !ok {
-		return fmt.Errorf("meta: column %q has unknown type oid %d", j.Name, j.TypeOID)
+	t, err := typeOf(j.TypeOID, j.TypeMod, "column "+j.Name)
+	if err != nil {
+		return err
 	}
 	t.Mod = j.TypeMod
 	*c = Column{Name: j.Name, Type: t, NotNull: j.NotNull, Default: j.Default, Hidden: j.Hidden, Comment: j.Comment, Dropped: j.Dropped}
 	return nil
+}
+
+// typeOf returns the type of a persisted OID and modifier; what names
+// its owner in the error.
+func typeOf(oid types.OID, mod int32, what string) (types.T, error) {
+	t, ok := types.FromOID(oid)
+	if !ok {
+		return t, fmt.Errorf("meta: %s has unknown type oid %d", what, oid)
+	}
+	t.Mod = mod
+	return t, nil
 }
 
 // catalogJSON is the persisted form of a Catalog. A snapshot of the FSM
@@ -47,6 +58,7 @@ type catalogJSON struct {
 	CommittedEpoch uint64            `json:"committed_epoch,omitempty"`
 	System         map[string]string `json:"system,omitempty"`
 	Schemas        []*Schema         `json:"schemas,omitempty"`
+	Functions      []*Function       `json:"functions,omitempty"`
 	Tables         []*Table          `json:"tables"`
 	ClusterID      string            `json:"cluster_id,omitempty"`
 	Voters         int               `json:"voters,omitempty"`
@@ -57,7 +69,7 @@ type catalogJSON struct {
 // toJSON returns the persisted form of c with committed as the committed
 // epoch.
 func (c *Catalog) toJSON(committed uint64) catalogJSON {
-	return catalogJSON{NextID: c.nextID, CommittedEpoch: committed, System: c.system, Schemas: c.Schemas(), Tables: c.ordered,
+	return catalogJSON{NextID: c.nextID, CommittedEpoch: committed, System: c.system, Schemas: c.Schemas(), Functions: c.functions, Tables: c.ordered,
 		ClusterID: c.clusterID, Voters: c.voters, Origin: c.origin, Nodes: c.Nodes()}
 }
 
@@ -72,6 +84,7 @@ func fromJSON(j catalogJSON) (*Catalog, uint64) {
 			n.schemas[s.Name] = s
 		}
 	}
+	n.functions = j.Functions
 	n.clusterID, n.voters, n.origin = j.ClusterID, j.Voters, j.Origin
 	for _, t := range j.Tables {
 		n.put(t)

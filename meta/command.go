@@ -3,6 +3,8 @@ package meta
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/streamdb/streamdb/types"
 )
 
 // commandVersion is the version of the command encoding. An FSM refuses
@@ -42,6 +44,8 @@ const (
 	opComment      op = "comment"
 	opAddColumn    op = "add_column"
 	opDropColumn   op = "drop_column"
+	opCreateFunc   op = "create_function"
+	opDropFunc     op = "drop_function"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.
@@ -127,6 +131,21 @@ type dropColumnCmd struct {
 	Table    string `json:"table"`
 	Column   string `json:"column"`
 	IfExists bool   `json:"if_exists,omitempty"`
+}
+
+type createFunctionCmd struct {
+	Function  *Function `json:"function"`
+	OrReplace bool      `json:"or_replace,omitempty"`
+}
+
+type dropFunctionCmd struct {
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	// ArgTypes are the argument types' OIDs; nil: any, if the name is
+	// unique.
+	ArgTypes []types.OID `json:"arg_types"`
+	IfExists bool        `json:"if_exists,omitempty"`
+	Cascade  bool        `json:"cascade,omitempty"`
 }
 
 type allocIDsCmd struct {

@@ -62,6 +62,12 @@ func (c *Catalog) createTable(t *Table, ifNotExists bool) (*Catalog, *Table, err
 				WithHint("It was dropped while this statement ran; retry the statement.")
 		}
 	}
+	for _, id := range t.Functions {
+		if _, ok := c.FunctionByID(id); !ok {
+			return c, nil, pgerror.New(pgerror.CodeUndefinedFunction, "function with id %d does not exist", id).
+				WithHint("It was dropped while this statement ran; retry the statement.")
+		}
+	}
 	indexes := t.Indexes
 	t.Indexes = nil
 	n := c.clone()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
 )
 
 // snapshotVersion is the version of the snapshot format.
@@ -175,6 +176,32 @@ func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 			return nil, err
 		}
 		if cat, err = cat.dropColumn(p.Schema, p.Table, p.Column, p.IfExists); err != nil {
+			return nil, err
+		}
+	case opCreateFunc:
+		p, err := decodePayload[createFunctionCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		if cat, err = cat.createFunction(p.Function, p.OrReplace); err != nil {
+			return nil, err
+		}
+	case opDropFunc:
+		p, err := decodePayload[dropFunctionCmd](c)
+		if err != nil {
+			return nil, err
+		}
+		var argTypes []types.T
+		if p.ArgTypes != nil {
+			argTypes = make([]types.T, len(p.ArgTypes))
+			for i, oid := range p.ArgTypes {
+				if argTypes[i], err = typeOf(oid, -1, "function "+p.Name); err != nil {
+					return nil, err
+				}
+			}
+		}
+		cat, value, err = cat.dropFunction(p.Schema, p.Name, argTypes, p.IfExists, p.Cascade)
+		if err != nil {
 			return nil, err
 		}
 	case opAllocIDs:

@@ -25,6 +25,7 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/meta/raftstore"
+	"github.com/streamdb/streamdb/types"
 )
 
 // Config configures a node's Meta.
@@ -563,6 +564,30 @@ func (m *Meta) CreateSchema(ctx context.Context, name string, ifNotExists bool) 
 // dependents, which it returns so that their jobs are stopped.
 func (m *Meta) DropSchema(ctx context.Context, name string, ifExists, cascade bool) ([]*Table, error) {
 	v, err := m.apply(ctx, opDropSchema, dropSchemaCmd{name, ifExists, cascade})
+	if err != nil {
+		return nil, err
+	}
+	return as[[]*Table](v)
+}
+
+// CreateFunction adds the SQL function f (CREATE [OR REPLACE] FUNCTION).
+func (m *Meta) CreateFunction(ctx context.Context, f *Function, orReplace bool) error {
+	_, err := m.apply(ctx, opCreateFunc, createFunctionCmd{f, orReplace})
+	return err
+}
+
+// DropFunction drops the function schema.name taking argTypes (nil: the
+// only function of that name) and, with cascade, the views calling it,
+// which it returns so that their jobs are stopped.
+func (m *Meta) DropFunction(ctx context.Context, schema, name string, argTypes []types.T, ifExists, cascade bool) ([]*Table, error) {
+	var oids []types.OID
+	if argTypes != nil {
+		oids = make([]types.OID, len(argTypes))
+		for i, t := range argTypes {
+			oids[i] = t.OID()
+		}
+	}
+	v, err := m.apply(ctx, opDropFunc, dropFunctionCmd{schema, name, oids, ifExists, cascade})
 	if err != nil {
 		return nil, err
 	}

@@ -95,10 +95,19 @@ func (c *Catalog) dropSchema(name string, ifExists, cascade bool) (*Catalog, []*
 			inSchema = append(inSchema, t)
 		}
 	}
-	if len(inSchema) > 0 && !cascade {
-		lines := make([]string, len(inSchema))
-		for i, t := range inSchema {
-			lines[i] = fmt.Sprintf("%s %s.%s depends on schema %s", t.Kind, t.Schema, t.Name, name)
+	var fns []*Function
+	for _, f := range c.functions {
+		if f.Schema == name {
+			fns = append(fns, f)
+		}
+	}
+	if len(inSchema)+len(fns) > 0 && !cascade {
+		var lines []string
+		for _, t := range inSchema {
+			lines = append(lines, fmt.Sprintf("%s %s.%s depends on schema %s", t.Kind, t.Schema, t.Name, name))
+		}
+		for _, f := range fns {
+			lines = append(lines, fmt.Sprintf("function %s.%s depends on schema %s", f.Schema, f.Signature(), name))
 		}
 		return c, nil, pgerror.New(pgerror.CodeDependentObjectsStillExist, "cannot drop schema %s because other objects depend on it", name).
 			WithDetail("%s", strings.Join(lines, "\n")).
@@ -116,6 +125,11 @@ func (c *Catalog) dropSchema(name string, ifExists, cascade bool) (*Catalog, []*
 	for _, d := range dropped {
 		n.remove(d)
 	}
+	n, more, err := n.seal().dropFunctions(fns, true, "")
+	if err != nil {
+		return c, nil, err
+	}
+	dropped = append(more, dropped...)
 	n.schemas = make(map[string]*Schema, len(c.schemas))
 	for k, v := range c.schemas {
 		if k != name {

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/streamdb/streamdb/expr"
@@ -25,7 +26,28 @@ var catalogFuncs = map[string]struct {
 	// cols, if set, gives the values by column number (from 1) that a
 	// non-zero second argument asks for.
 	cols func(t *meta.Table, add func(oid int64, cols []types.Datum))
+	// fn, if set, gives the value of a user function.
+	fn func(b *Binder, f *meta.Function) types.Datum
 }{
+	// The definition of a user function, its parameter list (with and
+	// without defaults), its result type, and whether its name alone
+	// finds it.
+	"pg_get_functiondef": {minArgs: 1, maxArgs: 1, t: types.TText, fn: func(_ *Binder, f *meta.Function) types.Datum {
+		return dStr(functionDef(f))
+	}},
+	"pg_get_function_arguments": {minArgs: 1, maxArgs: 1, t: types.TText, fn: func(_ *Binder, f *meta.Function) types.Datum {
+		return dStr(functionArgs(f, true))
+	}},
+	"pg_get_function_identity_arguments": {minArgs: 1, maxArgs: 1, t: types.TText, fn: func(_ *Binder, f *meta.Function) types.Datum {
+		return dStr(functionArgs(f, false))
+	}},
+	"pg_get_function_result": {minArgs: 1, maxArgs: 1, t: types.TText, fn: func(_ *Binder, f *meta.Function) types.Datum {
+		return dStr(f.Returns.String())
+	}},
+	"pg_function_is_visible": {minArgs: 1, maxArgs: 1, t: types.TBool, otherwise: dTrue, fn: func(b *Binder, f *meta.Function) types.Datum {
+		fns := b.cat.ResolveFunctions(b.searchPath, "", f.Name)
+		return dBool(slices.IndexFunc(fns, func(o *meta.Function) bool { return meta.Signature(o.Name, o.ArgTypes()) == f.Signature() }) == slices.Index(fns, f))
+	}},
 	// pg_get_viewdef is the query of a view or materialized view.
 	"pg_get_viewdef": {minArgs: 1, maxArgs: 2, t: types.TText, of: func(_ *Binder, t *meta.Table, add func(int64, types.Datum)) {
 		if t.Kind == meta.KindView || t.Kind == meta.KindMaterializedView {
@@ -224,7 +246,15 @@ func (b *Binder) bindCatalogFunc(name string, args []expr.Expr) (expr.Expr, erro
 	if f.cols != nil {
 		cols = map[int64][]types.Datum{}
 	}
+	for _, fn := range b.cat.Functions() {
+		if f.fn != nil {
+			vals[int64(fn.ID)] = f.fn(b, fn)
+		}
+	}
 	for _, t := range b.cat.Tables() {
+		if f.of == nil {
+			break
+		}
 		f.of(b, t, func(oid int64, v types.Datum) { vals[oid] = v })
 		if f.cols != nil {
 			f.cols(t, func(oid int64, c []types.Datum) { cols[oid] = c })

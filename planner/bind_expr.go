@@ -26,7 +26,13 @@ func (b *Binder) bindExpr(n ast.ExprNode, s *scope) (expr.Expr, error) {
 	case *ast.ParenthesesExpr:
 		return b.bindExpr(x.Expr, s)
 	case *ast.ColumnNameExpr:
-		return s.resolve(x.Name.Table.O, x.Name.Name.O)
+		e, err := s.resolve(x.Name.Table.O, x.Name.Name.O)
+		if err != nil && b.inlining != nil {
+			if arg, ok := b.inlining.named(x.Name.Table.O, x.Name.Name.O); ok {
+				return arg, nil
+			}
+		}
+		return e, err
 	case *starColumn:
 		c := s.cols[x.idx]
 		return &expr.ColRef{Idx: x.idx, T: c.T, Name: qualified(c.Table, c.Name)}, nil
@@ -368,6 +374,9 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	case "pg_param":
 		lit := x.Args[0].(*parser.Literal)
 		idx := int(lit.Value.Int()) - 1
+		if b.inlining != nil {
+			return b.inlining.param(idx + 1)
+		}
 		b.SetNumParams(idx + 1)
 		return &expr.Param{Idx: idx, T: b.params[idx]}, nil
 	case "pg_nulls_first", "pg_nulls_last":
@@ -422,6 +431,9 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	args, err := b.bindArgs(argNodes, s)
 	if err != nil {
 		return nil, err
+	}
+	if e, ok, err := b.bindUserFunc(x.Schema.O, x.FnName.O, args); ok {
+		return e, err
 	}
 	if _, ok := catalogFuncs[name]; ok {
 		return b.bindCatalogFunc(name, args)
@@ -541,6 +553,8 @@ func (b *Binder) bindCast(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) {
 			return b.regclass(lit.Value.Str())
 		case "regtype":
 			return regtype(lit.Value.Str())
+		case "regproc", "regprocedure":
+			return b.regproc(lit.Value.Str(), typeName == "regprocedure")
 		}
 	}
 	if oidAliasTypes[typeName] {

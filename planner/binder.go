@@ -42,6 +42,10 @@ type Binder struct {
 	// readsReplicated records that the statement read a relation or a
 	// catalog record (anything but the node's own live figures).
 	readsReplicated bool
+	// inlining is the SQL function whose body is being bound, nil
+	// outside one; functions are the ids of the SQL functions called.
+	inlining  *inlining
+	functions []uint32
 }
 
 type cte struct {

@@ -31,6 +31,9 @@ func PlanView(cat *meta.Catalog, sqlText string, searchPath []string, viewID uin
 		return nil, nil, err
 	}
 	plan, err := PlanStream(node, viewID, rowkey.VNodes, eowc, alloc)
+	if plan != nil {
+		plan.Functions = b.Functions()
+	}
 	return plan, node, err
 }
 

@@ -25,6 +25,9 @@ type StreamPlan struct {
 	PK []int
 	// AppendOnly is set when the view's stream carries inserts only.
 	AppendOnly bool
+	// Functions are the ids of the SQL functions the view's query calls
+	// (meta.Table.Functions), set by PlanView.
+	Functions []uint32
 	// RowBlocks is set when the view table stores its rows in row blocks
 	// (meta.Table.RowBlocks): rows that are never updated nor deleted need
 	// no key each, and a key per block spares the state store most of its

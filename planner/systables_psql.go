@@ -10,7 +10,7 @@ import (
 
 // emptyCatalogTables are pg_catalog relations of objects streamdb does not
 // have (row-level security policies, extended statistics, publications,
-// rules, functions, extensions, role memberships, operator classes,
+// rules, extensions, role memberships, operator classes,
 // user mappings, text search, large objects, subscriptions, event
 // triggers, enums; casts, operators and languages are built in and not
 // listed): psql's describe commands read them, and find them empty.
@@ -25,11 +25,6 @@ var emptyCatalogTables = map[string]*sysTable{
 	"pg_publication_rel":       {cols: sysCols("oid oid", "prpubid oid", "prrelid oid", "prqual text", "prattrs int2[]")},
 	"pg_rewrite": {cols: sysCols("oid oid", "rulename name", "ev_class oid", "ev_type text", "ev_enabled text",
 		"is_instead bool", "ev_qual text", "ev_action text")},
-	"pg_proc": {cols: sysCols("oid oid", "proname name", "pronamespace oid", "proowner oid", "prolang oid",
-		"procost float4", "prorows float4", "provariadic oid", "prokind text", "prosecdef bool", "proleakproof bool",
-		"proisstrict bool", "proretset bool", "provolatile text", "proparallel text", "pronargs int2",
-		"pronargdefaults int2", "prorettype oid", "proargtypes oid[]", "proallargtypes oid[]", "proargmodes text[]",
-		"proargnames text[]", "prosrc text", "probin text", "proconfig text[]", "proacl text[]")},
 	"pg_extension": {cols: sysCols("oid oid", "extname name", "extowner oid", "extnamespace oid",
 		"extrelocatable bool", "extversion text", "extconfig oid[]", "extcondition text[]")},
 	"pg_auth_members":         {cols: sysCols("roleid oid", "member oid", "grantor oid", "admin_option bool")},
@@ -73,6 +68,13 @@ var roleCatalogTables = map[string]*sysTable{
 				dNull, dTrue, dNull, dOID(superuserOID)}}
 		},
 	},
+	// pg_proc lists the user functions (CREATE FUNCTION).
+	"pg_proc": {cols: sysCols("oid oid", "proname name", "pronamespace oid", "proowner oid", "prolang oid",
+		"procost float4", "prorows float4", "provariadic oid", "prokind text", "prosecdef bool", "proleakproof bool",
+		"proisstrict bool", "proretset bool", "provolatile text", "proparallel text", "pronargs int2",
+		"pronargdefaults int2", "prorettype oid", "proargtypes oid[]", "proallargtypes oid[]", "proargmodes text[]",
+		"proargnames text[]", "prosrc text", "probin text", "proconfig text[]", "proacl text[]"),
+		rows: functionRows},
 	"pg_tablespace": {
 		cols: sysCols("oid oid", "spcname name", "spcowner oid", "spcacl text[]", "spcoptions text[]"),
 		rows: func(*meta.Catalog) [][]types.Datum {

@@ -87,15 +87,17 @@ func (s *Session) createIn(cat *meta.Catalog, n parser.ObjectName) (string, erro
 	return cat.CreationSchema(s.searchPath())
 }
 
-// bindDefinition returns the schema a new relation name goes in and its
-// defining query (CREATE VIEW, CREATE TABLE AS) bound.
-func (s *Session) bindDefinition(cat *meta.Catalog, name parser.ObjectName, query *parser.Statement) (string, planner.Node, error) {
+// bindDefinition returns the schema a new relation name goes in, its
+// defining query (CREATE VIEW, CREATE TABLE AS) bound, and the SQL
+// functions the query calls.
+func (s *Session) bindDefinition(cat *meta.Catalog, name parser.ObjectName, query *parser.Statement) (string, planner.Node, []uint32, error) {
 	schema, err := s.createIn(cat, name)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	node, err := s.binder(cat, nil).BindQuery(query.AST)
-	return schema, node, err
+	b := s.binder(cat, nil)
+	node, err := b.BindQuery(query.AST)
+	return schema, node, b.Functions(), err
 }
 
 // schemaOf returns the schema of the existing relation or index n (the

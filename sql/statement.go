@@ -348,6 +348,10 @@ func writeCommand(p *parser.Statement) (string, bool) {
 		return "CREATE INDEX", true
 	case *parser.CreateSchema:
 		return "CREATE SCHEMA", true
+	case *parser.CreateFunction:
+		return "CREATE FUNCTION", true
+	case *parser.DropFunction:
+		return "DROP FUNCTION", true
 	case *parser.CreateTableAs:
 		return "CREATE TABLE AS", true
 	case *parser.AlterRename:

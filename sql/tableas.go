@@ -39,7 +39,7 @@ func (s *Session) createTable(ctx context.Context, t *meta.Table, ifNotExists bo
 // key) of the query's columns, then INSERT INTO it the query's rows,
 // tagged SELECT n as in PostgreSQL.
 func (s *Session) createTableAs(ctx context.Context, x *parser.CreateTableAs) (pgwire.Rows, error) {
-	schema, node, err := s.bindDefinition(s.e.Meta.Catalog(), x.Name, x.Query)
+	schema, node, _, err := s.bindDefinition(s.e.Meta.Catalog(), x.Name, x.Query)
 	if err != nil {
 		return nil, err
 	}

@@ -104,6 +104,10 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		return s.createView(ctx, x)
 	case *parser.CreateSchema:
 		return s.createSchema(ctx, x)
+	case *parser.CreateFunction:
+		return s.createFunction(ctx, x)
+	case *parser.DropFunction:
+		return s.dropFunctions(ctx, x)
 	case *parser.CreateIndex:
 		idx := meta.Index{Name: x.Name, Columns: x.Columns, Unique: x.Unique}
 		if err := m.CreateIndex(ctx, s.schemaOf(m.Catalog(), x.Table), x.Table.Name, idx, x.IfNotExists); err != nil {
@@ -245,7 +249,7 @@ func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.
 		return s.createMaterializedView(ctx, x)
 	}
 	cat := s.e.Meta.Catalog()
-	schema, node, err := s.bindDefinition(cat, x.Name, x.Query)
+	schema, node, functions, err := s.bindDefinition(cat, x.Name, x.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +268,7 @@ func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.
 		}
 		t.Columns = append(t.Columns, meta.Column{Name: name, Type: c.T})
 	}
-	t.DependsOn = planner.Dependencies(node)
+	t.DependsOn, t.Functions = planner.Dependencies(node), functions
 	if x.OrReplace {
 		if _, err := s.e.Meta.DropObject(ctx, meta.KindView, t.Schema, t.Name, true, false); err != nil {
 			return nil, err

@@ -103,7 +103,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	}
 	t := &meta.Table{ID: viewID, Schema: schema, Name: x.Name.Name, Kind: meta.KindMaterializedView, SearchPath: path,
 		ViewSQL: x.Query.SQL, PK: plan.PK, AppendOnly: plan.AppendOnly, RowBlocks: plan.RowBlocks, StateTables: stateTables,
-		Parallelism: par, DependsOn: planner.Dependencies(node), Placement: e.place(par),
+		Parallelism: par, DependsOn: planner.Dependencies(node), Functions: plan.Functions, Placement: e.place(par),
 		WatermarkColumns: planner.WatermarkColumnIndexes(node), EmitOnWindowClose: x.EmitOnWindowClose}
 	if loc := s.vars.zone(); loc != nil {
 		t.Zone = loc.String()

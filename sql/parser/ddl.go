@@ -13,7 +13,8 @@ import (
 var columnStops = wordSet("not", "null", "primary", "unique", "check", "references",
 	"constraint", "collate", "generated", "default")
 
-// create parses CREATE TABLE / SOURCE / [MATERIALIZED] VIEW / INDEX.
+// create parses CREATE TABLE / SOURCE / [MATERIALIZED] VIEW / INDEX /
+// SCHEMA / FUNCTION.
 func (p *uparser) create() (any, error) {
 	p.i++
 	orReplace := p.accept("or", "replace")
@@ -45,6 +46,8 @@ func (p *uparser) create() (any, error) {
 		return p.createIndex(true)
 	case p.accept("index"):
 		return p.createIndex(false)
+	case p.accept("function"):
+		return p.createFunction(orReplace)
 	case p.accept("schema"):
 		if orReplace {
 			return nil, p.syntaxErr(p.i - 1)
@@ -426,6 +429,9 @@ var dropKinds = map[string]string{
 func (p *uparser) drop() (any, error) {
 	p.i++
 	d := &DropObject{}
+	if p.accept("function") {
+		return p.dropFunction()
+	}
 	if p.accept("materialized", "view") {
 		d.Kind = "MATERIALIZED VIEW"
 	} else if kind, ok := dropKinds[p.peek().val]; ok && p.peek().kind == tkIdent {
