@@ -17,6 +17,11 @@ func TestPsqlDescribe(t *testing.T) {
 		"CREATE MATERIALIZED VIEW m AS SELECT count(*) AS n FROM t"); err != nil {
 		t.Fatalf("setup: %v\n%s", err, out)
 	}
+	// \l+ shows the database's size, its relations' bytes in the store.
+	dbSize, err := psql(t, n.Addr(), "SELECT pg_size_pretty(pg_database_size('streamdb'))")
+	if err != nil || !strings.HasSuffix(dbSize, "bytes\n") {
+		t.Fatalf("database size: %q, %v", dbSize, err)
+	}
 	for _, c := range []struct{ cmd, want string }{
 		{`\dt`, "public|t|table|streamdb\n"},
 		{`\dv`, "public|v|view|streamdb\n"},
@@ -46,7 +51,7 @@ func TestPsqlDescribe(t *testing.T) {
 		{`\d m`, "n|bigint|||\n"},
 		{`\dt+`, "public|t|table|streamdb|permanent|heap|0 bytes|\n"},
 		{`\l`, "streamdb|streamdb|UTF8|C|C||libc|\n"},
-		{`\l+`, "streamdb|streamdb|UTF8|C|C||libc||0 bytes|pg_default|\n"},
+		{`\l+`, "streamdb|streamdb|UTF8|C|C||libc||" + strings.TrimSuffix(dbSize, "\n") + "|pg_default|\n"},
 		// streamdb_catalog is listed, as RisingWave lists rw_catalog.
 		{`\dn`, "public|streamdb\nstreamdb_catalog|streamdb\n"},
 		{`\dn+`, "public|streamdb||\nstreamdb_catalog|streamdb||\n"},
