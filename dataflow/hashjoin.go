@@ -11,11 +11,16 @@ import (
 
 // Build implements Spec.
 func (s *HashJoinSpec) Build(env *Env) (Operator, error) {
+	semi := s.Kind == exec.Semi || s.Kind == exec.Anti
 	j := &hashJoin{cond: s.Cond, ev: env.Eval, groups: env.VNodeCount, presence: s.RightPresence,
 		joined: make([]types.Datum, len(s.LeftTypes)+len(s.RightTypes)),
-		inWM:   [2]map[int]types.Datum{{}, {}}, sent: watermarkSwitch{}}
+		width:  len(s.LeftTypes) + len(s.RightTypes), semi: semi, matchedOnly: s.Kind == exec.Semi,
+		inWM: [2]map[int]types.Datum{{}, {}}, sent: watermarkSwitch{}}
+	if semi {
+		j.width = len(s.LeftTypes)
+	}
 	j.sides[0] = newJoinSide(env, s.LeftTable, s.LeftTypes, s.LeftKey, s.LeftStreamKey,
-		s.Kind == exec.Left || s.Kind == exec.Full)
+		s.Kind == exec.Left || s.Kind == exec.Full || semi)
 	j.sides[1] = newJoinSide(env, s.RightTable, s.RightTypes, s.RightKey, s.RightStreamKey,
 		s.Kind == exec.Right || s.Kind == exec.Full)
 	j.sides[0].unread, j.sides[1].unread = s.LeftUnread, s.RightUnread
@@ -78,7 +83,10 @@ func (s *HashJoinSpec) Explain() string {
 // extra last column, so that a NULL-padded row is retracted when its first
 // match appears and emitted again when its last match goes. Rows with a
 // NULL in the join key match nothing and are not stored; those of an outer
-// side pass through padded.
+// side pass through padded. A semi or anti join (HashJoinSpec.Kind) keeps
+// the same state but emits no joined rows: its left side is the outer one,
+// whose rows it emits alone, unpadded, at the degree's edges between 0 and
+// 1 the other way round for a semi join.
 type hashJoin struct {
 	cond   expr.Expr
 	ev     *Evaluator
@@ -88,6 +96,11 @@ type hashJoin struct {
 	sk     []byte
 	// joined is scratch space for evaluating cond.
 	joined []types.Datum
+	// width is the output rows' width without the presence column.
+	width int
+	// semi: a semi or anti join; matchedOnly: a semi join, whose left
+	// rows are emitted while they have matches, not while they have none.
+	semi, matchedOnly bool
 	// presence: output rows end with HashJoinSpec.RightPresence's column.
 	presence bool
 	matches  []joinMatch
@@ -151,7 +164,7 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 	key, null := rowkey.AppendCols(j.key[:0], row, self.keys)
 	j.key = key
 	if null {
-		if self.outer {
+		if self.outer && !j.matchedOnly {
 			return j.out.add(opOf(insert), j.padded(input, row), emit)
 		}
 		return nil
@@ -198,7 +211,7 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 		d := m.row[other.width].Int()
 		if insert {
 			if d == 0 {
-				if err := j.out.add(Delete, j.padded(1-input, orow), emit); err != nil {
+				if err := j.out.add(j.unmatchedOp(Delete), j.padded(1-input, orow), emit); err != nil {
 					return err
 				}
 			}
@@ -211,7 +224,7 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 				return err
 			}
 			if d--; d == 0 {
-				if err := j.out.add(Insert, j.padded(1-input, orow), emit); err != nil {
+				if err := j.out.add(j.unmatchedOp(Insert), j.padded(1-input, orow), emit); err != nil {
 					return err
 				}
 			}
@@ -220,7 +233,7 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 		m.row[other.width] = types.NewInt(d)
 		theirs.Put(m.suffix, m.row)
 	}
-	if self.outer && len(j.matches) == 0 {
+	if self.outer && (len(j.matches) == 0) != j.matchedOnly {
 		if err := j.out.add(opOf(insert), j.padded(input, row), emit); err != nil {
 			return err
 		}
@@ -336,14 +349,29 @@ func (j *hashJoin) concat(dst []types.Datum, input int, row, orow []types.Datum)
 	copy(dst[len(left):], right)
 }
 
-// emitJoined emits the join of row (of side input) with orow.
+// unmatchedOp is op, the change of an outer row's padded output row as
+// its degree leaves or reaches 0, or the reverse for a semi join, which
+// emits the row while it has matches.
+func (j *hashJoin) unmatchedOp(op Op) Op {
+	if !j.matchedOnly {
+		return op
+	}
+	return opOf(op == Delete)
+}
+
+// emitJoined emits the join of row (of side input) with orow; a semi or
+// anti join emits none.
 func (j *hashJoin) emitJoined(op Op, input int, row, orow []types.Datum, emit Emit) error {
+	if j.semi {
+		return nil
+	}
 	out := j.outRow(true)
 	j.concat(out, input, row, orow)
 	return j.out.add(op, out, emit)
 }
 
-// padded returns row of side input padded with NULLs for the other side.
+// padded returns row of side input padded with NULLs for the other side
+// (unpadded for a semi or anti join, whose rows are the left side's).
 func (j *hashJoin) padded(input int, row []types.Datum) []types.Datum {
 	out := j.outRow(input == 1)
 	if input == 0 {
@@ -358,11 +386,11 @@ func (j *hashJoin) padded(input int, row []types.Datum) []types.Datum {
 // the right side is a row.
 func (j *hashJoin) outRow(rightPresent bool) []types.Datum {
 	if !j.presence {
-		return j.out.row(len(j.joined))
+		return j.out.row(j.width)
 	}
-	out := j.out.row(len(j.joined) + 1)
+	out := j.out.row(j.width + 1)
 	if rightPresent {
-		out[len(j.joined)] = types.NewBool(true)
+		out[j.width] = types.NewBool(true)
 	}
 	return out
 }

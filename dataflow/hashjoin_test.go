@@ -103,6 +103,43 @@ func TestHashJoin(t *testing.T) {
 			},
 		},
 		{
+			// A left row is emitted alone while it has matches; duplicates
+			// on the right count, a NULL key never matches.
+			name: "semi", kind: exec.Semi,
+			steps: []testStep{
+				in("+ 1 10 a", "+ 2 NULL b"),
+				right("+ 7 10 x", "+ 8 10 y", "+ 9 NULL z").emits("+ 1 10 a"),
+				in("+ 3 10 c").emits("+ 3 10 c"),
+				right("- 7 10 x"),
+				barrier(),
+				right("U- 8 10 y", "U+ 8 20 y").emits("- 1 10 a", "- 3 10 c"),
+				in("U- 1 10 a", "U+ 1 20 a").emits("+ 1 20 a"),
+				in("- 1 20 a", "- 2 NULL b").emits("- 1 20 a"),
+			},
+		},
+		{
+			name: "anti", kind: exec.Anti,
+			steps: []testStep{
+				in("+ 1 10 a", "+ 2 NULL b").emits("+ 1 10 a", "+ 2 NULL b"),
+				right("+ 7 10 x", "+ 8 10 y", "+ 9 NULL z").emits("- 1 10 a"),
+				in("+ 3 10 c"),
+				right("- 7 10 x"),
+				barrier(),
+				right("U- 8 10 y", "U+ 8 20 y").emits("+ 1 10 a", "+ 3 10 c"),
+				in("U- 1 10 a", "U+ 1 20 a").emits("- 1 10 a"),
+				in("- 1 20 a", "- 2 NULL b").emits("- 2 NULL b"),
+			},
+		},
+		{
+			name: "semi with a residual condition", kind: exec.Semi, cond: less,
+			steps: []testStep{
+				in("+ 1 10 m"),
+				right("+ 7 10 a"),
+				right("+ 8 10 z").emits("+ 1 10 m"),
+				right("U- 8 10 z", "U+ 8 10 b").emits("- 1 10 m"),
+			},
+		},
+		{
 			name: "full with a residual condition", kind: exec.Full, cond: less,
 			steps: []testStep{
 				right("+ 7 10 c").emits("+ NULL NULL NULL 7 10 c"),

@@ -63,13 +63,17 @@ type HashAggSpec struct {
 // NULL-padded for outer joins; a padded row is retracted when its first
 // match appears and re-emitted when its last match goes.
 type HashJoinSpec struct {
+	// Kind exec.Semi or exec.Anti emits left rows only: a left row while
+	// it has a matching right row (Semi), or while it has none (Anti, and
+	// always for a NULL in its join key).
 	Kind                          exec.JoinKind
 	LeftKey, RightKey             []int
 	Cond                          expr.Expr
 	LeftTypes, RightTypes         []types.T
 	LeftStreamKey, RightStreamKey []int
 	// LeftTable and RightTable hold each side's rows keyed by (join key,
-	// stream key), with the row's match count (degree) for outer sides.
+	// stream key), with the row's match count (degree) for outer sides
+	// (the left side of a semi or anti join is one).
 	LeftTable, RightTable uint32
 	// WindowKey is set when both sides' first join key columns carry
 	// watermarks: the lower of the two closes join keys below it, whose

@@ -14,10 +14,16 @@ const (
 	Left
 	Right
 	Full
+	// Semi and Anti keep the left rows that have (Semi) or have not (Anti)
+	// a matching right row, once each, with the left's columns only. Only
+	// streaming joins (dataflow.HashJoinSpec) run them: the planner makes
+	// them of EXISTS and IN subqueries in materialized views.
+	Semi
+	Anti
 )
 
 func (k JoinKind) String() string {
-	return [...]string{"Inner", "Left", "Right", "Full"}[k]
+	return [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti"}[k]
 }
 
 // Join joins Left and Right. When LeftKeys/RightKeys are set the right side

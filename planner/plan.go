@@ -75,10 +75,14 @@ const (
 	LeftJoin  = exec.Left
 	RightJoin = exec.Right
 	FullJoin  = exec.Full
+	SemiJoin  = exec.Semi
+	AntiJoin  = exec.Anti
 )
 
-// Join combines two inputs; output columns are the left's then the right's.
-// On is evaluated over the concatenated row; nil means a cross join.
+// Join combines two inputs; output columns are the left's then the right's
+// (the left's only for SemiJoin and AntiJoin, which the streaming planner
+// alone makes: decorrelate). On is evaluated over the concatenated row;
+// nil means a cross join.
 type Join struct {
 	Kind JoinKind
 	L, R Node
@@ -197,7 +201,12 @@ func (n *Filter) Columns() []Column { return n.Input.Columns() }
 func (n *Project) Columns() []Column { return n.Cols }
 
 // Columns implements Node.
-func (n *Join) Columns() []Column { return concatCols(n.L, n.R) }
+func (n *Join) Columns() []Column {
+	if n.Kind == SemiJoin || n.Kind == AntiJoin {
+		return n.L.Columns()
+	}
+	return concatCols(n.L, n.R)
+}
 
 // concatCols returns l's columns followed by r's.
 func concatCols(l, r Node) []Column {

@@ -42,6 +42,10 @@ type StreamPlan struct {
 // watermark closes them (see planEOWC). Shapes a streaming job cannot
 // maintain yet are *pgerror.Error 0A000.
 func PlanStream(query Node, viewID uint32, vnodes int, eowc bool, alloc func() uint32) (*StreamPlan, error) {
+	query, err := decorrelate(query)
+	if err != nil {
+		return nil, err
+	}
 	p := &streamPlanner{alloc: alloc, uses: columnUses(query), repeats: repeatedAggregates(query), shared: map[string]*stream{}, sharedBy: map[string]*Aggregate{}}
 	if eowc {
 		p.eowc = &eowcPlan{agg: topAggregate(query)}

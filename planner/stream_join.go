@@ -23,6 +23,7 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	}
 	// A key pair with watermarks on both sides goes first: it closes keys
 	// (dataflow.HashJoinSpec.WindowKey).
+	semi := j.Kind == SemiJoin || j.Kind == AntiJoin
 	window := windowKeyPair(j, lk, rk)
 	if window > 0 {
 		lk[0], lk[window] = lk[window], lk[0]
@@ -38,8 +39,10 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	}
 	spec := &dataflow.HashJoinSpec{Kind: j.Kind, LeftKey: l.columnsFor(lk), RightKey: r.columnsFor(rk),
 		LeftStreamKey: l.key, RightStreamKey: r.key, WindowKey: window >= 0,
-		Interval:   intervalBounds(j, [2]bool{l.appendOnly, r.appendOnly}),
 		LeftUnread: p.unread(l, j.L), RightUnread: p.unread(r, j.R), RightPresence: j.Kind == FullJoin}
+	if !semi {
+		spec.Interval = intervalBounds(j, [2]bool{l.appendOnly, r.appendOnly})
+	}
 	inputs := []dataflow.InputSpec{p.input(l, hashOn(spec.LeftKey)), p.input(r, hashOn(spec.RightKey))}
 	lw := len(l.cols)
 	spec.LeftTypes, spec.RightTypes = typesOf(l.cols), typesOf(r.cols)
@@ -54,6 +57,11 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 		})
 	}
 	spec.LeftTable, spec.RightTable = p.alloc(), p.alloc()
+	if semi {
+		// The left rows alone, each once, keyed as a left join's are.
+		return &stream{cols: l.cols, key: joinStreamKey(LeftJoin, l.key, spec.LeftKey, nil, nil, lw),
+			dist: spec.LeftKey, frag: p.newFragment(false, inputs, spec)}, nil
+	}
 	cols := slices.Concat(l.cols, r.cols)
 	if spec.RightPresence {
 		cols = append(cols, Column{Name: "_right_present", T: types.TBool, Hidden: true})

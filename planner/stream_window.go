@@ -319,8 +319,11 @@ func markUses(n Node, need []bool, uses map[Node][]bool) {
 		markUses(x.Input, in, uses)
 	case *Join:
 		j := pushOnDown(x)
-		all := withRefs(need, nonNil(j.On)...)
 		nl := len(j.L.Columns())
+		// A semi or anti join's output is its left's columns alone.
+		all := make([]bool, nl+len(j.R.Columns()))
+		copy(all, need)
+		addRefs(all, nonNil(j.On)...)
 		markUses(j.L, all[:nl], uses)
 		markUses(j.R, all[nl:], uses)
 	case *Expand:

@@ -97,6 +97,9 @@ func watermarkColumns(n Node) []bool {
 			out[i] = ok && in[c]
 		}
 	case *Join:
+		if x.Kind == SemiJoin || x.Kind == AntiJoin {
+			return out
+		}
 		nl := len(x.L.Columns())
 		lk, rk, _ := equiJoin(x.On, nl)
 		if i := windowKeyPair(x, lk, rk); i >= 0 {

@@ -43,6 +43,13 @@ var viewTemplates = []string{
 	"SELECT variance(v) AS vs, stddev_pop(DISTINCT v) AS sp, bit_xor(v) FILTER (WHERE s = 'y') AS bx, percentile_cont(ARRAY[0.25, 0.75]) WITHIN GROUP (ORDER BY v) AS pc FROM %[1]sa",
 	"SELECT k, v > 3 AS big, count(*) AS n, sum(v) AS sv, grouping(k, v > 3) AS g FROM %[1]sa GROUP BY ROLLUP (k, v > 3)",
 	"SELECT k, s, count(DISTINCT v) AS dv, max(v) AS hi FROM %[1]sa GROUP BY GROUPING SETS ((k, s), (s), (), ())",
+	// Subqueries: semi and anti joins, correlated or not, and scalar ones.
+	"SELECT id, v FROM %[1]sa WHERE EXISTS (SELECT 1 FROM %[1]sb WHERE %[1]sb.k = %[1]sa.k AND w > 1)",
+	"SELECT id, k FROM %[1]sa WHERE NOT EXISTS (SELECT 1 FROM %[1]sb WHERE %[1]sb.k = %[1]sa.k AND %[1]sb.w >= %[1]sa.v)",
+	"SELECT id, s FROM %[1]sa WHERE k IN (SELECT w FROM %[1]sb) AND v IS NOT NULL",
+	"SELECT id FROM %[1]sa WHERE id NOT IN (SELECT id FROM %[1]sb) AND NOT EXISTS (SELECT 1 FROM %[1]sb WHERE w > 3)",
+	"SELECT id, v FROM %[1]sa WHERE v > (SELECT avg(w) FROM %[1]sb)",
+	"SELECT id, (SELECT max(w) FROM %[1]sb) AS mw, v - (SELECT count(*) FROM %[1]sb WHERE k IS NULL) AS d FROM %[1]sa",
 	// One aggregation used twice (grouped in two orders): planned once.
 	"SELECT x.k, x.v, x.n FROM (SELECT k, v, count(*) AS n FROM %[1]sa GROUP BY k, v) x JOIN (SELECT k, max(n) AS m FROM (SELECT count(*) AS n, k FROM %[1]sa GROUP BY v, k) c GROUP BY k) y ON x.k = y.k AND x.n >= y.m",
 }
