@@ -468,6 +468,18 @@ Fragment 0 (parallelism default)
 			cols: "a integer, b integer, _copy bigint hidden", pk: "[0 1 2]", tables: 1,
 		},
 		{
+			name: "distinct on is a group top-1",
+			sql:  "SELECT DISTINCT ON (a) a, b FROM t ORDER BY a, b DESC",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[0]
+    Project [$0, $1]
+      TopN group=[0] order=[$0 NULLS LAST $1 DESC NULLS FIRST] limit=1 offset=0
+        Project [$0, $1]
+          Exchange Hash[0] <- Table t`,
+			cols: "a integer, b integer", pk: "[0]", tables: 1,
+		},
+		{
 			name: "top-n",
 			sql:  "SELECT a, b FROM t ORDER BY b DESC LIMIT 3",
 			graph: `
