@@ -139,6 +139,7 @@ type MaterializeSpec struct {
 func (s *HashAggSpec) stateTables() []uint32        { return []uint32{s.StateTable, s.MultisetTable} }
 func (s *HashJoinSpec) stateTables() []uint32       { return []uint32{s.LeftTable, s.RightTable} }
 func (s *TopNSpec) stateTables() []uint32           { return []uint32{s.StateTable} }
+func (s *SetOpSpec) stateTables() []uint32          { return []uint32{s.StateTable} }
 func (s *MaterializeSpec) stateTables() []uint32    { return []uint32{s.TableID} }
 func (s *TemporalFilterSpec) stateTables() []uint32 { return []uint32{s.StateTable} }
 func (s *WatermarkFilterSpec) stateTables() []uint32 {

@@ -97,3 +97,30 @@ func TestSetOpEarlyStop(t *testing.T) {
 		})
 	}
 }
+
+func TestSetOpCopies(t *testing.T) {
+	tests := []struct {
+		kind exec.SetOpKind
+		all  bool
+		l, r int64
+		want int64
+	}{
+		{exec.Intersect, false, 3, 2, 1},
+		{exec.Intersect, false, 3, 0, 0},
+		{exec.Intersect, false, 0, 2, 0},
+		{exec.Intersect, true, 3, 2, 2},
+		{exec.Intersect, true, 1, 5, 1},
+		{exec.Intersect, true, 0, 5, 0},
+		{exec.Except, false, 3, 0, 1},
+		{exec.Except, false, 3, 1, 0},
+		{exec.Except, false, 0, 0, 0},
+		{exec.Except, true, 3, 1, 2},
+		{exec.Except, true, 3, 0, 3},
+		{exec.Except, true, 1, 4, 0},
+	}
+	for _, tt := range tests {
+		if got := tt.kind.Copies(tt.all, tt.l, tt.r); got != tt.want {
+			t.Errorf("%s all=%v Copies(%d, %d) = %d, want %d", tt.kind, tt.all, tt.l, tt.r, got, tt.want)
+		}
+	}
+}

@@ -89,6 +89,23 @@ func (k SetOpKind) String() string {
 	return [...]string{"Union", "Except", "Intersect"}[k]
 }
 
+// Copies returns how many copies of a row EXCEPT or INTERSECT (kind,
+// with all for the ALL form) outputs when its left input has l copies of
+// it and its right input r: min(l, r) or max(l-r, 0) for ALL, otherwise
+// at most one.
+func (k SetOpKind) Copies(all bool, l, r int64) int64 {
+	var n int64
+	if k == Intersect {
+		n = min(l, r)
+	} else if r == 0 || all {
+		n = max(l-r, 0)
+	}
+	if !all {
+		n = min(n, 1)
+	}
+	return n
+}
+
 // SetOp combines two inputs with bag (All) or set semantics.
 type SetOp struct {
 	Kind SetOpKind

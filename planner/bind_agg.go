@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -200,7 +201,14 @@ func (b *Binder) bindOrderBy(ob *ast.OrderByClause, s *scope, names []string, ou
 	if ob == nil {
 		return res, nil
 	}
-	for _, item := range ob.Items {
+	return res, b.bindSortItems(&res, ob.Items, "ORDER BY", s, names, outputs, distinct)
+}
+
+// bindSortItems binds the items of clause (ORDER BY, SELECT DISTINCT ON)
+// as bindOrderBy does, appending to res; an expression res already
+// computes beyond the select list is not computed twice.
+func (b *Binder) bindSortItems(res *orderBy, items []*ast.ByItem, clause string, s *scope, names []string, outputs []expr.Expr, distinct bool) error {
+	for _, item := range items {
 		n, nullsFirst, explicit := unwrapNulls(item.Expr)
 		key := SortKey{Desc: item.Desc, NullsFirst: item.Desc}
 		if explicit {
@@ -209,7 +217,7 @@ func (b *Binder) bindOrderBy(ob *ast.OrderByClause, s *scope, names []string, ou
 		col := -1
 		if pos, ok := ordinal(n); ok {
 			if pos < 1 || pos > len(outputs) {
-				return res, pgerror.New(pgerror.CodeInvalidColumnReference, "ORDER BY position %d is not in select list", pos)
+				return pgerror.New(pgerror.CodeInvalidColumnReference, "%s position %d is not in select list", clause, pos)
 			}
 			col = pos - 1
 		} else if c, ok := n.(*ast.ColumnNameExpr); ok && c.Name.Table.O == "" {
@@ -223,9 +231,9 @@ func (b *Binder) bindOrderBy(ob *ast.OrderByClause, s *scope, names []string, ou
 		if col < 0 {
 			e, err := b.bindExpr(n, s)
 			if err != nil {
-				return res, err
+				return err
 			}
-			for i, o := range outputs {
+			for i, o := range append(slices.Clip(outputs), res.extra...) {
 				if expr.Equal(o, e) {
 					col = i
 					break
@@ -233,10 +241,10 @@ func (b *Binder) bindOrderBy(ob *ast.OrderByClause, s *scope, names []string, ou
 			}
 			if col < 0 {
 				if distinct {
-					return res, pgerror.New(pgerror.CodeInvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
+					return pgerror.New(pgerror.CodeInvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list")
 				}
 				if e, err = b.coerce(e, types.TText); err != nil {
-					return res, err
+					return err
 				}
 				col = len(outputs) + len(res.extra)
 				res.extra = append(res.extra, e)
@@ -245,7 +253,7 @@ func (b *Binder) bindOrderBy(ob *ast.OrderByClause, s *scope, names []string, ou
 		key.Col = col
 		res.keys = append(res.keys, key)
 	}
-	return res, nil
+	return nil
 }
 
 // unwrapNulls strips the pg_nulls_first/pg_nulls_last markers the SQL front

@@ -49,7 +49,8 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 		input = &Filter{Input: input, Cond: cond}
 	}
 
-	fields, names, err := b.expandFields(sel.Fields, s)
+	distinctOn, fieldList := distinctOnMarker(sel.Fields)
+	fields, names, err := b.expandFields(fieldList, s)
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +86,16 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 	order, err := b.bindOrderBy(sel.OrderBy, s, names, exprs, sel.Distinct)
 	if err != nil {
 		return nil, err
+	}
+	on := orderBy{extra: order.extra}
+	if distinctOn != nil {
+		if err := b.bindSortItems(&on, distinctOn, "DISTINCT ON", s, names, exprs, false); err != nil {
+			return nil, err
+		}
+		if err := checkDistinctOn(on.keys, order.keys); err != nil {
+			return nil, err
+		}
+		order.extra = on.extra
 	}
 	b.agg, b.win, b.srf, s.grouping = saved, nil, nil, nil
 
@@ -156,6 +167,9 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 	var out Node = &Project{Input: input, Exprs: projExprs, Cols: projCols}
 	if sel.Distinct {
 		out = &Distinct{Input: out}
+	}
+	if distinctOn != nil {
+		out = firstPerGroup(out, on.keys, order.keys)
 	}
 	if len(order.keys) > 0 {
 		out = &Sort{Input: out, Keys: order.keys}

@@ -432,6 +432,54 @@ Fragment 0 (parallelism default)
 			cols: "a integer", pk: "[0]", tables: 1,
 		},
 		{
+			name: "except keys by the row",
+			sql:  "SELECT a FROM t EXCEPT SELECT a FROM u",
+			graph: `
+Fragment 2 (parallelism default)
+  Materialize table=99 pk=[0]
+    SetOp Except
+      Exchange Hash[0] <- Fragment 0
+      Exchange Hash[0] <- Fragment 1
+Fragment 1 (parallelism default)
+  Project [$0]
+    Exchange Hash[0] <- Table u
+Fragment 0 (parallelism default)
+  Project [$0]
+    Exchange Hash[0] <- Table t`,
+			cols: "a integer", pk: "[0]", tables: 1,
+		},
+		{
+			name: "intersect all numbers the copies",
+			sql:  "SELECT a, b FROM t INTERSECT ALL SELECT a, a FROM u",
+			graph: `
+Fragment 3 (parallelism default)
+  Materialize table=99 pk=[0 1 2]
+    Exchange Hash[0 1 2] <- Fragment 2
+Fragment 2 (parallelism default)
+  SetOp Intersect all
+    Exchange Hash[0 1] <- Fragment 0
+    Exchange Hash[0 1] <- Fragment 1
+Fragment 1 (parallelism default)
+  Project [$0, $0]
+    Exchange Hash[0 0] <- Table u
+Fragment 0 (parallelism default)
+  Project [$0, $1]
+    Exchange Hash[0 1] <- Table t`,
+			cols: "a integer, b integer, _copy bigint hidden", pk: "[0 1 2]", tables: 1,
+		},
+		{
+			name: "distinct on is a group top-1",
+			sql:  "SELECT DISTINCT ON (a) a, b FROM t ORDER BY a, b DESC",
+			graph: `
+Fragment 0 (parallelism default)
+  Materialize table=99 pk=[0]
+    Project [$0, $1]
+      TopN group=[0] order=[$0 NULLS LAST $1 DESC NULLS FIRST] limit=1 offset=0
+        Project [$0, $1]
+          Exchange Hash[0] <- Table t`,
+			cols: "a integer, b integer", pk: "[0]", tables: 1,
+		},
+		{
 			name: "top-n",
 			sql:  "SELECT a, b FROM t ORDER BY b DESC LIMIT 3",
 			graph: `
@@ -754,8 +802,6 @@ func TestPlanStreamUnsupported(t *testing.T) {
 		{sql: "SELECT a FROM t WHERE ts > now() OR a > 1", msg: "function now() is not supported here in materialized views"},
 		{sql: "SELECT a FROM t WHERE ts > now() - (now() - ts)", msg: "function now() is not supported here in materialized views"},
 		{sql: "SELECT a FROM t WHERE b = $1", params: []types.T{types.TInt4}, msg: "materialized views may not be defined using bound parameters"},
-		{sql: "SELECT a FROM t EXCEPT SELECT a FROM u", msg: "EXCEPT queries in materialized views are not supported yet"},
-		{sql: "SELECT a FROM t INTERSECT SELECT a FROM u", msg: "INTERSECT queries in materialized views are not supported yet"},
 		{sql: "SELECT t.a FROM t, u", msg: "streaming joins need an equality condition between columns of both sides"},
 		{sql: "SELECT t.a FROM t JOIN u ON t.a < u.a", msg: "streaming joins need an equality condition between columns of both sides"},
 		{sql: "SELECT a FROM (SELECT a, row_number() OVER (PARTITION BY b ORDER BY c) AS rn FROM t) s WHERE rn <> 2",

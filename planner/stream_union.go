@@ -2,7 +2,6 @@ package planner
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/expr"
@@ -10,10 +9,10 @@ import (
 )
 
 // planSetOp plans UNION [ALL] with one Union operator over every branch
-// of a chain of unions.
+// of a chain of unions, EXCEPT and INTERSECT [ALL] with a SetOp.
 func (p *streamPlanner) planSetOp(x *SetOp) (*stream, error) {
 	if x.Kind != Union {
-		return nil, notStreamable(strings.ToUpper(x.Kind.String()) + " queries")
+		return p.exceptIntersect(x)
 	}
 	var branches []*stream
 	for _, n := range unionBranches(x, x.All) {
@@ -93,14 +92,7 @@ func (p *streamPlanner) unionDistinct(cols []Column, branches []*stream) *stream
 	inputs := make([]dataflow.InputSpec, len(branches))
 	appendOnly := true
 	for i, b := range branches {
-		if len(b.cols) > len(cols) {
-			exprs := make([]expr.Expr, len(cols))
-			for j := range exprs {
-				exprs[j] = b.ref(j)
-			}
-			b.apply(exprs, b.cols[:len(cols)], group)
-		}
-		inputs[i] = p.input(b, hashOn(group))
+		inputs[i] = p.visibleInput(b, len(cols))
 		appendOnly = appendOnly && b.appendOnly
 	}
 	frag := p.newFragment(false, inputs, &dataflow.UnionSpec{Inputs: len(inputs)})
@@ -108,4 +100,45 @@ func (p *streamPlanner) unionDistinct(cols []Column, branches []*stream) *stream
 	p.aggTables(spec)
 	frag.Chain = append(frag.Chain, spec)
 	return &stream{cols: cols, key: group, frag: frag, dist: group}
+}
+
+// exceptIntersect plans EXCEPT or INTERSECT [ALL] with a SetOp over both
+// inputs' visible rows. Its stream key is the row, and, for ALL, the
+// number of each copy. With inserts only on both sides an INTERSECT only
+// gains copies.
+func (p *streamPlanner) exceptIntersect(x *SetOp) (*stream, error) {
+	l, err := p.plan(x.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.plan(x.R)
+	if err != nil {
+		return nil, err
+	}
+	width := len(x.Cols)
+	inputs := []dataflow.InputSpec{p.visibleInput(l, width), p.visibleInput(r, width)}
+	spec := &dataflow.SetOpSpec{Kind: x.Kind, All: x.All, InputTypes: typesOf(x.Cols), StateTable: p.alloc()}
+	out := &stream{cols: x.Cols, key: seq(0, width), dist: seq(0, width),
+		appendOnly: x.Kind == Intersect && l.appendOnly && r.appendOnly,
+		frag:       p.newFragment(false, inputs, spec)}
+	if x.All {
+		out.cols = append(slices.Clip(x.Cols), Column{Name: "_copy", T: types.TInt8, Hidden: true})
+		out.key = append(out.key, width)
+	}
+	return out, nil
+}
+
+// visibleInput is the input of a consumer that reads the first width
+// columns of b, its visible ones, routed by all of them: hidden columns
+// are dropped.
+func (p *streamPlanner) visibleInput(b *stream, width int) dataflow.InputSpec {
+	all := seq(0, width)
+	if len(b.cols) > width {
+		exprs := make([]expr.Expr, width)
+		for j := range exprs {
+			exprs[j] = b.ref(j)
+		}
+		b.apply(exprs, b.cols[:width], all)
+	}
+	return p.input(b, hashOn(all))
 }

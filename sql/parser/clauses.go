@@ -21,8 +21,16 @@ func (t *translator) word(s *seq, i int) (int, error) {
 		s.clause = "select"
 	case "distinct":
 		if next.is("on") {
-			return i, notSupportedAt(t.src, tk.pos, "SELECT DISTINCT ON is not supported").
-				WithHint("use a window function such as row_number() in a subquery")
+			if !t.at(i + 2).isPunct("(") {
+				return i + 2, t.syntaxErr(i + 2)
+			}
+			u, j, err := t.marker("pg_distinct_on", tk.pos, i+2)
+			if err != nil {
+				return j, err
+			}
+			s.add(u)
+			s.add(wordUnit(",", tk.pos))
+			return j, nil
 		}
 	case "from":
 		if s.mode == modeQuery || s.mode == modeFrom {

@@ -154,8 +154,10 @@
 //     pg_on_conflict = pg_conflict_do_update(a), x = e, ....
 //   - RETURNING list is cut off the INSERT/UPDATE/DELETE and parsed into
 //     Statement.Returning.
+//   - SELECT DISTINCT ON (e1, e2) list becomes SELECT pg_distinct_on(e1,
+//     e2), list: the binder takes the marker off the select list.
 //   - Recognized but unsupported forms are 0A000 feature_not_supported:
-//     DISTINCT ON, ON CONFLICT ON CONSTRAINT, ROWS FROM, ORDER BY or
+//     ON CONFLICT ON CONSTRAINT, ROWS FROM, ORDER BY or
 //     DISTINCT in an aggregate call with OVER,
 //     FETCH ... WITH TIES, BETWEEN SYMMETRIC, UPDATE ... FROM,
 //     DELETE ... USING, SELECT ... FOR UPDATE, bit-string literals, and

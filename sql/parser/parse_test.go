@@ -73,7 +73,7 @@ func TestErrorPositions(t *testing.T) {
 		{"select a::int + from t", "42601", `syntax error at or near "from"`, 17},
 		{"insert into t values (1) returning *, ", "42601", "syntax error at end of input", 39},
 		{"create table t (a int default 1 +)", "42601", `syntax error at or near ")"`, 34},
-		{"select distinct on (a) a from t", "0A000", "SELECT DISTINCT ON is not supported", 8},
+		{"select distinct on a from t", "42601", `syntax error at or near "a"`, 20},
 		{"create view v as select a +", "42601", "syntax error at end of input", 28},
 	}
 	for _, tt := range tests {
