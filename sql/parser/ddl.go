@@ -454,12 +454,18 @@ func (p *uparser) drop() (any, error) {
 			break
 		}
 	}
-	if p.accept("cascade") {
-		d.Cascade = true
-	} else {
-		p.accept("restrict")
-	}
+	d.Cascade = p.dropBehavior()
 	return d, nil
+}
+
+// dropBehavior consumes an optional CASCADE or RESTRICT and reports
+// whether it was CASCADE.
+func (p *uparser) dropBehavior() bool {
+	if p.accept("cascade") {
+		return true
+	}
+	p.accept("restrict")
+	return false
 }
 
 // rename parses the rest of ALTER kind [IF EXISTS] name RENAME: TO
@@ -518,9 +524,7 @@ func (p *uparser) alterColumns(name ObjectName, ifExists bool) (any, error) {
 				return nil, err
 			}
 			act.Drop = column
-			if !p.accept("cascade") {
-				p.accept("restrict")
-			}
+			p.dropBehavior() // a dropped column takes nothing with it
 		default:
 			return nil, p.syntaxErr(p.i)
 		}

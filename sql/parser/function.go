@@ -205,10 +205,6 @@ func (p *uparser) dropFunction() (any, error) {
 			break
 		}
 	}
-	if p.accept("cascade") {
-		d.Cascade = true
-	} else {
-		p.accept("restrict")
-	}
+	d.Cascade = p.dropBehavior()
 	return d, nil
 }
