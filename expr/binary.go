@@ -141,7 +141,7 @@ func resolveBinary(op string, l, r Expr) (Expr, error) {
 			return nil, undefinedOperator(op, lt, rt)
 		}
 		l, r = castTo(l, ComparedAs(lt, ct)), castTo(r, ComparedAs(rt, ct))
-		return &Binary{Op: op, L: l, R: r, T: types.TBool, fn: compareFn(op)}, nil
+		return &Binary{Op: op, L: l, R: r, T: types.TBool, fn: compareFn(op, ct)}, nil
 	}
 	if e, ok, err := jsonOperator(op, l, r); ok {
 		return e, err
@@ -337,7 +337,7 @@ func NumericResultType(a, b types.T) types.T {
 	return types.T{Family: b.Family, Mod: -1}
 }
 
-func compareFn(op string) binaryFn {
+func compareFn(op string, t types.T) binaryFn {
 	var test func(int) bool
 	switch op {
 	case "=":
@@ -354,7 +354,7 @@ func compareFn(op string) binaryFn {
 		test = func(c int) bool { return c >= 0 }
 	}
 	return func(_ *Ctx, a, b types.Datum) (types.Datum, error) {
-		return types.NewBool(test(types.Compare(a, b))), nil
+		return types.NewBool(test(types.CompareAs(t, a, b))), nil
 	}
 }
 

@@ -31,7 +31,7 @@ func (e *InList) Eval(c *Ctx, row []types.Datum) (types.Datum, error) {
 			sawNull = true
 			continue
 		}
-		if types.Compare(x, v) == 0 {
+		if types.CompareAs(e.E.Type(), x, v) == 0 {
 			return types.NewBool(!e.Not), nil
 		}
 	}

@@ -50,6 +50,16 @@ func Compare(a, b Datum) int {
 	return cmp.Compare(a.kind, b.kind)
 }
 
+// CompareAs is Compare for values of type t: character(n) values compare
+// without their trailing spaces, as PostgreSQL's bpchar operators do
+// ('a' = 'a  '::char(3)).
+func CompareAs(t T, a, b Datum) int {
+	if t.Family == Bpchar && a.kind == KindString && b.kind == KindString {
+		return strings.Compare(strings.TrimRight(a.s, " "), strings.TrimRight(b.s, " "))
+	}
+	return Compare(a, b)
+}
+
 // cmpArray is array_cmp: element by element, then the shorter first, then
 // the fewer dimensions, then by the dimensions' lengths and lower bounds.
 func cmpArray(a, b Datum) int {
