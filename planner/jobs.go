@@ -27,6 +27,7 @@ func PlanView(cat *meta.Catalog, sqlText string, searchPath []string, viewID uin
 	if err != nil {
 		return nil, nil, err
 	}
+	node = OrderDisconnectedJoins(node)
 	if err := CheckStorable(node.Columns()); err != nil {
 		return nil, nil, err
 	}

@@ -62,10 +62,25 @@ func OrderJoins(n Node, counts RowCounts) Node {
 	return o.node(n)
 }
 
+// OrderDisconnectedJoins returns n with those regions of inner joins
+// ordered (every table counted alike) whose written order would join a
+// relation without an equality to the ones before it, or whose
+// equalities an OR hides (factorOr); the others stay exactly as written.
+// Streaming plans use it: each of their joins needs an equality to hash
+// on, and a view whose written order is fine keeps its plan, and so the
+// layout of its state, as it always was.
+func OrderDisconnectedJoins(n Node) Node {
+	o := &orderer{counts: StorageRowCounts(nil), tables: map[uint32]float64{}, onlyDisconnected: true}
+	return o.node(n)
+}
+
 // orderer orders the joins of one plan.
 type orderer struct {
 	counts RowCounts
 	tables map[uint32]float64
+	// onlyDisconnected orders only the regions that need it (see
+	// OrderDisconnectedJoins).
+	onlyDisconnected bool
 }
 
 func (o *orderer) node(n Node) Node {
@@ -79,6 +94,9 @@ func (o *orderer) node(n Node) Node {
 	}
 	r := &region{}
 	out := r.flatten(body)
+	if len(r.rels) >= 2 && o.onlyDisconnected && !r.factored && r.writtenConnected() {
+		return o.withinRelations(n, r.rels)
+	}
 	if len(r.rels) < 2 || len(r.rels) > 64 {
 		// Nothing to order, or more relations than a set has bits: the
 		// joins below are ordered as regions of their own.
@@ -93,6 +111,19 @@ func (o *orderer) node(n Node) Node {
 		return &Filter{Input: ordered, Cond: pinned}
 	}
 	return ordered
+}
+
+// withinRelations returns n, a region kept as written, with the regions
+// inside its relations rels ordered.
+func (o *orderer) withinRelations(n Node, rels []Node) Node {
+	if slices.Contains(rels, n) {
+		return o.node(n)
+	}
+	ins := n.Inputs()
+	for i, in := range ins {
+		ins[i] = o.withinRelations(in, rels)
+	}
+	return withInputs(n, ins)
 }
 
 // splitPinned splits a condition into the conjuncts that must be evaluated
@@ -126,6 +157,9 @@ type region struct {
 	conds []expr.Expr
 	// width is the number of columns of the relations so far.
 	width int
+	// factored records that a condition common to every branch of an OR
+	// was taken out of it (see factorOr).
+	factored bool
 }
 
 // flatten adds n's relations and conditions to r and returns, for each of
@@ -190,8 +224,76 @@ func (r *region) addConds(cond expr.Expr, out []int) {
 		return
 	}
 	for _, c := range conjuncts(cond) {
-		r.conds = append(r.conds, mapCols(c, func(i int) int { return out[i] }))
+		parts := factorOr(c)
+		r.factored = r.factored || len(parts) > 1
+		for _, part := range parts {
+			r.conds = append(r.conds, mapCols(part, func(i int) int { return out[i] }))
+		}
 	}
+}
+
+// factorOr takes the conjuncts common to every branch of the OR e out of
+// it, as PostgreSQL's planner does: (a AND b) OR (a AND c) is a AND (b OR
+// c), so that a join equality written in each branch joins by hash. It
+// returns e alone when nothing is common.
+func factorOr(e expr.Expr) []expr.Expr {
+	or, ok := e.(*expr.Or)
+	if !ok || len(or.Args) < 2 {
+		return []expr.Expr{e}
+	}
+	branches := make([][]expr.Expr, len(or.Args))
+	for i, a := range or.Args {
+		branches[i] = conjuncts(a)
+	}
+	var common []expr.Expr
+	for _, c := range branches[0] {
+		inAll := true
+		for _, b := range branches[1:] {
+			inAll = inAll && slices.ContainsFunc(b, func(x expr.Expr) bool { return expr.Equal(x, c) })
+		}
+		if inAll && !slices.ContainsFunc(common, func(x expr.Expr) bool { return expr.Equal(x, c) }) {
+			common = append(common, c)
+		}
+	}
+	if len(common) == 0 {
+		return []expr.Expr{e}
+	}
+	rest := make([]expr.Expr, 0, len(branches))
+	for _, b := range branches {
+		var left []expr.Expr
+		for _, x := range b {
+			if !slices.ContainsFunc(common, func(c expr.Expr) bool { return expr.Equal(x, c) }) {
+				left = append(left, x)
+			}
+		}
+		if len(left) == 0 {
+			return common // a branch of the common conjuncts alone: the OR holds with them
+		}
+		rest = append(rest, andOf(left))
+	}
+	return append(common, expr.NewOr(rest...))
+}
+
+// writtenConnected reports whether, in FROM order, each relation after
+// the first has an equality with the ones before it.
+func (r *region) writtenConnected() bool {
+	for k := 1; k < len(r.rels); k++ {
+		rel, before := uint64(1)<<k, uint64(1)<<k-1
+		if !slices.ContainsFunc(r.conds, func(c expr.Expr) bool {
+			b, ok := c.(*expr.Binary)
+			if !ok || b.Op != "=" {
+				return false
+			}
+			lr, rr := r.refs(b.L), r.refs(b.R)
+			if (lr|rr)&^(before|rel) != 0 {
+				return false // reads a relation joined later
+			}
+			return lr&before != 0 && rr == rel || rr&before != 0 && lr == rel
+		}) {
+			return false
+		}
+	}
+	return true
 }
 
 // relOf returns the relation that region column col belongs to.

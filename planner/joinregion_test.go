@@ -380,3 +380,38 @@ func TestJoinOrderExplain(t *testing.T) {
 		t.Errorf("plan\n got  %q\n want %q", got, want)
 	}
 }
+
+// TestOrderDisconnectedJoins checks that streaming plans keep a join
+// order that has an equality at every step as written, and reorder one
+// that would join a relation without an equality to those before it
+// (also when an OR hides the equality in each of its branches).
+func TestOrderDisconnectedJoins(t *testing.T) {
+	for _, tt := range []struct {
+		sql  string
+		same bool
+		want []string // the joins' conditions, innermost first, when reordered
+	}{
+		{sql: "SELECT * FROM t, u, w WHERE t.a = u.a AND u.x = w.a", same: true},
+		{sql: "SELECT * FROM t JOIN u ON t.a = u.a JOIN w ON u.x = w.a", same: true},
+		{sql: "SELECT * FROM t, w, u WHERE u.x = w.a AND t.a = u.a", want: []string{"($0 = $6)", "($7 = ($10)::bigint)"}},
+		{sql: "SELECT * FROM t, u WHERE (t.a = u.a AND t.b = 1) OR (t.a = u.a AND u.x = 2)", want: []string{"(($0 = $6) AND (($1 = '1'::integer) OR ($7 = '2'::bigint)))"}},
+	} {
+		n := mustBind(t, tt.sql)
+		got := planner.OrderDisconnectedJoins(n)
+		if tt.same {
+			if !slices.Equal(planner.Explain(got), planner.Explain(n)) {
+				t.Errorf("%s: reordered\n%q", tt.sql, planner.Explain(got))
+			}
+			continue
+		}
+		var conds []string
+		for _, line := range planner.Explain(got) {
+			if _, on, ok := strings.Cut(line, "InnerJoin ON "); ok {
+				conds = append([]string{on}, conds...)
+			}
+		}
+		if !slices.Equal(conds, tt.want) {
+			t.Errorf("%s: join conditions %q, want %q\n%q", tt.sql, conds, tt.want, planner.Explain(got))
+		}
+	}
+}

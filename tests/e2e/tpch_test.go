@@ -19,10 +19,7 @@ const tpchScale = 0.01
 // accepted (take it off the list) or another is refused.
 var tpchRefused = map[string]string{
 	"q2":  "correlated scalar subqueries",
-	"q8":  "streaming joins need an equality condition",
-	"q9":  "streaming joins need an equality condition",
 	"q17": "correlated scalar subqueries",
-	"q19": "streaming joins need an equality condition",
 	"q20": "correlated scalar subqueries",
 }
 
