@@ -267,10 +267,21 @@ func (p *streamPlanner) planOverWindow(w *Window) (*stream, error) {
 		spec.Order = append(spec.Order, dataflow.SortKey(k))
 	}
 	frag.Chain = append(frag.Chain, spec)
-	out := &stream{cols: w.Cols, key: partitionFirst(in.key, w.Partition), frag: frag}
+	// The input may carry hidden columns (its stream key) after the
+	// Window input's: the functions' values follow them.
+	width := len(in.cols)
+	out := &stream{cols: append(slices.Clip(in.cols), w.Cols[n:]...), key: partitionFirst(in.key, w.Partition), frag: frag}
 	if !d.single {
 		out.dist = d.keys
 	}
+	exprs := make([]expr.Expr, 0, len(w.Cols))
+	for i := range n {
+		exprs = append(exprs, out.ref(i))
+	}
+	for j := range w.Funcs {
+		exprs = append(exprs, out.ref(width+j))
+	}
+	out.project(exprs, w.Cols)
 	return out, nil
 }
 
