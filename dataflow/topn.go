@@ -25,8 +25,20 @@ func (s *TopNSpec) lazyState() bool { return len(s.GroupKey) > 0 }
 
 // Explain implements Spec.
 func (s *TopNSpec) Explain() string {
-	order := make([]string, len(s.Order))
-	for i, k := range s.Order {
+	flags := ""
+	if s.WithTies {
+		flags = " with ties"
+	}
+	if s.Number {
+		flags += " numbered"
+	}
+	return fmt.Sprintf("TopN group=%v order=%s limit=%d offset=%d%s", s.GroupKey, explainOrder(s.Order), s.Limit, s.Offset, flags)
+}
+
+// explainOrder renders sort keys for EXPLAIN.
+func explainOrder(keys []SortKey) string {
+	order := make([]string, len(keys))
+	for i, k := range keys {
 		order[i] = fmt.Sprintf("$%d", k.Col)
 		if k.Desc {
 			order[i] += " DESC"
@@ -37,14 +49,7 @@ func (s *TopNSpec) Explain() string {
 			order[i] += " NULLS LAST"
 		}
 	}
-	flags := ""
-	if s.WithTies {
-		flags = " with ties"
-	}
-	if s.Number {
-		flags += " numbered"
-	}
-	return fmt.Sprintf("TopN group=%v order=%v limit=%d offset=%d%s", s.GroupKey, order, s.Limit, s.Offset, flags)
+	return fmt.Sprint(order)
 }
 
 // topN keeps every row of each group in its state table under (order key,
@@ -63,9 +68,7 @@ type topN struct {
 	order   []*topNGroup
 	key     []byte
 	suffix  []byte
-	out     chunkOut
-	cmp     rowComparer
-	adds    []windowChange
+	diff    entryDiff
 }
 
 // topNGroup is a group touched in the current epoch with its window before
@@ -94,10 +97,10 @@ const (
 	nullLastMarker  byte = 0x02
 )
 
-// appendOrderKey appends the entry key of row: its order key, encoded so
-// that byte order is the Top-N order, then its stream key.
-func (t *topN) appendOrderKey(dst []byte, row []types.Datum) []byte {
-	for _, k := range t.spec.Order {
+// appendRowOrderKey appends the entry key of row: its order key, encoded so
+// that byte order is the order's, then its stream key.
+func appendRowOrderKey(dst []byte, row []types.Datum, order []SortKey, streamKey []int) []byte {
+	for _, k := range order {
 		v := row[k.Col]
 		switch {
 		case !v.IsNull():
@@ -108,7 +111,7 @@ func (t *topN) appendOrderKey(dst []byte, row []types.Datum) []byte {
 			dst = append(dst, nullLastMarker)
 		}
 	}
-	dst, _ = rowkey.AppendCols(dst, row, t.spec.StreamKey)
+	dst, _ = rowkey.AppendCols(dst, row, streamKey)
 	return dst
 }
 
@@ -181,7 +184,7 @@ func (t *topN) Process(_ int, c *Chunk, _ Emit) error {
 			t.touched[string(t.key)] = tg
 			t.order = append(t.order, tg)
 		}
-		t.suffix = t.appendOrderKey(t.suffix[:0], row)
+		t.suffix = appendRowOrderKey(t.suffix[:0], row, t.spec.Order, t.spec.StreamKey)
 		if c.Ops[i].IsInsert() {
 			tg.g.Put(t.suffix, row)
 			continue
@@ -208,14 +211,28 @@ func (t *topN) Barrier(b *Barrier, emit Emit) error {
 	if b.Checkpoint {
 		t.state.Commit(b.Epoch)
 	}
-	return t.out.flush(emit)
+	return t.diff.out.flush(emit)
 }
 
-// emitDiff emits the change from window old to window cur: deletes first,
-// so that a row moving within the window is deleted before it is inserted
-// again under its new order key.
+// emitDiff emits the change from window old to window cur.
 func (t *topN) emitDiff(old, cur []topNEntry, emit Emit) error {
-	t.adds = t.adds[:0]
+	return t.diff.emit(old, cur, t.spec.Number, t.outRow, emit)
+}
+
+// entryDiff emits the change between two versions of a group's entries,
+// each in suffix order. Its buffers are reused between calls.
+type entryDiff struct {
+	out  chunkOut
+	cmp  rowComparer
+	adds []windowChange
+}
+
+// emit emits the change from entries old to entries cur, as outRow renders
+// them (numbered: an entry whose number changed is updated): deletes
+// first, so that a row moving within the group is deleted before it is
+// inserted again under its new suffix.
+func (d *entryDiff) emit(old, cur []topNEntry, numbered bool, outRow func(*topNEntry) []types.Datum, emit Emit) error {
+	d.adds = d.adds[:0]
 	i, k := 0, 0
 	for i < len(old) || k < len(cur) {
 		c := 0
@@ -229,33 +246,33 @@ func (t *topN) emitDiff(old, cur []topNEntry, emit Emit) error {
 		}
 		switch {
 		case c < 0:
-			if err := t.out.add(Delete, t.outRow(&old[i]), emit); err != nil {
+			if err := d.out.add(Delete, outRow(&old[i]), emit); err != nil {
 				return err
 			}
 			i++
 		case c > 0:
-			t.adds = append(t.adds, windowChange{cur: &cur[k]})
+			d.adds = append(d.adds, windowChange{cur: &cur[k]})
 			k++
 		default:
-			if !t.cmp.identical(old[i].row, cur[k].row) || t.spec.Number && old[i].num != cur[k].num {
-				t.adds = append(t.adds, windowChange{old: &old[i], cur: &cur[k]})
+			if !d.cmp.identical(old[i].row, cur[k].row) || numbered && old[i].num != cur[k].num {
+				d.adds = append(d.adds, windowChange{old: &old[i], cur: &cur[k]})
 			}
 			i++
 			k++
 		}
 	}
-	for _, a := range t.adds {
+	for _, a := range d.adds {
 		var err error
 		if a.old == nil {
-			err = t.out.add(Insert, t.outRow(a.cur), emit)
+			err = d.out.add(Insert, outRow(a.cur), emit)
 		} else {
-			err = t.out.update(t.outRow(a.old), t.outRow(a.cur), emit)
+			err = d.out.update(outRow(a.old), outRow(a.cur), emit)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	clear(t.adds)
+	clear(d.adds)
 	return nil
 }
 
@@ -265,7 +282,7 @@ func (t *topN) outRow(e *topNEntry) []types.Datum {
 	if !t.spec.Number {
 		return e.row
 	}
-	row := t.out.row(len(e.row) + 1)
+	row := t.diff.out.row(len(e.row) + 1)
 	copy(row, e.row)
 	row[len(e.row)] = types.NewInt(e.num)
 	return row

@@ -51,7 +51,7 @@ type Window struct {
 
 // Run implements Op.
 func (w *Window) Run(c *expr.Ctx, emit Emit) error {
-	frames, err := w.frames(c)
+	ev, err := NewWindowEval(c, w.Order, w.Funcs)
 	if err != nil {
 		return err
 	}
@@ -67,21 +67,19 @@ func (w *Window) Run(c *expr.Ctx, emit Emit) error {
 	width := len(rows[0])
 	out := make([]types.Datum, width+len(w.Funcs))
 	results := make([][]types.Datum, len(w.Funcs))
-	var p windowPartition
 	var k canceler
 	for lo := 0; lo < len(rows); {
 		hi := lo + 1
 		for hi < len(rows) && compareRows(part, rows[lo], rows[hi]) == 0 {
 			hi++
 		}
-		p.reset(rows[lo:hi], w.Order)
-		for f := range w.Funcs {
+		for f := range results {
 			results[f] = resize(results[f], hi-lo)
-			if err := p.compute(c, &w.Funcs[f], &frames[f], results[f]); err != nil {
-				return err
-			}
 		}
-		for i, r := range p.rows {
+		if err := ev.Compute(c, rows[lo:hi], results); err != nil {
+			return err
+		}
+		for i, r := range rows[lo:hi] {
 			if err := k.check(c); err != nil {
 				return err
 			}
@@ -98,23 +96,46 @@ func (w *Window) Run(c *expr.Ctx, emit Emit) error {
 	return nil
 }
 
-// frames evaluates the frame offsets of every function.
-func (w *Window) frames(c *expr.Ctx) ([]frameSpec, error) {
-	out := make([]frameSpec, len(w.Funcs))
-	for i, f := range w.Funcs {
-		out[i].Frame = f.Frame
-		if len(w.Order) > 0 {
-			out[i].order = w.Order[0]
+// WindowEval computes window functions over one partition at a time, for
+// the batch Window and for the streaming window operator.
+type WindowEval struct {
+	order  []SortKey
+	funcs  []WindowFunc
+	frames []frameSpec
+	p      windowPartition
+}
+
+// NewWindowEval returns the evaluator of funcs over partitions ordered by
+// order, with the frame offsets evaluated.
+func NewWindowEval(c *expr.Ctx, order []SortKey, funcs []WindowFunc) (*WindowEval, error) {
+	e := &WindowEval{order: order, funcs: funcs, frames: make([]frameSpec, len(funcs))}
+	for i, f := range funcs {
+		fr := &e.frames[i]
+		fr.Frame = f.Frame
+		if len(order) > 0 {
+			fr.order = order[0]
 		}
 		var err error
-		if out[i].startOff, err = frameOffset(c, f.Frame.Mode, f.Frame.Start, "starting"); err != nil {
+		if fr.startOff, err = frameOffset(c, f.Frame.Mode, f.Frame.Start, "starting"); err != nil {
 			return nil, err
 		}
-		if out[i].endOff, err = frameOffset(c, f.Frame.Mode, f.Frame.End, "ending"); err != nil {
+		if fr.endOff, err = frameOffset(c, f.Frame.Mode, f.Frame.End, "ending"); err != nil {
 			return nil, err
 		}
 	}
-	return out, nil
+	return e, nil
+}
+
+// Compute sets results[f][i] to function f's value on rows[i], rows being
+// one partition in window order and each results[f] len(rows) long.
+func (e *WindowEval) Compute(c *expr.Ctx, rows [][]types.Datum, results [][]types.Datum) error {
+	e.p.reset(rows, e.order)
+	for f := range e.funcs {
+		if err := e.p.compute(c, &e.funcs[f], &e.frames[f], results[f]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // frameOffset evaluates the offset of a bound (NULL for bounds without

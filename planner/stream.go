@@ -175,7 +175,7 @@ func (p *streamPlanner) planNode(n Node) (*stream, error) {
 	case *Apply:
 		return nil, notStreamable("LATERAL references to other FROM items")
 	case *Window:
-		return nil, windowNotStreamable(x)
+		return p.planOverWindow(x)
 	case *groupTopN:
 		return p.planGroupTopN(x)
 	}

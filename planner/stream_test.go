@@ -543,6 +543,32 @@ Fragment 0 (parallelism default)
 			cols: "a integer, b integer", pk: "[1 0]", tables: 1,
 		},
 		{
+			name: "window functions other than a Top-N are an OverWindow hashed on the partition key",
+			sql:  "SELECT a, sum(a) OVER (PARTITION BY b ORDER BY c ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s, lag(a) OVER (PARTITION BY b ORDER BY c) AS l FROM t",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[3 0]
+    Exchange Hash[3 0] <- Fragment 0
+Fragment 0 (parallelism default)
+  Project [$0, $6, $7, $1]
+    OverWindow partition=[1] order=[$2 NULLS LAST] funcs=[sum($0) ROWS BETWEEN '1'::bigint PRECEDING AND CURRENT ROW, lag($0)]
+      Exchange Hash[1] <- Table t`,
+			cols: "a integer, s bigint, l integer, b integer hidden", pk: "[3 0]", tables: 1,
+		},
+		{
+			name: "a window without PARTITION BY is a singleton OverWindow",
+			sql:  "SELECT a, dense_rank() OVER (ORDER BY c) AS r FROM t",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0]
+    Exchange Hash[0] <- Fragment 0
+Fragment 0 (singleton)
+  Project [$0, $6]
+    OverWindow partition=[] order=[$2 NULLS LAST] funcs=[dense_rank()]
+      Exchange Single <- Table t`,
+			cols: "a integer, r bigint", pk: "[0]", tables: 1,
+		},
+		{
 			name: "a selected row number is numbered by the Top-N",
 			sql:  "SELECT * FROM (SELECT a, b, row_number() OVER (PARTITION BY b ORDER BY c DESC) AS rn FROM t) s WHERE rn <= 2",
 			graph: `
@@ -808,14 +834,9 @@ func TestPlanStreamUnsupported(t *testing.T) {
 			msg: "this condition on a row number cannot be maintained by a materialized view yet"},
 		{sql: "SELECT a FROM (SELECT a, b, row_number() OVER (PARTITION BY b ORDER BY c) AS rn FROM t) s WHERE rn <= b",
 			msg: "this condition on a row number cannot be maintained by a materialized view yet"},
-		{sql: "SELECT a FROM (SELECT a, row_number() OVER (ORDER BY c) AS rn FROM t) s", msg: "window functions in materialized views are not supported yet"},
-		{sql: "SELECT a, sum(b) OVER (PARTITION BY c) FROM t", msg: "window functions in materialized views are not supported yet"},
-		{sql: "SELECT a FROM (SELECT a, row_number() OVER () AS rn, lag(a) OVER () AS l FROM t) s WHERE rn <= 2",
-			msg: "window functions in materialized views are not supported yet"},
 		{sql: "SELECT a, g FROM t, generate_series(1, t.b) g", msg: "LATERAL references to other FROM items in materialized views are not supported yet"},
 		{sql: "SELECT generate_series(1, (SELECT max(b) FROM t))", msg: "subqueries in materialized views are not supported yet"},
 		{sql: "SELECT sum((SELECT max(x) FROM u)) FROM t", msg: "subqueries in materialized views are not supported yet"},
-		{sql: "SELECT a FROM (SELECT a, dense_rank() OVER (PARTITION BY b ORDER BY c) AS r FROM t) s WHERE r <= 2", msg: "dense_rank() in materialized views is not supported yet"},
 	}
 	for _, tc := range tests {
 		_, _, err := planView(t, tc.sql, tc.params...)

@@ -11,8 +11,9 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// A streaming job keeps window functions in one shape only, the Top-N per
-// partition:
+// A streaming job computes window functions in an OverWindow (any
+// function and frame the batch evaluator computes), or, in one shape, in a
+// Top-N per partition:
 //
 //	SELECT ... FROM (SELECT ..., row_number() OVER (PARTITION BY p ORDER BY o) AS rn FROM t) s
 //	WHERE rn <= N
@@ -218,13 +219,7 @@ func (p *streamPlanner) planGroupTopN(x *groupTopN) (*stream, error) {
 	// A row whose partition changes leaves one actor's Top-N and enters
 	// another's: the key includes the partition, so that downstream the
 	// delete and the insert, which race, are rows of different keys.
-	key := slices.Clone(in.key)
-	for _, c := range slices.Backward(w.Partition) {
-		if !slices.Contains(key, c) {
-			key = slices.Insert(key, 0, c)
-		}
-	}
-	out := &stream{cols: in.cols, key: key, frag: frag}
+	out := &stream{cols: in.cols, key: partitionFirst(in.key, w.Partition), frag: frag}
 	if !d.single {
 		out.dist = d.keys
 	}
@@ -251,17 +246,55 @@ func (p *streamPlanner) planGroupTopN(x *groupTopN) (*stream, error) {
 	return out, nil
 }
 
-// windowNotStreamable is the error for a window function that is not a
-// row_number() filtered into a Top-N.
-func windowNotStreamable(w *Window) error {
-	for _, f := range w.Funcs {
-		if f.Name == "dense_rank" {
-			return pgerror.New(pgerror.CodeFeatureNotSupported, "%s() in materialized views is not supported yet", f.Name).
-				WithHint("A Top-N over row_number() or rank() is supported.")
+// planOverWindow computes the window functions of w in an OverWindow,
+// which keeps each partition's rows, in a fragment hashed on the partition
+// key (a singleton without PARTITION BY). Its stream key is the partition
+// key, then the input's, for the reason planGroupTopN gives.
+func (p *streamPlanner) planOverWindow(w *Window) (*stream, error) {
+	in, err := p.plan(w.Input)
+	if err != nil {
+		return nil, err
+	}
+	d := single
+	if len(w.Partition) > 0 {
+		d = hashOn(w.Partition)
+	}
+	frag := p.into(in, d)
+	n := len(w.Input.Columns())
+	spec := &dataflow.OverWindowSpec{Partition: w.Partition, Funcs: w.Funcs, InputTypes: typesOf(in.cols),
+		FuncTypes: typesOf(w.Cols[n:]), StreamKey: in.key, StateTable: p.alloc()}
+	for _, k := range w.Order {
+		spec.Order = append(spec.Order, dataflow.SortKey(k))
+	}
+	frag.Chain = append(frag.Chain, spec)
+	// The input may carry hidden columns (its stream key) after the
+	// Window input's: the functions' values follow them.
+	width := len(in.cols)
+	out := &stream{cols: append(slices.Clip(in.cols), w.Cols[n:]...), key: partitionFirst(in.key, w.Partition), frag: frag}
+	if !d.single {
+		out.dist = d.keys
+	}
+	exprs := make([]expr.Expr, 0, len(w.Cols))
+	for i := range n {
+		exprs = append(exprs, out.ref(i))
+	}
+	for j := range w.Funcs {
+		exprs = append(exprs, out.ref(width+j))
+	}
+	out.project(exprs, w.Cols)
+	return out, nil
+}
+
+// partitionFirst returns key with the partition columns not in it before
+// it.
+func partitionFirst(key, partition []int) []int {
+	key = slices.Clone(key)
+	for _, c := range slices.Backward(partition) {
+		if !slices.Contains(key, c) {
+			key = slices.Insert(key, 0, c)
 		}
 	}
-	return notStreamable("window functions").
-		WithHint("Only the Top-N per partition is supported: row_number() OVER (PARTITION BY ... ORDER BY ...) AS rn in a subquery, filtered by rn <= N outside it.")
+	return key
 }
 
 // columnUses finds, for each node of the plan root, which of its output
