@@ -94,7 +94,14 @@ func (p *streamPlanner) planSingletonJoin(j *Join) (*stream, error) {
 	if j.On != nil {
 		on = conjuncts(j.On)
 	}
-	s, err := p.plan(keyedJoin(j.Kind, j.L, j.R, on))
+	k := keyedJoin(j.Kind, j.L, j.R, on)
+	// Each side's key projection reads what the join reads of the side.
+	for _, side := range [][2]Node{{j.L, k.L}, {j.R, k.R}} {
+		if used, ok := p.uses[side[0]]; ok {
+			p.uses[side[1]] = append(slices.Clone(used), true)
+		}
+	}
+	s, err := p.plan(k)
 	if err != nil {
 		return nil, err
 	}
