@@ -4,6 +4,7 @@ import (
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
+	"slices"
 )
 
 // Values emits constant rows.
@@ -84,10 +85,13 @@ func (p *Project) Run(c *expr.Ctx, emit Emit) error {
 	})
 }
 
-// Limit skips Offset rows and passes at most Count.
+// Limit skips Offset rows and passes at most Count. With Ties (FETCH ...
+// WITH TIES over input sorted by Ties), the rows that are peers of the last
+// of those by Ties pass too, and a NULL Count is an error.
 type Limit struct {
 	Input         Op
 	Count, Offset expr.Expr
+	Ties          []SortKey
 }
 
 // Run implements Op.
@@ -109,6 +113,9 @@ func (l *Limit) Run(c *expr.Ctx, emit Emit) error {
 			return err
 		}
 		if v.IsNull() {
+			if l.Ties != nil && x.dst == &count {
+				return pgerror.New(x.code, "row count cannot be null in FETCH FIRST ... WITH TIES clause")
+			}
 			continue
 		}
 		if v.Int() < 0 {
@@ -120,14 +127,21 @@ func (l *Limit) Run(c *expr.Ctx, emit Emit) error {
 		return nil
 	}
 	seen := int64(0)
+	var last []types.Datum
 	return l.Input.Run(c, func(row []types.Datum) (bool, error) {
 		seen++
 		if seen <= offset {
 			return true, nil
 		}
+		if last != nil && compareRows(l.Ties, last, row) != 0 {
+			return false, nil
+		}
 		more, err := emit(row)
-		if count >= 0 && seen-offset >= count {
-			return false, err
+		if count >= 0 && seen-offset >= count && last == nil {
+			if l.Ties == nil {
+				return false, err
+			}
+			last = slices.Clone(row)
 		}
 		return more, err
 	})

@@ -12,7 +12,9 @@ func TestLimit(t *testing.T) {
 	tests := []struct {
 		name          string
 		count, offset any // nil: absent; "null": a NULL constant
-		want          []string
+		// ties runs WITH TIES over the input 1, 2, 2, 2, 3 (sorted).
+		ties bool
+		want []string
 		// produced is how many input rows Limit pulls before stopping.
 		produced int
 		code     string
@@ -30,6 +32,12 @@ func TestLimit(t *testing.T) {
 		{name: "negative count", count: -1, code: "2201W", msg: "LIMIT must not be negative"},
 		{name: "negative offset", offset: -1, code: "2201X", msg: "OFFSET must not be negative"},
 		{name: "offset checked first", count: -1, offset: -1, code: "2201X", msg: "OFFSET must not be negative"},
+		{name: "ties pass after the count", ties: true, count: 2, want: []string{"1", "2", "2", "2"}, produced: 5},
+		{name: "no ties at the last row counted", ties: true, count: 1, want: []string{"1"}, produced: 2},
+		{name: "ties after an offset", ties: true, count: 1, offset: 2, want: []string{"2", "2"}, produced: 5},
+		{name: "ties with zero count", ties: true, count: 0, want: nil, produced: 0},
+		{name: "ties to the end", ties: true, count: 5, want: []string{"1", "2", "2", "2", "3"}, produced: 5},
+		{name: "NULL count with ties", ties: true, count: "null", code: "2201W", msg: "row count cannot be null in FETCH FIRST ... WITH TIES clause"},
 	}
 	bound := func(v any) expr.Expr {
 		switch v {
@@ -44,6 +52,10 @@ func TestLimit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := ints(1, 2, 3, 4, 5)
 			op := &exec.Limit{Input: in, Count: bound(tt.count), Offset: bound(tt.offset)}
+			if tt.ties {
+				in = ints(1, 2, 2, 2, 3)
+				op.Input, op.Ties = in, []exec.SortKey{{Col: 0}}
+			}
 			rows, err := exec.Collect(newCtx(), op)
 			if tt.code != "" {
 				if pgerror.Code(err) != tt.code || pgerror.From(err).Message != tt.msg {

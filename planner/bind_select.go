@@ -401,8 +401,16 @@ func (b *Binder) bindLimit(l *ast.Limit, in Node, s *scope) (Node, error) {
 		}
 		return b.coerceTo(e, types.TInt8)
 	}
+	count := l.Count
+	if f, ok := count.(*ast.FuncCallExpr); ok && f.FnName.L == "pg_with_ties" {
+		// FETCH ... WITH TIES (see package parser).
+		if _, sorted := in.(*Sort); !sorted {
+			return nil, pgerror.New(pgerror.CodeSyntaxError, "WITH TIES cannot be specified without ORDER BY clause")
+		}
+		count, lim.WithTies = f.Args[0], true
+	}
 	var err error
-	if lim.Count, err = bind(l.Count); err != nil {
+	if lim.Count, err = bind(count); err != nil {
 		return nil, err
 	}
 	if lim.Offset, err = bind(l.Offset); err != nil {

@@ -67,7 +67,11 @@ func build(n Node) exec.Op {
 	case *Window:
 		return &exec.Window{Input: build(x.Input), Partition: x.Partition, Order: execKeys(x.Order), Funcs: x.Funcs}
 	case *Limit:
-		return &exec.Limit{Input: build(x.Input), Count: x.Count, Offset: x.Offset}
+		l := &exec.Limit{Input: build(x.Input), Count: x.Count, Offset: x.Offset}
+		if x.WithTies {
+			l.Ties = execKeys(x.Input.(*Sort).Keys)
+		}
+		return l
 	case *SetOp:
 		return &exec.SetOp{Kind: x.Kind, All: x.All, L: build(x.L), R: build(x.R)}
 	}

@@ -132,6 +132,9 @@ type Sort struct {
 type Limit struct {
 	Input         Node
 	Count, Offset expr.Expr
+	// WithTies (FETCH ... WITH TIES) also keeps the rows that are peers of
+	// the last counted one by the keys of Input, a Sort.
+	WithTies bool
 }
 
 // WindowFunc is one window function call of a Window node.
@@ -326,7 +329,12 @@ func (n *Aggregate) explain() string {
 }
 func (n *Expand) explain() string { return fmt.Sprintf("Expand nulled=%v", n.Nulled) }
 func (n *Sort) explain() string   { return fmt.Sprintf("Sort %v", n.Keys) }
-func (n *Limit) explain() string  { return "Limit" }
+func (n *Limit) explain() string {
+	if n.WithTies {
+		return "Limit with ties"
+	}
+	return "Limit"
+}
 func (n *SetOp) explain() string {
 	all := ""
 	if n.All {

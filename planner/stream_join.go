@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/streamdb/streamdb/dataflow"
-	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -18,8 +18,7 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	nl, nr := len(j.L.Columns()), len(j.R.Columns())
 	lk, rk, residual := equiJoin(j.On, nl)
 	if len(lk) == 0 {
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "streaming joins need an equality condition between columns of both sides").
-			WithHint("Cross joins and joins on inequalities only are not supported in materialized views yet.")
+		return p.planSingletonJoin(j)
 	}
 	// A key pair with watermarks on both sides goes first: it closes keys
 	// (dataflow.HashJoinSpec.WindowKey).
@@ -81,6 +80,35 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	// Bring the join's columns first, then the hidden key columns.
 	out.pick(slices.Concat(seq(0, nl), seq(lw, lw+nr)))
 	return out, nil
+}
+
+// planSingletonJoin plans a join without an equality between its sides
+// (a cross join, or one on inequalities only) as a hash join on a constant
+// key column added to each side (keyedJoin): all rows meet in one key
+// group, and the whole condition is the join's residual filter. Its state
+// holds both inputs in full. Where one side is one row (an aggregate
+// without GROUP BY), a dynamic filter would keep the other side's matching
+// rows only; that is left to do.
+func (p *streamPlanner) planSingletonJoin(j *Join) (*stream, error) {
+	var on []expr.Expr
+	if j.On != nil {
+		on = conjuncts(j.On)
+	}
+	k := keyedJoin(j.Kind, j.L, j.R, on)
+	// Each side's key projection reads what the join reads of the side.
+	for _, side := range [][2]Node{{j.L, k.L}, {j.R, k.R}} {
+		if used, ok := p.uses[side[0]]; ok {
+			p.uses[side[1]] = append(slices.Clone(used), true)
+		}
+	}
+	s, err := p.plan(k)
+	if err != nil {
+		return nil, err
+	}
+	// Drop each side's key column (after its own columns).
+	nl, nr := len(j.L.Columns()), len(j.R.Columns())
+	s.pick(slices.Concat(seq(0, nl), seq(nl+1, nl+1+nr)))
+	return s, nil
 }
 
 // joinStreamKey is the output key of a join of width columns: both

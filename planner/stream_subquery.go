@@ -373,7 +373,7 @@ func singleRow(n Node) bool {
 		return len(x.Group) == 0
 	case *Limit:
 		c, ok := x.Count.(*expr.Const)
-		return ok && x.Offset == nil && !c.V.IsNull() && c.V.Int() <= 1
+		return ok && x.Offset == nil && !x.WithTies && !c.V.IsNull() && c.V.Int() <= 1
 	case *Project, *Filter, *Sort:
 		return singleRow(n.Inputs()[0])
 	}

@@ -9,7 +9,9 @@ import (
 )
 
 // planLimit keeps the first rows of ORDER BY ... LIMIT/OFFSET (without
-// ORDER BY: in stream key order) with a Top-N in a singleton fragment.
+// ORDER BY: in stream key order) with a Top-N in a singleton fragment;
+// FETCH ... WITH TIES keeps the rows tied with the last too (its Top-N's
+// WithTies).
 func (p *streamPlanner) planLimit(x *Limit) (*stream, error) {
 	spec := &dataflow.TopNSpec{Limit: -1}
 	// As in PostgreSQL, OFFSET is checked before LIMIT.
@@ -19,6 +21,18 @@ func (p *streamPlanner) planLimit(x *Limit) (*stream, error) {
 	}
 	if spec.Limit, err = constInt(x.Count, "LIMIT", "2201W", -1); err != nil {
 		return nil, err
+	}
+	if x.WithTies {
+		if spec.Limit < 0 {
+			return nil, pgerror.New("2201W", "row count cannot be null in FETCH FIRST ... WITH TIES clause")
+		}
+		if spec.Offset > 0 {
+			// The Top-N ranks tied rows alike (rank()); OFFSET skips rows
+			// by position, whichever of the tied ones comes first.
+			return nil, notStreamable("OFFSET with FETCH ... WITH TIES").
+				WithHint("Drop the OFFSET, or filter on rank() OVER (ORDER BY ...) in a subquery.")
+		}
+		spec.WithTies = true
 	}
 	input := x.Input
 	if spec.Limit < 0 && spec.Offset == 0 {

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -417,7 +418,8 @@ func (t *translator) limitClause(s *seq, i int) (int, error) {
 	}
 }
 
-// fetch translates FIRST|NEXT [n] ROW|ROWS ONLY at token i into a count.
+// fetch translates FIRST|NEXT [n] ROW|ROWS ONLY|WITH TIES at token i into
+// a count: pg_with_ties(n) for WITH TIES.
 func (t *translator) fetch(i int) ([]frag, int, error) {
 	if !t.at(i).is("first") && !t.at(i).is("next") {
 		return nil, i, t.syntaxErr(i)
@@ -438,7 +440,19 @@ func (t *translator) fetch(i int) ([]frag, int, error) {
 	case t.at(i).is("only"):
 		return count, i + 1, nil
 	case t.at(i).is("with") && t.at(i+1).is("ties"):
-		return nil, i, notSupportedAt(t.src, t.at(i).pos, "FETCH ... WITH TIES is not supported")
+		src := t.at(i).pos
+		wrap := func(fs []frag) []frag {
+			if fs == nil {
+				fs = []frag{{text: "NULL", src: src}}
+			}
+			return slices.Concat([]frag{{text: "pg_with_ties(", src: src}}, fs, []frag{{text: ")", src: src}})
+		}
+		if len(count) == 1 && count[0].side > 0 {
+			// Already a side expression: wrap it where it is.
+			t.sides[count[0].side-1] = wrap(t.sides[count[0].side-1])
+			return count, i + 2, nil
+		}
+		return t.side(wrap(count), src), i + 2, nil
 	}
 	return nil, i, t.syntaxErr(i)
 }

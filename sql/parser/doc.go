@@ -123,7 +123,9 @@
 //     PostgreSQL 15's numeric-valued extract, not float8 date_part.
 //   - LIMIT ALL and LIMIT NULL are no limit; OFFSET n without a limit gets
 //     LIMIT 18446744073709551615; OFFSET n ROWS and FETCH FIRST|NEXT [n]
-//     ROW|ROWS ONLY (n defaulting to 1) become LIMIT n OFFSET m.
+//     ROW|ROWS ONLY (n defaulting to 1) become LIMIT n OFFSET m; FETCH
+//     FIRST|NEXT [n] ROW|ROWS WITH TIES becomes LIMIT pg_with_ties(n)
+//     OFFSET m (the Limit node holds the call after parsing, as for $n).
 //   - CURRENT_DATE, CURRENT_TIME, CURRENT_TIMESTAMP, LOCALTIME,
 //     LOCALTIMESTAMP, CURRENT_USER, CURRENT_ROLE, SESSION_USER, SYSTEM_USER,
 //     USER, CURRENT_SCHEMA and CURRENT_CATALOG become calls of the same
@@ -159,7 +161,7 @@
 //   - Recognized but unsupported forms are 0A000 feature_not_supported:
 //     ON CONFLICT ON CONSTRAINT, ROWS FROM, ORDER BY or
 //     DISTINCT in an aggregate call with OVER,
-//     FETCH ... WITH TIES, BETWEEN SYMMETRIC, UPDATE ... FROM,
+//     BETWEEN SYMMETRIC, UPDATE ... FROM,
 //     DELETE ... USING, SELECT ... FOR UPDATE, bit-string literals, and
 //     statement kinds such as GRANT, COPY, TRUNCATE, CREATE SOURCE/SINK.
 //

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -237,6 +238,42 @@ func TestLimitParams(t *testing.T) {
 	}
 	if st.NumParams != 2 {
 		t.Errorf("NumParams = %d", st.NumParams)
+	}
+}
+
+func TestFetchWithTies(t *testing.T) {
+	for _, tt := range []struct {
+		sql  string
+		arg  string // the marker's argument: a literal, pg_param or NULL
+		offs bool
+	}{
+		{sql: "select a from t order by a fetch first 3 rows with ties", arg: "3"},
+		{sql: "select a from t order by a offset 1 rows fetch next row with ties", arg: "1", offs: true},
+		{sql: "select a from t order by a fetch first $1 rows with ties", arg: "pg_param"},
+		{sql: "select a from t order by a fetch first (1 + 1) rows with ties", arg: "plus"},
+		{sql: "select a from t order by a fetch first null rows with ties", arg: "NULL"},
+	} {
+		lim := parseOne(t, tt.sql).AST.(*ast.SelectStmt).Limit
+		fc, ok := lim.Count.(*ast.FuncCallExpr)
+		if !ok || fc.FnName.L != "pg_with_ties" || len(fc.Args) != 1 || (lim.Offset != nil) != tt.offs {
+			t.Errorf("%q: count %#v", tt.sql, lim.Count)
+			continue
+		}
+		var got string
+		switch a := fc.Args[0].(type) {
+		case *Literal:
+			got = fmt.Sprint(a.Value)
+			if a.Value.IsNull() {
+				got = "NULL"
+			}
+		case *ast.FuncCallExpr:
+			got = a.FnName.L
+		case *ast.ParenthesesExpr:
+			got = a.Expr.(*ast.BinaryOperationExpr).Op.String()
+		}
+		if got != tt.arg {
+			t.Errorf("%q: argument %s (%#v), want %s", tt.sql, got, fc.Args[0], tt.arg)
+		}
 	}
 }
 

@@ -63,6 +63,16 @@ var viewTemplates = []string{
 	"SELECT id, (SELECT max(w) FROM %[1]sb) AS mw, v - (SELECT count(*) FROM %[1]sb WHERE k IS NULL) AS d FROM %[1]sa",
 	// One aggregation used twice (grouped in two orders): planned once.
 	"SELECT x.k, x.v, x.n FROM (SELECT k, v, count(*) AS n FROM %[1]sa GROUP BY k, v) x JOIN (SELECT k, max(n) AS m FROM (SELECT count(*) AS n, k FROM %[1]sa GROUP BY v, k) c GROUP BY k) y ON x.k = y.k AND x.n >= y.m",
+	// Joins without an equality between the sides (one key group).
+	"SELECT x.id AS xi, y.id AS yi FROM %[1]sa x JOIN %[1]sb y ON x.v > y.w",
+	"SELECT x.id AS xi, y.id AS yi, y.w FROM %[1]sa x LEFT JOIN %[1]sb y ON x.v BETWEEN y.k AND y.w",
+	"SELECT x.id AS xi, y.id AS yi FROM %[1]sa x RIGHT JOIN %[1]sb y ON x.v < y.w AND x.k <> y.k",
+	"SELECT x.id AS xi, y.id AS yi FROM %[1]sa x FULL JOIN %[1]sb y ON x.v >= y.w + 2",
+	"SELECT count(*) AS n, sum(x.v * y.w) AS s FROM %[1]sa x, %[1]sb y",
+	"SELECT id, v FROM %[1]sa, (SELECT max(w) AS m FROM %[1]sb) s WHERE v > m",
+	// FETCH ... WITH TIES.
+	"SELECT id, v, s FROM %[1]sa ORDER BY v DESC NULLS LAST FETCH FIRST 3 ROWS WITH TIES",
+	"SELECT k, id FROM %[1]sa ORDER BY k FETCH FIRST 2 ROWS WITH TIES",
 }
 
 // joinInputs are relations of two columns, j (a nullable join key) and p,
@@ -80,10 +90,10 @@ var joinInputs = []string{
 }
 
 // joinView draws a join of two joinInputs (the same one twice for a
-// self-join) of any kind, on j with an optional residual condition. Each
-// side is written inline or read from a materialized view created for it
-// first (created returns its name), so that joins over views over
-// aggregates are covered too.
+// self-join) of any kind, on j with an optional residual condition, or on
+// a condition without an equality. Each side is written inline or read
+// from a materialized view created for it first (created returns its
+// name), so that joins over views over aggregates are covered too.
 func joinView(t *rapid.T, p string, create func(q string) string) string {
 	side := func(label string) string {
 		q := fmt.Sprintf(rapid.SampledFrom(joinInputs).Draw(t, label), p)
@@ -99,8 +109,11 @@ func joinView(t *rapid.T, p string, create func(q string) string) string {
 	}
 	kind := rapid.SampledFrom([]string{"JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"}).Draw(t, "join_kind")
 	on := "l.j = r.j"
-	if rapid.IntRange(0, 3).Draw(t, "residual") == 0 {
+	switch rapid.IntRange(0, 5).Draw(t, "residual") {
+	case 0:
 		on += " AND l.p >= r.p"
+	case 1:
+		on = "l.p > r.p OR l.j = r.j"
 	}
 	return fmt.Sprintf("SELECT l.j AS lj, l.p AS lp, r.j AS rj, r.p AS rp FROM %s l %s %s r ON %s", l, kind, r, on)
 }
