@@ -201,15 +201,10 @@ func readsColumn(e expr.Expr, is func(int) bool) bool {
 // Its stream key is the partition key, then the input's.
 func (p *streamPlanner) planGroupTopN(x *groupTopN) (*stream, error) {
 	w := x.w
-	in, err := p.plan(w.Input)
+	in, d, frag, err := p.partitioned(w)
 	if err != nil {
 		return nil, err
 	}
-	d := single
-	if len(w.Partition) > 0 {
-		d = hashOn(w.Partition)
-	}
-	frag := p.into(in, d)
 	spec := &dataflow.TopNSpec{GroupKey: w.Partition, Limit: x.limit, Offset: x.offset, WithTies: x.ties,
 		InputTypes: typesOf(in.cols), StreamKey: in.key, StateTable: p.alloc()}
 	for _, k := range w.Order {
@@ -251,15 +246,10 @@ func (p *streamPlanner) planGroupTopN(x *groupTopN) (*stream, error) {
 // key (a singleton without PARTITION BY). Its stream key is the partition
 // key, then the input's, for the reason planGroupTopN gives.
 func (p *streamPlanner) planOverWindow(w *Window) (*stream, error) {
-	in, err := p.plan(w.Input)
+	in, d, frag, err := p.partitioned(w)
 	if err != nil {
 		return nil, err
 	}
-	d := single
-	if len(w.Partition) > 0 {
-		d = hashOn(w.Partition)
-	}
-	frag := p.into(in, d)
 	n := len(w.Input.Columns())
 	spec := &dataflow.OverWindowSpec{Partition: w.Partition, Funcs: w.Funcs, InputTypes: typesOf(in.cols),
 		FuncTypes: typesOf(w.Cols[n:]), StreamKey: in.key, StateTable: p.alloc()}
@@ -283,6 +273,21 @@ func (p *streamPlanner) planOverWindow(w *Window) (*stream, error) {
 	}
 	out.project(exprs, w.Cols)
 	return out, nil
+}
+
+// partitioned plans the input of w into a fragment hashed on w's
+// partition key (a singleton without PARTITION BY), where the window's
+// operator goes.
+func (p *streamPlanner) partitioned(w *Window) (*stream, distribution, *dataflow.FragmentSpec, error) {
+	in, err := p.plan(w.Input)
+	if err != nil {
+		return nil, distribution{}, nil, err
+	}
+	d := single
+	if len(w.Partition) > 0 {
+		d = hashOn(w.Partition)
+	}
+	return in, d, p.into(in, d), nil
 }
 
 // partitionFirst returns key with the partition columns not in it before
