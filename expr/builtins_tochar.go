@@ -66,7 +66,7 @@ type dchValue struct {
 }
 
 // intervalCivil spreads an interval over calendar fields for to_char; days
-// counts PostgreSQL's date2j of the year, month and day fields, from which
+// counts types.Date2J of the year, month and day fields, from which
 // the ISO and Julian patterns compute.
 func intervalCivil(iv types.IntervalValue) civil {
 	t := iv.Micros
@@ -75,24 +75,8 @@ func intervalCivil(iv types.IntervalValue) civil {
 		hour: t / microsPerHour, minute: t / microsPerMinute % 60,
 		second: t / microsPerSecond % 60, micros: t % microsPerSecond,
 	}
-	c.days = date2j(c.year, c.month, c.day) - unixEpochJulian
+	c.days = types.Date2J(c.year, c.month, c.day) - unixEpochJulian
 	return c
-}
-
-// date2j is PostgreSQL's Julian day number of a year, month and day, also
-// for months and days out of their ranges.
-func date2j(year, month, day int64) int64 {
-	if month > 2 {
-		month++
-		year += 4800
-	} else {
-		month += 13
-		year += 4799
-	}
-	century := year / 100
-	julian := year*365 - 32167
-	julian += year/4 - century + century/4
-	return julian + 7834*month/256 + day
 }
 
 // errIntervalFormat is to_char's error for a pattern an interval cannot

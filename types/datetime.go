@@ -49,9 +49,11 @@ const (
 // UnixEpochTimestamp is 1970-01-01 00:00:00 as a timestamp value.
 const UnixEpochTimestamp = -pgEpochDays * usecsPerDay
 
-// date2j returns the Julian day number of a proleptic Gregorian date, with
-// year 0 meaning 1 BC (PostgreSQL's date2j).
-func date2j(year, month, day int64) int64 {
+// Date2J returns the Julian day number of a proleptic Gregorian date,
+// with year 0 meaning 1 BC: PostgreSQL's date2j, its C divisions
+// truncating as there, also for months and days out of their ranges (as
+// to_char of an interval's fields gives them).
+func Date2J(year, month, day int64) int64 {
 	if month > 2 {
 		month++
 		year += 4800
@@ -59,14 +61,13 @@ func date2j(year, month, day int64) int64 {
 		month += 13
 		year += 4799
 	}
-	century := floorDiv(year, 100)
+	century := year / 100
 	julian := year*365 - 32167
-	julian += floorDiv(year, 4) - century + floorDiv(century, 4)
-	julian += 7834*month/256 + day
-	return julian
+	julian += year/4 - century + century/4
+	return julian + 7834*month/256 + day
 }
 
-// j2date is the inverse of date2j, for Julian days >= 0.
+// j2date is the inverse of Date2J, for Julian days >= 0.
 func j2date(jd int64) (year, month, day int64) {
 	julian := uint64(jd) + 32044
 	quad := julian / 146097

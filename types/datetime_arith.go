@@ -173,7 +173,7 @@ func timestampAdd(micros, months, days, us int64) (int64, error) {
 			m += months - 1
 			y += floorDiv(m, 12)
 			m = m - floorDiv(m, 12)*12 + 1
-			date = date2j(y, m, min(d, daysInMonth(y, m))) - unixEpochJD
+			date = Date2J(y, m, min(d, daysInMonth(y, m))) - unixEpochJD
 			_, ok = JoinTimestamp(date, tod) // each step must stay in range
 		}
 		if ok {

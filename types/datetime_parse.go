@@ -320,7 +320,7 @@ func (v *dtValue) days() (int64, bool) {
 }
 
 // julianDays returns the decoded date in days since 1970, unchecked.
-func (v *dtValue) julianDays() int64 { return date2j(v.year, v.month, v.day) - unixEpochJD }
+func (v *dtValue) julianDays() int64 { return Date2J(v.year, v.month, v.day) - unixEpochJD }
 
 // relativeDay resolves today/tomorrow/yesterday to days since 1970 (UTC).
 func relativeDay(special int) int64 {
