@@ -23,6 +23,10 @@ var catalogFuncs = map[string]struct {
 	// regclass marks a first parameter of type regclass: a string names
 	// the relation.
 	regclass bool
+	// byTable marks an of that adds a value for t's own OID only: a
+	// constant argument then needs of for that relation alone (its sizes,
+	// say, rather than every relation's).
+	byTable bool
 	// cols, if set, gives the values by column number (from 1) that a
 	// non-zero second argument asks for.
 	cols func(t *meta.Table, add func(oid int64, cols []types.Datum))
@@ -78,8 +82,8 @@ var catalogFuncs = map[string]struct {
 	}},
 	// obj_description and col_description are COMMENT ON's texts: of a
 	// relation (col_description's column 0 too), or of its columns.
-	"obj_description": {minArgs: 1, maxArgs: 2, t: types.TText, of: relationComment},
-	"col_description": {minArgs: 2, maxArgs: 2, t: types.TText, of: relationComment,
+	"obj_description": {minArgs: 1, maxArgs: 2, t: types.TText, byTable: true, of: relationComment},
+	"col_description": {minArgs: 2, maxArgs: 2, t: types.TText, byTable: true, of: relationComment,
 		cols: func(t *meta.Table, add func(int64, []types.Datum)) {
 			cols := make([]types.Datum, len(t.Columns))
 			for i, c := range t.Columns {
@@ -92,15 +96,15 @@ var catalogFuncs = map[string]struct {
 	// The sizes of a relation in this node's store: its rows
 	// (pg_relation_size), with its operators' state (pg_table_size,
 	// pg_total_relation_size; there are no index structures to add).
-	"pg_relation_size":       {minArgs: 1, maxArgs: 2, t: types.TInt8, regclass: true, of: relationSize(false)},
-	"pg_table_size":          {minArgs: 1, maxArgs: 1, t: types.TInt8, regclass: true, of: relationSize(true)},
-	"pg_total_relation_size": {minArgs: 1, maxArgs: 1, t: types.TInt8, regclass: true, of: relationSize(true)},
-	"pg_indexes_size": {minArgs: 1, maxArgs: 1, t: types.TInt8, regclass: true, of: func(_ *Binder, t *meta.Table, add func(int64, types.Datum)) {
+	"pg_relation_size":       {minArgs: 1, maxArgs: 2, t: types.TInt8, byTable: true, regclass: true, of: relationSize(false)},
+	"pg_table_size":          {minArgs: 1, maxArgs: 1, t: types.TInt8, byTable: true, regclass: true, of: relationSize(true)},
+	"pg_total_relation_size": {minArgs: 1, maxArgs: 1, t: types.TInt8, byTable: true, regclass: true, of: relationSize(true)},
+	"pg_indexes_size": {minArgs: 1, maxArgs: 1, t: types.TInt8, byTable: true, regclass: true, of: func(_ *Binder, t *meta.Table, add func(int64, types.Datum)) {
 		add(int64(t.ID), dInt(0))
 	}},
 	// pg_table_is_visible: a relation is visible when its name alone
 	// finds it on the search_path; the system catalogs always are.
-	"pg_table_is_visible": {minArgs: 1, maxArgs: 1, t: types.TBool, otherwise: dTrue,
+	"pg_table_is_visible": {minArgs: 1, maxArgs: 1, t: types.TBool, byTable: true, otherwise: dTrue,
 		of: func(b *Binder, t *meta.Table, add func(int64, types.Datum)) {
 			found, ok := b.cat.Resolve(b.searchPath, "", t.Name)
 			add(int64(t.ID), dBool(ok && found == t))
@@ -251,7 +255,14 @@ func (b *Binder) bindCatalogFunc(name string, args []expr.Expr) (expr.Expr, erro
 			vals[int64(fn.ID)] = f.fn(b, fn)
 		}
 	}
-	for _, t := range b.cat.Tables() {
+	tables := b.cat.Tables()
+	if c, ok := oid.(*expr.Const); ok && f.byTable {
+		tables = nil
+		if t, ok := b.cat.TableByID(uint32(c.V.Int())); !c.V.IsNull() && ok {
+			tables = []*meta.Table{t}
+		}
+	}
+	for _, t := range tables {
 		if f.of == nil {
 			break
 		}
