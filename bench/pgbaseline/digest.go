@@ -1,16 +1,20 @@
 package pgbaseline
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 )
 
 // Digest identifies a result as a multiset of rows: their count and the
-// sum of their hashes (in PostgreSQL's text format), in any order.
+// sum of their hashes (in PostgreSQL's text format, numerics by value:
+// without trailing fractional zeros, since two systems may carry a
+// result at different display scales), in any order.
 type Digest struct {
 	Rows int64
 	Sum  uint64
@@ -19,8 +23,9 @@ type Digest struct {
 // String renders the digest for error messages.
 func (d Digest) String() string { return fmt.Sprintf("%d rows (hash sum %016x)", d.Rows, d.Sum) }
 
-// digest reads relation rel through conn and digests its rows.
-func digest(ctx context.Context, conn *pgx.Conn, rel string) (Digest, error) {
+// DigestOf reads relation rel (or a parenthesized query with an alias)
+// through conn and digests its rows.
+func DigestOf(ctx context.Context, conn *pgx.Conn, rel string) (Digest, error) {
 	// The simple protocol has every value arrive as text, formatted by
 	// the server, so the systems' texts are compared.
 	rows, err := conn.Query(ctx, "SELECT * FROM "+rel, pgx.QueryExecModeSimpleProtocol)
@@ -32,10 +37,13 @@ func digest(ctx context.Context, conn *pgx.Conn, rel string) (Digest, error) {
 	var buf []byte
 	for rows.Next() {
 		buf = buf[:0]
-		for _, v := range rows.RawValues() {
-			if v == nil {
+		for i, v := range rows.RawValues() {
+			switch {
+			case v == nil:
 				buf = append(buf, 0xff)
-			} else {
+			case rows.FieldDescriptions()[i].DataTypeOID == pgtype.NumericOID:
+				buf = append(buf, numericValue(v)...)
+			default:
 				buf = append(buf, v...)
 			}
 			buf = append(buf, 0)
@@ -44,6 +52,16 @@ func digest(ctx context.Context, conn *pgx.Conn, rel string) (Digest, error) {
 		d.Sum += xxhash.Sum64(buf)
 	}
 	return d, rows.Err()
+}
+
+// numericValue is a numeric's text without trailing fractional zeros
+// (and without the point if nothing follows it).
+func numericValue(v []byte) []byte {
+	if !bytes.ContainsRune(v, '.') || bytes.ContainsAny(v, "eE") {
+		return v
+	}
+	v = bytes.TrimRight(v, "0")
+	return bytes.TrimSuffix(v, []byte("."))
 }
 
 // Check returns an error unless every result of one workload has the

@@ -121,7 +121,7 @@ func Run(ctx context.Context, connString string, mode Mode, w Workload, opts Opt
 		return res, fmt.Errorf("%s: %w", mode, err)
 	}
 	res.Elapsed = time.Since(start)
-	if res.Digest, err = digest(ctx, conn, "result"); err != nil {
+	if res.Digest, err = DigestOf(ctx, conn, "result"); err != nil {
 		return res, fmt.Errorf("%s: %w", mode, err)
 	}
 	return res, nil

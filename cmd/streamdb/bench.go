@@ -15,6 +15,7 @@ import (
 
 	"github.com/streamdb/streamdb/bench/nexmarkbench"
 	"github.com/streamdb/streamdb/bench/rescalebench"
+	"github.com/streamdb/streamdb/bench/tpchbench"
 	"github.com/streamdb/streamdb/bench/writebench"
 )
 
@@ -39,6 +40,14 @@ func runBench(args []string) error {
 			_, err := rescalebench.Run(ctx, cfg)
 			return err
 		}
+	case len(args) > 0 && args[0] == "tpch":
+		var cfg tpchbench.Config
+		cfg, err = parseBenchTPCH(args[1:], os.Stderr)
+		run = func(ctx context.Context, bin string) error {
+			cfg.Binary, cfg.Out, cfg.Err = bin, os.Stdout, os.Stderr
+			_, err := tpchbench.Run(ctx, cfg)
+			return err
+		}
 	case len(args) > 0 && args[0] == "writers":
 		cfg := writebench.Config{Out: os.Stdout, Err: os.Stderr}
 		fs := flag.NewFlagSet("bench writers", flag.ContinueOnError)
@@ -55,7 +64,7 @@ func runBench(args []string) error {
 			return err
 		}
 	default:
-		return errors.New("bench: name a benchmark: streamdb bench nexmark|rescale|writers [flags] (see streamdb bench NAME --help)")
+		return errors.New("bench: name a benchmark: streamdb bench nexmark|rescale|tpch|writers [flags] (see streamdb bench NAME --help)")
 	}
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -122,6 +131,60 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	}
 	if cfg.Nodes, err = parsePositives("nodes", *nodes); err != nil {
 		return cfg, err
+	}
+	return cfg, nil
+}
+
+// parseBenchTPCH reads the flags of `streamdb bench tpch`; usage and flag
+// errors go to errOut.
+func parseBenchTPCH(args []string, errOut io.Writer) (tpchbench.Config, error) {
+	fs := flag.NewFlagSet("bench tpch", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	cfg := tpchbench.Config{}
+	fs.Float64Var(&cfg.Scale, "scale", 0.1, "TPC-H scale factor (0.1: 150,000 orders and 600,000 lineitems)")
+	queries := fs.String("queries", "all", "comma-separated queries to run (q1,q5), or all")
+	fs.IntVar(&cfg.Parallelism, "parallelism", 0, "actors per fragment of each view (0: the machine's cores)")
+	fs.IntVar(&cfg.BarrierIntervalMS, "barrier-interval-ms", 1000, "the server's milliseconds between checkpoint barriers")
+	postgres := fs.String("postgres", "auto", "run PostgreSQL beside streamdb: auto (when its server binaries are installed) or off")
+	fs.StringVar(&cfg.JSON, "json", "", "also write the results to this file as a JSON array")
+	fs.Usage = func() {
+		fmt.Fprintln(errOut, "Usage: streamdb bench tpch [flags]\n\nLoads TPC-H, creates each query as a materialized view and applies a round of the refresh functions, timing both beside PostgreSQL.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("bench tpch: unexpected argument %q (flags only; see --help)", fs.Arg(0))
+	}
+	if cfg.Scale <= 0 || cfg.Scale > 100 {
+		return cfg, fmt.Errorf("bench tpch: --scale must be above 0 and at most 100, not %g", cfg.Scale)
+	}
+	if cfg.Parallelism < 0 {
+		return cfg, fmt.Errorf("bench tpch: --parallelism must not be negative, not %d", cfg.Parallelism)
+	}
+	if err := checkBarrierInterval("bench tpch", cfg.BarrierIntervalMS); err != nil {
+		return cfg, err
+	}
+	switch *postgres {
+	case "auto":
+		cfg.Postgres = true
+	case "off":
+	default:
+		return cfg, fmt.Errorf("bench tpch: --postgres must be auto or off, not %q", *postgres)
+	}
+	if q := strings.TrimSpace(*queries); q != "all" {
+		for _, name := range strings.Split(q, ",") {
+			name = strings.TrimSpace(name)
+			if !strings.HasPrefix(name, "q") {
+				name = "q" + name
+			}
+			n, err := strconv.Atoi(name[1:])
+			if err != nil || n < 1 || n > 22 {
+				return cfg, fmt.Errorf("bench tpch: no query %q in --queries; the queries are q1 to q22 (or all)", name)
+			}
+			cfg.Queries = append(cfg.Queries, name)
+		}
 	}
 	return cfg, nil
 }

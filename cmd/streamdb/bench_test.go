@@ -25,7 +25,7 @@ func TestParseBenchNexmark(t *testing.T) {
 		{args: []string{"--queries", "q0, 5", "--events", "20000", "--parallelism", "1,2", "--json", "out.json", "--barrier-interval-ms", "250", "--postgres", "off", "--cpuprofile-dir", "prof"},
 			queries: []string{"q0", "q5"}, events: 20000, parallelism: []int{1, 2}, barrierMS: 250, postgres: "off", json: "out.json", profiles: "prof"},
 		{args: []string{"--queries", "all", "--postgres", "on"}, queries: queryNames(nexmarkbench.Queries), events: 1_000_000, parallelism: []int{1}, barrierMS: 1000, postgres: "on"},
-		{args: []string{"--queries", "q6"}, err: `no query "q6" in --queries; the queries are q0,q1`},
+		{args: []string{"--queries", "q11"}, err: `no query "q11" in --queries; the queries are q0,q1`},
 		{args: []string{"--parallelism", "0"}, err: "--parallelism takes positive numbers"},
 		{args: []string{"--parallelism", "1,x"}, err: "--parallelism takes positive numbers"},
 		{args: []string{"--events", "0"}, err: "--events must be at least 1"},
@@ -45,6 +45,33 @@ func TestParseBenchNexmark(t *testing.T) {
 		if cfg.Events != tt.events || !slices.Equal(cfg.Parallelism, tt.parallelism) || cfg.BarrierIntervalMS != tt.barrierMS ||
 			cfg.Postgres != tt.postgres || cfg.JSON != tt.json || cfg.CPUProfileDir != tt.profiles {
 			t.Errorf("%q: events %d, parallelism %v, barrier %d ms, postgres %q, json %q, profiles %q", tt.args, cfg.Events, cfg.Parallelism, cfg.BarrierIntervalMS, cfg.Postgres, cfg.JSON, cfg.CPUProfileDir)
+		}
+	}
+}
+
+func TestParseBenchTPCH(t *testing.T) {
+	tests := []struct {
+		args     []string
+		scale    float64
+		queries  []string
+		postgres bool
+		err      string
+	}{
+		{args: nil, scale: 0.1, postgres: true},
+		{args: []string{"--scale", "0.01", "--queries", "q1, 22", "--postgres", "off"}, scale: 0.01, queries: []string{"q1", "q22"}},
+		{args: []string{"--queries", "q23"}, err: `no query "q23"`},
+		{args: []string{"--scale", "0"}, err: "--scale must be above 0"},
+		{args: []string{"--parallelism", "-1"}, err: "--parallelism must not be negative"},
+		{args: []string{"--postgres", "on"}, err: "--postgres must be auto or off"},
+		{args: []string{"q1"}, err: `unexpected argument "q1"`},
+	}
+	for _, tt := range tests {
+		cfg, err := parseBenchTPCH(tt.args, io.Discard)
+		if !parsedAsWanted(t, tt.args, err, tt.err) {
+			continue
+		}
+		if cfg.Scale != tt.scale || !slices.Equal(cfg.Queries, tt.queries) || cfg.Postgres != tt.postgres || cfg.BarrierIntervalMS != 1000 {
+			t.Errorf("%q: scale %g, queries %v, postgres %v, barrier %d ms", tt.args, cfg.Scale, cfg.Queries, cfg.Postgres, cfg.BarrierIntervalMS)
 		}
 	}
 }

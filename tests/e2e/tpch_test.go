@@ -33,46 +33,11 @@ func TestTPCHViews(t *testing.T) {
 	n := testkit.StartNode(t)
 	conn := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
 	pg := connectPostgres(t, testkit.StartPostgres(t))
-	both := func(sql string) {
-		t.Helper()
-		for _, c := range []*pgx.Conn{conn, pg} {
-			if _, err := c.Exec(ctx, sql); err != nil {
-				t.Fatalf("%s: %v", sql, err)
-			}
-		}
-	}
-	copyLines := func(table string, lines []string) {
-		t.Helper()
-		data := strings.Join(lines, "\n") + "\n"
-		for _, c := range []*pgx.Conn{conn, pg} {
-			if _, err := c.PgConn().CopyFrom(ctx, strings.NewReader(data), "COPY "+table+" FROM STDIN"); err != nil {
-				t.Fatalf("copy %s: %v", table, err)
-			}
-		}
-	}
-	g := tpch.NewGenerator(tpchScale, 1)
-	for _, tb := range tpch.Tables {
-		both(tb.DDL)
-		if tb.Name == "orders" || tb.Name == "lineitem" {
-			continue
-		}
-		var lines []string
-		if err := g.Table(tb.Name, func(l string) error { lines = append(lines, l); return nil }); err != nil {
+	for _, c := range []*pgx.Conn{conn, pg} {
+		if err := tpch.Load(ctx, c, tpchScale, 1); err != nil {
 			t.Fatal(err)
 		}
-		copyLines(tb.Name, lines)
 	}
-	orders := func(first, count int) {
-		t.Helper()
-		var o, l []string
-		err := g.Orders(first, count, func(s string) error { o = append(o, s); return nil }, func(s string) error { l = append(l, s); return nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		copyLines("orders", o)
-		copyLines("lineitem", l)
-	}
-	orders(1, g.Scale.Orders)
 
 	queries := tpch.Queries(tpchScale)
 	var views []tpch.Query
@@ -103,10 +68,12 @@ func TestTPCHViews(t *testing.T) {
 	check("after the load")
 
 	// RF1 and RF2: a thousandth of the orders in, as many out.
-	refresh := max(1, g.Scale.Orders/1000)
-	orders(g.Scale.Orders+1, refresh)
-	both(fmt.Sprintf("DELETE FROM lineitem WHERE l_orderkey <= %d", refresh))
-	both(fmt.Sprintf("DELETE FROM orders WHERE o_orderkey <= %d", refresh))
+	rf := tpch.NewRefresh(tpchScale, 1, 0)
+	for _, c := range []*pgx.Conn{conn, pg} {
+		if err := rf.Apply(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := conn.Exec(ctx, "FLUSH"); err != nil {
 		t.Fatal(err)
 	}
