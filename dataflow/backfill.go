@@ -41,6 +41,8 @@ type backfill struct {
 	started bool
 	held    []*Chunk
 	key     []byte
+	// scratch is the row a stored row is decoded into.
+	scratch []types.Datum
 	// finished is called once when the backfill completes.
 	finished func()
 	// more asks for the next barrier at once while the scan goes on.
@@ -137,11 +139,8 @@ func (bf *backfill) readBatch(epoch uint64, emit Emit) error {
 			return errStopScan
 		}
 		bf.pos = append(bf.pos[:0], key...)
-		add := func(row []types.Datum) error {
-			n++
-			if !bf.owns(row) {
-				return nil
-			}
+		// keep emits an owned row; the chunk keeps it.
+		keep := func(row []types.Datum) error {
 			out.Append(Insert, row)
 			if out.Len() >= MaxChunkRows {
 				c := out
@@ -151,14 +150,27 @@ func (bf *backfill) readBatch(epoch uint64, emit Emit) error {
 			return nil
 		}
 		if bf.table.RowBlocks {
-			// The chunk keeps each row.
-			return types.DecodeRowBlockInto(value, bf.table.Types, &arena, add)
+			return types.DecodeRowBlockInto(value, bf.table.Types, &arena, func(row []types.Datum) error {
+				n++
+				if !bf.owns(row) {
+					return nil
+				}
+				return keep(row)
+			})
 		}
-		row, err := types.DecodeRow(value, bf.table.Types, nil)
-		if err != nil {
+		// Decoded into a scratch row first: most rows belong to other
+		// actors, and only the owned ones are copied into the arena.
+		var err error
+		if bf.scratch, err = types.DecodeRow(value, bf.table.Types, bf.scratch); err != nil {
 			return err
 		}
-		return add(row)
+		n++
+		if !bf.owns(bf.scratch) {
+			return nil
+		}
+		row := arena.Row(len(bf.scratch))
+		copy(row, bf.scratch)
+		return keep(row)
 	})
 	if err != nil && err != errStopScan {
 		return err

@@ -142,6 +142,9 @@ func decodeRowBlock(src []byte, types []T, arena *RowArena, fn func(row []Datum)
 
 // row decodes the row at r.pos into dst[:0] (see DecodeRow).
 func (r *rowReader) row(types []T, dst []Datum) ([]Datum, error) {
+	if cap(dst) < len(types) {
+		dst = make([]Datum, 0, len(types))
+	}
 	dst = dst[:0]
 	n, ok := r.uvarint()
 	if !ok || n > uint64(len(types)) {
