@@ -3,6 +3,7 @@ package planner
 import (
 	"time"
 
+	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -77,4 +78,27 @@ func dTime(t time.Time) types.Datum {
 		return dNull
 	}
 	return types.NewTimestampTZ(types.TimestampFromTime(t))
+}
+
+// pgTimezoneNames is pg_catalog.pg_timezone_names: every IANA time zone
+// a TimeZone setting takes, with its abbreviation, offset and daylight
+// saving now (psql completes SET TimeZone from it).
+var pgTimezoneNames = &sysTable{
+	cols: sysCols("name text", "abbrev text", "utc_offset interval", "is_dst bool"),
+	rows: func(*meta.Catalog) [][]types.Datum {
+		now := time.Now()
+		names := types.ZoneNames()
+		rows := make([][]types.Datum, 0, len(names))
+		for _, name := range names {
+			loc, err := time.LoadLocation(name)
+			if err != nil {
+				continue
+			}
+			t := now.In(loc)
+			abbrev, offset := t.Zone()
+			rows = append(rows, []types.Datum{dStr(name), dStr(abbrev),
+				types.NewInterval(types.IntervalValue{Micros: int64(offset) * 1_000_000}), dBool(t.IsDST())})
+		}
+		return rows
+	},
 }

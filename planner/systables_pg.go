@@ -12,8 +12,9 @@ import (
 // columns as text, pg_node_tree ones as text, and access privileges
 // (aclitem[]) as always-NULL text[].
 var pgCatalogTables = map[string]*sysTable{
-	"pg_stat_activity": pgStatActivity,
-	"pg_settings":      pgSettings,
+	"pg_stat_activity":  pgStatActivity,
+	"pg_settings":       pgSettings,
+	"pg_timezone_names": pgTimezoneNames,
 	"pg_namespace": {
 		cols: sysCols("oid oid", "nspname name", "nspowner oid", "nspacl text[]"),
 		rows: func(cat *meta.Catalog) [][]types.Datum {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	// The IANA time zone database, embedded so that time zones work on a
 	// machine without one.
@@ -38,36 +39,29 @@ func ParseZone(spec string) (*time.Location, string, error) {
 	return nil, "", pgerror.New(pgerror.CodeInvalidParameterValue, "time zone %q not recognized", spec)
 }
 
-// loadZone loads an IANA zone, trying the name as written, then with
-// each word capitalized, then upper case (PostgreSQL matches names
-// ignoring case).
+//go:generate go run ./internal/zonegen
+
+// zoneByLowerName maps each IANA zone name in lower case to its name.
+var zoneByLowerName = sync.OnceValue(func() map[string]string {
+	m := make(map[string]string, len(zoneNames))
+	for _, n := range zoneNames {
+		m[strings.ToLower(n)] = n
+	}
+	return m
+})
+
+// loadZone loads an IANA zone by its name in any letter case, as
+// PostgreSQL matches zone names (us/pacific is US/Pacific).
 func loadZone(name string) (*time.Location, error) {
-	if name == "" || strings.HasPrefix(name, "/") || strings.Contains(name, "..") {
-		return nil, fmt.Errorf("bad zone name %q", name)
+	canonical, ok := zoneByLowerName()[strings.ToLower(name)]
+	if !ok {
+		return nil, fmt.Errorf("no time zone %q", name)
 	}
-	var err error
-	for _, n := range []string{name, titleZone(name), strings.ToUpper(name)} {
-		var loc *time.Location
-		if loc, err = time.LoadLocation(n); err == nil {
-			return loc, nil
-		}
-	}
-	return nil, err
+	return time.LoadLocation(canonical)
 }
 
-// titleZone capitalizes the words of a zone name: america/new_york is
-// America/New_York.
-func titleZone(name string) string {
-	b := []byte(strings.ToLower(name))
-	up := true
-	for i, c := range b {
-		if up && c >= 'a' && c <= 'z' {
-			b[i] = c - 'a' + 'A'
-		}
-		up = c == '/' || c == '_' || c == '-'
-	}
-	return string(b)
-}
+// ZoneNames returns the names of the IANA time zones, sorted.
+func ZoneNames() []string { return zoneNames[:] }
 
 // posixOffset reads "[name]offset" with offset [+-]hh[:mm[:ss]] hours
 // west of Greenwich (a name is letters or <...>) and returns seconds east.

@@ -22,6 +22,10 @@ func TestZones(t *testing.T) {
 		{"Europe/Lisbon", "Europe/Lisbon", "1900-01-01 00:00", "1900-01-01 00:00:00-00:36:45"},
 		{"Asia/Kolkata", "Asia/Kolkata", "2024-01-01 00:00+00", "2024-01-01 05:30:00+05:30"},
 		{"EST5EDT", "EST5EDT", "2024-07-01 00:00", "2024-07-01 00:00:00-04"},
+		// Names match in any letter case, and show as the database writes them.
+		{"us/pacific", "US/Pacific", "2022-01-01 00:00", "2022-01-01 00:00:00-08"},
+		{"america/port-au-prince", "America/Port-au-Prince", "2024-01-01 00:00", "2024-01-01 00:00:00-05"},
+		{"pst8pdt", "PST8PDT", "2024-01-01 00:00", "2024-01-01 00:00:00-08"},
 	} {
 		loc, show, err := ParseZone(tc.zone)
 		if err != nil {
