@@ -3,6 +3,7 @@ package dataflow
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
@@ -198,6 +199,16 @@ func (t *topN) Process(_ int, c *Chunk, _ Emit) error {
 }
 
 // Barrier implements Operator: it emits the changes of the touched groups'
+
+// Watermark implements watermarker: the watermark of a group key column
+// passes, as a group's rows change only when rows of that group arrive.
+func (t *topN) Watermark(_ int, w Watermark, _ Emit, out WatermarkEmit) error {
+	if slices.Contains(t.spec.GroupKey, w.Col) {
+		return out(w)
+	}
+	return nil
+}
+
 // windows.
 func (t *topN) Barrier(b *Barrier, emit Emit) error {
 	for _, tg := range t.order {
