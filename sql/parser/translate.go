@@ -462,6 +462,9 @@ func (t *translator) groupMode(s *seq, i int) mode {
 
 // group translates the parenthesized group at token i.
 func (t *translator) group(i int, m mode) (unit, int, error) {
+	if m == modeWindow {
+		return t.windowSpec(i)
+	}
 	end := t.match[i]
 	inner, err := t.translate(i+1, end, m)
 	if err != nil {
@@ -626,7 +629,7 @@ func (t *translator) call(start, name int) (unit, int, error) {
 		fs = append(append(append(fs, frag{text: ",", src: n.pos, glue: true}), cond...), frag{text: ")", src: t.at(t.match[j+1]).pos})
 		j = t.match[j+1] + 1
 	case n.is("over") && t.at(j+1).isPunct("("):
-		w, k, err := t.windowSpec(j + 1)
+		w, k, err := t.group(j+1, modeWindow)
 		if err != nil {
 			return w, k, err
 		}
@@ -858,15 +861,16 @@ func (t *translator) windowSpec(i int) (unit, int, error) {
 	k := t.topLevel(i+1, end, func(k int) bool {
 		return t.at(k).is("session") && t.at(k+1).is("with") && t.at(k+2).is("gap")
 	})
-	if k == end {
-		return t.group(i, modeWindow)
-	}
-	if k+3 == end {
-		return unit{}, end, t.syntaxErr(end)
-	}
 	inner, err := t.translate(i+1, k, modeWindow)
 	if err != nil {
 		return unit{}, end, err
+	}
+	fs := append([]frag{{text: "(", src: t.at(i).pos}}, inner...)
+	if k == end {
+		return unit{kind: uPrimary, frags: append(fs, frag{text: ")", src: t.at(end).pos})}, end + 1, nil
+	}
+	if k+3 == end {
+		return unit{}, end, t.syntaxErr(end)
 	}
 	gap, err := t.translate(k+3, end, modeExpr)
 	if err != nil {
@@ -876,7 +880,6 @@ func (t *translator) windowSpec(i int) (unit, int, error) {
 	offset := func() []frag {
 		return t.side(append(append([]frag{{text: "pg_session_gap(", src: src}}, gap...), frag{text: ")", src: src}), src)
 	}
-	fs := append([]frag{{text: "(", src: t.at(i).pos}}, inner...)
 	fs = append(fs, keyword("range", src), keyword("between", src))
 	fs = append(append(fs, offset()...), keyword("preceding", src), keyword("and", src))
 	fs = append(append(fs, offset()...), keyword("following", src), frag{text: ")", src: t.at(end).pos})
