@@ -3,6 +3,7 @@ package dataflow
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
@@ -198,8 +199,34 @@ func (t *topN) Process(_ int, c *Chunk, _ Emit) error {
 }
 
 // Barrier implements Operator: it emits the changes of the touched groups'
+
+// Watermark implements watermarker: the watermark of a group key column
+// passes, after the changes so far, as a group's rows change only when
+// rows of that group arrive.
+func (t *topN) Watermark(_ int, w Watermark, emit Emit, out WatermarkEmit) error {
+	if !slices.Contains(t.spec.GroupKey, w.Col) {
+		return nil
+	}
+	if err := t.emitChanges(emit); err != nil {
+		return err
+	}
+	return out(w)
+}
+
 // windows.
 func (t *topN) Barrier(b *Barrier, emit Emit) error {
+	if err := t.emitChanges(emit); err != nil {
+		return err
+	}
+	if b.Checkpoint {
+		t.state.Commit(b.Epoch)
+	}
+	return nil
+}
+
+// emitChanges emits the changes of the groups touched since the last
+// call.
+func (t *topN) emitChanges(emit Emit) error {
 	for _, tg := range t.order {
 		if err := t.emitDiff(tg.old, t.window(tg.g), emit); err != nil {
 			return err
@@ -208,9 +235,6 @@ func (t *topN) Barrier(b *Barrier, emit Emit) error {
 	clear(t.touched)
 	clear(t.order)
 	t.order = t.order[:0]
-	if b.Checkpoint {
-		t.state.Commit(b.Epoch)
-	}
 	return t.diff.out.flush(emit)
 }
 

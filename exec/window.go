@@ -18,6 +18,10 @@ type WindowFunc struct {
 	Args  []expr.Expr
 	Agg   *expr.AggFunc
 	Frame Frame
+	// IgnoreNulls skips the rows whose value is NULL (first_value,
+	// last_value and nth_value; RisingWave and the SQL standard, not
+	// PostgreSQL).
+	IgnoreNulls bool
 }
 
 // String renders the call with its frame when that is not the default.
@@ -31,6 +35,9 @@ func (f *WindowFunc) String() string {
 			args[i] = a.String()
 		}
 		s = f.Name + "(" + strings.Join(args, ", ") + ")"
+		if f.IgnoreNulls {
+			s += " IGNORE NULLS"
+		}
 	}
 	if f.Frame != DefaultFrame {
 		s += " " + f.Frame.String()

@@ -19,6 +19,11 @@ const (
 	FrameRows
 	// FrameGroups counts peer groups.
 	FrameGroups
+	// FrameSession frames a row by its session (RisingWave's SESSION WITH
+	// GAP g): the rows whose ordering values chain with steps below the gap,
+	// Start.Offset (End's is the same). Rows whose ordering value is NULL
+	// form one session.
+	FrameSession
 )
 
 // BoundKind is the kind of one end of a window frame.
@@ -54,6 +59,9 @@ var DefaultFrame = Frame{Mode: FrameRange, Start: FrameBound{Kind: UnboundedPrec
 
 // String renders the frame in SQL.
 func (f Frame) String() string {
+	if f.Mode == FrameSession {
+		return "SESSION WITH GAP " + f.Start.Offset.String()
+	}
 	mode := [...]string{"RANGE", "ROWS", "GROUPS"}[f.Mode]
 	return mode + " BETWEEN " + f.Start.String() + " AND " + f.End.String()
 }
@@ -79,6 +87,9 @@ type frameSpec struct {
 	Frame
 	startOff, endOff types.Datum
 	order            SortKey
+	// sessions is the first row of each session of the partition, then its
+	// length (FrameSession).
+	sessions []int
 }
 
 // rangeOffsets reports whether the frame is RANGE with an offset.
@@ -107,6 +118,12 @@ func (f *frameSpec) bound(c *expr.Ctx, p *windowPartition, i int, kind BoundKind
 		return 0, nil
 	case kind == UnboundedFollowing:
 		return n, nil
+	case f.Mode == FrameSession:
+		k := sort.SearchInts(f.sessions, i+1)
+		if end {
+			return f.sessions[k], nil
+		}
+		return f.sessions[k-1], nil
 	case f.Mode == FrameRange:
 		if kind != CurrentRow && !p.rows[i][f.order.Col].IsNull() {
 			return f.rangeBound(c, p, i, off, kind == OffsetPreceding, end)
@@ -183,4 +200,34 @@ func offsetFrom(from int, off int64, n int) int {
 		return -1
 	}
 	return min(max(from+int(off), -1), n)
+}
+
+// splitSessions finds the sessions of partition p: a row starts one
+// unless its ordering value is within the gap of the previous row's
+// (NULLs are one session).
+func (f *frameSpec) splitSessions(c *expr.Ctx, p *windowPartition) error {
+	f.sessions = f.sessions[:0]
+	col, desc := f.order.Col, f.order.Desc
+	for i, row := range p.rows {
+		if i == 0 {
+			f.sessions = append(f.sessions, 0)
+			continue
+		}
+		cur, prev := row[col], p.rows[i-1][col]
+		split := cur.IsNull() != prev.IsNull()
+		if !split && !cur.IsNull() {
+			// A new session when cur >= prev + gap (<= prev - gap
+			// descending).
+			beyond, err := expr.InRange(c, cur, prev, f.startOff, desc, desc)
+			if err != nil {
+				return err
+			}
+			split = beyond
+		}
+		if split {
+			f.sessions = append(f.sessions, i)
+		}
+	}
+	f.sessions = append(f.sessions, len(p.rows))
+	return nil
 }

@@ -8,6 +8,11 @@ import (
 
 // compute fills res with fn's value for each row of the partition.
 func (p *windowPartition) compute(c *expr.Ctx, fn *WindowFunc, fr *frameSpec, res []types.Datum) error {
+	if fr.Mode == FrameSession {
+		if err := fr.splitSessions(c, p); err != nil {
+			return err
+		}
+	}
 	switch {
 	case fn.Name == "first_value" || fn.Name == "last_value" || fn.Name == "nth_value":
 		return p.nthInFrame(c, fn, fr, res)
@@ -92,22 +97,17 @@ func (p *windowPartition) ntile(c *expr.Ctx, arg expr.Expr, res []types.Datum) e
 // A NULL offset gives NULL.
 func (p *windowPartition) shifted(c *expr.Ctx, fn *WindowFunc, res []types.Datum) error {
 	for i, row := range p.rows {
-		off := int64(1)
-		if len(fn.Args) > 1 {
-			v, err := fn.Args[1].Eval(c, row)
-			if err != nil {
-				return err
-			}
-			if v.IsNull() {
-				res[i] = types.Null
-				continue
-			}
-			off = v.Int()
+		off, null, err := shiftOffset(c, fn, row)
+		if err != nil {
+			return err
+		}
+		if null {
+			res[i] = types.Null
+			continue
 		}
 		if fn.Name == "lag" {
 			off = -off
 		}
-		var err error
 		if j := offsetFrom(i, off, len(p.rows)); j >= 0 && j < len(p.rows) {
 			res[i], err = fn.Args[0].Eval(c, p.rows[j])
 		} else if len(fn.Args) > 2 {
@@ -123,17 +123,18 @@ func (p *windowPartition) shifted(c *expr.Ctx, fn *WindowFunc, res []types.Datum
 }
 
 // nthInFrame computes first_value, last_value and nth_value: the value at
-// a position of the row's frame, NULL when the frame is too short.
+// a position of the row's frame, NULL when the frame is too short. With
+// IGNORE NULLS the positions count the rows whose value is not NULL.
 func (p *windowPartition) nthInFrame(c *expr.Ctx, fn *WindowFunc, fr *frameSpec, res []types.Datum) error {
 	for i, row := range p.rows {
 		lo, hi, err := fr.bounds(c, p, i)
 		if err != nil {
 			return err
 		}
-		j := lo
+		nth, step, from := int64(1), 1, lo
 		switch fn.Name {
 		case "last_value":
-			j = hi - 1
+			step, from = -1, hi-1
 		case "nth_value":
 			v, err := fn.Args[1].Eval(c, row)
 			if err != nil {
@@ -143,20 +144,42 @@ func (p *windowPartition) nthInFrame(c *expr.Ctx, fn *WindowFunc, fr *frameSpec,
 				res[i] = types.Null
 				continue
 			}
-			if v.Int() <= 0 {
+			if nth = v.Int(); nth <= 0 {
 				return pgerror.New(codeInvalidNthValue, "argument of nth_value must be greater than zero")
 			}
-			j = offsetFrom(lo, v.Int()-1, hi)
 		}
-		if j < lo || j >= hi {
+		if !fn.IgnoreNulls {
 			res[i] = types.Null
+			j := from + step*int(min(nth-1, int64(hi-lo)))
+			if j >= lo && j < hi {
+				if res[i], err = fn.Args[0].Eval(c, p.rows[j]); err != nil {
+					return err
+				}
+			}
 			continue
 		}
-		if res[i], err = fn.Args[0].Eval(c, p.rows[j]); err != nil {
+		if res[i], err = p.nthNonNull(c, fn.Args[0], from, step, lo, hi, nth); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// nthNonNull returns the nth value of arg that is not NULL over the rows
+// [lo, hi) walked from row from by step, NULL when there are fewer.
+func (p *windowPartition) nthNonNull(c *expr.Ctx, arg expr.Expr, from, step, lo, hi int, nth int64) (types.Datum, error) {
+	for j := from; j >= lo && j < hi; j += step {
+		v, err := arg.Eval(c, p.rows[j])
+		if err != nil {
+			return v, err
+		}
+		if !v.IsNull() {
+			if nth--; nth == 0 {
+				return v, nil
+			}
+		}
+	}
+	return types.Null, nil
 }
 
 // aggregate computes an aggregate over each row's frame. An accumulator

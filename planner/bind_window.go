@@ -248,8 +248,11 @@ func (b *Binder) bindWindowCall(x *ast.WindowFuncExpr, c *windowCall, s *scope) 
 	if x.Distinct {
 		return pgerror.New(pgerror.CodeFeatureNotSupported, "DISTINCT is not implemented for window functions")
 	}
-	if x.IgnoreNull || x.FromLast {
-		return pgerror.New(pgerror.CodeFeatureNotSupported, "IGNORE NULLS and FROM LAST are not supported")
+	if x.FromLast {
+		return pgerror.New(pgerror.CodeFeatureNotSupported, "FROM LAST is not supported")
+	}
+	if c.fn.IgnoreNulls = x.IgnoreNull; x.IgnoreNull && name != "first_value" && name != "last_value" && name != "nth_value" {
+		return pgerror.New(pgerror.CodeFeatureNotSupported, "IGNORE NULLS is only supported for first_value, last_value and nth_value")
 	}
 	// first_value and last_value with OVER are the window functions, not
 	// RisingWave's aggregates of the same names.
@@ -344,6 +347,9 @@ func (b *Binder) bindFrame(fc *ast.FrameClause, order []windowKey, s *scope) (ex
 	if fc == nil {
 		return exec.DefaultFrame, nil
 	}
+	if gap, ok := sessionGap(fc); ok {
+		return b.bindSession(gap, order, s)
+	}
 	f := exec.Frame{Start: frameBound(fc.Extent.Start), End: frameBound(fc.Extent.End)}
 	mode := "ROWS"
 	switch fc.Type {
@@ -376,6 +382,29 @@ func (b *Binder) bindFrame(fc *ast.FrameClause, order []windowKey, s *scope) (ex
 		return f, err
 	}
 	f.End.Offset, err = b.bindFrameOffset(fc.Extent.End, mode, order, s)
+	return f, err
+}
+
+// sessionGap returns the gap of a session frame, which the parser writes
+// as RANGE BETWEEN pg_session_gap(gap) PRECEDING AND pg_session_gap(gap)
+// FOLLOWING.
+func sessionGap(fc *ast.FrameClause) (ast.ExprNode, bool) {
+	f, ok := fc.Extent.Start.Expr.(*ast.FuncCallExpr)
+	if !ok || f.FnName.L != "pg_session_gap" || len(f.Args) != 1 {
+		return nil, false
+	}
+	return f.Args[0], true
+}
+
+// bindSession binds a session frame (SESSION WITH GAP gap) of a window
+// ordered by order: one ordering column, the gap as a RANGE offset.
+func (b *Binder) bindSession(gap ast.ExprNode, order []windowKey, s *scope) (exec.Frame, error) {
+	f := exec.Frame{Mode: exec.FrameSession, Start: exec.FrameBound{Kind: exec.OffsetPreceding}, End: exec.FrameBound{Kind: exec.OffsetFollowing}}
+	if len(order) != 1 {
+		return f, pgerror.New(codeWindowingError, "SESSION frames require exactly one ORDER BY column")
+	}
+	off, err := b.bindFrameOffset(ast.FrameBound{Type: ast.Preceding, Expr: gap}, "SESSION", order, s)
+	f.Start.Offset, f.End.Offset = off, off
 	return f, err
 }
 
@@ -418,7 +447,7 @@ func (b *Binder) bindFrameOffset(fb ast.FrameBound, mode string, order []windowK
 	if variables {
 		return nil, pgerror.New(pgerror.CodeInvalidColumnReference, "argument of %s must not contain variables", mode)
 	}
-	if mode == "RANGE" {
+	if mode == "RANGE" || mode == "SESSION" {
 		t, err := expr.InRangeOffsetType(order[0].e.Type(), e.Type())
 		if err != nil {
 			return nil, err

@@ -48,13 +48,13 @@ func PlanStream(query Node, viewID uint32, vnodes int, eowc bool, alloc func() u
 	}
 	p := &streamPlanner{alloc: alloc, uses: columnUses(query), repeats: repeatedAggregates(query), shared: map[string]*stream{}, sharedBy: map[string]*Aggregate{}}
 	if eowc {
-		p.eowc = &eowcPlan{agg: topAggregate(query)}
+		p.eowc = newEOWCPlan(query)
 	}
 	s, err := p.plan(query)
 	if err != nil {
 		return nil, err
 	}
-	if eowc && p.eowc.agg == nil {
+	if eowc && p.eowc.agg == nil && !p.eowc.closed {
 		if err := p.eowcSort(s, query); err != nil {
 			return nil, err
 		}

@@ -18,11 +18,16 @@ import (
 type eowcPlan struct {
 	// agg is the aggregation that emits on window close, nil if none.
 	agg *Aggregate
+	// window is the Window the query ends in, nil if none; closed is set
+	// once it is planned as an EowcOverWindow (a Window whose row numbers
+	// a filter bounds is a Top-N instead, which does not close).
+	window *Window
+	closed bool
 }
 
-// topAggregate returns the aggregation a query ends in, under projections
-// and filters, or nil.
-func topAggregate(n Node) *Aggregate {
+// newEOWCPlan finds the aggregation or the Window a query ends in, under
+// projections, filters and sorts.
+func newEOWCPlan(n Node) *eowcPlan {
 	for {
 		switch x := n.(type) {
 		case *Project:
@@ -32,11 +37,28 @@ func topAggregate(n Node) *Aggregate {
 		case *Sort:
 			n = x.Input
 		case *Aggregate:
-			return x
+			return &eowcPlan{agg: x}
+		case *Window:
+			return &eowcPlan{window: x}
 		default:
-			return nil
+			return &eowcPlan{}
 		}
 	}
+}
+
+// eowcWindowCheck refuses a Window an EowcOverWindow cannot compute: its
+// first ORDER BY column must be ascending with a watermark, and each
+// function's values must become final as rows arrive.
+func eowcWindowCheck(w *Window) error {
+	if len(w.Order) == 0 || w.Order[0].Desc || !watermarkColumns(w.Input)[w.Order[0].Col] {
+		return errNoEOWC("the window's first ORDER BY column must be ascending and have a watermark")
+	}
+	for i := range w.Funcs {
+		if !w.Funcs[i].CanClose() {
+			return errNoEOWC(w.Funcs[i].Name + " needs the whole partition or a frame to UNBOUNDED FOLLOWING")
+		}
+	}
+	return nil
 }
 
 // eowcSort buffers the rows of s, the stream of query, until the watermark

@@ -244,23 +244,38 @@ func (p *streamPlanner) planGroupTopN(x *groupTopN) (*stream, error) {
 // planOverWindow computes the window functions of w in an OverWindow,
 // which keeps each partition's rows, in a fragment hashed on the partition
 // key (a singleton without PARTITION BY). Its stream key is the partition
-// key, then the input's, for the reason planGroupTopN gives.
+// key, then the input's, for the reason planGroupTopN gives. The window a
+// view emitting on window close ends in is an EowcOverWindow instead, its
+// output append-only.
 func (p *streamPlanner) planOverWindow(w *Window) (*stream, error) {
+	eowc := p.eowc != nil && p.eowc.window == w
+	if eowc {
+		if err := eowcWindowCheck(w); err != nil {
+			return nil, err
+		}
+		p.eowc.closed = true
+	}
 	in, d, frag, err := p.partitioned(w)
 	if err != nil {
 		return nil, err
 	}
 	n := len(w.Input.Columns())
-	spec := &dataflow.OverWindowSpec{Partition: w.Partition, Funcs: w.Funcs, InputTypes: typesOf(in.cols),
-		FuncTypes: typesOf(w.Cols[n:]), StreamKey: in.key, StateTable: p.alloc()}
-	for _, k := range w.Order {
-		spec.Order = append(spec.Order, dataflow.SortKey(k))
+	order := make([]dataflow.SortKey, len(w.Order))
+	for i, k := range w.Order {
+		order[i] = dataflow.SortKey(k)
 	}
-	frag.Chain = append(frag.Chain, spec)
+	inTypes, funcTypes := typesOf(in.cols), typesOf(w.Cols[n:])
+	if eowc {
+		frag.Chain = append(frag.Chain, &dataflow.EowcOverWindowSpec{Partition: w.Partition, Order: order, Funcs: w.Funcs,
+			InputTypes: inTypes, FuncTypes: funcTypes, StreamKey: in.key, StateTable: p.alloc(), CountTable: p.alloc()})
+	} else {
+		frag.Chain = append(frag.Chain, &dataflow.OverWindowSpec{Partition: w.Partition, Order: order, Funcs: w.Funcs,
+			InputTypes: inTypes, FuncTypes: funcTypes, StreamKey: in.key, StateTable: p.alloc()})
+	}
 	// The input may carry hidden columns (its stream key) after the
 	// Window input's: the functions' values follow them.
 	width := len(in.cols)
-	out := &stream{cols: append(slices.Clip(in.cols), w.Cols[n:]...), key: partitionFirst(in.key, w.Partition), frag: frag}
+	out := &stream{cols: append(slices.Clip(in.cols), w.Cols[n:]...), key: partitionFirst(in.key, w.Partition), frag: frag, appendOnly: eowc}
 	if !d.single {
 		out.dist = d.keys
 	}

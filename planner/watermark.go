@@ -77,6 +77,9 @@ func watermarkColumns(n Node) []bool {
 		return watermarkColumns(x.Input)
 	case *Sort:
 		return watermarkColumns(x.Input)
+	case *Window:
+		// The input's columns pass through.
+		copy(out, watermarkColumns(x.Input))
 	case *Project:
 		in := watermarkColumns(x.Input)
 		for i, e := range x.Exprs {

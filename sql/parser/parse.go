@@ -304,6 +304,11 @@ func (f *fixer) Enter(n ast.Node) (ast.Node, bool) {
 	case *ast.Limit:
 		n.Count = f.side(n.Count)
 		n.Offset = f.side(n.Offset)
+	case *ast.WindowFuncExpr:
+		// A lag or lead offset other than an integer literal.
+		if len(n.Args) > 1 {
+			n.Args[1] = f.side(n.Args[1])
+		}
 	case *ast.FrameBound:
 		if m, ok := n.Expr.(*paramMarker); ok {
 			// TiDB gives the marker the offset of the PRECEDING or

@@ -462,6 +462,9 @@ func (t *translator) groupMode(s *seq, i int) mode {
 
 // group translates the parenthesized group at token i.
 func (t *translator) group(i int, m mode) (unit, int, error) {
+	if m == modeWindow {
+		return t.windowSpec(i)
+	}
 	end := t.match[i]
 	inner, err := t.translate(i+1, end, m)
 	if err != nil {
@@ -554,8 +557,17 @@ func (t *translator) call(start, name int) (unit, int, error) {
 	case tk.kind == tkIdent && fn == "overlay":
 		args, keywords, err = t.keywordArgs(first, orderBy, 2, "placing", "from", "for")
 	}
+	// f(x IGNORE NULLS) OVER (...), RisingWave's form, becomes TiDB's
+	// f(x) IGNORE NULLS OVER (...).
+	argsEnd, nulls := orderBy, ""
+	if over && argsEnd-first > 2 && (t.at(argsEnd-2).is("ignore") || t.at(argsEnd-2).is("respect")) && t.at(argsEnd-1).is("nulls") {
+		nulls, argsEnd = t.at(argsEnd-2).val, argsEnd-2
+	}
+	if !keywords && over && (fn == "lag" || fn == "lead") {
+		args, keywords, err = t.shiftArgs(first, argsEnd)
+	}
 	if !keywords {
-		args, err = t.translate(first, orderBy, modeExpr)
+		args, err = t.translate(first, argsEnd, modeExpr)
 	}
 	if err != nil {
 		return unit{}, name, err
@@ -563,6 +575,9 @@ func (t *translator) call(start, name int) (unit, int, error) {
 	fs = append(fs, frag{text: fn + "(", src: tk.pos, glue: len(fs) > 0})
 	fs = append(fs, args...)
 	fs = append(fs, frag{text: ")", src: t.at(j).pos})
+	if nulls != "" {
+		fs = append(fs, keyword(nulls, t.at(argsEnd).pos), keyword("nulls", t.at(argsEnd+1).pos))
+	}
 	j++
 	if distinct {
 		if t.at(j).is("over") {
@@ -834,4 +849,71 @@ func (t *translator) operator(s *seq, i int) {
 	default:
 		s.add(opUnit(tk.val, lvlOther, rwPgOp, tk.pos, i+1))
 	}
+}
+
+// windowSpec translates the window specification in parentheses at token
+// i. RisingWave's session frame SESSION WITH GAP g, which TiDB's grammar
+// lacks, becomes RANGE BETWEEN pg_session_gap(g) PRECEDING AND
+// pg_session_gap(g) FOLLOWING, each offset a side expression, which the
+// binder reads back as the session frame.
+func (t *translator) windowSpec(i int) (unit, int, error) {
+	end := t.match[i]
+	k := t.topLevel(i+1, end, func(k int) bool {
+		return t.at(k).is("session") && t.at(k+1).is("with") && t.at(k+2).is("gap")
+	})
+	inner, err := t.translate(i+1, k, modeWindow)
+	if err != nil {
+		return unit{}, end, err
+	}
+	fs := append([]frag{{text: "(", src: t.at(i).pos}}, inner...)
+	if k == end {
+		return unit{kind: uPrimary, frags: append(fs, frag{text: ")", src: t.at(end).pos})}, end + 1, nil
+	}
+	if k+3 == end {
+		return unit{}, end, t.syntaxErr(end)
+	}
+	gap, err := t.translate(k+3, end, modeExpr)
+	if err != nil {
+		return unit{}, end, err
+	}
+	src := t.at(k).pos
+	offset := func() []frag {
+		return t.side(append(append([]frag{{text: "pg_session_gap(", src: src}}, gap...), frag{text: ")", src: src}), src)
+	}
+	fs = append(fs, keyword("range", src), keyword("between", src))
+	fs = append(append(fs, offset()...), keyword("preceding", src), keyword("and", src))
+	fs = append(append(fs, offset()...), keyword("following", src), frag{text: ")", src: t.at(end).pos})
+	return unit{kind: uPrimary, frags: fs}, end + 1, nil
+}
+
+// shiftArgs translates the arguments, tokens [lo, hi), of a lag or lead
+// call whose offset is not an integer literal, the only offset TiDB's
+// grammar takes besides a marker: the offset becomes a side expression.
+// ok is false when the call needs no change.
+func (t *translator) shiftArgs(lo, hi int) (args []frag, ok bool, err error) {
+	comma := func(i int) bool { return t.at(i).isPunct(",") }
+	c1 := t.topLevel(lo, hi, comma)
+	if c1 == hi {
+		return nil, false, nil
+	}
+	c2 := t.topLevel(c1+1, hi, comma)
+	if c2 == c1+2 && t.at(c1+1).kind == tkInt {
+		return nil, false, nil
+	}
+	if args, err = t.translate(lo, c1, modeExpr); err != nil {
+		return nil, false, err
+	}
+	off, err := t.translate(c1+1, c2, modeExpr)
+	if err != nil {
+		return nil, false, err
+	}
+	args = append(append(args, frag{text: ",", src: t.at(c1).pos, glue: true}), t.side(off, t.at(c1+1).pos)...)
+	if c2 < hi {
+		rest, err := t.translate(c2+1, hi, modeExpr)
+		if err != nil {
+			return nil, false, err
+		}
+		args = append(append(args, frag{text: ",", src: t.at(c2).pos, glue: true}), rest...)
+	}
+	return args, true, nil
 }
