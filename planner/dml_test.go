@@ -22,13 +22,13 @@ func bindDML(t *testing.T, sql string) (any, *planner.Binder, error) {
 	b.SetNumParams(st.NumParams)
 	switch n := st.AST.(type) {
 	case *ast.InsertStmt:
-		p, err := b.BindInsert(n)
+		p, err := b.BindInsert(n, st.Returning)
 		return p, b, err
 	case *ast.UpdateStmt:
-		p, err := b.BindUpdate(n)
+		p, err := b.BindUpdate(n, st.Returning)
 		return p, b, err
 	case *ast.DeleteStmt:
-		p, err := b.BindDelete(n)
+		p, err := b.BindDelete(n, st.Returning)
 		return p, b, err
 	}
 	t.Fatalf("%q is not DML", sql)
