@@ -70,6 +70,11 @@ func (b *Binder) BindInsert(st *ast.InsertStmt, returning []*ast.SelectField) (*
 	if err != nil {
 		return nil, err
 	}
+	if st.Select == nil && len(st.Lists) == 1 && len(st.Lists[0]) == 0 {
+		// DEFAULT VALUES (the SQL front's () VALUES ()): every column
+		// takes its default.
+		target = nil
+	}
 	root := &scope{}
 	var src Node
 	switch {

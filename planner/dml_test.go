@@ -47,6 +47,7 @@ func TestBindInsert(t *testing.T) {
 		{"INSERT INTO t (a, n, f) VALUES (1, 1.234, 3)", []string{"1|NULL|NULL|1.23|3|NULL"}},
 		{"INSERT INTO w (a) VALUES (1)", []string{"1|none"}},
 		{"INSERT INTO w VALUES (1, DEFAULT)", []string{"1|none"}},
+		{"INSERT INTO w DEFAULT VALUES", []string{"NULL|none"}},
 		{"INSERT INTO u VALUES (1, 2, 'abc')", []string{"1|2|abc"}},
 		{"INSERT INTO u (x, a) SELECT 2, 1", []string{"1|2|NULL"}},
 		{"INSERT INTO u (a, y) SELECT 1 + 1, 'a' || 'b'", []string{"2|NULL|ab"}},
