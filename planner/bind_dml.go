@@ -70,10 +70,13 @@ func (b *Binder) BindInsert(st *ast.InsertStmt, returning []*ast.SelectField) (*
 	if err != nil {
 		return nil, err
 	}
-	if st.Select == nil && len(st.Lists) == 1 && len(st.Lists[0]) == 0 {
-		// DEFAULT VALUES (the SQL front's () VALUES ()): every column
-		// takes its default.
-		target = nil
+	// Without a column list, as many leading columns as there are values
+	// take them (none for DEFAULT VALUES, the SQL front's () VALUES ()),
+	// the others their defaults.
+	short := func(n int) {
+		if names == nil && n < len(target) {
+			target = target[:n]
+		}
 	}
 	root := &scope{}
 	var src Node
@@ -82,6 +85,7 @@ func (b *Binder) BindInsert(st *ast.InsertStmt, returning []*ast.SelectField) (*
 		if src, err = b.bindQuery(st.Select, root, nil); err != nil {
 			return nil, err
 		}
+		short(len(src.Columns()))
 		if len(src.Columns()) > len(target) {
 			return nil, pgerror.New(pgerror.CodeSyntaxError, "INSERT has more expressions than target columns")
 		}
@@ -91,6 +95,9 @@ func (b *Binder) BindInsert(st *ast.InsertStmt, returning []*ast.SelectField) (*
 	default:
 		v := &Values{}
 		s := root.child(nil, nil)
+		if len(st.Lists) > 0 {
+			short(len(st.Lists[0]))
+		}
 		for _, list := range st.Lists {
 			if len(list) > len(target) {
 				return nil, pgerror.New(pgerror.CodeSyntaxError, "INSERT has more expressions than target columns")
