@@ -266,13 +266,20 @@ func TestPgxReturning(t *testing.T) {
 			t.Fatalf("prepared INSERT RETURNING scanned %d, %q, %v", got, upper, err)
 		}
 	}
+	// A subquery in the list sees the table as each execution finds it.
+	for i, want := range []int64{5, 6} {
+		var before int64
+		if err := conn.QueryRow(ctx, `INSERT INTO accounts (id) VALUES ($1) RETURNING (SELECT count(*) FROM accounts)`, 200+i).Scan(&before); err != nil || before != want {
+			t.Fatalf("RETURNING (SELECT count(*)) run %d scanned %d, %v; want %d", i+1, before, err, want)
+		}
+	}
 	// Exec of a RETURNING statement reports the rows it wrote.
-	ct, err := conn.Exec(ctx, `UPDATE accounts SET tag = 'old' WHERE id >= 100 RETURNING id`)
+	ct, err := conn.Exec(ctx, `UPDATE accounts SET tag = 'old' WHERE id >= 200 RETURNING id`)
 	if err != nil || ct.String() != "UPDATE 2" {
 		t.Fatalf("UPDATE RETURNING tag %q, %v", ct, err)
 	}
 	var count int64
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM accounts`).Scan(&count); err != nil || count != 5 {
-		t.Fatalf("%d accounts, %v; want 5", count, err)
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM accounts`).Scan(&count); err != nil || count != 7 {
+		t.Fatalf("%d accounts, %v; want 7", count, err)
 	}
 }
