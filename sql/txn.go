@@ -132,8 +132,9 @@ func (tx *txn) write(c *expr.Ctx, plan any, out *returned) (int64, error) {
 	}
 	w.epoch = e.ReadEpoch()
 	env := &exec.Env{Engine: e.reader, Epoch: w.epoch, Overlay: tx.overlay()}
-	if out != nil {
-		// RETURNING's subqueries see the table as the statement found it.
+	if out != nil && env.Overlay != nil {
+		// RETURNING's subqueries see the table as the statement found it:
+		// its scans take the transaction's changes as of now.
 		env.Overlay(t.ID)
 	}
 	c.Context = exec.WithEnv(c.Context, env)
