@@ -23,6 +23,9 @@ type Insert struct {
 	// holding a taken key instead, setting each column Col to Expr
 	// evaluated over that row followed by the proposed one (EXCLUDED).
 	OnConflict []Assignment
+	// Returning is the RETURNING list over each row inserted or updated
+	// (not the ones ON CONFLICT DO NOTHING skips); nil if none.
+	Returning *Project
 }
 
 // Assignment is one SET column = Expr of UPDATE or ON CONFLICT DO UPDATE.
@@ -36,16 +39,21 @@ type Assignment struct {
 type Update struct {
 	Table  *meta.Table
 	Source Node
+	// Returning is the RETURNING list over each new row; nil if none.
+	Returning *Project
 }
 
 // Delete removes the rows of Table produced by Source (full rows).
 type Delete struct {
 	Table  *meta.Table
 	Source Node
+	// Returning is the RETURNING list over each deleted row; nil if none.
+	Returning *Project
 }
 
-// BindInsert binds INSERT INTO t [(cols)] VALUES ... | SELECT ....
-func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
+// BindInsert binds INSERT INTO t [(cols)] VALUES ... | SELECT ...
+// [RETURNING returning].
+func (b *Binder) BindInsert(st *ast.InsertStmt, returning []*ast.SelectField) (*Insert, error) {
 	t, err := b.dmlTable(st.Table.TableRefs)
 	if err != nil {
 		return nil, err
@@ -62,6 +70,14 @@ func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Without a column list, as many leading columns as there are values
+	// take them (none for DEFAULT VALUES, the SQL front's () VALUES ()),
+	// the others their defaults.
+	short := func(n int) {
+		if names == nil && n < len(target) {
+			target = target[:n]
+		}
+	}
 	root := &scope{}
 	var src Node
 	switch {
@@ -69,6 +85,7 @@ func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
 		if src, err = b.bindQuery(st.Select, root, nil); err != nil {
 			return nil, err
 		}
+		short(len(src.Columns()))
 		if len(src.Columns()) > len(target) {
 			return nil, pgerror.New(pgerror.CodeSyntaxError, "INSERT has more expressions than target columns")
 		}
@@ -78,6 +95,9 @@ func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
 	default:
 		v := &Values{}
 		s := root.child(nil, nil)
+		if len(st.Lists) > 0 {
+			short(len(st.Lists[0]))
+		}
 		for _, list := range st.Lists {
 			if len(list) > len(target) {
 				return nil, pgerror.New(pgerror.CodeSyntaxError, "INSERT has more expressions than target columns")
@@ -114,7 +134,11 @@ func (b *Binder) BindInsert(st *ast.InsertStmt) (*Insert, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Insert{Table: t, Source: proj, SkipConflicts: skip, OnConflict: sets}, nil
+	ret, err := b.bindReturning(t, tableAlias(st.Table.TableRefs), returning)
+	if err != nil {
+		return nil, err
+	}
+	return &Insert{Table: t, Source: proj, SkipConflicts: skip, OnConflict: sets, Returning: ret}, nil
 }
 
 // BindCopy binds COPY schema.name [(columns)] FROM STDIN as an INSERT
@@ -323,13 +347,7 @@ func (b *Binder) dmlTarget(schema, name string) (*meta.Table, error) {
 
 // dmlScan binds the rows a DML statement touches: the table filtered by WHERE.
 func (b *Binder) dmlScan(t *meta.Table, alias string, where ast.ExprNode) (Node, *scope, error) {
-	if alias == "" {
-		alias = t.Name
-	}
-	scan := &Scan{Table: t}
-	for i, c := range t.Columns {
-		scan.Cols = append(scan.Cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, TableID: t.ID, Attr: int16(i + 1)})
-	}
+	scan := &Scan{Table: t, Cols: tableColumns(t, alias)}
 	s := (&scope{}).child(scan.Cols, nil)
 	var n Node = scan
 	if where != nil {
@@ -349,8 +367,9 @@ func tableAlias(refs *ast.Join) string {
 	return ""
 }
 
-// BindUpdate binds UPDATE t SET c = e, ... [WHERE ...].
-func (b *Binder) BindUpdate(st *ast.UpdateStmt) (*Update, error) {
+// BindUpdate binds UPDATE t SET c = e, ... [WHERE ...] [RETURNING
+// returning].
+func (b *Binder) BindUpdate(st *ast.UpdateStmt, returning []*ast.SelectField) (*Update, error) {
 	if st.Order != nil || st.Limit != nil {
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "UPDATE does not support ORDER BY or LIMIT")
 	}
@@ -361,7 +380,8 @@ func (b *Binder) BindUpdate(st *ast.UpdateStmt) (*Update, error) {
 	if err := appendOnlyCheck(t, "UPDATE"); err != nil {
 		return nil, err
 	}
-	in, s, err := b.dmlScan(t, tableAlias(st.TableRefs.TableRefs), st.Where)
+	alias := tableAlias(st.TableRefs.TableRefs)
+	in, s, err := b.dmlScan(t, alias, st.Where)
 	if err != nil {
 		return nil, err
 	}
@@ -381,11 +401,15 @@ func (b *Binder) BindUpdate(st *ast.UpdateStmt) (*Update, error) {
 	for _, a := range sets {
 		exprs[n+a.Col] = a.Expr
 	}
-	return &Update{Table: t, Source: &Project{Input: in, Exprs: exprs, Cols: cols}}, nil
+	ret, err := b.bindReturning(t, alias, returning)
+	if err != nil {
+		return nil, err
+	}
+	return &Update{Table: t, Source: &Project{Input: in, Exprs: exprs, Cols: cols}, Returning: ret}, nil
 }
 
-// BindDelete binds DELETE FROM t [WHERE ...].
-func (b *Binder) BindDelete(st *ast.DeleteStmt) (*Delete, error) {
+// BindDelete binds DELETE FROM t [WHERE ...] [RETURNING returning].
+func (b *Binder) BindDelete(st *ast.DeleteStmt, returning []*ast.SelectField) (*Delete, error) {
 	if st.IsMultiTable || st.Order != nil || st.Limit != nil {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "this form of DELETE is not supported")
 	}
@@ -396,11 +420,16 @@ func (b *Binder) BindDelete(st *ast.DeleteStmt) (*Delete, error) {
 	if err := appendOnlyCheck(t, "DELETE"); err != nil {
 		return nil, err
 	}
-	in, _, err := b.dmlScan(t, tableAlias(st.TableRefs.TableRefs), st.Where)
+	alias := tableAlias(st.TableRefs.TableRefs)
+	in, _, err := b.dmlScan(t, alias, st.Where)
 	if err != nil {
 		return nil, err
 	}
-	return &Delete{Table: t, Source: in}, nil
+	ret, err := b.bindReturning(t, alias, returning)
+	if err != nil {
+		return nil, err
+	}
+	return &Delete{Table: t, Source: in, Returning: ret}, nil
 }
 
 // appendOnlyCheck refuses UPDATE and DELETE on an APPEND ONLY table: its
@@ -433,16 +462,9 @@ func (b *Binder) onConflict(st *ast.InsertStmt, t *meta.Table) (skip bool, sets 
 	if call == nil || !update && (call.FnName.L != "pg_conflict_do_nothing" || len(st.OnDuplicate) > 1) {
 		return false, nil, pgerror.New(pgerror.CodeFeatureNotSupported, "ON DUPLICATE KEY UPDATE is not supported").WithHint("use INSERT ... ON CONFLICT")
 	}
-	alias := t.Name
-	args := call.Args
-	if len(args) > 0 {
-		if v, ok := args[0].(ast.ValueExpr); ok {
-			alias, args = v.GetString(), args[1:]
-		}
-	}
-	if len(args) > 0 {
+	if len(call.Args) > 0 {
 		var names []string
-		for _, a := range args {
+		for _, a := range call.Args {
 			if c, ok := a.(*ast.ColumnNameExpr); ok {
 				names = append(names, c.Name.Name.O)
 			}
@@ -464,12 +486,7 @@ func (b *Binder) onConflict(st *ast.InsertStmt, t *meta.Table) (skip bool, sets 
 	}
 	// The assignments see the existing row under the table's name (or
 	// its alias) and the proposed one as EXCLUDED.
-	var cols []Column
-	for _, qual := range []string{alias, "excluded"} {
-		for _, c := range t.Columns {
-			cols = append(cols, Column{Name: c.Name, Table: qual, T: c.Type, Hidden: c.Hidden})
-		}
-	}
+	cols := append(tableColumns(t, tableAlias(st.Table.TableRefs)), tableColumns(t, "excluded")...)
 	sets, err = b.bindAssignments(t, st.OnDuplicate[1:], (&scope{}).child(cols, nil), func(i int) error {
 		if slices.Contains(t.PK, i) {
 			return pgerror.New(pgerror.CodeFeatureNotSupported, "ON CONFLICT DO UPDATE may not change the primary key column %q", t.Columns[i].Name)

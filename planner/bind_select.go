@@ -149,11 +149,7 @@ func (b *Binder) bindSelect(sel *ast.SelectStmt, outer *scope, sub *subqueryInfo
 
 	cols := make([]Column, len(exprs))
 	for i, e := range exprs {
-		cols[i] = Column{Name: names[i], T: e.Type()}
-		if cr, ok := e.(*expr.ColRef); ok {
-			src := input.Columns()[cr.Idx]
-			cols[i].TableID, cols[i].Attr = src.TableID, src.Attr
-		}
+		cols[i] = outputColumn(names[i], e, input.Columns())
 		if !setOpMember {
 			cols[i].T = outputType(e.Type())
 			exprs[i], _ = b.coerce(exprs[i], types.TText)

@@ -22,13 +22,13 @@ func bindDML(t *testing.T, sql string) (any, *planner.Binder, error) {
 	b.SetNumParams(st.NumParams)
 	switch n := st.AST.(type) {
 	case *ast.InsertStmt:
-		p, err := b.BindInsert(n)
+		p, err := b.BindInsert(n, st.Returning)
 		return p, b, err
 	case *ast.UpdateStmt:
-		p, err := b.BindUpdate(n)
+		p, err := b.BindUpdate(n, st.Returning)
 		return p, b, err
 	case *ast.DeleteStmt:
-		p, err := b.BindDelete(n)
+		p, err := b.BindDelete(n, st.Returning)
 		return p, b, err
 	}
 	t.Fatalf("%q is not DML", sql)
@@ -47,6 +47,9 @@ func TestBindInsert(t *testing.T) {
 		{"INSERT INTO t (a, n, f) VALUES (1, 1.234, 3)", []string{"1|NULL|NULL|1.23|3|NULL"}},
 		{"INSERT INTO w (a) VALUES (1)", []string{"1|none"}},
 		{"INSERT INTO w VALUES (1, DEFAULT)", []string{"1|none"}},
+		{"INSERT INTO w DEFAULT VALUES", []string{"NULL|none"}},
+		{"INSERT INTO t VALUES (1), (2)", []string{"1|NULL|NULL|NULL|NULL|NULL", "2|NULL|NULL|NULL|NULL|NULL"}},
+		{"INSERT INTO u SELECT 1, 2", []string{"1|2|NULL"}},
 		{"INSERT INTO u VALUES (1, 2, 'abc')", []string{"1|2|abc"}},
 		{"INSERT INTO u (x, a) SELECT 2, 1", []string{"1|2|NULL"}},
 		{"INSERT INTO u (a, y) SELECT 1 + 1, 'a' || 'b'", []string{"2|NULL|ab"}},
@@ -182,7 +185,7 @@ func TestBindDMLErrors(t *testing.T) {
 		{"INSERT INTO nosuch VALUES (1)", "42P01", `relation "nosuch" does not exist`},
 		{"INSERT INTO t (a) VALUES (1, 2)", "42601", "INSERT has more expressions than target columns"},
 		{"INSERT INTO t (a, b) VALUES (1)", "42601", "INSERT has more target columns than expressions"},
-		{"INSERT INTO t SELECT a, b FROM t", "42601", "INSERT has more target columns than expressions"},
+		{"INSERT INTO t (a, b, c) SELECT a, b FROM t", "42601", "INSERT has more target columns than expressions"},
 		{"INSERT INTO t (zz) VALUES (1)", "42703", `column "zz" of relation "t" does not exist`},
 		{"INSERT INTO u (_row_id) VALUES (1)", "42703", `column "_row_id" of relation "u" does not exist`},
 		{"INSERT INTO t (a, a) VALUES (1, 2)", "42701", `column "a" specified more than once`},

@@ -255,10 +255,12 @@ func (e *Engine) writerNode(name string) string {
 
 // runDML executes a bound INSERT, UPDATE, DELETE or COPY as a
 // transaction of its own, on the node that runs its table's writer, and
-// returns its row count and the epoch that committed it.
-func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, uint64, error) {
+// returns its row count and the epoch that committed it; out collects the
+// rows of its RETURNING list.
+func (e *Engine) runDML(c *expr.Ctx, plan any, out *returned) (int64, uint64, error) {
+	out.reset()
 	tx := e.newTxn(0)
-	n, err := tx.write(c, plan)
+	n, err := tx.write(c, plan, out)
 	if err != nil {
 		tx.discard()
 		return 0, 0, err
@@ -268,8 +270,8 @@ func (e *Engine) runDML(c *expr.Ctx, plan any) (int64, uint64, error) {
 }
 
 // update adds an UPDATE's changes to the write set and returns their
-// count.
-func (w *writeSet) update(c *expr.Ctx, p *planner.Update, env *exec.Env) (int64, error) {
+// count; out collects the RETURNING rows of the new rows.
+func (w *writeSet) update(c *expr.Ctx, p *planner.Update, env *exec.Env, out *returned) (int64, error) {
 	width := len(p.Table.Columns)
 	rows, err := exec.Collect(c, planner.Build(p.Source, env))
 	if err != nil {
@@ -296,19 +298,26 @@ func (w *writeSet) update(c *expr.Ctx, p *planner.Update, env *exec.Env) (int64,
 		if err := w.set(key, r); err != nil {
 			return 0, err
 		}
+		if err := out.add(c, r); err != nil {
+			return 0, err
+		}
 	}
 	return int64(len(rows)), nil
 }
 
 // insert adds the rows src makes for p (its Source, built) to the write
-// set and returns their count. Rows of a table with a hidden row id get new
+// set and returns their count; out collects the RETURNING rows of the
+// rows inserted or updated. Rows of a table with a hidden row id get new
 // ids, so they need no key checks.
-func (w *writeSet) insert(c *expr.Ctx, p *planner.Insert, src exec.Op) (int64, error) {
+func (w *writeSet) insert(c *expr.Ctx, p *planner.Insert, src exec.Op, out *returned) (int64, error) {
 	var n int64
 	if w.t.HiddenRowID {
 		err := src.Run(c, func(row []types.Datum) (bool, error) {
 			full := w.e.stream.FullRow(w.t, &w.rows, row)
 			if err := checkNotNull(w.t, full); err != nil {
+				return false, err
+			}
+			if err := out.add(c, full); err != nil {
 				return false, err
 			}
 			w.mu.Lock()
@@ -352,6 +361,9 @@ func (w *writeSet) insert(c *expr.Ctx, p *planner.Insert, src exec.Op) (int64, e
 			return false, w.duplicate(full)
 		}
 		if err := w.set(key, full); err != nil {
+			return false, err
+		}
+		if err := out.add(c, full); err != nil {
 			return false, err
 		}
 		affected[key] = true

@@ -41,11 +41,13 @@ type dmlRequest struct {
 	CatalogIndex uint64 `json:"catalog_index,omitempty"`
 }
 
-// dmlResponse is a forwarded statement's outcome: its row count and the
-// epoch that committed it.
+// dmlResponse is a forwarded statement's outcome: its row count, the
+// epoch that committed it and the rows of its RETURNING list
+// (types.AppendRow, one after another).
 type dmlResponse struct {
-	Count int64  `json:"count"`
-	Epoch uint64 `json:"epoch"`
+	Count    int64  `json:"count"`
+	Epoch    uint64 `json:"epoch"`
+	Returned []byte `json:"returned,omitempty"`
 }
 
 // writer returns the node that runs table t's writer.
@@ -77,11 +79,11 @@ func paramOIDs(ts []types.T) []types.OID {
 }
 
 // forwardDML runs req on node and returns its row count and the epoch
-// that committed it once that epoch is committed on this node too (a read after it sees
+// that committed it, out collecting the rows of its RETURNING list, once that epoch is committed on this node too (a read after it sees
 // the write). While the node is down it waits for it to come back; if the
 // connection breaks after the statement was sent, its outcome is unknown,
 // as when a client's connection breaks.
-func (e *Engine) forwardDML(ctx context.Context, node string, req *dmlRequest) (int64, uint64, error) {
+func (e *Engine) forwardDML(ctx context.Context, node string, req *dmlRequest, out *returned) (int64, uint64, error) {
 	addr, err := e.Meta.NodeAddr(node)
 	if err != nil {
 		return 0, 0, err
@@ -91,6 +93,9 @@ func (e *Engine) forwardDML(ctx context.Context, node string, req *dmlRequest) (
 	if status.Code(err) == codes.Unavailable {
 		return 0, 0, pgerror.New(pgerror.CodeConnectionFailure, "the connection to node %s, which writes table rows of this statement, broke while it ran: whether it was applied is unknown", node).
 			WithHint("Check the table's contents before retrying.")
+	}
+	if err == nil {
+		err = out.decode(resp.Returned)
 	}
 	if err != nil {
 		return 0, 0, err
@@ -141,7 +146,7 @@ func (e *Engine) runForwarded(ctx context.Context, req *dmlRequest) (*dmlRespons
 		if err != nil {
 			return nil, err
 		}
-		n, epoch, err := e.runDML(expr.NewCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows})
+		n, epoch, err := e.runDML(expr.NewCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows}, nil)
 		return &dmlResponse{Count: n, Epoch: epoch}, err
 	}
 	params, err := types.DecodeRow(req.Params, st.ParamTypes(), nil)
@@ -154,6 +159,13 @@ func (e *Engine) runForwarded(ctx context.Context, req *dmlRequest) (*dmlRespons
 	if err != nil {
 		return nil, err
 	}
-	rows.Close()
-	return &dmlResponse{Count: s.lastCount, Epoch: s.lastEpoch}, nil
+	defer rows.Close()
+	resp := &dmlResponse{Count: s.lastCount, Epoch: s.lastEpoch}
+	for {
+		row, err := rows.Next(ctx)
+		if err != nil || row == nil {
+			return resp, err
+		}
+		resp.Returned = types.AppendRow(resp.Returned, row)
+	}
 }

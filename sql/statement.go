@@ -99,9 +99,6 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 		st.cols = utilityColumns(p.Utility)
 		return nil
 	}
-	if p.Returning != nil {
-		return pgerror.New(pgerror.CodeFeatureNotSupported, "RETURNING is not supported yet")
-	}
 	b := st.s.binder(cat, st.declared)
 	b.SetNumParams(p.NumParams)
 	defer func() { st.live, st.replicated = b.ReadsStatus(), b.ReadsReplicated() }()
@@ -120,18 +117,18 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 		}
 	case *ast.InsertStmt:
 		var ins *planner.Insert
-		if ins, err = b.BindInsert(n); err == nil {
-			st.dml, err = ins, planner.CheckBatch(ins.Source)
+		if ins, err = b.BindInsert(n, p.Returning); err == nil {
+			st.dml, err = ins, st.checkDML(ins.Source, ins.Returning)
 		}
 	case *ast.UpdateStmt:
 		var up *planner.Update
-		if up, err = b.BindUpdate(n); err == nil {
-			st.dml, err = up, planner.CheckBatch(up.Source)
+		if up, err = b.BindUpdate(n, p.Returning); err == nil {
+			st.dml, err = up, st.checkDML(up.Source, up.Returning)
 		}
 	case *ast.DeleteStmt:
 		var del *planner.Delete
-		if del, err = b.BindDelete(n); err == nil {
-			st.dml, err = del, planner.CheckBatch(del.Source)
+		if del, err = b.BindDelete(n, p.Returning); err == nil {
+			st.dml, err = del, st.checkDML(del.Source, del.Returning)
 		}
 	default:
 		err = pgerror.New(pgerror.CodeFeatureNotSupported, "statement %T is not supported", n)
@@ -145,6 +142,17 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 	}
 	st.params = b.ParamTypes()
 	return nil
+}
+
+// checkDML checks that a DML statement's source and RETURNING list
+// (returning, nil if none) read what a batch may, and makes the list's
+// columns the statement's result columns.
+func (st *statement) checkDML(source planner.Node, returning *planner.Project) error {
+	if err := planner.CheckBatch(source); err != nil || returning == nil {
+		return err
+	}
+	st.cols = resultColumns(returning.Columns())
+	return planner.CheckBatch(returning)
 }
 
 func resultColumns(cols []planner.Column) []pgwire.Column {
@@ -245,7 +253,8 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 		}
 		return rows, nil
 	}
-	n, err := st.s.write(c, st.dml, func() *dmlRequest {
+	out := newReturned(st.dml)
+	n, err := st.s.write(c, st.dml, out, func() *dmlRequest {
 		return &dmlRequest{SQL: st.parsed.SQL, ParamOIDs: paramOIDs(st.params), Params: types.AppendRow(nil, params)}
 	})
 	if err != nil {
@@ -260,15 +269,15 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 	default:
 		tag = fmt.Sprintf("DELETE %d", n)
 	}
-	return &memRows{tag: tag}, nil
+	return &memRows{tag: tag, rows: out.result()}, nil
 }
 
 // write runs a bound INSERT, UPDATE, DELETE or COPY (plan) and returns
-// its row count. Alone in its implicit transaction it is a transaction of
+// its row count; out collects the rows of its RETURNING list. Alone in its implicit transaction it is a transaction of
 // its own, run on the node that writes its table (forwarded there with
 // the request forward makes); otherwise it joins the session's
 // transaction.
-func (s *Session) write(c *expr.Ctx, plan any, forward func() *dmlRequest) (n int64, err error) {
+func (s *Session) write(c *expr.Ctx, plan any, out *returned, forward func() *dmlRequest) (n int64, err error) {
 	e, ctx := s.e, c.Context
 	node := e.writer(dmlTable(plan))
 	if s.tx != 'I' || !s.txn.empty() || !pgwire.LastBeforeSync(ctx) {
@@ -279,16 +288,16 @@ func (s *Session) write(c *expr.Ctx, plan any, forward func() *dmlRequest) (n in
 		if s.txn == nil {
 			s.txn = e.newBlock(s.pid)
 		}
-		n, err = s.txn.write(c, plan)
+		n, err = s.txn.write(c, plan, out)
 		s.lastCount = n
 		return n, err
 	}
 	if node != e.Meta.NodeID() {
-		n, s.lastEpoch, err = e.forwardDML(ctx, node, forward())
+		n, s.lastEpoch, err = e.forwardDML(ctx, node, forward(), out)
 	} else {
 		// A write a recovery rolled back was not applied: run it again.
 		for attempt := 0; ; attempt++ {
-			n, s.lastEpoch, err = e.runDML(c, plan)
+			n, s.lastEpoch, err = e.runDML(c, plan, out)
 			if !errors.Is(err, errRolledBack{}) || attempt == maxWriteRetries {
 				break
 			}

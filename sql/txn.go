@@ -103,8 +103,9 @@ func (tx *txn) writeSet(ctx context.Context, t *meta.Table) (*writeSet, error) {
 
 // write runs a bound INSERT, UPDATE, DELETE or COPY (on the node that
 // runs its table's writer) and adds its changes to the transaction;
-// it returns the statement's row count.
-func (tx *txn) write(c *expr.Ctx, plan any) (int64, error) {
+// it returns the statement's row count, and out collects the rows of its
+// RETURNING list.
+func (tx *txn) write(c *expr.Ctx, plan any, out *returned) (int64, error) {
 	e, stmtCtx, t := tx.e, c.Context, dmlTable(plan)
 	if tx.block {
 		// A block keeps owning the writer between its statements.
@@ -131,19 +132,27 @@ func (tx *txn) write(c *expr.Ctx, plan any) (int64, error) {
 	}
 	w.epoch = e.ReadEpoch()
 	env := &exec.Env{Engine: e.reader, Epoch: w.epoch, Overlay: tx.overlay()}
+	if out != nil && env.Overlay != nil {
+		// RETURNING's subqueries see the table as the statement found it:
+		// its scans take the transaction's changes as of now.
+		env.Overlay(t.ID)
+	}
 	c.Context = exec.WithEnv(c.Context, env)
 	defer func() { c.Context = stmtCtx }()
 	switch p := plan.(type) {
 	case *planner.Insert:
-		return w.insert(c, p, planner.Build(p.Source, env))
+		return w.insert(c, p, planner.Build(p.Source, env), out)
 	case *copyPlan:
-		return w.insert(c, p.ins, p.source())
+		return w.insert(c, p.ins, p.source(), nil)
 	case *planner.Update:
-		return w.update(c, p, env)
+		return w.update(c, p, env, out)
 	case *planner.Delete:
 		var n int64
 		err := planner.Build(p.Source, env).Run(c, func(row []types.Datum) (bool, error) {
 			n++
+			if err := out.add(c, row); err != nil {
+				return false, err
+			}
 			return true, w.set(w.rowKey(row), nil)
 		})
 		return n, err

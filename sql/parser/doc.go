@@ -155,7 +155,10 @@
 //     DO UPDATE SET x = e, ... becomes ON DUPLICATE KEY UPDATE
 //     pg_on_conflict = pg_conflict_do_update(a), x = e, ....
 //   - RETURNING list is cut off the INSERT/UPDATE/DELETE and parsed into
-//     Statement.Returning.
+//     Statement.Returning. INSERT INTO t AS alias, which TiDB's grammar
+//     lacks, loses its alias in the translation; after parsing, the alias
+//     is set on the target's ast.TableSource (AsName), where the binder
+//     finds it for ON CONFLICT DO UPDATE and RETURNING.
 //   - SELECT DISTINCT ON (e1, e2) list becomes SELECT pg_distinct_on(e1,
 //     e2), list: the binder takes the marker off the select list.
 //   - Recognized but unsupported forms are 0A000 feature_not_supported:

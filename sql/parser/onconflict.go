@@ -10,7 +10,7 @@ import (
 // token i (ON) into the TiDB form ON DUPLICATE KEY UPDATE
 // pg_on_conflict = pg_conflict_do_nothing(col, ...), and ON CONFLICT
 // (col, ...) DO UPDATE SET a = x, ... into ON DUPLICATE KEY UPDATE
-// pg_on_conflict = pg_conflict_do_update(['alias',] col, ...), a = x, ...;
+// pg_on_conflict = pg_conflict_do_update(col, ...), a = x, ...;
 // the binder reads the marker back. ON CONSTRAINT is refused.
 func (t *translator) onConflict(s *seq, i int) (int, error) {
 	on := t.at(i)
@@ -45,11 +45,7 @@ func (t *translator) onConflict(s *seq, i int) (int, error) {
 			return k, pgerror.New(pgerror.CodeSyntaxError, "ON CONFLICT DO UPDATE requires inference specification or constraint name").
 				WithHint("For example, ON CONFLICT (column_name).").WithPosition(charPos(t.src, on.pos))
 		}
-		// The assignments follow as TiDB's, after the marker, which
-		// leads with the table's alias if INSERT named one.
-		if t.insertAlias != "" {
-			cols = append([]string{quoteString(t.insertAlias)}, cols...)
-		}
+		// The assignments follow as TiDB's, after the marker.
 		s.add(unit{kind: uWord, word: "on", frags: []frag{{
 			text: "ON DUPLICATE KEY UPDATE pg_on_conflict = pg_conflict_do_update(" + strings.Join(cols, ", ") + "),", src: on.pos}}})
 		return k + 2, nil

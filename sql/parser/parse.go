@@ -266,6 +266,11 @@ func fixup(node ast.Node, r rendered, t *translator, end int) error {
 	if f.err != nil {
 		return f.err
 	}
+	if ins, ok := node.(*ast.InsertStmt); ok && t.insertAlias != "" {
+		if ts, ok := ins.Table.TableRefs.Left.(*ast.TableSource); ok {
+			ts.AsName = ast.NewCIStr(t.insertAlias)
+		}
+	}
 	if len(f.laterals) != len(t.laterals) {
 		return pgerror.New(pgerror.CodeInternal, "parser: LATERAL bookkeeping mismatch (%d vs %d)", len(f.laterals), len(t.laterals))
 	}

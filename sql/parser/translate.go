@@ -17,7 +17,7 @@ type translator struct {
 	// translator added it only to carry a column alias list.
 	laterals []bool
 	// insertAlias is the alias of INSERT INTO t AS alias, which TiDB's
-	// grammar lacks; ON CONFLICT DO UPDATE carries it to the binder.
+	// grammar lacks: it goes on the target's ast.TableSource after parsing.
 	insertAlias string
 	// sides are expressions where TiDB's grammar takes only an integer or
 	// `?` (LIMIT and OFFSET): each is emitted as a `?`, parsed on its own

@@ -205,3 +205,81 @@ func TestPgxRowsStream(t *testing.T) {
 		conn.Close(ctx)
 	}
 }
+
+// TestPgxReturning checks INSERT ... RETURNING as applications use it:
+// QueryRow(...).Scan of the new row's key and defaults, in both protocols,
+// as a prepared statement (whose Describe gives the RETURNING columns)
+// and inside a transaction; UPDATE and DELETE ... RETURNING alike.
+func TestPgxReturning(t *testing.T) {
+	n := testkit.StartNode(t)
+	ctx := context.Background()
+	setup := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
+	if _, err := setup.Exec(ctx, `CREATE TABLE accounts (id INT PRIMARY KEY, name TEXT, balance NUMERIC(10,2) DEFAULT 0, tag TEXT DEFAULT 'new')`); err != nil {
+		t.Fatal(err)
+	}
+	for i, mode := range []pgx.QueryExecMode{pgx.QueryExecModeSimpleProtocol, pgx.QueryExecModeCacheStatement, pgx.QueryExecModeDescribeExec} {
+		conn := connect(t, n.Addr(), mode)
+		var id int32
+		var tag string
+		if err := conn.QueryRow(ctx, `INSERT INTO accounts (id, name) VALUES ($1, $2) RETURNING id, tag`, 10*i+1, "a").Scan(&id, &tag); err != nil || id != int32(10*i+1) || tag != "new" {
+			t.Fatalf("%v: INSERT RETURNING scanned %d, %q, %v", mode, id, tag, err)
+		}
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.QueryRow(ctx, `INSERT INTO accounts (id, name) VALUES ($1, 'b') RETURNING id`, 10*i+2).Scan(&id); err != nil || id != int32(10*i+2) {
+			t.Fatalf("%v: INSERT RETURNING in a transaction scanned %d, %v", mode, id, err)
+		}
+		var balance float64
+		if err := tx.QueryRow(ctx, `UPDATE accounts SET balance = balance + 2.5 WHERE id = $1 RETURNING balance::float8`, 10*i+2).Scan(&balance); err != nil || balance != 2.5 {
+			t.Fatalf("%v: UPDATE RETURNING in a transaction scanned %v, %v", mode, balance, err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var name string
+		if err := conn.QueryRow(ctx, `DELETE FROM accounts WHERE id = $1 RETURNING name`, 10*i+1).Scan(&name); err != nil || name != "a" {
+			t.Fatalf("%v: DELETE RETURNING scanned %q, %v", mode, name, err)
+		}
+		conn.Close(ctx)
+	}
+
+	// A prepared INSERT ... RETURNING describes its columns; run twice.
+	conn := connect(t, n.Addr(), pgx.QueryExecModeCacheStatement)
+	sd, err := conn.Prepare(ctx, "ins", `INSERT INTO accounts (id, name) VALUES ($1, $2) RETURNING id, upper(name), balance`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range sd.Fields {
+		names = append(names, f.Name)
+	}
+	if !slices.Equal(names, []string{"id", "upper", "balance"}) || len(sd.ParamOIDs) != 2 {
+		t.Fatalf("prepared INSERT RETURNING describes columns %q and %d parameters", names, len(sd.ParamOIDs))
+	}
+	for _, id := range []int32{100, 101} {
+		var got int32
+		var upper string
+		var balance pgtype.Numeric
+		if err := conn.QueryRow(ctx, "ins", id, "x").Scan(&got, &upper, &balance); err != nil || got != id || upper != "X" {
+			t.Fatalf("prepared INSERT RETURNING scanned %d, %q, %v", got, upper, err)
+		}
+	}
+	// A subquery in the list sees the table as each execution finds it.
+	for i, want := range []int64{5, 6} {
+		var before int64
+		if err := conn.QueryRow(ctx, `INSERT INTO accounts (id) VALUES ($1) RETURNING (SELECT count(*) FROM accounts)`, 200+i).Scan(&before); err != nil || before != want {
+			t.Fatalf("RETURNING (SELECT count(*)) run %d scanned %d, %v; want %d", i+1, before, err, want)
+		}
+	}
+	// Exec of a RETURNING statement reports the rows it wrote.
+	ct, err := conn.Exec(ctx, `UPDATE accounts SET tag = 'old' WHERE id >= 200 RETURNING id`)
+	if err != nil || ct.String() != "UPDATE 2" {
+		t.Fatalf("UPDATE RETURNING tag %q, %v", ct, err)
+	}
+	var count int64
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM accounts`).Scan(&count); err != nil || count != 7 {
+		t.Fatalf("%d accounts, %v; want 7", count, err)
+	}
+}
