@@ -1,6 +1,9 @@
 package planner
 
-import "github.com/streamdb/streamdb/expr"
+import (
+	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/types"
+)
 
 // applyJoin rewrites lateral join a into a join (see decorrelate): a
 // right side that only computes over the left row (projections and
@@ -55,12 +58,19 @@ func withOn(a *Apply, n Node) Node {
 	return p
 }
 
-// conjunctsOf returns the conjuncts of e, none for nil.
+// conjunctsOf returns the conjuncts of e but constant true ones (ON
+// true), none for nil.
 func conjunctsOf(e expr.Expr) []expr.Expr {
 	if e == nil {
 		return nil
 	}
-	return conjuncts(e)
+	var out []expr.Expr
+	for _, c := range conjuncts(e) {
+		if k, ok := c.(*expr.Const); !ok || k.V.IsNull() || k.T.Family != types.Bool || !k.V.Bool() {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // overLeft returns r, projections and set-returning functions over one
