@@ -172,8 +172,6 @@ func (p *streamPlanner) planNode(n Node) (*stream, error) {
 			return p.planProjectSet(x)
 		}
 		return p.planConstant(x)
-	case *Apply:
-		return nil, notStreamable("LATERAL references to other FROM items")
 	case *Window:
 		return p.planOverWindow(x)
 	case *groupTopN:

@@ -23,7 +23,11 @@ import (
 //     list becomes a left join by a constant key with q, which must return
 //     at most one row by its shape (an aggregate without GROUP BY, LIMIT
 //     1): a view cannot fail at run time with PostgreSQL's 21000 "more than
-//     one row returned by a subquery used as an expression".
+//     one row returned by a subquery used as an expression"; a correlated
+//     one, an aggregate without GROUP BY, is aggJoin's left join with the
+//     aggregate grouped by its correlation keys;
+//   - NOT IN where either side may be NULL is notInJoin's;
+//   - a LATERAL subquery in FROM is applyJoin's join.
 //
 // Other subqueries are left in place, for checkStreamable to refuse.
 func decorrelate(n Node) (Node, error) {
@@ -45,6 +49,8 @@ func decorrelate(n Node) (Node, error) {
 		if hasSubquery(x.Exprs...) {
 			return projectSubqueries(x)
 		}
+	case *Apply:
+		return applyJoin(x)
 	}
 	return n, nil
 }
@@ -140,15 +146,19 @@ func semiForm(c expr.Expr) (JoinKind, *expr.Subquery, bool) {
 }
 
 // semiJoin joins left with subquery sq (an EXISTS or ANY, see semiForm)
-// as kind.
+// as kind. NOT IN where either side may be NULL is notInJoin.
 func semiJoin(left Node, kind JoinKind, sq *expr.Subquery) (Node, error) {
 	sub := sq.Plan.(*subPlan).node
 	if kind == AntiJoin && sq.Mode == expr.SubAny && (!notNull(left, sq.Test) || !notNull(sub, &expr.ColRef{Idx: 0})) {
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "NOT IN over a column that may be NULL is not supported in materialized views").
-			WithDetail("NOT IN is NULL, not true, for every row once the subquery returns a NULL, and for a NULL on its left once the subquery returns any row.").
-			WithHint("Write NOT EXISTS (SELECT ... WHERE column = value), or declare both columns NOT NULL.")
+		return notInJoin(left, sq)
 	}
-	right, corr, err := pullCorrelated(sub)
+	return subqueryJoin(left, kind, sq)
+}
+
+// subqueryJoin joins left with the rows of subquery sq as kind (semi or
+// anti) on sq's comparison, if any, and its correlation.
+func subqueryJoin(left Node, kind JoinKind, sq *expr.Subquery) (Node, error) {
+	right, corr, err := pullCorrelated(sq.Plan.(*subPlan).node)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +166,7 @@ func semiJoin(left Node, kind JoinKind, sq *expr.Subquery) (Node, error) {
 		return nil, err
 	}
 	nl := len(left.Columns())
-	var on []expr.Expr
+	on := corrOn(corr, nl)
 	if sq.Mode == expr.SubAny {
 		// Cmp compares [test, value]: the left's test with the right's
 		// first column.
@@ -169,11 +179,18 @@ func semiJoin(left Node, kind JoinKind, sq *expr.Subquery) (Node, error) {
 			}
 			return nil, false, nil
 		})
-		on = append(on, cmp)
+		on = append([]expr.Expr{cmp}, on...)
 	}
-	for _, c := range corr {
-		// Over the right's columns and the outer (left) row.
-		c, _ = expr.Transform(c, func(x expr.Expr) (expr.Expr, bool, error) {
+	return keyedJoin(kind, left, right, on), nil
+}
+
+// corrOn returns correlation conditions corr, over a subquery's columns
+// and its outer row, over the row of a join of the outer row (nl
+// columns) with the subquery.
+func corrOn(corr []expr.Expr, nl int) []expr.Expr {
+	on := make([]expr.Expr, len(corr))
+	for i, c := range corr {
+		on[i], _ = expr.Transform(c, func(x expr.Expr) (expr.Expr, bool, error) {
 			switch r := x.(type) {
 			case *expr.ColRef:
 				return &expr.ColRef{Idx: nl + r.Idx, T: r.T, Name: r.Name}, true, nil
@@ -182,9 +199,8 @@ func semiJoin(left Node, kind JoinKind, sq *expr.Subquery) (Node, error) {
 			}
 			return nil, false, nil
 		})
-		on = append(on, c)
 	}
-	return keyedJoin(kind, left, right, on), nil
+	return on
 }
 
 // keyedJoin joins left and right as kind on the conjuncts on (over the
@@ -227,8 +243,9 @@ func withConstKey(n Node) Node {
 // pullCorrelated returns subquery plan n without its conditions on the
 // outer row (OuterRef level 1), and those conditions, over the columns
 // of the plan it returns: a projection passes on the columns they read
-// after its own. Conditions elsewhere (in a join, an aggregation) and
-// references to rows further out are refused.
+// after its own, a grouped aggregation the keys of equalities
+// (keyedAggregate). Conditions elsewhere (in a join, over an aggregation
+// without GROUP BY) and references to rows further out are refused.
 func pullCorrelated(n Node) (Node, []expr.Expr, error) {
 	switch x := n.(type) {
 	case *Filter:
@@ -277,6 +294,16 @@ func pullCorrelated(n Node) (Node, []expr.Expr, error) {
 			})
 		}
 		return &Project{Input: in, Exprs: exprs, Cols: cols}, corr, nil
+	case *Aggregate:
+		// Grouped, it is grouped by the correlation keys too (without
+		// GROUP BY it has a row for the outer rows that meet none: aggJoin).
+		if len(x.Group) > 0 && len(x.EmptySets) == 0 && outerLevel(exprsOf(x)...) == 0 {
+			in, corr, err := pullCorrelated(x.Input)
+			if err != nil {
+				return nil, nil, err
+			}
+			return keyedAggregate(x, in, corr)
+		}
 	}
 	var err error
 	walkNodes(n, func(m Node) {
@@ -323,8 +350,8 @@ func correlatedNotStreamable() *pgerror.Error {
 }
 
 // scalarJoins replaces each scalar subquery of e, an expression over in,
-// by a column of a left join of in with it by a constant key (see
-// decorrelate), and returns e and the join.
+// by an expression over a left join of in with it (see scalarJoin), and
+// returns e and the join.
 func scalarJoins(e expr.Expr, in Node) (expr.Expr, Node, error) {
 	var err error
 	out, _ := expr.Transform(e, func(x expr.Expr) (expr.Expr, bool, error) {
@@ -332,38 +359,42 @@ func scalarJoins(e expr.Expr, in Node) (expr.Expr, Node, error) {
 		if !ok || err != nil {
 			return nil, false, nil
 		}
-		var col int
-		if col, in, err = scalarJoin(in, sq); err != nil {
+		var v expr.Expr
+		if v, in, err = scalarJoin(in, sq); err != nil {
 			return x, true, nil
 		}
-		return &expr.ColRef{Idx: col, T: sq.T}, true, nil
+		return v, true, nil
 	})
 	return out, in, err
 }
 
-// scalarJoin left-joins in with scalar subquery sq and returns the
-// column of its value.
-func scalarJoin(in Node, sq *expr.Subquery) (int, Node, error) {
+// scalarJoin left-joins in with scalar subquery sq and returns sq's value
+// over the join: an uncorrelated sq is joined by a constant key, a
+// correlated one is aggJoin's.
+func scalarJoin(in Node, sq *expr.Subquery) (expr.Expr, Node, error) {
 	if sq.Mode != expr.SubScalar {
-		return 0, nil, notStreamable("EXISTS, IN, ANY, ALL and ARRAY subqueries other than as conditions of WHERE, alone or under NOT, ANDed").
+		return nil, nil, notStreamable("EXISTS, IN, ANY, ALL and ARRAY subqueries other than as conditions of WHERE, alone or under NOT, ANDed").
 			WithHint("Move the subquery into WHERE, or join the tables.")
 	}
 	sub := sq.Plan.(*subPlan).node
 	if sq.Correlated {
-		return 0, nil, notStreamable("correlated scalar subqueries").
-			WithHint("Join the tables and aggregate by the correlated columns instead.")
+		vs, j, err := aggJoin(in, sub)
+		if err != nil {
+			return nil, nil, err
+		}
+		return vs[0], j, nil
 	}
 	if !singleRow(sub) {
-		return 0, nil, notStreamable("scalar subqueries that may return more than one row").
+		return nil, nil, notStreamable("scalar subqueries that may return more than one row").
 			WithDetail("A view cannot fail with \"more than one row returned by a subquery used as an expression\" once it runs.").
 			WithHint("Use an aggregate without GROUP BY (max(x) rather than x), or LIMIT 1.")
 	}
 	right, err := decorrelate(sub)
 	if err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
 	nl := len(in.Columns())
-	return nl + 1, keyedJoin(LeftJoin, in, right, nil), nil
+	return &expr.ColRef{Idx: nl + 1, T: sq.T}, keyedJoin(LeftJoin, in, right, nil), nil
 }
 
 // singleRow reports whether plan n returns at most one row by its shape.

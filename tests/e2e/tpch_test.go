@@ -17,11 +17,7 @@ const tpchScale = 0.01
 // tpchRefused are the TPC-H queries that materialized views refuse today,
 // with a word of the reason they give: the test fails when one of them is
 // accepted (take it off the list) or another is refused.
-var tpchRefused = map[string]string{
-	"q2":  "correlated scalar subqueries",
-	"q17": "correlated scalar subqueries",
-	"q20": "correlated scalar subqueries",
-}
+var tpchRefused = map[string]string{}
 
 // TestTPCHViews loads TPC-H data into streamdb and into PostgreSQL 15,
 // creates each of q1-q22 as a materialized view, and requires its rows to

@@ -61,6 +61,15 @@ var viewTemplates = []string{
 	"SELECT id FROM %[1]sa WHERE id NOT IN (SELECT id FROM %[1]sb) AND NOT EXISTS (SELECT 1 FROM %[1]sb WHERE w > 3)",
 	"SELECT id, v FROM %[1]sa WHERE v > (SELECT avg(w) FROM %[1]sb)",
 	"SELECT id, (SELECT max(w) FROM %[1]sb) AS mw, v - (SELECT count(*) FROM %[1]sb WHERE k IS NULL) AS d FROM %[1]sa",
+	// Correlated scalar subqueries (aggregations grouped by the
+	// correlation key, left-joined back), NOT IN over nullable columns,
+	// LATERAL subqueries.
+	"SELECT id, v FROM %[1]sa WHERE v > (SELECT avg(w) FROM %[1]sb WHERE %[1]sb.k = %[1]sa.k)",
+	"SELECT id, (SELECT count(*) FROM %[1]sb WHERE %[1]sb.k = %[1]sa.k AND w > 1) AS n, (SELECT coalesce(max(w), -1) FROM %[1]sb WHERE %[1]sb.k = %[1]sa.k) AS m FROM %[1]sa",
+	"SELECT id, s FROM %[1]sa WHERE v NOT IN (SELECT w FROM %[1]sb)",
+	"SELECT id FROM %[1]sa WHERE k NOT IN (SELECT w FROM %[1]sb WHERE %[1]sb.k = %[1]sa.v)",
+	"SELECT x.id, l.n, l.sw FROM %[1]sa x, LATERAL (SELECT count(*) AS n, sum(w) AS sw FROM %[1]sb WHERE %[1]sb.k = x.k) l",
+	"SELECT x.id, l.w FROM %[1]sa x LEFT JOIN LATERAL (SELECT w FROM %[1]sb WHERE %[1]sb.k = x.k AND %[1]sb.w > 1) l ON true",
 	// One aggregation used twice (grouped in two orders): planned once.
 	"SELECT x.k, x.v, x.n FROM (SELECT k, v, count(*) AS n FROM %[1]sa GROUP BY k, v) x JOIN (SELECT k, max(n) AS m FROM (SELECT count(*) AS n, k FROM %[1]sa GROUP BY v, k) c GROUP BY k) y ON x.k = y.k AND x.n >= y.m",
 	// Joins without an equality between the sides (one key group).
