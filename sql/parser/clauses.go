@@ -60,6 +60,9 @@ func (t *translator) word(s *seq, i int) (int, error) {
 		s.orderStart = -1
 		return t.limitClause(s, i)
 	case "for":
+		if s.mode == modeQuery && next.is("system_time") && s.clause == "from" {
+			return t.systemTime(s, i)
+		}
 		if s.mode == modeQuery {
 			return i, notSupportedAt(t.src, tk.pos, "SELECT ... FOR UPDATE/SHARE is not supported")
 		}
@@ -817,4 +820,19 @@ func (t *translator) dmlHead(s *seq, i int, clause string) (int, error) {
 	}
 	s.add(unit{kind: uWord, word: clause, frags: fs})
 	return j, nil
+}
+
+// systemTime translates FOR SYSTEM_TIME AS OF PROCTIME() after a table
+// name in FROM (a processing-time temporal join's right side) into TiDB's
+// AS OF TIMESTAMP proctime(). Other times than PROCTIME() are 0A000.
+func (t *translator) systemTime(s *seq, i int) (int, error) {
+	pos := t.at(i).pos
+	if !t.at(i+2).is("as") || !t.at(i+3).is("of") {
+		return i + 2, t.syntaxErr(i + 2)
+	}
+	if !t.at(i+4).is("proctime") || !t.at(i+5).isPunct("(") || !t.at(i+6).isPunct(")") {
+		return i + 4, notSupportedAt(t.src, t.at(i+4).pos, "FOR SYSTEM_TIME AS OF is supported with PROCTIME() only")
+	}
+	s.add(unit{kind: uWord, word: "as", frags: []frag{{text: "AS OF TIMESTAMP proctime()", src: pos}}})
+	return i + 7, nil
 }

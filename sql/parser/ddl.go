@@ -417,6 +417,14 @@ func (p *uparser) createIndex(unique bool) (any, error) {
 	if tk := p.peek(); tk.is("include") || tk.is("where") || tk.is("with") {
 		return nil, p.notSupported(p.i, "CREATE INDEX ... "+strings.ToUpper(tk.val))
 	}
+	// RisingWave's DISTRIBUTED BY (cols) picks the index's distribution
+	// key; streamdb's indexes choose their own, so the clause is accepted
+	// and ignored.
+	if p.accept("distributed", "by") {
+		if _, err := p.identList(); err != nil {
+			return nil, err
+		}
+	}
 	return ci, nil
 }
 
