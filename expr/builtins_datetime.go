@@ -21,12 +21,11 @@ func init() {
 	for _, name := range []string{"now", "transaction_timestamp", "statement_timestamp"} {
 		RegisterBuiltin(name, sig(types.TTimestampTZ, now(stamp)))
 	}
-	// proctime() is RisingWave's processing time: now() in a query (whose
-	// Ctx.Now is set), and in a view, whose evaluation context has no
-	// statement clock, the time the row is processed (volatile: over an
-	// append-only input only).
+	// proctime() is RisingWave's processing time: now() in a session's
+	// statement, and in a view's dataflow (no Backend) the time the row is
+	// processed (volatile: over an append-only input only).
 	RegisterBuiltin("proctime", volatile(sig(types.TTimestampTZ, now(func(c *Ctx) types.Datum {
-		if c.Now.IsZero() {
+		if c == nil || c.Backend == nil {
 			return types.NewTimestampTZ(types.TimestampFromTime(time.Now()))
 		}
 		return stamp(c)
