@@ -44,6 +44,10 @@ type TemporalFilterSpec struct {
 	// StateTable holds the rows under (vnode, 1, Expr, stream key) and the
 	// clock under (vnode, 0).
 	StateTable uint32
+	// Or, if set, is the plain side of a disjunction with the bounds (ts >
+	// now() - INTERVAL '1' HOUR OR ts IS NULL): a row for which it is true
+	// passes whatever the clock, and is not stored.
+	Or expr.Expr
 }
 
 // TemporalBound is one bound of a temporal filter: Now is an expression of
@@ -85,7 +89,11 @@ func (s *TemporalFilterSpec) Explain() string {
 	if s.Upper != nil {
 		conds = append(conds, fmt.Sprintf("%s %s %s", s.Expr, map[bool]string{false: "<", true: "<="}[s.Upper.Inclusive], s.Upper.Now))
 	}
-	return fmt.Sprintf("TemporalFilter %s state=%d", strings.Join(conds, " AND "), s.StateTable)
+	cond := strings.Join(conds, " AND ")
+	if s.Or != nil {
+		cond = fmt.Sprintf("(%s) OR %s", cond, s.Or)
+	}
+	return fmt.Sprintf("TemporalFilter %s state=%d", cond, s.StateTable)
 }
 
 // Prefixes of a temporal filter's state keys after the vnode.
@@ -212,6 +220,12 @@ func (f *temporalFilter) Process(_ int, c *Chunk, emit Emit) error {
 // change applies an insert or delete of row to state and reports whether
 // the row passes the bounds (and so goes out with its op).
 func (f *temporalFilter) change(row []types.Datum, insert bool) (bool, error) {
+	if f.spec.Or != nil {
+		ok, err := f.ev.Eval(f.spec.Or, row)
+		if err != nil || !ok.IsNull() && ok.Bool() {
+			return err == nil, err
+		}
+	}
 	v, err := f.ev.Eval(f.spec.Expr, row)
 	if err != nil || v.IsNull() {
 		return false, err

@@ -52,7 +52,9 @@ func TestTemporalFilter(t *testing.T) {
 	tests := []struct {
 		name         string
 		lower, upper *TemporalBound
-		steps        []testStep
+		// orNull adds OR ts IS NULL.
+		orNull bool
+		steps  []testStep
 	}{
 		{
 			name: "ts > now() - 2s: rows leave", lower: nowPlus(t, -2, false),
@@ -90,6 +92,18 @@ func TestTemporalFilter(t *testing.T) {
 			},
 		},
 		{
+			name: "ts > now() - 2s OR ts IS NULL: NULLs pass and stay", lower: nowPlus(t, -2, false), orNull: true,
+			steps: []testStep{
+				tick(10),
+				in(row("+", 1, 9), "+ 2 NULL", row("+", 3, 5)).emits(want("+", 1, 9), "+ 2 NULL"),
+				tick(20).emits(want("-", 1, 9)),
+				in("U- 2 NULL", row("U+", 2, 19)).emits("U- 2 NULL", want("U+", 2, 19)),
+				in(row("U-", 2, 19), "U+ 2 NULL").emits(want("U-", 2, 19), "U+ 2 NULL"),
+				tick(30),
+				in("- 2 NULL").emits("- 2 NULL"),
+			},
+		},
+		{
 			name: "a clock going back moves nothing", lower: nowPlus(t, -2, false),
 			steps: []testStep{
 				tick(10),
@@ -102,7 +116,11 @@ func TestTemporalFilter(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			op, err := temporalSpec(tc.lower, tc.upper).Build(newEnv(t))
+			spec := temporalSpec(tc.lower, tc.upper)
+			if tc.orNull {
+				spec.Or = &expr.IsNull{E: colRef(1, types.TTimestampTZ)}
+			}
+			op, err := spec.Build(newEnv(t))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -63,13 +63,18 @@ func deleteGroup(table *StateTable, ref groupRef) error {
 	if err != nil {
 		return err
 	}
+	clearGroup(g)
+	return nil
+}
+
+// clearGroup deletes every entry of g.
+func clearGroup(g *Group) {
 	var gone suffixList
 	g.Ascend(func(suffix []byte, _ []types.Datum) bool {
 		gone.add(suffix)
 		return true
 	})
 	gone.each(g.Delete)
-	return nil
 }
 
 // load adds every group stored in table under the vnodes: rowTypes decode

@@ -21,6 +21,15 @@ func init() {
 	for _, name := range []string{"now", "transaction_timestamp", "statement_timestamp"} {
 		RegisterBuiltin(name, sig(types.TTimestampTZ, now(stamp)))
 	}
+	// proctime() is RisingWave's processing time: now() in a session's
+	// statement, and in a view's dataflow (no Backend) the time the row is
+	// processed (volatile: over an append-only input only).
+	RegisterBuiltin("proctime", volatile(sig(types.TTimestampTZ, now(func(c *Ctx) types.Datum {
+		if c == nil || c.Backend == nil {
+			return types.NewTimestampTZ(types.TimestampFromTime(time.Now()))
+		}
+		return stamp(c)
+	}))))
 	RegisterBuiltin("clock_timestamp", volatile(sig(types.TTimestampTZ, func(*Ctx, []types.Datum) (types.Datum, error) {
 		return types.NewTimestampTZ(types.TimestampFromTime(time.Now())), nil
 	})))

@@ -37,7 +37,7 @@ func (b *Binder) bindJoin(j *ast.Join, s *scope) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	join := &Join{Kind: InnerJoin, L: l, R: r}
+	join := &Join{Kind: InnerJoin, L: l, R: r, Temporal: isProcTimeScan(r)}
 	switch {
 	case j.StraightJoin:
 		// The SQL front marks FULL [OUTER] JOIN as STRAIGHT_JOIN.
@@ -46,6 +46,9 @@ func (b *Binder) bindJoin(j *ast.Join, s *scope) (Node, error) {
 		join.Kind = LeftJoin
 	case j.Tp == ast.RightJoin:
 		join.Kind = RightJoin
+	}
+	if join.Temporal && join.Kind != InnerJoin && join.Kind != LeftJoin {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "a temporal join (FOR SYSTEM_TIME AS OF PROCTIME()) must be an inner or left join")
 	}
 	js := &scope{cols: join.Columns(), parent: s.parent, depth: s.depth, sub: s.sub}
 	if lateral {
@@ -198,7 +201,10 @@ func (b *Binder) bindTableSource(ts *ast.TableSource, s *scope) (Node, error) {
 		if t.Kind == meta.KindView {
 			return b.bindView(t, alias, s)
 		}
-		scan := &Scan{Table: t}
+		scan := &Scan{Table: t, ProcTime: src.AsOf != nil}
+		if scan.ProcTime && t.Kind != meta.KindTable {
+			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "FOR SYSTEM_TIME AS OF PROCTIME() applies to tables only, and %q is a %s", name, t.Kind)
+		}
 		for i, c := range t.Columns {
 			scan.Cols = append(scan.Cols, Column{Name: c.Name, Table: alias, T: c.Type, Hidden: c.Hidden, TableID: t.ID, Attr: int16(i + 1)})
 		}
@@ -246,4 +252,11 @@ func requalify(n Node, cols []Column, alias string) Node {
 		exprs[i] = &expr.ColRef{Idx: i, T: c.T, Name: c.Name}
 	}
 	return &Project{Input: n, Exprs: exprs, Cols: out}
+}
+
+// isProcTimeScan reports whether n is a table read FOR SYSTEM_TIME AS OF
+// PROCTIME() (the SQL front lets no other time through).
+func isProcTimeScan(n Node) bool {
+	s, ok := n.(*Scan)
+	return ok && s.ProcTime
 }

@@ -165,7 +165,7 @@ func pushIntoJoin(j *Join, cond expr.Expr) *Join {
 			both = append(both, c)
 		}
 	}
-	out := &Join{Kind: j.Kind, L: j.L, R: j.R, On: j.On}
+	out := &Join{Kind: j.Kind, L: j.L, R: j.R, On: j.On, Temporal: j.Temporal}
 	if len(left) > 0 {
 		out.L = &Filter{Input: j.L, Cond: andOf(left)}
 	}
@@ -195,7 +195,7 @@ func pushOnDown(j *Join) *Join {
 	if j.Kind != InnerJoin || j.On == nil {
 		return j
 	}
-	return pushIntoJoin(&Join{Kind: j.Kind, L: j.L, R: j.R}, j.On)
+	return pushIntoJoin(&Join{Kind: j.Kind, L: j.L, R: j.R, Temporal: j.Temporal}, j.On)
 }
 
 // equiJoin splits a join condition over the concatenated row (nl left

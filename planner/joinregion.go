@@ -167,7 +167,7 @@ type region struct {
 func (r *region) flatten(n Node) []int {
 	switch x := n.(type) {
 	case *Join:
-		if x.Kind != InnerJoin || x.On != nil && hasPinned(x.On) {
+		if x.Kind != InnerJoin || x.Temporal || x.On != nil && hasPinned(x.On) {
 			break
 		}
 		out := append(r.flatten(x.L), r.flatten(x.R)...)

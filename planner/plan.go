@@ -45,6 +45,9 @@ type Node interface {
 type Scan struct {
 	Table *meta.Table
 	Cols  []Column
+	// ProcTime: the table was named FOR SYSTEM_TIME AS OF PROCTIME(), the
+	// right side of a processing-time temporal join (Join.Temporal).
+	ProcTime bool
 }
 
 // Values produces constant rows (also the one empty row of a FROM-less SELECT).
@@ -87,6 +90,10 @@ type Join struct {
 	Kind JoinKind
 	L, R Node
 	On   expr.Expr
+	// Temporal: R is a table read FOR SYSTEM_TIME AS OF PROCTIME(). A
+	// batch query joins it as it is; a view looks each left change up in
+	// R's current rows, and R's later changes leave earlier output alone.
+	Temporal bool
 }
 
 // Aggregate groups its input by Group and computes Aggs per group. Output:
@@ -297,7 +304,12 @@ func (n *Project) explain() string {
 	}
 	return "Project " + strings.Join(parts, ", ")
 }
-func (n *Join) explain() string  { return n.Kind.String() + "Join" + onText(n.On) }
+func (n *Join) explain() string {
+	if n.Temporal {
+		return n.Kind.String() + "TemporalJoin" + onText(n.On)
+	}
+	return n.Kind.String() + "Join" + onText(n.On)
+}
 func (n *Apply) explain() string { return n.Kind.String() + "Apply" + onText(n.On) }
 func (n *ProjectSet) explain() string {
 	parts := make([]string, len(n.Funcs))

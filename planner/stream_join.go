@@ -20,6 +20,9 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	if len(lk) == 0 {
 		return p.planSingletonJoin(j)
 	}
+	if j.Temporal {
+		return p.planTemporalJoin(j, lk, rk, residual)
+	}
 	// A key pair with watermarks on both sides goes first: it closes keys
 	// (dataflow.HashJoinSpec.WindowKey).
 	semi := j.Kind == SemiJoin || j.Kind == AntiJoin
@@ -45,16 +48,7 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 	inputs := []dataflow.InputSpec{p.input(l, hashOn(spec.LeftKey)), p.input(r, hashOn(spec.RightKey))}
 	lw := len(l.cols)
 	spec.LeftTypes, spec.RightTypes = typesOf(l.cols), typesOf(r.cols)
-	if residual != nil {
-		// The residual condition sees the right columns after all of the
-		// left input's, hidden ones included.
-		spec.Cond = mapCols(residual, func(i int) int {
-			if i >= nl {
-				return i - nl + lw
-			}
-			return i
-		})
-	}
+	spec.Cond = residualCond(residual, nl, lw)
 	spec.LeftTable, spec.RightTable = p.alloc(), p.alloc()
 	if semi {
 		// The left rows alone, each once, keyed as a left join's are.
@@ -95,6 +89,7 @@ func (p *streamPlanner) planSingletonJoin(j *Join) (*stream, error) {
 		on = conjuncts(j.On)
 	}
 	k := keyedJoin(j.Kind, j.L, j.R, on)
+	k.Temporal = j.Temporal
 	// Each side's key projection reads what the join reads of the side.
 	for _, side := range [][2]Node{{j.L, k.L}, {j.R, k.R}} {
 		if used, ok := p.uses[side[0]]; ok {
@@ -141,4 +136,20 @@ func shiftCols(cols []int, delta int) []int {
 		out[i] = c + delta
 	}
 	return out
+}
+
+// residualCond maps a join's residual condition (nil if none) from the
+// join's columns (nl left ones first) to the join operator's rows, where
+// the right columns follow all lw columns of the left input, hidden ones
+// included.
+func residualCond(residual expr.Expr, nl, lw int) expr.Expr {
+	if residual == nil {
+		return nil
+	}
+	return mapCols(residual, func(i int) int {
+		if i >= nl {
+			return i - nl + lw
+		}
+		return i
+	})
 }

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"context"
+
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/types"
@@ -22,6 +24,10 @@ var nowFuncs = map[string]bool{"now": true, "current_timestamp": true, "transact
 // at most one lower and one upper bound each, and the other conjuncts.
 func splitTemporal(cond expr.Expr) (filters []*dataflow.TemporalFilterSpec, rest []expr.Expr) {
 	for _, c := range conjuncts(cond) {
+		if f := temporalOr(c); f != nil {
+			filters = append(filters, f)
+			continue
+		}
 		row, bound, op, ok := temporalCompare(c)
 		if !ok {
 			rest = append(rest, c)
@@ -37,6 +43,50 @@ func splitTemporal(cond expr.Expr) (filters []*dataflow.TemporalFilterSpec, rest
 		}
 	}
 	return filters, rest
+}
+
+// temporalOr recognizes c as a disjunction of one temporal filter (its
+// bounds on one expression) and plain conditions that read no clock (ts >
+// now() - INTERVAL '1' HOUR OR ts IS NULL), and returns it as a filter
+// whose Or is the plain side; nil otherwise.
+func temporalOr(c expr.Expr) *dataflow.TemporalFilterSpec {
+	if _, ok := c.(*expr.Or); !ok {
+		return nil
+	}
+	var f *dataflow.TemporalFilterSpec
+	var plain []expr.Expr
+	for _, d := range disjuncts(c) {
+		filters, rest := splitTemporal(d)
+		switch {
+		case len(filters) == 1 && len(rest) == 0 && f == nil:
+			f = filters[0]
+		case len(filters) == 0 && !readsClock(d):
+			plain = append(plain, d)
+		default:
+			return nil
+		}
+	}
+	if f == nil || len(plain) == 0 {
+		return nil
+	}
+	f.Or = plain[0]
+	if len(plain) > 1 {
+		f.Or = &expr.Or{Args: plain}
+	}
+	return f
+}
+
+// disjuncts flattens nested ORs.
+func disjuncts(e expr.Expr) []expr.Expr {
+	o, ok := e.(*expr.Or)
+	if !ok {
+		return []expr.Expr{e}
+	}
+	var out []expr.Expr
+	for _, x := range o.Args {
+		out = append(out, disjuncts(x)...)
+	}
+	return out
 }
 
 // addBound puts b into the first filter of row whose bound slot is free,
@@ -94,8 +144,42 @@ func nowMonotone(e expr.Expr) bool {
 	if !clock || cols || readsClock(sub) {
 		return false
 	}
-	col, ok := expr.Monotone(sub)
+	col, ok := expr.Monotone(foldClosed(sub))
 	return ok && col == 0
+}
+
+// foldClosed replaces the largest subexpressions of e that read no column
+// and call no volatile function (INTERVAL '1 day' * 365) by their values,
+// so that expr.Monotone sees them as the constants they are. e is left as
+// it is where a value cannot be computed.
+func foldClosed(e expr.Expr) expr.Expr {
+	ctx := expr.NewCtx(context.Background(), nil)
+	out, err := expr.Transform(e, func(x expr.Expr) (expr.Expr, bool, error) {
+		if _, isConst := x.(*expr.Const); isConst || !closed(x) {
+			return nil, false, nil
+		}
+		v, err := x.Eval(ctx, nil)
+		return expr.NewConst(v, x.Type()), true, err
+	})
+	if err != nil {
+		return e
+	}
+	return out
+}
+
+// closed reports whether e reads no column and calls no volatile function.
+func closed(e expr.Expr) bool {
+	ok := true
+	expr.Walk(e, func(x expr.Expr) bool {
+		switch f := x.(type) {
+		case *expr.ColRef, *expr.OuterRef, *expr.Param, *expr.Subquery:
+			ok = false
+		case *expr.Func:
+			ok = ok && !f.Volatile()
+		}
+		return ok
+	})
+	return ok
 }
 
 // readsClock reports whether e calls a function of the statement's clock.
@@ -117,6 +201,9 @@ func streamableConds(cond expr.Expr) []expr.Expr {
 	filters, rest := splitTemporal(cond)
 	for _, f := range filters {
 		rest = append(rest, f.Expr)
+		if f.Or != nil {
+			rest = append(rest, f.Or)
+		}
 	}
 	return rest
 }

@@ -104,6 +104,12 @@ func watermarkColumns(n Node) []bool {
 			return out
 		}
 		nl := len(x.L.Columns())
+		if x.Temporal {
+			// Each left row is emitted when it arrives: the left's
+			// watermarks hold for the output.
+			copy(out, watermarkColumns(x.L))
+			return out
+		}
 		lk, rk, _ := equiJoin(x.On, nl)
 		if i := windowKeyPair(x, lk, rk); i >= 0 {
 			out[lk[i].(*expr.ColRef).Idx] = true

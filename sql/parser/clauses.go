@@ -60,6 +60,9 @@ func (t *translator) word(s *seq, i int) (int, error) {
 		s.orderStart = -1
 		return t.limitClause(s, i)
 	case "for":
+		if s.mode == modeQuery && next.is("system_time") && s.clause == "from" {
+			return t.systemTime(s, i)
+		}
 		if s.mode == modeQuery {
 			return i, notSupportedAt(t.src, tk.pos, "SELECT ... FOR UPDATE/SHARE is not supported")
 		}
@@ -816,5 +819,34 @@ func (t *translator) dmlHead(s *seq, i int, clause string) (int, error) {
 		j++
 	}
 	s.add(unit{kind: uWord, word: clause, frags: fs})
+	return j, nil
+}
+
+// systemTime translates FOR SYSTEM_TIME AS OF PROCTIME() [[AS] alias]
+// after a table name in FROM (a processing-time temporal join's right
+// side) into TiDB's [AS alias] AS OF TIMESTAMP proctime(), the alias
+// first as TiDB's grammar has it. Other times than PROCTIME() are 0A000.
+func (t *translator) systemTime(s *seq, i int) (int, error) {
+	pos := t.at(i).pos
+	if !t.at(i+2).is("as") || !t.at(i+3).is("of") {
+		return i + 2, t.syntaxErr(i + 2)
+	}
+	if !t.at(i+4).is("proctime") || !t.at(i+5).isPunct("(") || !t.at(i+6).isPunct(")") {
+		return i + 4, notSupportedAt(t.src, t.at(i+4).pos, "FOR SYSTEM_TIME AS OF is supported with PROCTIME() only")
+	}
+	j := i + 7
+	var fs []frag
+	as := t.at(j).is("as")
+	if as {
+		j++
+	}
+	if a := t.at(j); a.kind == tkQIdent || a.kind == tkIdent && (as || !reserved[a.val]) {
+		fs = append(fs, frag{text: "AS", src: a.pos}, identFrag(a, false))
+		j++
+	} else if as {
+		return j, t.syntaxErr(j)
+	}
+	fs = append(fs, frag{text: "AS OF TIMESTAMP proctime()", src: pos})
+	s.add(unit{kind: uWord, word: "as", frags: fs})
 	return j, nil
 }

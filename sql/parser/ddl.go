@@ -244,6 +244,17 @@ func (p *uparser) column(ct *CreateTable) error {
 			}
 			col.DefaultSQL = p.text(p.i, end)
 			p.i = end
+		case tk.is("as"):
+			// RisingWave's generated column: AS proctime() alone, the
+			// time of the insert, which is what DEFAULT proctime() gives.
+			if !p.at(p.i+1).is("proctime") || !p.at(p.i+2).isPunct("(") || !p.at(p.i+3).isPunct(")") {
+				return p.notSupported(p.i, "a generated column other than AS proctime()")
+			}
+			if col.Default, _, err = expression(p.selectCursor(p.i+1, p.i+4)); err != nil {
+				return err
+			}
+			col.DefaultSQL = p.text(p.i+1, p.i+4)
+			p.i += 4
 		case tk.is("check"), tk.is("references"), tk.is("generated"):
 			return p.notSupported(p.i, "a "+strings.ToUpper(tk.val)+" column option")
 		default:
@@ -416,6 +427,14 @@ func (p *uparser) createIndex(unique bool) (any, error) {
 	}
 	if tk := p.peek(); tk.is("include") || tk.is("where") || tk.is("with") {
 		return nil, p.notSupported(p.i, "CREATE INDEX ... "+strings.ToUpper(tk.val))
+	}
+	// RisingWave's DISTRIBUTED BY (cols) picks the index's distribution
+	// key; streamdb's indexes choose their own, so the clause is accepted
+	// and ignored.
+	if p.accept("distributed", "by") {
+		if _, err := p.identList(); err != nil {
+			return nil, err
+		}
 	}
 	return ci, nil
 }

@@ -161,6 +161,9 @@
 //     finds it for ON CONFLICT DO UPDATE and RETURNING.
 //   - SELECT DISTINCT ON (e1, e2) list becomes SELECT pg_distinct_on(e1,
 //     e2), list: the binder takes the marker off the select list.
+//   - t FOR SYSTEM_TIME AS OF PROCTIME() in FROM (RisingWave's
+//     processing-time temporal join) becomes t AS OF TIMESTAMP proctime():
+//     ast.TableName.AsOf holds the call; other times are 0A000.
 //   - Recognized but unsupported forms are 0A000 feature_not_supported:
 //     ON CONFLICT ON CONSTRAINT, ROWS FROM, ORDER BY or
 //     DISTINCT in an aggregate call with OVER,
