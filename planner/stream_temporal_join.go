@@ -23,8 +23,11 @@ func (p *streamPlanner) planTemporalJoin(j *Join, lk, rk []expr.Expr, residual e
 	if err != nil {
 		return nil, err
 	}
+	// Keys that are expressions become columns of the inputs first: the
+	// left input's width counts them.
+	leftKey, rightKey := l.columnsFor(lk), r.columnsFor(rk)
 	lw := len(l.cols)
-	spec := &dataflow.TemporalJoinSpec{Kind: j.Kind, LeftKey: l.columnsFor(lk), RightKey: r.columnsFor(rk),
+	spec := &dataflow.TemporalJoinSpec{Kind: j.Kind, LeftKey: leftKey, RightKey: rightKey,
 		LeftTypes: typesOf(l.cols), RightTypes: typesOf(r.cols), LeftStreamKey: l.key, RightStreamKey: r.key,
 		Cond: residualCond(residual, nl, lw), RightTable: p.alloc()}
 	if !l.appendOnly {
