@@ -157,6 +157,11 @@ func runQuery(ctx context.Context, cfg Config, q Query, n, p int) (r Result, err
 			return r, fmt.Errorf("create source %s: %w", table, err)
 		}
 	}
+	for _, stmt := range q.Setup {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			return r, fmt.Errorf("%s: %w", stmt, err)
+		}
+	}
 	cpu0, err := clusterCPU(servers)
 	if err != nil {
 		return r, err
