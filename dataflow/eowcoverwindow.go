@@ -118,8 +118,27 @@ func (w *eowcOverWindow) Process(_ int, c *Chunk, _ Emit) error {
 		stored := w.arena.Row(len(row))
 		copy(stored, row)
 		g.Put(w.suffix, stored)
-		w.open[string(w.key)] = vnode
+		if _, ok := w.open[string(w.key)]; !ok {
+			if err := w.markOpen(vnode, w.key); err != nil {
+				return err
+			}
+		}
 	}
+	return nil
+}
+
+// markOpen lists partition key as open, and stores its counts (zero for a
+// new partition) so that Build lists it again after a recovery.
+func (w *eowcOverWindow) markOpen(vnode uint16, key []byte) error {
+	cg, err := w.counts.Group(vnode, key)
+	if err != nil {
+		return err
+	}
+	if _, ok := cg.Get(nil); !ok {
+		zero := types.NewInt(0)
+		cg.Put(nil, []types.Datum{zero, zero, zero})
+	}
+	w.open[string(key)] = vnode
 	return nil
 }
 

@@ -19,7 +19,7 @@ func winFunc(t tester, name string, frame *exec.Frame, args ...expr.Expr) exec.W
 	if frame != nil {
 		f.Frame = *frame
 	}
-	if _, err := expr.NewAgg(name, args, false, len(args) == 0); err == nil && name != "first_value" && name != "last_value" {
+	if _, err := expr.NewAgg(name, args, false, len(args) == 0); err == nil && name != "first_value" && name != "last_value" && name != "nth_value" {
 		f.Agg = newAgg(t, name, false, args...)
 	}
 	return f
@@ -102,7 +102,7 @@ func funcTypes(funcs []exec.WindowFunc) []types.T {
 		switch {
 		case f.Agg != nil:
 			out[i] = f.Agg.T
-		case f.Name == "lag" || f.Name == "lead" || f.Name == "first_value" || f.Name == "last_value":
+		case f.Name == "lag" || f.Name == "lead" || f.Name == "first_value" || f.Name == "last_value" || f.Name == "nth_value":
 			out[i] = types.TInt4
 		case f.Name == "percent_rank" || f.Name == "cume_dist":
 			out[i] = types.TFloat8

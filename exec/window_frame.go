@@ -46,10 +46,12 @@ type FrameBound struct {
 }
 
 // Frame is the part of its partition that an aggregate, first_value,
-// last_value and nth_value see for the current row.
+// last_value and nth_value see for the current row: the rows between its
+// bounds less those its exclusion takes out.
 type Frame struct {
 	Mode       FrameMode
 	Start, End FrameBound
+	Exclude    FrameExclusion
 }
 
 // DefaultFrame is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW: the
@@ -63,7 +65,11 @@ func (f Frame) String() string {
 		return "SESSION WITH GAP " + f.Start.Offset.String()
 	}
 	mode := [...]string{"RANGE", "ROWS", "GROUPS"}[f.Mode]
-	return mode + " BETWEEN " + f.Start.String() + " AND " + f.End.String()
+	s := mode + " BETWEEN " + f.Start.String() + " AND " + f.End.String()
+	if f.Exclude != ExcludeNoOthers {
+		s += " " + f.Exclude.String()
+	}
+	return s
 }
 
 // String renders the bound in SQL.

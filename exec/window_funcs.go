@@ -127,15 +127,12 @@ func (p *windowPartition) shifted(c *expr.Ctx, fn *WindowFunc, res []types.Datum
 // IGNORE NULLS the positions count the rows whose value is not NULL.
 func (p *windowPartition) nthInFrame(c *expr.Ctx, fn *WindowFunc, fr *frameSpec, res []types.Datum) error {
 	for i, row := range p.rows {
-		lo, hi, err := fr.bounds(c, p, i)
+		rs, err := fr.rows(c, p, i)
 		if err != nil {
 			return err
 		}
-		nth, step, from := int64(1), 1, lo
-		switch fn.Name {
-		case "last_value":
-			step, from = -1, hi-1
-		case "nth_value":
+		nth := int64(1)
+		if fn.Name == "nth_value" {
 			v, err := fn.Args[1].Eval(c, row)
 			if err != nil {
 				return err
@@ -148,78 +145,90 @@ func (p *windowPartition) nthInFrame(c *expr.Ctx, fn *WindowFunc, fr *frameSpec,
 				return pgerror.New(codeInvalidNthValue, "argument of nth_value must be greater than zero")
 			}
 		}
+		size := rs.len()
+		// pos returns the row at position k, counted from the end for
+		// last_value.
+		pos := func(k int) int {
+			if fn.Name == "last_value" {
+				k = size - 1 - k
+			}
+			return rs.at(k)
+		}
+		res[i] = types.Null
 		if !fn.IgnoreNulls {
-			res[i] = types.Null
-			j := from + step*int(min(nth-1, int64(hi-lo)))
-			if j >= lo && j < hi {
-				if res[i], err = fn.Args[0].Eval(c, p.rows[j]); err != nil {
+			if nth <= int64(size) {
+				if res[i], err = fn.Args[0].Eval(c, p.rows[pos(int(nth-1))]); err != nil {
 					return err
 				}
 			}
 			continue
 		}
-		if res[i], err = p.nthNonNull(c, fn.Args[0], from, step, lo, hi, nth); err != nil {
-			return err
+		for k := 0; k < size; k++ {
+			v, err := fn.Args[0].Eval(c, p.rows[pos(k)])
+			if err != nil {
+				return err
+			}
+			if !v.IsNull() {
+				if nth--; nth == 0 {
+					res[i] = v
+					break
+				}
+			}
 		}
 	}
 	return nil
 }
 
-// nthNonNull returns the nth value of arg that is not NULL over the rows
-// [lo, hi) walked from row from by step, NULL when there are fewer.
-func (p *windowPartition) nthNonNull(c *expr.Ctx, arg expr.Expr, from, step, lo, hi int, nth int64) (types.Datum, error) {
-	for j := from; j >= lo && j < hi; j += step {
-		v, err := arg.Eval(c, p.rows[j])
-		if err != nil {
-			return v, err
-		}
-		if !v.IsNull() {
-			if nth--; nth == 0 {
-				return v, nil
-			}
-		}
-	}
-	return types.Null, nil
-}
-
 // aggregate computes an aggregate over each row's frame. An accumulator
-// holding the rows [from, to) serves the next row while its frame starts at
-// from and does not shrink (frames starting at UNBOUNDED PRECEDING, and
-// peers): each row is then added once.
+// holding the rows [from, to) serves the next row while its frame is one
+// run of rows starting at from that does not shrink (frames starting at
+// UNBOUNDED PRECEDING, and peers): each row is then added once. A frame
+// its exclusion splits is aggregated afresh, as PostgreSQL does.
 func (p *windowPartition) aggregate(c *expr.Ctx, agg *expr.AggFunc, fr *frameSpec, res []types.Datum) error {
 	var state expr.AggState
 	from, to := -1, 0
-	prevLo, prevHi := -1, -1
+	var prev frameRows
 	p.args = resize(p.args, len(agg.Args))
 	for i := range p.rows {
-		lo, hi, err := fr.bounds(c, p, i)
+		rs, err := fr.rows(c, p, i)
 		if err != nil {
 			return err
 		}
-		if lo == prevLo && hi == prevHi {
+		if i > 0 && rs == prev {
 			res[i] = res[i-1]
 			continue
 		}
-		if lo != from || hi < to {
+		lo, hi := rs.runs[0][0], rs.runs[0][1]
+		if rs.n > 1 || lo != from || hi < to {
 			state, from, to = agg.NewState(), lo, lo
 		}
-		for ; to < hi; to++ {
-			for k, a := range agg.Args {
-				v, err := a.Eval(c, p.rows[to])
-				if err != nil {
+		for _, run := range rs.runs[:rs.n] {
+			for j := max(run[0], to); j < run[1]; j++ {
+				if err := p.accumulate(c, agg, state, j); err != nil {
 					return err
 				}
-				p.args[k] = v
 			}
-			if err := state.Add(p.args); err != nil {
-				return err
-			}
+		}
+		if to = hi; rs.n > 1 {
+			from = -1
 		}
 		v, err := state.Result()
 		if err != nil {
 			return err
 		}
-		res[i], prevLo, prevHi = v, lo, hi
+		res[i], prev = v, rs
 	}
 	return nil
+}
+
+// accumulate adds row j to an aggregate's state.
+func (p *windowPartition) accumulate(c *expr.Ctx, agg *expr.AggFunc, state expr.AggState, j int) error {
+	for k, a := range agg.Args {
+		v, err := a.Eval(c, p.rows[j])
+		if err != nil {
+			return err
+		}
+		p.args[k] = v
+	}
+	return state.Add(p.args)
 }

@@ -83,6 +83,22 @@ func TestWindow(t *testing.T) {
 			[]string{"3", "1", "1", "0", "0", "0"}},
 		{"range preceding offsets", framed(aggFn("count"), frame(exec.FrameRange, exec.OffsetPreceding, 2, exec.OffsetPreceding, 1)), false,
 			[]string{"0", "1", "1", "3", "0", "0"}},
+		{"exclude current row", framed(aggFn("sum", v), excluding(whole, exec.ExcludeCurrentRow)), false,
+			[]string{"50", "40", "30", "60", "NULL", "NULL"}},
+		{"exclude group", framed(aggFn("sum", v), excluding(whole, exec.ExcludeGroup)), false,
+			[]string{"50", "10", "10", "60", "NULL", "NULL"}},
+		{"exclude ties", framed(aggFn("sum", v), excluding(whole, exec.ExcludeTies)), false,
+			[]string{"60", "30", "40", "60", "7", "1"}},
+		{"exclude ties without order: only the row", framed(aggFn("count"), excluding(whole, exec.ExcludeTies)), true,
+			[]string{"1", "1", "1", "1", "1", "1"}},
+		{"first_value excluding the group from the default frame", framed(fn("first_value", v), excluding(exec.DefaultFrame, exec.ExcludeGroup)), false,
+			[]string{"NULL", "10", "10", "10", "NULL", "NULL"}},
+		{"last_value of the other peers", framed(fn("last_value", v), excluding(frame(exec.FrameGroups, exec.CurrentRow, 0, exec.CurrentRow, 0), exec.ExcludeCurrentRow)), false,
+			[]string{"NULL", "30", "20", "NULL", "NULL", "NULL"}},
+		{"nth_value across the excluded ties", framed(fn("nth_value", v, lit(2)), excluding(whole, exec.ExcludeTies)), false,
+			[]string{"20", "20", "30", "20", "NULL", "NULL"}},
+		{"last_value ignore nulls excluding the row", framed(ignoreNulls(fn("last_value", v)), excluding(whole, exec.ExcludeCurrentRow)), false,
+			[]string{"30", "30", "20", "30", "NULL", "NULL"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,6 +146,23 @@ func framed(f func(*testing.T) exec.WindowFunc, fr exec.Frame) func(*testing.T) 
 	}
 }
 
+// whole is ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING.
+var whole = frame(exec.FrameRows, exec.UnboundedPreceding, 0, exec.UnboundedFollowing, 0)
+
+// excluding returns fr with exclusion x.
+func excluding(fr exec.Frame, x exec.FrameExclusion) exec.Frame {
+	fr.Exclude = x
+	return fr
+}
+
+func ignoreNulls(f func(*testing.T) exec.WindowFunc) func(*testing.T) exec.WindowFunc {
+	return func(t *testing.T) exec.WindowFunc {
+		w := f(t)
+		w.IgnoreNulls = true
+		return w
+	}
+}
+
 func TestWindowErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -170,6 +203,8 @@ func TestWindowFuncString(t *testing.T) {
 		{exec.WindowFunc{Name: "lag", Args: []expr.Expr{col(0), lit(2)}, Frame: exec.DefaultFrame}, "lag($0, '2'::bigint)"},
 		{exec.WindowFunc{Name: "sum", Args: a.Args, Agg: a, Frame: frame(exec.FrameRows, exec.OffsetPreceding, 1, exec.UnboundedFollowing, 0)},
 			"sum($2) ROWS BETWEEN '1'::bigint PRECEDING AND UNBOUNDED FOLLOWING"},
+		{exec.WindowFunc{Name: "sum", Args: a.Args, Agg: a, Frame: excluding(exec.DefaultFrame, exec.ExcludeTies)},
+			"sum($2) RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE TIES"},
 	}
 	for _, tt := range tests {
 		if got := tt.fn.String(); got != tt.want {
@@ -179,15 +214,14 @@ func TestWindowFuncString(t *testing.T) {
 }
 
 // TestWindowFramesProp checks the running aggregation against summing each
-// row's ROWS frame by definition.
+// row's ROWS frame, less its exclusion, by definition; the ordering column
+// has peers.
 func TestWindowFramesProp(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(0, 12).Draw(t, "rows")
-		vals := make([]int64, n)
 		rows := make([][]types.Datum, n)
 		for i := range rows {
-			vals[i] = int64(rapid.IntRange(-5, 5).Draw(t, "v"))
-			rows[i] = row(i, int(vals[i]))
+			rows[i] = row(rapid.IntRange(0, 3).Draw(t, "k"), rapid.IntRange(-5, 5).Draw(t, "v"))
 		}
 		kinds := []exec.BoundKind{exec.UnboundedPreceding, exec.OffsetPreceding, exec.CurrentRow, exec.OffsetFollowing, exec.UnboundedFollowing}
 		start := rapid.IntRange(0, 3).Draw(t, "start")
@@ -197,10 +231,12 @@ func TestWindowFramesProp(t *testing.T) {
 			eo = max(eo, so)
 		}
 		fr := frame(exec.FrameRows, kinds[start], so, kinds[end], eo)
+		fr.Exclude = exec.FrameExclusion(rapid.IntRange(0, 3).Draw(t, "exclude"))
 		a, _ := expr.NewAgg("count", []expr.Expr{col(1)}, false, false)
 		s, _ := expr.NewAgg("sum", []expr.Expr{col(1)}, false, false)
 		got, err := exec.Collect(newCtx(), &exec.Window{Input: source(rows...), Order: []exec.SortKey{{Col: 0}},
-			Funcs: []exec.WindowFunc{{Name: "count", Args: a.Args, Agg: a, Frame: fr}, {Name: "sum", Args: s.Args, Agg: s, Frame: fr}}})
+			Funcs: []exec.WindowFunc{{Name: "count", Args: a.Args, Agg: a, Frame: fr}, {Name: "sum", Args: s.Args, Agg: s, Frame: fr},
+				{Name: "first_value", Args: []expr.Expr{col(1)}, Frame: fr}, {Name: "last_value", Args: []expr.Expr{col(1)}, Frame: fr}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,18 +256,41 @@ func TestWindowFramesProp(t *testing.T) {
 			}
 			return min(max(i, 0), n)
 		}
+		excluded := func(i, j int) bool {
+			peer := got[i][0].Int() == got[j][0].Int()
+			switch fr.Exclude {
+			case exec.ExcludeCurrentRow:
+				return i == j
+			case exec.ExcludeGroup:
+				return peer
+			case exec.ExcludeTies:
+				return peer && i != j
+			}
+			return false
+		}
 		for i, r := range got {
 			lo, hi := edge(kinds[start], so, i, false), edge(kinds[end], eo, i, true)
-			count, sum := int64(0), int64(0)
+			var in []int64
 			for j := lo; j < hi; j++ {
-				count++
-				sum += vals[j]
+				if !excluded(i, j) {
+					in = append(in, got[j][1].Int())
+				}
 			}
-			if r[2].Int() != count {
-				t.Fatalf("row %d: count %d, want %d (frame %s)", i, r[2].Int(), count, fr)
+			sum, first, last := int64(0), "NULL", "NULL"
+			for _, v := range in {
+				sum += v
 			}
-			if count == 0 && !r[3].IsNull() || count > 0 && r[3].String() != types.NewInt(sum).String() {
+			if len(in) > 0 {
+				first, last = types.NewInt(in[0]).String(), types.NewInt(in[len(in)-1]).String()
+			}
+			if r[2].Int() != int64(len(in)) {
+				t.Fatalf("row %d: count %d, want %d (frame %s)", i, r[2].Int(), len(in), fr)
+			}
+			if len(in) == 0 && !r[3].IsNull() || len(in) > 0 && r[3].String() != types.NewInt(sum).String() {
 				t.Fatalf("row %d: sum %s, want %d (frame %s)", i, r[3], sum, fr)
+			}
+			if r[4].String() != first || r[5].String() != last {
+				t.Fatalf("row %d: first, last %s, %s, want %s, %s (frame %s)", i, r[4], r[5], first, last, fr)
 			}
 		}
 	})

@@ -350,7 +350,8 @@ func (b *Binder) bindFrame(fc *ast.FrameClause, order []windowKey, s *scope) (ex
 	if gap, ok := sessionGap(fc); ok {
 		return b.bindSession(gap, order, s)
 	}
-	f := exec.Frame{Start: frameBound(fc.Extent.Start), End: frameBound(fc.Extent.End)}
+	end, exclude := frameExclusion(fc.Extent.End)
+	f := exec.Frame{Start: frameBound(fc.Extent.Start), End: frameBound(end), Exclude: exclude}
 	mode := "ROWS"
 	switch fc.Type {
 	case ast.Ranges:
@@ -381,8 +382,31 @@ func (b *Binder) bindFrame(fc *ast.FrameClause, order []windowKey, s *scope) (ex
 	if f.Start.Offset, err = b.bindFrameOffset(fc.Extent.Start, mode, order, s); err != nil {
 		return f, err
 	}
-	f.End.Offset, err = b.bindFrameOffset(fc.Extent.End, mode, order, s)
+	f.End.Offset, err = b.bindFrameOffset(end, mode, order, s)
 	return f, err
+}
+
+// frameExclusion returns the end bound of a frame and its exclusion, which
+// the parser writes as pg_frame_exclude('what', 'bound' [, offset])
+// FOLLOWING.
+func frameExclusion(fb ast.FrameBound) (ast.FrameBound, exec.FrameExclusion) {
+	f, ok := fb.Expr.(*ast.FuncCallExpr)
+	if !ok || f.FnName.L != "pg_frame_exclude" {
+		return fb, exec.ExcludeNoOthers
+	}
+	str := func(i int) string { return f.Args[i].(ast.ValueExpr).GetString() }
+	x := map[string]exec.FrameExclusion{"current row": exec.ExcludeCurrentRow, "group": exec.ExcludeGroup, "ties": exec.ExcludeTies}[str(0)]
+	switch bound := str(1); bound {
+	case "current row":
+		return ast.FrameBound{Type: ast.CurrentRow}, x
+	case "unbounded preceding":
+		return ast.FrameBound{Type: ast.Preceding, UnBounded: true}, x
+	case "unbounded following":
+		return ast.FrameBound{Type: ast.Following, UnBounded: true}, x
+	case "preceding":
+		return ast.FrameBound{Type: ast.Preceding, Expr: f.Args[2]}, x
+	}
+	return ast.FrameBound{Type: ast.Following, Expr: f.Args[2]}, x
 }
 
 // sessionGap returns the gap of a session frame, which the parser writes

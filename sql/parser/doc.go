@@ -54,6 +54,15 @@
 //     number, where TiDB takes only numbers, is parsed on its own: the
 //     ast.FrameBound's Expr holds it after parsing (-1, NULL, $1, INTERVAL
 //     '1' DAY as pg_cast('1', 'interval day')).
+//   - A frame's EXCLUDE CURRENT ROW|GROUP|TIES moves into its end bound,
+//     which becomes pg_frame_exclude('what', 'bound' [, offset]) FOLLOWING,
+//     a side expression as above: what is 'current row', 'group' or 'ties',
+//     bound 'current row', 'unbounded preceding', 'unbounded following',
+//     'preceding' or 'following' (these two with the offset). A frame with
+//     only a start bound gets BETWEEN and CURRENT ROW as its end first.
+//     EXCLUDE NO OTHERS is dropped.
+//   - RisingWave's SESSION WITH GAP g becomes RANGE BETWEEN
+//     pg_session_gap(g) PRECEDING AND pg_session_gap(g) FOLLOWING.
 //   - Numbers: integers are int literals; decimals keep their scale
 //     (1.50); exponent forms and "5." become pg_cast('1e5', 'numeric');
 //     0x/0o/0b and 1_000 forms become plain integers. Literals are *Literal

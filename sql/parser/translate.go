@@ -861,7 +861,7 @@ func (t *translator) windowSpec(i int) (unit, int, error) {
 	k := t.topLevel(i+1, end, func(k int) bool {
 		return t.at(k).is("session") && t.at(k+1).is("with") && t.at(k+2).is("gap")
 	})
-	inner, err := t.translate(i+1, k, modeWindow)
+	inner, err := t.windowFrame(i+1, k)
 	if err != nil {
 		return unit{}, end, err
 	}

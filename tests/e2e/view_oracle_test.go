@@ -48,6 +48,10 @@ var viewTemplates = []string{
 	"SELECT id, lag(v) OVER (PARTITION BY k ORDER BY v, id) AS lg, lead(s, 1, 'z') OVER (PARTITION BY k ORDER BY v, id) AS ld, first_value(id) OVER (PARTITION BY k ORDER BY v NULLS FIRST, id) AS fv, avg(v) OVER (PARTITION BY k ORDER BY id ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS av FROM %[1]sa",
 	"SELECT id, row_number() OVER (ORDER BY v DESC, id) AS rn, max(v) OVER (ORDER BY id RANGE BETWEEN 2 PRECEDING AND 1 FOLLOWING) AS mx, min(v) OVER (ORDER BY v GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) AS mn FROM %[1]sa",
 	"SELECT k, id FROM (SELECT k, id, dense_rank() OVER (PARTITION BY k ORDER BY v) AS r FROM %[1]sa) s WHERE r <= 2",
+	// Session frames (a NULL v is a session of its own) and frame
+	// exclusions.
+	"SELECT id, k, first_value(v) OVER w AS ss, last_value(v) OVER w AS se, count(*) OVER w AS n, sum(id) OVER w AS si, max(s) OVER (PARTITION BY k ORDER BY v DESC SESSION WITH GAP 1) AS ms FROM %[1]sa WINDOW w AS (PARTITION BY k ORDER BY v SESSION WITH GAP 2)",
+	"SELECT id, sum(id) OVER (PARTITION BY k ORDER BY v GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING EXCLUDE TIES) AS sg, count(*) OVER (PARTITION BY k ORDER BY v RANGE BETWEEN 1 PRECEDING AND CURRENT ROW EXCLUDE CURRENT ROW) AS c, max(id) OVER (ORDER BY v, id ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING EXCLUDE GROUP) AS mx FROM %[1]sa",
 	"SELECT x.k, x.n, %[1]sb.w FROM (SELECT k, count(*) AS n FROM %[1]sa GROUP BY k) x JOIN %[1]sb ON x.k = %[1]sb.k",
 	"SELECT k, stddev(v) AS sd, var_pop(v) AS vp, bit_and(v) AS ba, bit_or(v) AS bo, bit_xor(v) AS bx FROM %[1]sa GROUP BY k",
 	"SELECT k, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS pc, percentile_disc(0.25) WITHIN GROUP (ORDER BY v DESC) AS pd, mode() WITHIN GROUP (ORDER BY s) AS mo FROM %[1]sa GROUP BY k",
