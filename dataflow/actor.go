@@ -59,6 +59,8 @@ type actor struct {
 	// each input's watermarks over its ports.
 	wmEmits []WatermarkEmit
 	wmIn    []*watermarkMin
+	// loads counts the Loaded messages of each input.
+	loads loadState
 	// gen is the head of a source actor's chain, which makes rows itself;
 	// paused holds it back until a ResumeMutation (a restarted job).
 	gen    generator
@@ -93,6 +95,9 @@ func (a *actor) setPre(input int, op Operator) {
 		a.pre = map[int]Operator{}
 	}
 	a.pre[input] = op
+	if src, ok := op.(loadSource); ok {
+		src.setLoadedOut(func() error { return a.inputLoaded(input) })
+	}
 }
 
 // toChain returns the emitter that feeds input number input of the chain.
@@ -147,7 +152,7 @@ func (a *actor) build(env *Env) error {
 	}
 	last := len(a.chain) - 1
 	a.emits[last] = func(c *Chunk) error { return a.out.push(a.ctx, c) }
-	a.wmEmits[last] = func(w Watermark) error { return a.out.watermark(a.ctx, w) }
+	a.wmEmits[last] = func(w Watermark) error { return a.out.broadcast(a.ctx, &w) }
 	return nil
 }
 
@@ -162,6 +167,7 @@ func (a *actor) numberPorts() {
 	}
 	old := a.wmIn
 	a.wmIn = make([]*watermarkMin, len(slots))
+	a.loads = loadState{ports: make([]int, len(slots))}
 	for input, n := range slots {
 		a.wmIn[input] = newWatermarkMin(n)
 		if input < len(old) {
@@ -184,6 +190,14 @@ func (a *actor) watermark(in inbound, w *Watermark) error {
 		return nil
 	}
 	return a.chainWatermark(0, in.input, merged)
+}
+
+// mark handles a watermark or Loaded from a port.
+func (a *actor) mark(in inbound) error {
+	if w, ok := in.msg.(*Watermark); ok {
+		return a.watermark(in, w)
+	}
+	return a.portLoaded(in.input)
 }
 
 // run processes messages until a stop mutation for its job or an error.
@@ -210,14 +224,14 @@ func (a *actor) run(ctx context.Context) error {
 			if err := a.chunk(ctx, in.input, m); err != nil {
 				return fmt.Errorf("actor %d: %w", a.id, err)
 			}
-		case *Watermark:
+		case *Watermark, *Loaded:
 			// A watermark does not overtake held rows.
 			if a.gate != nil && len(a.gate.held) > 0 {
 				if err := a.openGate(ctx); err != nil {
 					return fmt.Errorf("actor %d: %w", a.id, err)
 				}
 			}
-			if err := a.watermark(in, m); err != nil {
+			if err := a.mark(in); err != nil {
 				return fmt.Errorf("actor %d: %w", a.id, err)
 			}
 		case *Barrier:

@@ -9,8 +9,9 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// backfillBatchRows is how many snapshot rows one actor reads per barrier.
-const backfillBatchRows = 20000
+// DefaultBackfillBatch is how many snapshot rows one backfill actor reads
+// per barrier unless Runtime.BackfillBatch says otherwise.
+const DefaultBackfillBatch = 20000
 
 // backfill feeds a new job the current contents of an upstream relation,
 // then its changes, without blocking the upstream's writers (DESIGN.md §5).
@@ -24,6 +25,9 @@ const backfillBatchRows = 20000
 // A relation stored in row blocks (append-only: its changes are new rows)
 // is read as of one epoch, the first one read, and its changes since pass
 // straight through: block keys cannot be compared with a row's key.
+//
+// Once done it tells the actor that its input is loaded (Loaded), after
+// the last snapshot rows and before the barrier that ends their epoch.
 type backfill struct {
 	ctx    context.Context
 	table  *TableRef
@@ -47,7 +51,14 @@ type backfill struct {
 	finished func()
 	// more asks for the next barrier at once while the scan goes on.
 	more func()
+	// batch is how many snapshot rows a barrier reads.
+	batch int
+	// loaded tells the actor that the backfill is done (setLoadedOut).
+	loaded func() error
 }
+
+// setLoadedOut implements loadSource.
+func (bf *backfill) setLoadedOut(out func() error) { bf.loaded = out }
 
 func (bf *backfill) rowKey(row []types.Datum) []byte {
 	bf.key = rowkey.Table(bf.key[:0], bf.table.ID, bf.table.PK, row)
@@ -115,9 +126,14 @@ func (bf *backfill) Barrier(b *Barrier, emit Emit) error {
 	}
 	if !bf.done {
 		bf.more()
-	} else if bf.finished != nil {
+		return nil
+	}
+	if bf.finished != nil {
 		bf.finished()
 		bf.finished = nil
+	}
+	if bf.loaded != nil {
+		return bf.loaded()
 	}
 	return nil
 }
@@ -134,7 +150,7 @@ func (bf *backfill) readBatch(epoch uint64, emit Emit) error {
 	var arena types.RowArena
 	bf.done = true
 	err := bf.engine.Scan(lower, upper, epoch, func(key, value []byte) error {
-		if n >= backfillBatchRows {
+		if n >= bf.batch {
 			bf.done = false
 			return errStopScan
 		}

@@ -169,9 +169,9 @@ func (d *dispatcher) setGroup(ctx context.Context, g *outputGroup, b *Barrier) e
 	return nil
 }
 
-// watermark sends w to every consumer actor of every group.
-func (d *dispatcher) watermark(ctx context.Context, w Watermark) error {
-	m := &w
+// broadcast sends m (a watermark or Loaded) to every consumer actor of
+// every group.
+func (d *dispatcher) broadcast(ctx context.Context, m Message) error {
 	for _, g := range d.groups {
 		if err := g.broadcast(ctx, m); err != nil {
 			return err

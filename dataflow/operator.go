@@ -39,6 +39,9 @@ type Env struct {
 	Eval *Evaluator
 	// WaitCommitted blocks until an epoch is committed.
 	WaitCommitted func(ctx context.Context, epoch uint64) error
+	// Creating: the actor belongs to a new job, which backfills its
+	// inputs; each input tells when its snapshot is in (Loaded).
+	Creating bool
 	// tables are the actor's views of its state tables by id, which
 	// outlive its operators: operators rebuilt for new vnodes keep the
 	// cache of the vnodes they keep (see StateTable).

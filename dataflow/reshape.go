@@ -29,6 +29,9 @@ type reshape struct {
 	// actors of new slots (Placement).
 	tick  Tick
 	nodes Placement
+	// creating: the actors belong to a new job that backfills its inputs
+	// (Env.Creating).
+	creating bool
 }
 
 // Placement maps a job's actor slots to the nodes that run them (the
@@ -104,6 +107,7 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 	}
 	for _, s := range slots {
 		env := r.env(vnodesOf(owner, s), f.job.zone)
+		env.Creating = rs.creating
 		if src != nil {
 			env.Splits = splitsOf(src.Splits, slots, s)
 		}

@@ -32,6 +32,9 @@ type Runtime struct {
 	mgr     *BarrierManager
 	log     *slog.Logger
 	vnodes  int
+	// BackfillBatch is how many snapshot rows a backfill actor reads per
+	// barrier (DefaultBackfillBatch); set it before jobs start.
+	BackfillBatch int
 
 	// mu orders changes of the graph and their barriers.
 	mu sync.Mutex
@@ -155,7 +158,7 @@ func (r *Runtime) Pause(ctx context.Context, tick Tick) error {
 
 // NewRuntime returns a runtime over store whose epochs mgr drives.
 func NewRuntime(ctx context.Context, store *Store, mgr *BarrierManager, vnodes int, log *slog.Logger) *Runtime {
-	r := &Runtime{base: ctx, store: store, mgr: mgr, log: log, vnodes: vnodes, reader: store.Engine(),
+	r := &Runtime{base: ctx, store: store, mgr: mgr, log: log, vnodes: vnodes, reader: store.Engine(), BackfillBatch: DefaultBackfillBatch,
 		publishers: map[uint32]*fragment{}, jobs: map[uint32]*job{}, rowErrors: NewRowErrors(log), mutations: map[uint64]Mutation{}, released: map[releaseKey]*releaseSet{}, partitioned: map[uint32]uint32{}, ownerships: map[uint32][]ownership{}}
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	return r
@@ -281,6 +284,7 @@ func (r *Runtime) StartJob(ctx context.Context, tick Tick, id uint32, g *GraphSp
 		}
 	}
 	rs := r.newReshape(tick, nodes)
+	rs.creating = withBackfill
 	byID := map[int]*fragment{}
 	var pending sync.WaitGroup
 	for _, fs := range g.Fragments {
@@ -355,7 +359,7 @@ func (r *Runtime) backfill(f *fragment, e *edge, table *TableRef, pending *sync.
 		route := e.group(e.from.actors[e.from.slots()[0]])
 		pending.Add(1)
 		a.setPre(e.input, &backfill{ctx: r.ctx, table: table, engine: r.reader, wait: r.mgr.WaitCommitted,
-			owns: func(row []types.Datum) bool { return route.route(row) == d }, finished: pending.Done, more: r.mgr.RequestBarrier})
+			owns: func(row []types.Datum) bool { return route.route(row) == d }, finished: pending.Done, more: r.mgr.RequestBarrier, batch: r.BackfillBatch})
 	}
 }
 

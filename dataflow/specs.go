@@ -139,10 +139,7 @@ type MaterializeSpec struct {
 func (s *HashAggSpec) stateTables() []uint32  { return []uint32{s.StateTable, s.MultisetTable} }
 func (s *HashJoinSpec) stateTables() []uint32 { return []uint32{s.LeftTable, s.RightTable} }
 func (s *TemporalJoinSpec) stateTables() []uint32 {
-	if s.MemoTable == 0 {
-		return []uint32{s.RightTable}
-	}
-	return []uint32{s.RightTable, s.MemoTable}
+	return []uint32{s.RightTable, s.MemoTable, s.HoldTable}
 }
 func (s *TopNSpec) stateTables() []uint32           { return []uint32{s.StateTable} }
 func (s *SetOpSpec) stateTables() []uint32          { return []uint32{s.StateTable} }

@@ -25,6 +25,14 @@ import (
 // only an upper bound, the rows not yet below it (rows that entered stay).
 // Rows below the lower bound can never come back: they are not stored.
 //
+// Watermark: with a lower bound, no row whose Expr is at or below it ever
+// passes again, so it gives the output a watermark (as RisingWave's does)
+// when Watermark is set. At each barrier that moves the bound, the
+// watermark goes out after the deletes of the rows the move lets out:
+// an operator above that closes state below the watermark (a window
+// aggregation, EMIT ON WINDOW CLOSE, an interval join) has seen every
+// retraction of those rows first, and none follows.
+//
 // Recovery: the clock the bounds were last computed at is stored per
 // vnode with the rows at each checkpoint. A restarted operator resumes
 // from the committed epoch's clock and rows, and takes the larger of it
@@ -48,6 +56,18 @@ type TemporalFilterSpec struct {
 	// now() - INTERVAL '1' HOUR OR ts IS NULL): a row for which it is true
 	// passes whatever the clock, and is not stored.
 	Or expr.Expr
+	// Watermark, if set (with Lower and no Or), is the output watermark
+	// the lower bound gives.
+	Watermark *TemporalWatermark
+}
+
+// TemporalWatermark is the watermark a temporal filter's lower bound
+// gives its output: on column Col, the value Of computes from the bound
+// (over a one-column row holding it): the least value whose Expr is at
+// or above the bound.
+type TemporalWatermark struct {
+	Col int
+	Of  expr.Expr
 }
 
 // TemporalBound is one bound of a temporal filter: Now is an expression of
@@ -62,7 +82,7 @@ type TemporalBound struct {
 // actor's vnodes.
 func (s *TemporalFilterSpec) Build(env *Env) (Operator, error) {
 	f := &temporalFilter{spec: s, ev: env.Eval, store: env.Store, vnodes: env.VNodes, groups: env.VNodeCount,
-		state: env.StateTable(s.StateTable, s.Types), clock: *env.Eval.Ctx}
+		state: env.StateTable(s.StateTable, s.Types), clock: *env.Eval.Ctx, sent: watermarkSwitch{}}
 	err := eachVNodeValue(env.Store, env.VNodes, types.TInt8, func(v int) []byte { return clockKey(s.StateTable, v) },
 		func(val types.Datum, ok bool) bool {
 			if ok {
@@ -127,6 +147,29 @@ type temporalFilter struct {
 	gone   suffixList
 	out    chunkOut
 	writes writeBuf
+	// wmOut takes the watermarks of Watermark; sent are those sent.
+	wmOut WatermarkEmit
+	sent  watermarkSwitch
+}
+
+// setWatermarkOut implements watermarkSource.
+func (f *temporalFilter) setWatermarkOut(out WatermarkEmit) { f.wmOut = out }
+
+// watermark sends the watermark of the lower bound, once the rows below
+// it have left.
+func (f *temporalFilter) watermark() error {
+	w := f.spec.Watermark
+	if w == nil || f.lo.IsNull() || f.wmOut == nil {
+		return nil
+	}
+	v, err := f.ev.Eval(w.Of, []types.Datum{f.lo})
+	if err != nil {
+		return err
+	}
+	if wm := (Watermark{Col: w.Col, Val: v}); f.sent.advance(wm) {
+		return f.wmOut(wm)
+	}
+	return nil
 }
 
 // setBounds computes the bounds at clock now.
@@ -262,6 +305,9 @@ func (f *temporalFilter) Barrier(b *Barrier, emit Emit) error {
 		}
 	}
 	if err := f.out.flush(emit); err != nil {
+		return err
+	}
+	if err := f.watermark(); err != nil {
 		return err
 	}
 	if !b.Checkpoint {

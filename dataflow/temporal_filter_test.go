@@ -1,6 +1,9 @@
 package dataflow
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,5 +176,47 @@ func TestTemporalFilterRecovery(t *testing.T) {
 	// What stays is the clock of each vnode.
 	if n := stored(t, restarted.Store, spec.StateTable); n != testVNodes {
 		t.Errorf("%d entries in state, want the %d clocks", n, testVNodes)
+	}
+}
+
+// TestTemporalFilterWatermark checks that a lower bound's watermark goes
+// out at each barrier that moves it, after the deletes of the rows it lets
+// out, and that a later retraction of such a row emits nothing.
+func TestTemporalFilterWatermark(t *testing.T) {
+	spec := temporalSpec(nowPlus(t, -2, false), nil)
+	spec.Watermark = &TemporalWatermark{Col: 1, Of: colRef(0, types.TTimestampTZ)}
+	op, err := spec.Build(newEnv(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out collector
+	op.(watermarkSource).setWatermarkOut(func(w Watermark) error {
+		out.b.WriteString(fmt.Sprintf("W $%d %s\n", w.Col, rowString([]types.Datum{w.Val})))
+		return nil
+	})
+	steps := []struct {
+		rows []string
+		time int64 // a barrier's second, if no rows
+		want []string
+	}{
+		{time: 10, want: []string{"W $1 " + at(8)}},
+		{rows: []string{"+ 1 " + ts(9), "+ 2 " + ts(11), "+ 3 " + ts(7)}, want: []string{"+ 1 " + at(9), "+ 2 " + at(11)}},
+		{time: 10},
+		{time: 12, want: []string{"- 1 " + at(9), "W $1 " + at(10)}},
+		{rows: []string{"- 1 " + ts(9), "+ 4 " + ts(10)}},
+		{time: 14, want: []string{"- 2 " + at(11), "W $1 " + at(12)}},
+	}
+	for i, s := range steps {
+		if s.rows != nil {
+			err = op.Process(0, parseChunk(t, temporalTypes, s.rows...), out.emit)
+		} else {
+			err = op.Barrier(&Barrier{Epoch: uint64(i + 1), Checkpoint: true, Time: clockBase.Add(time.Duration(s.time) * time.Second).UnixMicro()}, out.emit)
+		}
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		if got := out.take(); !slices.Equal(got, s.want) {
+			t.Fatalf("step %d: output\n%s\nwant\n%s", i, strings.Join(got, "\n"), strings.Join(s.want, "\n"))
+		}
 	}
 }

@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/expr"
@@ -31,6 +32,22 @@ import (
 // the right table as of that barrier, all right changes of the epoch
 // applied (also when a new view backfills both sides in one epoch).
 //
+// Creation: a new view backfills both inputs, the right one in batches
+// over many epochs. Until the right input is loaded (Loaded), left
+// changes are held in HoldTable, not looked up against a partial copy;
+// at the barrier of the epoch the right input is loaded in, they are
+// looked up in order, then the join goes on as above. Holding them in
+// the join, rather than delaying the left backfill until the right one
+// is done, also covers a left input that is not backfilled (a source)
+// and needs no coordination between the backfills' actors, which may
+// run on other nodes. The hold costs state bounded by what the left
+// input sends while the right one loads (about what the left backfill
+// reads in as many batches as the right one takes); past checkpoints'
+// groups are evictable. A crash during creation fails the CREATE: the
+// view is recorded only once created, so a restarted job never holds
+// (Env.Creating is false) and a new CREATE starts over with fresh state
+// tables, exactly once either way.
+//
 // Retractions: with MemoTable (a left input with updates or deletes), the
 // right rows each left row was joined with are kept under (join key, left
 // stream key), so that its delete retracts exactly what its insert
@@ -48,6 +65,9 @@ type TemporalJoinSpec struct {
 	// was emitted with, keyed by (join key, left stream key, right stream
 	// key); 0 for an append-only left input.
 	MemoTable uint32
+	// HoldTable holds the left changes that arrive while a new job's
+	// right input loads (leftHold).
+	HoldTable uint32
 }
 
 // Build implements Spec.
@@ -61,6 +81,10 @@ func (s *TemporalJoinSpec) Build(env *Env) (Operator, error) {
 	if s.MemoTable != 0 {
 		j.memo = env.StateTable(s.MemoTable, s.RightTypes)
 		j.memo.layout = &groupLayout{cols: len(s.LeftKey) + len(s.LeftStreamKey)}
+	}
+	if env.Creating {
+		j.holdTable = env.StateTable(s.HoldTable, append(slices.Clip(s.LeftTypes), types.TInt2))
+		j.hold = newLeftHold(j.holdTable, env.VNodes)
 	}
 	return j, nil
 }
@@ -89,10 +113,19 @@ type temporalJoin struct {
 	groups      int
 	left, right int
 	rightTable  *StateTable
-	// memo is nil for an append-only left input.
-	memo *StateTable
+	// memo is nil for an append-only left input; holdTable is the hold's
+	// (nil for a restarted job).
+	memo, holdTable *StateTable
 	// held are the left chunks of the current epoch, not looked up yet.
 	held []*Chunk
+	// hold, until the right input is loaded, holds the left changes; nil
+	// once they are released. rightLoaded: the right input is loaded,
+	// and hold goes at the barrier. wm is a left watermark held with
+	// them, out where it goes.
+	hold        *leftHold
+	rightLoaded bool
+	wm          *Watermark
+	wmOut       WatermarkEmit
 	// joined is scratch space for evaluating Cond; nulls a padding row.
 	joined, nulls []types.Datum
 	key, sk, rk   []byte
@@ -104,6 +137,9 @@ type temporalJoin struct {
 // changes update the lookup state at once.
 func (j *temporalJoin) Process(input int, c *Chunk, emit Emit) error {
 	if input == 0 {
+		if j.hold != nil {
+			return j.hold.add(c)
+		}
 		j.held = append(j.held, c)
 		return nil
 	}
@@ -128,9 +164,14 @@ func (j *temporalJoin) Process(input int, c *Chunk, emit Emit) error {
 }
 
 // Watermark implements watermarker: a left watermark passes after the
-// held rows (which it may cover); the right input's are dropped.
+// held rows (which it may cover), or with the hold; the right input's are
+// dropped.
 func (j *temporalJoin) Watermark(input int, w Watermark, emit Emit, out WatermarkEmit) error {
 	if input != 0 {
+		return nil
+	}
+	if j.hold != nil {
+		j.wm = &w
 		return nil
 	}
 	if err := j.lookUp(emit); err != nil {
@@ -139,16 +180,55 @@ func (j *temporalJoin) Watermark(input int, w Watermark, emit Emit, out Watermar
 	return out(w)
 }
 
+// setWatermarkOut implements watermarkSource: a held left watermark
+// goes with the hold.
+func (j *temporalJoin) setWatermarkOut(out WatermarkEmit) { j.wmOut = out }
+
+// Loaded implements loadWatcher.
+func (j *temporalJoin) Loaded(input int) error {
+	j.rightLoaded = j.rightLoaded || input == 1
+	return nil
+}
+
 // Barrier implements Operator.
 func (j *temporalJoin) Barrier(b *Barrier, emit Emit) error {
+	if err := j.passHold(emit); err != nil {
+		return err
+	}
 	if err := j.lookUp(emit); err != nil {
 		return err
 	}
 	if b.Checkpoint {
-		j.rightTable.Commit(b.Epoch)
-		if j.memo != nil {
-			j.memo.Commit(b.Epoch)
+		for _, t := range []*StateTable{j.rightTable, j.memo, j.holdTable} {
+			if t != nil {
+				t.Commit(b.Epoch)
+			}
 		}
+	}
+	return nil
+}
+
+// passHold, at a barrier, looks the held left changes up once the right
+// input is loaded, or starts the next barrier's group of the hold.
+func (j *temporalJoin) passHold(emit Emit) error {
+	if j.hold == nil {
+		return nil
+	}
+	if !j.rightLoaded {
+		j.hold.next()
+		return nil
+	}
+	h := j.hold
+	j.hold = nil
+	if err := h.release(func(row []types.Datum, insert bool) error { return j.change(row, insert, emit) }); err != nil {
+		return err
+	}
+	if err := j.out.flush(emit); err != nil {
+		return err
+	}
+	if w := j.wm; w != nil && j.wmOut != nil {
+		j.wm = nil
+		return j.wmOut(*w)
 	}
 	return nil
 }

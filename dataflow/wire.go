@@ -13,6 +13,7 @@ const (
 	frameChunk     byte = 'C'
 	frameBarrier   byte = 'B'
 	frameWatermark byte = 'W'
+	frameLoaded    byte = 'L'
 )
 
 // AppendMessage appends the wire encoding of m, a message on a queue
@@ -39,6 +40,8 @@ func AppendMessage(dst []byte, m Message) ([]byte, error) {
 		dst = append(dst, frameWatermark)
 		dst = binary.AppendUvarint(dst, uint64(m.Col))
 		dst = types.AppendRow(dst, []types.Datum{m.Val})
+	case *Loaded:
+		dst = append(dst, frameLoaded)
 	default:
 		return nil, fmt.Errorf("dataflow: cannot send %T between nodes", m)
 	}
@@ -103,6 +106,11 @@ func DecodeMessage(src []byte, rowTypes []types.T) (Message, error) {
 			return nil, errBadFrame
 		}
 		return &Watermark{Col: int(col), Val: row[0]}, nil
+	case frameLoaded:
+		if len(body) != 0 {
+			return nil, errBadFrame
+		}
+		return &Loaded{}, nil
 	}
 	return nil, errBadFrame
 }

@@ -23,6 +23,7 @@ func TestMessageRoundTrip(t *testing.T) {
 		&Barrier{Epoch: 42, Time: 1700000000000000, Checkpoint: true},
 		&Barrier{Epoch: 1, Time: -5},
 		&Watermark{Col: 1, Val: types.NewString("w")},
+		&Loaded{},
 	}
 	for _, m := range msgs {
 		b, err := AppendMessage(nil, m)

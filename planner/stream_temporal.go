@@ -208,6 +208,18 @@ func streamableConds(cond expr.Expr) []expr.Expr {
 	return rest
 }
 
+// temporalWatermark returns the watermark temporal filter f gives its
+// output: its lower bound's, on the column it compares, when that is a
+// plain column of the bound's type and no other condition lets older rows
+// through (Or); nil otherwise.
+func temporalWatermark(f *dataflow.TemporalFilterSpec) *dataflow.TemporalWatermark {
+	c, ok := f.Expr.(*expr.ColRef)
+	if !ok || f.Lower == nil || f.Or != nil || c.T.Family != f.Lower.Now.Type().Family {
+		return nil
+	}
+	return &dataflow.TemporalWatermark{Col: c.Idx, Of: &expr.ColRef{Idx: 0, T: c.T}}
+}
+
 // planTemporal plans filter x, some of whose conjuncts are the temporal
 // filters: its other conjuncts first, then one operator per temporal
 // filter, each in a fragment hashed on the stream key, which keys its
@@ -229,6 +241,7 @@ func (p *streamPlanner) planTemporal(x *Filter, filters []*dataflow.TemporalFilt
 		}
 		frag := p.into(s, d)
 		f.Types, f.StreamKey, f.StateTable = typesOf(s.cols), s.key, p.alloc()
+		f.Watermark = temporalWatermark(f)
 		frag.Chain = append(frag.Chain, f)
 		s.frag, s.dist, s.chain = frag, d.keys, nil
 		s.appendOnly = s.appendOnly && f.Lower == nil

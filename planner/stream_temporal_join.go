@@ -29,7 +29,7 @@ func (p *streamPlanner) planTemporalJoin(j *Join, lk, rk []expr.Expr, residual e
 	lw := len(l.cols)
 	spec := &dataflow.TemporalJoinSpec{Kind: j.Kind, LeftKey: leftKey, RightKey: rightKey,
 		LeftTypes: typesOf(l.cols), RightTypes: typesOf(r.cols), LeftStreamKey: l.key, RightStreamKey: r.key,
-		Cond: residualCond(residual, nl, lw), RightTable: p.alloc()}
+		Cond: residualCond(residual, nl, lw), RightTable: p.alloc(), HoldTable: p.alloc()}
 	if !l.appendOnly {
 		spec.MemoTable = p.alloc()
 	}

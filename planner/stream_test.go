@@ -914,7 +914,7 @@ Fragment 0 (parallelism default)
       Exchange Hash[1] <- Table e
       Exchange Hash[0] <- Table t`,
 			cols: "k bigint, c text, _row_id bigint hidden, a integer hidden, v integer hidden", pk: "[2 3 4]",
-			appendOnly: true, tables: 1,
+			appendOnly: true, tables: 2,
 		},
 		{
 			name: "temporal join over a table with updates keeps a memo",
@@ -928,7 +928,7 @@ Fragment 0 (parallelism default)
     TemporalJoin Inner left=[0] right=[1] cond=($1 > ($4)::bigint) memo
       Exchange Hash[0] <- Table u
       Exchange Hash[1] <- Table t`,
-			cols: "x bigint, c text, _row_id bigint hidden, a integer hidden, a_1 integer hidden", pk: "[2 3 4]", tables: 2,
+			cols: "x bigint, c text, _row_id bigint hidden, a integer hidden, a_1 integer hidden", pk: "[2 3 4]", tables: 3,
 		},
 		{
 			name: "a temporal bound OR'ed with a plain condition",

@@ -54,7 +54,8 @@ func WatermarkFilter(t *meta.Table) (*dataflow.WatermarkFilterSpec, error) {
 // table's or source's WATERMARK FOR column, a materialized view's recorded
 // ones, and what operators derive from them (expr.Monotone through
 // projections, HOP's window starts, group keys of an aggregation, the
-// time columns of an interval join); none pass a temporal filter.
+// time columns of an interval join); none pass a temporal filter, whose
+// lower bound gives its column one (temporalWatermark).
 func watermarkColumns(n Node) []bool {
 	out := make([]bool, len(n.Columns()))
 	switch x := n.(type) {
@@ -67,7 +68,11 @@ func watermarkColumns(n Node) []bool {
 		}
 	case *Filter:
 		if filters, _ := splitTemporal(x.Cond); len(filters) > 0 {
-			// Rows enter and leave as time passes, below any watermark.
+			// Rows enter and leave as time passes, below any input
+			// watermark; the last filter's lower bound gives its own.
+			if w := temporalWatermark(filters[len(filters)-1]); w != nil {
+				out[w.Col] = true
+			}
 			return out
 		}
 		if j, ok := x.Input.(*Join); ok && j.Kind == InnerJoin {

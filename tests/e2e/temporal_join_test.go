@@ -107,3 +107,42 @@ func checkSameRows(t *testing.T, conn *pgx.Conn, got, want string) int {
 	}
 	return len(g)
 }
+
+// TestTemporalJoinLargeDimensionBackfill creates a temporal-join view over
+// existing rows: a dimension table of 100,000 rows, backfilled in several
+// batches, and a left table of 50,000 rows backfilled at the same time.
+// The server is killed with SIGKILL during a first CREATE; after the
+// restart the view either does not exist (the CREATE failed) and is
+// created again, or was created whole. Either way it must equal the
+// batch join: no left row looked up before its match was loaded.
+func TestTemporalJoinLargeDimensionBackfill(t *testing.T) {
+	ctx := context.Background()
+	const create = "CREATE MATERIALIZED VIEW IF NOT EXISTS tj AS " +
+		"SELECT s.id, d.v FROM s JOIN d FOR SYSTEM_TIME AS OF PROCTIME() ON s.k = d.k"
+	dir, addr, p := startPrepared(t,
+		"CREATE TABLE d (k INT PRIMARY KEY, v INT)",
+		"INSERT INTO d SELECT g, g * 10 FROM generate_series(0, 99999) AS g",
+		"CREATE TABLE s (id BIGINT PRIMARY KEY, k INT)",
+		"INSERT INTO s SELECT g, (g * 7919) % 100000 FROM generate_series(1, 50000) AS g",
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if c, err := pgx.Connect(ctx, testkit.ConnString(addr)); err == nil {
+			_, _ = c.Exec(ctx, create)
+			c.Close(ctx)
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	p.kill()
+	<-done
+	p = startProcess(t, dir, addr)
+	defer p.kill()
+	conn := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+	if _, err := conn.Exec(ctx, create); err != nil {
+		t.Fatal(err)
+	}
+	if n := checkSameRows(t, conn, "SELECT id, v FROM tj", "SELECT s.id, d.v FROM s JOIN d ON s.k = d.k"); n != 50000 {
+		t.Fatalf("the view has %d rows, want 50000", n)
+	}
+}
