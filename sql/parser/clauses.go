@@ -307,7 +307,15 @@ func (t *translator) likeOp(s *seq, i int, not string) (int, error) {
 		return j + 1, nil
 	case "between":
 		if t.at(j).is("symmetric") {
-			return j, notSupportedAt(t.src, t.at(j).pos, "BETWEEN SYMMETRIC is not supported")
+			start := tk.pos
+			if not != "" {
+				start = t.at(i - 1).pos
+			}
+			u := opUnit(not+"BETWEEN SYMMETRIC", lvlLike, rwSymmetric, start, j+1)
+			u.op = strings.TrimSpace(not)
+			s.add(u)
+			s.betweens++
+			return j + 1, nil
 		}
 		if t.at(j).is("asymmetric") {
 			j++

@@ -80,6 +80,8 @@
 //     ast.Join{StraightJoin: true} as FULL OUTER (TiDB sets the flag on the
 //     right node also inside parenthesized and chained joins). FULL JOIN
 //     USING and NATURAL FULL JOIN are 0A000.
+//   - a [NOT] BETWEEN SYMMETRIC b AND c becomes [NOT] ((a BETWEEN b AND c)
+//     OR (a BETWEEN c AND b)), as PostgreSQL's parser expands it.
 //   - a IS DISTINCT FROM b becomes (a <=> b IS FALSE) and a IS NOT DISTINCT
 //     FROM b becomes (a <=> b), operands following PostgreSQL precedence.
 //   - a ~~ b, !~~, ~~*, !~~* become (a LIKE b), NOT LIKE, ILIKE, NOT ILIKE.
@@ -176,7 +178,7 @@
 //   - Recognized but unsupported forms are 0A000 feature_not_supported:
 //     ON CONFLICT ON CONSTRAINT, ROWS FROM, ORDER BY or
 //     DISTINCT in an aggregate call with OVER,
-//     BETWEEN SYMMETRIC, UPDATE ... FROM,
+//     UPDATE ... FROM,
 //     DELETE ... USING, SELECT ... FOR UPDATE, bit-string literals, and
 //     statement kinds such as GRANT, COPY, TRUNCATE, CREATE SOURCE/SINK.
 //

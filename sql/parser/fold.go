@@ -32,6 +32,7 @@ const (
 	rwDistinct            // (l <=> r IS FALSE)
 	rwNotDistinct         // (l <=> r)
 	rwSimilar             // pg_op(op, l, similar_to_escape(r [, escape])), op ~ or !~
+	rwSymmetric           // [NOT] ((l BETWEEN a AND b) OR (l BETWEEN b AND a)), op NOT or ""
 )
 
 // PostgreSQL's operator precedence levels, loosest first.
@@ -82,6 +83,20 @@ func (t *translator) fold(us []unit) ([]unit, error) {
 				return nil, t.syntaxErr(u.next)
 			}
 			r := us[i+1 : hi]
+			if u.rw == rwSymmetric {
+				// The bounds a AND b: BETWEEN's AND ends the first.
+				if hi >= len(us) || us[hi].kind != uOp || us[hi].op != "AND" {
+					return nil, t.syntaxErr(u.next)
+				}
+				end := operandEnd(us, hi+1, lvl)
+				if end == hi+1 {
+					return nil, t.syntaxErr(us[hi].next)
+				}
+				merged := symmetricBetween(u, us[lo:i], r, us[hi+1:end])
+				us = append(us[:lo], append([]unit{merged}, us[end:]...)...)
+				i = lo
+				continue
+			}
 			if u.rw == rwSimilar && hi < len(us) && us[hi].kind == uOp && us[hi].op == "ESCAPE" {
 				esc := operandEnd(us, hi+1, lvl)
 				if esc == hi+1 {
@@ -169,6 +184,29 @@ func rewriteOp(u unit, l, r []unit) unit {
 		}
 		fs = append(fs, frag{text: ")", src: src})
 	}
+	return unit{kind: uPrimary, frags: fs}
+}
+
+// symmetricBetween builds the primary that replaces l [NOT] BETWEEN
+// SYMMETRIC a AND b as PostgreSQL's parser expands it: (l BETWEEN a AND
+// b) OR (l BETWEEN b AND a), negated for NOT (l is evaluated twice there
+// too).
+func symmetricBetween(u unit, l, a, b []unit) unit {
+	src := u.frags[0].src
+	between := func(fs []frag, lo, hi []unit) []frag {
+		fs = append(fs, frag{text: "(", src: src})
+		fs = appendOperand(fs, l)
+		fs = append(fs, frag{text: "BETWEEN", src: src})
+		fs = appendOperand(fs, lo)
+		fs = append(fs, frag{text: "AND", src: src})
+		fs = appendOperand(fs, hi)
+		return append(fs, frag{text: ")", src: src, glue: true})
+	}
+	fs := []frag{{text: u.op + "(", src: src}}
+	fs = between(fs, a, b)
+	fs = append(fs, frag{text: "OR", src: src})
+	fs = between(fs, b, a)
+	fs = append(fs, frag{text: ")", src: src, glue: true})
 	return unit{kind: uPrimary, frags: fs}
 }
 

@@ -310,7 +310,7 @@ func init() {
 				kw := pick(g.r, []string{"IS DISTINCT FROM", "IS NOT DISTINCT FROM"})
 				return mk(t, kw, "($ "+kw+" $)", g.expr(a, sc, d), g.expr(b, sc, d))
 			case 5:
-				kw := pick(g.r, []string{"BETWEEN", "NOT BETWEEN", "BETWEEN", "NOT BETWEEN", "BETWEEN SYMMETRIC"})
+				kw := pick(g.r, []string{"BETWEEN", "NOT BETWEEN", "BETWEEN", "NOT BETWEEN", "BETWEEN SYMMETRIC", "NOT BETWEEN SYMMETRIC"})
 				return mk(t, kw, "($ "+kw+" $ AND $)", g.expr(a, sc, d), g.expr(b, sc, d), g.expr(a, sc, d))
 			case 6:
 				kw := pick(g.r, []string{"IN", "NOT IN"})
