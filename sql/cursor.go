@@ -43,9 +43,10 @@ type cursor struct {
 	p                          position
 }
 
-func newCursor(d *parser.Declare, sql string, scroll bool, cols []pgwire.Column, src rowSource) *cursor {
-	return &cursor{name: d.Name, sql: sql, hold: d.Hold, binary: d.Binary, scroll: scroll,
-		created: time.Now(), cols: cols, src: src, p: position{atStart: true}}
+// newCursor returns the cursor DECLARE d (in text sql) opens, before its
+// query starts.
+func newCursor(d *parser.Declare, sql string) *cursor {
+	return &cursor{name: d.Name, sql: sql, hold: d.Hold, binary: d.Binary, created: time.Now(), p: position{atStart: true}}
 }
 
 // row returns row k (from 1), reading the source up to it; nil past the

@@ -33,13 +33,21 @@ func (s *Session) declare(ctx context.Context, st *statement, params []types.Dat
 	if err := s.canDeclare(d); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	src := st.stream(ctx, cancel, params)
-	scroll := d.Scroll || !d.NoScroll && planner.Scrollable(st.query)
 	if s.cursors == nil {
 		s.cursors = map[string]*cursor{}
 	}
-	s.cursors[d.Name] = newCursor(d, st.parsed.Input(), scroll, st.declareCols, src)
+	c := newCursor(d, st.parsed.Input())
+	s.cursors[d.Name] = c
+	if st.live {
+		// A query of pg_cursors lists the cursor itself, as in PostgreSQL.
+		if err := st.bind(); err != nil {
+			delete(s.cursors, d.Name)
+			return nil, err
+		}
+	}
+	c.cols, c.scroll = st.declareCols, d.Scroll || !d.NoScroll && planner.Scrollable(st.query)
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	c.src = st.stream(ctx, cancel, params)
 	return done("DECLARE CURSOR"), nil
 }
 
