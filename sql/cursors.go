@@ -68,6 +68,17 @@ func (s *Session) cursorColumns(f *parser.Fetch) []pgwire.Column {
 	return nil
 }
 
+// BinaryResult implements pgwire.BinaryResult: a FETCH from a BINARY
+// cursor returns binary rows.
+func (st *statement) BinaryResult() bool {
+	f, ok := st.parsed.Utility.(*parser.Fetch)
+	if !ok || f.Move {
+		return false
+	}
+	c := st.s.cursors[f.Cursor]
+	return c != nil && c.binary
+}
+
 // fetch runs FETCH or MOVE.
 func (s *Session) fetch(ctx context.Context, f *parser.Fetch) (pgwire.Rows, error) {
 	c, err := s.cursor(f.Cursor)

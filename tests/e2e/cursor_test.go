@@ -43,7 +43,7 @@ func TestPsqlFetchCount(t *testing.T) {
 
 // TestPgxCursor declares a cursor in a pgx transaction and fetches its
 // rows in pages until none is left, in the simple and extended protocols
-// (a parameter of the DECLARE's query included).
+// (a parameter of the DECLARE's query included), and a BINARY cursor.
 func TestPgxCursor(t *testing.T) {
 	n := testkit.StartNode(t)
 	ctx := context.Background()
@@ -86,6 +86,15 @@ func TestPgxCursor(t *testing.T) {
 		}
 		if next != 1001 || pages != 10 {
 			t.Fatalf("%v: read up to %d in %d pages, want 1000 in 10", mode, next-1, pages)
+		}
+		// A BINARY cursor's rows come in binary over the simple protocol.
+		if _, err := tx.Exec(ctx, "DECLARE bc BINARY CURSOR FOR SELECT 258::int4, 'xy'::text"); err != nil {
+			t.Fatal(err)
+		}
+		var i int32
+		var s string
+		if err := tx.QueryRow(ctx, "FETCH bc").Scan(&i, &s); err != nil || i != 258 || s != "xy" {
+			t.Fatalf("%v: FETCH from a BINARY cursor: %d, %q, %v", mode, i, s, err)
 		}
 		if err := tx.Commit(ctx); err != nil {
 			t.Fatal(err)
