@@ -38,12 +38,16 @@ func (c *conn) simpleQuery(query string) {
 }
 
 // runSimple runs one statement of a simple query, with its results in
-// text, in a portal of its own; last marks the query's last statement.
+// text (binary for a BinaryResult), in a portal of its own; last marks the
+// query's last statement.
 func (c *conn) runSimple(st Statement, last bool) error {
 	p := &portal{stmt: st, cols: st.Columns()}
 	defer p.close()
+	if b, ok := st.(BinaryResult); ok && b.BinaryResult() {
+		p.formats, _ = resolveFormats([]int16{formatBinary}, len(p.cols))
+	}
 	if p.cols != nil {
-		c.w.rowDescription(p.cols, nil)
+		c.w.rowDescription(p.cols, p.formats)
 	}
 	_, err := c.runPortal(p, 0, last)
 	return err

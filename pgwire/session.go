@@ -54,6 +54,13 @@ type Statement interface {
 	Open(ctx context.Context, params []types.Datum) (Rows, error)
 }
 
+// BinaryResult is implemented by a Statement whose rows a simple query
+// sends in binary format when BinaryResult reports so, as PostgreSQL sends
+// a FETCH from a BINARY cursor.
+type BinaryResult interface {
+	BinaryResult() bool
+}
+
 // Rows is a running statement's result.
 type Rows interface {
 	// Next returns the next row, or nil at the end. The slice may be reused

@@ -13,6 +13,7 @@ import (
 // (aclitem[]) as always-NULL text[].
 var pgCatalogTables = map[string]*sysTable{
 	"pg_stat_activity":  pgStatActivity,
+	"pg_cursors":        pgCursors,
 	"pg_settings":       pgSettings,
 	"pg_timezone_names": pgTimezoneNames,
 	"pg_namespace": {

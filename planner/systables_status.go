@@ -48,6 +48,8 @@ type Status interface {
 	Activity() []Activity
 	// Settings returns the session's settings (pg_settings).
 	Settings() []Setting
+	// Cursors returns the session's open cursors (pg_cursors).
+	Cursors() []Cursor
 	// TableBytes returns the bytes this node's store holds of the
 	// storage table id (a relation's rows or an operator's state).
 	TableBytes(id uint32) (uint64, error)

@@ -101,10 +101,17 @@ func (r *streamedRows) produce(c *expr.Ctx, op exec.Op) {
 	r.err = err
 }
 
-// Next implements pgwire.Rows.
-func (r *streamedRows) Next(context.Context) ([]types.Datum, error) {
+// Next implements pgwire.Rows and rowSource: it waits for the plan's next
+// rows no longer than ctx allows.
+func (r *streamedRows) Next(ctx context.Context) ([]types.Datum, error) {
 	for r.next == len(r.cur) {
-		b, ok := <-r.batches
+		var b [][]types.Datum
+		var ok bool
+		select {
+		case b, ok = <-r.batches:
+		case <-ctx.Done():
+			return nil, r.s.fail(statementTimedOut(ctx, ctx.Err(), false))
+		}
 		if !ok {
 			if r.err != nil {
 				return nil, r.s.fail(statementTimedOut(r.ctx, r.err, false))

@@ -54,6 +54,8 @@ type Session struct {
 	// write and the epoch that committed it.
 	lastCount int64
 	lastEpoch uint64
+	// cursors are the session's open cursors by name (DECLARE).
+	cursors map[string]*cursor
 }
 
 var (
@@ -144,10 +146,13 @@ func (s *Session) Sync(ctx context.Context) error {
 	return s.commit(ctx)
 }
 
-// commit commits the session's transaction: its writes enter one epoch,
-// and commit returns once that epoch is committed (and durable, as
-// synchronous_commit asks).
+// commit commits the session's transaction: its WITH HOLD cursors read
+// their rows, its writes enter one epoch, and commit returns once that
+// epoch is committed (and durable, as synchronous_commit asks).
 func (s *Session) commit(ctx context.Context) error {
+	if err := s.commitCursors(ctx); err != nil {
+		return err
+	}
 	tx := s.txn
 	s.txn = nil
 	if tx.empty() {
@@ -165,8 +170,10 @@ func (s *Session) commit(ctx context.Context) error {
 	return s.waitDurable(ctx, epoch)
 }
 
-// rollback drops the writes of the session's transaction.
+// rollback drops the writes and closes the cursors of the session's
+// transaction.
 func (s *Session) rollback() {
+	s.closeCursors(notHeld)
 	if s.txn != nil {
 		s.txn.discard()
 		s.txn = nil
@@ -177,6 +184,7 @@ func (s *Session) rollback() {
 // back.
 func (s *Session) Close() {
 	s.rollback()
+	s.closeCursors(anyCursor)
 	s.unregister()
 }
 

@@ -42,6 +42,9 @@ type statement struct {
 	// copyTo is a COPY ... TO STDOUT, whose query's columns are copyCols.
 	copyTo   *parser.Copy
 	copyCols []pgwire.Column
+	// declare is a DECLARE, whose query's columns are declareCols.
+	declare     *parser.Declare
+	declareCols []pgwire.Column
 }
 
 var _ pgwire.Statement = (*statement)(nil)
@@ -82,8 +85,8 @@ func sameColumns(a, b []pgwire.Column) bool {
 func (st *statement) doBind(cat *meta.Catalog) (err error) {
 	defer st.s.recoverInternal(&err)
 	p := st.parsed
-	st.query, st.dml, st.cols, st.copyTo = nil, nil, nil, nil
-	node := p.AST
+	st.query, st.dml, st.cols, st.copyTo, st.declare = nil, nil, nil, nil, nil
+	node, numParams := p.AST, p.NumParams
 	if x, ok := p.Utility.(*parser.Copy); ok && x.To {
 		q, err := parser.Parse(copyQuery(x))
 		if err != nil {
@@ -94,13 +97,20 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 		}
 		node, st.copyTo = q[0].AST, x
 	}
+	if x, ok := p.Utility.(*parser.Declare); ok {
+		node, numParams, st.declare = x.Query.AST, x.Query.NumParams, x
+	}
 	if node == nil {
 		st.params = nil
 		st.cols = utilityColumns(p.Utility)
+		if f, ok := p.Utility.(*parser.Fetch); ok {
+			// A FETCH returns its cursor's columns, whichever it is now.
+			st.cols, st.live = st.s.cursorColumns(f), true
+		}
 		return nil
 	}
 	b := st.s.binder(cat, st.declared)
-	b.SetNumParams(p.NumParams)
+	b.SetNumParams(numParams)
 	defer func() { st.live, st.replicated = b.ReadsStatus(), b.ReadsReplicated() }()
 	switch n := node.(type) {
 	case *ast.SelectStmt, *ast.SetOprStmt:
@@ -111,9 +121,12 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 		if err == nil {
 			st.cols = resultColumns(st.query.Columns())
 		}
-		if st.copyTo != nil {
+		switch {
+		case st.copyTo != nil:
 			// COPY describes no rows: they go out as copy data.
 			st.cols, st.copyCols = nil, st.cols
+		case st.declare != nil:
+			st.cols, st.declareCols = nil, st.cols
 		}
 	case *ast.InsertStmt:
 		var ins *planner.Insert
@@ -238,21 +251,20 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 	if err := st.bind(); err != nil {
 		return nil, err
 	}
-	if st.parsed.AST == nil && st.copyTo == nil {
+	if st.query == nil && st.dml == nil {
 		return st.s.runUtility(ctx, st.parsed)
 	}
-	c := expr.NewCtx(ctx, params)
-	c.Backend = st.s
-	c.Loc = st.s.vars.zone()
+	if st.declare != nil {
+		return st.s.declare(ctx, st, params)
+	}
 	if st.query != nil {
-		env := &exec.Env{Engine: st.s.e.reader, Epoch: st.s.e.ReadEpoch(), NoPushdown: st.s.vars.values["scan_pushdown"] == "off", Overlay: st.s.txn.overlay()}
-		c.Context = exec.WithEnv(ctx, env)
-		rows := st.s.stream(c, cancel, planner.Build(st.query, env))
+		rows := st.stream(ctx, cancel, params)
 		if st.copyTo != nil {
-			return newCopyOut(rows, st.copyTo, st.copyCols, c.Loc), nil
+			return newCopyOut(rows, st.copyTo, st.copyCols, st.s.vars.zone()), nil
 		}
 		return rows, nil
 	}
+	c := st.exprCtx(ctx, params)
 	out := newReturned(st.dml)
 	n, err := st.s.write(c, st.dml, out, func() *dmlRequest {
 		return &dmlRequest{SQL: st.parsed.SQL, ParamOIDs: paramOIDs(st.params), Params: types.AppendRow(nil, params)}
@@ -270,6 +282,23 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 		tag = fmt.Sprintf("DELETE %d", n)
 	}
 	return &memRows{tag: tag, rows: out.result()}, nil
+}
+
+// exprCtx returns the context of the statement's expressions under ctx.
+func (st *statement) exprCtx(ctx context.Context, params []types.Datum) *expr.Ctx {
+	c := expr.NewCtx(ctx, params)
+	c.Backend = st.s
+	c.Loc = st.s.vars.zone()
+	return c
+}
+
+// stream starts the statement's query under ctx, which cancel ends, over
+// the snapshot the statement starts with.
+func (st *statement) stream(ctx context.Context, cancel context.CancelFunc, params []types.Datum) *streamedRows {
+	c := st.exprCtx(ctx, params)
+	env := &exec.Env{Engine: st.s.e.reader, Epoch: st.s.e.ReadEpoch(), NoPushdown: st.s.vars.values["scan_pushdown"] == "off", Overlay: st.s.txn.overlay()}
+	c.Context = exec.WithEnv(ctx, env)
+	return st.s.stream(c, cancel, planner.Build(st.query, env))
 }
 
 // write runs a bound INSERT, UPDATE, DELETE or COPY (plan) and returns
@@ -326,8 +355,8 @@ func (st *statement) servedWithoutQuorum() bool {
 	if _, write := writeCommand(st.parsed); write {
 		return false
 	}
-	if st.parsed.AST == nil {
-		return true // SET, SHOW of settings, transaction control
+	if _, declare := st.parsed.Utility.(*parser.Declare); st.parsed.AST == nil && !declare {
+		return true // SET, SHOW of settings, transaction control, FETCH
 	}
 	return st.bind() == nil && !st.replicated
 }

@@ -180,6 +180,10 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		return s.showObjects(x)
 	case *parser.TxControl:
 		return s.txControl(ctx, x)
+	case *parser.Fetch:
+		return s.fetch(ctx, x)
+	case *parser.CloseCursor:
+		return s.closeCursor(x)
 	case *parser.SetTransaction:
 		// Outside a block SET TRANSACTION has no effect (PostgreSQL warns).
 		if x.Session || s.tx != 'I' {

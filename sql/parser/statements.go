@@ -27,6 +27,10 @@ type Statement struct {
 	input string
 }
 
+// Input returns the whole text given to Parse that held the statement,
+// as pg_cursors shows a cursor's.
+func (s *Statement) Input() string { return s.input }
+
 // ObjectName is a possibly schema-qualified object name, already case-folded.
 type ObjectName struct {
 	Schema string

@@ -7,7 +7,8 @@ import (
 )
 
 // uparser is the recursive-descent parser of utility statements: DDL,
-// SET/SHOW/RESET, transaction control, FLUSH, DISCARD, EXPLAIN and COPY.
+// SET/SHOW/RESET, transaction control, cursors, FLUSH, DISCARD, EXPLAIN and
+// COPY.
 type uparser struct {
 	*cursor
 	i int
@@ -16,8 +17,7 @@ type uparser struct {
 // unsupportedStatements are statement kinds recognized only to refuse
 // them with 0A000 rather than a syntax error.
 var unsupportedStatements = wordSet(
-	"grant", "revoke", "prepare", "execute", "deallocate", "declare", "fetch",
-	"close", "move", "listen", "notify", "unlisten", "vacuum", "analyze", "analyse",
+	"grant", "revoke", "prepare", "execute", "deallocate", "listen", "notify", "unlisten", "vacuum", "analyze", "analyse",
 	"truncate", "lock", "reindex", "cluster", "checkpoint", "do", "call",
 	"savepoint", "release", "subscribe", "refresh", "import", "security", "load",
 	"replace", "merge", "reassign", "cancel", "recover", "describe",
@@ -164,6 +164,12 @@ func (p *uparser) statement() (any, error) {
 		return p.copyStmt()
 	case tk.is("comment"):
 		return p.comment()
+	case tk.is("declare"):
+		return p.declare()
+	case tk.is("fetch"), tk.is("move"):
+		return p.fetch()
+	case tk.is("close"):
+		return p.closeCursor()
 	case tk.kind == tkIdent && unsupportedStatements[tk.val]:
 		return nil, p.notSupported(p.i, strings.ToUpper(tk.val))
 	}
