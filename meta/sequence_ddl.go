@@ -105,8 +105,9 @@ func (c *Catalog) OwnedSequences(t *Table) []*Table {
 	return out
 }
 
-// IdentitySequence returns the sequence of t's identity column i.
-func (c *Catalog) IdentitySequence(t *Table, i int) (*Table, bool) {
+// ColumnSequence returns the sequence t's column i owns (serial,
+// identity, OWNED BY).
+func (c *Catalog) ColumnSequence(t *Table, i int) (*Table, bool) {
 	for _, s := range c.OwnedSequences(t) {
 		if s.Sequence.OwnedColumn == i {
 			return s, true

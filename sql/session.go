@@ -54,6 +54,8 @@ type Session struct {
 	// write and the epoch that committed it.
 	lastCount int64
 	lastEpoch uint64
+	// seqs are currval's and lastval's values.
+	seqs seqState
 }
 
 var (

@@ -117,7 +117,7 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 		}
 	case *ast.InsertStmt:
 		var ins *planner.Insert
-		if ins, err = b.BindInsert(n, p.Returning); err == nil {
+		if ins, err = b.BindInsert(n, p.Returning, p.Overriding); err == nil {
 			st.dml, err = ins, st.checkDML(ins.Source, ins.Returning)
 		}
 	case *ast.UpdateStmt:
@@ -241,9 +241,7 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 	if st.parsed.AST == nil && st.copyTo == nil {
 		return st.s.runUtility(ctx, st.parsed)
 	}
-	c := expr.NewCtx(ctx, params)
-	c.Backend = st.s
-	c.Loc = st.s.vars.zone()
+	c := st.s.newCtx(ctx, params)
 	if st.query != nil {
 		env := &exec.Env{Engine: st.s.e.reader, Epoch: st.s.e.ReadEpoch(), NoPushdown: st.s.vars.values["scan_pushdown"] == "off", Overlay: st.s.txn.overlay()}
 		c.Context = exec.WithEnv(ctx, env)
