@@ -1,7 +1,6 @@
 package planner
 
 import (
-
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
@@ -109,8 +108,10 @@ type seqField struct {
 // seqFields are the columns of a sequence's row.
 var seqFields = []Column{{Name: "last_value", T: types.TInt8}, {Name: "log_cnt", T: types.TInt8}, {Name: "is_called", T: types.TBool}}
 
-func (f *seqField) Type() types.T                      { return seqFields[f.field].T }
-func (f *seqField) String() string                     { return "sequence_" + seqFields[f.field].Name + "(" + types.NewInt(int64(f.id)).String() + ")" }
+func (f *seqField) Type() types.T { return seqFields[f.field].T }
+func (f *seqField) String() string {
+	return "sequence_" + seqFields[f.field].Name + "(" + types.NewInt(int64(f.id)).String() + ")"
+}
 func (f *seqField) Children() []expr.Expr              { return nil }
 func (f *seqField) WithChildren([]expr.Expr) expr.Expr { return f }
 
