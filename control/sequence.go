@@ -102,6 +102,19 @@ func (s *Sequences) SetVal(ctx context.Context, id uint32, value int64, called b
 	return s.cat.SetSequence(ctx, id, value, called)
 }
 
+// Alter runs alter, an ALTER SEQUENCE of sequence t, with the unused
+// values of the node's block to give back (nil if none), the block held
+// meanwhile so that none of them is handed out.
+func (s *Sequences) Alter(t *meta.Table, alter func(giveBack *meta.SeqGiveBack) error) error {
+	b := s.block(t)
+	defer b.mu.Unlock()
+	var g *meta.SeqGiveBack
+	if b.used > 0 {
+		g = &meta.SeqGiveBack{Gen: b.block.Gen, End: b.block.Value(b.block.Count - 1), Last: b.block.Value(b.used - 1)}
+	}
+	return alter(g)
+}
+
 // Row returns what SELECT * FROM a sequence shows on this node:
 // last_value, log_cnt (the values left in the node's block) and
 // is_called.

@@ -30,6 +30,19 @@ type alterSequenceCmd struct {
 	Options  SeqOptions `json:"options"`
 	Owner    *SeqOwner  `json:"owner,omitempty"`
 	IfExists bool       `json:"if_exists,omitempty"`
+	// GiveBack, if set, returns the unused end of the proposing node's
+	// block.
+	GiveBack *SeqGiveBack `json:"give_back,omitempty"`
+}
+
+// SeqGiveBack returns the unused values of a node's block: if the block
+// (of generation Gen, ending at End) is still the last one taken, the
+// sequence goes back to Last, the last value the node handed out, so that
+// ALTER SEQUENCE continues from there as PostgreSQL's does.
+type SeqGiveBack struct {
+	Gen  uint64 `json:"gen"`
+	End  int64  `json:"end"`
+	Last int64  `json:"last"`
 }
 
 // seqStates maps sequence ids to their states; a map is replaced, never
@@ -104,6 +117,9 @@ func (f *fsm) applySequence(cat *Catalog, c command) (*Catalog, any, error) {
 		t, _ := n.Table(schemaOrDefault(p.Schema), p.Name)
 		// Blocks nodes hold follow the old options: void them.
 		st := f.seqState(t)
+		if g := p.GiveBack; g != nil && g.Gen == st.Gen && g.End == st.Last && st.Called {
+			st.Last = g.Last
+		}
 		st.Gen++
 		if restart != nil {
 			st.Last, st.Called = *restart, false
@@ -135,9 +151,10 @@ func (m *Meta) SetSequence(ctx context.Context, id uint32, value int64, called b
 }
 
 // AlterSequence applies ALTER SEQUENCE schema.name's options and, with
-// owner set, OWNED BY; it voids every node's block.
-func (m *Meta) AlterSequence(ctx context.Context, schema, name string, o SeqOptions, owner *SeqOwner, ifExists bool) error {
-	_, err := m.apply(ctx, opAlterSequence, alterSequenceCmd{Schema: schema, Name: name, Options: o, Owner: owner, IfExists: ifExists})
+// owner set, OWNED BY; it voids every node's block, taking giveBack's
+// values back.
+func (m *Meta) AlterSequence(ctx context.Context, schema, name string, o SeqOptions, owner *SeqOwner, ifExists bool, giveBack *SeqGiveBack) error {
+	_, err := m.apply(ctx, opAlterSequence, alterSequenceCmd{Schema: schema, Name: name, Options: o, Owner: owner, IfExists: ifExists, GiveBack: giveBack})
 	return err
 }
 

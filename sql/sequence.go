@@ -106,7 +106,16 @@ func (s *Session) alterSequence(ctx context.Context, x *parser.AlterSequence) (p
 	if err != nil {
 		return nil, err
 	}
-	if err := s.e.Meta.AlterSequence(ctx, s.schemaOf(cat, x.Name), x.Name.Name, o, owner, x.IfExists); err != nil {
+	schema := s.schemaOf(cat, x.Name)
+	alter := func(g *meta.SeqGiveBack) error {
+		return s.e.Meta.AlterSequence(ctx, schema, x.Name.Name, o, owner, x.IfExists, g)
+	}
+	if t, ok := cat.Table(schema, x.Name.Name); ok && t.Kind == meta.KindSequence {
+		err = s.e.seqs.Alter(t, alter)
+	} else {
+		err = alter(nil)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return done("ALTER SEQUENCE"), nil
