@@ -153,7 +153,7 @@ func (p *uparser) identity(col *ColumnDef) error {
 	}
 	if !p.accept("as", "identity") {
 		if p.peek().is("as") {
-			return p.notSupported(p.i, "generated columns (GENERATED ... AS (expr) STORED)")
+			return p.notSupported(p.i, "GENERATED ... AS (expr) STORED")
 		}
 		return p.syntaxErr(p.i)
 	}
