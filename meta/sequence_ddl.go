@@ -149,6 +149,19 @@ func (c *Catalog) dropSequenceUsers(s *Table, cascade bool) (*Catalog, error) {
 	return c.replace(&nt), nil
 }
 
+// renameSerialDefault returns c with the DEFAULT of the serial column
+// using sequence s, renamed to newName, following the rename.
+func (c *Catalog) renameSerialDefault(s *Table, newName string) *Catalog {
+	t, ok := c.byID[s.Sequence.OwnedTable]
+	if !ok || s.Sequence.OwnedColumn >= len(t.Columns) || t.Columns[s.Sequence.OwnedColumn].Default != SerialDefault(s.Schema, s.Name) {
+		return c
+	}
+	nt := *t
+	nt.Columns = slices.Clone(t.Columns)
+	nt.Columns[s.Sequence.OwnedColumn].Default = SerialDefault(s.Schema, newName)
+	return c.replace(&nt)
+}
+
 // alterSequence applies ALTER SEQUENCE's options o (and, with owner set,
 // its OWNED BY: Table 0 for NONE) to schema.name. It returns the new
 // catalog and the value RESTART restarts at, nil if none.

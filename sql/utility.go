@@ -200,6 +200,9 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		}
 		return done("FLUSH"), nil
 	case *parser.Discard:
+		if x.What == "all" || x.What == "sequences" {
+			s.seqs = seqState{}
+		}
 		return done("DISCARD " + strings.ToUpper(x.What)), nil
 	case *parser.Copy:
 		return s.copyFrom(p.SQL, x)
