@@ -25,7 +25,10 @@ type Ctx struct {
 	Backend Backend
 	// Loc is the session's TimeZone (nil: UTC, as in a view's dataflow):
 	// timestamptz values read, print, truncate and move by days in it.
-	Loc       *time.Location
+	Loc *time.Location
+	// Sequences are the node's sequences as the session sees them (nil:
+	// none, as in a view's dataflow).
+	Sequences Sequences
 	subCache  map[*Subquery][]types.Datum
 	castCache map[*Cast]types.Datum
 }

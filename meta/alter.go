@@ -76,7 +76,12 @@ func (c *Catalog) rename(kind ObjectKind, schema, name, newName string, ifExists
 	}
 	nt := *t
 	nt.Name = newName
-	return c.replace(&nt), nil
+	n := c.replace(&nt)
+	if t.Sequence != nil {
+		// A serial column's DEFAULT names its sequence: follow the rename.
+		n = n.renameSerialDefault(t, newName)
+	}
+	return n, nil
 }
 
 // renameColumn renames column of the relation schema.table.
@@ -216,5 +221,11 @@ func (c *Catalog) dropColumn(schema, name, column string, ifExists bool) (*Catal
 			nt.Indexes = append(nt.Indexes, idx) // PostgreSQL drops an index on the column with it
 		}
 	}
-	return c.replace(&nt), nil
+	n := c.replace(&nt)
+	// The column's sequence (serial, identity, OWNED BY) goes with it.
+	if s, ok := c.ColumnSequence(t, i); ok {
+		n.remove(s)
+		n.seal()
+	}
+	return n, nil
 }

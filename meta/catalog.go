@@ -26,6 +26,7 @@ const (
 	KindMaterializedView
 	KindSource
 	KindIndex // reserved: indexes are stored with their table
+	KindSequence
 )
 
 var kindNames = [...]string{
@@ -34,6 +35,7 @@ var kindNames = [...]string{
 	KindMaterializedView: "materialized view",
 	KindSource:           "source",
 	KindIndex:            "index",
+	KindSequence:         "sequence",
 }
 
 // String returns the kind as PostgreSQL names it in messages ("materialized
@@ -135,6 +137,8 @@ type Table struct {
 	SearchPath []string `json:"search_path,omitempty"`
 	// Comment is the relation's COMMENT ON text ("" means none).
 	Comment string `json:"comment,omitempty"`
+	// Sequence holds a sequence's options (KindSequence only).
+	Sequence *Sequence `json:"sequence,omitempty"`
 }
 
 // Watermark is WATERMARK FOR column AS expression: the rows of a table or
@@ -196,6 +200,10 @@ type Column struct {
 	// renamed, NULL in new rows, kept so that stored rows keep their
 	// layout.
 	Dropped bool
+	// Identity is 'a' for GENERATED ALWAYS AS IDENTITY, 'd' for BY
+	// DEFAULT, 0 for none (pg_attribute.attidentity): the column takes the
+	// next value of the sequence it owns.
+	Identity byte
 }
 
 // qualName is a schema-qualified name. Relations and indexes share one

@@ -18,11 +18,17 @@ type columnJSON struct {
 	Hidden  bool      `json:"hidden,omitempty"`
 	Comment string    `json:"comment,omitempty"`
 	Dropped bool      `json:"dropped,omitempty"`
+	// Identity is Column.Identity as a string ("" for none).
+	Identity string `json:"identity,omitempty"`
 }
 
 // MarshalJSON implements json.Marshaler.
 func (c Column) MarshalJSON() ([]byte, error) {
-	return json.Marshal(columnJSON{c.Name, c.Type.OID(), c.Type.Mod, c.NotNull, c.Default, c.Hidden, c.Comment, c.Dropped})
+	var identity string
+	if c.Identity != 0 {
+		identity = string(c.Identity)
+	}
+	return json.Marshal(columnJSON{c.Name, c.Type.OID(), c.Type.Mod, c.NotNull, c.Default, c.Hidden, c.Comment, c.Dropped, identity})
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -37,6 +43,9 @@ func (c *Column) UnmarshalJSON(b []byte) error {
 	}
 	t.Mod = j.TypeMod
 	*c = Column{Name: j.Name, Type: t, NotNull: j.NotNull, Default: j.Default, Hidden: j.Hidden, Comment: j.Comment, Dropped: j.Dropped}
+	if len(j.Identity) == 1 {
+		c.Identity = j.Identity[0]
+	}
 	return nil
 }
 

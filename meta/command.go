@@ -46,6 +46,10 @@ const (
 	opDropColumn   op = "drop_column"
 	opCreateFunc   op = "create_function"
 	opDropFunc     op = "drop_function"
+	// Sequences: a node's block of values, setval, ALTER SEQUENCE.
+	opSeqAlloc      op = "sequence_alloc"
+	opSeqSet        op = "sequence_set"
+	opAlterSequence op = "alter_sequence"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.
@@ -59,8 +63,10 @@ type command struct {
 }
 
 type createTableCmd struct {
-	Table       *Table `json:"table"`
-	IfNotExists bool   `json:"if_not_exists,omitempty"`
+	Table *Table `json:"table"`
+	// Owned are the sequences of its serial and identity columns.
+	Owned       []OwnedSequence `json:"owned,omitempty"`
+	IfNotExists bool            `json:"if_not_exists,omitempty"`
 }
 
 type dropObjectCmd struct {

@@ -56,6 +56,11 @@ func (c *Catalog) createTable(t *Table, ifNotExists bool) (*Catalog, *Table, err
 			return c, nil, pgerror.New(pgerror.CodeInternal, "table %q: invalid primary key column index %d", t.Name, p)
 		}
 	}
+	if t.Sequence != nil {
+		if err := c.checkOwner(t.Schema, t.Sequence); err != nil {
+			return c, nil, err
+		}
+	}
 	for _, id := range t.DependsOn {
 		if _, ok := c.byID[id]; !ok {
 			return c, nil, pgerror.New(pgerror.CodeUndefinedTable, "relation with id %d does not exist", id).
@@ -218,8 +223,14 @@ func (c *Catalog) dropObject(kind ObjectKind, schema, name string, ifExists, cas
 	if t.Kind != kind {
 		return c, nil, errWrongKind(name, kind, t.Kind)
 	}
+	if t.Sequence != nil {
+		var err error
+		if c, err = c.dropSequenceUsers(t, cascade); err != nil {
+			return c, nil, err
+		}
+	}
 	dropped := c.withDependents(t)
-	if len(dropped) > 1 && !cascade {
+	if slices.ContainsFunc(dropped, func(d *Table) bool { return d != t && !ownedBy(d, dropped) }) && !cascade {
 		return c, nil, errDependents(t, dropped)
 	}
 	n := c.clone()
@@ -241,7 +252,7 @@ func (c *Catalog) withDependents(t *Table) []*Table {
 		}
 		seen[t.ID] = true
 		for _, d := range c.ordered { // sorted, so the result is deterministic
-			if slices.Contains(d.DependsOn, t.ID) {
+			if slices.Contains(d.DependsOn, t.ID) || ownedBy(d, []*Table{t}) {
 				visit(d)
 			}
 		}

@@ -38,7 +38,9 @@ type fsm struct {
 	// beside the catalog.
 	durable atomic.Pointer[Durable]
 	restore atomic.Pointer[RestorePoint]
-	logger  *slog.Logger
+	// seqs are the sequences' states (sequence_state.go).
+	seqs   atomic.Pointer[seqStates]
+	logger *slog.Logger
 }
 
 var _ raft.FSM = (*fsm)(nil)
@@ -92,7 +94,7 @@ func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		cat, value, err = cat.createTable(p.Table, p.IfNotExists)
+		cat, value, err = cat.createTableWithSequences(p.Table, p.Owned, p.IfNotExists)
 		if err != nil {
 			return nil, err
 		}
@@ -272,6 +274,11 @@ func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 			return nil, err
 		}
 		return f.applyDurable(p)
+	case opSeqAlloc, opSeqSet, opAlterSequence:
+		var err error
+		if cat, value, err = f.applySequence(cat, c); err != nil {
+			return nil, err
+		}
 	case opCommitEpoch:
 		p, err := decodePayload[commitEpochCmd](c)
 		if err != nil {
@@ -318,12 +325,18 @@ type snapshotJSON struct {
 	// Durable is the last durable checkpoint; Restore a pending restore.
 	Durable *Durable      `json:"durable,omitempty"`
 	Restore *RestorePoint `json:"restore,omitempty"`
+	// Sequences are the sequences' states.
+	Sequences seqStates `json:"sequences,omitempty"`
 }
 
 // Snapshot implements raft.FSM. Raft calls it between Applies, and the
 // catalog is immutable, so the snapshot just holds on to it and the epoch.
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
-	return fsmSnapshot{f.catalog.Load(), f.committed.Load(), f.recent.snapshot(), f.applied.Load(), f.fence, f.durable.Load(), f.restore.Load()}, nil
+	var seqs seqStates
+	if m := f.seqs.Load(); m != nil {
+		seqs = *m
+	}
+	return fsmSnapshot{f.catalog.Load(), f.committed.Load(), f.recent.snapshot(), f.applied.Load(), f.fence, f.durable.Load(), f.restore.Load(), seqs}, nil
 }
 
 // Restore implements raft.FSM.
@@ -342,6 +355,7 @@ func (f *fsm) Restore(r io.ReadCloser) error {
 	f.fence = s.Fence
 	f.durable.Store(s.Durable)
 	f.restore.Store(s.Restore)
+	f.seqs.Store(&s.Sequences)
 	f.applied.Store(max(f.applied.Load(), s.Applied))
 	if committed > f.committed.Load() {
 		f.committed.Store(committed)
@@ -360,11 +374,12 @@ type fsmSnapshot struct {
 	fence     Fence
 	durable   *Durable
 	restore   *RestorePoint
+	seqs      seqStates
 }
 
 // Persist implements raft.FSMSnapshot.
 func (s fsmSnapshot) Persist(sink raft.SnapshotSink) error {
-	err := json.NewEncoder(sink).Encode(snapshotJSON{Version: snapshotVersion, Catalog: new(s.catalog.toJSON(s.committed)), Recent: s.recent, Applied: s.applied, Fence: s.fence, Durable: s.durable, Restore: s.restore})
+	err := json.NewEncoder(sink).Encode(snapshotJSON{Version: snapshotVersion, Catalog: new(s.catalog.toJSON(s.committed)), Recent: s.recent, Applied: s.applied, Fence: s.fence, Durable: s.durable, Restore: s.restore, Sequences: s.seqs})
 	if err != nil {
 		sink.Cancel()
 		return err

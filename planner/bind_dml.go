@@ -51,9 +51,10 @@ type Delete struct {
 	Returning *Project
 }
 
-// BindInsert binds INSERT INTO t [(cols)] VALUES ... | SELECT ...
-// [RETURNING returning].
-func (b *Binder) BindInsert(st *ast.InsertStmt, returning []*ast.SelectField) (*Insert, error) {
+// BindInsert binds INSERT INTO t [(cols)] [OVERRIDING overriding VALUE]
+// VALUES ... | SELECT ... [RETURNING returning]; overriding is "system",
+// "user" or "".
+func (b *Binder) BindInsert(st *ast.InsertStmt, returning []*ast.SelectField, overriding string) (*Insert, error) {
 	t, err := b.dmlTable(st.Table.TableRefs)
 	if err != nil {
 		return nil, err
@@ -69,6 +70,21 @@ func (b *Binder) BindInsert(st *ast.InsertStmt, returning []*ast.SelectField) (*
 	target, err := insertTargets(t, names)
 	if err != nil {
 		return nil, err
+	}
+	// Values given to identity columns: refused for GENERATED ALWAYS
+	// unless OVERRIDING SYSTEM VALUE, ignored with OVERRIDING USER VALUE.
+	given := func(col meta.Column) (bool, error) {
+		switch {
+		case col.Identity == 0 || overriding == "system":
+			return true, nil
+		case overriding == "user":
+			return false, nil
+		case col.Identity == 'a':
+			return false, pgerror.New("428C9", "cannot insert a non-DEFAULT value into column %q", col.Name).
+				WithDetail("Column %q is an identity column defined as GENERATED ALWAYS.", col.Name).
+				WithHint("Use OVERRIDING SYSTEM VALUE to override.")
+		}
+		return true, nil
 	}
 	// Without a column list, as many leading columns as there are values
 	// take them (none for DEFAULT VALUES, the SQL front's () VALUES ()),
@@ -92,6 +108,14 @@ func (b *Binder) BindInsert(st *ast.InsertStmt, returning []*ast.SelectField) (*
 		if len(src.Columns()) < len(target) {
 			return nil, pgerror.New(pgerror.CodeSyntaxError, "INSERT has more target columns than expressions")
 		}
+		for j, i := range target {
+			if ok, err := given(t.Columns[i]); err != nil {
+				return nil, err
+			} else if !ok {
+				// An ignored value: the default takes its place.
+				target[j] = -1
+			}
+		}
 	default:
 		v := &Values{}
 		s := root.child(nil, nil)
@@ -108,7 +132,15 @@ func (b *Binder) BindInsert(st *ast.InsertStmt, returning []*ast.SelectField) (*
 			row := make([]expr.Expr, len(list))
 			for j, n := range list {
 				col := t.Columns[target[j]]
-				if _, ok := n.(*ast.DefaultExpr); ok {
+				_, isDefault := n.(*ast.DefaultExpr)
+				if !isDefault {
+					ok, err := given(col)
+					if err != nil {
+						return nil, err
+					}
+					isDefault = !ok
+				}
+				if isDefault {
 					if row[j], err = b.defaultValue(t, col); err != nil {
 						return nil, err
 					}
@@ -197,7 +229,9 @@ func (b *Binder) insertProject(t *meta.Table, target []int, src Node) (*Project,
 		pos[i] = -1
 	}
 	for j, i := range target {
-		pos[i] = j
+		if i >= 0 {
+			pos[i] = j
+		}
 	}
 	srcCols := src.Columns()
 	var exprs []expr.Expr
@@ -283,8 +317,20 @@ func isDateTime(t types.T) bool {
 	return t.Family == types.Date || t.Family == types.Timestamp || t.Family == types.TimestampTZ
 }
 
-// defaultValue binds a column's DEFAULT (NULL when it has none).
+// defaultValue binds a column's DEFAULT (NULL when it has none), the
+// next value of its sequence for an identity column.
 func (b *Binder) defaultValue(t *meta.Table, col meta.Column) (expr.Expr, error) {
+	if col.Identity != 0 {
+		seq, ok := b.cat.ColumnSequence(t, t.ColumnIndex(col.Name))
+		if !ok {
+			return nil, pgerror.New(pgerror.CodeInternal, "identity column %q of %q has no sequence", col.Name, t.Name)
+		}
+		next, err := expr.NewFunc("nextval", []expr.Expr{expr.NewConst(types.NewInt(int64(seq.ID)), types.TOid)})
+		if err != nil {
+			return nil, err
+		}
+		return b.assign(next, col)
+	}
 	if col.Default == "" {
 		return expr.NewConst(types.Null, col.Type), nil
 	}

@@ -438,6 +438,9 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	if _, ok := catalogFuncs[name]; ok {
 		return b.bindCatalogFunc(name, args)
 	}
+	if isSequenceCall(name) {
+		return b.bindSequenceFunc(name, args)
+	}
 	switch name {
 	case "current_schema", "current_schemas":
 		return b.bindSearchPathFunc(name, args)

@@ -198,8 +198,11 @@ func (b *Binder) bindTableSource(ts *ast.TableSource, s *scope) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.Kind == meta.KindView {
+		switch t.Kind {
+		case meta.KindView:
 			return b.bindView(t, alias, s)
+		case meta.KindSequence:
+			return bindSequenceRow(t, alias), nil
 		}
 		scan := &Scan{Table: t, ProcTime: src.AsOf != nil}
 		if scan.ProcTime && t.Kind != meta.KindTable {

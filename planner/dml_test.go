@@ -22,7 +22,7 @@ func bindDML(t *testing.T, sql string) (any, *planner.Binder, error) {
 	b.SetNumParams(st.NumParams)
 	switch n := st.AST.(type) {
 	case *ast.InsertStmt:
-		p, err := b.BindInsert(n, st.Returning)
+		p, err := b.BindInsert(n, st.Returning, st.Overriding)
 		return p, b, err
 	case *ast.UpdateStmt:
 		p, err := b.BindUpdate(n, st.Returning)

@@ -32,6 +32,11 @@ func checkStreamable(volatileOK bool, es ...expr.Expr) error {
 	var err error
 	for _, e := range es {
 		expr.Walk(e, func(x expr.Expr) bool {
+			if isSequenceExpr(x) {
+				err = pgerror.New(pgerror.CodeFeatureNotSupported, "sequences are not supported in materialized views").
+					WithDetail("nextval() and a sequence's row change at each call, so the view could not be kept up to date.")
+				return false
+			}
 			switch f := x.(type) {
 			case *expr.Subquery, *expr.OuterRef:
 				err = notStreamable("subqueries")

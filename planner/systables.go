@@ -33,6 +33,9 @@ type sysTable struct {
 	cols   []Column
 	rows   func(cat *meta.Catalog) [][]types.Datum
 	status func(s Status) ([][]types.Datum, error)
+	// live, if set, gives the rows as expressions evaluated when the
+	// statement runs (pg_sequences' last values).
+	live func(cat *meta.Catalog) [][]expr.Expr
 }
 
 // sysCols parses column specs "name type" (type as types.ParseTypeName
@@ -77,6 +80,13 @@ func (b *Binder) bindSysTable(t *sysTable, name, alias string) (Node, error) {
 	// Every relation has the system column tableoid, not in *.
 	cols = append(cols, Column{Name: "tableoid", T: types.TOid, Table: alias, Hidden: true})
 	tableOID := dOID(sysTableOIDs[name])
+	if t.live != nil {
+		rows := t.live(b.cat)
+		for i := range rows {
+			rows[i] = append(rows[i], expr.NewConst(tableOID, types.TOid))
+		}
+		return &Values{Rows: rows, Cols: cols}, nil
+	}
 	var rows [][]types.Datum
 	if t.status != nil {
 		var err error

@@ -37,7 +37,8 @@ var informationSchemaTables = map[string]*sysTable{
 		cols: sysCols("table_catalog name", "table_schema name", "table_name name", "column_name name",
 			"ordinal_position int4", "column_default text", "is_nullable text", "data_type text",
 			"character_maximum_length int4", "numeric_precision int4", "numeric_scale int4",
-			"datetime_precision int4", "udt_catalog name", "udt_schema name", "udt_name name"),
+			"datetime_precision int4", "udt_catalog name", "udt_schema name", "udt_name name",
+			"is_identity text", "identity_generation text"),
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
 			for _, t := range cat.Tables() {
@@ -53,7 +54,8 @@ var informationSchemaTables = map[string]*sysTable{
 					charLen, prec, scale, dtPrec := typeFacets(c.Type)
 					rows = append(rows, []types.Datum{dStr(databaseName), dStr(t.Schema), dStr(t.Name), dStr(c.Name),
 						dInt(int64(i + 1)), def, dStr(nullable), dStr(dataType(c.Type)),
-						charLen, prec, scale, dtPrec, dStr(databaseName), dStr(pgCatalogSchema), dStr(typeName(c.Type))})
+						charLen, prec, scale, dtPrec, dStr(databaseName), dStr(pgCatalogSchema), dStr(typeName(c.Type)),
+						dStr(yesNo(c.Identity != 0)), identityGeneration(c)})
 				}
 			}
 			return rows

@@ -43,7 +43,7 @@ var pgCatalogTables = map[string]*sysTable{
 			var rows [][]types.Datum
 			for _, t := range cat.Tables() {
 				am := dOID(heapAMOID)
-				if t.Kind == meta.KindView || t.Kind == meta.KindSource {
+				if t.Kind == meta.KindView || t.Kind == meta.KindSource || t.Kind == meta.KindSequence {
 					am = dOID(0)
 				}
 				rows = append(rows, []types.Datum{dOID(t.ID), dStr(t.Name), dOID(namespaceOID(cat, t.Schema)), dOID(0), dOID(0),
@@ -65,13 +65,17 @@ var pgCatalogTables = map[string]*sysTable{
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
 			attribute := func(rel uint32, num int, c meta.Column, notNull, hasDef bool) []types.Datum {
+				identity := ""
+				if c.Identity != 0 {
+					identity = string(c.Identity)
+				}
 				coll := dOID(0)
 				if c.Type.IsString() {
 					coll = dOID(defaultCollationOID)
 				}
 				return []types.Datum{dOID(rel), dStr(c.Name), dType(c.Type), dInt(-1), dInt(int64(c.Type.Size())),
 					dInt(int64(num)), dInt(attndims(c.Type)), dInt(int64(c.Type.WireMod())), dBool(c.Type.Size() > 0), dStr("i"), dStr(attstorage(c.Type)),
-					dBool(notNull), dBool(hasDef), dFalse, dStr(""), dStr(""),
+					dBool(notNull), dBool(hasDef), dFalse, dStr(identity), dStr(""),
 					dFalse, dTrue, dInt(0), coll, dNull, dNull, dStr(""), dNull}
 			}
 			for _, t := range cat.Tables() {
@@ -261,6 +265,8 @@ func relkind(k meta.ObjectKind) string {
 		return "m"
 	case meta.KindIndex:
 		return "i"
+	case meta.KindSequence:
+		return "S"
 	}
 	return "r"
 }

@@ -94,6 +94,8 @@ func init() {
 	maps.Copy(pgCatalogTables, indexCatalogTables)
 	maps.Copy(informationSchemaTables, informationSchemaConstraints)
 	maps.Copy(pgCatalogTables, viewCatalogTables)
+	maps.Copy(pgCatalogTables, sequenceCatalogTables)
+	maps.Copy(informationSchemaTables, informationSchemaSequences)
 	maps.Copy(pgCatalogTables, sourceCatalogTables)
 	maps.Copy(informationSchemaTables, informationSchemaViews)
 	maps.Copy(pgCatalogTables, roleCatalogTables)

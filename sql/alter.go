@@ -16,7 +16,7 @@ import (
 // name.
 var alterKinds = map[string]meta.ObjectKind{
 	"TABLE": meta.KindTable, "VIEW": meta.KindView, "MATERIALIZED VIEW": meta.KindMaterializedView,
-	"SOURCE": meta.KindSource, "INDEX": meta.KindIndex,
+	"SOURCE": meta.KindSource, "INDEX": meta.KindIndex, "SEQUENCE": meta.KindSequence,
 }
 
 // alterKind returns the catalog kind of an ALTER statement's kind word.

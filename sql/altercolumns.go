@@ -55,6 +55,10 @@ func (s *Session) alterColumns(ctx context.Context, x *parser.AlterColumns) (pgw
 			}
 			continue
 		}
+		if _, serial := parser.SerialType(a.Add.TypeName); serial || a.Add.Identity != "" {
+			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "ALTER TABLE ADD COLUMN of a serial or identity column is not supported").
+				WithHint("Add an integer column with DEFAULT nextval('sequence').")
+		}
 		typ, err := types.ParseTypeName(a.Add.TypeName)
 		if err != nil {
 			return nil, err

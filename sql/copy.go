@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/streamdb/streamdb/exec"
-	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql/parser"
@@ -82,7 +81,7 @@ func (ci *copyIn) copy(ctx context.Context, r io.Reader) (_ int64, err error) {
 
 // write inserts rows as one statement (Session.write).
 func (ci *copyIn) write(ctx context.Context, rows [][]types.Datum) (int64, error) {
-	return ci.s.write(expr.NewCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows}, nil, func() *dmlRequest {
+	return ci.s.write(ci.s.newCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows}, nil, func() *dmlRequest {
 		var block []byte
 		for _, row := range rows {
 			block = types.AppendRow(block, row)

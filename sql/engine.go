@@ -52,6 +52,8 @@ type Engine struct {
 	sessions sync.Map
 	// backends are the connections of the node's server (SetBackends).
 	backends atomic.Pointer[Backends]
+	// seqs hands out the node's sequence values.
+	seqs *control.Sequences
 }
 
 // Backends are the client connections of a node's server, by process ID
@@ -71,7 +73,7 @@ func NewEngine(m *meta.Meta, stream *control.Streaming, opts Options) *Engine {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	return &Engine{Meta: m, opts: opts, stream: stream, ctrl: stream.Controller(), reader: stream.Reader()}
+	return &Engine{Meta: m, opts: opts, stream: stream, ctrl: stream.Controller(), reader: stream.Reader(), seqs: control.NewSequences(m)}
 }
 
 // Services returns the engine's services between nodes, for the node's

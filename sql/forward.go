@@ -6,7 +6,6 @@ import (
 
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/control"
-	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
@@ -146,7 +145,7 @@ func (e *Engine) runForwarded(ctx context.Context, req *dmlRequest) (*dmlRespons
 		if err != nil {
 			return nil, err
 		}
-		n, epoch, err := e.runDML(expr.NewCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows}, nil)
+		n, epoch, err := e.runDML(s.newCtx(ctx, nil), &copyPlan{ins: ci.ins, rows: rows}, nil)
 		return &dmlResponse{Count: n, Epoch: epoch}, err
 	}
 	params, err := types.DecodeRow(req.Params, st.ParamTypes(), nil)

@@ -56,6 +56,8 @@ type Session struct {
 	lastEpoch uint64
 	// cursors are the session's open cursors by name (DECLARE).
 	cursors map[string]*cursor
+	// seqs are currval's and lastval's values.
+	seqs seqState
 }
 
 var (

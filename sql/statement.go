@@ -130,7 +130,7 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 		}
 	case *ast.InsertStmt:
 		var ins *planner.Insert
-		if ins, err = b.BindInsert(n, p.Returning); err == nil {
+		if ins, err = b.BindInsert(n, p.Returning, p.Overriding); err == nil {
 			st.dml, err = ins, st.checkDML(ins.Source, ins.Returning)
 		}
 	case *ast.UpdateStmt:
@@ -264,7 +264,7 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 		}
 		return rows, nil
 	}
-	c := st.exprCtx(ctx, params)
+	c := st.s.newCtx(ctx, params)
 	out := newReturned(st.dml)
 	n, err := st.s.write(c, st.dml, out, func() *dmlRequest {
 		return &dmlRequest{SQL: st.parsed.SQL, ParamOIDs: paramOIDs(st.params), Params: types.AppendRow(nil, params)}
@@ -284,18 +284,10 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 	return &memRows{tag: tag, rows: out.result()}, nil
 }
 
-// exprCtx returns the context of the statement's expressions under ctx.
-func (st *statement) exprCtx(ctx context.Context, params []types.Datum) *expr.Ctx {
-	c := expr.NewCtx(ctx, params)
-	c.Backend = st.s
-	c.Loc = st.s.vars.zone()
-	return c
-}
-
 // stream starts the statement's query under ctx, which cancel ends, over
 // the snapshot the statement starts with.
 func (st *statement) stream(ctx context.Context, cancel context.CancelFunc, params []types.Datum) *streamedRows {
-	c := st.exprCtx(ctx, params)
+	c := st.s.newCtx(ctx, params)
 	env := &exec.Env{Engine: st.s.e.reader, Epoch: st.s.e.ReadEpoch(), NoPushdown: st.s.vars.values["scan_pushdown"] == "off", Overlay: st.s.txn.overlay()}
 	c.Context = exec.WithEnv(ctx, env)
 	return st.s.stream(c, cancel, planner.Build(st.query, env))

@@ -14,8 +14,9 @@ import (
 )
 
 // createTable adds the table t to the catalog and starts its writer; it
-// returns nil when IF NOT EXISTS found the name taken.
-func (s *Session) createTable(ctx context.Context, t *meta.Table, ifNotExists bool) (*meta.Table, error) {
+// returns nil when IF NOT EXISTS found the name taken. owned are the
+// sequences of its serial and identity columns.
+func (s *Session) createTable(ctx context.Context, t *meta.Table, owned []meta.OwnedSequence, ifNotExists bool) (*meta.Table, error) {
 	m := s.e.Meta
 	defer s.e.stream.LockJobs()()
 	if t.Watermark != nil {
@@ -25,7 +26,7 @@ func (s *Session) createTable(ctx context.Context, t *meta.Table, ifNotExists bo
 		}
 	}
 	t.Placement = []string{s.e.writerNode(t.Name)}
-	created, err := m.CreateTable(ctx, t, ifNotExists)
+	created, err := m.CreateTableWithSequences(ctx, t, owned, ifNotExists)
 	if err != nil || created == nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func (s *Session) createTableAs(ctx context.Context, x *parser.CreateTableAs) (p
 		}
 		t.Columns = append(t.Columns, meta.Column{Name: name, Type: typ})
 	}
-	created, err := s.createTable(ctx, t, x.IfNotExists)
+	created, err := s.createTable(ctx, t, nil, x.IfNotExists)
 	if err != nil {
 		return nil, err
 	}

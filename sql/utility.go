@@ -77,6 +77,10 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		if err != nil {
 			return nil, err
 		}
+		owned, err := s.ownedSequences(x, t)
+		if err != nil {
+			return nil, err
+		}
 		if t.Schema, err = s.createIn(m.Catalog(), parser.ObjectName{Schema: x.Schema, Name: x.Name}); err != nil {
 			return nil, err
 		}
@@ -84,10 +88,14 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "Defining watermarks on table requires the table to be append only.").
 				WithHint("Use the key words `APPEND ONLY`.")
 		}
-		if _, err := s.createTable(ctx, t, x.IfNotExists); err != nil {
+		if _, err := s.createTable(ctx, t, owned, x.IfNotExists); err != nil {
 			return nil, err
 		}
 		return done("CREATE TABLE"), nil
+	case *parser.CreateSequence:
+		return s.createSequence(ctx, x)
+	case *parser.AlterSequence:
+		return s.alterSequence(ctx, x)
 	case *parser.CreateTableAs:
 		return s.createTableAs(ctx, x)
 	case *parser.AlterRename:
@@ -196,6 +204,9 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		}
 		return done("FLUSH"), nil
 	case *parser.Discard:
+		if x.What == "all" || x.What == "sequences" {
+			s.seqs = seqState{}
+		}
 		return done("DISCARD " + strings.ToUpper(x.What)), nil
 	case *parser.Copy:
 		return s.copyFrom(p.SQL, x)
@@ -221,7 +232,7 @@ func tableFromDef(x *parser.CreateTable) (*meta.Table, error) {
 		if err != nil {
 			return nil, err
 		}
-		col := meta.Column{Name: c.Name, Type: typ, NotNull: c.NotNull}
+		col := meta.Column{Name: c.Name, Type: typ, NotNull: c.NotNull, Identity: identities[c.Identity]}
 		if c.Default != nil {
 			col.Default = c.DefaultSQL
 		}
@@ -286,7 +297,7 @@ func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.
 
 var dropKinds = map[string]meta.ObjectKind{
 	"TABLE": meta.KindTable, "VIEW": meta.KindView, "MATERIALIZED VIEW": meta.KindMaterializedView,
-	"SOURCE": meta.KindSource, "INDEX": meta.KindIndex,
+	"SOURCE": meta.KindSource, "INDEX": meta.KindIndex, "SEQUENCE": meta.KindSequence,
 }
 
 func (s *Session) drop(ctx context.Context, x *parser.DropObject) (pgwire.Rows, error) {

@@ -2,7 +2,6 @@ package parser
 
 import (
 	"math"
-	"strconv"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/streamdb/streamdb/pgerror"
@@ -155,27 +154,6 @@ func (p *uparser) fetch() (any, error) {
 	name, err := p.ident()
 	f.Cursor = name
 	return f, err
-}
-
-// signedInt consumes an integer with an optional sign.
-func (p *uparser) signedInt() (int64, error) {
-	neg := p.acceptPunct("-")
-	if !neg {
-		p.acceptPunct("+")
-	}
-	tk := p.peek()
-	if tk.kind != tkInt {
-		return 0, p.syntaxErr(p.i)
-	}
-	n, err := strconv.ParseInt(tk.val, 10, 64)
-	if err != nil {
-		return 0, p.syntaxErr(p.i)
-	}
-	p.i++
-	if neg {
-		n = -n
-	}
-	return n, nil
 }
 
 // closeCursor parses CLOSE {name | ALL}.

@@ -48,6 +48,11 @@ func (p *uparser) create() (any, error) {
 		return p.createIndex(false)
 	case p.accept("function"):
 		return p.createFunction(orReplace)
+	case p.accept("sequence"):
+		if orReplace {
+			return nil, p.syntaxErr(p.i - 1)
+		}
+		return p.createSequence()
 	case p.accept("schema"):
 		if orReplace {
 			return nil, p.syntaxErr(p.i - 1)
@@ -255,7 +260,11 @@ func (p *uparser) column(ct *CreateTable) error {
 			}
 			col.DefaultSQL = p.text(p.i+1, p.i+4)
 			p.i += 4
-		case tk.is("check"), tk.is("references"), tk.is("generated"):
+		case p.accept("generated"):
+			if err := p.identity(&col); err != nil {
+				return err
+			}
+		case tk.is("check"), tk.is("references"):
 			return p.notSupported(p.i, "a "+strings.ToUpper(tk.val)+" column option")
 		default:
 			ct.Columns = append(ct.Columns, col)
@@ -441,7 +450,7 @@ func (p *uparser) createIndex(unique bool) (any, error) {
 
 // dropKinds are the object kinds DROP knows, by their first word.
 var dropKinds = map[string]string{
-	"table": "TABLE", "view": "VIEW", "index": "INDEX", "source": "SOURCE", "sink": "SINK", "schema": "SCHEMA",
+	"table": "TABLE", "view": "VIEW", "index": "INDEX", "source": "SOURCE", "sink": "SINK", "schema": "SCHEMA", "sequence": "SEQUENCE",
 }
 
 // drop parses DROP kind [IF EXISTS] name, ... [CASCADE|RESTRICT].
@@ -556,7 +565,7 @@ func (p *uparser) alterColumns(name ObjectName, ifExists bool) (any, error) {
 
 // objectKinds are the kind words statements name objects by, "MATERIALIZED
 // VIEW" before "VIEW".
-var objectKinds = []string{"MATERIALIZED VIEW", "TABLE", "VIEW", "SOURCE", "SINK", "INDEX", "COLUMN"}
+var objectKinds = []string{"MATERIALIZED VIEW", "TABLE", "VIEW", "SOURCE", "SINK", "INDEX", "SEQUENCE", "COLUMN"}
 
 // objectKind consumes the words of one of the kinds allowed (uppercase,
 // as objectKinds spells them) and returns it, or "" with nothing consumed.
@@ -667,7 +676,7 @@ func (p *uparser) alter() (any, error) {
 		}
 		return &AlterSystem{Set: sv.(*SetVar)}, nil
 	}
-	a := &AlterParallelism{Kind: p.objectKind("MATERIALIZED VIEW", "TABLE", "SINK", "SOURCE", "VIEW", "INDEX")}
+	a := &AlterParallelism{Kind: p.objectKind("MATERIALIZED VIEW", "TABLE", "SINK", "SOURCE", "VIEW", "INDEX", "SEQUENCE")}
 	if a.Kind == "" {
 		return nil, p.errUnsupportedKind("ALTER", p.i)
 	}
@@ -678,6 +687,9 @@ func (p *uparser) alter() (any, error) {
 	}
 	if p.accept("rename") {
 		return p.rename(a.Kind, a.Name, ifExists)
+	}
+	if a.Kind == "SEQUENCE" {
+		return p.alterSequence(a.Name, ifExists)
 	}
 	if a.Kind == "TABLE" && (p.peek().is("add") || p.peek().is("drop")) {
 		return p.alterColumns(a.Name, ifExists)

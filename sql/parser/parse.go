@@ -89,7 +89,9 @@ func newStatement(c *cursor) *Statement {
 // parseQuery translates and parses a query or DML statement.
 func parseQuery(c *cursor) (*Statement, error) {
 	st := newStatement(c)
-	main, ret := splitReturning(c.toks)
+	toks := c.toks
+	toks, st.Overriding = cutOverriding(toks)
+	main, ret := splitReturning(toks)
 	node, n, err := translateAndParse(&cursor{src: c.src, toks: main}, st)
 	if err != nil {
 		return nil, err
@@ -103,6 +105,26 @@ func parseQuery(c *cursor) (*Statement, error) {
 		st.Returning, st.NumParams = fields, max(st.NumParams, n)
 	}
 	return st, nil
+}
+
+// cutOverriding cuts INSERT's OVERRIDING {SYSTEM | USER} VALUE out of
+// toks and returns "system" or "user" ("" when there is none).
+func cutOverriding(toks []token) ([]token, string) {
+	if !toks[0].is("insert") {
+		return toks, ""
+	}
+	depth := 0
+	for i, tk := range toks {
+		switch {
+		case tk.isPunct("("):
+			depth++
+		case tk.isPunct(")"):
+			depth--
+		case depth == 0 && tk.is("overriding") && (toks[i+1].is("system") || toks[i+1].is("user")) && toks[i+2].is("value"):
+			return append(toks[:i:i], toks[i+3:]...), toks[i+1].val
+		}
+	}
+	return toks, ""
 }
 
 // splitReturning cuts a top-level RETURNING list off an INSERT, UPDATE or

@@ -18,6 +18,9 @@ type Statement struct {
 	NumParams int
 	// Returning is the RETURNING list of an INSERT, UPDATE or DELETE; nil if none.
 	Returning []*ast.SelectField
+	// Overriding is INSERT's OVERRIDING {SYSTEM | USER} VALUE: "system",
+	// "user" or "".
+	Overriding string
 
 	// translated is the text given to TiDB; posMap maps each of its bytes to
 	// a byte offset in the original input (len(translated)+1 entries).
@@ -93,6 +96,10 @@ type ColumnDef struct {
 	Default ast.ExprNode
 	// DefaultSQL is the DEFAULT expression's original text.
 	DefaultSQL string
+	// Identity is "always" or "by default" for GENERATED ... AS
+	// IDENTITY, "" otherwise; IdentityOptions are its sequence options.
+	Identity        string
+	IdentityOptions []SeqOption
 }
 
 // DropObject is DROP TABLE / VIEW / MATERIALIZED VIEW / INDEX / SOURCE / SINK.

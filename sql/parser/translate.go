@@ -696,7 +696,8 @@ var tidbDistinctAggs = wordSet("count", "sum", "avg", "min", "max")
 // special syntax when bare; backquoted, TiDB parses them as generic calls.
 var backquotedFuncs = wordSet("int2", "int4", "int8", "float4", "float8", "numeric",
 	"decimal", "text", "bool", "boolean", "varchar", "key", "range", "index", "mode",
-	"cardinality", "against", "match", "convert", "div", "date_add", "date_sub", "std")
+	"cardinality", "against", "match", "convert", "div", "date_add", "date_sub", "std",
+	"nextval", "lastval", "setval")
 
 // cast translates CAST(expr AS type) at token i into pg_cast(expr, 'type').
 func (t *translator) cast(i int) (unit, int, error) {
