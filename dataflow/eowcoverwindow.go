@@ -5,9 +5,7 @@
 package dataflow
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/rowkey"
@@ -48,11 +46,7 @@ func (s *EowcOverWindowSpec) stateTables() []uint32 { return []uint32{s.StateTab
 
 // Explain implements Spec.
 func (s *EowcOverWindowSpec) Explain() string {
-	funcs := make([]string, len(s.Funcs))
-	for i := range s.Funcs {
-		funcs[i] = s.Funcs[i].String()
-	}
-	return fmt.Sprintf("EowcOverWindow partition=%v order=%s funcs=[%s]", s.Partition, explainOrder(s.Order), strings.Join(funcs, ", "))
+	return explainWindow("EowcOverWindow", s.Partition, s.Order, s.Funcs)
 }
 
 // Build implements Spec: the partitions of the actor's vnodes with rows

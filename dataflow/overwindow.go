@@ -40,11 +40,16 @@ func (s *OverWindowSpec) lazyState() bool { return len(s.Partition) > 0 }
 
 // Explain implements Spec.
 func (s *OverWindowSpec) Explain() string {
-	funcs := make([]string, len(s.Funcs))
-	for i := range s.Funcs {
-		funcs[i] = s.Funcs[i].String()
+	return explainWindow("OverWindow", s.Partition, s.Order, s.Funcs)
+}
+
+// explainWindow is the EXPLAIN line of the window operator op.
+func explainWindow(op string, partition []int, order []SortKey, fs []exec.WindowFunc) string {
+	funcs := make([]string, len(fs))
+	for i := range fs {
+		funcs[i] = fs[i].String()
 	}
-	return fmt.Sprintf("OverWindow partition=%v order=%s funcs=[%s]", s.Partition, explainOrder(s.Order), strings.Join(funcs, ", "))
+	return fmt.Sprintf("%s partition=%v order=%s funcs=[%s]", op, partition, explainOrder(order), strings.Join(funcs, ", "))
 }
 
 // Build implements Spec.
