@@ -117,11 +117,15 @@
 //     pg_filter goes outside. DISTINCT or ORDER BY in the argument list is
 //     42601, OVER after it 0A000 (as PostgreSQL's errors).
 //   - stddev and variance, which TiDB would read as MySQL's population
-//     statistics, are backquoted (std, not PostgreSQL's, too); with OVER
-//     they become the sample statistic they are in PostgreSQL, named as
-//     written: pg_named('stddev', stddev_samp(args) OVER ...),
-//     pg_named('variance', var_samp(args) OVER ...). The binder reads
-//     pg_named(name, e) as e, whose output column is called name.
+//     statistics, are backquoted (std, not PostgreSQL's, too).
+//   - agg(args) [FILTER (WHERE cond)] OVER w, agg being a function TiDB's
+//     grammar takes no OVER after (any but count, sum, avg, min, max,
+//     bit_and, bit_or, bit_xor, stddev_pop, stddev_samp, var_pop, var_samp
+//     and the window functions), or any call with FILTER, becomes
+//     first_value(pg_window_agg(call)) OVER w, call being the translated
+//     agg(args) or pg_filter(agg(args), cond). The binder reads it as the
+//     window aggregate call (named as call); window functions under FILTER
+//     are backquoted generic calls, which the binder rejects.
 //   - In GROUP BY, ROLLUP (x, ...) becomes pg_rollup(x, ...), CUBE (x, ...)
 //     pg_cube(x, ...) and GROUPING SETS (e, ...) pg_grouping_sets(e, ...),
 //     whose elements e are again grouping elements; a parenthesized list
