@@ -79,7 +79,10 @@
 //   - FULL [OUTER] JOIN ... ON becomes STRAIGHT_JOIN ... ON: the binder reads
 //     ast.Join{StraightJoin: true} as FULL OUTER (TiDB sets the flag on the
 //     right node also inside parenthesized and chained joins). FULL JOIN
-//     USING and NATURAL FULL JOIN are 0A000.
+//     ... USING (a, b) becomes STRAIGHT_JOIN ... ON pg_using(a, b), and
+//     NATURAL FULL [OUTER] JOIN item becomes STRAIGHT_JOIN item ON
+//     pg_natural(), the marker following the whole right item (with its
+//     alias): the binder joins on the common columns as for USING.
 //   - a [NOT] BETWEEN SYMMETRIC b AND c becomes [NOT] ((a BETWEEN b AND c)
 //     OR (a BETWEEN c AND b)), as PostgreSQL's parser expands it.
 //   - a IS DISTINCT FROM b becomes (a <=> b IS FALSE) and a IS NOT DISTINCT

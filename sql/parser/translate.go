@@ -57,7 +57,10 @@ type seq struct {
 	fromItem   bool // the next tokens start a FROM item
 	lateral    bool // the user wrote LATERAL before the coming FROM item
 	fullJoin   bool // a FULL JOIN waits for its ON
-	betweens   int  // BETWEENs waiting for their AND
+	// naturalJoin is set from NATURAL FULL JOIN to the end of its right
+	// item, which gets ON pg_natural().
+	naturalJoin bool
+	betweens    int // BETWEENs waiting for their AND
 }
 
 func (s *seq) add(u unit) { s.units = append(s.units, u) }
