@@ -223,6 +223,9 @@ func (p *windowPartition) aggregate(c *expr.Ctx, agg *expr.AggFunc, fr *frameSpe
 
 // accumulate adds row j to an aggregate's state.
 func (p *windowPartition) accumulate(c *expr.Ctx, agg *expr.AggFunc, state expr.AggState, j int) error {
+	if ok, err := agg.Accepts(c, p.rows[j]); !ok {
+		return err
+	}
 	for k, a := range agg.Args {
 		v, err := a.Eval(c, p.rows[j])
 		if err != nil {

@@ -104,14 +104,17 @@ func (c *Catalog) renameColumn(kind ObjectKind, schema, table, column, newName s
 	nt.Columns = slices.Clone(t.Columns)
 	nt.Columns[i].Name = newName
 	nt.Indexes = slices.Clone(t.Indexes)
-	for k, idx := range nt.Indexes {
-		cols := slices.Clone(idx.Columns)
+	rename := func(cols []string) []string {
+		cols = slices.Clone(cols)
 		for j, name := range cols {
 			if name == column {
 				cols[j] = newName
 			}
 		}
-		nt.Indexes[k].Columns = cols
+		return cols
+	}
+	for k, idx := range nt.Indexes {
+		nt.Indexes[k].Columns, nt.Indexes[k].Include = rename(idx.Columns), rename(idx.Include)
 	}
 	return c.replace(&nt), nil
 }
@@ -217,7 +220,7 @@ func (c *Catalog) dropColumn(schema, name, column string, ifExists bool) (*Catal
 	nt.Columns[i] = Column{Name: DroppedColumnName(i + 1), Type: t.Columns[i].Type, Hidden: true, Dropped: true}
 	nt.Indexes = nil
 	for _, idx := range t.Indexes {
-		if !slices.Contains(idx.Columns, column) {
+		if !slices.Contains(idx.AllColumns(), column) {
 			nt.Indexes = append(nt.Indexes, idx) // PostgreSQL drops an index on the column with it
 		}
 	}

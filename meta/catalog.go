@@ -183,8 +183,14 @@ func (t *Table) ColumnIndex(name string) int {
 type Index struct {
 	Name    string   `json:"name"`
 	Columns []string `json:"columns"`
+	// Include are the columns of INCLUDE (...), stored with the index but
+	// no part of its key.
+	Include []string `json:"include,omitempty"`
 	Unique  bool     `json:"unique,omitempty"`
 }
+
+// AllColumns are the index's key columns, then its included ones.
+func (idx Index) AllColumns() []string { return slices.Concat(idx.Columns, idx.Include) }
 
 // Column is a column of a relation.
 type Column struct {

@@ -119,13 +119,13 @@ func (n *Catalog) withIndex(t *Table, idx Index) (*Table, error) {
 	if len(idx.Columns) == 0 {
 		return nil, pgerror.New(pgerror.CodeInternal, "index on %q has no columns", t.Name)
 	}
-	for _, col := range idx.Columns {
+	for _, col := range idx.AllColumns() {
 		if t.ColumnIndex(col) < 0 {
 			return nil, pgerror.New(pgerror.CodeUndefinedColumn, "column %q does not exist", col)
 		}
 	}
 	if idx.Name == "" {
-		idx.Name = n.indexName(t, idx.Columns)
+		idx.Name = n.indexName(t, idx.AllColumns())
 	} else if n.nameTaken(t.Schema, idx.Name) {
 		return nil, errRelationExists(idx.Name)
 	}
@@ -135,9 +135,18 @@ func (n *Catalog) withIndex(t *Table, idx Index) (*Table, error) {
 }
 
 // indexName chooses an unused name the way PostgreSQL does:
-// table_col1_col2_idx, then with a number appended.
+// table_col1_col2_idx, a repeated column numbered (b, b1), then with a
+// number appended.
 func (n *Catalog) indexName(t *Table, columns []string) string {
-	base := t.Name + "_" + strings.Join(columns, "_") + "_idx"
+	names := make([]string, 0, len(columns))
+	for _, c := range columns {
+		name := c
+		for i := 1; slices.Contains(names, name); i++ {
+			name = fmt.Sprintf("%s%d", c, i)
+		}
+		names = append(names, name)
+	}
+	base := t.Name + "_" + strings.Join(names, "_") + "_idx"
 	name := base
 	for i := 1; n.nameTaken(t.Schema, name); i++ {
 		name = fmt.Sprintf("%s%d", base, i)

@@ -182,7 +182,7 @@ func (v *nodeFinder) Enter(n ast.Node) (ast.Node, bool) {
 		v.found = true
 		return n, true
 	}
-	return n, false
+	return n, v.enterWindowAgg(n)
 }
 
 func (v *nodeFinder) Leave(n ast.Node) (ast.Node, bool) { return n, true }

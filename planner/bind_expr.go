@@ -394,8 +394,6 @@ func (b *Binder) bindFuncCall(x *ast.FuncCallExpr, s *scope) (expr.Expr, error) 
 	case "pg_any", "pg_all":
 		quant := map[string]string{"pg_any": "ANY", "pg_all": "ALL"}[name]
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "syntax error at or near \"%s\"", quant)
-	case "pg_named":
-		return b.bindExpr(x.Args[1], s)
 	case "grouping":
 		return b.bindGrouping(x, s)
 	}

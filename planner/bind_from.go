@@ -58,7 +58,8 @@ func (b *Binder) bindJoin(j *ast.Join, s *scope) (Node, error) {
 	for _, c := range j.Using {
 		using = append(using, c.Name.O)
 	}
-	if f, ok := usingMarker(j); ok {
+	f, marked := joinMarker(j)
+	if marked && f.FnName.L == "pg_using" {
 		// FULL JOIN ... USING (a, b) arrives as ON pg_using(a, b).
 		for _, arg := range f.Args {
 			c, ok := arg.(*ast.ColumnNameExpr)
@@ -68,7 +69,9 @@ func (b *Binder) bindJoin(j *ast.Join, s *scope) (Node, error) {
 			using = append(using, c.Name.Name.O)
 		}
 	}
-	if j.NaturalJoin {
+	// NATURAL FULL JOIN arrives as STRAIGHT_JOIN ... ON pg_natural().
+	natural := j.NaturalJoin || marked && f.FnName.L == "pg_natural"
+	if natural {
 		for _, lc := range l.Columns() {
 			for _, rc := range r.Columns() {
 				if !lc.Hidden && !rc.Hidden && lc.Name == rc.Name {
@@ -80,7 +83,7 @@ func (b *Binder) bindJoin(j *ast.Join, s *scope) (Node, error) {
 	if len(using) > 0 {
 		return b.bindUsing(join, using)
 	}
-	if j.On != nil {
+	if j.On != nil && !natural {
 		if join.On, err = b.bindCondition(j.On.Expr, js, "JOIN/ON"); err != nil {
 			return nil, err
 		}
@@ -88,12 +91,14 @@ func (b *Binder) bindJoin(j *ast.Join, s *scope) (Node, error) {
 	return join, nil
 }
 
-func usingMarker(j *ast.Join) (*ast.FuncCallExpr, bool) {
+// joinMarker returns the condition of a join that is a marker of the SQL
+// front: pg_using(columns) or pg_natural().
+func joinMarker(j *ast.Join) (*ast.FuncCallExpr, bool) {
 	if j.On == nil {
 		return nil, false
 	}
 	f, ok := j.On.Expr.(*ast.FuncCallExpr)
-	return f, ok && f.FnName.L == "pg_using"
+	return f, ok && (f.FnName.L == "pg_using" || f.FnName.L == "pg_natural")
 }
 
 // bindUsing joins on equality of the named columns and projects each of

@@ -47,7 +47,7 @@ func (b *Binder) bindApply(j *ast.Join, join *Join, js *scope) (Node, error) {
 		return nil, pgerror.New(pgerror.CodeInvalidColumnReference, "invalid reference to a FROM-clause entry from a LATERAL item").
 			WithDetail("The combining JOIN type must be INNER or LEFT for a LATERAL reference.")
 	}
-	if _, ok := usingMarker(j); ok || len(j.Using) > 0 || j.NaturalJoin {
+	if _, ok := joinMarker(j); ok || len(j.Using) > 0 || j.NaturalJoin {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "USING and NATURAL joins with a LATERAL item that reads the items to its left are not supported")
 	}
 	a := &Apply{Kind: join.Kind, L: join.L, R: join.R}

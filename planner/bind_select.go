@@ -269,8 +269,6 @@ func columnName(e ast.ExprNode) string {
 			return "extract"
 		case "pg_filter", "pg_distinct", "pg_agg_order", "pg_within_group", "pg_subscript", "pg_slice":
 			return columnName(x.Args[0])
-		case "pg_named":
-			return x.Args[0].(ast.ValueExpr).GetString()
 		case "pg_array":
 			return "array"
 		case "pg_row":
@@ -288,6 +286,9 @@ func columnName(e ast.ExprNode) string {
 	case *ast.AggregateFuncExpr:
 		return lowerASCII(x.F)
 	case *ast.WindowFuncExpr:
+		if call, ok := windowAggMarker(x); ok {
+			return columnName(call)
+		}
 		return lowerASCII(x.Name)
 	case *ast.ParenthesesExpr:
 		return columnName(x.Expr)

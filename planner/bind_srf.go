@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -12,9 +13,14 @@ import (
 // srfCollector gathers the set-returning function calls (generate_series,
 // unnest, ...) of one SELECT's select list and ORDER BY. They are planned
 // as a ProjectSet over the SELECT's input after grouping and window
-// functions, as in PostgreSQL 10 and later.
+// functions, as in PostgreSQL 10 and later; calls in the arguments of
+// calls make a stack of ProjectSets, the inner calls below.
 type srfCollector struct {
 	funcs []*expr.SetFunc
+	// levels[i] is the ProjectSet of the stack, from 1 at the bottom, that
+	// computes funcs[i]: one above the highest of the calls in its
+	// arguments.
+	levels []int
 }
 
 // srfRef stands for the values of call idx until the ProjectSet is planned.
@@ -58,7 +64,6 @@ func (b *Binder) bindSetFunc(name string, argNodes []ast.ExprNode, s *scope) (ex
 		}
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "set-returning function called in a context that cannot accept a set")
 	}
-	defer b.noSRFs(pgerror.New(pgerror.CodeFeatureNotSupported, "set-returning functions in the arguments of set-returning functions are not supported"))()
 	args, err := b.bindArgs(argNodes, s)
 	if err != nil {
 		return nil, err
@@ -67,7 +72,16 @@ func (b *Binder) bindSetFunc(name string, argNodes []ast.ExprNode, s *scope) (ex
 	if err != nil {
 		return nil, err
 	}
-	c.funcs = append(c.funcs, f)
+	level := 1
+	for _, a := range args {
+		expr.Walk(a, func(x expr.Expr) bool {
+			if r, ok := x.(*srfRef); ok {
+				level = max(level, c.levels[r.idx]+1)
+			}
+			return true
+		})
+	}
+	c.funcs, c.levels = append(c.funcs, f), append(c.levels, level)
 	return &srfRef{idx: len(c.funcs) - 1, t: f.T}, nil
 }
 
@@ -109,23 +123,42 @@ func (c *srfCollector) mapArgs(fn func(expr.Expr) (expr.Expr, error)) error {
 	return nil
 }
 
-// plan puts a ProjectSet of the calls over input and rewrites the call
-// references in each of es onto its columns.
+// plan puts the stack of ProjectSets of the calls over input, each
+// passing its input's columns through, and rewrites the call references
+// in each of es onto their columns.
 func (c *srfCollector) plan(input Node, es ...[]expr.Expr) Node {
-	in := input.Columns()
-	ps := &ProjectSet{Input: input, Funcs: c.funcs, Cols: append([]Column(nil), in...)}
-	for _, f := range c.funcs {
-		ps.Cols = append(ps.Cols, Column{Name: f.Name, T: f.T})
+	col := make([]int, len(c.funcs)) // the column of each call's values
+	onto := func(e expr.Expr) expr.Expr {
+		e, _ = expr.Transform(e, func(x expr.Expr) (expr.Expr, bool, error) {
+			if r, ok := x.(*srfRef); ok {
+				return &expr.ColRef{Idx: col[r.idx], T: r.t, Name: c.funcs[r.idx].Name}, true, nil
+			}
+			return nil, false, nil
+		})
+		return e
+	}
+	out := input
+	for level, done := 1, 0; done < len(c.funcs); level++ {
+		ps := &ProjectSet{Input: out, Cols: slices.Clone(out.Columns())}
+		for i, f := range c.funcs {
+			if c.levels[i] != level {
+				continue
+			}
+			args := make([]expr.Expr, len(f.Args))
+			for j, a := range f.Args {
+				args[j] = onto(a)
+			}
+			col[i] = len(ps.Cols)
+			ps.Funcs = append(ps.Funcs, f.WithArgs(args))
+			ps.Cols = append(ps.Cols, Column{Name: f.Name, T: f.T})
+			done++
+		}
+		out = ps
 	}
 	for _, list := range es {
 		for i, e := range list {
-			list[i], _ = expr.Transform(e, func(x expr.Expr) (expr.Expr, bool, error) {
-				if r, ok := x.(*srfRef); ok {
-					return &expr.ColRef{Idx: len(in) + r.idx, T: r.t, Name: c.funcs[r.idx].Name}, true, nil
-				}
-				return nil, false, nil
-			})
+			list[i] = onto(e)
 		}
 	}
-	return ps
+	return out
 }

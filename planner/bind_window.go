@@ -97,6 +97,11 @@ func (c *windowCall) mapExprs(f func(expr.Expr) (expr.Expr, error)) error {
 	if c.fn.Agg != nil {
 		agg := *c.fn.Agg
 		agg.Args = args
+		if agg.Filter != nil {
+			if agg.Filter, err = f(agg.Filter); err != nil {
+				return err
+			}
+		}
 		c.fn.Agg = &agg
 	}
 	return nil
@@ -235,13 +240,28 @@ func (b *Binder) bindWindowFunc(x *ast.WindowFuncExpr, s *scope) (expr.Expr, err
 	if c.fn.Frame, err = b.bindFrame(spec.Frame, c.order, s); err != nil {
 		return nil, err
 	}
-	if err := b.bindWindowCall(x, c, s); err != nil {
+	call, filter, isAgg, err := windowAggregate(x)
+	if err != nil {
 		return nil, err
+	}
+	if !isAgg {
+		if err := b.bindWindowCall(x, c, s); err != nil {
+			return nil, err
+		}
+		return wc.add(c), nil
+	}
+	finish, err := b.bindWindowAggregate(call, filter, c, s)
+	if err != nil {
+		return nil, err
+	}
+	if finish != "" {
+		return expr.NewFunc(finish, []expr.Expr{wc.add(c)})
 	}
 	return wc.add(c), nil
 }
 
-// bindWindowCall resolves the function of a window call and its type.
+// bindWindowCall resolves a window function (not an aggregate) and its
+// type.
 func (b *Binder) bindWindowCall(x *ast.WindowFuncExpr, c *windowCall, s *scope) error {
 	name := lowerASCII(x.Name)
 	c.fn.Name = name
@@ -253,24 +273,6 @@ func (b *Binder) bindWindowCall(x *ast.WindowFuncExpr, c *windowCall, s *scope) 
 	}
 	if c.fn.IgnoreNulls = x.IgnoreNull; x.IgnoreNull && name != "first_value" && name != "last_value" && name != "nth_value" {
 		return pgerror.New(pgerror.CodeFeatureNotSupported, "IGNORE NULLS is only supported for first_value, last_value and nth_value")
-	}
-	// first_value and last_value with OVER are the window functions, not
-	// RisingWave's aggregates of the same names.
-	if expr.IsAggregate(name) && name != "first_value" && name != "last_value" {
-		star := isCountStar(name, x.Args, false)
-		var args []expr.Expr
-		if !star {
-			var err error
-			if args, err = b.bindArgs(x.Args, s); err != nil {
-				return err
-			}
-		}
-		a, err := expr.NewAgg(name, args, false, star)
-		if err != nil {
-			return err
-		}
-		c.fn.Args, c.fn.Agg, c.t = a.Args, a, a.T
-		return nil
 	}
 	args, err := b.bindArgs(x.Args, s)
 	if err != nil {

@@ -475,6 +475,9 @@ func exprsOf(n Node) []expr.Expr {
 		var out []expr.Expr
 		for _, f := range x.Funcs {
 			out = append(out, f.Args...)
+			if f.Agg != nil {
+				out = append(out, nonNil(f.Agg.Filter)...)
+			}
 			out = append(out, nonNil(f.Frame.Start.Offset, f.Frame.End.Offset)...)
 		}
 		return out

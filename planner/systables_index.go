@@ -19,7 +19,8 @@ import (
 type relIndex struct {
 	oid     uint32
 	name    string
-	attnums []int // 1-based columns
+	attnums []int // 1-based columns: the key's, then the included ones
+	nkey    int   // the number of key columns
 	unique  bool
 	primary bool
 }
@@ -37,7 +38,7 @@ func primaryKey(t *meta.Table) (relIndex, bool) {
 	if t.Kind != meta.KindTable || t.HiddenRowID || len(t.PK) == 0 {
 		return relIndex{}, false
 	}
-	ix := relIndex{oid: indexOIDBase + t.ID*64, name: t.Name + "_pkey", unique: true, primary: true}
+	ix := relIndex{oid: indexOIDBase + t.ID*64, name: t.Name + "_pkey", nkey: len(t.PK), unique: true, primary: true}
 	for _, c := range t.PK {
 		ix.attnums = append(ix.attnums, c+1)
 	}
@@ -57,8 +58,8 @@ func tableIndexes(t *meta.Table) []relIndex {
 		if i+1 >= 63 {
 			break
 		}
-		ix := relIndex{oid: indexOIDBase + t.ID*64 + uint32(i+1), name: idx.Name, unique: idx.Unique}
-		for _, name := range idx.Columns {
+		ix := relIndex{oid: indexOIDBase + t.ID*64 + uint32(i+1), name: idx.Name, nkey: len(idx.Columns), unique: idx.Unique}
+		for _, name := range idx.AllColumns() {
 			ix.attnums = append(ix.attnums, t.ColumnIndex(name)+1)
 		}
 		out = append(out, ix)
@@ -77,12 +78,16 @@ func (ix relIndex) columnNames(t *meta.Table) []string {
 
 // def is pg_get_indexdef's text.
 func (ix relIndex) def(t *meta.Table) string {
-	unique := ""
+	unique, include := "", ""
 	if ix.unique {
 		unique = "UNIQUE "
 	}
-	return fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING btree (%s)", unique, expr.QuoteIdent(ix.name),
-		expr.QuoteIdent(t.Schema), expr.QuoteIdent(t.Name), strings.Join(ix.columnNames(t), ", "))
+	names := ix.columnNames(t)
+	if ix.nkey < len(names) {
+		include = " INCLUDE (" + strings.Join(names[ix.nkey:], ", ") + ")"
+	}
+	return fmt.Sprintf("CREATE %sINDEX %s ON %s.%s USING btree (%s)%s", unique, expr.QuoteIdent(ix.name),
+		expr.QuoteIdent(t.Schema), expr.QuoteIdent(t.Name), strings.Join(names[:ix.nkey], ", "), include)
 }
 
 // int2s is an int2[] of ns.
@@ -123,11 +128,10 @@ var indexCatalogTables = map[string]*sysTable{
 			var rows [][]types.Datum
 			for _, t := range cat.Tables() {
 				for _, ix := range tableIndexes(t) {
-					n := dInt(int64(len(ix.attnums)))
-					rows = append(rows, []types.Datum{dOID(ix.oid), dOID(t.ID), n, n, dBool(ix.unique),
+					rows = append(rows, []types.Datum{dOID(ix.oid), dOID(t.ID), dInt(int64(len(ix.attnums))), dInt(int64(ix.nkey)), dBool(ix.unique),
 						dBool(ix.primary), dFalse, dTrue, dFalse,
 						dTrue, dTrue, dTrue, dFalse, dFalse, int2s(ix.attnums),
-						dNull, dNull, int2s(make([]int, len(ix.attnums))), dNull, dNull})
+						dNull, dNull, int2s(make([]int, ix.nkey)), dNull, dNull})
 				}
 			}
 			return rows

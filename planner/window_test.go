@@ -56,6 +56,11 @@ func TestRunWindow(t *testing.T) {
 		{"SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY g ORDER BY id DESC) AS rn FROM d) s WHERE rn <= 1 ORDER BY id",
 			[]string{"3", "5", "6"}},
 		{"SELECT id, (SELECT count(*) OVER () FROM d LIMIT 1) FROM d WHERE id IN (SELECT max(id) OVER () FROM d)", []string{"6|6"}},
+		// Any aggregate, with FILTER; an aggregate of the groups.
+		{"SELECT id, array_agg(v) OVER w, string_agg(g, ',') FILTER (WHERE id > 1) OVER w, bool_or(v > 10) OVER w, count(*) FILTER (WHERE v > 5) OVER w " +
+			"FROM d WINDOW w AS (ORDER BY id ROWS 1 PRECEDING) ORDER BY id",
+			[]string{"1|{10}|NULL|f|1", "2|{10,20}|a|t|2", "3|{20,20}|a,a|t|2", "4|{20,5}|a,b|t|1", "5|{5,NULL}|b,b|f|0", "6|{NULL,7}|b|f|1"}},
+		{"SELECT g, array_agg(sum(v)) OVER (ORDER BY g) FROM d GROUP BY g ORDER BY g", []string{"a|{50}", "b|{50,5}", "NULL|{50,5,7}"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.sql, func(t *testing.T) {
@@ -70,10 +75,12 @@ func TestRunWindow(t *testing.T) {
 func TestWindowColumns(t *testing.T) {
 	sql := "SELECT row_number() OVER (), rank() OVER (), dense_rank() OVER (), ntile(2) OVER (), percent_rank() OVER (), " +
 		"cume_dist() OVER (), count(*) OVER (), sum(a) OVER (), avg(a) OVER (), lag(c) OVER (), lead(a, 1, 0.5) OVER (), " +
-		"first_value(f) OVER (), nth_value('x', 1) OVER (), max(ts) OVER () AS m FROM t"
+		"first_value(f) OVER (), nth_value('x', 1) OVER (), max(ts) OVER () AS m, array_agg(a) FILTER (WHERE a > 0) OVER (), " +
+		"jsonb_agg(c) OVER (), stddev(a) OVER () FROM t"
 	want := []string{"row_number bigint", "rank bigint", "dense_rank bigint", "ntile integer", "percent_rank double precision",
 		"cume_dist double precision", "count bigint", "sum bigint", "avg numeric", "lag text", "lead numeric",
-		"first_value double precision", "nth_value text", "m timestamp without time zone"}
+		"first_value double precision", "nth_value text", "m timestamp without time zone", "array_agg integer[]", "jsonb_agg jsonb",
+		"stddev numeric"}
 	var got []string
 	for _, c := range mustBind(t, sql).Columns() {
 		got = append(got, fmt.Sprintf("%s %s", c.Name, c.T))
@@ -128,6 +135,9 @@ func TestWindowBindErrors(t *testing.T) {
 		{"SELECT sum(row_number() OVER ()) FROM t", "42803", "aggregate function calls cannot contain window function calls"},
 		{"SELECT sum(rank() OVER ()) OVER () FROM t", "42P20", "window function calls cannot be nested"},
 		{"SELECT row_number() OVER w FROM t", "42704", `window "w" does not exist`},
+		{"SELECT upper(c) OVER () FROM t", "42809", "OVER specified, but upper is not a window function nor an aggregate function"},
+		{"SELECT rank() FILTER (WHERE a > 0) OVER () FROM t", "0A000", "FILTER is not implemented for non-aggregate window functions"},
+		{"SELECT percentile_cont(0.5) OVER () FROM t", "0A000", "OVER is not supported for ordered-set aggregate percentile_cont"},
 		{"SELECT 1 FROM t WINDOW w AS (), w AS (ORDER BY a)", "42P20", `window "w" is already defined`},
 		{"SELECT rank() OVER (w PARTITION BY b) FROM t WINDOW w AS (ORDER BY a)", "42P20", `cannot override PARTITION BY clause of window "w"`},
 		{"SELECT rank() OVER (w ORDER BY b) FROM t WINDOW w AS (ORDER BY a)", "42P20", `cannot override ORDER BY clause of window "w"`},

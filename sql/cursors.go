@@ -14,10 +14,12 @@ import (
 )
 
 // canDeclare checks DECLARE d before its query starts: outside a
-// transaction block only a WITH HOLD cursor outlives the statement, and
-// each cursor of the session has its own name.
-func (s *Session) canDeclare(d *parser.Declare) error {
-	if s.tx == 'I' && !d.Hold {
+// transaction block — explicit, or the implicit one of a simple query of
+// several statements (inBlock), whose end closes the cursor — only a WITH
+// HOLD cursor outlives the statement, and each cursor of the session has
+// its own name.
+func (s *Session) canDeclare(d *parser.Declare, inBlock bool) error {
+	if s.tx == 'I' && !d.Hold && !inBlock {
 		return pgerror.New(pgerror.CodeNoActiveSQLTransaction, "DECLARE CURSOR can only be used in transaction blocks")
 	}
 	if _, ok := s.cursors[d.Name]; ok {
@@ -30,7 +32,7 @@ func (s *Session) canDeclare(d *parser.Declare) error {
 // the FETCHes after it, until CLOSE or the end of its transaction.
 func (s *Session) declare(ctx context.Context, st *statement, params []types.Datum) (pgwire.Rows, error) {
 	d := st.declare
-	if err := s.canDeclare(d); err != nil {
+	if err := s.canDeclare(d, st.inQueryBlock); err != nil {
 		return nil, err
 	}
 	if s.cursors == nil {

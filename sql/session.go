@@ -109,7 +109,7 @@ func (s *Session) prepare(ctx context.Context, query string, paramTypes []types.
 	}
 	out := make([]pgwire.Statement, len(parsed))
 	for i, p := range parsed {
-		st := &statement{s: s, parsed: p, declared: declared}
+		st := &statement{s: s, parsed: p, declared: declared, inQueryBlock: len(parsed) > 1}
 		if len(parsed) == 1 {
 			if s.tx == 'E' && !isTxEnd(p) {
 				return nil, errAborted()
@@ -149,12 +149,17 @@ func (s *Session) Sync(ctx context.Context) error {
 }
 
 // commit commits the session's transaction: its WITH HOLD cursors read
-// their rows, its writes enter one epoch, and commit returns once that
-// epoch is committed (and durable, as synchronous_commit asks).
+// their rows, the others close, and its writes commit (commitWrites).
 func (s *Session) commit(ctx context.Context) error {
 	if err := s.commitCursors(ctx); err != nil {
 		return err
 	}
+	return s.commitWrites(ctx)
+}
+
+// commitWrites puts the transaction's writes in one epoch and returns once
+// that epoch is committed (and durable, as synchronous_commit asks).
+func (s *Session) commitWrites(ctx context.Context) error {
 	tx := s.txn
 	s.txn = nil
 	if tx.empty() {

@@ -45,6 +45,9 @@ type statement struct {
 	// declare is a DECLARE, whose query's columns are declareCols.
 	declare     *parser.Declare
 	declareCols []pgwire.Column
+	// inQueryBlock marks a statement of a simple query of several, which
+	// PostgreSQL runs as one implicit transaction block.
+	inQueryBlock bool
 }
 
 var _ pgwire.Statement = (*statement)(nil)
@@ -232,8 +235,9 @@ func (st *statement) Open(ctx context.Context, params []types.Datum) (rows pgwir
 	}
 	if _, flush := st.parsed.Utility.(*parser.Flush); (ddl || flush) && s.tx == 'I' {
 		// In an implicit transaction they commit its writes first: DDL
-		// commits on its own, FLUSH waits for what came before it.
-		if err := s.commit(ctx); err != nil {
+		// commits on its own, FLUSH waits for what came before it. The
+		// cursors of a multi-statement query live on to its end.
+		if err := s.commitWrites(ctx); err != nil {
 			return nil, s.fail(err)
 		}
 	}

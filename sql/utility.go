@@ -117,7 +117,7 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 	case *parser.DropFunction:
 		return s.dropFunctions(ctx, x)
 	case *parser.CreateIndex:
-		idx := meta.Index{Name: x.Name, Columns: x.Columns, Unique: x.Unique}
+		idx := meta.Index{Name: x.Name, Columns: x.Columns, Include: x.Include, Unique: x.Unique}
 		if err := m.CreateIndex(ctx, s.schemaOf(m.Catalog(), x.Table), x.Table.Name, idx, x.IfNotExists); err != nil {
 			return nil, err
 		}

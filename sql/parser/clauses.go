@@ -80,12 +80,15 @@ func (t *translator) word(s *seq, i int) (int, error) {
 		}
 	case "join":
 		s.fromItem = s.clause == "from"
-	case "natural":
-		if next.is("full") {
-			return i, notSupportedAt(t.src, tk.pos, "NATURAL FULL JOIN is not supported").WithHint("use FULL JOIN ... ON")
-		}
-	case "full":
+	case "natural", "full":
+		natural := v == "natural"
 		j := i + 1
+		if natural {
+			if !next.is("full") {
+				break
+			}
+			j++
+		}
 		if t.at(j).is("outer") {
 			j++
 		}
@@ -93,7 +96,8 @@ func (t *translator) word(s *seq, i int) (int, error) {
 			return j, t.syntaxErr(j)
 		}
 		s.add(unit{kind: uWord, word: "join", frags: []frag{{text: "STRAIGHT_JOIN", src: tk.pos}}})
-		s.fullJoin, s.fromItem = true, s.clause == "from"
+		// NATURAL FULL JOIN item becomes STRAIGHT_JOIN item ON pg_natural().
+		s.fullJoin, s.naturalJoin, s.fromItem = !natural, natural, s.clause == "from"
 		return j + 1, nil
 	case "using":
 		if s.fullJoin {
@@ -616,6 +620,10 @@ func (t *translator) fromItem(s *seq, i int) (int, error) {
 		}
 	}
 	fs = append(append(fs, alias...), cols...)
+	if s.naturalJoin {
+		fs = append(fs, keyword("on", tk.pos), frag{text: "pg_natural()", src: tk.pos})
+		s.naturalJoin = false
+	}
 	s.add(unit{kind: uPrimary, frags: fs})
 	return j, nil
 }

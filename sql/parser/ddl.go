@@ -434,7 +434,13 @@ func (p *uparser) createIndex(unique bool) (any, error) {
 			return nil, err
 		}
 	}
-	if tk := p.peek(); tk.is("include") || tk.is("where") || tk.is("with") {
+	if p.accept("include") {
+		var err error
+		if ci.Include, err = p.identList(); err != nil {
+			return nil, err
+		}
+	}
+	if tk := p.peek(); tk.is("where") || tk.is("with") {
 		return nil, p.notSupported(p.i, "CREATE INDEX ... "+strings.ToUpper(tk.val))
 	}
 	// RisingWave's DISTRIBUTED BY (cols) picks the index's distribution

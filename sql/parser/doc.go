@@ -79,7 +79,10 @@
 //   - FULL [OUTER] JOIN ... ON becomes STRAIGHT_JOIN ... ON: the binder reads
 //     ast.Join{StraightJoin: true} as FULL OUTER (TiDB sets the flag on the
 //     right node also inside parenthesized and chained joins). FULL JOIN
-//     USING and NATURAL FULL JOIN are 0A000.
+//     ... USING (a, b) becomes STRAIGHT_JOIN ... ON pg_using(a, b), and
+//     NATURAL FULL [OUTER] JOIN item becomes STRAIGHT_JOIN item ON
+//     pg_natural(), the marker following the whole right item (with its
+//     alias): the binder joins on the common columns as for USING.
 //   - a [NOT] BETWEEN SYMMETRIC b AND c becomes [NOT] ((a BETWEEN b AND c)
 //     OR (a BETWEEN c AND b)), as PostgreSQL's parser expands it.
 //   - a IS DISTINCT FROM b becomes (a <=> b IS FALSE) and a IS NOT DISTINCT
@@ -117,11 +120,15 @@
 //     pg_filter goes outside. DISTINCT or ORDER BY in the argument list is
 //     42601, OVER after it 0A000 (as PostgreSQL's errors).
 //   - stddev and variance, which TiDB would read as MySQL's population
-//     statistics, are backquoted (std, not PostgreSQL's, too); with OVER
-//     they become the sample statistic they are in PostgreSQL, named as
-//     written: pg_named('stddev', stddev_samp(args) OVER ...),
-//     pg_named('variance', var_samp(args) OVER ...). The binder reads
-//     pg_named(name, e) as e, whose output column is called name.
+//     statistics, are backquoted (std, not PostgreSQL's, too).
+//   - agg(args) [FILTER (WHERE cond)] OVER w, agg being a function TiDB's
+//     grammar takes no OVER after (any but count, sum, avg, min, max,
+//     bit_and, bit_or, bit_xor, stddev_pop, stddev_samp, var_pop, var_samp
+//     and the window functions), or any call with FILTER, becomes
+//     first_value(pg_window_agg(call)) OVER w, call being the translated
+//     agg(args) or pg_filter(agg(args), cond). The binder reads it as the
+//     window aggregate call (named as call); window functions under FILTER
+//     are backquoted generic calls, which the binder rejects.
 //   - In GROUP BY, ROLLUP (x, ...) becomes pg_rollup(x, ...), CUBE (x, ...)
 //     pg_cube(x, ...) and GROUPING SETS (e, ...) pg_grouping_sets(e, ...),
 //     whose elements e are again grouping elements; a parenthesized list

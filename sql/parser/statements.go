@@ -149,9 +149,11 @@ type CreateView struct {
 // CreateIndex is CREATE [UNIQUE] INDEX.
 type CreateIndex struct {
 	// Name is empty when the statement names no index.
-	Name        string
-	Table       ObjectName
-	Columns     []string
+	Name    string
+	Table   ObjectName
+	Columns []string
+	// Include are the columns of INCLUDE (...).
+	Include     []string
 	Unique      bool
 	IfNotExists bool
 }

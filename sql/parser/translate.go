@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -56,7 +57,10 @@ type seq struct {
 	fromItem   bool // the next tokens start a FROM item
 	lateral    bool // the user wrote LATERAL before the coming FROM item
 	fullJoin   bool // a FULL JOIN waits for its ON
-	betweens   int  // BETWEENs waiting for their AND
+	// naturalJoin is set from NATURAL FULL JOIN to the end of its right
+	// item, which gets ON pg_natural().
+	naturalJoin bool
+	betweens    int // BETWEENs waiting for their AND
 }
 
 func (s *seq) add(u unit) { s.units = append(s.units, u) }
@@ -531,22 +535,15 @@ func (t *translator) call(start, name int) (unit, int, error) {
 	j := t.match[name+1]
 	// agg(args ORDER BY keys) becomes pg_agg_order(agg(args), keys).
 	orderBy := t.aggOrderBy(first, j)
-	over := t.at(j + 1).is("over")
-	if tk.kind == tkIdent && (fn == "first_value" || fn == "last_value") && !over {
-		// RisingWave's aggregates, which TiDB's grammar takes for window
-		// functions.
-		fn = identFrag(tk, false).text
+	over, filtered := t.at(j+1).is("over"), t.filterAt(j+1)
+	if filtered {
+		over = t.at(t.match[j+2] + 1).is("over")
 	}
-	// TiDB reads stddev and variance as MySQL's population statistics: a
-	// plain call goes backquoted (a generic call), a window call as
-	// PostgreSQL's sample statistic it is, named as written.
-	named := ""
-	if tk.kind == tkIdent && mysqlStats[fn] != "" {
-		if over {
-			named, fn = fn, mysqlStats[fn]
-		} else {
-			fn = identFrag(tk, false).text
-		}
+	if tk.kind == tkIdent && (windowOnlyFuncs[fn] && filtered || (fn == "first_value" || fn == "last_value") && !over) {
+		// RisingWave's aggregates, which TiDB's grammar takes for window
+		// functions, and window functions under FILTER (an error the
+		// binder reports) go as generic calls.
+		fn = identFrag(tk, false).text
 	}
 	var args []frag
 	var keywords bool
@@ -618,8 +615,8 @@ func (t *translator) call(start, name int) (unit, int, error) {
 			return unit{}, j, notSupportedAt(t.src, tk.pos, "OVER is not supported for ordered-set aggregate %s", tk.val)
 		}
 	}
-	switch n := t.at(j); {
-	case n.is("filter") && t.at(j+1).isPunct("(") && t.at(j+2).is("where"):
+	filtered = t.filterAt(j)
+	if n := t.at(j); filtered {
 		// agg(...) FILTER (WHERE cond) → pg_filter(agg(...), cond).
 		cond, err := t.translate(j+3, t.match[j+1], modeExpr)
 		if err != nil {
@@ -628,6 +625,12 @@ func (t *translator) call(start, name int) (unit, int, error) {
 		fs = append([]frag{{text: "pg_filter(", src: n.pos}}, fs...)
 		fs = append(append(append(fs, frag{text: ",", src: n.pos, glue: true}), cond...), frag{text: ")", src: t.at(t.match[j+1]).pos})
 		j = t.match[j+1] + 1
+	}
+	if t.at(j).is("over") && (filtered || tk.kind != tkIdent || !tidbWindowFuncs[fn]) {
+		// A call TiDB takes no OVER after is carried by a window function.
+		fs = append(append([]frag{{text: "first_value(pg_window_agg(", src: tk.pos}}, fs...), frag{text: "))", src: t.at(j - 1).pos})
+	}
+	switch n := t.at(j); {
 	case n.is("over") && t.at(j+1).isPunct("("):
 		w, k, err := t.group(j+1, modeWindow)
 		if err != nil {
@@ -639,16 +642,25 @@ func (t *translator) call(start, name int) (unit, int, error) {
 		fs = append(fs, keyword("over", n.pos), identFrag(t.at(j+1), false))
 		j += 2
 	}
-	if named != "" {
-		fs = append([]frag{{text: "pg_named(" + quoteString(named) + ",", src: tk.pos}}, fs...)
-		fs = append(fs, frag{text: ")", src: t.at(j - 1).pos})
-	}
 	return unit{kind: uPrimary, frags: fs}, j, nil
 }
 
-// mysqlStats are the statistics TiDB's grammar reads as MySQL's, with the
-// PostgreSQL aggregate each one is.
-var mysqlStats = map[string]string{"stddev": "stddev_samp", "variance": "var_samp"}
+// filterAt reports whether FILTER (WHERE starts at token i.
+func (t *translator) filterAt(i int) bool {
+	return t.at(i).is("filter") && t.at(i+1).isPunct("(") && t.at(i+2).is("where")
+}
+
+var windowOnlyNames = []string{"row_number", "rank", "dense_rank", "cume_dist", "percent_rank",
+	"ntile", "lead", "lag", "first_value", "last_value", "nth_value"}
+
+// windowOnlyFuncs are the window functions TiDB's grammar takes only
+// with OVER.
+var windowOnlyFuncs = wordSet(windowOnlyNames...)
+
+// tidbWindowFuncs are the functions TiDB's grammar takes OVER after and
+// the binder reads as PostgreSQL's of the same name.
+var tidbWindowFuncs = wordSet(slices.Concat(windowOnlyNames, []string{"count", "sum", "avg",
+	"min", "max", "bit_and", "bit_or", "bit_xor", "stddev_pop", "stddev_samp", "var_pop", "var_samp"})...)
 
 // keywordArgs translates the arguments, tokens [lo, hi), of a call whose
 // standard syntax separates them by keywords (substring(s SIMILAR p ESCAPE
@@ -697,7 +709,7 @@ var tidbDistinctAggs = wordSet("count", "sum", "avg", "min", "max")
 var backquotedFuncs = wordSet("int2", "int4", "int8", "float4", "float8", "numeric",
 	"decimal", "text", "bool", "boolean", "varchar", "key", "range", "index", "mode",
 	"cardinality", "against", "match", "convert", "div", "date_add", "date_sub", "std",
-	"nextval", "lastval", "setval")
+	"nextval", "lastval", "setval", "stddev", "variance")
 
 // cast translates CAST(expr AS type) at token i into pg_cast(expr, 'type').
 func (t *translator) cast(i int) (unit, int, error) {
