@@ -17,7 +17,8 @@ const queueLen = 16
 const passChunkRows = MaxChunkRows / 4
 
 // outputGroup sends a fragment's output to one consuming fragment: each
-// row to the actor owning its vnode (hash) or to the single actor.
+// row to the actor owning its vnode (hash), to the single actor, or to
+// every actor (broadcast).
 type outputGroup struct {
 	// job is the consuming job; edge the input it feeds.
 	job        uint32
@@ -65,6 +66,9 @@ func (g *outputGroup) add(ctx context.Context, target int, op Op, row []types.Da
 // chunks per actor. A large chunk for a single actor with nothing buffered
 // before it goes on as it is, at once; small ones are gathered.
 func (g *outputGroup) push(ctx context.Context, c *Chunk) error {
+	if g.dist == DistBroadcast && len(g.outs) > 1 {
+		return g.pushAll(ctx, c)
+	}
 	if len(g.outs) == 1 && c.Len() >= passChunkRows && (g.bufs[0] == nil || g.bufs[0].Len() == 0) {
 		return send(ctx, g.outs[0], c)
 	}
@@ -87,6 +91,19 @@ func (g *outputGroup) push(ctx context.Context, c *Chunk) error {
 		}
 		if err := g.add(ctx, t, op, row, len(c.Rows)); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// pushAll buffers every change of c for every consumer actor (a
+// broadcast), update pairs as they are.
+func (g *outputGroup) pushAll(ctx context.Context, c *Chunk) error {
+	for t := range g.outs {
+		for i, row := range c.Rows {
+			if err := g.add(ctx, t, c.Ops[i], row, len(c.Rows)*len(g.outs)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

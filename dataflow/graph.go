@@ -43,6 +43,9 @@ const (
 	DistHash DistKind = iota
 	// DistSingle routes every row to the single actor of a singleton fragment.
 	DistSingle
+	// DistBroadcast sends every row to every actor of the fragment (the
+	// one-row side of a dynamic filter, which each actor keeps a copy of).
+	DistBroadcast
 )
 
 // InputSpec is one input of a fragment: another fragment of the job, or
@@ -89,8 +92,11 @@ func (g *GraphSpec) Explain() []string {
 		}
 		for _, in := range f.Inputs {
 			dist := "Single"
-			if in.Dist == DistHash {
+			switch in.Dist {
+			case DistHash:
 				dist = fmt.Sprintf("Hash%v", in.Keys)
+			case DistBroadcast:
+				dist = "Broadcast"
 			}
 			src := fmt.Sprintf("Fragment %d", in.Fragment)
 			switch {

@@ -280,6 +280,9 @@ type oracle struct {
 	row func(t *rapid.T, input int, id int64) []types.Datum
 	// appendOnly inputs get inserts only.
 	appendOnly bool
+	// maxRows, where set and positive, bounds the live rows of an input
+	// (a one-row side): an insert beyond it is an update instead.
+	maxRows []int
 	// want computes the expected output rows, sorted, from each input's
 	// live rows in insertion order.
 	want func(live [][][]types.Datum) []string
@@ -346,7 +349,11 @@ func (o *oracle) check(t *rapid.T, engine *storage.Engine, spec Spec) {
 	for s := 0; s < steps; s++ {
 		input := rapid.IntRange(0, len(o.keys)-1).Draw(t, "input")
 		l := &live[input]
-		switch action := rapid.SampledFrom(actions).Draw(t, "action"); {
+		action := rapid.SampledFrom(actions).Draw(t, "action")
+		if action == "insert" && input < len(o.maxRows) && o.maxRows[input] > 0 && len(l.rows) >= o.maxRows[input] {
+			action = "update"
+		}
+		switch {
 		case action == "insert" || ((action == "delete" || action == "update") && len(l.rows) == 0):
 			nextID++
 			row := o.row(t, input, nextID)

@@ -134,7 +134,13 @@ func (p *streamPlanner) planNode(n Node) (*stream, error) {
 			return p.plan(m.plan())
 		}
 		if j, ok := x.Input.(*Join); ok && j.Kind == InnerJoin {
-			return p.plan(pushIntoJoin(j, x.Cond))
+			// The join reads what the filter's columns are read for, as
+			// markUses marked its own copy of it.
+			pushed := pushIntoJoin(j, x.Cond)
+			if used, ok := p.uses[x]; ok {
+				p.uses[pushed] = used
+			}
+			return p.plan(pushed)
 		}
 		s, err := p.plan(x.Input)
 		if err != nil {

@@ -36,15 +36,18 @@ type stream struct {
 }
 
 // distribution is how a consumer needs its input's rows routed: all to one
-// actor, or by the hash of keys.
+// actor, by the hash of keys, or all to every actor (broadcast).
 type distribution struct {
-	single bool
-	keys   []int
+	single, all bool
+	keys        []int
 }
 
 func hashOn(keys []int) distribution { return distribution{keys: keys} }
 
-var single = distribution{single: true}
+var (
+	single    = distribution{single: true}
+	broadcast = distribution{all: true}
+)
 
 // add appends a stateless operator that keeps the columns as they are.
 func (s *stream) add(spec dataflow.Spec) {
@@ -231,12 +234,17 @@ func (p *streamPlanner) input(s *stream, d distribution) dataflow.InputSpec {
 		if ok && len(s.chain) == 0 {
 			return in
 		}
-		p.place(s, in, ok)
+		// A broadcast chain runs where the table's rows are hashed: each
+		// row goes out of one actor.
+		p.place(s, in, ok && !d.all)
 	}
 	s.frag.OutTypes = typesOf(s.cols)
 	in := dataflow.InputSpec{Fragment: s.frag.ID, Dist: dataflow.DistHash, Keys: d.keys}
-	if d.single {
+	switch {
+	case d.single:
 		in.Dist = dataflow.DistSingle
+	case d.all:
+		in.Dist = dataflow.DistBroadcast
 	}
 	return in
 }
@@ -264,7 +272,11 @@ func (p *streamPlanner) place(s *stream, in dataflow.InputSpec, ok bool) {
 // ok is false when d's keys are computed by the chain.
 func (s *stream) tableInput(d distribution) (in dataflow.InputSpec, ok bool) {
 	in = dataflow.InputSpec{Fragment: -1, Table: s.table, Dist: dataflow.DistSingle}
-	if d.single {
+	switch {
+	case d.single:
+		return in, true
+	case d.all:
+		in.Dist = dataflow.DistBroadcast
 		return in, true
 	}
 	in.Dist = dataflow.DistHash
@@ -279,6 +291,9 @@ func (s *stream) tableInput(d distribution) (in dataflow.InputSpec, ok bool) {
 
 // routed reports whether the rows of placed s are already routed by d.
 func (s *stream) routed(d distribution) bool {
+	if d.all {
+		return false
+	}
 	if d.single {
 		return s.frag.Singleton
 	}

@@ -14,7 +14,11 @@ import (
 // re-emitted by another, and only distinct stream keys keep the two from
 // colliding downstream, where their order is not preserved.
 func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
+	orig := j
 	j = pushOnDown(j)
+	if sh, ok := p.dynamicFilterOf(orig, j); ok {
+		return p.planDynamicFilter(j, sh)
+	}
 	nl, nr := len(j.L.Columns()), len(j.R.Columns())
 	lk, rk, residual := equiJoin(j.On, nl)
 	if len(lk) == 0 {
@@ -80,9 +84,8 @@ func (p *streamPlanner) planJoin(j *Join) (*stream, error) {
 // (a cross join, or one on inequalities only) as a hash join on a constant
 // key column added to each side (keyedJoin): all rows meet in one key
 // group, and the whole condition is the join's residual filter. Its state
-// holds both inputs in full. Where one side is one row (an aggregate
-// without GROUP BY), a dynamic filter would keep the other side's matching
-// rows only; that is left to do.
+// holds both inputs in full. Where one side is one row and its columns
+// are not read above, planJoin plans a dynamic filter instead.
 func (p *streamPlanner) planSingletonJoin(j *Join) (*stream, error) {
 	var on []expr.Expr
 	if j.On != nil {

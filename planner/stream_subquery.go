@@ -19,7 +19,11 @@ import (
 //     IN is unknown, not true, when either is);
 //   - q may be correlated by conditions of its WHERE on the outer row,
 //     which become the join's condition: its equalities the hash keys;
-//   - an uncorrelated scalar subquery anywhere in a condition or a select
+//   - a WHERE (or HAVING) conjunct comparing an expression of the row with
+//     an uncorrelated scalar subquery of one row becomes a semi join on
+//     the comparison, which is planned as a dynamic filter
+//     (stream_dynfilter.go);
+//   - another uncorrelated scalar subquery in a condition or a select
 //     list becomes a left join by a constant key with q, which must return
 //     at most one row by its shape (an aggregate without GROUP BY, LIMIT
 //     1): a view cannot fail at run time with PostgreSQL's 21000 "more than
@@ -91,6 +95,13 @@ func filterSubqueries(x *Filter) (Node, error) {
 			if in, err = semiJoin(in, kind, sq); err != nil {
 				return nil, err
 			}
+			continue
+		}
+		if j, ok, err := dynamicJoin(in, c); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			in = j
 			continue
 		}
 		if c, in, err = scalarJoins(c, in); err != nil {

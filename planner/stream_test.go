@@ -773,18 +773,81 @@ Fragment 0 (parallelism default)
 			cols: "a integer, _key integer hidden", pk: "[0 1]", tables: 2,
 		},
 		{
-			name: "a scalar subquery is a left join by a constant key with the one-row aggregation",
+			name: "a comparison with a scalar subquery is a dynamic filter: the rows hashed by their key, the one row broadcast",
 			sql:  "SELECT a FROM t WHERE b > (SELECT max(x) FROM u)",
 			graph: `
-Fragment 3 (parallelism default)
-  Materialize table=99 pk=[0 1]
-    Exchange Hash[0 1] <- Fragment 2
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0]
+    Project [$0]
+      DynamicFilter ($1)::bigint > right($0) state=102
+        Exchange Hash[0] <- Table t
+        Exchange Broadcast <- Fragment 0
+Fragment 0 (singleton)
+  HashAgg group=[] aggs=[max($1)]
+    Exchange Single <- Table u`,
+			cols: "a integer", pk: "[0]", tables: 3,
+		},
+		{
+			name: "= with a LIMIT 1 subquery is a dynamic filter with both bounds",
+			sql:  "SELECT a FROM t WHERE b = (SELECT x FROM u ORDER BY x LIMIT 1)",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0]
+    Project [$0]
+      DynamicFilter ($1)::bigint >= right($0) AND ($1)::bigint <= right($0) state=101
+        Exchange Hash[0] <- Table t
+        Exchange Broadcast <- Fragment 0
+Fragment 0 (singleton)
+  TopN group=[] order=[$0 NULLS LAST] limit=1 offset=0
+    Project [$1, $3]
+      Exchange Single <- Table u`,
+			cols: "a integer", pk: "[0]", tables: 2,
+		},
+		{
+			name: "HAVING against a scalar subquery (Nexmark q102) filters the groups where they are",
+			sql:  "SELECT a, count(*) FROM t GROUP BY a HAVING count(*) >= (SELECT count(*) / count(DISTINCT x) FROM u)",
+			graph: `
 Fragment 2 (parallelism default)
-  Project [$0, $6]
-    Filter (($1)::bigint > $7)
-      HashJoin Left left=[6] right=[1]
-        Exchange Hash[6] <- Fragment 1
-        Exchange Hash[1] <- Fragment 0
+  Materialize table=99 pk=[0]
+    DynamicFilter $1 >= right($0) state=103
+      Exchange Hash[0] <- Fragment 0
+      Exchange Broadcast <- Fragment 1
+Fragment 1 (singleton)
+  Project [($0 / $1)]
+    HashAgg group=[] aggs=[count(*) count(DISTINCT $1)]
+      Exchange Single <- Table u
+Fragment 0 (parallelism default)
+  HashAgg group=[0] aggs=[count(*)]
+    Exchange Hash[0] <- Table t`,
+			cols: "a integer, count bigint", pk: "[0]", tables: 4,
+		},
+		{
+			name: "a cross join with a one-row relation whose columns are not read, bounded both ways, is a dynamic filter",
+			sql:  "SELECT a FROM (SELECT max(x) m FROM u) s, t WHERE b >= m AND b < m + 10",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0]
+    Project [$0]
+      DynamicFilter ($1)::bigint >= right($0) AND ($1)::bigint < right(($0 + '10'::bigint)) state=102
+        Exchange Hash[0] <- Table t
+        Exchange Broadcast <- Fragment 0
+Fragment 0 (singleton)
+  HashAgg group=[] aggs=[max($1)]
+    Exchange Single <- Table u`,
+			cols: "a integer", pk: "[0]", tables: 3,
+		},
+		{
+			name: "a cross join whose one-row columns are read stays a join by a constant key",
+			sql:  "SELECT a, m FROM t, (SELECT max(x) m FROM u) s WHERE b > m",
+			graph: `
+Fragment 3 (parallelism default)
+  Materialize table=99 pk=[0 2]
+    Exchange Hash[0 2] <- Fragment 2
+Fragment 2 (parallelism default)
+  Project [$0, $7, $6]
+    HashJoin Inner left=[6] right=[1] cond=(($1)::bigint > $7)
+      Exchange Hash[6] <- Fragment 1
+      Exchange Hash[1] <- Fragment 0
 Fragment 1 (parallelism default)
   Project [$0, $1, NULL::text, NULL::numeric(10,2), NULL::double precision, NULL::timestamp without time zone, '0'::integer]
     Exchange Hash[0] <- Table t
@@ -792,7 +855,28 @@ Fragment 0 (singleton)
   Project [$0, '0'::integer]
     HashAgg group=[] aggs=[max($1)]
       Exchange Single <- Table u`,
-			cols: "a integer, _key integer hidden", pk: "[0 1]", tables: 4,
+			cols: "a integer, m bigint, _key integer hidden", pk: "[0 2]", tables: 4,
+		},
+		{
+			name: "a scalar subquery in the select list is a left join by a constant key with the one-row aggregation",
+			sql:  "SELECT a, (SELECT max(x) FROM u) FROM t",
+			graph: `
+Fragment 3 (parallelism default)
+  Materialize table=99 pk=[0 2]
+    Exchange Hash[0 2] <- Fragment 2
+Fragment 2 (parallelism default)
+  Project [$0, $7, $6]
+    HashJoin Left left=[6] right=[1]
+      Exchange Hash[6] <- Fragment 1
+      Exchange Hash[1] <- Fragment 0
+Fragment 1 (parallelism default)
+  Project [$0, NULL::integer, NULL::text, NULL::numeric(10,2), NULL::double precision, NULL::timestamp without time zone, '0'::integer]
+    Exchange Hash[0] <- Table t
+Fragment 0 (singleton)
+  Project [$0, '0'::integer]
+    HashAgg group=[] aggs=[max($1)]
+      Exchange Single <- Table u`,
+			cols: "a integer, max bigint, _key integer hidden", pk: "[0 2]", tables: 4,
 		},
 		{
 			name: "a correlated scalar subquery is a left join with its aggregation grouped by the correlation key",

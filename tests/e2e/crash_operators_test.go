@@ -17,8 +17,9 @@ import (
 // and equi-joins, each the query whose answer over the tables it must
 // hold: semi and anti joins (subqueries), set operations, DISTINCT ON
 // (group Top-N), window functions (OverWindow), grouping sets (Expand),
-// non-equi and cross joins and scalar subqueries (one key group), session
-// frames.
+// non-equi joins (one key group), comparisons with a one-row side
+// (DynamicFilter: a scalar subquery, a cross join, = with a LIMIT 1),
+// session frames.
 var statefulViews = []struct{ name, query string }{
 	{"semi", "SELECT id, v FROM t WHERE g IN (SELECT g FROM u)"},
 	{"anti", "SELECT id FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.g = t.g)"},
@@ -29,6 +30,8 @@ var statefulViews = []struct{ name, query string }{
 	{"rollup", "SELECT g, v % 3 AS m, count(*) AS n FROM t GROUP BY ROLLUP (g, v % 3)"},
 	{"band_join", "SELECT t.id AS tid, u.id AS uid FROM t JOIN u ON t.v BETWEEN u.id AND u.id + 2"},
 	{"above_avg", "SELECT id FROM t WHERE v > (SELECT avg(v) FROM t)"},
+	{"below_max_g", "SELECT id FROM t, (SELECT max(g) m FROM u) s WHERE v <= m"},
+	{"top_g", "SELECT id FROM t WHERE v = (SELECT g FROM u ORDER BY g DESC, id LIMIT 1)"},
 	{"sessions", "SELECT id, p, first_value(ts) OVER (PARTITION BY p ORDER BY ts SESSION WITH GAP INTERVAL '3 seconds') AS s FROM ev"},
 }
 
