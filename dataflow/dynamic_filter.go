@@ -139,42 +139,7 @@ func (f *dynamicFilter) Process(input int, c *Chunk, emit Emit) error {
 	if input == 1 {
 		return f.processRight(c)
 	}
-	for i := 0; i < len(c.Rows); i++ {
-		if isPair(c, i) {
-			kd, err := f.change(c.Rows[i], false)
-			if err != nil {
-				return err
-			}
-			ki, err := f.change(c.Rows[i+1], true)
-			if err != nil {
-				return err
-			}
-			switch {
-			case kd && ki:
-				err = f.out.update(c.Rows[i], c.Rows[i+1], emit)
-			case kd:
-				err = f.out.add(Delete, c.Rows[i], emit)
-			case ki:
-				err = f.out.add(Insert, c.Rows[i+1], emit)
-			}
-			if err != nil {
-				return err
-			}
-			i++
-			continue
-		}
-		insert := c.Ops[i].IsInsert()
-		pass, err := f.change(c.Rows[i], insert)
-		if err != nil {
-			return err
-		}
-		if pass {
-			if err := f.out.add(opOf(insert), c.Rows[i], emit); err != nil {
-				return err
-			}
-		}
-	}
-	return f.out.flush(emit)
+	return f.out.filter(c, emit, f.change)
 }
 
 // change applies an insert or delete of a left row to state and reports

@@ -52,3 +52,47 @@ func (o *chunkOut) flush(emit Emit) error {
 	o.c, o.last = nil, c.Len()
 	return emit(c)
 }
+
+// filter emits the changes of c that change reports passing, after
+// applying each to the operator's state: an update pair whose sides both
+// pass stays an update, one whose single side passes becomes that side's
+// insert or delete. It is the Process of the filters that keep state
+// (temporal and dynamic filters).
+func (o *chunkOut) filter(c *Chunk, emit Emit, change func(row []types.Datum, insert bool) (bool, error)) error {
+	for i := 0; i < len(c.Rows); i++ {
+		if isPair(c, i) {
+			kd, err := change(c.Rows[i], false)
+			if err != nil {
+				return err
+			}
+			ki, err := change(c.Rows[i+1], true)
+			if err != nil {
+				return err
+			}
+			switch {
+			case kd && ki:
+				err = o.update(c.Rows[i], c.Rows[i+1], emit)
+			case kd:
+				err = o.add(Delete, c.Rows[i], emit)
+			case ki:
+				err = o.add(Insert, c.Rows[i+1], emit)
+			}
+			if err != nil {
+				return err
+			}
+			i++
+			continue
+		}
+		insert := c.Ops[i].IsInsert()
+		pass, err := change(c.Rows[i], insert)
+		if err != nil {
+			return err
+		}
+		if pass {
+			if err := o.add(opOf(insert), c.Rows[i], emit); err != nil {
+				return err
+			}
+		}
+	}
+	return o.flush(emit)
+}
