@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/streamdb/streamdb/expr"
-	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
 )
@@ -54,8 +53,9 @@ type DynamicBound struct {
 // Build implements Spec: the bounds resume as stored under the actor's
 // first vnode (every vnode holds the same).
 func (s *DynamicFilterSpec) Build(env *Env) (Operator, error) {
-	f := &dynamicFilter{spec: s, ev: env.Eval, store: env.Store, vnodes: env.VNodes, groups: env.VNodeCount,
+	f := &dynamicFilter{spec: s, ev: env.Eval, store: env.Store, vnodes: env.VNodes,
 		state: env.StateTable(s.StateTable, s.LeftTypes), cur: make([]types.Datum, 2), saved: true}
+	f.rows = valueRows{state: f.state, prefix: leftPrefix, streamKey: s.LeftStreamKey, groups: env.VNodeCount}
 	first := -1
 	env.VNodes.Each(func(v int) {
 		if first < 0 {
@@ -117,7 +117,6 @@ type dynamicFilter struct {
 	ev     *Evaluator
 	store  *Store
 	vnodes *Bitmap
-	groups int
 	state  *StateTable
 	// cur are the bounds in force, lower then upper (NULL where the spec
 	// has none); saved reports whether they are stored.
@@ -127,9 +126,9 @@ type dynamicFilter struct {
 	// barrier, two while an update's halves arrive apart.
 	right [][]types.Datum
 	// scan walks the rows between two bounds at a barrier.
-	scan   boundScan
-	sk     []byte
-	key    []byte
+	scan boundScan
+	// rows are the left rows, ordered by their compared value.
+	rows   valueRows
 	out    chunkOut
 	writes writeBuf
 }
@@ -149,16 +148,8 @@ func (f *dynamicFilter) change(row []types.Datum, insert bool) (bool, error) {
 	if err != nil || v.IsNull() {
 		return false, err
 	}
-	f.sk, _ = rowkey.AppendCols(f.sk[:0], row, f.spec.LeftStreamKey)
-	g, err := f.state.Group(distVNode(f.sk, len(f.spec.LeftStreamKey), f.groups), leftPrefix)
-	if err != nil {
+	if err := f.rows.apply(row, v, insert); err != nil {
 		return false, err
-	}
-	f.key = append(types.AppendKey(f.key[:0], v, false), f.sk...)
-	if insert {
-		g.Put(f.key, row)
-	} else {
-		g.Delete(f.key)
 	}
 	return f.passes(v, f.cur), nil
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/expr"
-	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
 )
@@ -81,8 +80,9 @@ type TemporalBound struct {
 // Build implements Spec: the clock resumes as the latest stored under the
 // actor's vnodes.
 func (s *TemporalFilterSpec) Build(env *Env) (Operator, error) {
-	f := &temporalFilter{spec: s, ev: env.Eval, store: env.Store, vnodes: env.VNodes, groups: env.VNodeCount,
+	f := &temporalFilter{spec: s, ev: env.Eval, store: env.Store, vnodes: env.VNodes,
 		state: env.StateTable(s.StateTable, s.Types), clock: *env.Eval.Ctx, sent: watermarkSwitch{}}
+	f.rows = valueRows{state: f.state, prefix: rowsPrefix, streamKey: s.StreamKey, groups: env.VNodeCount}
 	err := eachVNodeValue(env.Store, env.VNodes, types.TInt8, func(v int) []byte { return clockKey(s.StateTable, v) },
 		func(val types.Datum, ok bool) bool {
 			if ok {
@@ -133,7 +133,6 @@ type temporalFilter struct {
 	ev     *Evaluator
 	store  *Store
 	vnodes *Bitmap
-	groups int
 	state  *StateTable
 	// clock evaluates the bounds: the job's context with Now set.
 	clock expr.Ctx
@@ -142,7 +141,9 @@ type temporalFilter struct {
 	// stored.
 	now, saved int64
 	lo, hi     types.Datum
-	sk, key    []byte
+	// rows are the rows the bounds may still let in or out, by value.
+	rows valueRows
+	key  []byte
 	// gone collects the suffixes a barrier deletes from a group.
 	gone   suffixList
 	out    chunkOut
@@ -239,16 +240,8 @@ func (f *temporalFilter) change(row []types.Datum, insert bool) (bool, error) {
 		return false, err
 	}
 	if f.stored(v, f.lo, f.hi) {
-		f.sk, _ = rowkey.AppendCols(f.sk[:0], row, f.spec.StreamKey)
-		g, err := f.state.Group(distVNode(f.sk, len(f.spec.StreamKey), f.groups), rowsPrefix)
-		if err != nil {
+		if err := f.rows.apply(row, v, insert); err != nil {
 			return false, err
-		}
-		f.key = append(types.AppendKey(f.key[:0], v, false), f.sk...)
-		if insert {
-			g.Put(f.key, row)
-		} else {
-			g.Delete(f.key)
 		}
 	}
 	return f.aboveLower(v, f.lo) && f.belowUpper(v, f.hi), nil
