@@ -551,7 +551,7 @@ func (c *Controller) dropGen(gen *generation) {
 func jobsInOrder(cat *meta.Catalog) []*meta.Table {
 	var out []*meta.Table
 	for _, t := range cat.Tables() {
-		if t.Kind == meta.KindTable || t.Kind == meta.KindSource || t.Kind == meta.KindMaterializedView {
+		if t.Kind == meta.KindTable || t.Kind == meta.KindSource || t.Kind.Planned() {
 			out = append(out, t)
 		}
 	}

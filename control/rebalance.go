@@ -46,7 +46,7 @@ func ActiveNodes(cat *meta.Catalog) []*meta.Node {
 func (s *Streaming) Rebalance(ctx context.Context, how *meta.Rescale) error {
 	var errs []error
 	for _, t := range jobsInOrder(s.meta.Catalog()) {
-		if t.Kind != meta.KindMaterializedView {
+		if !t.Kind.Planned() {
 			continue
 		}
 		if err := s.rebalanceJob(ctx, t, how); err != nil {
@@ -195,7 +195,7 @@ func (s *Streaming) Drain(ctx context.Context, node string, how *meta.Rescale) e
 // (relocate): not a source's, or a connector's table's, whose splits
 // write on every node of the job.
 func wholeAtSlotZero(t *meta.Table) bool {
-	return t.Kind == meta.KindMaterializedView || fedByDML(t)
+	return t.Kind.Planned() || fedByDML(t)
 }
 
 // fedByDML reports whether t is a table written by DML through its

@@ -143,7 +143,7 @@ func (e *RescalingError) Error() string {
 // nodes is refused (0A000), as is a job already rescaling (a
 // *RescalingError).
 func (s *Streaming) Rescale(ctx context.Context, t *meta.Table, plan *meta.Rescale) (*Rescaling, error) {
-	if t.Kind != meta.KindMaterializedView && len(plan.Placement) > 0 {
+	if !t.Kind.Planned() && len(plan.Placement) > 0 {
 		for _, n := range plan.Placement {
 			if n != plan.Placement[0] {
 				return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s %q would move source splits between nodes, which is not supported yet", t.Kind, t.Name).

@@ -154,10 +154,11 @@ func (w *Worker) Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, ch
 	return fmt.Errorf("control: unknown change %q", ch.Kind)
 }
 
-// graph returns the job graph of t: a materialized view's plan, or the
-// job of a source or a table with a connector.
+// graph returns the job graph of t: the plan of a materialized view, a
+// subscription or a sink, or the job of a source or a table with a
+// connector.
 func (w *Worker) graph(t *meta.Table) (*dataflow.GraphSpec, error) {
-	if t.Kind == meta.KindMaterializedView {
+	if t.Kind.Planned() {
 		return w.builder.ViewGraph(t)
 	}
 	ref, err := w.builder.TableRef(t)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/streamdb/streamdb/types"
 )
@@ -27,7 +28,21 @@ const (
 	KindSource
 	KindIndex // reserved: indexes are stored with their table
 	KindSequence
+	// KindSubscription is a log of a relation's changes that clients
+	// read (SUBSCRIBE, subscription cursors), kept for a retention.
+	KindSubscription
+	// KindSink is a log of a query's changes that a connector delivers
+	// to another system.
+	KindSink
 )
+
+// Logged reports whether objects of kind k have a job that writes their
+// changes into a log (dataflow.ChangelogSpec): subscriptions and sinks.
+func (k ObjectKind) Logged() bool { return k == KindSubscription || k == KindSink }
+
+// Planned reports whether the job of objects of kind k is planned from
+// their query (ViewSQL): materialized views, subscriptions and sinks.
+func (k ObjectKind) Planned() bool { return k == KindMaterializedView || k.Logged() }
 
 var kindNames = [...]string{
 	KindTable:            "table",
@@ -36,6 +51,8 @@ var kindNames = [...]string{
 	KindSource:           "source",
 	KindIndex:            "index",
 	KindSequence:         "sequence",
+	KindSubscription:     "subscription",
+	KindSink:             "sink",
 }
 
 // String returns the kind as PostgreSQL names it in messages ("materialized
@@ -137,6 +154,9 @@ type Table struct {
 	SearchPath []string `json:"search_path,omitempty"`
 	// Comment is the relation's COMMENT ON text ("" means none).
 	Comment string `json:"comment,omitempty"`
+	// Retention is how long a subscription's log keeps each epoch's
+	// changes (0: until they are delivered, for a sink).
+	Retention time.Duration `json:"retention,omitempty"`
 	// Sequence holds a sequence's options (KindSequence only).
 	Sequence *Sequence `json:"sequence,omitempty"`
 }

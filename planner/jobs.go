@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"time"
+
 	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/meta"
@@ -14,6 +16,22 @@ import (
 // it as the job of view viewID, emitting on window close if eowc; alloc
 // hands out state table ids, in the order the plan needs them.
 func PlanView(cat *meta.Catalog, sqlText string, searchPath []string, viewID uint32, eowc bool, alloc func() uint32) (*StreamPlan, Node, error) {
+	return planQuery(cat, sqlText, searchPath, func(node Node) (*StreamPlan, error) {
+		return PlanStream(node, viewID, rowkey.VNodes, eowc, alloc)
+	})
+}
+
+// PlanLog binds the query sqlText of a subscription or a sink as PlanView
+// does and plans it as the job that writes its changes into the log table
+// logID for retention (PlanChangelog).
+func PlanLog(cat *meta.Catalog, sqlText string, searchPath []string, logID uint32, retention time.Duration, alloc func() uint32) (*StreamPlan, Node, error) {
+	return planQuery(cat, sqlText, searchPath, func(node Node) (*StreamPlan, error) {
+		return PlanChangelog(node, logID, rowkey.VNodes, retention, alloc)
+	})
+}
+
+// planQuery binds the job query sqlText and plans it with plan.
+func planQuery(cat *meta.Catalog, sqlText string, searchPath []string, plan func(Node) (*StreamPlan, error)) (*StreamPlan, Node, error) {
 	stmts, err := parser.Parse(sqlText)
 	if err != nil {
 		return nil, nil, err
@@ -31,11 +49,11 @@ func PlanView(cat *meta.Catalog, sqlText string, searchPath []string, viewID uin
 	if err := CheckStorable(node.Columns()); err != nil {
 		return nil, nil, err
 	}
-	plan, err := PlanStream(node, viewID, rowkey.VNodes, eowc, alloc)
-	if plan != nil {
-		plan.Functions = b.Functions()
+	p, err := plan(node)
+	if p != nil {
+		p.Functions = b.Functions()
 	}
-	return plan, node, err
+	return p, node, err
 }
 
 // TableRef describes table, source or materialized view t to the runtime:
@@ -66,15 +84,22 @@ func NewJobs(catalog func() *meta.Catalog) Jobs { return Jobs{catalog: catalog} 
 // TableRef implements control.Builder.
 func (j Jobs) TableRef(t *meta.Table) (*dataflow.TableRef, error) { return TableRef(t) }
 
-// ViewGraph implements control.Builder: the view's plan, with the state
-// tables it was created with.
+// ViewGraph implements control.Builder: the plan of the view,
+// subscription or sink, with the state tables it was created with.
 func (j Jobs) ViewGraph(t *meta.Table) (*dataflow.GraphSpec, error) {
 	i := 0
-	plan, _, err := PlanView(j.catalog(), t.ViewSQL, t.SearchPath, t.ID, t.EmitOnWindowClose, func() uint32 {
+	alloc := func() uint32 {
 		id := t.StateTables[i]
 		i++
 		return id
-	})
+	}
+	var plan *StreamPlan
+	var err error
+	if t.Kind.Logged() {
+		plan, _, err = PlanLog(j.catalog(), t.ViewSQL, t.SearchPath, t.ID, t.Retention, alloc)
+	} else {
+		plan, _, err = PlanView(j.catalog(), t.ViewSQL, t.SearchPath, t.ID, t.EmitOnWindowClose, alloc)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/expr"
@@ -42,6 +43,23 @@ type StreamPlan struct {
 // watermark closes them (see planEOWC). Shapes a streaming job cannot
 // maintain yet are *pgerror.Error 0A000.
 func PlanStream(query Node, viewID uint32, vnodes int, eowc bool, alloc func() uint32) (*StreamPlan, error) {
+	return planJob(query, vnodes, eowc, alloc, func(s *stream) dataflow.Spec {
+		return &dataflow.MaterializeSpec{TableID: viewID, PK: s.key, Types: typesOf(s.cols), RowBlocks: s.appendOnly}
+	})
+}
+
+// PlanChangelog plans query as the job of a subscription or a sink: its
+// changes go into the log table logID (dataflow.ChangelogSpec), which
+// keeps each epoch's for retention (0: until it is dropped).
+func PlanChangelog(query Node, logID uint32, vnodes int, retention time.Duration, alloc func() uint32) (*StreamPlan, error) {
+	return planJob(query, vnodes, false, alloc, func(s *stream) dataflow.Spec {
+		return &dataflow.ChangelogSpec{TableID: logID, Key: s.key, Types: typesOf(s.cols), Retention: retention}
+	})
+}
+
+// planJob plans query as a job whose last operator, on the query's stream
+// hashed by its key, is the one terminal returns.
+func planJob(query Node, vnodes int, eowc bool, alloc func() uint32, terminal func(s *stream) dataflow.Spec) (*StreamPlan, error) {
 	query, err := decorrelate(query)
 	if err != nil {
 		return nil, err
@@ -60,7 +78,7 @@ func PlanStream(query Node, viewID uint32, vnodes int, eowc bool, alloc func() u
 		}
 	}
 	frag := p.into(s, hashOn(s.key))
-	frag.Chain = append(frag.Chain, &dataflow.MaterializeSpec{TableID: viewID, PK: s.key, Types: typesOf(s.cols), RowBlocks: s.appendOnly})
+	frag.Chain = append(frag.Chain, terminal(s))
 	frag.OutTypes = typesOf(s.cols)
 	return &StreamPlan{
 		Graph:      &dataflow.GraphSpec{Fragments: p.frags, VNodeCount: vnodes},

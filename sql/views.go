@@ -137,7 +137,7 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 // their state.
 func (e *Engine) dropped(ctx context.Context, ts []*meta.Table) error {
 	for _, t := range ts {
-		if t.Kind != meta.KindTable && t.Kind != meta.KindMaterializedView && t.Kind != meta.KindSource {
+		if t.Kind != meta.KindTable && t.Kind != meta.KindSource && !t.Kind.Planned() {
 			continue
 		}
 		ids := append([]uint32{t.ID}, t.StateTables...)

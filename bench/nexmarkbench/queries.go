@@ -241,6 +241,10 @@ HAVING COUNT(b.auction) >= (SELECT COUNT(*) / COUNT(DISTINCT auction) FROM bid)`
 		SQL: `SELECT a.id AS auction_id, a.item_name AS auction_item_name
 FROM auction a
 WHERE a.id IN (SELECT b.auction FROM bid b GROUP BY b.auction HAVING COUNT(*) >= 20)`},
+	{Name: "q104", Tables: []string{"auction", "bid"}, Postgres: true,
+		SQL: `SELECT a.id AS auction_id, a.item_name AS auction_item_name
+FROM auction a
+WHERE a.id NOT IN (SELECT b.auction FROM bid b GROUP BY b.auction HAVING COUNT(*) < 20)`},
 	// RisingWave's q105 orders by the count alone, so auctions tied at the
 	// thousandth place are one of several answers; the auction's id breaks
 	// such ties here.
