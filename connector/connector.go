@@ -39,7 +39,7 @@ type Split interface {
 	// Done reports whether the split has no more rows.
 	Done() bool
 	// Pace is how long after the last SetOffset the rows generated since
-	// may be emitted.
+	// may be emitted; negative for a live split (dataflow.SplitReader).
 	Pace() time.Duration
 }
 
@@ -53,11 +53,28 @@ type Source struct {
 	// Width is the number of columns of a split's rows.
 	Width    int
 	newSplit func(split int) Split
+	// newSplits, if set, opens splits read together (sharing a
+	// connection); else they are opened one by one with newSplit.
+	newSplits func(splits []int) []Split
 }
 
 // NewSplit returns split number split (0 <= split < Splits) positioned at
 // its first row.
-func (s *Source) NewSplit(split int) Split { return s.newSplit(split) }
+func (s *Source) NewSplit(split int) Split { return s.NewSplits([]int{split})[0] }
+
+// NewSplits returns the splits numbered splits, positioned at their first
+// rows, for one reader: a split that holds a connection is an io.Closer,
+// which the reader closes once done with it.
+func (s *Source) NewSplits(splits []int) []Split {
+	if s.newSplits != nil {
+		return s.newSplits(splits)
+	}
+	out := make([]Split, len(splits))
+	for i, id := range splits {
+		out[i] = s.newSplit(id)
+	}
+	return out
+}
 
 // connectors are the connectors Open knows.
 var connectors = []string{"datagen", "nexmark"}

@@ -49,7 +49,14 @@ func sourceGraph(t *meta.Table, ref *dataflow.TableRef) (*dataflow.GraphSpec, er
 		return nil, err
 	}
 	spec := &dataflow.SourceSpec{Name: t.Name, Splits: src.Splits, Width: src.Width, StateTable: t.StateTables[0],
-		NewSplit: func(i int) dataflow.SplitReader { return src.NewSplit(i) }}
+		NewSplits: func(ids []int) []dataflow.SplitReader {
+			splits := src.NewSplits(ids)
+			out := make([]dataflow.SplitReader, len(splits))
+			for i, sp := range splits {
+				out[i] = sp
+			}
+			return out
+		}}
 	chain := []dataflow.Spec{spec}
 	if ref.Watermark != nil {
 		chain = append(chain, ref.Watermark)

@@ -3,6 +3,8 @@ package dataflow
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"slices"
 	"time"
 )
@@ -84,6 +86,18 @@ type generator interface {
 	generate(emit Emit) (time.Duration, error)
 }
 
+// closeChain closes the chain's operators that hold outside resources (a
+// source's connections), before the chain is rebuilt or the actor ends.
+func (a *actor) closeChain() {
+	for _, op := range a.chain {
+		if c, ok := op.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				slog.Warn("closing an operator", "actor", a.id, "operator", fmt.Sprintf("%T", op), "err", err)
+			}
+		}
+	}
+}
+
 // ref names a alike on every node.
 func (a *actor) ref() actorRef {
 	return actorRef{job: a.job, fragment: a.frag, slot: a.slot, born: a.born}
@@ -124,6 +138,7 @@ func (a *actor) chainWatermark(i, input int, w Watermark) error {
 // build builds the actor's chain from its specs over env's vnodes and
 // splits (reading their state from storage) and wires it.
 func (a *actor) build(env *Env) error {
+	a.closeChain()
 	a.owned = env.VNodes
 	env.tables = a.tables
 	defer func() { a.tables = env.tables }()
@@ -204,6 +219,7 @@ func (a *actor) mark(in inbound) error {
 func (a *actor) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer a.closeChain()
 	a.ctx = ctx
 	a.numberPorts()
 	merged := make(chan inbound, len(a.ports))

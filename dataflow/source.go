@@ -2,7 +2,9 @@ package dataflow
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -23,7 +25,9 @@ type SplitReader interface {
 	// Done reports whether the split has no more rows.
 	Done() bool
 	// Pace is how long after the last SetOffset the rows generated since
-	// may be emitted.
+	// may be emitted. A negative Pace marks a live split, fed from outside:
+	// its rows are emitted as soon as Next returns them, it is never
+	// re-positioned, and when Next has none it is asked again after -Pace.
 	Pace() time.Duration
 }
 
@@ -41,8 +45,10 @@ type SourceSpec struct {
 	Name string
 	// Splits is the number of splits of the source.
 	Splits int
-	// NewSplit returns split number split positioned at its first row.
-	NewSplit func(split int) SplitReader
+	// NewSplits returns the splits numbered splits, positioned at their
+	// first rows, which one actor reads together (and closes, if they are
+	// io.Closers, when it drops them).
+	NewSplits func(splits []int) []SplitReader
 	// Width is the number of generated columns.
 	Width int
 	// StateTable holds the splits' offsets.
@@ -53,17 +59,19 @@ type SourceSpec struct {
 // committed offsets (recovery removed uncommitted ones before actors start).
 func (s *SourceSpec) Build(env *Env) (Operator, error) {
 	op := &source{spec: s, store: env.Store, one: make([][]types.Datum, 1)}
-	for _, id := range env.Splits {
-		sp := &sourceSplit{id: int64(id), reader: s.NewSplit(id), key: offsetKey(s.StateTable, id)}
-		off, ok, err := SplitOffset(env.Store.Engine(), s.StateTable, id, math.MaxUint64)
+	readers := s.NewSplits(env.Splits)
+	for i, id := range env.Splits {
+		op.splits = append(op.splits, &sourceSplit{id: int64(id), reader: readers[i], key: offsetKey(s.StateTable, id)})
+	}
+	for _, sp := range op.splits {
+		off, ok, err := SplitOffset(env.Store.Engine(), s.StateTable, int(sp.id), math.MaxUint64)
 		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", s.Name, err)
+			return nil, errors.Join(fmt.Errorf("source %s: %w", s.Name, err), op.Close())
 		}
 		if ok {
 			sp.reader.SetOffset(off)
 		}
 		sp.saved = sp.reader.Offset()
-		op.splits = append(op.splits, sp)
 	}
 	return op, nil
 }
@@ -161,6 +169,16 @@ func (o *source) generate(emit Emit) (time.Duration, error) {
 		if sp.reader.Done() {
 			continue
 		}
+		if pace := sp.reader.Pace(); pace < 0 {
+			n, err := o.fill(sp, now, emit)
+			if err != nil || n > 0 {
+				return 0, err
+			}
+			if wait < 0 || -pace < wait {
+				wait = -pace
+			}
+			continue
+		}
 		due := sp.start.Add(sp.reader.Pace())
 		if sp.start.IsZero() || now.Sub(due) > maxCatchUp {
 			sp.reader.SetOffset(sp.reader.Offset())
@@ -172,18 +190,20 @@ func (o *source) generate(emit Emit) (time.Duration, error) {
 			}
 			continue
 		}
-		return 0, o.fill(sp, now, emit)
+		_, err := o.fill(sp, now, emit)
+		return 0, err
 	}
 	return wait, nil
 }
 
 // fill emits up to MaxChunkRows rows of sp, stopping after the first row
-// that is not due at now.
-func (o *source) fill(sp *sourceSplit, now time.Time, emit Emit) error {
+// that is not due at now, and returns how many.
+func (o *source) fill(sp *sourceSplit, now time.Time, emit Emit) (int, error) {
 	w := o.spec.Width + 1
 	n := int64(o.spec.Splits)
 	paced := true
-	for i := 0; i < MaxChunkRows; i++ {
+	i := 0
+	for ; i < MaxChunkRows; i++ {
 		off := sp.reader.Offset()
 		row := o.out.row(w)
 		o.one[0] = row
@@ -192,16 +212,28 @@ func (o *source) fill(sp *sourceSplit, now time.Time, emit Emit) error {
 		}
 		row[w-1] = types.NewInt(off*n + sp.id)
 		if err := o.out.add(Insert, row, emit); err != nil {
-			return err
+			return i, err
 		}
 		if paced {
 			pace := sp.reader.Pace()
 			// A split whose first row costs no time is not paced.
 			paced = pace > 0
 			if sp.start.Add(pace).After(now) {
+				i++
 				break
 			}
 		}
 	}
-	return o.out.flush(emit)
+	return i, o.out.flush(emit)
+}
+
+// Close implements io.Closer: it closes the splits that need it.
+func (o *source) Close() error {
+	var errs []error
+	for _, sp := range o.splits {
+		if c, ok := sp.reader.(io.Closer); ok {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
 }

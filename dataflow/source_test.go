@@ -31,7 +31,13 @@ func (c *counter) Done() bool          { return c.i+c.n*c.next >= c.rows }
 func (c *counter) Pace() time.Duration { return c.gap * time.Duration(c.next-c.first) }
 func counterSpec(n, rows int64, gap time.Duration) *SourceSpec {
 	return &SourceSpec{Name: "counter", Splits: int(n), Width: 1, StateTable: 7,
-		NewSplit: func(i int) SplitReader { return &counter{i: int64(i), n: n, rows: rows, gap: gap} }}
+		NewSplits: func(ids []int) []SplitReader {
+			out := make([]SplitReader, len(ids))
+			for k, i := range ids {
+				out[k] = &counter{i: int64(i), n: n, rows: rows, gap: gap}
+			}
+			return out
+		}}
 }
 
 // buildSource builds spec's operator for an actor reading splits.
@@ -145,6 +151,63 @@ func TestSourcePacing(t *testing.T) {
 	}
 	if wait, err := op.generate(emit); err != nil || wait <= 0 || len(got) != 2 {
 		t.Fatalf("generate before the next row is due: wait %v, err %v, output %q", wait, err, got)
+	}
+}
+
+// live is a live split reader: it hands out the values queued in buf,
+// whose offsets count from 0; it records every SetOffset.
+type live struct {
+	buf        []int64
+	next       int64
+	positioned int
+	closed     bool
+}
+
+func (l *live) Next(rows [][]types.Datum) int {
+	k := 0
+	for ; k < len(rows) && len(l.buf) > 0; k++ {
+		rows[k][0] = types.NewInt(l.buf[0])
+		l.buf, l.next = l.buf[1:], l.next+1
+	}
+	return k
+}
+func (l *live) Offset() int64       { return l.next }
+func (l *live) SetOffset(o int64)   { l.next, l.positioned = o, l.positioned+1 }
+func (l *live) Done() bool          { return false }
+func (l *live) Pace() time.Duration { return -5 * time.Millisecond }
+func (l *live) Close() error        { l.closed = true; return nil }
+
+// TestSourceLiveSplit checks that a live split with nothing buffered asks
+// to be woken after -Pace, emits what arrives at once, is never
+// re-positioned, and is closed with its operator.
+func TestSourceLiveSplit(t *testing.T) {
+	sp := &live{}
+	spec := &SourceSpec{Name: "live", Splits: 2, Width: 1, StateTable: 7,
+		NewSplits: func([]int) []SplitReader { return []SplitReader{sp} }}
+	op := buildSource(t, spec, newEnv(t), []int{1})
+	var got []string
+	emit := func(c *Chunk) error { got = append(got, c.String()); return nil }
+	for _, c := range []struct {
+		queue []int64
+		wait  time.Duration
+		want  []string
+	}{
+		{nil, 5 * time.Millisecond, nil},
+		{[]int64{10, 11}, 0, []string{"+ 10 1\n+ 11 3\n"}},
+		{nil, 5 * time.Millisecond, nil},
+		{[]int64{12}, 0, []string{"+ 12 5\n"}},
+	} {
+		sp.buf, got = c.queue, nil
+		wait, err := op.generate(emit)
+		if err != nil || wait != c.wait || !slices.Equal(got, c.want) {
+			t.Fatalf("queue %v: generate = %v, %v, output %q; want %v, %q", c.queue, wait, err, got, c.wait, c.want)
+		}
+	}
+	if sp.positioned != 0 {
+		t.Fatalf("a live split was positioned %d times", sp.positioned)
+	}
+	if err := op.Close(); err != nil || !sp.closed {
+		t.Fatalf("Close = %v, split closed %v", err, sp.closed)
 	}
 }
 
