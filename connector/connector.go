@@ -1,5 +1,5 @@
-// Package connector opens the source connectors streamdb ships, nexmark
-// and datagen, from a source's columns and WITH options: it validates them
+// Package connector opens the source connectors streamdb ships, nexmark,
+// datagen and kafka, from a source's columns and WITH options: it validates them
 // and hands out the splits the streaming runtime reads. Errors are
 // *pgerror.Error naming the option or column at fault.
 package connector
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/connector/datagen"
+	"github.com/streamdb/streamdb/connector/kafka"
 	"github.com/streamdb/streamdb/connector/nexmark"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
@@ -77,7 +78,7 @@ func (s *Source) NewSplits(splits []int) []Split {
 }
 
 // connectors are the connectors Open knows.
-var connectors = []string{"datagen", "nexmark"}
+var connectors = []string{"datagen", "kafka", "nexmark"}
 
 // Open validates a source's columns and WITH options (keys lowercased) and
 // returns its configuration. created is the source's creation time (the
@@ -88,25 +89,50 @@ func Open(cols []Column, opts map[string]string, created time.Time, splits int) 
 	name, ok := opts[option]
 	if !ok {
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "a source needs the option %s", option).
-			WithHint("Add WITH (connector = 'nexmark' or 'datagen', ...).")
+			WithHint("Add WITH (connector = 'nexmark', 'datagen' or 'kafka', ...).")
 	}
 	name = strings.ToLower(strings.TrimSpace(name))
 	opts = maps.Clone(opts)
 	opts[option] = name
+	if err := checkFormat(name, opts); err != nil {
+		return nil, err
+	}
 	switch name {
+	case "kafka":
+		return openKafka(cols, opts)
 	case "nexmark":
 		return openNexmark(cols, opts, splits)
 	case "datagen":
 		return openDatagen(cols, opts, created, splits)
 	}
 	return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "unknown connector %q in option %s", name, option).
-		WithHint("The connectors are %s.", strings.Join(connectors, " and "))
+		WithHint("The connectors are %s.", strings.Join(connectors, ", "))
+}
+
+// checkFormat checks the FORMAT ... ENCODE ... clause, held in the options
+// format, encode and encode.*: the generators take at most FORMAT PLAIN
+// ENCODE JSON; no connector takes FORMAT UPSERT or DEBEZIUM yet.
+func checkFormat(connector string, opts map[string]string) error {
+	format, encode := opts[kafka.Format], opts[kafka.Encode]
+	if format == "upsert" || format == "debezium" {
+		return pgerror.New(pgerror.CodeFeatureNotSupported, "FORMAT %s is not supported yet", strings.ToUpper(format)).
+			WithHint("Use FORMAT PLAIN: rows are appended, keyed by a hidden row id.")
+	}
+	if connector == "kafka" || format == "" && encode == "" {
+		return nil
+	}
+	hasOpts := slices.ContainsFunc(slices.Collect(maps.Keys(opts)), func(k string) bool { return strings.HasPrefix(k, kafka.EncodeOption) })
+	if format != "plain" || encode != "json" || hasOpts {
+		return pgerror.New(pgerror.CodeFeatureNotSupported, "FORMAT %s ENCODE %s is not supported by connector %s", strings.ToUpper(format), strings.ToUpper(encode), connector).
+			WithHint("The nexmark and datagen connectors need no FORMAT clause (FORMAT PLAIN ENCODE JSON is accepted).")
+	}
+	return nil
 }
 
 // checkKeys refuses options outside the connector's namespaces.
 func checkKeys(connector string, opts map[string]string, prefixes ...string) error {
 	for _, key := range slices.Sorted(maps.Keys(opts)) {
-		if key == option || slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(key, p) }) {
+		if key == option || key == kafka.Format || key == kafka.Encode || slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(key, p) }) {
 			continue
 		}
 		return pgerror.New(pgerror.CodeInvalidParameterValue, "unrecognized option %s for connector %s", key, connector).

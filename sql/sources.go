@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"maps"
 
 	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/meta"
@@ -27,10 +28,6 @@ func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, ki
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "a %s with a connector cannot have a primary key yet", kind).
 			WithHint("Leave the primary key out: rows get a hidden row id.")
 	}
-	if x.Format != "" && (x.Format != "plain" || x.Encode != "json") {
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "FORMAT %s ENCODE %s is not supported", x.Format, x.Encode).
-			WithHint("The nexmark and datagen connectors need no FORMAT clause (FORMAT PLAIN ENCODE JSON is accepted).")
-	}
 	t, err := tableFromDef(x)
 	if err != nil {
 		return nil, err
@@ -44,7 +41,7 @@ func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, ki
 		return nil, err
 	}
 	e := s.e
-	if t.Options, err = control.ResolveSourceOptions(t, x.With, e.parallelism(par)); err != nil {
+	if t.Options, err = control.ResolveSourceOptions(t, connectorOptions(x), e.parallelism(par)); err != nil {
 		return nil, err
 	}
 	t.Parallelism = par
@@ -73,4 +70,21 @@ func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, ki
 		return nil, err
 	}
 	return done(tag), nil
+}
+
+// connectorOptions are the WITH options of x with its FORMAT clause as
+// the options format, encode and encode.*, which the connector checks.
+func connectorOptions(x *parser.CreateTable) map[string]string {
+	if x.Format == "" {
+		return x.With
+	}
+	opts := maps.Clone(x.With)
+	if opts == nil {
+		opts = map[string]string{}
+	}
+	opts["format"], opts["encode"] = x.Format, x.Encode
+	for k, v := range x.EncodeOptions {
+		opts["encode."+k] = v
+	}
+	return opts
 }

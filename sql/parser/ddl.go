@@ -128,7 +128,9 @@ func (p *uparser) tableDef(ct *CreateTable) error {
 				return err
 			}
 			if p.peek().isPunct("(") {
-				return p.notSupported(p.i, "FORMAT ... ENCODE ... with options")
+				if ct.EncodeOptions, err = p.options(); err != nil {
+					return err
+				}
 			}
 		case p.peek().is("on"):
 			return p.notSupported(p.i, "CREATE TABLE ... ON CONFLICT")

@@ -68,6 +68,9 @@ type CreateTable struct {
 	// Format and Encode are RisingWave's FORMAT format ENCODE encode of a
 	// connector's data, lowercased; "" when absent.
 	Format, Encode string
+	// EncodeOptions are the ENCODE clause's (key = value, ...), keys
+	// lowercased; nil when absent.
+	EncodeOptions map[string]string
 }
 
 // CreateSource is RisingWave's CREATE SOURCE: a stream of rows from a
