@@ -130,7 +130,7 @@ func TestKafkaSourceView(t *testing.T) {
 }
 
 // produceSlowly produces records 0 to n-1 to topic in batches of about
-// batch every few milliseconds, then closes done.
+// batch every 20 ms or so; wait waits until it is done.
 func produceSlowly(t *testing.T, k *testkit.Kafka, topic string, n, batch int) (wait func()) {
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -138,7 +138,7 @@ func produceSlowly(t *testing.T, k *testkit.Kafka, topic string, n, batch int) (
 		defer wg.Done()
 		for i := 0; i < n; i += batch {
 			k.Produce(t, topic, 3, kafkaRecords(i, min(i+batch, n))...)
-			time.Sleep(5 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond)
 		}
 	}()
 	return wg.Wait
@@ -159,11 +159,17 @@ func TestKill9KafkaSourceExactlyOnce(t *testing.T) {
 	)
 	done := produceSlowly(t, k, topic, n, 300)
 	rng := rand.New(rand.NewPCG(5, 6))
+	seen := int64(0)
 	for round := range 3 {
-		time.Sleep(time.Duration(300+rng.IntN(700)) * time.Millisecond)
+		// Kill while the source reads: after the view has moved on.
+		waitFor(t, time.Minute, "progress of per_id", func() bool {
+			return count(t, addr, "SELECT count(*) FROM per_id") > seen
+		})
+		time.Sleep(time.Duration(50+rng.IntN(300)) * time.Millisecond)
+		seen = count(t, addr, "SELECT count(*) FROM per_id")
 		p.kill()
+		t.Logf("kill %d: per_id at %d ids", round+1, seen)
 		p = startProcess(t, dir, addr)
-		t.Logf("kill %d: per_id at %d ids", round+1, count(t, addr, "SELECT count(*) FROM per_id"))
 	}
 	defer p.kill()
 	done()
