@@ -14,7 +14,7 @@ import (
 	"github.com/streamdb/streamdb/tests/testkit"
 )
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -100,7 +100,7 @@ func TestSecondServerRefusesDataDir(t *testing.T) {
 
 // startPrepared starts a server process on a fresh data directory and
 // runs stmts on it.
-func startPrepared(t *testing.T, stmts ...string) (dir, addr string, p *process) {
+func startPrepared(t testing.TB, stmts ...string) (dir, addr string, p *process) {
 	t.Helper()
 	dir, addr = t.TempDir(), freeAddr(t)
 	p = startProcess(t, dir, addr)

@@ -41,7 +41,7 @@ var (
 )
 
 // binary builds bin/streamdb once per test run into a temp dir.
-func binary(t *testing.T) string {
+func binary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "streamdb-e2e-bin-")
@@ -72,7 +72,7 @@ type process struct {
 // startProcess runs `streamdb start` on listen/dataDir, with more flags
 // if given (a free cluster address unless they name one), and waits for
 // "ready".
-func startProcess(t *testing.T, dataDir, listen string, flags ...string) *process {
+func startProcess(t testing.TB, dataDir, listen string, flags ...string) *process {
 	t.Helper()
 	args := []string{"start", "--listen", listen, "--data-dir", dataDir}
 	if !slices.Contains(flags, "--cluster-addr") {
