@@ -77,9 +77,7 @@ func TestKafkaSourceView(t *testing.T) {
 		"CREATE MATERIALIZED VIEW per_id AS SELECT id, count(*) AS c FROM s GROUP BY id",
 		fmt.Sprintf("CREATE TABLE t (a INT, b TEXT) WITH (connector = 'kafka', topic = '%s', properties.bootstrap.server = '%s') FORMAT PLAIN ENCODE CSV (without_header = 'false')", csvTopic, k.Brokers),
 	} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
+		mustExec(t, conn, stmt)
 	}
 	// A source's views see its rows from their creation on: produce now.
 	values := kafkaRecords(0, n/2)
@@ -185,15 +183,8 @@ func TestKafkaSourceRescale(t *testing.T) {
 	topic := k.Topic(t, 3)
 	n0 := testkit.StartNode(t)
 	conn := connect(t, n0.Addr(), pgx.QueryExecModeCacheStatement)
-	ctx := context.Background()
-	for _, stmt := range []string{
-		kafkaSource("s", topic, k),
-		"CREATE MATERIALIZED VIEW per_id AS SELECT id, count(*) AS c FROM s GROUP BY id",
-	} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+	mustExec(t, conn, kafkaSource("s", topic, k))
+	mustExec(t, conn, "CREATE MATERIALIZED VIEW per_id AS SELECT id, count(*) AS c FROM s GROUP BY id")
 	done := produceSlowly(t, k, topic, n, 200)
 	for _, stmt := range []string{
 		"ALTER SOURCE s SET PARALLELISM = 3",
@@ -202,9 +193,7 @@ func TestKafkaSourceRescale(t *testing.T) {
 		"ALTER SOURCE s SET PARALLELISM = 3",
 	} {
 		time.Sleep(200 * time.Millisecond)
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
+		mustExec(t, conn, stmt)
 	}
 	done()
 	checkOnce(t, conn, n)
