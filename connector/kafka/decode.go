@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/streamdb/streamdb/types"
@@ -131,6 +132,12 @@ func (d *decoder) jsonDatum(c int, v string) (types.Datum, error) {
 			}
 		}
 		return parse(d.cols[c], text)
+	}
+	if t.Family == types.Int8 {
+		// The common case, without the input function's generality.
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			return types.NewInt(n), nil
+		}
 	}
 	return parse(d.cols[c], v)
 }
