@@ -39,6 +39,11 @@ func (p *uparser) create() (any, error) {
 		return (*CreateSource)(ct), nil
 	case p.accept("materialized", "view"):
 		return p.createView(orReplace, true)
+	case p.accept("sink"):
+		if orReplace {
+			return nil, p.syntaxErr(p.i - 1)
+		}
+		return p.createSink()
 	case p.accept("view"):
 		return p.createView(orReplace, false)
 	case p.peek().is("unique") && p.at(p.i+1).is("index"):
