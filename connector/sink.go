@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/streamdb/streamdb/connector/changes"
+	"github.com/streamdb/streamdb/connector/kafkasink"
 	"github.com/streamdb/streamdb/connector/pgsink"
 	"github.com/streamdb/streamdb/pgerror"
 )
@@ -29,7 +30,7 @@ type Sink struct {
 func (s *Sink) NewWriter() (SinkWriter, error) { return s.open() }
 
 // sinks are the sink connectors OpenSink knows.
-var sinks = []string{"postgres"}
+var sinks = []string{"postgres", "kafka"}
 
 // OpenSink validates the WITH options of sink name (catalog id id) whose
 // rows have cols; appendOnly tells whether its stream only inserts. With
@@ -40,24 +41,34 @@ func OpenSink(ctx context.Context, name string, id uint32, cols []Column, opts m
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "a sink needs the option %s", option).
 			WithHint("Add WITH (connector = 'postgres', url = 'postgres://...', table = '...').")
 	}
+	ccols := make([]changes.Column, len(cols))
+	for i, c := range cols {
+		ccols[i] = changes.Column{Name: c.Name, Type: c.Type}
+	}
+	ident := changes.Identity(name, id)
+	var target interface{ Check(context.Context) error }
+	var open func() (SinkWriter, error)
 	switch strings.ToLower(strings.TrimSpace(conn)) {
 	case "postgres", "jdbc":
-		pcols := make([]pgsink.Column, len(cols))
-		for i, c := range cols {
-			pcols[i] = pgsink.Column{Name: c.Name, Type: c.Type}
-		}
-		cfg, err := pgsink.Parse(opts, pcols, appendOnly)
+		cfg, err := pgsink.Parse(opts, ccols, appendOnly)
 		if err != nil {
 			return nil, err
 		}
-		if check {
-			if err := cfg.Check(ctx); err != nil {
-				return nil, err
-			}
+		target, open = cfg, func() (SinkWriter, error) { return cfg.NewWriter(ident), nil }
+	case "kafka":
+		cfg, err := kafkasink.Parse(opts, ccols, appendOnly)
+		if err != nil {
+			return nil, err
 		}
-		ident := pgsink.Identity(name, id)
-		return &Sink{Options: opts, open: func() (SinkWriter, error) { return cfg.NewWriter(ident), nil }}, nil
+		target, open = cfg, func() (SinkWriter, error) { return cfg.NewWriter(ident), nil }
+	default:
+		return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "unknown sink connector %q in option %s", conn, option).
+			WithHint("The sink connectors are %s.", strings.Join(sinks, ", "))
 	}
-	return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "unknown sink connector %q in option %s", conn, option).
-		WithHint("The sink connectors are %s.", strings.Join(sinks, ", "))
+	if check {
+		if err := target.Check(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return &Sink{Options: opts, open: open}, nil
 }

@@ -27,17 +27,11 @@ import (
 // records, per vnode, the last epoch delivered.
 const ProgressTable = "streamdb_sink_progress"
 
-// Column is a column of the sink's rows.
-type Column struct {
-	Name string
-	Type types.T
-}
-
 // Config is a validated PostgreSQL sink.
 type Config struct {
 	connString string
 	table      pgx.Identifier
-	cols       []Column
+	cols       []changes.Column
 	// key indexes cols: the target's key for an upsert sink, nil for an
 	// append-only one.
 	key []int
@@ -54,12 +48,9 @@ var knownOptions = []string{"connector", "url", "jdbc.url", "table", "table.name
 
 // Parse validates a sink's options for rows cols; appendOnly tells
 // whether the sink's stream only inserts.
-func Parse(opts map[string]string, cols []Column, appendOnly bool) (*Config, error) {
-	for k := range opts {
-		if !slices.Contains(knownOptions, k) {
-			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "unrecognized option %s for the postgres sink", k).
-				WithHint("Its options are %s.", strings.Join(knownOptions, ", "))
-		}
+func Parse(opts map[string]string, cols []changes.Column, appendOnly bool) (*Config, error) {
+	if err := changes.CheckOptions("postgres", opts, knownOptions); err != nil {
+		return nil, err
 	}
 	c := &Config{cols: cols, batchRows: 500}
 	var err error
@@ -84,17 +75,12 @@ func Parse(opts map[string]string, cols []Column, appendOnly bool) (*Config, err
 	kind := strings.ToLower(opts["type"])
 	switch {
 	case kind == "" && opts["primary_key"] != "", kind == "upsert":
-		names := strings.Split(opts["primary_key"], ",")
 		if opts["primary_key"] == "" {
 			return nil, pgerror.New(pgerror.CodeSyntaxError, "an upsert sink needs the option primary_key").
 				WithHint("Add primary_key = 'col1,col2': the columns of the target table's primary key.")
 		}
-		for _, n := range names {
-			i := slices.IndexFunc(cols, func(c Column) bool { return strings.EqualFold(c.Name, strings.TrimSpace(n)) })
-			if i < 0 {
-				return nil, pgerror.New(pgerror.CodeUndefinedColumn, "primary_key column %q is not a column of the sink", strings.TrimSpace(n))
-			}
-			c.key = append(c.key, i)
+		if c.key, err = changes.KeyColumns(cols, opts["primary_key"]); err != nil {
+			return nil, err
 		}
 	case kind == "" || kind == "append-only":
 		if !appendOnly && !c.forceAppend {
@@ -144,10 +130,6 @@ func connString(opts map[string]string) (string, error) {
 	}
 	return u.String(), nil
 }
-
-// Identity is how sink name (catalog id id) is known in the target's
-// progress table.
-func Identity(name string, id uint32) string { return fmt.Sprintf("%s#%d", name, id) }
 
 // Check connects to the target and checks that its table has the sink's
 // columns, and creates the progress table if it does not exist.

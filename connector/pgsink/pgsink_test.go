@@ -4,12 +4,13 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/streamdb/streamdb/connector/changes"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
 )
 
 func TestParse(t *testing.T) {
-	cols := []Column{{"k", types.TInt4}, {"n", types.TInt8}, {"name", types.TText}}
+	cols := []changes.Column{{Name: "k", Type: types.TInt4}, {Name: "n", Type: types.TInt8}, {Name: "name", Type: types.TText}}
 	for _, tc := range []struct {
 		name       string
 		opts       map[string]string

@@ -123,16 +123,11 @@ func (p *uparser) tableDef(ct *CreateTable) error {
 				return err
 			}
 		case p.accept("format"):
-			if ct.Format, err = p.ident(); err != nil {
+			var opts map[string]string
+			if ct.Format, ct.Encode, opts, err = p.formatEncode(); err != nil {
 				return err
 			}
-			if err := p.expect("encode"); err != nil {
-				return err
-			}
-			if ct.Encode, err = p.ident(); err != nil {
-				return err
-			}
-			if p.peek().isPunct("(") {
+			if opts != nil {
 				return p.notSupported(p.i, "FORMAT ... ENCODE ... with options")
 			}
 		case p.peek().is("on"):

@@ -1,7 +1,8 @@
 package parser
 
 // CreateSink is CREATE SINK [IF NOT EXISTS] name {FROM relation | AS
-// query} WITH (option = value, ...), as RisingWave spells it.
+// query} WITH (option = value, ...) [FORMAT format ENCODE encode
+// [(option = value, ...)]], as RisingWave spells it.
 type CreateSink struct {
 	Name        ObjectName
 	IfNotExists bool
@@ -9,7 +10,8 @@ type CreateSink struct {
 	// is set.
 	From  ObjectName
 	Query *Statement
-	// With holds the options, keys lowercased.
+	// With holds the options, keys lowercased, with the FORMAT clause's
+	// as "format", "encode" and "encode.<option>".
 	With map[string]string
 }
 
@@ -45,7 +47,35 @@ func (p *uparser) createSink() (any, error) {
 	if cs.With, err = p.options(); err != nil {
 		return nil, err
 	}
+	if p.accept("format") {
+		format, encode, opts, err := p.formatEncode()
+		if err != nil {
+			return nil, err
+		}
+		cs.With["format"], cs.With["encode"] = format, encode
+		for k, v := range opts {
+			cs.With["encode."+k] = v
+		}
+	}
 	return cs, nil
+}
+
+// formatEncode parses the rest of RisingWave's FORMAT format ENCODE
+// encode [(option = value, ...)], names lowercased.
+func (p *uparser) formatEncode() (format, encode string, opts map[string]string, err error) {
+	if format, err = p.ident(); err != nil {
+		return
+	}
+	if err = p.expect("encode"); err != nil {
+		return
+	}
+	if encode, err = p.ident(); err != nil {
+		return
+	}
+	if p.peek().isPunct("(") {
+		opts, err = p.options()
+	}
+	return
 }
 
 // trailingOptions returns the index of the WITH of a trailing WITH (...)

@@ -38,43 +38,7 @@ func TestPostgresSinkExactlyOnce(t *testing.T) {
 		fmt.Sprintf("CREATE SINK agg_sink FROM mv WITH (connector = 'postgres', url = '%s', table = 'agg', type = 'upsert', primary_key = 'k')", dsn),
 		fmt.Sprintf("CREATE SINK ev_sink AS SELECT id, v FROM ev WITH (connector = 'postgres', url = '%s', table = 'events', type = 'append-only', force_append_only = 'true')", dsn),
 	)
-	var events []int64
-	next := int64(0)
-	rng := rand.New(rand.NewPCG(7, 1))
-	for round := range 3 {
-		c := connect(t, addr, pgx.QueryExecModeCacheStatement)
-		deadline := time.Now().Add(1500 * time.Millisecond)
-		for time.Now().Before(deadline) {
-			var err error
-			switch id := rng.IntN(100); rng.IntN(4) {
-			case 0:
-				next++
-				if _, err = c.Exec(ctx, "INSERT INTO ev VALUES ($1, $2)", next, rng.IntN(1000)); err == nil {
-					events = append(events, next)
-				}
-			case 1:
-				_, err = c.Exec(ctx, "DELETE FROM t WHERE id = $1", id)
-			default:
-				_, err = c.Exec(ctx, "INSERT INTO t VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET k = excluded.k, v = excluded.v", id, rng.IntN(8), rng.IntN(100))
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		// The sinks' jobs rescale while the writer waits: their vnodes
-		// and what is still to deliver move between actors.
-		if _, err := c.Exec(ctx, fmt.Sprintf("ALTER SINK agg_sink SET PARALLELISM = %d", 3-round)); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Exec(ctx, fmt.Sprintf("ALTER SINK ev_sink SET PARALLELISM = %d", round+2)); err != nil {
-			t.Fatal(err)
-		}
-		c.Close(ctx)
-		if round < 2 {
-			p.kill()
-			p = startProcess(t, dir, addr)
-		}
-	}
+	events, p := sinkWorkload(t, dir, addr, p, "agg_sink", "ev_sink")
 	t.Cleanup(p.kill)
 	c := connect(t, addr, pgx.QueryExecModeCacheStatement)
 	want := queryStrings(t, c, "SELECT k, n, s::bigint FROM mv ORDER BY k")
@@ -101,6 +65,55 @@ func TestPostgresSinkExactlyOnce(t *testing.T) {
 		t.Fatalf("target events: %d rows, want the %d acknowledged events each once (first differences: %v)", len(gotEvents), len(events), firstDiff(gotEvents, events))
 	}
 	t.Logf("%d view rows and %d events delivered exactly once across 2 kills and 6 rescales", len(want), len(events))
+}
+
+// sinkWorkload runs three rounds of writes into the tables t (upserts
+// and deletes by id) and ev (inserts) on the server p (data directory dir,
+// address addr): after each, the sinks aggSink and evSink rescale and,
+// after the first two, the server is killed with SIGKILL and restarted.
+// It returns the ids of the acknowledged events, in order, and the
+// running server.
+func sinkWorkload(t *testing.T, dir, addr string, p *process, aggSink, evSink string) ([]int64, *process) {
+	t.Helper()
+	ctx := context.Background()
+	var events []int64
+	next := int64(0)
+	rng := rand.New(rand.NewPCG(7, 1))
+	for round := range 3 {
+		c := connect(t, addr, pgx.QueryExecModeCacheStatement)
+		deadline := time.Now().Add(1500 * time.Millisecond)
+		for time.Now().Before(deadline) {
+			var err error
+			switch id := rng.IntN(100); rng.IntN(4) {
+			case 0:
+				next++
+				if _, err = c.Exec(ctx, "INSERT INTO ev VALUES ($1, $2)", next, rng.IntN(1000)); err == nil {
+					events = append(events, next)
+				}
+			case 1:
+				_, err = c.Exec(ctx, "DELETE FROM t WHERE id = $1", id)
+			default:
+				_, err = c.Exec(ctx, "INSERT INTO t VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET k = excluded.k, v = excluded.v", id, rng.IntN(8), rng.IntN(100))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The sinks' jobs rescale while the writer waits: their vnodes
+		// and what is still to deliver move between actors.
+		if _, err := c.Exec(ctx, fmt.Sprintf("ALTER SINK %s SET PARALLELISM = %d", aggSink, 3-round)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Exec(ctx, fmt.Sprintf("ALTER SINK %s SET PARALLELISM = %d", evSink, round+2)); err != nil {
+			t.Fatal(err)
+		}
+		c.Close(ctx)
+		if round < 2 {
+			p.kill()
+			p = startProcess(t, dir, addr)
+		}
+	}
+	return events, p
 }
 
 // queryStrings returns the rows of query, each as its values joined by
