@@ -3,8 +3,6 @@ package dataflow
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"slices"
 	"time"
 )
@@ -86,18 +84,6 @@ type generator interface {
 	generate(emit Emit) (time.Duration, error)
 }
 
-// closeChain closes the chain's operators that hold outside resources (a
-// source's connections), before the chain is rebuilt or the actor ends.
-func (a *actor) closeChain() {
-	for _, op := range a.chain {
-		if c, ok := op.(io.Closer); ok {
-			if err := c.Close(); err != nil {
-				slog.Warn("closing an operator", "actor", a.id, "operator", fmt.Sprintf("%T", op), "err", err)
-			}
-		}
-	}
-}
-
 // ref names a alike on every node.
 func (a *actor) ref() actorRef {
 	return actorRef{job: a.job, fragment: a.frag, slot: a.slot, born: a.born}
@@ -138,7 +124,6 @@ func (a *actor) chainWatermark(i, input int, w Watermark) error {
 // build builds the actor's chain from its specs over env's vnodes and
 // splits (reading their state from storage) and wires it.
 func (a *actor) build(env *Env) error {
-	a.closeChain()
 	a.owned = env.VNodes
 	env.tables = a.tables
 	defer func() { a.tables = env.tables }()
@@ -150,6 +135,7 @@ func (a *actor) build(env *Env) error {
 		}
 		chain = append(chain, op)
 	}
+	a.closeChain()
 	a.chain = chain
 	a.gen, _ = a.chain[0].(generator)
 	a.emits = make([]Emit, len(a.chain))
@@ -169,6 +155,16 @@ func (a *actor) build(env *Env) error {
 	a.emits[last] = func(c *Chunk) error { return a.out.push(a.ctx, c) }
 	a.wmEmits[last] = func(w Watermark) error { return a.out.broadcast(a.ctx, &w) }
 	return nil
+}
+
+// closeChain closes the operators of the chain that hold resources
+// (closer).
+func (a *actor) closeChain() {
+	for _, op := range a.chain {
+		if c, ok := op.(closer); ok {
+			c.close()
+		}
+	}
 }
 
 // numberPorts numbers the ports of each input and starts merging their

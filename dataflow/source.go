@@ -2,9 +2,9 @@ package dataflow
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"time"
 
@@ -66,7 +66,8 @@ func (s *SourceSpec) Build(env *Env) (Operator, error) {
 	for _, sp := range op.splits {
 		off, ok, err := SplitOffset(env.Store.Engine(), s.StateTable, int(sp.id), math.MaxUint64)
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("source %s: %w", s.Name, err), op.Close())
+			op.close()
+			return nil, fmt.Errorf("source %s: %w", s.Name, err)
 		}
 		if ok {
 			sp.reader.SetOffset(off)
@@ -227,13 +228,13 @@ func (o *source) fill(sp *sourceSplit, now time.Time, emit Emit) (int, error) {
 	return i, o.out.flush(emit)
 }
 
-// Close implements io.Closer: it closes the splits that need it.
-func (o *source) Close() error {
-	var errs []error
+// close implements closer: it closes the splits that are io.Closers.
+func (o *source) close() {
 	for _, sp := range o.splits {
 		if c, ok := sp.reader.(io.Closer); ok {
-			errs = append(errs, c.Close())
+			if err := c.Close(); err != nil {
+				slog.Warn("closing a source split", "source", o.spec.Name, "split", sp.id, "err", err)
+			}
 		}
 	}
-	return errors.Join(errs...)
 }
