@@ -1,7 +1,7 @@
 // Package connector opens the source connectors streamdb ships, nexmark,
-// datagen and kafka, from a source's columns and WITH options: it validates them
-// and hands out the splits the streaming runtime reads. Errors are
-// *pgerror.Error naming the option or column at fault.
+// datagen and kafka, from a source's columns and WITH options: it
+// validates them and hands out the splits the streaming runtime reads.
+// Errors are *pgerror.Error naming the option or column at fault.
 package connector
 
 import (
