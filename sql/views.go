@@ -78,22 +78,8 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 	// The view's names resolve on the session's search_path, now and
 	// whenever its job is planned again.
 	path := e.Meta.Catalog().ExistingSchemas(s.searchPath())
-	// A dry run counts the state tables; then the ids are allocated at once.
-	var count uint32
-	if _, _, err := planner.PlanView(e.Meta.Catalog(), x.Query.SQL, path, 1, x.EmitOnWindowClose, func() uint32 { count++; return count }); err != nil {
-		return nil, err
-	}
-	first, err := e.Meta.AllocIDs(ctx, int(count)+1)
-	if err != nil {
-		return nil, err
-	}
-	viewID := first
-	var stateTables []uint32
-	next := first
-	plan, node, err := planner.PlanView(e.Meta.Catalog(), x.Query.SQL, path, viewID, x.EmitOnWindowClose, func() uint32 {
-		next++
-		stateTables = append(stateTables, next)
-		return next
+	viewID, stateTables, plan, node, err := e.planNewJob(ctx, func(id uint32, alloc func() uint32) (*planner.StreamPlan, planner.Node, error) {
+		return planner.PlanView(e.Meta.Catalog(), x.Query.SQL, path, id, x.EmitOnWindowClose, alloc)
 	})
 	if err != nil {
 		return nil, err
@@ -115,22 +101,55 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 		}
 		t.Columns = append(t.Columns, meta.Column{Name: name, Type: c.T, Hidden: c.Hidden})
 	}
-	stop := func() { _ = e.stopJob(context.Background(), viewID, append([]uint32{viewID}, stateTables...)) }
-	if _, err := e.ctrl.StartJob(ctx, t, control.JobAssignment(t), t.Placement, true); err != nil {
-		stop()
-		return nil, err
-	}
-	// The backfill's last rows belong to an epoch that may not be
-	// committed yet: the view is readable once it is.
-	if err := e.Flush(ctx); err != nil {
-		stop()
-		return nil, err
-	}
-	if _, err := e.Meta.CreateTable(ctx, t, false); err != nil {
-		stop()
+	if err := e.launch(ctx, t); err != nil {
 		return nil, err
 	}
 	return done("CREATE MATERIALIZED VIEW"), nil
+}
+
+// planNewJob plans a new job with plan, given the job's id and the
+// allocator of its state tables: a dry run counts the state tables, then
+// the ids are allocated at once.
+func (e *Engine) planNewJob(ctx context.Context, plan func(id uint32, alloc func() uint32) (*planner.StreamPlan, planner.Node, error)) (id uint32, stateTables []uint32, p *planner.StreamPlan, node planner.Node, err error) {
+	var count uint32
+	if _, _, err := plan(1, func() uint32 { count++; return count }); err != nil {
+		return 0, nil, nil, nil, err
+	}
+	if id, err = e.Meta.AllocIDs(ctx, int(count)+1); err != nil {
+		return 0, nil, nil, nil, err
+	}
+	next := id
+	p, node, err = plan(id, func() uint32 {
+		next++
+		stateTables = append(stateTables, next)
+		return next
+	})
+	return id, stateTables, p, node, err
+}
+
+// launch starts the job of t, a planned object, with a backfill of the
+// current contents of its inputs (writers are not blocked), waits for
+// the backfill, then records t in the catalog; a failure stops the job.
+func (e *Engine) launch(ctx context.Context, t *meta.Table) error {
+	stop := func() { _ = e.stopJob(context.Background(), t.ID, append([]uint32{t.ID}, t.StateTables...)) }
+	if _, err := e.ctrl.StartJob(ctx, t, control.JobAssignment(t), t.Placement, true); err != nil {
+		stop()
+		return err
+	}
+	// The backfill's last rows belong to an epoch that may not be
+	// committed yet: the object is readable once it is.
+	if err := e.Flush(ctx); err != nil {
+		stop()
+		return err
+	}
+	if t.Kind.Logged() {
+		t.Since = e.ReadEpoch()
+	}
+	if _, err := e.Meta.CreateTable(ctx, t, false); err != nil {
+		stop()
+		return err
+	}
+	return nil
 }
 
 // dropped stops the jobs of dropped relations; every node then deletes
