@@ -38,6 +38,9 @@ type cursor struct {
 	created                    time.Time
 	cols                       []pgwire.Column
 	src                        rowSource // nil once it ended
+	// sub is the source of a cursor over a subscription, which FETCH
+	// reads as its changes come (fetchChanges).
+	sub *subscriber
 	buf                        [][]types.Datum
 	base                       int64 // buf[0] is row base+1
 	p                          position

@@ -124,6 +124,8 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		return done("CREATE INDEX"), nil
 	case *parser.DropObject:
 		return s.drop(ctx, x)
+	case *parser.CreateSubscription:
+		return s.createSubscriptionStmt(ctx, x)
 	case *parser.SetVar:
 		var err error
 		switch {
@@ -298,6 +300,7 @@ func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.
 var dropKinds = map[string]meta.ObjectKind{
 	"TABLE": meta.KindTable, "VIEW": meta.KindView, "MATERIALIZED VIEW": meta.KindMaterializedView,
 	"SOURCE": meta.KindSource, "INDEX": meta.KindIndex, "SEQUENCE": meta.KindSequence,
+	"SUBSCRIPTION": meta.KindSubscription,
 }
 
 func (s *Session) drop(ctx context.Context, x *parser.DropObject) (pgwire.Rows, error) {
@@ -330,14 +333,15 @@ func (s *Session) drop(ctx context.Context, x *parser.DropObject) (pgwire.Rows, 
 }
 
 func (s *Session) showObjects(x *parser.ShowObjects) (pgwire.Rows, error) {
-	want := map[string]meta.ObjectKind{"TABLES": meta.KindTable, "VIEWS": meta.KindView, "MATERIALIZED VIEWS": meta.KindMaterializedView, "SOURCES": meta.KindSource}
+	want := map[string]meta.ObjectKind{"TABLES": meta.KindTable, "VIEWS": meta.KindView, "MATERIALIZED VIEWS": meta.KindMaterializedView, "SOURCES": meta.KindSource,
+		"SUBSCRIPTIONS": meta.KindSubscription}
 	kind, ok := want[x.Kind]
 	if !ok {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "SHOW %s is not supported yet", x.Kind)
 	}
 	var vals [][]string
 	for _, t := range s.e.Meta.Catalog().Tables() {
-		if t.Kind == kind {
+		if t.Kind == kind && t.Owner == "" {
 			vals = append(vals, []string{t.Name})
 		}
 	}
