@@ -40,9 +40,11 @@ type subscriber struct {
 	// progress adds a progress row after each window read.
 	rw, progress bool
 	// pos is the last epoch read; minTime skips the changes of barriers
-	// older than it (µs, SINCE).
+	// older than it (µs, SINCE); oldest starts a reader past what the
+	// retention deleted (SINCE), rather than failing.
 	pos     uint64
 	minTime int64
+	oldest  bool
 	// snap streams the snapshot, at epoch pos, until it ends.
 	snap     *streamedRows
 	snapTime int64
@@ -221,7 +223,7 @@ func (s *Session) subscribe(ctx context.Context, x *parser.Subscribe, stop func(
 				WithHint("Give an epoch from its start (streamdb_catalog.subscriptions.since_epoch) to the newest committed one.")
 		}
 	case x.Since == "begin" || x.Since == "ms":
-		r.pos, r.minTime = log.Since, x.SinceMillis*1000
+		r.pos, r.minTime, r.oldest = log.Since, x.SinceMillis*1000, true
 		if x.Since == "ms" && log.Retention > 0 && time.Since(time.UnixMilli(x.SinceMillis)) > log.Retention {
 			return nil, errFellBehind(log, 0)
 		}
@@ -299,6 +301,19 @@ func (r *subscriber) read(ctx, wait context.Context) (bool, error) {
 			WithHint("Subscribe to the relation again.")
 	}
 	upto := min(committed, r.pos+maxWindowEpochs)
+	if upto < committed || r.oldest {
+		// A window short of the newest epoch does not meet the markers of
+		// trims past it.
+		to, err := dataflow.ChangelogTrimmed(e.reader, r.log.ID, rowkey.VNodes, r.pos, committed)
+		switch {
+		case err != nil:
+			return false, err
+		case to > r.pos && !r.oldest:
+			return false, errFellBehind(r.log, r.pos)
+		}
+		r.pos, r.oldest = to, false
+		upto = min(committed, r.pos+maxWindowEpochs)
+	}
 	blocks, err := dataflow.ReadChangelog(e.reader, r.log.ID, rowkey.VNodes, r.pos, upto)
 	if errors.Is(err, dataflow.ErrTrimmed) {
 		return false, errFellBehind(r.log, r.pos)
