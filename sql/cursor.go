@@ -40,10 +40,10 @@ type cursor struct {
 	src                        rowSource // nil once it ended
 	// sub is the source of a cursor over a subscription, which FETCH
 	// reads as its changes come (fetchChanges).
-	sub *subscriber
-	buf                        [][]types.Datum
-	base                       int64 // buf[0] is row base+1
-	p                          position
+	sub  *subscriber
+	buf  [][]types.Datum
+	base int64 // buf[0] is row base+1
+	p    position
 }
 
 // newCursor returns the cursor DECLARE d (in text sql) opens, before its

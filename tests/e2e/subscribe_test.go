@@ -88,16 +88,25 @@ func sameChanges(t *testing.T, what string, got []subChange, after int64, want .
 	return got[0].epoch
 }
 
+// subscribeNode starts an in-process node, runs setup on it and returns a
+// writer's and a reader's sessions.
+func subscribeNode(t *testing.T, setup ...string) (addr string, w, r *pgx.Conn) {
+	t.Helper()
+	n := testkit.StartNode(t)
+	w = connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
+	r = connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
+	for _, stmt := range setup {
+		mustExec(t, w, stmt)
+	}
+	return n.Addr(), w, r
+}
+
 // TestSubscribeCursor reads a materialized view through DECLARE ... CURSOR
 // FOR SUBSCRIBE with a snapshot, and sees the INSERT, UPDATE and DELETE
 // of another session arrive, each once, with their diffs.
 func TestSubscribeCursor(t *testing.T) {
-	n := testkit.StartNode(t)
-	w := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
-	r := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
-	mustExec(t, w, "CREATE TABLE t (id INT PRIMARY KEY, v TEXT)")
-	mustExec(t, w, "INSERT INTO t VALUES (1, 'a'), (2, 'b')")
-	mustExec(t, w, "CREATE MATERIALIZED VIEW mv AS SELECT id, v FROM t WHERE id < 100")
+	_, w, r := subscribeNode(t, "CREATE TABLE t (id INT PRIMARY KEY, v TEXT)", "INSERT INTO t VALUES (1, 'a'), (2, 'b')",
+		"CREATE MATERIALIZED VIEW mv AS SELECT id, v FROM t WHERE id < 100")
 	mustExec(t, r, "BEGIN")
 	mustExec(t, r, "DECLARE c CURSOR FOR SUBSCRIBE mv WITH (snapshot)")
 	at := sameChanges(t, "snapshot", collectChanges(t, r, "c", 2), 0, "+1 1|a", "+1 2|b")
@@ -124,8 +133,8 @@ func TestSubscribeCursor(t *testing.T) {
 	}
 
 	for stmt, code := range map[string]string{
-		"SUBSCRIBE mv AS OF 1":                                   "0A000",
-		"DECLARE x SUBSCRIPTION CURSOR FOR mv":                   "42809",
+		"SUBSCRIBE mv AS OF 1":                                    "0A000",
+		"DECLARE x SUBSCRIPTION CURSOR FOR mv":                    "42809",
 		"CREATE SUBSCRIPTION s FROM mv WITH (retention = 'soon')": "22023",
 	} {
 		if _, err := w.Exec(context.Background(), stmt); sqlState(err) != code {
@@ -147,10 +156,7 @@ func TestSubscribeCursor(t *testing.T) {
 // another session inserts 200 rows one by one, and prints the time from
 // each INSERT's acknowledgement to its row's arrival.
 func TestSubscribeCopyLatency(t *testing.T) {
-	n := testkit.StartNode(t)
-	w := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
-	r := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
-	mustExec(t, w, "CREATE TABLE t (id INT PRIMARY KEY)")
+	_, w, r := subscribeNode(t, "CREATE TABLE t (id INT PRIMARY KEY)")
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	var wg sync.WaitGroup
@@ -281,11 +287,7 @@ func TestKill9Subscription(t *testing.T) {
 // while writes go on for 8 s (their epochs commit: the reader holds no
 // barrier back), then reads: it is told it fell out of retention.
 func TestSlowSubscriberFallsBehind(t *testing.T) {
-	n := testkit.StartNode(t)
-	w := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
-	r := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
-	mustExec(t, w, "CREATE TABLE t (id INT PRIMARY KEY)")
-	mustExec(t, w, "CREATE SUBSCRIPTION s FROM t WITH (retention = '1s')")
+	_, w, r := subscribeNode(t, "CREATE TABLE t (id INT PRIMARY KEY)", "CREATE SUBSCRIPTION s FROM t WITH (retention = '1s')")
 	mustExec(t, r, "DECLARE c CURSOR WITH HOLD FOR SUBSCRIBE s WITH (snapshot = false)")
 	mustExec(t, w, "INSERT INTO t VALUES (0)")
 	collectChanges(t, r, "c", 1)
@@ -305,13 +307,9 @@ func TestSlowSubscriberFallsBehind(t *testing.T) {
 // change and it is rescaled twice: the changes add up to the view, no row
 // ever counted twice.
 func TestSubscribeAcrossRescale(t *testing.T) {
-	n := testkit.StartNode(t)
-	w := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
-	r := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
-	a := connect(t, n.Addr(), pgx.QueryExecModeSimpleProtocol)
-	mustExec(t, w, "CREATE TABLE t (id INT PRIMARY KEY, g INT)")
-	mustExec(t, w, "INSERT INTO t SELECT i, i % 7 FROM generate_series(1, 50) AS i")
-	mustExec(t, w, "CREATE MATERIALIZED VIEW mv AS SELECT g, count(*) AS n FROM t GROUP BY g")
+	addr, w, r := subscribeNode(t, "CREATE TABLE t (id INT PRIMARY KEY, g INT)", "INSERT INTO t SELECT i, i % 7 FROM generate_series(1, 50) AS i",
+		"CREATE MATERIALIZED VIEW mv AS SELECT g, count(*) AS n FROM t GROUP BY g")
+	a := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
 	mustExec(t, r, "BEGIN")
 	mustExec(t, r, "DECLARE c CURSOR FOR SUBSCRIBE mv")
 	var wg sync.WaitGroup
