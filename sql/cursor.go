@@ -11,7 +11,7 @@ import (
 )
 
 // rowSource is where a cursor's rows come from: a query's rows as its plan
-// produces them (a subscription's changes may plug in later). Next returns
+// produces them, or a subscription's changes (subscriber). Next returns
 // the next row, or nil at the end, waiting no longer than ctx allows;
 // Close stops the source.
 type rowSource interface {

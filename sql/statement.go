@@ -390,7 +390,9 @@ func (st *statement) servedWithoutQuorum() bool {
 	if _, write := writeCommand(st.parsed); write {
 		return false
 	}
-	if _, declare := st.parsed.Utility.(*parser.Declare); st.parsed.AST == nil && !declare {
+	_, declare := st.parsed.Utility.(*parser.Declare)
+	_, subscribe := st.parsed.Utility.(*parser.Subscribe)
+	if st.parsed.AST == nil && !declare && !subscribe {
 		return true // SET, SHOW of settings, transaction control, FETCH
 	}
 	return st.bind() == nil && !st.replicated
