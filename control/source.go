@@ -27,8 +27,8 @@ func openSource(t *meta.Table) (*connector.Source, error) {
 	return connector.Open(connectorColumns(t), t.Options, time.Time{}, 1)
 }
 
-// connectorColumns are a relation's columns a connector generates: all
-// but the hidden row id.
+// connectorColumns are a relation's columns a connector generates or
+// delivers: the visible ones (all but a hidden row id or stream key).
 func connectorColumns(t *meta.Table) []connector.Column {
 	var cols []connector.Column
 	for _, c := range t.Columns {

@@ -159,7 +159,11 @@ func (w *Worker) Apply(ctx context.Context, f meta.Fence, tick dataflow.Tick, ch
 // connector.
 func (w *Worker) graph(t *meta.Table) (*dataflow.GraphSpec, error) {
 	if t.Kind.Planned() {
-		return w.builder.ViewGraph(t)
+		g, err := w.builder.ViewGraph(t)
+		if err == nil && t.Kind == meta.KindSink {
+			err = attachSink(t, g)
+		}
+		return g, err
 	}
 	ref, err := w.builder.TableRef(t)
 	if err != nil {

@@ -135,6 +135,7 @@ func (a *actor) build(env *Env) error {
 		}
 		chain = append(chain, op)
 	}
+	a.closeChain()
 	a.chain = chain
 	a.gen, _ = a.chain[0].(generator)
 	a.emits = make([]Emit, len(a.chain))
@@ -154,6 +155,16 @@ func (a *actor) build(env *Env) error {
 	a.emits[last] = func(c *Chunk) error { return a.out.push(a.ctx, c) }
 	a.wmEmits[last] = func(w Watermark) error { return a.out.broadcast(a.ctx, &w) }
 	return nil
+}
+
+// closeChain closes the operators of the chain that hold resources
+// (closer).
+func (a *actor) closeChain() {
+	for _, op := range a.chain {
+		if c, ok := op.(closer); ok {
+			c.close()
+		}
+	}
 }
 
 // numberPorts numbers the ports of each input and starts merging their
@@ -204,6 +215,7 @@ func (a *actor) mark(in inbound) error {
 func (a *actor) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer a.closeChain()
 	a.ctx = ctx
 	a.numberPorts()
 	merged := make(chan inbound, len(a.ports))

@@ -33,14 +33,26 @@ type ChangelogSpec struct {
 	// Types are the input's column types.
 	Types []types.T
 	// Retention is how long the log keeps an epoch's changes after its
-	// barrier (0: for ever).
+	// barrier (0: for ever, or until delivered for a sink).
 	Retention time.Duration
+	// Sink, if set, opens the writer that delivers an actor's committed
+	// changes to a sink's target; the log then keeps them until they are
+	// delivered.
+	Sink func() (SinkWriter, error)
 }
 
 // Build implements Spec.
 func (s *ChangelogSpec) Build(env *Env) (Operator, error) {
-	return &changelog{spec: s, store: env.Store, groups: env.VNodeCount, owned: env.VNodes,
-		blocks: make([]changeBlock, env.VNodeCount)}, nil
+	l := &changelog{spec: s, store: env.Store, groups: env.VNodeCount, owned: env.VNodes,
+		blocks: make([]changeBlock, env.VNodeCount)}
+	if s.Sink != nil {
+		w, err := s.Sink()
+		if err != nil {
+			return nil, err
+		}
+		l.delivery = startDelivery(env, s.TableID, w)
+	}
+	return l, nil
 }
 
 // lazyState implements lazySpec: the log is written, never read here.
@@ -69,6 +81,10 @@ type changelog struct {
 	// below which the log of the owned vnodes is deleted.
 	ticks   []epochTime
 	trimmed uint64
+	// delivery delivers a sink's changes, nil for a subscription.
+	delivery *delivery
+	// lastTrim is the barrier time of the last trim of delivered changes.
+	lastTrim int64
 }
 
 // epochTime is a checkpoint epoch and its barrier's time.
@@ -145,7 +161,17 @@ func (l *changelog) Barrier(b *Barrier, _ Emit) error {
 		return err
 	}
 	l.writes.stage(l.store, b.Epoch)
+	if l.delivery != nil {
+		l.delivery.stage(b.Epoch)
+	}
 	return nil
+}
+
+// close implements closer: a sink's delivery stops.
+func (l *changelog) close() {
+	if l.delivery != nil {
+		l.delivery.close()
+	}
 }
 
 // stamp gives the blocks written during the epoch the epoch and time of
@@ -167,9 +193,18 @@ func (l *changelog) stamp(b *Barrier) {
 const trimEvery = 5 * time.Second
 
 // trim deletes, about every trimEvery, the entries of the owned vnodes
-// older than the retention: those of the epochs up to the newest whose
-// barrier is at least Retention old.
+// that are no longer needed: a sink's once delivered, a subscription's
+// once older than the retention (those of the epochs up to the newest
+// whose barrier is at least Retention old).
 func (l *changelog) trim(b *Barrier) error {
+	if l.delivery != nil {
+		below := l.delivery.delivered.Load() + 1
+		if below <= l.trimmed+1 || b.Time-l.lastTrim < trimEvery.Microseconds() {
+			return nil
+		}
+		l.lastTrim = b.Time
+		return l.trimBelow(below)
+	}
 	if l.spec.Retention <= 0 {
 		return nil
 	}
@@ -184,6 +219,12 @@ func (l *changelog) trim(b *Barrier) error {
 	}
 	below := l.ticks[n-1].epoch + 1
 	l.ticks = append(l.ticks[:0], l.ticks[n:]...)
+	return l.trimBelow(below)
+}
+
+// trimBelow deletes the entries of the owned vnodes of the epochs below
+// below, leaving a marker for readers that still wanted them.
+func (l *changelog) trimBelow(below uint64) error {
 	var err error
 	l.owned.Each(func(v int) {
 		if err != nil {
@@ -241,12 +282,26 @@ type ChangeBlock struct {
 // ordered by epoch, then vnode, then block; ErrTrimmed if retention
 // deleted some of them.
 func ReadChangelog(r storage.Reader, table uint32, vnodes int, after, upto uint64) ([]ChangeBlock, error) {
+	return readChangelog(r, table, FullBitmap(vnodes), after, upto, false)
+}
+
+// readChangelog is ReadChangelog over the vnodes of owned; with
+// pastTrimmed, a trim marker is no error: the blocks start after it (a
+// sink's log trims what was delivered).
+func readChangelog(r storage.Reader, table uint32, owned *Bitmap, after, upto uint64, pastTrimmed bool) ([]ChangeBlock, error) {
 	var out []ChangeBlock
-	for v := range vnodes {
+	var err error
+	owned.Each(func(v int) {
+		if err != nil {
+			return
+		}
 		lower := ChangelogKey(nil, table, uint16(v), after+1, 0)
 		upper := ChangelogKey(nil, table, uint16(v), upto+1, 0)
-		err := r.Scan(lower, upper, upto, func(key, value []byte) error {
+		err = r.Scan(lower, upper, upto, func(key, value []byte) error {
 			if binary.BigEndian.Uint32(key[len(key)-4:]) == trimmedBlock {
+				if pastTrimmed {
+					return nil
+				}
 				return ErrTrimmed
 			}
 			if len(value) < 8 {
@@ -255,9 +310,9 @@ func ReadChangelog(r storage.Reader, table uint32, vnodes int, after, upto uint6
 			out = append(out, ChangeBlock{Epoch: ChangelogEpoch(key), Time: int64(binary.BigEndian.Uint64(value)), VNode: uint16(v), Value: bytes.Clone(value)})
 			return nil
 		})
-		if err != nil {
-			return nil, err
-		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.SortStableFunc(out, func(a, b ChangeBlock) int { return cmp.Compare(a.Epoch, b.Epoch) })
 	return out, nil

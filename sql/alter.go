@@ -12,18 +12,19 @@ import (
 	"github.com/streamdb/streamdb/sql/parser"
 )
 
-// alterKinds are the relation kinds ALTER, COMMENT ON and SHOW CREATE
-// name.
+// alterKinds are the object kinds ALTER, COMMENT ON, SHOW CREATE and
+// DROP name.
 var alterKinds = map[string]meta.ObjectKind{
 	"TABLE": meta.KindTable, "VIEW": meta.KindView, "MATERIALIZED VIEW": meta.KindMaterializedView,
-	"SOURCE": meta.KindSource, "INDEX": meta.KindIndex, "SEQUENCE": meta.KindSequence,
+	"SOURCE": meta.KindSource, "INDEX": meta.KindIndex, "SEQUENCE": meta.KindSequence, "SINK": meta.KindSink,
+	"SUBSCRIPTION": meta.KindSubscription,
 }
 
 // alterKind returns the catalog kind of an ALTER statement's kind word.
 func alterKind(kind string) (meta.ObjectKind, error) {
 	k, ok := alterKinds[kind]
 	if !ok {
-		return 0, pgerror.New(pgerror.CodeFeatureNotSupported, "ALTER %s ... RENAME is not supported: streamdb has no sinks yet", kind)
+		return 0, pgerror.New(pgerror.CodeFeatureNotSupported, "ALTER %s ... RENAME is not supported", kind)
 	}
 	return k, nil
 }

@@ -19,6 +19,7 @@ var rescalable = map[string]meta.ObjectKind{
 	"MATERIALIZED VIEW": meta.KindMaterializedView,
 	"TABLE":             meta.KindTable,
 	"SOURCE":            meta.KindSource,
+	"SINK":              meta.KindSink,
 }
 
 // alterParallelism runs ALTER ... SET PARALLELISM: it plans the rescale
@@ -28,7 +29,7 @@ func (s *Session) alterParallelism(ctx context.Context, x *parser.AlterParalleli
 	e := s.e
 	kind, ok := rescalable[x.Kind]
 	if !ok {
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "ALTER %s is not supported: streamdb has no sinks yet", x.Kind)
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "ALTER %s ... SET PARALLELISM is not supported", x.Kind)
 	}
 	t, ok := e.Meta.Catalog().Resolve(s.searchPath(), x.Name.Schema, x.Name.Name)
 	if !ok {

@@ -412,6 +412,8 @@ func writeCommand(p *parser.Statement) (string, bool) {
 	switch x := p.Utility.(type) {
 	case *parser.CreateSource:
 		return "CREATE SOURCE", true
+	case *parser.CreateSink:
+		return "CREATE SINK", true
 	case *parser.CreateTable:
 		return "CREATE TABLE", true
 	case *parser.CreateView:

@@ -9,7 +9,6 @@ import (
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
-	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql/parser"
 )
 
@@ -62,37 +61,21 @@ func (s *Session) createSubscriptionStmt(ctx context.Context, x *parser.CreateSu
 // under a name of its id. Its log holds every change from the epoch its
 // backfill ended in (Since) on.
 func (s *Session) createSubscription(ctx context.Context, name parser.ObjectName, query string, retention time.Duration, owner string) (*meta.Table, error) {
-	e := s.e
-	defer e.stream.LockJobs()()
-	cat := e.Meta.Catalog()
-	schema, err := s.createIn(cat, name)
-	if err != nil {
-		return nil, err
-	}
 	par, err := s.streamingParallelism()
 	if err != nil {
 		return nil, err
 	}
-	path := cat.ExistingSchemas(s.searchPath())
-	id, stateTables, plan, node, err := e.planNewJob(ctx, func(id uint32, alloc func() uint32) (*planner.StreamPlan, planner.Node, error) {
-		return planner.PlanLog(e.Meta.Catalog(), query, path, id, retention, alloc)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if name.Name == "" {
-		name.Name = fmt.Sprintf("_subscribe_%d", id)
-	}
-	t := &meta.Table{ID: id, Schema: schema, Name: name.Name, Kind: meta.KindSubscription, SearchPath: path, ViewSQL: query,
-		PK: plan.PK, AppendOnly: plan.AppendOnly, StateTables: stateTables, Parallelism: par, DependsOn: planner.Dependencies(node),
-		Functions: plan.Functions, Placement: e.place(par), Retention: retention, Owner: owner}
-	if loc := s.vars.zone(); loc != nil {
-		t.Zone = loc.String()
-	}
-	for _, c := range plan.Columns {
-		t.Columns = append(t.Columns, meta.Column{Name: c.Name, Type: c.T, Hidden: c.Hidden})
-	}
-	return t, e.launch(ctx, t)
+	var t *meta.Table
+	j := &plannedJob{kind: meta.KindSubscription, name: name, sql: query, parallelism: par, retention: retention,
+		check: func(nt *meta.Table) error {
+			if nt.Name == "" {
+				nt.Name = fmt.Sprintf("_subscribe_%d", nt.ID)
+			}
+			nt.Owner, t = owner, nt
+			return nil
+		}}
+	err = s.createPlanned(ctx, j)
+	return t, err
 }
 
 // dropTemporary drops the temporary subscription of a SUBSCRIBE that

@@ -61,6 +61,8 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 	switch x := p.Utility.(type) {
 	case *parser.CreateSource:
 		return s.createConnected(ctx, (*parser.CreateTable)(x), meta.KindSource)
+	case *parser.CreateSink:
+		return s.createSink(ctx, x)
 	case *parser.CreateTable:
 		if _, ok := x.With[meta.ConnectorOption]; ok {
 			return s.createConnected(ctx, x, meta.KindTable)
@@ -297,17 +299,11 @@ func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.
 	return done("CREATE VIEW"), nil
 }
 
-var dropKinds = map[string]meta.ObjectKind{
-	"TABLE": meta.KindTable, "VIEW": meta.KindView, "MATERIALIZED VIEW": meta.KindMaterializedView,
-	"SOURCE": meta.KindSource, "INDEX": meta.KindIndex, "SEQUENCE": meta.KindSequence,
-	"SUBSCRIPTION": meta.KindSubscription,
-}
-
 func (s *Session) drop(ctx context.Context, x *parser.DropObject) (pgwire.Rows, error) {
 	if x.Kind == "SCHEMA" {
 		return s.dropSchemas(ctx, x)
 	}
-	kind, ok := dropKinds[x.Kind]
+	kind, ok := alterKinds[x.Kind]
 	if !ok {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "DROP %s is not supported yet", x.Kind)
 	}
@@ -333,7 +329,7 @@ func (s *Session) drop(ctx context.Context, x *parser.DropObject) (pgwire.Rows, 
 }
 
 func (s *Session) showObjects(x *parser.ShowObjects) (pgwire.Rows, error) {
-	want := map[string]meta.ObjectKind{"TABLES": meta.KindTable, "VIEWS": meta.KindView, "MATERIALIZED VIEWS": meta.KindMaterializedView, "SOURCES": meta.KindSource,
+	want := map[string]meta.ObjectKind{"TABLES": meta.KindTable, "VIEWS": meta.KindView, "MATERIALIZED VIEWS": meta.KindMaterializedView, "SOURCES": meta.KindSource, "SINKS": meta.KindSink,
 		"SUBSCRIPTIONS": meta.KindSubscription}
 	kind, ok := want[x.Kind]
 	if !ok {

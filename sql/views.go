@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/meta"
@@ -49,18 +50,6 @@ func (s *Session) streamingParallelism() (int, error) {
 // the current contents of its inputs (writers are not blocked), waits for
 // the backfill, then records the view in the catalog.
 func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateView) (pgwire.Rows, error) {
-	e := s.e
-	defer e.stream.LockJobs()()
-	schema, err := s.createIn(e.Meta.Catalog(), x.Name)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := e.Meta.Catalog().Table(schema, x.Name.Name); ok {
-		if x.IfNotExists {
-			return done("CREATE MATERIALIZED VIEW"), nil
-		}
-		return nil, pgerror.New(pgerror.CodeDuplicateTable, "relation %q already exists", x.Name.Name)
-	}
 	par, err := s.streamingParallelism()
 	if err != nil {
 		return nil, err
@@ -69,69 +58,114 @@ func (s *Session) createMaterializedView(ctx context.Context, x *parser.CreateVi
 		if k != "parallelism" {
 			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "materialized view option %q is not supported", k)
 		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > rowkey.VNodes {
-			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "parallelism must be an integer from 1 to %d", rowkey.VNodes)
+		if par, err = parseParallelism(v); err != nil {
+			return nil, err
 		}
-		par = n
 	}
-	// The view's names resolve on the session's search_path, now and
-	// whenever its job is planned again.
-	path := e.Meta.Catalog().ExistingSchemas(s.searchPath())
-	viewID, stateTables, plan, node, err := e.planNewJob(ctx, func(id uint32, alloc func() uint32) (*planner.StreamPlan, planner.Node, error) {
-		return planner.PlanView(e.Meta.Catalog(), x.Query.SQL, path, id, x.EmitOnWindowClose, alloc)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if visible := visibleCount(plan.Columns); len(x.Columns) > 0 && len(x.Columns) != visible {
-		return nil, pgerror.New(pgerror.CodeSyntaxError, "materialized view %q names %d columns but its query returns %d", x.Name.Name, len(x.Columns), visible)
-	}
-	t := &meta.Table{ID: viewID, Schema: schema, Name: x.Name.Name, Kind: meta.KindMaterializedView, SearchPath: path,
-		ViewSQL: x.Query.SQL, PK: plan.PK, AppendOnly: plan.AppendOnly, RowBlocks: plan.RowBlocks, StateTables: stateTables,
-		Parallelism: par, DependsOn: planner.Dependencies(node), Functions: plan.Functions, Placement: e.place(par),
-		WatermarkColumns: planner.WatermarkColumnIndexes(node), EmitOnWindowClose: x.EmitOnWindowClose}
-	if loc := s.vars.zone(); loc != nil {
-		t.Zone = loc.String()
-	}
-	for i, c := range plan.Columns {
-		name := c.Name
-		if i < len(x.Columns) {
-			name = x.Columns[i]
-		}
-		t.Columns = append(t.Columns, meta.Column{Name: name, Type: c.T, Hidden: c.Hidden})
-	}
-	if err := e.launch(ctx, t); err != nil {
+	j := &plannedJob{kind: meta.KindMaterializedView, name: x.Name, ifNotExists: x.IfNotExists, sql: x.Query.SQL,
+		columns: x.Columns, eowc: x.EmitOnWindowClose, parallelism: par}
+	if err := s.createPlanned(ctx, j); err != nil {
 		return nil, err
 	}
 	return done("CREATE MATERIALIZED VIEW"), nil
 }
 
-// planNewJob plans a new job with plan, given the job's id and the
-// allocator of its state tables: a dry run counts the state tables, then
-// the ids are allocated at once.
-func (e *Engine) planNewJob(ctx context.Context, plan func(id uint32, alloc func() uint32) (*planner.StreamPlan, planner.Node, error)) (id uint32, stateTables []uint32, p *planner.StreamPlan, node planner.Node, err error) {
+// parseParallelism parses the parallelism option of a job.
+func parseParallelism(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > rowkey.VNodes {
+		return 0, pgerror.New(pgerror.CodeInvalidParameterValue, "parallelism must be an integer from 1 to %d", rowkey.VNodes)
+	}
+	return n, nil
+}
+
+// plannedJob is a new object whose job is planned from a query: a
+// materialized view, a subscription or a sink.
+type plannedJob struct {
+	kind        meta.ObjectKind
+	name        parser.ObjectName
+	ifNotExists bool
+	// sql is the query; columns the names given to its columns, if any.
+	sql     string
+	columns []string
+	eowc    bool
+	// parallelism is the job's actors per fragment (0: the default).
+	parallelism int
+	// retention is a subscription's.
+	retention time.Duration
+	// check, if set, completes and checks the catalog record before the
+	// job starts (a sink's connector options).
+	check func(t *meta.Table) error
+}
+
+// createPlanned plans j's query, starts its job with a backfill of the
+// current contents of its inputs (writers are not blocked), waits for the
+// backfill, then records the object in the catalog.
+func (s *Session) createPlanned(ctx context.Context, j *plannedJob) error {
+	e := s.e
+	defer e.stream.LockJobs()()
+	schema, err := s.createIn(e.Meta.Catalog(), j.name)
+	if err != nil {
+		return err
+	}
+	if _, ok := e.Meta.Catalog().Table(schema, j.name.Name); ok {
+		if j.ifNotExists {
+			return nil
+		}
+		return pgerror.New(pgerror.CodeDuplicateTable, "relation %q already exists", j.name.Name)
+	}
+	// The query's names resolve on the session's search_path, now and
+	// whenever its job is planned again.
+	path := e.Meta.Catalog().ExistingSchemas(s.searchPath())
+	plan := func(id uint32, alloc func() uint32) (*planner.StreamPlan, planner.Node, error) {
+		if j.kind.Logged() {
+			return planner.PlanLog(e.Meta.Catalog(), j.sql, path, id, j.retention, alloc)
+		}
+		return planner.PlanView(e.Meta.Catalog(), j.sql, path, id, j.eowc, alloc)
+	}
+	// A dry run counts the state tables; then the ids are allocated at once.
 	var count uint32
 	if _, _, err := plan(1, func() uint32 { count++; return count }); err != nil {
-		return 0, nil, nil, nil, err
+		return err
 	}
-	if id, err = e.Meta.AllocIDs(ctx, int(count)+1); err != nil {
-		return 0, nil, nil, nil, err
+	first, err := e.Meta.AllocIDs(ctx, int(count)+1)
+	if err != nil {
+		return err
 	}
-	next := id
-	p, node, err = plan(id, func() uint32 {
+	id := first
+	var stateTables []uint32
+	next := first
+	p, node, err := plan(id, func() uint32 {
 		next++
 		stateTables = append(stateTables, next)
 		return next
 	})
-	return id, stateTables, p, node, err
-}
-
-// launch starts the job of t, a planned object, with a backfill of the
-// current contents of its inputs (writers are not blocked), waits for
-// the backfill, then records t in the catalog; a failure stops the job.
-func (e *Engine) launch(ctx context.Context, t *meta.Table) error {
-	stop := func() { _ = e.stopJob(context.Background(), t.ID, append([]uint32{t.ID}, t.StateTables...)) }
+	if err != nil {
+		return err
+	}
+	if visible := visibleCount(p.Columns); len(j.columns) > 0 && len(j.columns) != visible {
+		return pgerror.New(pgerror.CodeSyntaxError, "%s %q names %d columns but its query returns %d", j.kind, j.name.Name, len(j.columns), visible)
+	}
+	t := &meta.Table{ID: id, Schema: schema, Name: j.name.Name, Kind: j.kind, SearchPath: path,
+		ViewSQL: j.sql, PK: p.PK, AppendOnly: p.AppendOnly, RowBlocks: p.RowBlocks && !j.kind.Logged(), StateTables: stateTables,
+		Parallelism: j.parallelism, DependsOn: planner.Dependencies(node), Functions: p.Functions, Placement: e.place(j.parallelism),
+		WatermarkColumns: planner.WatermarkColumnIndexes(node), EmitOnWindowClose: j.eowc, Retention: j.retention}
+	if loc := s.vars.zone(); loc != nil {
+		t.Zone = loc.String()
+	}
+	for i, c := range p.Columns {
+		name := c.Name
+		if i < len(j.columns) {
+			name = j.columns[i]
+		}
+		t.Columns = append(t.Columns, meta.Column{Name: name, Type: c.T, Hidden: c.Hidden})
+	}
+	if j.check != nil {
+		if err := j.check(t); err != nil {
+			return err
+		}
+	}
+	stop := func() { _ = e.stopJob(context.Background(), id, append([]uint32{id}, stateTables...)) }
 	if _, err := e.ctrl.StartJob(ctx, t, control.JobAssignment(t), t.Placement, true); err != nil {
 		stop()
 		return err
@@ -142,7 +176,8 @@ func (e *Engine) launch(ctx context.Context, t *meta.Table) error {
 		stop()
 		return err
 	}
-	if t.Kind.Logged() {
+	if j.kind == meta.KindSubscription {
+		// Its log holds every change from here on.
 		t.Since = e.ReadEpoch()
 	}
 	if _, err := e.Meta.CreateTable(ctx, t, false); err != nil {

@@ -39,6 +39,11 @@ func (p *uparser) create() (any, error) {
 		return (*CreateSource)(ct), nil
 	case p.accept("materialized", "view"):
 		return p.createView(orReplace, true)
+	case p.accept("sink"):
+		if orReplace {
+			return nil, p.syntaxErr(p.i - 1)
+		}
+		return p.createSink()
 	case p.accept("view"):
 		return p.createView(orReplace, false)
 	case p.peek().is("unique") && p.at(p.i+1).is("index"):
@@ -123,16 +128,11 @@ func (p *uparser) tableDef(ct *CreateTable) error {
 				return err
 			}
 		case p.accept("format"):
-			if ct.Format, err = p.ident(); err != nil {
+			var opts map[string]string
+			if ct.Format, ct.Encode, opts, err = p.formatEncode(); err != nil {
 				return err
 			}
-			if err := p.expect("encode"); err != nil {
-				return err
-			}
-			if ct.Encode, err = p.ident(); err != nil {
-				return err
-			}
-			if p.peek().isPunct("(") {
+			if opts != nil {
 				return p.notSupported(p.i, "FORMAT ... ENCODE ... with options")
 			}
 		case p.peek().is("on"):

@@ -1,0 +1,311 @@
+// Package kafkasink delivers a sink's changes into a Kafka topic with
+// franz-go, exactly once: each delivery is one Kafka transaction holding
+// the changes and, in the compacted topic streamdb_sink_progress, the
+// last epoch delivered per vnode, so a delivery replayed after a recovery
+// skips what the topic already holds (consumers reading committed
+// records see each change once). FORMAT PLAIN ENCODE JSON writes each
+// added row as a JSON object; FORMAT UPSERT ENCODE JSON writes the key's
+// columns as the record key and the row (or a tombstone for a delete) as
+// its value, each key's last change of a delivery.
+package kafkasink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/streamdb/streamdb/connector/changes"
+	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/types"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ProgressTopic is the default topic where sinks record, per vnode, the
+// last epoch delivered.
+const ProgressTopic = "streamdb_sink_progress"
+
+// Config is a validated Kafka sink.
+type Config struct {
+	brokers  []string
+	topic    string
+	progress string
+	cols     []changes.Column
+	// key indexes cols: the record key of an upsert sink, nil for plain.
+	key []int
+}
+
+// knownOptions are the sink's options; format and encode come from its
+// FORMAT ... ENCODE ... clause.
+var knownOptions = []string{"connector", "topic", "properties.bootstrap.server", "primary_key", "format", "encode",
+	"encode.force_append_only", "force_append_only", "progress.topic"}
+
+// Parse validates a sink's options for rows cols; appendOnly tells
+// whether the sink's stream only inserts.
+func Parse(opts map[string]string, cols []changes.Column, appendOnly bool) (*Config, error) {
+	if err := changes.CheckOptions("kafka", opts, knownOptions); err != nil {
+		return nil, err
+	}
+	c := &Config{cols: cols, topic: strings.TrimSpace(opts["topic"]), progress: opts["progress.topic"]}
+	if c.progress == "" {
+		c.progress = ProgressTopic
+	}
+	for _, b := range strings.Split(opts["properties.bootstrap.server"], ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			c.brokers = append(c.brokers, b)
+		}
+	}
+	switch {
+	case c.topic == "":
+		return nil, pgerror.New(pgerror.CodeSyntaxError, "the kafka sink needs the option topic")
+	case len(c.brokers) == 0:
+		return nil, pgerror.New(pgerror.CodeSyntaxError, "the kafka sink needs the option properties.bootstrap.server").
+			WithHint("Add properties.bootstrap.server = 'host:9092' (several: comma-separated).")
+	}
+	if e := strings.ToLower(opts["encode"]); e != "" && e != "json" {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "the kafka sink cannot ENCODE %s yet", strings.ToUpper(e)).
+			WithHint("Use ENCODE JSON.")
+	}
+	force := strings.EqualFold(opts["force_append_only"], "true") || strings.EqualFold(opts["encode.force_append_only"], "true")
+	switch f := strings.ToLower(opts["format"]); f {
+	case "", "plain":
+		if !appendOnly && !force {
+			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "the sink's query updates and deletes rows, which FORMAT PLAIN cannot deliver").
+				WithHint("Use FORMAT UPSERT with primary_key = '...', or ENCODE JSON (force_append_only = 'true') to drop the deletes.")
+		}
+	case "upsert":
+		if opts["primary_key"] == "" {
+			return nil, pgerror.New(pgerror.CodeSyntaxError, "FORMAT UPSERT needs the option primary_key").
+				WithHint("Add primary_key = 'col1,col2': the columns of the record key.")
+		}
+		var err error
+		if c.key, err = changes.KeyColumns(cols, opts["primary_key"]); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "the kafka sink cannot write FORMAT %s yet", strings.ToUpper(f)).
+			WithHint("Use FORMAT PLAIN or FORMAT UPSERT.")
+	}
+	return c, nil
+}
+
+// Check connects to the brokers, checks that the topic exists and
+// creates the progress topic (compacted) if it does not.
+func (c *Config) Check(ctx context.Context) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.brokers...))
+	if err != nil {
+		return pgerror.New(pgerror.CodeInvalidParameterValue, "kafka sink: %v", err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	topics, err := adm.ListTopics(ctx, c.topic)
+	if err != nil {
+		return pgerror.New(pgerror.CodeConnectionFailure, "kafka sink: cannot reach the brokers %s: %v", strings.Join(c.brokers, ","), err).
+			WithHint("Check properties.bootstrap.server and that the brokers accept connections from streamdb's nodes.")
+	}
+	if !topics.Has(c.topic) {
+		return pgerror.New(pgerror.CodeUndefinedObject, "kafka sink: the topic %q does not exist", c.topic).
+			WithHint("Create it on the brokers first.")
+	}
+	compact := "compact"
+	if _, err := adm.CreateTopic(ctx, 1, -1, map[string]*string{"cleanup.policy": &compact}, c.progress); err != nil && !strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS") {
+		return fmt.Errorf("kafka sink: creating the progress topic %s: %w", c.progress, err)
+	}
+	return nil
+}
+
+// NewWriter returns a writer for the sink known as ident; it connects at
+// its first write.
+func (c *Config) NewWriter(ident string) *Writer { return &Writer{c: c, ident: ident} }
+
+// Writer delivers changes to the topic (connector.SinkWriter).
+type Writer struct {
+	c     *Config
+	ident string
+	cl    *kgo.Client
+	// done is the last epoch delivered per vnode, read from the progress
+	// topic when the writer connects.
+	done map[uint16]uint64
+}
+
+// Write implements connector.SinkWriter.
+func (w *Writer) Write(ctx context.Context, vnodes []uint16, upto uint64, cs []changes.Change) error {
+	if w.cl == nil {
+		if err := w.connect(ctx, vnodes); err != nil {
+			return err
+		}
+	}
+	err := w.write(ctx, vnodes, upto, cs)
+	if err != nil {
+		// A failed transaction is aborted; the next write starts afresh
+		// (and reads the progress again).
+		w.Close()
+	}
+	return err
+}
+
+// connect opens the transactional producer of the writer's vnodes (one
+// transactional id per first vnode, so that a writer that replaces
+// another after a crash fences it) and reads what was delivered.
+func (w *Writer) connect(ctx context.Context, vnodes []uint16) error {
+	id := fmt.Sprintf("streamdb-%s-%d", w.ident, vnodes[0])
+	cl, err := kgo.NewClient(kgo.SeedBrokers(w.c.brokers...), kgo.TransactionalID(id), kgo.DefaultProduceTopic(w.c.topic),
+		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.TransactionTimeout(time.Minute))
+	if err != nil {
+		return err
+	}
+	done, err := readProgress(ctx, w.c, w.ident)
+	if err != nil {
+		cl.Close()
+		return err
+	}
+	w.cl, w.done = cl, done
+	return nil
+}
+
+// readProgress reads the committed records of the progress topic up to
+// its end and returns the last epoch of each vnode of sink ident.
+func readProgress(ctx context.Context, c *Config, ident string) (map[uint16]uint64, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.brokers...), kgo.ConsumeTopics(c.progress),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	ends, err := kadm.NewClient(cl).ListCommittedOffsets(ctx, c.progress)
+	if err != nil {
+		return nil, fmt.Errorf("kafka sink: listing %s: %w", c.progress, err)
+	}
+	left := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			left[o.Partition] = o.Offset
+		}
+	})
+	done := map[uint16]uint64{}
+	prefix := ident + "/"
+	for len(left) > 0 {
+		// Transaction markers take offsets too, so the end may come
+		// without a record at end-1: a poll that finds nothing more
+		// means the committed records are all read.
+		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
+		fs := cl.PollFetches(pollCtx)
+		cancel()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err := fs.Err0(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("kafka sink: reading %s: %w", c.progress, err)
+		}
+		if fs.NumRecords() == 0 {
+			break
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
+				delete(left, r.Partition)
+			}
+			k, ok := strings.CutPrefix(string(r.Key), prefix)
+			if !ok {
+				return
+			}
+			v, err1 := strconv.Atoi(k)
+			e, err2 := strconv.ParseUint(string(r.Value), 10, 64)
+			if err1 == nil && err2 == nil {
+				done[uint16(v)] = e
+			}
+		})
+	}
+	return done, nil
+}
+
+// write delivers the changes not yet in the topic in one transaction.
+func (w *Writer) write(ctx context.Context, vnodes []uint16, upto uint64, cs []changes.Change) error {
+	var recs []*kgo.Record
+	if w.c.key != nil {
+		recs = w.upserts(cs)
+	} else {
+		for _, c := range cs {
+			if c.Insert && c.Epoch > w.done[c.VNode] {
+				recs = append(recs, &kgo.Record{Value: w.object(c.Row, nil)})
+			}
+		}
+	}
+	for _, v := range vnodes {
+		recs = append(recs, &kgo.Record{Topic: w.c.progress, Key: []byte(w.ident + "/" + strconv.Itoa(int(v))), Value: strconv.AppendUint(nil, upto, 10)})
+	}
+	if err := w.cl.BeginTransaction(); err != nil {
+		return err
+	}
+	err := w.cl.ProduceSync(ctx, recs...).FirstErr()
+	commit := kgo.TryCommit
+	if err != nil {
+		commit = kgo.TryAbort
+	}
+	if end := w.cl.EndTransaction(ctx, commit); err == nil {
+		err = end
+	}
+	if err != nil {
+		return fmt.Errorf("kafka sink: writing %s: %w", w.c.topic, err)
+	}
+	for _, v := range vnodes {
+		w.done[v] = upto
+	}
+	return nil
+}
+
+// upserts returns the records of each key's last change not yet in the
+// topic: the row, or a tombstone.
+func (w *Writer) upserts(cs []changes.Change) []*kgo.Record {
+	last := map[string]int{}
+	var order []string
+	for i, c := range cs {
+		if c.Epoch <= w.done[c.VNode] {
+			continue
+		}
+		k := string(w.object(c.Row, w.c.key))
+		if _, ok := last[k]; !ok {
+			order = append(order, k)
+		}
+		last[k] = i
+	}
+	recs := make([]*kgo.Record, 0, len(order))
+	for _, k := range order {
+		r := &kgo.Record{Key: []byte(k)}
+		if c := cs[last[k]]; c.Insert {
+			r.Value = w.object(c.Row, nil)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// object encodes the columns cols (nil: all) of row as a JSON object.
+func (w *Writer) object(row []types.Datum, cols []int) []byte {
+	var keys []string
+	var vals []types.JSON
+	for i, col := range w.c.cols {
+		if cols != nil && !slices.Contains(cols, i) {
+			continue
+		}
+		j, err := types.ToJSON(row[i], col.Type)
+		if err != nil {
+			j = types.JSONNull()
+		}
+		keys, vals = append(keys, col.Name), append(vals, j)
+	}
+	return types.FormatText(nil, types.TJsonb, types.JSONObject(keys, vals).Datum())
+}
+
+// Close implements connector.SinkWriter.
+func (w *Writer) Close() {
+	if w.cl != nil {
+		w.cl.Close()
+		w.cl = nil
+	}
+}
