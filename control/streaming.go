@@ -169,6 +169,13 @@ func (s *Streaming) WaitCommitted(ctx context.Context, epoch uint64) error {
 	return s.mgr.WaitCommitted(ctx, epoch)
 }
 
+// AwaitCommitted returns once epoch is committed, without asking for a
+// barrier: a reader that follows the committed epochs (SUBSCRIBE) waits
+// for them at the barrier interval, never driving barriers itself.
+func (s *Streaming) AwaitCommitted(ctx context.Context, epoch uint64) error {
+	return s.mgr.WaitCommitted(ctx, epoch)
+}
+
 // Flush returns once everything sent before it is committed.
 func (s *Streaming) Flush(ctx context.Context) error {
 	return s.WaitCommitted(ctx, s.mgr.CurrentEpoch())

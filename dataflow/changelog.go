@@ -344,3 +344,31 @@ func DecodeChangelog(value []byte, rowTypes []types.T, fn func(op Op, row []type
 	}
 	return err
 }
+
+// errEndScan ends a scan early.
+var errEndScan = errors.New("end of scan")
+
+// ChangelogTrimmed returns the newest epoch after epoch after up to which
+// the retention deleted some of the log's changes, as r holds it at epoch
+// upto (a committed one), or after if none was deleted. Each trim deletes
+// a vnode's log from the previous trim on and leaves its marker, so the
+// markers are a vnode's first entries past after: the scan stops at the
+// first change.
+func ChangelogTrimmed(r storage.Reader, table uint32, vnodes int, after, upto uint64) (uint64, error) {
+	to := after
+	for v := range vnodes {
+		lower := ChangelogKey(nil, table, uint16(v), after+1, 0)
+		upper := ChangelogKey(nil, table, uint16(v), upto+1, 0)
+		err := r.Scan(lower, upper, upto, func(key, _ []byte) error {
+			if binary.BigEndian.Uint32(key[len(key)-4:]) != trimmedBlock {
+				return errEndScan
+			}
+			to = max(to, ChangelogEpoch(key))
+			return nil
+		})
+		if err != nil && err != errEndScan {
+			return 0, err
+		}
+	}
+	return to, nil
+}

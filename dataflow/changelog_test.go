@@ -110,4 +110,13 @@ func TestChangelog(t *testing.T) {
 	if got, err := readLog(t, env, spec, 29, 30); err != nil || !slices.Equal(got, []string{"30 + 9 z"}) {
 		t.Fatalf("after trimming: %v, %v", got, err)
 	}
+	// A window that ends below the trim's marker does not meet it:
+	// ChangelogTrimmed tells the reader the epochs it missed.
+	to, err := ChangelogTrimmed(env.Store.Engine(), spec.TableID, env.VNodeCount, 0, 30)
+	if err != nil || to < 4 || to >= 30 {
+		t.Fatalf("trimmed up to epoch %d (%v), want one from 4 to 29", to, err)
+	}
+	if again, err := ChangelogTrimmed(env.Store.Engine(), spec.TableID, env.VNodeCount, to, 30); err != nil || again != to {
+		t.Fatalf("trimmed after epoch %d: %d (%v), want none", to, again, err)
+	}
 }

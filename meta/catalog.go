@@ -157,6 +157,13 @@ type Table struct {
 	// Retention is how long a subscription's log keeps each epoch's
 	// changes (0: until they are delivered, for a sink).
 	Retention time.Duration `json:"retention,omitempty"`
+	// Since is the epoch from which a subscription's log holds every
+	// change: the one its backfill ended in.
+	Since uint64 `json:"since,omitempty"`
+	// Owner is the node whose session made a temporary subscription (a
+	// SUBSCRIBE to a relation or a query), "" for every other object: the
+	// node drops it when the SUBSCRIBE ends, or when it starts again.
+	Owner string `json:"owner,omitempty"`
 	// Sequence holds a sequence's options (KindSequence only).
 	Sequence *Sequence `json:"sequence,omitempty"`
 }

@@ -6,6 +6,7 @@ package node
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -142,6 +143,14 @@ func Start(cfg Config) (_ *Node, err error) {
 	case <-time.After(readyTimeout):
 		cfg.Logger.Warn("the cluster's jobs have not started yet: waiting for every node of the cluster to be up; serving clients meanwhile", "waited", readyTimeout)
 	}
+	go func() {
+		// The temporary subscriptions of SUBSCRIBEs this node served
+		// before a crash go once its jobs run again.
+		<-n.stream.Ready()
+		if err := n.engine.DropOrphanedSubscriptions(context.Background()); err != nil {
+			cfg.Logger.Warn("dropping the subscriptions of SUBSCRIBEs before a restart failed", "err", err)
+		}
+	}()
 	n.server = pgwire.NewServer(n.engine, pgwire.Options{Logger: cfg.Logger, ServerVersion: ServerVersion})
 	n.engine.SetBackends(n.server)
 	go func() { n.done <- n.server.Serve(n.ln) }()

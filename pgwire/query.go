@@ -70,7 +70,7 @@ func (c *conn) prepare(query string, paramTypes []types.OID) ([]Statement, error
 // last marks a statement that ends its implicit transaction
 // (LastBeforeSync).
 func (c *conn) runPortal(p *portal, limit uint32, last bool) (suspended bool, err error) {
-	ctx := p.context(c.ctx)
+	ctx := context.WithValue(p.context(c.ctx), flushKey{}, c.w.flush)
 	c.setRunning(p.cancel)
 	defer c.setRunning(nil)
 	defer c.watchPeer(p.cancel)()

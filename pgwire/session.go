@@ -121,6 +121,17 @@ func LastBeforeSync(ctx context.Context) bool {
 	return last
 }
 
+// Flush sends the client what the statement running under ctx produced so
+// far: rows that come as changes happen (SUBSCRIBE) are flushed before
+// their source waits for more, rather than when the buffer fills.
+func Flush(ctx context.Context) {
+	if f, ok := ctx.Value(flushKey{}).(func()); ok {
+		f()
+	}
+}
+
+type flushKey struct{}
+
 // WithLastBeforeSync returns ctx marked for LastBeforeSync.
 func WithLastBeforeSync(ctx context.Context) context.Context {
 	return context.WithValue(ctx, lastKey{}, true)

@@ -208,6 +208,9 @@ func (b *Binder) bindTableSource(ts *ast.TableSource, s *scope) (Node, error) {
 			return b.bindView(t, alias, s)
 		case meta.KindSequence:
 			return bindSequenceRow(t, alias), nil
+		case meta.KindSubscription:
+			return nil, pgerror.New(pgerror.CodeWrongObjectType, "%q is a subscription, not a relation", name).
+				WithHint("Read its changes with SUBSCRIBE %s or DECLARE c SUBSCRIPTION CURSOR FOR %s, then FETCH.", name, name)
 		}
 		scan := &Scan{Table: t, ProcTime: src.AsOf != nil}
 		if scan.ProcTime && t.Kind != meta.KindTable {

@@ -15,7 +15,7 @@ var informationSchemaTables = map[string]*sysTable{
 			"is_insertable_into text", "is_typed text"),
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
-			for _, t := range cat.Tables() {
+			for _, t := range relations(cat) {
 				typ, insertable := "BASE TABLE", "YES"
 				switch t.Kind {
 				case meta.KindView:
@@ -41,7 +41,7 @@ var informationSchemaTables = map[string]*sysTable{
 			"is_identity text", "identity_generation text"),
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
-			for _, t := range cat.Tables() {
+			for _, t := range relations(cat) {
 				for i, c := range userColumns(t) {
 					def := dNull
 					if c.Default != "" {

@@ -41,7 +41,7 @@ var pgCatalogTables = map[string]*sysTable{
 			"relpartbound text"),
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
-			for _, t := range cat.Tables() {
+			for _, t := range relations(cat) {
 				am := dOID(heapAMOID)
 				if t.Kind == meta.KindView || t.Kind == meta.KindSource || t.Kind == meta.KindSequence {
 					am = dOID(0)
@@ -78,7 +78,7 @@ var pgCatalogTables = map[string]*sysTable{
 					dBool(notNull), dBool(hasDef), dFalse, dStr(identity), dStr(""),
 					dFalse, dTrue, dInt(0), coll, dNull, dNull, dStr(""), dNull}
 			}
-			for _, t := range cat.Tables() {
+			for _, t := range relations(cat) {
 				for i, c := range userColumns(t) {
 					rows = append(rows, attribute(t.ID, i+1, c, c.NotNull || isPKColumn(t, i), c.Default != ""))
 				}
@@ -96,7 +96,7 @@ var pgCatalogTables = map[string]*sysTable{
 		cols: sysCols("oid oid", "adrelid oid", "adnum int2", "adbin text"),
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
-			for _, t := range cat.Tables() {
+			for _, t := range relations(cat) {
 				for i, c := range userColumns(t) {
 					if c.Default != "" {
 						rows = append(rows, []types.Datum{dOID(0), dOID(t.ID), dInt(int64(i + 1)), dStr(c.Default)})
@@ -161,7 +161,7 @@ var pgCatalogTables = map[string]*sysTable{
 		cols: sysCols("objoid oid", "classoid oid", "objsubid int4", "description text"),
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
-			for _, t := range cat.Tables() {
+			for _, t := range relations(cat) {
 				if t.Comment != "" {
 					rows = append(rows, []types.Datum{dOID(t.ID), dOID(sysTableOIDs["pg_class"]), dInt(0), dStr(t.Comment)})
 				}

@@ -99,6 +99,7 @@ func init() {
 	maps.Copy(pgCatalogTables, sourceCatalogTables)
 	maps.Copy(informationSchemaTables, informationSchemaViews)
 	maps.Copy(pgCatalogTables, roleCatalogTables)
+	maps.Copy(streamdbCatalogTables, subscriptionTables)
 }
 
 // sysTableOIDs are PostgreSQL's OIDs of the pg_catalog relations that

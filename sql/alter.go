@@ -17,6 +17,7 @@ import (
 var alterKinds = map[string]meta.ObjectKind{
 	"TABLE": meta.KindTable, "VIEW": meta.KindView, "MATERIALIZED VIEW": meta.KindMaterializedView,
 	"SOURCE": meta.KindSource, "INDEX": meta.KindIndex, "SEQUENCE": meta.KindSequence, "SINK": meta.KindSink,
+	"SUBSCRIPTION": meta.KindSubscription,
 }
 
 // alterKind returns the catalog kind of an ALTER statement's kind word.

@@ -16,7 +16,7 @@ import (
 // streamed as they are computed (never collected), encoded in the copy's
 // format for pgwire (pgwire.CopyOut).
 type copyOut struct {
-	*streamedRows
+	copySource
 	opts *parser.Copy
 	enc  copyEncoder
 	// header and trailer are sent before the first row and after the
@@ -26,6 +26,15 @@ type copyOut struct {
 }
 
 var _ pgwire.CopyOut = (*copyOut)(nil)
+
+// copySource is where the rows of COPY ... TO come from: its query's
+// (streamedRows), or the changes of a SUBSCRIBE (subscriber). They run
+// past Open, until Close.
+type copySource interface {
+	rowSource
+	streams()
+	rowCount() int64
+}
 
 // copyQuery returns the query a COPY ... TO reads: its own, or every
 // (named) column of its table.
@@ -53,8 +62,8 @@ func copyQuery(x *parser.Copy) string {
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // newCopyOut encodes rows, the query's, whose columns are cols, for x.
-func newCopyOut(rows *streamedRows, x *parser.Copy, cols []pgwire.Column, zone *time.Location) *copyOut {
-	co := &copyOut{streamedRows: rows, opts: x, enc: copyEncoder{opts: x, zone: zone}}
+func newCopyOut(rows copySource, x *parser.Copy, cols []pgwire.Column, zone *time.Location) *copyOut {
+	co := &copyOut{copySource: rows, opts: x, enc: copyEncoder{opts: x, zone: zone}}
 	for _, c := range cols {
 		co.enc.types = append(co.enc.types, c.Type)
 	}
@@ -86,7 +95,7 @@ func (co *copyOut) NextData(ctx context.Context) ([]byte, error) {
 	if co.done {
 		return nil, nil
 	}
-	row, err := co.streamedRows.Next(ctx)
+	row, err := co.copySource.Next(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +115,7 @@ func (co *copyOut) NextData(ctx context.Context) ([]byte, error) {
 func (co *copyOut) Next(context.Context) ([]types.Datum, error) { return nil, nil }
 
 // Tag implements pgwire.Rows.
-func (co *copyOut) Tag() string { return fmt.Sprintf("COPY %d", co.count) }
+func (co *copyOut) Tag() string { return fmt.Sprintf("COPY %d", co.rowCount()) }
 
 // copyEncoder writes rows in a COPY format, as PostgreSQL's COPY TO does.
 type copyEncoder struct {

@@ -11,7 +11,7 @@ import (
 )
 
 // rowSource is where a cursor's rows come from: a query's rows as its plan
-// produces them (a subscription's changes may plug in later). Next returns
+// produces them, or a subscription's changes (subscriber). Next returns
 // the next row, or nil at the end, waiting no longer than ctx allows;
 // Close stops the source.
 type rowSource interface {
@@ -38,9 +38,12 @@ type cursor struct {
 	created                    time.Time
 	cols                       []pgwire.Column
 	src                        rowSource // nil once it ended
-	buf                        [][]types.Datum
-	base                       int64 // buf[0] is row base+1
-	p                          position
+	// sub is the source of a cursor over a subscription, which FETCH
+	// reads as its changes come (fetchChanges).
+	sub  *subscriber
+	buf  [][]types.Datum
+	base int64 // buf[0] is row base+1
+	p    position
 }
 
 // newCursor returns the cursor DECLARE d (in text sql) opens, before its

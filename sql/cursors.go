@@ -47,7 +47,11 @@ func (s *Session) declare(ctx context.Context, st *statement, params []types.Dat
 			return nil, err
 		}
 	}
-	c.cols, c.scroll = st.declareCols, d.Scroll || !d.NoScroll && planner.Scrollable(st.query)
+	c.cols = st.declareCols
+	if d.Subscribe != nil {
+		return s.declareSubscription(ctx, c, d)
+	}
+	c.scroll = d.Scroll || !d.NoScroll && planner.Scrollable(st.query)
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.src = st.stream(ctx, cancel, params)
 	return done("DECLARE CURSOR"), nil
@@ -87,6 +91,13 @@ func (s *Session) fetch(ctx context.Context, f *parser.Fetch) (pgwire.Rows, erro
 	if err != nil {
 		return nil, err
 	}
+	if c.sub != nil {
+		return s.fetchChanges(ctx, c, f)
+	}
+	if f.Timeout != "" {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "FETCH ... WITH (timeout) applies to cursors over SUBSCRIBE").
+			WithHint("Cursor %q reads a query, whose rows are all there: FETCH without a timeout.", c.name)
+	}
 	sc, n, err := c.fetch(ctx, f)
 	if err != nil {
 		return nil, err
@@ -116,6 +127,11 @@ func (s *Session) closeCursor(x *parser.CloseCursor) (pgwire.Rows, error) {
 // cursors read their remaining rows and stay open, the others close.
 func (s *Session) commitCursors(ctx context.Context) error {
 	for name, c := range s.cursors {
+		if c.hold && c.sub != nil {
+			// A subscription never ends: the cursor keeps reading it.
+			c.held = true
+			continue
+		}
 		if c.hold {
 			if err := c.materialize(ctx); err != nil {
 				return err

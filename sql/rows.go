@@ -128,6 +128,9 @@ func (r *streamedRows) Next(ctx context.Context) ([]types.Datum, error) {
 // streams marks rows that run past Open, until Close.
 func (r *streamedRows) streams() {}
 
+// rowCount implements copySource.
+func (r *streamedRows) rowCount() int64 { return r.count }
+
 // Tag implements pgwire.Rows.
 func (r *streamedRows) Tag() string { return fmt.Sprintf("SELECT %d", r.count) }
 

@@ -45,6 +45,8 @@ type statement struct {
 	// declare is a DECLARE, whose query's columns are declareCols.
 	declare     *parser.Declare
 	declareCols []pgwire.Column
+	// subscribe is a SUBSCRIBE, alone, in COPY ... TO or in DECLARE.
+	subscribe *parser.Subscribe
 	// inQueryBlock marks a statement of a simple query of several, which
 	// PostgreSQL runs as one implicit transaction block.
 	inQueryBlock bool
@@ -88,12 +90,19 @@ func sameColumns(a, b []pgwire.Column) bool {
 func (st *statement) doBind(cat *meta.Catalog) (err error) {
 	defer st.s.recoverInternal(&err)
 	p := st.parsed
-	st.query, st.dml, st.cols, st.copyTo, st.declare = nil, nil, nil, nil, nil
+	st.query, st.dml, st.cols, st.copyTo, st.declare, st.subscribe = nil, nil, nil, nil, nil, nil
 	node, numParams := p.AST, p.NumParams
+	if x, ok := p.Utility.(*parser.Subscribe); ok {
+		return st.bindSubscribe(cat, x)
+	}
 	if x, ok := p.Utility.(*parser.Copy); ok && x.To {
 		q, err := parser.Parse(copyQuery(x))
 		if err != nil {
 			return err
+		}
+		if sub, ok := q[0].Utility.(*parser.Subscribe); ok && len(q) == 1 {
+			st.copyTo = x
+			return st.bindSubscribe(cat, sub)
 		}
 		if len(q) != 1 || q[0].AST == nil {
 			return pgerror.New(pgerror.CodeSyntaxError, "COPY (query) TO takes one SELECT")
@@ -101,6 +110,10 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 		node, st.copyTo = q[0].AST, x
 	}
 	if x, ok := p.Utility.(*parser.Declare); ok {
+		if x.Subscribe != nil {
+			st.declare = x
+			return st.bindSubscribe(cat, x.Subscribe)
+		}
 		node, numParams, st.declare = x.Query.AST, x.Query.NumParams, x
 	}
 	if node == nil {
@@ -157,6 +170,25 @@ func (st *statement) doBind(cat *meta.Catalog) (err error) {
 		return err
 	}
 	st.params = b.ParamTypes()
+	return nil
+}
+
+// bindSubscribe binds SUBSCRIBE x, alone or in the COPY or DECLARE
+// being bound.
+func (st *statement) bindSubscribe(cat *meta.Catalog, x *parser.Subscribe) error {
+	cols, err := st.s.bindSubscribe(cat, x)
+	if err != nil {
+		return err
+	}
+	st.subscribe, st.params = x, nil
+	switch {
+	case st.copyTo != nil:
+		st.copyCols = cols
+	case st.declare != nil:
+		st.declareCols = cols
+	default:
+		st.cols = cols
+	}
 	return nil
 }
 
@@ -255,7 +287,14 @@ func (st *statement) run(ctx context.Context, cancel context.CancelFunc, params 
 	if err := st.bind(); err != nil {
 		return nil, err
 	}
-	if st.query == nil && st.dml == nil {
+	if st.subscribe != nil && st.declare == nil {
+		r, err := st.s.subscribe(ctx, st.subscribe, cancel)
+		if err != nil || st.copyTo == nil {
+			return r, err
+		}
+		return newCopyOut(r, st.copyTo, st.copyCols, st.s.vars.zone()), nil
+	}
+	if st.query == nil && st.dml == nil && st.declare == nil {
 		return st.s.runUtility(ctx, st.parsed)
 	}
 	if st.declare != nil {
@@ -351,7 +390,9 @@ func (st *statement) servedWithoutQuorum() bool {
 	if _, write := writeCommand(st.parsed); write {
 		return false
 	}
-	if _, declare := st.parsed.Utility.(*parser.Declare); st.parsed.AST == nil && !declare {
+	_, declare := st.parsed.Utility.(*parser.Declare)
+	_, subscribe := st.parsed.Utility.(*parser.Subscribe)
+	if st.parsed.AST == nil && !declare && !subscribe {
 		return true // SET, SHOW of settings, transaction control, FETCH
 	}
 	return st.bind() == nil && !st.replicated
@@ -384,6 +425,8 @@ func writeCommand(p *parser.Statement) (string, bool) {
 		return "CREATE INDEX", true
 	case *parser.CreateSchema:
 		return "CREATE SCHEMA", true
+	case *parser.CreateSubscription:
+		return "CREATE SUBSCRIPTION", true
 	case *parser.CreateFunction:
 		return "CREATE FUNCTION", true
 	case *parser.DropFunction:

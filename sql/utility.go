@@ -126,6 +126,8 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		return done("CREATE INDEX"), nil
 	case *parser.DropObject:
 		return s.drop(ctx, x)
+	case *parser.CreateSubscription:
+		return s.createSubscriptionStmt(ctx, x)
 	case *parser.SetVar:
 		var err error
 		switch {
@@ -327,14 +329,15 @@ func (s *Session) drop(ctx context.Context, x *parser.DropObject) (pgwire.Rows, 
 }
 
 func (s *Session) showObjects(x *parser.ShowObjects) (pgwire.Rows, error) {
-	want := map[string]meta.ObjectKind{"TABLES": meta.KindTable, "VIEWS": meta.KindView, "MATERIALIZED VIEWS": meta.KindMaterializedView, "SOURCES": meta.KindSource, "SINKS": meta.KindSink}
+	want := map[string]meta.ObjectKind{"TABLES": meta.KindTable, "VIEWS": meta.KindView, "MATERIALIZED VIEWS": meta.KindMaterializedView, "SOURCES": meta.KindSource, "SINKS": meta.KindSink,
+		"SUBSCRIPTIONS": meta.KindSubscription}
 	kind, ok := want[x.Kind]
 	if !ok {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "SHOW %s is not supported yet", x.Kind)
 	}
 	var vals [][]string
 	for _, t := range s.e.Meta.Catalog().Tables() {
-		if t.Kind == kind {
+		if t.Kind == kind && t.Owner == "" {
 			vals = append(vals, []string{t.Name})
 		}
 	}

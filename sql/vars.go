@@ -54,6 +54,7 @@ var sessionVars = map[string]varDef{
 	"max_identifier_length":               {def: "63", readOnly: true, desc: "Shows the maximum identifier length."},
 	"implicit_flush":                      {def: "off", boolean: true, desc: "Makes each DML statement wait until its effects are visible in every materialized view."},
 	"streaming_parallelism":               {def: "0", desc: "Actors per fragment of new materialized views (0: the server's default)."},
+	"subscribe_retention":                 {def: "10min", duration: true, desc: "Sets how long the changes of a SUBSCRIBE to a relation or a query are kept for a reader that falls behind."},
 	"scan_pushdown":                       {def: "on", boolean: true, desc: "Has the nodes that hold a relation's rows filter them, and send only the columns a query reads."},
 	// Accepted for RisingWave compatibility; they tune RisingWave's own
 	// executors and have no effect here.

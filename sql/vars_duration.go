@@ -72,8 +72,10 @@ func showDuration(d time.Duration) string {
 }
 
 // duration returns the value of a time setting (shown as showDuration).
-func (v *vars) duration(name string) time.Duration {
-	s := v.values[name]
+func (v *vars) duration(name string) time.Duration { return shownDuration(v.values[name]) }
+
+// shownDuration reads a duration as showDuration shows it.
+func shownDuration(s string) time.Duration {
 	for _, u := range durationUnits {
 		if n, ok := strings.CutSuffix(s, u.name); ok {
 			if k, err := strconv.ParseInt(n, 10, 64); err == nil {

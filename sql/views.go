@@ -176,6 +176,10 @@ func (s *Session) createPlanned(ctx context.Context, j *plannedJob) error {
 		stop()
 		return err
 	}
+	if j.kind == meta.KindSubscription {
+		// Its log holds every change from here on.
+		t.Since = e.ReadEpoch()
+	}
 	if _, err := e.Meta.CreateTable(ctx, t, false); err != nil {
 		stop()
 		return err

@@ -8,13 +8,16 @@ import (
 )
 
 // Declare is DECLARE name [BINARY] [ASENSITIVE|INSENSITIVE] [[NO] SCROLL]
-// CURSOR [{WITH|WITHOUT} HOLD] FOR query. Scroll and NoScroll are both
-// unset when the cursor is declared with neither.
+// CURSOR [{WITH|WITHOUT} HOLD] FOR {query | SUBSCRIBE ...}, or RisingWave's
+// DECLARE name SUBSCRIPTION CURSOR FOR subscription [SINCE ... | FULL].
+// Scroll and NoScroll are both unset when the cursor is declared with
+// neither. A cursor over a subscription has Subscribe set, Query nil.
 type Declare struct {
 	Name             string
 	Binary, Hold     bool
 	Scroll, NoScroll bool
 	Query            *Statement
+	Subscribe        *Subscribe
 }
 
 // FetchKind is the direction of FETCH and MOVE, as PostgreSQL's grammar
@@ -33,12 +36,15 @@ const (
 // FetchAll is the count of FORWARD ALL and BACKWARD ALL.
 const FetchAll = math.MaxInt64
 
-// Fetch is FETCH [direction] [FROM|IN] cursor, or MOVE with Move set.
+// Fetch is FETCH [direction] [FROM|IN] cursor [WITH (timeout = ...)],
+// or MOVE with Move set. Timeout is the option's value as written ("":
+// none), for a cursor over a subscription.
 type Fetch struct {
-	Move   bool
-	Kind   FetchKind
-	Count  int64
-	Cursor string
+	Move    bool
+	Kind    FetchKind
+	Count   int64
+	Cursor  string
+	Timeout string
 }
 
 // CloseCursor is CLOSE name, or CLOSE ALL with Cursor "".
@@ -71,6 +77,12 @@ func (p *uparser) declare() (any, error) {
 			options = false
 		}
 	}
+	if p.accept("subscription", "cursor") {
+		// A subscription cursor lives until closed, as RisingWave's.
+		d.Hold = true
+		d.Subscribe, err = p.subscriptionCursor()
+		return d, err
+	}
 	if err := p.expect("cursor"); err != nil {
 		return nil, err
 	}
@@ -81,6 +93,10 @@ func (p *uparser) declare() (any, error) {
 	}
 	if err := p.expect("for"); err != nil {
 		return nil, err
+	}
+	if p.peek().is("subscribe") {
+		d.Subscribe, err = p.subscribe()
+		return d, err
 	}
 	start := p.i
 	if d.Query, err = p.rest(); err != nil {
@@ -153,6 +169,19 @@ func (p *uparser) fetch() (any, error) {
 	_ = p.accept("from") || p.accept("in")
 	name, err := p.ident()
 	f.Cursor = name
+	if err == nil && !f.Move && p.accept("with") {
+		opts, err := p.options()
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range opts {
+			if k != "timeout" {
+				return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "FETCH option %q is not supported", k).
+					WithHint("FETCH takes WITH (timeout = 'interval') only.")
+			}
+			f.Timeout = v
+		}
+	}
 	return f, err
 }
 

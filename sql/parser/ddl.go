@@ -63,6 +63,11 @@ func (p *uparser) create() (any, error) {
 			return nil, p.syntaxErr(p.i - 1)
 		}
 		return p.createSchema()
+	case p.accept("subscription"):
+		if orReplace {
+			return nil, p.syntaxErr(p.i - 1)
+		}
+		return p.createSubscription()
 	case p.peek().is("temp") || p.peek().is("temporary"):
 		return nil, p.notSupported(p.i, "CREATE TEMPORARY")
 	}
@@ -453,6 +458,7 @@ func (p *uparser) createIndex(unique bool) (any, error) {
 // dropKinds are the object kinds DROP knows, by their first word.
 var dropKinds = map[string]string{
 	"table": "TABLE", "view": "VIEW", "index": "INDEX", "source": "SOURCE", "sink": "SINK", "schema": "SCHEMA", "sequence": "SEQUENCE",
+	"subscription": "SUBSCRIPTION",
 }
 
 // drop parses DROP kind [IF EXISTS] name, ... [CASCADE|RESTRICT].

@@ -130,7 +130,7 @@ func (p *uparser) show() (any, error) {
 		return sc, err
 	}
 	switch tk := p.peek(); {
-	case tk.is("tables"), tk.is("views"), tk.is("sources"), tk.is("sinks"):
+	case tk.is("tables"), tk.is("views"), tk.is("sources"), tk.is("sinks"), tk.is("subscriptions"):
 		if p.at(p.i+1).kind == tkEOF {
 			p.i++
 			return &ShowObjects{Kind: strings.ToUpper(tk.val)}, nil

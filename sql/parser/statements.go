@@ -105,10 +105,11 @@ type ColumnDef struct {
 	IdentityOptions []SeqOption
 }
 
-// DropObject is DROP TABLE / VIEW / MATERIALIZED VIEW / INDEX / SOURCE / SINK.
+// DropObject is DROP TABLE / VIEW / MATERIALIZED VIEW / INDEX / SOURCE /
+// SINK / SUBSCRIPTION.
 type DropObject struct {
 	// Kind is "TABLE", "VIEW", "MATERIALIZED VIEW", "INDEX", "SOURCE",
-	// "SINK" or "SCHEMA".
+	// "SINK", "SUBSCRIPTION" or "SCHEMA".
 	Kind     string
 	Names    []ObjectName
 	IfExists bool
@@ -184,9 +185,11 @@ type ShowVar struct {
 	Name string
 }
 
-// ShowObjects is SHOW TABLES / MATERIALIZED VIEWS / SOURCES / VIEWS / SINKS.
+// ShowObjects is SHOW TABLES / MATERIALIZED VIEWS / SOURCES / VIEWS /
+// SINKS / SUBSCRIPTIONS.
 type ShowObjects struct {
-	// Kind is "TABLES", "MATERIALIZED VIEWS", "SOURCES", "VIEWS" or "SINKS".
+	// Kind is "TABLES", "MATERIALIZED VIEWS", "SOURCES", "VIEWS", "SINKS"
+	// or "SUBSCRIPTIONS".
 	Kind string
 }
 

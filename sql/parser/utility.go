@@ -19,7 +19,7 @@ type uparser struct {
 var unsupportedStatements = wordSet(
 	"grant", "revoke", "prepare", "execute", "deallocate", "listen", "notify", "unlisten", "vacuum", "analyze", "analyse",
 	"truncate", "lock", "reindex", "cluster", "checkpoint", "do", "call",
-	"savepoint", "release", "subscribe", "refresh", "import", "security", "load",
+	"savepoint", "release", "refresh", "import", "security", "load",
 	"replace", "merge", "reassign", "cancel", "recover", "describe",
 )
 
@@ -170,6 +170,8 @@ func (p *uparser) statement() (any, error) {
 		return p.fetch()
 	case tk.is("close"):
 		return p.closeCursor()
+	case tk.is("subscribe"):
+		return p.subscribe()
 	case tk.kind == tkIdent && unsupportedStatements[tk.val]:
 		return nil, p.notSupported(p.i, strings.ToUpper(tk.val))
 	}
@@ -315,12 +317,16 @@ func (p *uparser) options() (map[string]string, error) {
 				break
 			}
 		}
-		if err := p.expectPunct("="); err != nil {
-			return nil, err
-		}
-		v, err := p.value()
-		if err != nil {
-			return nil, err
+		// A bare name (WITH (snapshot)) turns the option on.
+		v := "true"
+		if !p.peek().isPunct(",") && !p.peek().isPunct(")") {
+			if err := p.expectPunct("="); err != nil {
+				return nil, err
+			}
+			var err error
+			if v, err = p.value(); err != nil {
+				return nil, err
+			}
 		}
 		opts[strings.Join(key, ".")] = v
 		if p.acceptPunct(")") {
