@@ -1,10 +1,11 @@
-// Package connector opens the source connectors streamdb ships, nexmark
-// and datagen, from a source's columns and WITH options: it validates them
+// Package connector opens the source connectors streamdb ships, nexmark,
+// datagen and postgres-cdc, from a source's columns and WITH options: it validates them
 // and hands out the splits the streaming runtime reads. Errors are
 // *pgerror.Error naming the option or column at fault.
 package connector
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strconv"
@@ -51,7 +52,13 @@ type Source struct {
 	// Splits is the number of splits.
 	Splits int
 	// Width is the number of columns of a split's rows.
-	Width    int
+	Width int
+	// Keyed: the splits' rows are changes by the primary key of the
+	// columns, read in the background (pgcdc.Split, a
+	// dataflow.ChangeReader).
+	Keyed bool
+	// Check, if set, verifies the external system the source reads.
+	Check    func(ctx context.Context) error
 	newSplit func(split int) Split
 }
 
@@ -60,7 +67,7 @@ type Source struct {
 func (s *Source) NewSplit(split int) Split { return s.newSplit(split) }
 
 // connectors are the connectors Open knows.
-var connectors = []string{"datagen", "nexmark"}
+var connectors = []string{"datagen", "nexmark", "postgres-cdc"}
 
 // Open validates a source's columns and WITH options (keys lowercased) and
 // returns its configuration. created is the source's creation time (the
@@ -81,9 +88,11 @@ func Open(cols []Column, opts map[string]string, created time.Time, splits int) 
 		return openNexmark(cols, opts, splits)
 	case "datagen":
 		return openDatagen(cols, opts, created, splits)
+	case "postgres-cdc":
+		return openPostgresCDC(cols, opts, created)
 	}
 	return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "unknown connector %q in option %s", name, option).
-		WithHint("The connectors are %s.", strings.Join(connectors, " and "))
+		WithHint("The connectors are %s.", strings.Join(connectors, ", "))
 }
 
 // checkKeys refuses options outside the connector's namespaces.

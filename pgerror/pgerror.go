@@ -53,6 +53,7 @@ const (
 	CodeDependentObjectsStillExist  = "2BP01"
 	CodeProtocolViolation           = "08P01"
 	CodeConnectionFailure           = "08006"
+	CodeUnableToConnect             = "08001"
 	CodeQueryCanceled               = "57014"
 	CodeCannotConnectNow            = "57P03"
 	CodeAdminShutdown               = "57P01"
