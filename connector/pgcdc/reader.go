@@ -39,8 +39,9 @@ type reader struct {
 	// relations maps an upstream relation id to the index of each of
 	// the split's columns in its tuples (-1: absent).
 	relations map[uint32][]int
-	// confirmed is the LSN last sent in a status update.
-	confirmed int64
+	// confirmed is the flush LSN last sent in a status update; received
+	// is the server's WAL end as last heard.
+	confirmed, received int64
 }
 
 // run reads until ctx ends, reconnecting with backoff after failures.
@@ -89,7 +90,7 @@ func (r *reader) stream(ctx context.Context) error {
 	}
 	r.relations = map[uint32][]int{}
 	r.batch = r.batch[:0]
-	r.confirmed = 0
+	r.confirmed, r.received = 0, 0
 	return r.replicate(ctx, repl)
 }
 
@@ -243,6 +244,7 @@ func (r *reader) replicate(ctx context.Context, repl *pgconn.PgConn) error {
 				if err != nil {
 					return err
 				}
+				r.received = max(r.received, int64(ka.ServerWALEnd))
 				if ka.ReplyRequested {
 					nextStatus = time.Time{}
 				}
@@ -251,6 +253,7 @@ func (r *reader) replicate(ctx context.Context, repl *pgconn.PgConn) error {
 				if err != nil {
 					return err
 				}
+				r.received = max(r.received, int64(x.ServerWALEnd))
 				if err := r.decode(ctx, x.WALData); err != nil {
 					return err
 				}
@@ -259,15 +262,18 @@ func (r *reader) replicate(ctx context.Context, repl *pgconn.PgConn) error {
 	}
 }
 
-// status confirms the slot up to the offset streamdb committed.
+// status confirms the slot up to the offset streamdb committed (the
+// flush position) and reports everything heard as written: a server
+// shutting down waits for its walsenders until the write position
+// reaches what they sent.
 func (r *reader) status(ctx context.Context, repl *pgconn.PgConn) error {
-	committed := r.split.committed.Load()
-	if committed == 0 {
-		// Nothing durable yet: report no position, only liveness.
-		committed = r.confirmed
-	}
-	r.confirmed = committed
-	return pglogrepl.SendStandbyStatusUpdate(ctx, repl, pglogrepl.StandbyStatusUpdate{WALWritePosition: pglogrepl.LSN(committed)})
+	// Nothing committed yet: flush position 1, below any slot's
+	// (0 would stand for the write position).
+	r.confirmed = max(r.confirmed, r.split.committed.Load(), 1)
+	return pglogrepl.SendStandbyStatusUpdate(ctx, repl, pglogrepl.StandbyStatusUpdate{
+		WALWritePosition: pglogrepl.LSN(max(r.received, r.confirmed)),
+		WALFlushPosition: pglogrepl.LSN(r.confirmed), WALApplyPosition: pglogrepl.LSN(r.confirmed),
+	})
 }
 
 // decode handles one pgoutput message.
