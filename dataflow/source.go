@@ -76,7 +76,8 @@ type SourceSpec struct {
 // Build implements Spec: it positions the actor's splits at their
 // committed offsets (recovery removed uncommitted ones before actors start).
 func (s *SourceSpec) Build(env *Env) (Operator, error) {
-	op := &source{spec: s, store: env.Store, one: make([][]types.Datum, 1), env: env}
+	op := &source{spec: s, store: env.Store, one: make([][]types.Datum, 1), wait: env.WaitCommitted}
+	op.ctx, op.cancel = context.WithCancel(env.Ctx)
 	for _, id := range env.Splits {
 		sp := &sourceSplit{id: int64(id), reader: s.NewSplit(id), key: offsetKey(s.StateTable, id)}
 		off, ok, err := SplitOffset(env.Store.Engine(), s.StateTable, id, math.MaxUint64)
@@ -91,7 +92,7 @@ func (s *SourceSpec) Build(env *Env) (Operator, error) {
 			if sp.changes, ok = sp.reader.(ChangeReader); !ok {
 				return nil, fmt.Errorf("source %s: split %d does not read changes", s.Name, id)
 			}
-			sp.changes.Open(env.Ctx)
+			sp.changes.Open(op.ctx)
 		}
 		op.splits = append(op.splits, sp)
 	}
@@ -161,10 +162,17 @@ type source struct {
 	out    chunkOut
 	one    [][]types.Datum
 	writes writeBuf
-	env    *Env
 	// deleted is the delete flag of a change read into one.
 	deleted []bool
+	// ctx ends the change readers (cancel, at close); wait waits for an
+	// epoch to commit.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wait   func(ctx context.Context, epoch uint64) error
 }
+
+// close implements closer: the change readers stop.
+func (o *source) close() { o.cancel() }
 
 // Process implements Operator: a source has no input rows.
 func (o *source) Process(_ int, c *Chunk, emit Emit) error { return emit(c) }
@@ -196,7 +204,7 @@ func (o *source) confirmOnCommit(epoch uint64) {
 	}
 	splits := o.splits
 	go func() {
-		if o.env.WaitCommitted(o.env.Ctx, epoch) != nil {
+		if o.wait(o.ctx, epoch) != nil {
 			return
 		}
 		for i, sp := range splits {
