@@ -2,6 +2,7 @@ package pgcdc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -39,6 +40,8 @@ type reader struct {
 	// relations maps an upstream relation id to the index of each of
 	// the split's columns in its tuples (-1: absent).
 	relations map[uint32][]int
+	// inTxn is set between a transaction's Begin and Commit.
+	inTxn bool
 	// confirmed is the flush LSN last sent in a status update; received
 	// is the server's WAL end as last heard.
 	confirmed, received int64
@@ -90,7 +93,7 @@ func (r *reader) stream(ctx context.Context) error {
 	}
 	r.relations = map[uint32][]int{}
 	r.batch = r.batch[:0]
-	r.confirmed, r.received = 0, 0
+	r.confirmed, r.received, r.inTxn = 0, 0, false
 	return r.replicate(ctx, repl)
 }
 
@@ -125,9 +128,16 @@ func ensurePublication(ctx context.Context, cfg Config) error {
 	return err
 }
 
-// snapshot creates the slot afresh (dropping a slot left by an unfinished
-// snapshot) with an exported snapshot, reads the table's rows in it as
-// upserts, and positions the reader at the slot's consistent point.
+// snapshot reads the table's rows as upserts and positions the reader
+// where streaming must start. Without a slot, it creates the slot with an
+// exported snapshot and reads the rows in it: streaming starts at the
+// slot's consistent point. A slot already there was left by a snapshot
+// that did not finish (or its offset was not checkpointed): the slot was
+// never confirmed, so streaming from its confirmed point replays every
+// change since the rows that snapshot emitted; the rows are read again in
+// a new snapshot, and the replay (upserts and deletes by key, applied
+// again) converges on the table's state, deletes of rows emitted before
+// included.
 func (r *reader) snapshot(ctx context.Context, repl *pgconn.PgConn) error {
 	cfg := r.split.cfg
 	conn, err := pgx.Connect(ctx, cfg.URL)
@@ -135,15 +145,23 @@ func (r *reader) snapshot(ctx context.Context, repl *pgconn.PgConn) error {
 		return err
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = $1", cfg.Slot); err != nil {
-		return fmt.Errorf("drop the slot of an unfinished snapshot: %w", err)
+	var confirmed string
+	err = conn.QueryRow(ctx, "SELECT coalesce(confirmed_flush_lsn::text, '') FROM pg_replication_slots WHERE slot_name = $1", cfg.Slot).Scan(&confirmed)
+	var snapshot string
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		slot, err := pglogrepl.CreateReplicationSlot(ctx, repl, cfg.Slot, "pgoutput",
+			pglogrepl.CreateReplicationSlotOptions{SnapshotAction: "EXPORT_SNAPSHOT", Mode: pglogrepl.LogicalReplication})
+		if err != nil {
+			return fmt.Errorf("create replication slot %s: %w", cfg.Slot, err)
+		}
+		confirmed, snapshot = slot.ConsistentPoint, slot.SnapshotName
+	case err != nil:
+		return err
+	case confirmed == "":
+		return fmt.Errorf("replication slot %s is not a logical slot: drop it or name another with the option slot", cfg.Slot)
 	}
-	slot, err := pglogrepl.CreateReplicationSlot(ctx, repl, cfg.Slot, "pgoutput",
-		pglogrepl.CreateReplicationSlotOptions{SnapshotAction: "EXPORT_SNAPSHOT", Mode: pglogrepl.LogicalReplication})
-	if err != nil {
-		return fmt.Errorf("create replication slot %s: %w", cfg.Slot, err)
-	}
-	start, err := pglogrepl.ParseLSN(slot.ConsistentPoint)
+	start, err := pglogrepl.ParseLSN(confirmed)
 	if err != nil {
 		return err
 	}
@@ -152,8 +170,10 @@ func (r *reader) snapshot(ctx context.Context, repl *pgconn.PgConn) error {
 		return err
 	}
 	defer tx.Rollback(context.Background())
-	if _, err := tx.Exec(ctx, "SET TRANSACTION SNAPSHOT '"+slot.SnapshotName+"'"); err != nil {
-		return err
+	if snapshot != "" {
+		if _, err := tx.Exec(ctx, "SET TRANSACTION SNAPSHOT '"+snapshot+"'"); err != nil {
+			return err
+		}
 	}
 	names := make([]string, len(r.split.cols))
 	for i, c := range r.split.cols {
@@ -245,6 +265,9 @@ func (r *reader) replicate(ctx context.Context, repl *pgconn.PgConn) error {
 					return err
 				}
 				r.received = max(r.received, int64(ka.ServerWALEnd))
+				if err := r.idle(ctx, int64(ka.ServerWALEnd)); err != nil {
+					return err
+				}
 				if ka.ReplyRequested {
 					nextStatus = time.Time{}
 				}
@@ -263,9 +286,7 @@ func (r *reader) replicate(ctx context.Context, repl *pgconn.PgConn) error {
 }
 
 // status confirms the slot up to the offset streamdb committed (the
-// flush position) and reports everything heard as written: a server
-// shutting down waits for its walsenders until the write position
-// reaches what they sent.
+// flush position) and reports everything heard as written.
 func (r *reader) status(ctx context.Context, repl *pgconn.PgConn) error {
 	// Nothing committed yet: flush position 1, below any slot's
 	// (0 would stand for the write position).
@@ -295,7 +316,7 @@ func (r *reader) decode(ctx context.Context, data []byte) error {
 		}
 		r.relations[m.RelationID] = idx
 	case *pglogrepl.BeginMessage:
-		r.batch = r.batch[:0]
+		r.batch, r.inTxn = r.batch[:0], true
 	case *pglogrepl.InsertMessage:
 		return r.add(ctx, m.RelationID, m.Tuple, false)
 	case *pglogrepl.UpdateMessage:
@@ -312,8 +333,26 @@ func (r *reader) decode(ctx context.Context, data []byte) error {
 		if !r.flush(ctx) {
 			return ctx.Err()
 		}
-		r.pos = int64(m.TransactionEndLSN)
+		r.pos, r.inTxn = int64(m.TransactionEndLSN), false
 	}
+	return nil
+}
+
+// idle moves the position to end, the server's WAL end in a keepalive,
+// when no transaction is open: every transaction that committed before it
+// was sent. Without it, the position would stay at the table's last
+// change: the slot would keep the WAL of other tables' changes, and a
+// server shutting down, which waits until its walsenders' clients
+// confirmed all they were sent, would wait for streamdb in vain.
+func (r *reader) idle(ctx context.Context, end int64) error {
+	if r.inTxn || end <= r.pos {
+		return nil
+	}
+	r.batch = append(r.batch[:0], change{end: end})
+	if !r.flush(ctx) {
+		return ctx.Err()
+	}
+	r.pos = end
 	return nil
 }
 
