@@ -61,7 +61,12 @@ func TestPostgresCDC(t *testing.T) {
 		fmt.Sprintf("CREATE TABLE orders (id INT PRIMARY KEY, g INT, amount BIGINT, note TEXT) WITH (connector = 'postgres-cdc', url = '%s', table = 'public.orders', slot = 'sd_orders')", url),
 		"CREATE MATERIALIZED VIEW per_g AS SELECT g, count(*) AS n, sum(amount) AS s FROM orders GROUP BY g",
 	)
-	defer func() { p.kill() }()
+	defer func() {
+		if t.Failed() {
+			t.Logf("streamdb's log:\n%s", p.output())
+		}
+		p.kill()
+	}()
 	waitCDCEqual(t, url, addr, "snapshot")
 	rng := rand.New(rand.NewPCG(5, 6))
 	cdcTraffic(t, conn, rng, 200)
