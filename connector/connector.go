@@ -1,10 +1,12 @@
 // Package connector opens the source connectors streamdb ships, nexmark,
-// datagen and kafka, from a source's columns and WITH options: it
-// validates them and hands out the splits the streaming runtime reads.
-// Errors are *pgerror.Error naming the option or column at fault.
+// datagen, kafka and postgres-cdc, from a source's columns and WITH
+// options: it validates them and hands out the splits the streaming
+// runtime reads. Errors are *pgerror.Error naming the option or column at
+// fault.
 package connector
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strconv"
@@ -52,7 +54,13 @@ type Source struct {
 	// Splits is the number of splits.
 	Splits int
 	// Width is the number of columns of a split's rows.
-	Width    int
+	Width int
+	// Keyed: the splits' rows are changes by the primary key of the
+	// columns, read in the background (pgcdc.Split, a
+	// dataflow.ChangeReader).
+	Keyed bool
+	// Check, if set, verifies the external system the source reads.
+	Check    func(ctx context.Context) error
 	newSplit func(split int) Split
 	// newSplits, if set, opens splits read together (sharing a
 	// connection); else they are opened one by one with newSplit.
@@ -78,7 +86,7 @@ func (s *Source) NewSplits(splits []int) []Split {
 }
 
 // connectors are the connectors Open knows.
-var connectors = []string{"datagen", "kafka", "nexmark"}
+var connectors = []string{"datagen", "kafka", "nexmark", "postgres-cdc"}
 
 // Open validates a source's columns and WITH options (keys lowercased) and
 // returns its configuration. created is the source's creation time (the
@@ -104,6 +112,8 @@ func Open(cols []Column, opts map[string]string, created time.Time, splits int) 
 		return openNexmark(cols, opts, splits)
 	case "datagen":
 		return openDatagen(cols, opts, created, splits)
+	case "postgres-cdc":
+		return openPostgresCDC(cols, opts, created)
 	}
 	return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "unknown connector %q in option %s", name, option).
 		WithHint("The connectors are %s.", strings.Join(connectors, ", "))

@@ -1,11 +1,13 @@
 package control
 
 import (
+	"context"
 	"time"
 
 	"github.com/streamdb/streamdb/connector"
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/rowkey"
 )
 
@@ -13,12 +15,47 @@ import (
 // or table with a connector t (its columns set) and returns them resolved
 // as its job opens them at every start: the split count (splits, unless
 // they give one) and the creation time made explicit.
-func ResolveSourceOptions(t *meta.Table, with map[string]string, splits int) (map[string]string, error) {
+//
+// A keyed connector (postgres-cdc) needs a table with a primary key, the
+// upstream's; it is checked against the external system it reads. The
+// others need a relation without one (rows get a hidden row id).
+func ResolveSourceOptions(ctx context.Context, t *meta.Table, with map[string]string, splits int) (map[string]string, error) {
 	src, err := connector.Open(connectorColumns(t), with, time.Now(), splits)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkKeyed(t, src); err != nil {
+		return nil, err
+	}
+	if src.Check != nil {
+		ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+		defer cancel()
+		if err := src.Check(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return src.Options, nil
+}
+
+// checkTimeout bounds the check of a connector's external system.
+const checkTimeout = 30 * time.Second
+
+// checkKeyed checks that t has a primary key exactly if its connector
+// src is keyed.
+func checkKeyed(t *meta.Table, src *connector.Source) error {
+	name := src.Options["connector"]
+	switch {
+	case src.Keyed && t.Kind != meta.KindTable:
+		return pgerror.New(pgerror.CodeFeatureNotSupported, "connector %s feeds tables only", name).
+			WithHint("Use CREATE TABLE ... (..., PRIMARY KEY (...)) WITH (connector = '%s', ...).", name)
+	case src.Keyed && len(t.PK) == 0:
+		return pgerror.New(pgerror.CodeInvalidTableDefinition, "a table with connector %s needs a primary key", name).
+			WithHint("Declare the upstream table's primary key, e.g. (id INT PRIMARY KEY, ...).")
+	case !src.Keyed && len(t.PK) > 0:
+		return pgerror.New(pgerror.CodeFeatureNotSupported, "a %s with connector %s cannot have a primary key", t.Kind, name).
+			WithHint("Leave the primary key out: rows get a hidden row id.")
+	}
+	return nil
 }
 
 // openSource opens the connector of source or table t with its recorded
@@ -42,14 +79,15 @@ func connectorColumns(t *meta.Table) []connector.Column {
 // sourceGraph returns the job of a source or of a table with a connector,
 // described by ref: its actors read the connector's splits (from their
 // committed offsets), make the rows' watermarks if it declares one, and,
-// for a table, materialize the rows.
+// for a table, materialize the rows (upserting a keyed connector's
+// changes).
 func sourceGraph(t *meta.Table, ref *dataflow.TableRef) (*dataflow.GraphSpec, error) {
 	src, err := openSource(t)
 	if err != nil {
 		return nil, err
 	}
 	spec := &dataflow.SourceSpec{Name: t.Name, Splits: src.Splits, Width: src.Width, StateTable: t.StateTables[0],
-		NewSplits: func(ids []int) []dataflow.SplitReader {
+		Keyed: src.Keyed, NewSplits: func(ids []int) []dataflow.SplitReader {
 			splits := src.NewSplits(ids)
 			out := make([]dataflow.SplitReader, len(splits))
 			for i, sp := range splits {
@@ -68,7 +106,7 @@ func sourceGraph(t *meta.Table, ref *dataflow.TableRef) (*dataflow.GraphSpec, er
 		g.Fragments = append(g.Fragments, &dataflow.FragmentSpec{
 			ID:       1,
 			Inputs:   []dataflow.InputSpec{{Fragment: 0, Dist: dataflow.DistHash, Keys: t.PK}},
-			Chain:    []dataflow.Spec{&dataflow.MaterializeSpec{TableID: t.ID, PK: t.PK, Types: ref.Types}},
+			Chain:    []dataflow.Spec{&dataflow.MaterializeSpec{TableID: t.ID, PK: t.PK, Types: ref.Types, Upsert: src.Keyed}},
 			OutTypes: ref.Types,
 		})
 	}

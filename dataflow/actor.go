@@ -124,6 +124,7 @@ func (a *actor) chainWatermark(i, input int, w Watermark) error {
 // build builds the actor's chain from its specs over env's vnodes and
 // splits (reading their state from storage) and wires it.
 func (a *actor) build(env *Env) error {
+	closeChain(a.chain)
 	a.owned = env.VNodes
 	env.tables = a.tables
 	defer func() { a.tables = env.tables }()
@@ -135,7 +136,6 @@ func (a *actor) build(env *Env) error {
 		}
 		chain = append(chain, op)
 	}
-	a.closeChain()
 	a.chain = chain
 	a.gen, _ = a.chain[0].(generator)
 	a.emits = make([]Emit, len(a.chain))
@@ -155,16 +155,6 @@ func (a *actor) build(env *Env) error {
 	a.emits[last] = func(c *Chunk) error { return a.out.push(a.ctx, c) }
 	a.wmEmits[last] = func(w Watermark) error { return a.out.broadcast(a.ctx, &w) }
 	return nil
-}
-
-// closeChain closes the operators of the chain that hold resources
-// (closer).
-func (a *actor) closeChain() {
-	for _, op := range a.chain {
-		if c, ok := op.(closer); ok {
-			c.close()
-		}
-	}
 }
 
 // numberPorts numbers the ports of each input and starts merging their
@@ -215,7 +205,7 @@ func (a *actor) mark(in inbound) error {
 func (a *actor) run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer a.closeChain()
+	defer func() { closeChain(a.chain) }()
 	a.ctx = ctx
 	a.numberPorts()
 	merged := make(chan inbound, len(a.ports))
@@ -503,6 +493,20 @@ func (a *actor) receive(ctx context.Context, merged <-chan inbound) (inbound, er
 		case <-handedOver:
 		case <-ctx.Done():
 			return inbound{}, ctx.Err()
+		}
+	}
+}
+
+// closer is implemented by operators that hold resources beyond their
+// state (a change reader's connections, a sink's delivery): close
+// releases them when the operator is rebuilt or its actor stops.
+type closer interface{ close() }
+
+// closeChain closes the operators of chain that hold resources.
+func closeChain(chain []Operator) {
+	for _, op := range chain {
+		if c, ok := op.(closer); ok {
+			c.close()
 		}
 	}
 }

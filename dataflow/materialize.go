@@ -11,6 +11,9 @@ import (
 
 // Build implements Spec.
 func (s *MaterializeSpec) Build(env *Env) (Operator, error) {
+	if s.Upsert {
+		return newUpsert(s, env), nil
+	}
 	m := &materialize{spec: s, store: env.Store, groups: env.VNodeCount}
 	if s.RowBlocks {
 		m.blocks = make([]rowBlock, env.VNodeCount)
@@ -19,7 +22,7 @@ func (s *MaterializeSpec) Build(env *Env) (Operator, error) {
 }
 
 // lazyState implements lazySpec: a materialization writes its rows and
-// reads nothing.
+// reads nothing, or, upserting, reads them by key as they come.
 func (*MaterializeSpec) lazyState() bool { return true }
 
 // Explain implements Spec.
@@ -27,6 +30,9 @@ func (s *MaterializeSpec) Explain() string {
 	blocks := ""
 	if s.RowBlocks {
 		blocks = " row-blocks"
+	}
+	if s.Upsert {
+		blocks = " upsert"
 	}
 	return fmt.Sprintf("Materialize table=%d pk=%v%s", s.TableID, s.PK, blocks)
 }

@@ -21,11 +21,6 @@ type SinkWriter interface {
 	Close()
 }
 
-// closer is an operator holding resources beyond its actor's state (a
-// sink's delivery): the actor closes it when it drops the operator, at a
-// rescale that rebuilds it or when it stops.
-type closer interface{ close() }
-
 // Bounds of a delivery's retries: the wait doubles from the first to the
 // last after each failure.
 const (

@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,6 +32,24 @@ type SplitReader interface {
 	Pace() time.Duration
 }
 
+// ChangeReader is a SplitReader of a keyed source (SourceSpec.Keyed) whose
+// rows are changes by primary key, read from an external system in the
+// background: rows may not be buffered yet while the split is not Done.
+type ChangeReader interface {
+	SplitReader
+	// NextChanges writes the next changes into the caller's rows and
+	// whether each is a delete by key (only the key columns of a deleted
+	// row count) into deletes, and returns how many; 0 while none is
+	// buffered (poll again after a while) or once Done.
+	NextChanges(rows [][]types.Datum, deletes []bool) int
+	// Open starts reading in the background until ctx ends.
+	Open(ctx context.Context)
+	// Committed reports that offset, one the reader returned from
+	// Offset, is durable in streamdb: the external system may forget what
+	// comes before it.
+	Committed(offset int64)
+}
+
 // SourceSpec generates the rows of a connector's splits: the head of a
 // fragment without inputs, each of whose actors owns the splits listed in
 // its Env.Splits and gets barriers from the barrier manager directly.
@@ -53,12 +72,18 @@ type SourceSpec struct {
 	Width int
 	// StateTable holds the splits' offsets.
 	StateTable uint32
+	// Keyed: the splits' readers are ChangeReaders whose rows are changes
+	// by the primary key of the generated columns; the output has no
+	// hidden row id, and is not append-only (an upserting
+	// MaterializeSpec makes the changes exact).
+	Keyed bool
 }
 
 // Build implements Spec: it positions the actor's splits at their
 // committed offsets (recovery removed uncommitted ones before actors start).
 func (s *SourceSpec) Build(env *Env) (Operator, error) {
-	op := &source{spec: s, store: env.Store, one: make([][]types.Datum, 1)}
+	op := &source{spec: s, store: env.Store, one: make([][]types.Datum, 1), wait: env.WaitCommitted}
+	op.ctx, op.cancel = context.WithCancel(env.Ctx)
 	readers := s.NewSplits(env.Splits)
 	for i, id := range env.Splits {
 		op.splits = append(op.splits, &sourceSplit{id: int64(id), reader: readers[i], key: offsetKey(s.StateTable, id)})
@@ -73,6 +98,13 @@ func (s *SourceSpec) Build(env *Env) (Operator, error) {
 			sp.reader.SetOffset(off)
 		}
 		sp.saved = sp.reader.Offset()
+		if s.Keyed {
+			if sp.changes, ok = sp.reader.(ChangeReader); !ok {
+				op.close()
+				return nil, fmt.Errorf("source %s: split %d does not read changes", s.Name, sp.id)
+			}
+			sp.changes.Open(op.ctx)
+		}
 	}
 	return op, nil
 }
@@ -125,6 +157,8 @@ type sourceSplit struct {
 	// start is when the reader was last positioned: its Pace counts from
 	// then; zero until it first generates.
 	start time.Time
+	// changes is the reader of a keyed source's split.
+	changes ChangeReader
 }
 
 // source is the operator of SourceSpec. Its actor calls generate whenever
@@ -138,6 +172,13 @@ type source struct {
 	out    chunkOut
 	one    [][]types.Datum
 	writes writeBuf
+	// deleted is the delete flag of a change read into one.
+	deleted []bool
+	// ctx ends the change readers (cancel, at close); wait waits for an
+	// epoch to commit.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wait   func(ctx context.Context, epoch uint64) error
 }
 
 // Process implements Operator: a source has no input rows.
@@ -155,7 +196,28 @@ func (o *source) Barrier(b *Barrier, _ Emit) error {
 		}
 	}
 	o.writes.stage(o.store, b.Epoch)
+	if o.spec.Keyed {
+		o.confirmOnCommit(b.Epoch)
+	}
 	return nil
+}
+
+// confirmOnCommit tells the change readers, once epoch is committed, that
+// the offsets they had at its checkpoint are durable.
+func (o *source) confirmOnCommit(epoch uint64) {
+	offsets := make([]int64, len(o.splits))
+	for i, sp := range o.splits {
+		offsets[i] = sp.saved
+	}
+	splits := o.splits
+	go func() {
+		if o.wait(o.ctx, epoch) != nil {
+			return
+		}
+		for i, sp := range splits {
+			sp.changes.Committed(offsets[i])
+		}
+	}()
 }
 
 // generate emits one chunk of the next split whose rows are due and
@@ -168,6 +230,15 @@ func (o *source) generate(emit Emit) (time.Duration, error) {
 		sp := o.splits[o.next]
 		o.next = (o.next + 1) % len(o.splits)
 		if sp.reader.Done() {
+			continue
+		}
+		if sp.changes != nil {
+			if n, err := o.fillChanges(sp, emit); n > 0 || err != nil {
+				return 0, err
+			}
+			if wait < 0 || changePoll < wait {
+				wait = changePoll
+			}
 			continue
 		}
 		if pace := sp.reader.Pace(); pace < 0 {
@@ -228,8 +299,10 @@ func (o *source) fill(sp *sourceSplit, now time.Time, emit Emit) (int, error) {
 	return i, o.out.flush(emit)
 }
 
-// close implements closer: it closes the splits that are io.Closers.
+// close implements closer: the change readers stop and the splits that
+// are io.Closers close.
 func (o *source) close() {
+	o.cancel()
 	for _, sp := range o.splits {
 		if c, ok := sp.reader.(io.Closer); ok {
 			if err := c.Close(); err != nil {
@@ -237,4 +310,32 @@ func (o *source) close() {
 			}
 		}
 	}
+}
+
+// changePoll is how long a source waits before it polls change readers
+// that had nothing buffered.
+const changePoll = 5 * time.Millisecond
+
+// fillChanges emits up to MaxChunkRows buffered changes of sp's change
+// reader and returns how many.
+func (o *source) fillChanges(sp *sourceSplit, emit Emit) (int, error) {
+	if o.deleted == nil {
+		o.deleted = make([]bool, 1)
+	}
+	n := 0
+	for ; n < MaxChunkRows; n++ {
+		row := o.out.row(o.spec.Width)
+		o.one[0] = row
+		if sp.changes.NextChanges(o.one, o.deleted) == 0 {
+			break
+		}
+		op := Insert
+		if o.deleted[0] {
+			op = Delete
+		}
+		if err := o.out.add(op, row, emit); err != nil {
+			return n, err
+		}
+	}
+	return n, o.out.flush(emit)
 }

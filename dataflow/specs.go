@@ -133,6 +133,10 @@ type MaterializeSpec struct {
 	// RowBlocks stores the rows, inserts only, in row blocks
 	// (meta.Table.RowBlocks).
 	RowBlocks bool
+	// Upsert: the input is changes by primary key (a keyed source's), not
+	// exact changes; the operator reads the stored row of each key and
+	// emits the table's exact changes (see upsert).
+	Upsert bool
 }
 
 // stateTables implement stateful: the tables each operator writes.

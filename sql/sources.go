@@ -6,7 +6,6 @@ import (
 
 	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/meta"
-	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql/parser"
 )
@@ -18,21 +17,19 @@ import (
 // materialized views over it, from their creation on. A table stores them
 // like DML rows; DML into it is refused (its rows are the connector's).
 // Both are append-only, keyed by a hidden row id derived from each row's
-// split and offset.
+// split and offset, except a table of a keyed connector (postgres-cdc),
+// which has the upstream's primary key and takes its changes.
 func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, kind meta.ObjectKind) (pgwire.Rows, error) {
 	tag := "CREATE TABLE"
 	if kind == meta.KindSource {
 		tag = "CREATE SOURCE"
 	}
-	if x.PrimaryKey != nil {
-		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "a %s with a connector cannot have a primary key yet", kind).
-			WithHint("Leave the primary key out: rows get a hidden row id.")
-	}
 	t, err := tableFromDef(x)
 	if err != nil {
 		return nil, err
 	}
-	t.Kind, t.AppendOnly, t.HiddenRowID = kind, true, true
+	keyed := len(t.PK) > 0
+	t.Kind, t.AppendOnly, t.HiddenRowID = kind, !keyed, !keyed
 	if t.Schema, err = s.createIn(s.e.Meta.Catalog(), parser.ObjectName{Schema: x.Schema, Name: x.Name}); err != nil {
 		return nil, err
 	}
@@ -41,7 +38,7 @@ func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, ki
 		return nil, err
 	}
 	e := s.e
-	if t.Options, err = control.ResolveSourceOptions(t, connectorOptions(x), e.parallelism(par)); err != nil {
+	if t.Options, err = control.ResolveSourceOptions(ctx, t, connectorOptions(x), e.parallelism(par)); err != nil {
 		return nil, err
 	}
 	t.Parallelism = par

@@ -175,6 +175,15 @@ func (s *Server) Version(ctx context.Context) (string, error) {
 	return v, err
 }
 
+// Restart stops the server (fast shutdown: sessions are cut) and starts it
+// again on the same port with the same settings.
+func (s *Server) Restart(ctx context.Context) error {
+	if err := s.run(ctx, "pg_ctl", "-D", s.data(), "-l", filepath.Join(s.dir, "server.log"), "-m", "fast", "-w", "-t", "60", "restart"); err != nil {
+		return fmt.Errorf("%w\nPostgreSQL's log:\n%s", err, s.log())
+	}
+	return nil
+}
+
 // Stop stops the server (fast shutdown) and removes its directory.
 func (s *Server) Stop() error {
 	err := s.run(context.Background(), "pg_ctl", "-D", s.data(), "-m", "fast", "-w", "stop")

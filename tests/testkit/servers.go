@@ -41,11 +41,18 @@ func ConnString(addr string) string {
 // how to install them.
 func StartPostgres(t testing.TB) string {
 	t.Helper()
+	return StartPostgresServer(t).ConnString("postgres")
+}
+
+// StartPostgresServer is StartPostgres with extra settings ("name=value",
+// such as "wal_level=logical"), returning the server (to restart it).
+func StartPostgresServer(t testing.TB, settings ...string) *pgbaseline.Server {
+	t.Helper()
 	bin := pgbaseline.Binaries()
 	if bin == "" {
 		t.Fatal("PostgreSQL's server programs (initdb, pg_ctl) are not installed under /usr/lib/postgresql/*/bin: install them with `sudo apt-get install -y postgresql`")
 	}
-	s, err := pgbaseline.Start(context.Background(), bin, "fsync=off", "TimeZone=UTC")
+	s, err := pgbaseline.Start(context.Background(), bin, append([]string{"fsync=off", "TimeZone=UTC"}, settings...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,5 +61,5 @@ func StartPostgres(t testing.TB) string {
 			t.Error(err)
 		}
 	})
-	return s.ConnString("postgres")
+	return s
 }
