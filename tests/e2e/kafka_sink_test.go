@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/streamdb/streamdb/tests/testkit"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -19,31 +19,29 @@ import (
 // events (FORMAT PLAIN, where a change delivered twice would show) into
 // Kafka topics, while a writer keeps changing their tables, the server is
 // killed with SIGKILL twice and the sinks rescale. The brokers are kfake,
-// franz-go's in-process cluster speaking the Kafka protocol. Once the
+// franz-go's in-process cluster speaking the Kafka protocol, or those of
+// $STREAMDB_KAFKA_BROKERS. Once the
 // writer stops, the committed records hold exactly the view's rows and
 // each acknowledged event once.
 func TestKafkaSinkExactlyOnce(t *testing.T) {
 	ctx := context.Background()
-	kc, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "agg_out", "ev_out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(kc.Close)
-	brokers := strings.Join(kc.ListenAddrs(), ",")
+	kafka := testkit.StartKafka(t)
+	aggOut, evOut := kafka.Topic(t, 3), kafka.Topic(t, 3)
+	brokers := kafka.Brokers
 	dir, addr, p := startPrepared(t,
 		"CREATE TABLE t (id BIGINT PRIMARY KEY, k INT, v BIGINT)",
 		"CREATE TABLE ev (id BIGINT PRIMARY KEY, v BIGINT)",
 		"INSERT INTO t VALUES (1, 1, 10), (2, 2, 20)",
 		"CREATE MATERIALIZED VIEW mv AS SELECT k, count(*) AS n, sum(v)::bigint AS s FROM t GROUP BY k",
-		fmt.Sprintf("CREATE SINK agg_k FROM mv WITH (connector = 'kafka', topic = 'agg_out', properties.bootstrap.server = '%s', primary_key = 'k') FORMAT UPSERT ENCODE JSON", brokers),
-		fmt.Sprintf("CREATE SINK ev_k AS SELECT id, v FROM ev WITH (connector = 'kafka', topic = 'ev_out', properties.bootstrap.server = '%s') FORMAT PLAIN ENCODE JSON (force_append_only = 'true')", brokers),
+		fmt.Sprintf("CREATE SINK agg_k FROM mv WITH (connector = 'kafka', topic = '%s', properties.bootstrap.server = '%s', primary_key = 'k') FORMAT UPSERT ENCODE JSON", aggOut, brokers),
+		fmt.Sprintf("CREATE SINK ev_k AS SELECT id, v FROM ev WITH (connector = 'kafka', topic = '%s', properties.bootstrap.server = '%s') FORMAT PLAIN ENCODE JSON (force_append_only = 'true')", evOut, brokers),
 	)
 	events, p := sinkWorkload(t, dir, addr, p, "agg_k", "ev_k")
 	t.Cleanup(p.kill)
 	c := connect(t, addr, pgx.QueryExecModeCacheStatement)
 	want := queryStrings(t, c, "SELECT k, n, s FROM mv ORDER BY k")
 
-	cl, err := kgo.NewClient(kgo.SeedBrokers(kc.ListenAddrs()...), kgo.ConsumeTopics("agg_out", "ev_out"),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(brokers, ",")...), kgo.ConsumeTopics(aggOut, evOut),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +55,7 @@ func TestKafkaSinkExactlyOnce(t *testing.T) {
 		fs := cl.PollFetches(pollCtx)
 		cancel()
 		fs.EachRecord(func(r *kgo.Record) {
-			if r.Topic == "agg_out" {
+			if r.Topic == aggOut {
 				if r.Value == nil {
 					delete(agg, string(r.Key))
 				} else {
@@ -85,11 +83,11 @@ func TestKafkaSinkExactlyOnce(t *testing.T) {
 		}
 	}
 	if !slices.Equal(rows, want) {
-		t.Fatalf("topic agg_out's keys:\n%v\nwant the view's rows:\n%v", rows, want)
+		t.Fatalf("topic %s's keys:\n%v\nwant the view's rows:\n%v", aggOut, rows, want)
 	}
 	slices.Sort(got)
 	if !slices.Equal(got, events) {
-		t.Fatalf("topic ev_out: %d events, want the %d acknowledged each once (%s)", len(got), len(events), firstDiff(got, events))
+		t.Fatalf("topic %s: %d events, want the %d acknowledged each once (%s)", evOut, len(got), len(events), firstDiff(got, events))
 	}
 	t.Logf("%d view rows and %d events delivered exactly once across 2 kills and 6 rescales", len(want), len(events))
 }
