@@ -27,6 +27,8 @@ const option = "connector"
 type Column struct {
 	Name string
 	Type types.T
+	// Key marks a primary key column of a table.
+	Key bool
 }
 
 // Split generates the rows of one split of a source, in offset order
@@ -120,14 +122,10 @@ func Open(cols []Column, opts map[string]string, created time.Time, splits int) 
 }
 
 // checkFormat checks the FORMAT ... ENCODE ... clause, held in the options
-// format, encode and encode.*: the generators take at most FORMAT PLAIN
-// ENCODE JSON; no connector takes FORMAT UPSERT or DEBEZIUM yet.
+// format, encode and encode.*: kafka checks its own; the others take at
+// most FORMAT PLAIN ENCODE JSON.
 func checkFormat(connector string, opts map[string]string) error {
-	format, encode := opts[kafka.Format], opts[kafka.Encode]
-	if format == "upsert" || format == "debezium" {
-		return pgerror.New(pgerror.CodeFeatureNotSupported, "FORMAT %s is not supported yet", strings.ToUpper(format)).
-			WithHint("Use FORMAT PLAIN: rows are appended, keyed by a hidden row id.")
-	}
+	format, encode := opts[kafka.FormatOption], opts[kafka.Encode]
 	if connector == "kafka" || format == "" && encode == "" {
 		return nil
 	}
@@ -142,7 +140,7 @@ func checkFormat(connector string, opts map[string]string) error {
 // checkKeys refuses options outside the connector's namespaces.
 func checkKeys(connector string, opts map[string]string, prefixes ...string) error {
 	for _, key := range slices.Sorted(maps.Keys(opts)) {
-		if key == option || key == kafka.Format || key == kafka.Encode || slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(key, p) }) {
+		if key == option || key == kafka.FormatOption || key == kafka.Encode || slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(key, p) }) {
 			continue
 		}
 		return pgerror.New(pgerror.CodeInvalidParameterValue, "unrecognized option %s for connector %s", key, connector).

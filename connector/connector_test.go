@@ -12,10 +12,10 @@ import (
 
 var (
 	bidColumns = []Column{
-		{"auction", types.TInt8}, {"bidder", types.TInt8}, {"price", types.TInt8}, {"channel", types.TVarchar},
-		{"url", types.TVarchar}, {"date_time", types.TTimestamp}, {"extra", types.TText},
+		{Name: "auction", Type: types.TInt8}, {Name: "bidder", Type: types.TInt8}, {Name: "price", Type: types.TInt8}, {Name: "channel", Type: types.TVarchar},
+		{Name: "url", Type: types.TVarchar}, {Name: "date_time", Type: types.TTimestamp}, {Name: "extra", Type: types.TText},
 	}
-	seqColumns = []Column{{"v", types.TInt8}}
+	seqColumns = []Column{{Name: "v", Type: types.TInt8}}
 	created    = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
@@ -37,15 +37,15 @@ func TestOpen(t *testing.T) {
 		{name: "unknown connector", cols: seqColumns, opts: map[string]string{"connector": "pulsar"}, code: "22023", contains: `unknown connector "pulsar"`},
 		{name: "nexmark plain json", cols: bidColumns, opts: map[string]string{"connector": "nexmark", "nexmark.table.type": "bid", "format": "plain", "encode": "json"}, splits: 1, want: 1},
 		{name: "datagen csv", cols: seqColumns, opts: map[string]string{"connector": "datagen", "format": "plain", "encode": "csv"}, code: "0A000", contains: "ENCODE CSV is not supported by connector datagen"},
-		{name: "upsert", cols: seqColumns, opts: map[string]string{"connector": "kafka", "format": "upsert", "encode": "json"}, code: "0A000", contains: "FORMAT UPSERT is not supported yet"},
+		{name: "upsert of a generator", cols: seqColumns, opts: map[string]string{"connector": "datagen", "format": "upsert", "encode": "json"}, code: "0A000", contains: "FORMAT UPSERT ENCODE JSON is not supported by connector datagen"},
 		{name: "kafka recorded partitions", cols: seqColumns, opts: map[string]string{"connector": "kafka", "topic": "t", "properties.bootstrap.server": "127.0.0.1:1", "topic.partitions": "3", "format": "plain", "encode": "json"}, want: 3},
 		{name: "kafka without columns", opts: map[string]string{"connector": "kafka", "topic": "t"}, code: "42601", contains: "column list"},
 		{name: "kafka foreign option", cols: seqColumns, opts: map[string]string{"connector": "kafka", "nexmark.table.type": "bid"}, code: "22023", contains: "nexmark.table.type"},
 		{name: "foreign option", cols: bidColumns, opts: map[string]string{"connector": "nexmark", "nexmark.table.type": "Bid", "fields.v.kind": "sequence"}, code: "22023", contains: "fields.v.kind"},
 		{name: "bad nexmark option", cols: bidColumns, opts: map[string]string{"connector": "nexmark", "nexmark.table.type": "Bid", "nexmark.event.num": "x"}, code: "22023", contains: "nexmark.event.num"},
 		{name: "nexmark without columns", opts: map[string]string{"connector": "nexmark", "nexmark.table.type": "Bid"}, code: "42601", contains: "(auction BIGINT, bidder BIGINT"},
-		{name: "nexmark wrong name", cols: append([]Column{{"id", types.TInt8}}, bidColumns[1:]...), opts: map[string]string{"connector": "nexmark", "nexmark.table.type": "Bid"}, code: "42601", contains: "must declare the columns"},
-		{name: "nexmark wrong type", cols: append([]Column{{"auction", types.TInt4}}, bidColumns[1:]...), opts: map[string]string{"connector": "nexmark", "nexmark.table.type": "Bid"}, code: "42804", contains: "column auction of a nexmark Bid source must be of type bigint"},
+		{name: "nexmark wrong name", cols: append([]Column{{Name: "id", Type: types.TInt8}}, bidColumns[1:]...), opts: map[string]string{"connector": "nexmark", "nexmark.table.type": "Bid"}, code: "42601", contains: "must declare the columns"},
+		{name: "nexmark wrong type", cols: append([]Column{{Name: "auction", Type: types.TInt4}}, bidColumns[1:]...), opts: map[string]string{"connector": "nexmark", "nexmark.table.type": "Bid"}, code: "42804", contains: "column auction of a nexmark Bid source must be of type bigint"},
 		{name: "datagen without columns", opts: map[string]string{"connector": "datagen"}, code: "42601", contains: "column list"},
 		{name: "datagen too many splits", cols: seqColumns, opts: map[string]string{"connector": "datagen", "datagen.split.num": "20"}, code: "22023", contains: "datagen.split.num"},
 	} {
@@ -76,7 +76,7 @@ func TestOpen(t *testing.T) {
 // time written into the options, so that a restart at another time
 // generates the same rows.
 func TestBaseTimeResolved(t *testing.T) {
-	cols := []Column{{"at", types.TTimestamp}, {"rel", types.TTimestamp}}
+	cols := []Column{{Name: "at", Type: types.TTimestamp}, {Name: "rel", Type: types.TTimestamp}}
 	opts := map[string]string{"connector": "datagen", "fields.rel.max_past_mode": "relative"}
 	src, err := Open(cols, opts, created, 1)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 // openKafka opens a kafka source: one split per partition of its topic,
 // counted from the brokers at creation and recorded in the options.
 func openKafka(cols []Column, opts map[string]string) (*Source, error) {
-	if err := checkKeys("kafka", opts, kafka.Topic, "properties.", "scan.", kafka.Format, kafka.Encode); err != nil {
+	if err := checkKeys("kafka", opts, kafka.Topic, "properties.", "scan.", kafka.FormatOption, kafka.Encode); err != nil {
 		return nil, err
 	}
 	if len(cols) == 0 {
@@ -29,9 +29,9 @@ func openKafka(cols []Column, opts map[string]string) (*Source, error) {
 	}
 	kcols := make([]kafka.Column, len(cols))
 	for i, c := range cols {
-		kcols[i] = kafka.Column{Name: c.Name, Type: c.Type}
+		kcols[i] = kafka.Column{Name: c.Name, Type: c.Type, Key: c.Key}
 	}
-	return &Source{Options: opts, Splits: cfg.Partitions, Width: len(cols),
+	return &Source{Options: opts, Splits: cfg.Partitions, Width: len(cols), Keyed: cfg.Format.Keyed(),
 		newSplits: func(ids []int) []Split {
 			splits := kafka.NewSplits(&cfg, kcols, ids)
 			out := make([]Split, len(splits))

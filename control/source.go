@@ -2,6 +2,8 @@ package control
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/streamdb/streamdb/connector"
@@ -44,15 +46,19 @@ const checkTimeout = 30 * time.Second
 // src is keyed.
 func checkKeyed(t *meta.Table, src *connector.Source) error {
 	name := src.Options["connector"]
+	what := "connector " + name
+	if f := src.Options["format"]; f != "" && f != "plain" {
+		what += " with FORMAT " + strings.ToUpper(f)
+	}
 	switch {
 	case src.Keyed && t.Kind != meta.KindTable:
-		return pgerror.New(pgerror.CodeFeatureNotSupported, "connector %s feeds tables only", name).
+		return pgerror.New(pgerror.CodeFeatureNotSupported, "%s feeds tables only", what).
 			WithHint("Use CREATE TABLE ... (..., PRIMARY KEY (...)) WITH (connector = '%s', ...).", name)
 	case src.Keyed && len(t.PK) == 0:
-		return pgerror.New(pgerror.CodeInvalidTableDefinition, "a table with connector %s needs a primary key", name).
-			WithHint("Declare the upstream table's primary key, e.g. (id INT PRIMARY KEY, ...).")
+		return pgerror.New(pgerror.CodeInvalidTableDefinition, "a table with %s needs a primary key", what).
+			WithHint("Declare the primary key of the changes it reads, e.g. (id INT PRIMARY KEY, ...).")
 	case !src.Keyed && len(t.PK) > 0:
-		return pgerror.New(pgerror.CodeFeatureNotSupported, "a %s with connector %s cannot have a primary key", t.Kind, name).
+		return pgerror.New(pgerror.CodeFeatureNotSupported, "a %s with %s cannot have a primary key", t.Kind, what).
 			WithHint("Leave the primary key out: rows get a hidden row id.")
 	}
 	return nil
@@ -68,9 +74,9 @@ func openSource(t *meta.Table) (*connector.Source, error) {
 // delivers: the visible ones (all but a hidden row id or stream key).
 func connectorColumns(t *meta.Table) []connector.Column {
 	var cols []connector.Column
-	for _, c := range t.Columns {
+	for i, c := range t.Columns {
 		if !c.Hidden {
-			cols = append(cols, connector.Column{Name: c.Name, Type: c.Type})
+			cols = append(cols, connector.Column{Name: c.Name, Type: c.Type, Key: slices.Contains(t.PK, i)})
 		}
 	}
 	return cols

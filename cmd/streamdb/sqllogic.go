@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -54,7 +55,7 @@ func runSQLLogic(args []string) error {
 	fmt.Println(res.Summary())
 	if known == nil {
 		if res.Failed > 0 {
-			os.Exit(1)
+			return errFailures
 		}
 		return nil
 	}
@@ -68,10 +69,14 @@ func runSQLLogic(args []string) error {
 		return nil
 	}
 	if !v.OK() {
-		os.Exit(1)
+		return errFailures
 	}
 	return nil
 }
+
+// errFailures ends a run whose report says what failed: the command
+// exits 1 once its embedded server is closed and its data removed.
+var errFailures = errors.New("sqllogic: records failed (see the report above)")
 
 // commonDir returns the deepest directory holding every path (a file's
 // directory, or the path itself when it is a directory).

@@ -14,6 +14,9 @@ import (
 type Column struct {
 	Name string
 	Type types.T
+	// Key marks a primary key column (of a table fed by FORMAT UPSERT or
+	// DEBEZIUM), which a record's key may also give.
+	Key bool
 }
 
 // decoder turns record values into rows of its columns.
@@ -22,14 +25,22 @@ type decoder struct {
 	cfg  *Config
 	// set marks the columns a JSON record gave.
 	set []bool
+	// keyRow and keySet are scratch space for decoding a record's key.
+	keyRow []types.Datum
+	keySet []bool
 }
 
 func newDecoder(cols []Column, cfg *Config) *decoder {
 	return &decoder{cols: cols, cfg: cfg, set: make([]bool, len(cols))}
 }
 
-// errHeader marks a CSV record that is the header line.
-var errHeader = errors.New("header line")
+// errHeader marks a CSV record that is the header line; errTombstone a
+// Debezium tombstone (a null value following a delete). Both are skipped
+// without a warning.
+var (
+	errHeader    = errors.New("header line")
+	errTombstone = errors.New("tombstone")
+)
 
 // decode writes the row value encodes into row[:len(cols)]. On error the
 // record is to be skipped; row holds garbage.
@@ -42,11 +53,170 @@ func (d *decoder) decode(value []byte, row []types.Datum) error {
 	return d.json(s, row)
 }
 
+// decodeChange writes the change that a record of a keyed format (UPSERT
+// or DEBEZIUM) encodes into row[:len(cols)] and reports whether it is a
+// delete by key (then only the key columns count).
+func (d *decoder) decodeChange(key, value []byte, row []types.Datum) (del bool, err error) {
+	if d.cfg.Format == Debezium {
+		if value == nil {
+			return false, errTombstone
+		}
+		return d.debezium(string(value), row)
+	}
+	if value == nil {
+		return true, d.key(string(key), row)
+	}
+	if err := d.json(string(value), row); err != nil {
+		return false, err
+	}
+	if key == nil {
+		return false, d.checkKey(row)
+	}
+	// Key columns the value leaves out come from the record's key.
+	missing := false
+	for c, col := range d.cols {
+		missing = missing || col.Key && !d.set[c]
+	}
+	if !missing {
+		return false, d.checkKey(row)
+	}
+	if d.keyRow == nil {
+		d.keyRow = make([]types.Datum, len(d.cols))
+	}
+	set := append(d.keySet[:0], d.set...)
+	d.keySet = set
+	if err := d.key(string(key), d.keyRow); err != nil {
+		return false, err
+	}
+	for c, col := range d.cols {
+		if col.Key && !set[c] {
+			row[c] = d.keyRow[c]
+		}
+	}
+	return false, d.checkKey(row)
+}
+
+// key decodes a record's key into the key columns of row: a JSON object
+// (fields by column name) or, for a one-column key, its value alone.
+func (d *decoder) key(key string, row []types.Datum) error {
+	if i := skipSpace(key, 0); i < len(key) && key[i] == '{' {
+		if err := d.json(key, row); err != nil {
+			return fmt.Errorf("record key: %w", err)
+		}
+		return d.checkKey(row)
+	}
+	c := -1
+	for i, col := range d.cols {
+		if col.Key {
+			if c >= 0 {
+				return errors.New("the record key is not a JSON object naming the primary key columns")
+			}
+			c = i
+		}
+	}
+	clear(row)
+	text := strings.TrimSpace(key)
+	if text == "" {
+		return errors.New("the record has neither a value nor a key")
+	}
+	var err error
+	if end, jerr := jsonValue(text, 0); jerr == nil && end == len(text) && text != "null" {
+		row[c], err = d.jsonDatum(c, text)
+	} else {
+		row[c], err = parse(d.cols[c], key)
+	}
+	if err != nil {
+		return fmt.Errorf("record key: %w", err)
+	}
+	return nil
+}
+
+// checkKey returns an error if a key column of row is NULL.
+func (d *decoder) checkKey(row []types.Datum) error {
+	for c, col := range d.cols {
+		if col.Key && row[c].IsNull() {
+			return fmt.Errorf("primary key column %s is missing or null", col.Name)
+		}
+	}
+	return nil
+}
+
+// debezium decodes a Debezium change event, with or without its schema
+// envelope: op c, r or u upserts the after image, d deletes the before
+// image's key.
+func (d *decoder) debezium(s string, row []types.Datum) (del bool, err error) {
+	var before, after, op, payload string
+	err = eachField(s, func(name, v string) error {
+		switch name {
+		case "payload":
+			payload = v
+		case "before":
+			before = v
+		case "after":
+			after = v
+		case "op":
+			op = v
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return false, err
+	case op == "" && strings.HasPrefix(payload, "{"):
+		return d.debezium(payload, row)
+	}
+	switch op {
+	case `"c"`, `"r"`, `"u"`:
+		if !strings.HasPrefix(after, "{") {
+			return false, fmt.Errorf("op %s without an after image", op)
+		}
+		if err := d.json(after, row); err != nil {
+			return false, fmt.Errorf("after: %w", err)
+		}
+		return false, d.checkKey(row)
+	case `"d"`:
+		if !strings.HasPrefix(before, "{") {
+			return false, errors.New(`op "d" without a before image`)
+		}
+		if err := d.json(before, row); err != nil {
+			return false, fmt.Errorf("before: %w", err)
+		}
+		return true, d.checkKey(row)
+	case "":
+		return false, errors.New("not a Debezium change event: no op field")
+	}
+	return false, fmt.Errorf("unsupported Debezium op %s", op)
+}
+
 // json decodes a JSON object: each field whose name matches a column's
 // (case-insensitively) gives its value; missing fields and nulls are NULL,
 // other fields are ignored.
 func (d *decoder) json(s string, row []types.Datum) error {
 	clear(d.set)
+	err := eachField(s, func(key, v string) error {
+		c := d.column(key)
+		if c < 0 {
+			return nil
+		}
+		var err error
+		row[c], err = d.jsonDatum(c, v)
+		d.set[c] = true
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for c, ok := range d.set {
+		if !ok {
+			row[c] = types.Null
+		}
+	}
+	return nil
+}
+
+// eachField calls fn with the name and the raw value text of each field
+// of the JSON object s, in order, and stops at fn's first error.
+func eachField(s string, fn func(name, value string) error) error {
 	i := skipSpace(s, 0)
 	if i >= len(s) || s[i] != '{' {
 		return errors.New("not a JSON object")
@@ -73,11 +243,8 @@ func (d *decoder) json(s string, row []types.Datum) error {
 			if err != nil {
 				return err
 			}
-			if c := d.column(key); c >= 0 {
-				if row[c], err = d.jsonDatum(c, s[start:end]); err != nil {
-					return err
-				}
-				d.set[c] = true
+			if err := fn(key, s[start:end]); err != nil {
+				return err
 			}
 			i = skipSpace(s, end)
 			if i < len(s) && s[i] == ',' {
@@ -93,11 +260,6 @@ func (d *decoder) json(s string, row []types.Datum) error {
 	}
 	if skipSpace(s, i) != len(s) {
 		return fmt.Errorf("trailing data at byte %d", i)
-	}
-	for c, ok := range d.set {
-		if !ok {
-			row[c] = types.Null
-		}
 	}
 	return nil
 }

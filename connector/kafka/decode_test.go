@@ -41,8 +41,8 @@ func checkDecode(t *testing.T, cols []Column, cfg *Config, in, want string) erro
 }
 
 var decodeCols = []Column{
-	{"id", types.TInt8}, {"Name", types.TText}, {"price", types.TFloat8},
-	{"ok", types.TBool}, {"at", types.TTimestamp}, {"extra", types.TJsonb},
+	{Name: "id", Type: types.TInt8}, {Name: "Name", Type: types.TText}, {Name: "price", Type: types.TFloat8},
+	{Name: "ok", Type: types.TBool}, {Name: "at", Type: types.TTimestamp}, {Name: "extra", Type: types.TJsonb},
 }
 
 func TestDecodeJSON(t *testing.T) {
@@ -109,7 +109,7 @@ func TestDecodeCSV(t *testing.T) {
 // decodes to its values; and that any record, valid or not, decodes or
 // fails without panicking.
 func TestDecodeJSONRoundTrip(t *testing.T) {
-	cols := []Column{{"n", types.TInt8}, {"s", types.TText}}
+	cols := []Column{{Name: "n", Type: types.TInt8}, {Name: "s", Type: types.TText}}
 	dec := newDecoder(cols, &Config{Encoding: JSON})
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.Int64().Draw(t, "n")
@@ -129,4 +129,76 @@ func TestDecodeJSONRoundTrip(t *testing.T) {
 		}
 		_ = dec.decode(b[:rapid.IntRange(0, len(b)).Draw(t, "cut")], row)
 	})
+}
+
+// keyedCols are a table's columns with the two-column primary key (a, b).
+var keyedCols = []Column{
+	{Name: "a", Type: types.TInt8, Key: true}, {Name: "b", Type: types.TText, Key: true}, {Name: "v", Type: types.TFloat8},
+}
+
+// TestDecodeChange checks the keyed formats: what each record means (an
+// upsert, a delete by key, skipped) and the row it gives.
+func TestDecodeChange(t *testing.T) {
+	oneKey := []Column{{Name: "id", Type: types.TInt8, Key: true}, {Name: "v", Type: types.TText}}
+	const tombstone = "\x00" // stands for a null value
+	for _, c := range []struct {
+		format     Format
+		cols       []Column
+		key, value string
+		want       string // the row; "" for a malformed record
+		del        bool
+		err        error // a skipped record's error
+	}{
+		// UPSERT: the value is the row; a tombstone deletes the key's row.
+		{format: Upsert, cols: keyedCols, key: `{"a":1,"b":"x"}`, value: `{"a":1,"b":"x","v":2.5}`, want: "1|x|2.5"},
+		{format: Upsert, cols: keyedCols, value: `{"a":1,"b":"x","v":null}`, want: "1|x|NULL"},
+		// Key columns missing from the value come from the key.
+		{format: Upsert, cols: keyedCols, key: `{"a":1,"B":"x"}`, value: `{"v":3}`, want: "1|x|3"},
+		{format: Upsert, cols: keyedCols, key: `{"a":1,"b":"x"}`, value: tombstone, want: "1|x|NULL", del: true},
+		// A one-column key may be its value alone, as JSON or as text.
+		{format: Upsert, cols: oneKey, key: `7`, value: tombstone, want: "7|NULL", del: true},
+		{format: Upsert, cols: oneKey, key: `"8"`, value: tombstone, want: "8|NULL", del: true},
+		{format: Upsert, cols: oneKey, key: `9`, value: `{"v":"y"}`, want: "9|y"},
+		// Malformed: no key value anywhere, a null key column, a scalar
+		// key for a two-column key, a bad key.
+		{format: Upsert, cols: keyedCols, value: `{"a":1,"v":2}`},
+		{format: Upsert, cols: keyedCols, key: `{"a":1,"b":null}`, value: tombstone},
+		{format: Upsert, cols: keyedCols, key: `1`, value: tombstone},
+		{format: Upsert, cols: oneKey, key: `x`, value: tombstone},
+		{format: Upsert, cols: oneKey, value: tombstone},
+		// DEBEZIUM: c, r, u upsert the after image, d deletes by the before
+		// image; with or without the schema envelope; tombstones skipped.
+		{format: Debezium, cols: keyedCols, value: `{"before":null,"after":{"a":1,"b":"x","v":1},"op":"c","ts_ms":1}`, want: "1|x|1"},
+		{format: Debezium, cols: keyedCols, value: `{"schema":{"type":"struct"},"payload":{"before":{"a":1,"b":"x","v":1},"after":{"a":1,"b":"x","v":2},"op":"u"}}`, want: "1|x|2"},
+		{format: Debezium, cols: keyedCols, value: `{"op":"r","after":{"a":2,"b":"y"}}`, want: "2|y|NULL"},
+		{format: Debezium, cols: keyedCols, value: `{"before":{"a":1,"b":"x"},"after":null,"op":"d"}`, want: "1|x|NULL", del: true},
+		{format: Debezium, cols: keyedCols, key: `{"a":1,"b":"x"}`, value: tombstone, err: errTombstone},
+		{format: Debezium, cols: keyedCols, value: `{"before":null,"after":null,"op":"d"}`},
+		{format: Debezium, cols: keyedCols, value: `{"after":{"a":1,"b":"x"}}`},
+		{format: Debezium, cols: keyedCols, value: `{"op":"t"}`},
+		{format: Debezium, cols: keyedCols, value: `{"op":"c","after":{"a":1}}`},
+	} {
+		dec := newDecoder(c.cols, &Config{Format: c.format, Encoding: JSON})
+		var key, value []byte
+		if c.key != "" {
+			key = []byte(c.key)
+		}
+		if c.value != tombstone {
+			value = []byte(c.value)
+		}
+		row := make([]types.Datum, len(c.cols))
+		del, err := dec.decodeChange(key, value, row)
+		name := c.key + " " + c.value
+		switch {
+		case c.err != nil && err != c.err:
+			t.Errorf("%s: err %v, want %v", name, err, c.err)
+		case c.err != nil:
+		case c.want == "" && err == nil:
+			t.Errorf("%s: decoded %s (delete %v), want an error", name, render(row), del)
+		case c.want != "" && err != nil:
+			t.Errorf("%s: %v", name, err)
+		case c.want != "" && (render(row) != c.want || del != c.del):
+			t.Errorf("%s: got %s delete %v, want %s delete %v", name, render(row), del, c.want, c.del)
+		}
+	}
 }

@@ -16,12 +16,33 @@ const (
 	StartupMillis = "scan.startup.timestamp.millis"
 	// Partitions is the partition count found at creation, recorded so
 	// that the source keeps its splits at every start.
-	Partitions = "topic.partitions"
-	Format     = "format"
-	Encode     = "encode"
+	Partitions   = "topic.partitions"
+	FormatOption = "format"
+	Encode       = "encode"
 	// EncodeOption prefixes the options of the ENCODE clause.
 	EncodeOption = "encode."
 )
+
+// Format is what a record means: FORMAT PLAIN, UPSERT or DEBEZIUM.
+type Format int
+
+// The formats.
+const (
+	// Plain: each record's value is a row, appended.
+	Plain Format = iota
+	// Upsert: each record upserts the row its value holds, keyed by the
+	// table's primary key (from the value, or the record's key where the
+	// value leaves a key column out); a null value (a tombstone) deletes
+	// the row of the record's key.
+	Upsert
+	// Debezium: each record's value is a Debezium change event (op c, r,
+	// u upsert the after image; d deletes the before image's key).
+	Debezium
+)
+
+// Keyed reports whether records are changes by primary key, which feed a
+// table with one.
+func (f Format) Keyed() bool { return f != Plain }
 
 // Encoding is how a record's value encodes a row.
 type Encoding int
@@ -44,6 +65,7 @@ type Config struct {
 	StartMillis int64
 	// Partitions is 0 until resolved at creation.
 	Partitions int
+	Format     Format
 	Encoding   Encoding
 	// Delimiter separates CSV fields; Header says that records equal to
 	// the column names are a header line, which is skipped.
@@ -96,18 +118,27 @@ func ParseOptions(opts map[string]string) (Config, error) {
 
 // parseEncoding parses the FORMAT and ENCODE options into cfg.
 func parseEncoding(cfg *Config, opts map[string]string) error {
-	if f := opts[Format]; f != "plain" {
-		if f == "" {
-			return pgerror.New(pgerror.CodeSyntaxError, "a kafka source needs a FORMAT clause").
-				WithHint("Add FORMAT PLAIN ENCODE JSON or FORMAT PLAIN ENCODE CSV.")
-		}
+	switch f := opts[FormatOption]; f {
+	case "plain":
+	case "upsert":
+		cfg.Format = Upsert
+	case "debezium":
+		cfg.Format = Debezium
+	case "":
+		return pgerror.New(pgerror.CodeSyntaxError, "a kafka source needs a FORMAT clause").
+			WithHint("Add FORMAT PLAIN ENCODE JSON or FORMAT PLAIN ENCODE CSV.")
+	default:
 		return pgerror.New(pgerror.CodeFeatureNotSupported, "FORMAT %s is not supported by the kafka connector", strings.ToUpper(f)).
-			WithHint("Use FORMAT PLAIN.")
+			WithHint("Use FORMAT PLAIN, UPSERT or DEBEZIUM.")
 	}
 	switch e := opts[Encode]; e {
 	case "json":
 		cfg.Encoding = JSON
 	case "csv":
+		if cfg.Format != Plain {
+			return pgerror.New(pgerror.CodeFeatureNotSupported, "FORMAT %s ENCODE CSV is not supported by the kafka connector", strings.ToUpper(opts[FormatOption])).
+				WithHint("Use ENCODE JSON.")
+		}
 		cfg.Encoding = CSV
 	default:
 		return pgerror.New(pgerror.CodeFeatureNotSupported, "ENCODE %s is not supported by the kafka connector", strings.ToUpper(e)).

@@ -94,7 +94,26 @@ func (s *Split) Pace() time.Duration { return -pollWait }
 // Next decodes buffered records into rows and returns how many it
 // wrote: 0 when none are buffered. Records that do not decode are
 // skipped (and counted).
-func (s *Split) Next(rows [][]types.Datum) int {
+func (s *Split) Next(rows [][]types.Datum) int { return s.read(rows, nil) }
+
+// NextChanges is Next for a keyed format (dataflow.ChangeReader): it also
+// says which changes are deletes by key.
+func (s *Split) NextChanges(rows [][]types.Datum, deletes []bool) int {
+	return s.read(rows, deletes)
+}
+
+// Open implements dataflow.ChangeReader: the reader starts at the first
+// read.
+func (s *Split) Open(context.Context) {}
+
+// Committed implements dataflow.ChangeReader: the offsets are in
+// streamdb's checkpoints, so the topic needs no word of them.
+func (s *Split) Committed(int64) {}
+
+// read decodes buffered records into rows, and whether each is a delete
+// into deletes if the format is keyed, and returns how many.
+func (s *Split) read(rows [][]types.Datum, deletes []bool) int {
+	dec := s.r.dec
 	n := 0
 	for n < len(rows) {
 		if s.pos == len(s.pending) && !s.refill() {
@@ -104,8 +123,14 @@ func (s *Split) Next(rows [][]types.Datum) int {
 		s.pending[s.pos] = nil
 		s.pos++
 		s.next = rec.Offset + 1
-		if err := s.r.dec.decode(rec.Value, rows[n]); err != nil {
-			if err != errHeader {
+		var err error
+		if dec.cfg.Format.Keyed() {
+			deletes[n], err = dec.decodeChange(rec.Key, rec.Value, rows[n])
+		} else {
+			err = dec.decode(rec.Value, rows[n])
+		}
+		if err != nil {
+			if err != errHeader && err != errTombstone {
 				s.r.malformed.warn("skipped malformed kafka records", "topic", s.r.cfg.Topic,
 					"partition", s.partition, "offset", rec.Offset, "err", err)
 			}

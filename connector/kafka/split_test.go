@@ -70,7 +70,7 @@ func TestSplitsReadPartitions(t *testing.T) {
 		}
 	}
 	cfg := startCluster(t, 3, values)
-	cols := []Column{{"id", types.TInt8}}
+	cols := []Column{{Name: "id", Type: types.TInt8}}
 	a, b := NewSplits(cfg, cols, []int{0, 2}), NewSplits(cfg, cols, []int{1})
 	defer b[0].Close()
 	first := readAll(t, a, 10)
@@ -124,7 +124,7 @@ func TestCountPartitions(t *testing.T) {
 
 func TestParseOptions(t *testing.T) {
 	base := func(kv ...string) map[string]string {
-		m := map[string]string{Topic: "t", Brokers: "a:1, b:2", Format: "plain", Encode: "json"}
+		m := map[string]string{Topic: "t", Brokers: "a:1, b:2", FormatOption: "plain", Encode: "json"}
 		for i := 0; i < len(kv); i += 2 {
 			if kv[i+1] == "" {
 				delete(m, kv[i])
@@ -148,8 +148,8 @@ func TestParseOptions(t *testing.T) {
 		{base(StartupMillis, "soon"), `invalid value "soon" for option scan.startup.timestamp.millis`},
 		{base(StartupMillis, "1", StartupMode, "latest"), "options scan.startup.timestamp.millis and scan.startup.mode = 'latest' conflict"},
 		{base(Partitions, "0"), `invalid value "0" for option topic.partitions`},
-		{base(Format, ""), "a kafka source needs a FORMAT clause"},
-		{base(Format, "native"), "FORMAT NATIVE is not supported by the kafka connector"},
+		{base(FormatOption, ""), "a kafka source needs a FORMAT clause"},
+		{base(FormatOption, "native"), "FORMAT NATIVE is not supported by the kafka connector"},
 		{base(Encode, "avro"), "ENCODE AVRO is not supported by the kafka connector"},
 		{base("encode.delimiter", ";"), "unrecognized ENCODE JSON option delimiter"},
 		{base(Encode, "csv", "encode.delimiter", ";;"), `invalid value ";;" for option delimiter`},

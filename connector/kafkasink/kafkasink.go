@@ -6,7 +6,11 @@
 // records see each change once). FORMAT PLAIN ENCODE JSON writes each
 // added row as a JSON object; FORMAT UPSERT ENCODE JSON writes the key's
 // columns as the record key and the row (or a tombstone for a delete) as
-// its value, each key's last change of a delivery.
+// its value, each key's last change of a delivery; FORMAT DEBEZIUM ENCODE
+// JSON writes each change as a Debezium change event keyed like UPSERT
+// (a delete and an insert of one key in one epoch make an update, op u;
+// a delete, op d, is followed by a tombstone), which FORMAT DEBEZIUM
+// sources, streamdb's included, read back.
 package kafkasink
 
 import (
@@ -35,8 +39,10 @@ type Config struct {
 	topic    string
 	progress string
 	cols     []changes.Column
-	// key indexes cols: the record key of an upsert sink, nil for plain.
-	key []int
+	// key indexes cols: the record key of an upsert or Debezium sink,
+	// nil for plain.
+	key      []int
+	debezium bool
 }
 
 // knownOptions are the sink's options; format and encode come from its
@@ -77,18 +83,19 @@ func Parse(opts map[string]string, cols []changes.Column, appendOnly bool) (*Con
 			return nil, pgerror.New(pgerror.CodeInvalidParameterValue, "the sink's query updates and deletes rows, which FORMAT PLAIN cannot deliver").
 				WithHint("Use FORMAT UPSERT with primary_key = '...', or ENCODE JSON (force_append_only = 'true') to drop the deletes.")
 		}
-	case "upsert":
+	case "upsert", "debezium":
 		if opts["primary_key"] == "" {
-			return nil, pgerror.New(pgerror.CodeSyntaxError, "FORMAT UPSERT needs the option primary_key").
+			return nil, pgerror.New(pgerror.CodeSyntaxError, "FORMAT %s needs the option primary_key", strings.ToUpper(f)).
 				WithHint("Add primary_key = 'col1,col2': the columns of the record key.")
 		}
 		var err error
 		if c.key, err = changes.KeyColumns(cols, opts["primary_key"]); err != nil {
 			return nil, err
 		}
+		c.debezium = f == "debezium"
 	default:
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "the kafka sink cannot write FORMAT %s yet", strings.ToUpper(f)).
-			WithHint("Use FORMAT PLAIN or FORMAT UPSERT.")
+			WithHint("Use FORMAT PLAIN, UPSERT or DEBEZIUM.")
 	}
 	return c, nil
 }
@@ -227,9 +234,12 @@ func readProgress(ctx context.Context, c *Config, ident string) (map[uint16]uint
 // write delivers the changes not yet in the topic in one transaction.
 func (w *Writer) write(ctx context.Context, vnodes []uint16, upto uint64, cs []changes.Change) error {
 	var recs []*kgo.Record
-	if w.c.key != nil {
+	switch {
+	case w.c.debezium:
+		recs = w.events(cs)
+	case w.c.key != nil:
 		recs = w.upserts(cs)
-	} else {
+	default:
 		for _, c := range cs {
 			if c.Insert && c.Epoch > w.done[c.VNode] {
 				recs = append(recs, &kgo.Record{Value: w.object(c.Row, nil)})
@@ -283,6 +293,63 @@ func (w *Writer) upserts(cs []changes.Change) []*kgo.Record {
 		recs = append(recs, r)
 	}
 	return recs
+}
+
+// events returns the Debezium change events of the changes not yet in
+// the topic, in order per key: a delete followed by an insert of its key
+// is an update (op u, with both images), other inserts are creates (op
+// c), other deletes are deletes (op d) followed by a tombstone.
+func (w *Writer) events(cs []changes.Change) []*kgo.Record {
+	var recs []*kgo.Record
+	// deleted holds the index of each key's delete not yet paired.
+	deleted := map[string]int{}
+	event := func(key string, before, after []types.Datum, op string) {
+		v := []byte(`{"before":`)
+		v = w.image(v, before)
+		v = append(v, `,"after":`...)
+		v = w.image(v, after)
+		v = fmt.Appendf(v, `,"op":%q,"ts_ms":%d}`, op, time.Now().UnixMilli())
+		recs = append(recs, &kgo.Record{Key: []byte(key), Value: v})
+		if op == "d" {
+			recs = append(recs, &kgo.Record{Key: []byte(key)})
+		}
+	}
+	var order []string
+	for i, c := range cs {
+		if c.Epoch <= w.done[c.VNode] {
+			continue
+		}
+		k := string(w.object(c.Row, w.c.key))
+		j, paired := deleted[k]
+		switch {
+		case !c.Insert && paired:
+			event(k, cs[j].Row, nil, "d")
+			deleted[k] = i
+		case !c.Insert:
+			deleted[k] = i
+			order = append(order, k)
+		case paired:
+			event(k, cs[j].Row, c.Row, "u")
+			delete(deleted, k)
+		default:
+			event(k, nil, c.Row, "c")
+		}
+	}
+	for _, k := range order {
+		if j, ok := deleted[k]; ok {
+			event(k, cs[j].Row, nil, "d")
+			delete(deleted, k)
+		}
+	}
+	return recs
+}
+
+// image appends row as a JSON object to b, null for nil.
+func (w *Writer) image(b []byte, row []types.Datum) []byte {
+	if row == nil {
+		return append(b, "null"...)
+	}
+	return append(b, w.object(row, nil)...)
 }
 
 // object encodes the columns cols (nil: all) of row as a JSON object.

@@ -1,7 +1,10 @@
 package kafkasink
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/streamdb/streamdb/connector/changes"
@@ -31,7 +34,9 @@ func TestParse(t *testing.T) {
 		{name: "upsert", opts: base("format", "upsert", "primary_key", "K"), key: 1},
 		{name: "upsert without key", opts: base("format", "upsert"), code: pgerror.CodeSyntaxError},
 		{name: "upsert unknown key", opts: base("format", "upsert", "primary_key", "x"), code: pgerror.CodeUndefinedColumn},
-		{name: "debezium", opts: base("format", "debezium"), code: pgerror.CodeFeatureNotSupported},
+		{name: "debezium", opts: base("format", "debezium", "primary_key", "k"), key: 1},
+		{name: "debezium without key", opts: base("format", "debezium"), code: pgerror.CodeSyntaxError},
+		{name: "maxwell", opts: base("format", "maxwell"), code: pgerror.CodeFeatureNotSupported},
 		{name: "avro", opts: base("format", "plain", "encode", "avro"), appendOnly: true, code: pgerror.CodeFeatureNotSupported},
 		{name: "no topic", opts: map[string]string{"properties.bootstrap.server": "a:9092"}, appendOnly: true, code: pgerror.CodeSyntaxError},
 		{name: "no brokers", opts: map[string]string{"topic": "t"}, appendOnly: true, code: pgerror.CodeSyntaxError},
@@ -53,5 +58,53 @@ func TestParse(t *testing.T) {
 				t.Fatalf("config %+v", c)
 			}
 		})
+	}
+}
+
+// TestDebeziumEvents checks the events a delivery's changes make: a
+// delete and an insert of one key pair into an update, other deletes are
+// followed by tombstones, and changes already delivered are skipped.
+func TestDebeziumEvents(t *testing.T) {
+	cols := []changes.Column{{Name: "k", Type: types.TInt4}, {Name: "n", Type: types.TInt8}}
+	c, err := Parse(map[string]string{"topic": "out", "properties.bootstrap.server": "a:9092", "format": "debezium", "primary_key": "k"}, cols, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := c.NewWriter("s#1")
+	w.done = map[uint16]uint64{1: 5}
+	row := func(k, n int64) []types.Datum { return []types.Datum{types.NewInt(k), types.NewInt(n)} }
+	cs := []changes.Change{
+		{VNode: 1, Epoch: 5, Insert: true, Row: row(9, 9)}, // delivered already
+		{VNode: 2, Epoch: 6, Insert: true, Row: row(1, 10)},
+		{VNode: 2, Epoch: 7, Row: row(1, 10)},
+		{VNode: 2, Epoch: 7, Insert: true, Row: row(1, 11)},
+		{VNode: 3, Epoch: 7, Row: row(2, 20)},
+		{VNode: 2, Epoch: 8, Row: row(1, 11)},
+	}
+	var got []string
+	for _, r := range w.events(cs) {
+		v := "<tombstone>"
+		if r.Value != nil {
+			var e struct {
+				Before, After map[string]int64
+				Op            string
+			}
+			if err := json.Unmarshal(r.Value, &e); err != nil {
+				t.Fatalf("%s: %v", r.Value, err)
+			}
+			v = fmt.Sprintf("%s %v %v", e.Op, e.Before, e.After)
+		}
+		got = append(got, string(r.Key)+" "+v)
+	}
+	want := []string{
+		`{"k": 1} c map[] map[k:1 n:10]`,
+		`{"k": 1} u map[k:1 n:10] map[k:1 n:11]`,
+		`{"k": 1} d map[k:1 n:11] map[]`,
+		`{"k": 1} <tombstone>`,
+		`{"k": 2} d map[k:2 n:20] map[]`,
+		`{"k": 2} <tombstone>`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -15,9 +15,10 @@ import (
 )
 
 // TestKafkaSinkExactlyOnce sinks a grouped view (FORMAT UPSERT: the last
-// record of each key is its row, a tombstone once deleted) and a stream of
-// events (FORMAT PLAIN, where a change delivered twice would show) into
-// Kafka topics, while a writer keeps changing their tables, the server is
+// record of each key is its row, a tombstone once deleted; and FORMAT
+// DEBEZIUM, read back by a FORMAT DEBEZIUM table) and a stream of events
+// (FORMAT PLAIN, where a change delivered twice would show) into Kafka
+// topics, while a writer keeps changing their tables, the server is
 // killed with SIGKILL twice and the sinks rescale. The brokers are kfake,
 // franz-go's in-process cluster speaking the Kafka protocol, or those of
 // $STREAMDB_KAFKA_BROKERS. Once the
@@ -26,7 +27,7 @@ import (
 func TestKafkaSinkExactlyOnce(t *testing.T) {
 	ctx := context.Background()
 	kafka := testkit.StartKafka(t)
-	aggOut, evOut := kafka.Topic(t, 3), kafka.Topic(t, 3)
+	aggOut, evOut, dbzOut := kafka.Topic(t, 3), kafka.Topic(t, 3), kafka.Topic(t, 2)
 	brokers := kafka.Brokers
 	dir, addr, p := startPrepared(t,
 		"CREATE TABLE t (id BIGINT PRIMARY KEY, k INT, v BIGINT)",
@@ -34,12 +35,14 @@ func TestKafkaSinkExactlyOnce(t *testing.T) {
 		"INSERT INTO t VALUES (1, 1, 10), (2, 2, 20)",
 		"CREATE MATERIALIZED VIEW mv AS SELECT k, count(*) AS n, sum(v)::bigint AS s FROM t GROUP BY k",
 		fmt.Sprintf("CREATE SINK agg_k FROM mv WITH (connector = 'kafka', topic = '%s', properties.bootstrap.server = '%s', primary_key = 'k') FORMAT UPSERT ENCODE JSON", aggOut, brokers),
+		fmt.Sprintf("CREATE SINK dbz_k FROM mv WITH (connector = 'kafka', topic = '%s', properties.bootstrap.server = '%s', primary_key = 'k') FORMAT DEBEZIUM ENCODE JSON", dbzOut, brokers),
 		fmt.Sprintf("CREATE SINK ev_k AS SELECT id, v FROM ev WITH (connector = 'kafka', topic = '%s', properties.bootstrap.server = '%s') FORMAT PLAIN ENCODE JSON (force_append_only = 'true')", evOut, brokers),
 	)
 	events, p := sinkWorkload(t, dir, addr, p, "agg_k", "ev_k")
 	t.Cleanup(p.kill)
 	c := connect(t, addr, pgx.QueryExecModeCacheStatement)
 	want := queryStrings(t, c, "SELECT k, n, s FROM mv ORDER BY k")
+	mustExec(t, c, fmt.Sprintf("CREATE TABLE mv_back (k INT PRIMARY KEY, n BIGINT, s BIGINT) WITH (connector = 'kafka', topic = '%s', properties.bootstrap.server = '%s') FORMAT DEBEZIUM ENCODE JSON", dbzOut, brokers))
 
 	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(brokers, ",")...), kgo.ConsumeTopics(aggOut, evOut),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
@@ -89,5 +92,10 @@ func TestKafkaSinkExactlyOnce(t *testing.T) {
 	if !slices.Equal(got, events) {
 		t.Fatalf("topic %s: %d events, want the %d acknowledged each once (%s)", evOut, len(got), len(events), firstDiff(got, events))
 	}
+	var back []string
+	waitFor(t, time.Minute, "the Debezium topic read back equal to the view", func() bool {
+		back = queryStrings(t, c, "SELECT k, n, s FROM mv_back ORDER BY k")
+		return slices.Equal(back, want)
+	})
 	t.Logf("%d view rows and %d events delivered exactly once across 2 kills and 6 rescales", len(want), len(events))
 }

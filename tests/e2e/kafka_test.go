@@ -117,7 +117,7 @@ func TestKafkaSourceView(t *testing.T) {
 	for _, c := range []struct{ stmt, code string }{
 		{kafkaSource("bad", "no-such-topic", k), "22023"},
 		{"CREATE SOURCE bad (a INT) WITH (connector = 'kafka', topic = 't', properties.bootstrap.server = '127.0.0.1:1') FORMAT PLAIN ENCODE JSON", "08001"},
-		{fmt.Sprintf("CREATE SOURCE bad (a INT) WITH (connector = 'kafka', topic = '%s', properties.bootstrap.server = '%s') FORMAT UPSERT ENCODE JSON", topic, k.Brokers), "0A000"},
+		{fmt.Sprintf("CREATE SOURCE bad (a INT) WITH (connector = 'kafka', topic = '%s', properties.bootstrap.server = '%s') FORMAT MAXWELL ENCODE JSON", topic, k.Brokers), "0A000"},
 	} {
 		_, err := conn.Exec(ctx, c.stmt)
 		var pe *pgconn.PgError

@@ -81,7 +81,17 @@ func (k *Kafka) Produce(t testing.TB, topic string, partitions int, values ...[]
 	t.Helper()
 	recs := make([]*kgo.Record, len(values))
 	for i, v := range values {
-		recs[i] = &kgo.Record{Topic: topic, Partition: int32(i % partitions), Value: v}
+		recs[i] = &kgo.Record{Partition: int32(i % partitions), Value: v}
+	}
+	k.ProduceRecords(t, topic, recs...)
+}
+
+// ProduceRecords writes recs (with their keys and partitions) to topic
+// and waits until the brokers have them.
+func (k *Kafka) ProduceRecords(t testing.TB, topic string, recs ...*kgo.Record) {
+	t.Helper()
+	for _, r := range recs {
+		r.Topic = topic
 	}
 	if err := k.client.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
 		t.Fatalf("produce to %s: %v", topic, err)
