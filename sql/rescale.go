@@ -20,6 +20,7 @@ var rescalable = map[string]meta.ObjectKind{
 	"TABLE":             meta.KindTable,
 	"SOURCE":            meta.KindSource,
 	"SINK":              meta.KindSink,
+	"SUBSCRIPTION":      meta.KindSubscription,
 }
 
 // alterParallelism runs ALTER ... SET PARALLELISM: it plans the rescale

@@ -573,7 +573,7 @@ func (p *uparser) alterColumns(name ObjectName, ifExists bool) (any, error) {
 
 // objectKinds are the kind words statements name objects by, "MATERIALIZED
 // VIEW" before "VIEW".
-var objectKinds = []string{"MATERIALIZED VIEW", "TABLE", "VIEW", "SOURCE", "SINK", "INDEX", "SEQUENCE", "COLUMN"}
+var objectKinds = []string{"MATERIALIZED VIEW", "TABLE", "VIEW", "SOURCE", "SINK", "SUBSCRIPTION", "INDEX", "SEQUENCE", "COLUMN"}
 
 // objectKind consumes the words of one of the kinds allowed (uppercase,
 // as objectKinds spells them) and returns it, or "" with nothing consumed.
@@ -636,9 +636,9 @@ func (p *uparser) comment() (any, error) {
 	return c, nil
 }
 
-// alter parses ALTER {MATERIALIZED VIEW|TABLE|SINK|SOURCE} name SET
-// PARALLELISM {=|TO} n and ALTER {TABLE|VIEW|MATERIALIZED VIEW|SOURCE|INDEX}
-// name RENAME ....
+// alter parses ALTER {MATERIALIZED VIEW|TABLE|SINK|SOURCE|SUBSCRIPTION}
+// name SET PARALLELISM {=|TO} n and ALTER {TABLE|VIEW|MATERIALIZED
+// VIEW|SOURCE|INDEX|SINK|SUBSCRIPTION} name RENAME ....
 func (p *uparser) alter() (any, error) {
 	p.i++
 	if p.accept("system") {
@@ -684,7 +684,7 @@ func (p *uparser) alter() (any, error) {
 		}
 		return &AlterSystem{Set: sv.(*SetVar)}, nil
 	}
-	a := &AlterParallelism{Kind: p.objectKind("MATERIALIZED VIEW", "TABLE", "SINK", "SOURCE", "VIEW", "INDEX", "SEQUENCE")}
+	a := &AlterParallelism{Kind: p.objectKind("MATERIALIZED VIEW", "TABLE", "SINK", "SOURCE", "VIEW", "INDEX", "SEQUENCE", "SUBSCRIPTION")}
 	if a.Kind == "" {
 		return nil, p.errUnsupportedKind("ALTER", p.i)
 	}

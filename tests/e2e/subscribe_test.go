@@ -304,36 +304,50 @@ func TestSlowSubscriberFallsBehind(t *testing.T) {
 }
 
 // TestSubscribeAcrossRescale follows an aggregate view while its rows
-// change and it is rescaled twice: the changes add up to the view, no row
-// ever counted twice.
+// change and it, or the durable subscription read, is rescaled twice: the
+// changes add up to the view, no row ever counted twice.
 func TestSubscribeAcrossRescale(t *testing.T) {
-	addr, w, r := subscribeNode(t, "CREATE TABLE t (id INT PRIMARY KEY, g INT)", "INSERT INTO t SELECT i, i % 7 FROM generate_series(1, 50) AS i",
-		"CREATE MATERIALIZED VIEW mv AS SELECT g, count(*) AS n FROM t GROUP BY g")
-	a := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
-	mustExec(t, r, "BEGIN")
-	mustExec(t, r, "DECLARE c CURSOR FOR SUBSCRIBE mv")
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for _, par := range []int{3, 1} {
-			if _, err := a.Exec(context.Background(), fmt.Sprintf("ALTER MATERIALIZED VIEW mv SET PARALLELISM = %d", par)); err != nil {
-				t.Errorf("rescale to %d: %v", par, err)
+	for _, c := range []struct{ name, subscription, subscribe, rescale string }{
+		// The view rescales under a SUBSCRIBE of it.
+		{name: "view", subscribe: "SUBSCRIBE mv", rescale: "ALTER MATERIALIZED VIEW mv SET PARALLELISM = %d"},
+		// A durable subscription's own job rescales under its reader.
+		{name: "subscription", subscription: "CREATE SUBSCRIPTION s FROM mv WITH (retention = '1h')",
+			subscribe: "SUBSCRIBE s", rescale: "ALTER SUBSCRIPTION s SET PARALLELISM = %d"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, g INT)", "INSERT INTO t SELECT i, i % 7 FROM generate_series(1, 50) AS i",
+				"CREATE MATERIALIZED VIEW mv AS SELECT g, count(*) AS n FROM t GROUP BY g"}
+			if c.subscription != "" {
+				setup = append(setup, c.subscription)
 			}
-		}
-	})
-	for i := 51; i <= 250; i++ {
-		mustExec(t, w, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i%7))
+			addr, w, r := subscribeNode(t, setup...)
+			a := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+			mustExec(t, r, "BEGIN")
+			mustExec(t, r, "DECLARE c CURSOR FOR "+c.subscribe)
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				for _, par := range []int{3, 1} {
+					if _, err := a.Exec(context.Background(), fmt.Sprintf(c.rescale, par)); err != nil {
+						t.Errorf("rescale to %d: %v", par, err)
+					}
+				}
+			})
+			for i := 51; i <= 250; i++ {
+				mustExec(t, w, fmt.Sprintf("INSERT INTO t VALUES (%d, %d)", i, i%7))
+			}
+			wg.Wait()
+			want := relationRows(t, w, "SELECT g, n FROM mv")
+			set := map[string]int64{}
+			for deadline := time.Now().Add(time.Minute); !maps.Equal(set, want); {
+				if time.Now().After(deadline) {
+					t.Fatalf("the changes add up to %v, the view holds %v", set, want)
+				}
+				applyChanges(t, set, fetchChanges(t, r, "FETCH 1000 c WITH (timeout = '1s')"))
+			}
+			if more := fetchChanges(t, r, "FETCH ALL c WITH (timeout = '500ms')"); len(more) != 0 {
+				t.Fatalf("changes past the writes: %v", more)
+			}
+			mustExec(t, r, "COMMIT")
+		})
 	}
-	wg.Wait()
-	want := relationRows(t, w, "SELECT g, n FROM mv")
-	set := map[string]int64{}
-	for deadline := time.Now().Add(time.Minute); !maps.Equal(set, want); {
-		if time.Now().After(deadline) {
-			t.Fatalf("the changes add up to %v, the view holds %v", set, want)
-		}
-		applyChanges(t, set, fetchChanges(t, r, "FETCH 1000 c WITH (timeout = '1s')"))
-	}
-	if more := fetchChanges(t, r, "FETCH ALL c WITH (timeout = '500ms')"); len(more) != 0 {
-		t.Fatalf("changes past the writes: %v", more)
-	}
-	mustExec(t, r, "COMMIT")
 }
