@@ -38,15 +38,16 @@ func ActiveNodes(cat *meta.Catalog) []*meta.Node {
 	return slices.DeleteFunc(cat.Nodes(), func(n *meta.Node) bool { return slices.Contains(draining, n.ID) })
 }
 
-// Rebalance spreads the actors of every materialized view over the nodes
-// that jobs may be placed on now (ActiveNodes), each view at its
-// parallelism, one view after another, each as a rescale with the
-// strategy, step and cache of how (fluid by default); it returns once
-// every view is rebalanced. A view already balanced does not move.
+// Rebalance spreads the actors of every parallel job (views, sinks,
+// subscriptions, sources and tables with connectors) over the nodes that
+// jobs may be placed on now (ActiveNodes), each at its parallelism, one
+// job after another, each as a rescale with the strategy, step and cache
+// of how (fluid by default); it returns once every job is rebalanced. A
+// job already balanced does not move.
 func (s *Streaming) Rebalance(ctx context.Context, how *meta.Rescale) error {
 	var errs []error
 	for _, t := range jobsInOrder(s.meta.Catalog()) {
-		if !t.Kind.Planned() {
+		if fedByDML(t) {
 			continue
 		}
 		if err := s.rebalanceJob(ctx, t, how); err != nil {
@@ -139,11 +140,9 @@ func (s *Streaming) rebalanceOnce(ctx context.Context, t *meta.Table, how *meta.
 
 // Drain moves every job's work off node while the jobs run (ALTER SYSTEM
 // DRAIN NODE): it records the node as draining, so that no placement uses
-// it, rebalances every view as how says, and then moves the first actors
-// that run there (views' singleton fragments, tables' writers) to the
-// least loaded nodes, all at one pause (relocate). A source's splits,
-// which cannot move between nodes yet, are refused before anything moves
-// (0A000).
+// it, rebalances every parallel job as how says, and then moves the first
+// actors that run there (views' singleton fragments, tables' writers, a
+// job's slot 0) to the least loaded nodes, all at one pause (relocate).
 func (s *Streaming) Drain(ctx context.Context, node string, how *meta.Rescale) error {
 	cat := s.meta.Catalog()
 	if _, ok := cat.Node(node); !ok {
@@ -152,15 +151,6 @@ func (s *Streaming) Drain(ctx context.Context, node string, how *meta.Rescale) e
 	if len(ActiveNodes(cat)) <= 1 && !slices.Contains(Draining(cat), node) {
 		return pgerror.New(pgerror.CodeObjectInUse, "node %q is the last node jobs can run on", node).
 			WithHint("Add a node (streamdb start --join) before draining this one.")
-	}
-	for _, t := range jobsInOrder(cat) {
-		if wholeAtSlotZero(t) {
-			continue
-		}
-		if slices.Contains(JobPlacement(cat, t), node) {
-			return pgerror.New(pgerror.CodeFeatureNotSupported, "node %q runs splits of %s %q, which cannot move between nodes yet", node, t.Kind, t.Name).
-				WithHint("Drain another node.")
-		}
 	}
 	if !slices.Contains(Draining(cat), node) {
 		if err := s.meta.SetSystem(ctx, drainingParam, strings.Join(append(Draining(cat), node), ",")); err != nil {
@@ -181,7 +171,7 @@ func (s *Streaming) Drain(ctx context.Context, node string, how *meta.Rescale) e
 	target := func() string { return meta.PickLeastLoaded(active, actors) }
 	var homed []*meta.Table
 	for _, t := range jobsInOrder(cat) {
-		if wholeAtSlotZero(t) && JobPlacement(cat, t)[0] == node {
+		if JobPlacement(cat, t)[0] == node {
 			homed = append(homed, t)
 		}
 	}
@@ -190,10 +180,10 @@ func (s *Streaming) Drain(ctx context.Context, node string, how *meta.Rescale) e
 }
 
 // wholeAtSlotZero reports whether the node of t's job's first actor slot
-// holds its unpartitioned tables whole (a view's singleton state, a
-// table's rows written by DML), so that the slot can move with them
-// (relocate): not a source's, or a connector's table's, whose splits
-// write on every node of the job.
+// holds all of its state that no vnode ownership places (a view's
+// singleton state, a table's rows written by DML): not a source's, or a
+// connector's table's, whose state is all by vnode, on every node of the
+// job.
 func wholeAtSlotZero(t *meta.Table) bool {
 	return t.Kind.Planned() || fedByDML(t)
 }

@@ -139,18 +139,9 @@ func (e *RescalingError) Error() string {
 // assignment recorded with its checkpoint; vnodes that change node have
 // their state copied there (DESIGN.md §6). It runs to its end whatever
 // happens to ctx: a canceled statement stops waiting, not moving. A
-// source, or a table with a connector, that would move splits between
-// nodes is refused (0A000), as is a job already rescaling (a
-// *RescalingError).
+// source's splits go with their vnodes, offsets included. A job already
+// rescaling is refused (a *RescalingError).
 func (s *Streaming) Rescale(ctx context.Context, t *meta.Table, plan *meta.Rescale) (*Rescaling, error) {
-	if !t.Kind.Planned() && len(plan.Placement) > 0 {
-		for _, n := range plan.Placement {
-			if n != plan.Placement[0] {
-				return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s %q would move source splits between nodes, which is not supported yet", t.Kind, t.Name).
-					WithHint("Rescale it within its node, or rescale the materialized views that read it.")
-			}
-		}
-	}
 	r, err := s.beginRescale(ctx, t, plan, false)
 	if err != nil {
 		return nil, err

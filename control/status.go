@@ -55,7 +55,7 @@ func (r *Reader) SourceSplits(epoch uint64) ([]SplitProgress, error) {
 		}
 		for i := range src.Splits {
 			sp := src.NewSplit(i)
-			off, ok, err := dataflow.SplitOffset(r, t.StateTables[0], i, epoch)
+			off, ok, err := dataflow.SplitOffset(r, t.StateTables[0], i, src.Splits, epoch)
 			if err != nil {
 				return nil, err
 			}

@@ -71,10 +71,6 @@ type Migration struct {
 // job starts.
 func (r *Runtime) SetMigrator(m Migrator) { r.migrator = m }
 
-// errCrossNodeSplits refuses a reassignment that would move a source's
-// splits between nodes: their offsets are not kept by vnode.
-var errCrossNodeSplits = errors.New("dataflow: moving a source's splits between nodes is not supported yet")
-
 // remoteGain is what local actors gain at a switch from one other node:
 // the handoff they wait for, done once the migration has landed here.
 type remoteGain struct {

@@ -31,7 +31,7 @@ type Env struct {
 	VNodes     *Bitmap
 	VNodeCount int
 	// Splits are the source splits this actor reads, for a fragment that
-	// starts with a SourceSpec; they are assigned apart from vnodes.
+	// starts with a SourceSpec; each goes with one of the actor's vnodes (splitVNode).
 	Splits []int
 	// Store is the node's state store.
 	Store *Store

@@ -92,7 +92,6 @@ func (rs *reshape) gain(a, loser *actor) {
 func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 	r := rs.r
 	oldActors, oldOwner := f.actors, f.owner
-	oldSlots := f.slots()
 	f.owner, f.actors = owner, map[int]*actor{}
 	var slots []int
 	for _, s := range owner {
@@ -109,11 +108,11 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 		env := r.env(vnodesOf(owner, s), f.job.zone)
 		env.Creating = rs.creating
 		if src != nil {
-			env.Splits = splitsOf(src.Splits, slots, s)
+			env.Splits = splitsOf(src.Splits, owner, s)
 		}
 		if a, ok := oldActors[s]; ok && !replace {
 			f.actors[s] = a
-			sameSplits := src == nil || slices.Equal(splitsOf(src.Splits, oldSlots, s), env.Splits)
+			sameSplits := src == nil || slices.Equal(splitsOf(src.Splits, oldOwner, s), env.Splits)
 			if r.local(a) && (!vnodesOf(oldOwner, s).Equal(env.VNodes) || !sameSplits) {
 				rs.update(a).env = env
 			}
@@ -158,26 +157,17 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 	if oldActors == nil {
 		return nil
 	}
-	// Hand over what changes owner: vnodes, and splits of a source.
+	// Hand over the vnodes that change owner, with their state (a
+	// source's splits and offsets go with their vnodes).
 	for v, s := range owner {
 		rs.move(oldActors[oldOwner[v]], f.actors[s], f, v)
-	}
-	if src != nil {
-		for sp := range src.Splits {
-			from, to := oldActors[splitSlot(oldSlots, sp)], f.actors[splitSlot(slots, sp)]
-			if from != to && r.local(from) != r.local(to) {
-				return errCrossNodeSplits
-			}
-			rs.move(from, to, f, -1)
-		}
 	}
 	return nil
 }
 
-// move records that what from owned (vnode v's state, or a source split
-// if v < 0) goes to to: on this node by hand-over; to another node by
-// the new owner copying it from this one's store; from another node by
-// copying it from there.
+// move records that vnode v's state, which from owned, goes to to: on
+// this node by hand-over; to another node by the new owner copying it
+// from this one's store; from another node by copying it from there.
 func (rs *reshape) move(from, to *actor, f *fragment, v int) {
 	fl, tl := rs.r.local(from), rs.r.local(to)
 	switch {
@@ -186,7 +176,7 @@ func (rs *reshape) move(from, to *actor, f *fragment, v int) {
 		rs.gain(to, from)
 	case fl:
 		rs.loseRemote(from)
-	case v >= 0:
+	default:
 		rs.gainRemote(to, from.node, f, v)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
 )
@@ -85,11 +86,15 @@ func (s *SourceSpec) Build(env *Env) (Operator, error) {
 	op := &source{spec: s, store: env.Store, one: make([][]types.Datum, 1), wait: env.WaitCommitted}
 	op.ctx, op.cancel = context.WithCancel(env.Ctx)
 	readers := s.NewSplits(env.Splits)
+	vnodes := env.VNodeCount
+	if vnodes == 0 {
+		vnodes = rowkey.VNodes
+	}
 	for i, id := range env.Splits {
-		op.splits = append(op.splits, &sourceSplit{id: int64(id), reader: readers[i], key: offsetKey(s.StateTable, id)})
+		op.splits = append(op.splits, &sourceSplit{id: int64(id), reader: readers[i], key: offsetKey(s.StateTable, id, s.Splits, vnodes)})
 	}
 	for _, sp := range op.splits {
-		off, ok, err := SplitOffset(env.Store.Engine(), s.StateTable, int(sp.id), math.MaxUint64)
+		off, ok, err := splitOffset(env.Store.Engine(), sp.key, math.MaxUint64)
 		if err != nil {
 			op.close()
 			return nil, fmt.Errorf("source %s: %w", s.Name, err)
@@ -117,11 +122,16 @@ func (s *SourceSpec) Explain() string {
 // offsetTypes are the types of an offsets row: the split's offset.
 var offsetTypes = []types.T{types.TInt8}
 
-// SplitOffset returns the offset of split stored in the source state table
-// table as of epoch (a committed one, for a reader outside the job); ok is
-// false while none is stored: the split stands at its first row.
-func SplitOffset(st storage.Reader, table uint32, split int, epoch uint64) (offset int64, ok bool, err error) {
-	key := offsetKey(table, split)
+// SplitOffset returns the offset of split (of splits) stored in the
+// source state table table of a job of rowkey.VNodes vnodes as of epoch
+// (a committed one, for a reader outside the job); ok is false while none
+// is stored: the split stands at its first row.
+func SplitOffset(st storage.Reader, table uint32, split, splits int, epoch uint64) (offset int64, ok bool, err error) {
+	return splitOffset(st, offsetKey(table, split, splits, rowkey.VNodes), epoch)
+}
+
+// splitOffset reads the offset stored at key as of epoch.
+func splitOffset(st storage.Reader, key []byte, epoch uint64) (offset int64, ok bool, err error) {
 	var v []byte
 	err = st.Scan(key, append(key, 0), epoch, func(_, value []byte) error {
 		v = bytes.Clone(value)
@@ -132,15 +142,16 @@ func SplitOffset(st storage.Reader, table uint32, split int, epoch uint64) (offs
 	}
 	row, err := types.DecodeRow(v, offsetTypes, nil)
 	if err != nil {
-		return 0, false, fmt.Errorf("split %d offset: %w", split, err)
+		return 0, false, fmt.Errorf("split offset: %w", err)
 	}
 	return row[0].Int(), true, nil
 }
 
-// offsetKey is the state key of a split's offset. Splits move between
-// actors apart from vnodes, so every split's offset is under vnode 0.
-func offsetKey(table uint32, split int) []byte {
-	return storage.AppendKey(nil, table, 0, types.AppendKey(nil, types.NewInt(int64(split)), false))
+// offsetKey is the state key of the offset of split (of splits) in a job
+// of vnodes vnodes, under the vnode the split goes with.
+func offsetKey(table uint32, split, splits, vnodes int) []byte {
+	v := splitVNode(split, splits, vnodes)
+	return storage.AppendKey(nil, table, uint16(v), types.AppendKey(nil, types.NewInt(int64(split)), false))
 }
 
 // maxCatchUp bounds how far behind its pace a split may fall (while its

@@ -97,7 +97,7 @@ func TestKeyedSource(t *testing.T) {
 	if err := env.Store.Seal(1, nil); err != nil {
 		t.Fatal(err)
 	}
-	if off, ok, err := SplitOffset(env.Store.Engine(), 7, 0, 1); err != nil || !ok || off != 3 {
+	if off, ok, err := splitOffset(env.Store.Engine(), offsetKey(7, 0, 1, testVNodes), 1); err != nil || !ok || off != 3 {
 		t.Fatalf("stored offset %d, %v, %v", off, ok, err)
 	}
 	op.close()

@@ -224,21 +224,44 @@ func TestSourceDone(t *testing.T) {
 }
 
 func TestSplitsOf(t *testing.T) {
+	// ranges returns the owners of 256 vnodes split into ranges of the
+	// given sizes, owned by slots 0, 1, ...
+	ranges := func(sizes ...int) []int {
+		var owner []int
+		for s, n := range sizes {
+			for range n {
+				owner = append(owner, s)
+			}
+		}
+		return owner
+	}
 	for _, c := range []struct {
 		splits int
-		slots  []int
+		owner  []int
 		slot   int
 		want   []int
 	}{
-		{4, []int{0}, 0, []int{0, 1, 2, 3}},
-		{5, []int{0, 1}, 0, []int{0, 2, 4}},
-		{5, []int{0, 1}, 1, []int{1, 3}},
-		{1, []int{0, 1, 2}, 2, nil},
-		// Slots need not be contiguous: the i-th one reads i, i+n, ...
-		{5, []int{1, 4}, 4, []int{1, 3}},
+		{4, ranges(256), 0, []int{0, 1, 2, 3}},
+		// Splits spread over actors owning ranges of vnodes.
+		{3, ranges(86, 85, 85), 0, []int{0}},
+		{3, ranges(86, 85, 85), 1, []int{1}},
+		{3, ranges(86, 85, 85), 2, []int{2}},
+		{5, ranges(128, 128), 0, []int{0, 1}},
+		{5, ranges(128, 128), 1, []int{2, 3, 4}},
+		{1, ranges(86, 85, 85), 1, []int{0}},
+		{1, ranges(86, 85, 85), 2, nil},
+		// More splits than vnodes: several go with one vnode.
+		{600, ranges(256), 0, nil},
 	} {
-		if got := splitsOf(c.splits, c.slots, c.slot); !slices.Equal(got, c.want) {
-			t.Errorf("splitsOf(%d, %v, %d) = %v, want %v", c.splits, c.slots, c.slot, got, c.want)
+		got := splitsOf(c.splits, c.owner, c.slot)
+		if c.splits == 600 {
+			if len(got) != 600 {
+				t.Errorf("splitsOf(600, one slot) has %d splits", len(got))
+			}
+			continue
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("splitsOf(%d, slot %d) = %v, want %v", c.splits, c.slot, got, c.want)
 		}
 	}
 }

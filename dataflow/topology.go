@@ -45,16 +45,21 @@ func vnodesOf(owner []int, slot int) *Bitmap {
 	return b
 }
 
-// splitSlot returns the slot reading source split sp among slots
-// (ascending): the i-th slot reads splits i, i+n, i+2n, ... (DESIGN.md
-// §4: splits are assigned apart from vnodes).
-func splitSlot(slots []int, sp int) int { return slots[sp%len(slots)] }
+// splitVNode is the vnode that source split sp of splits goes with: the
+// middle of its share of the vnodes, so that splits spread over actors
+// owning ranges of vnodes. The owner of the vnode reads the split and
+// keeps its offset under the vnode (DESIGN.md §4): a split moves, on one
+// node or between nodes, with its vnode and that vnode's state.
+func splitVNode(sp, splits, vnodes int) int {
+	return (2*sp + 1) * vnodes / (2 * splits) % vnodes
+}
 
-// splitsOf returns the source splits of the actor at slot among slots.
-func splitsOf(splits int, slots []int, slot int) []int {
+// splitsOf returns the source splits of splits that the actor at slot
+// reads under the vnode owners owner.
+func splitsOf(splits int, owner []int, slot int) []int {
 	var out []int
 	for sp := range splits {
-		if splitSlot(slots, sp) == slot {
+		if owner[splitVNode(sp, splits, len(owner))] == slot {
 			out = append(out, sp)
 		}
 	}
