@@ -51,11 +51,30 @@ func checkKeyed(t *meta.Table, src *connector.Source) error {
 	case src.Keyed && len(t.PK) == 0:
 		return pgerror.New(pgerror.CodeInvalidTableDefinition, "a table with connector %s needs a primary key", name).
 			WithHint("Declare the upstream table's primary key, e.g. (id INT PRIMARY KEY, ...).")
+	case src.Keyed && t.Watermark != nil:
+		return pgerror.New(pgerror.CodeFeatureNotSupported, "a table with connector %s cannot declare a watermark", name).
+			WithHint("Its changes update and delete rows by key; declare the watermark on a view or leave it out.")
 	case !src.Keyed && len(t.PK) > 0:
 		return pgerror.New(pgerror.CodeFeatureNotSupported, "a %s with connector %s cannot have a primary key", t.Kind, name).
 			WithHint("Leave the primary key out: rows get a hidden row id.")
 	}
 	return nil
+}
+
+// ReleaseSource drops what the connector of t, a dropped source or table
+// whose job stopped, created in its external system (a postgres-cdc
+// table's replication slot and publication, unless the user named them).
+func ReleaseSource(ctx context.Context, t *meta.Table) error {
+	if t.Options["connector"] == "" {
+		return nil
+	}
+	src, err := openSource(t)
+	if err != nil || src.Release == nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	return src.Release(ctx)
 }
 
 // openSource opens the connector of source or table t with its recorded
