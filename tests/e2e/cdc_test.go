@@ -292,25 +292,11 @@ func TestPostgresCDCErrors(t *testing.T) {
 // publication streamdb made, and keeps those the user named.
 func TestPostgresCDCToastTruncateDrop(t *testing.T) {
 	ctx := context.Background()
-	up := testkit.StartPostgresServer(t, cdcSettings...)
-	url := up.ConnString("postgres")
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	run := func(stmts ...string) {
-		t.Helper()
-		for _, stmt := range stmts {
-			if _, err := conn.Exec(ctx, stmt); err != nil {
-				t.Fatalf("%s: %v", stmt, err)
-			}
-		}
-	}
+	url, conn := startUpstream(t)
 	// big is 3200 characters of md5 digests: incompressible enough to be
 	// stored out of line.
 	const big = "(SELECT string_agg(md5(i::text || '.' || j), '') FROM generate_series(1, 100) j)"
-	run("CREATE TABLE docs (id INT PRIMARY KEY, n INT NOT NULL, body TEXT)",
+	execAll(t, conn, "CREATE TABLE docs (id INT PRIMARY KEY, n INT NOT NULL, body TEXT)",
 		"CREATE TABLE kept (id INT PRIMARY KEY)",
 		"CREATE PUBLICATION user_pub FOR TABLE kept",
 		"INSERT INTO docs SELECT i, i, "+big+" FROM generate_series(1, 50) i")
@@ -321,15 +307,10 @@ func TestPostgresCDCToastTruncateDrop(t *testing.T) {
 	node := testkit.StartNode(t)
 	sd := connect(t, node.Addr(), pgx.QueryExecModeSimpleProtocol)
 	defer sd.Close(ctx)
-	for _, stmt := range []string{
+	execAll(t, sd,
 		fmt.Sprintf("CREATE TABLE docs (id INT PRIMARY KEY, n INT, body TEXT) WITH (connector = 'postgres-cdc', url = '%s', table = 'public.docs')", url),
 		fmt.Sprintf("CREATE TABLE kept (id INT PRIMARY KEY) WITH (connector = 'postgres-cdc', url = '%s', table = 'public.kept', slot = 'user_slot', publication = 'user_pub')", url),
-		"CREATE MATERIALIZED VIEW docs_total AS SELECT count(*) AS n, coalesce(sum(n), 0) AS s FROM docs",
-	} {
-		if _, err := sd.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+		"CREATE MATERIALIZED VIEW docs_total AS SELECT count(*) AS n, coalesce(sum(n), 0) AS s FROM docs")
 	waitEqual(t, url, node.Addr(), "snapshot", queries)
 	var external bool
 	if err := conn.QueryRow(ctx, `SELECT bool_and(pg_column_size(body) > 2000) AND
@@ -337,10 +318,10 @@ func TestPostgresCDCToastTruncateDrop(t *testing.T) {
 		t.Fatalf("the upstream bodies are not large (%v): the test needs TOASTed values", err)
 	}
 
-	run("UPDATE docs SET n = n + 100 WHERE id <= 30", "UPDATE docs SET n = n + 1 WHERE id % 2 = 0")
+	execAll(t, conn, "UPDATE docs SET n = n + 100 WHERE id <= 30", "UPDATE docs SET n = n + 1 WHERE id % 2 = 0")
 	waitEqual(t, url, node.Addr(), "updates of other columns", queries)
 
-	run("BEGIN", "INSERT INTO docs VALUES (100, 1, 'a')", "TRUNCATE docs", "INSERT INTO docs VALUES (101, 2, 'b'), (102, 3, "+strings.Replace(big, "i::text", "'x'", 1)+")", "COMMIT",
+	execAll(t, conn, "BEGIN", "INSERT INTO docs VALUES (100, 1, 'a')", "TRUNCATE docs", "INSERT INTO docs VALUES (101, 2, 'b'), (102, 3, "+strings.Replace(big, "i::text", "'x'", 1)+")", "COMMIT",
 		"INSERT INTO docs VALUES (103, 4, 'c')",
 		"UPDATE docs SET n = 10 WHERE id = 102",
 		"BEGIN", "INSERT INTO docs VALUES (104, 5, 'd')", "COMMIT",
@@ -362,11 +343,7 @@ func TestPostgresCDCToastTruncateDrop(t *testing.T) {
 		return names
 	}
 	before := slots()
-	for _, stmt := range []string{"DROP MATERIALIZED VIEW docs_total", "DROP TABLE docs", "DROP TABLE kept"} {
-		if _, err := sd.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+	execAll(t, sd, "DROP MATERIALIZED VIEW docs_total", "DROP TABLE docs", "DROP TABLE kept")
 	if got, want := slots(), []string{"user_pub", "user_slot"}; !slices.Equal(got, want) {
 		t.Fatalf("after DROP TABLE, upstream slots and publications %v (before %v), want %v", got, before, want)
 	}
@@ -377,22 +354,10 @@ func TestPostgresCDCToastTruncateDrop(t *testing.T) {
 // to drop by hand.
 func TestPostgresCDCDropUnreachable(t *testing.T) {
 	ctx := context.Background()
-	up := testkit.StartPostgresServer(t, cdcSettings...)
-	url := up.ConnString("postgres")
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	url, conn := startUpstream(t)
 	// The source connects as cdc, which then may not log in any more.
-	for _, stmt := range []string{
-		"CREATE ROLE cdc LOGIN REPLICATION", "GRANT CREATE ON DATABASE postgres TO cdc",
-		"CREATE TABLE t (id INT PRIMARY KEY)", "ALTER TABLE t OWNER TO cdc",
-	} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+	execAll(t, conn, "CREATE ROLE cdc LOGIN REPLICATION", "GRANT CREATE ON DATABASE postgres TO cdc",
+		"CREATE TABLE t (id INT PRIMARY KEY)", "ALTER TABLE t OWNER TO cdc")
 	url = strings.Replace(url, "postgres@", "cdc@", 1)
 	var notices []*pgconn.Notice
 	cfg, err := pgx.ParseConfig("postgres://postgres@" + testkit.StartNode(t).Addr() + "/streamdb")
@@ -409,15 +374,34 @@ func TestPostgresCDCDropUnreachable(t *testing.T) {
 	if _, err := sd.Exec(ctx, fmt.Sprintf("CREATE TABLE t (id INT PRIMARY KEY) WITH (connector = 'postgres-cdc', url = '%s', table = 'public.t')", url)); err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{"ALTER ROLE cdc NOLOGIN", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'cdc'"} {
-		if _, err := conn.Exec(ctx, stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
-		}
-	}
+	execAll(t, conn, "ALTER ROLE cdc NOLOGIN", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'cdc'")
 	if _, err := sd.Exec(ctx, "DROP TABLE t"); err != nil {
 		t.Fatalf("DROP TABLE with the upstream gone: %v", err)
 	}
 	if len(notices) != 1 || notices[0].Severity != "WARNING" || !strings.Contains(notices[0].Message, "pg_drop_replication_slot('streamdb_t_") {
 		t.Fatalf("notices %+v, want one WARNING naming the slot to drop", notices)
+	}
+}
+
+// startUpstream starts a PostgreSQL server with logical decoding and
+// returns its URL and a connection to it.
+func startUpstream(t *testing.T) (string, *pgx.Conn) {
+	t.Helper()
+	url := testkit.StartPostgresServer(t, cdcSettings...).ConnString("postgres")
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return url, conn
+}
+
+// execAll runs stmts on conn in turn.
+func execAll(t *testing.T, conn *pgx.Conn, stmts ...string) {
+	t.Helper()
+	for _, stmt := range stmts {
+		if _, err := conn.Exec(context.Background(), stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
 	}
 }
