@@ -62,7 +62,10 @@ type Source struct {
 	// dataflow.ChangeReader).
 	Keyed bool
 	// Check, if set, verifies the external system the source reads.
-	Check    func(ctx context.Context) error
+	Check func(ctx context.Context) error
+	// Release, if set, drops what the source created in the external
+	// system, once its job stopped for good (the relation was dropped).
+	Release  func(ctx context.Context) error
 	newSplit func(split int) Split
 	// newSplits, if set, opens splits read together (sharing a
 	// connection); else they are opened one by one with newSplit.

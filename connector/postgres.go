@@ -24,5 +24,6 @@ func openPostgresCDC(cols []Column, opts map[string]string, created time.Time) (
 	}
 	return &Source{Options: resolved, Splits: 1, Width: len(cols), Keyed: true,
 		Check:    func(ctx context.Context) error { return pgcdc.Check(ctx, cfg, names) },
+		Release:  func(ctx context.Context) error { return pgcdc.Release(ctx, cfg) },
 		newSplit: func(int) Split { return pgcdc.NewSplit(cfg, pcols) }}, nil
 }

@@ -57,11 +57,30 @@ func checkKeyed(t *meta.Table, src *connector.Source) error {
 	case src.Keyed && len(t.PK) == 0:
 		return pgerror.New(pgerror.CodeInvalidTableDefinition, "a table with %s needs a primary key", what).
 			WithHint("Declare the primary key of the changes it reads, e.g. (id INT PRIMARY KEY, ...).")
+	case src.Keyed && t.Watermark != nil:
+		return pgerror.New(pgerror.CodeFeatureNotSupported, "a table with %s cannot declare a watermark", what).
+			WithHint("Its changes update and delete rows by key; declare the watermark on a view or leave it out.")
 	case !src.Keyed && len(t.PK) > 0:
 		return pgerror.New(pgerror.CodeFeatureNotSupported, "a %s with %s cannot have a primary key", t.Kind, what).
 			WithHint("Leave the primary key out: rows get a hidden row id.")
 	}
 	return nil
+}
+
+// ReleaseSource drops what the connector of t, a dropped source or table
+// whose job stopped, created in its external system (a postgres-cdc
+// table's replication slot and publication, unless the user named them).
+func ReleaseSource(ctx context.Context, t *meta.Table) error {
+	if t.Options["connector"] == "" {
+		return nil
+	}
+	src, err := openSource(t)
+	if err != nil || src.Release == nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	return src.Release(ctx)
 }
 
 // openSource opens the connector of source or table t with its recorded

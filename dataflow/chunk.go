@@ -23,12 +23,18 @@ const (
 	Delete
 	UpdateDelete
 	UpdateInsert
+	// Truncate deletes every row of the table it reaches, as of its place
+	// in the stream (an upstream TRUNCATE). Only a keyed source emits it,
+	// with a row of types.Unchanged; dispatchers send it to every actor of
+	// a hash-distributed consumer, and the upserting materialization of
+	// the source's table consumes it (it emits the deletes of its rows).
+	Truncate
 )
 
 // IsInsert reports whether op adds its row (Insert or UpdateInsert).
 func (op Op) IsInsert() bool { return op == Insert || op == UpdateInsert }
 
-func (op Op) String() string { return [...]string{"+", "-", "U-", "U+"}[op] }
+func (op Op) String() string { return [...]string{"+", "-", "U-", "U+", "T"}[op] }
 
 // MaxChunkRows is the number of rows operators batch into one chunk.
 const MaxChunkRows = 1024

@@ -74,6 +74,12 @@ func (g *outputGroup) push(ctx context.Context, c *Chunk) error {
 	}
 	for i := 0; i < len(c.Rows); i++ {
 		op, row := c.Ops[i], c.Rows[i]
+		if op == Truncate {
+			if err := g.addAll(ctx, op, row, len(c.Rows)); err != nil {
+				return err
+			}
+			continue
+		}
 		t := g.route(row)
 		if op == UpdateDelete && i+1 < len(c.Rows) && c.Ops[i+1] == UpdateInsert {
 			if t2 := g.route(c.Rows[i+1]); t2 != t {
@@ -99,11 +105,20 @@ func (g *outputGroup) push(ctx context.Context, c *Chunk) error {
 // pushAll buffers every change of c for every consumer actor (a
 // broadcast), update pairs as they are.
 func (g *outputGroup) pushAll(ctx context.Context, c *Chunk) error {
+	for i, row := range c.Rows {
+		if err := g.addAll(ctx, c.Ops[i], row, len(c.Rows)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addAll buffers one change for every consumer actor, of an input chunk
+// of n rows.
+func (g *outputGroup) addAll(ctx context.Context, op Op, row []types.Datum, n int) error {
 	for t := range g.outs {
-		for i, row := range c.Rows {
-			if err := g.add(ctx, t, c.Ops[i], row, len(c.Rows)*len(g.outs)); err != nil {
-				return err
-			}
+		if err := g.add(ctx, t, op, row, n*len(g.outs)); err != nil {
+			return err
 		}
 	}
 	return nil

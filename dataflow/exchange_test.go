@@ -46,3 +46,53 @@ func TestOutputGroupToOneActor(t *testing.T) {
 		t.Fatal("no barrier after the rows")
 	}
 }
+
+// TestOutputGroupTruncate checks that a truncate goes to every actor of a
+// hash-distributed consumer, after the rows routed to each before it and
+// before those after it.
+func TestOutputGroupTruncate(t *testing.T) {
+	chs := []chan Message{make(chan Message, 4), make(chan Message, 4)}
+	owner := make([]int, testVNodes)
+	for v := range owner {
+		owner[v] = v % 2
+	}
+	g := newOutputGroup(DistHash, []int{0}, testVNodes, owner, []chan<- Message{chs[0], chs[1]})
+	c := &Chunk{}
+	for i := range 8 {
+		c.Append(Insert, []types.Datum{types.NewInt(int64(i))})
+	}
+	c.Append(Truncate, []types.Datum{types.Unchanged})
+	for i := range 8 {
+		c.Append(Insert, []types.Datum{types.NewInt(int64(100 + i))})
+	}
+	ctx := context.Background()
+	if err := g.push(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.barrier(ctx, &Barrier{Epoch: 1}); err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for a, ch := range chs {
+		got := (<-ch).(*Chunk)
+		truncates := 0
+		for i, op := range got.Ops {
+			if op != Truncate {
+				continue
+			}
+			truncates++
+			for j, row := range got.Rows {
+				if j != i && (row[0].Int() < 100) != (j < i) {
+					t.Errorf("actor %d: row %v on the wrong side of the truncate", a, row)
+				}
+			}
+		}
+		if truncates != 1 {
+			t.Errorf("actor %d got %d truncates, want 1", a, truncates)
+		}
+		total += got.Len() - 1
+	}
+	if total != 16 {
+		t.Errorf("the actors got %d rows, want 16", total)
+	}
+}

@@ -104,11 +104,18 @@ func (g *vnodeGate) pending() <-chan struct{} {
 // split returns the rows of c that may go on at once, those of the vnodes
 // the actor keeps (nil if none), and holds the rows of gained vnodes
 // behind those held before. An update pair split by the gate becomes a
-// delete and an insert. It reports whether the gate is full.
+// delete and an insert. It reports whether the gate is full, as it is
+// once it holds a Truncate.
 func (g *vnodeGate) split(input int, c *Chunk) (*Chunk, bool) {
 	keys := g.keys[input]
 	n := 0
-	for _, row := range c.Rows {
+	for i, row := range c.Rows {
+		if c.Ops[i] == Truncate {
+			// A truncate reaches the gained vnodes too: it waits for
+			// their handoffs, and the rows after it with it.
+			g.hold(input, c)
+			return nil, true
+		}
 		if g.gained.Has(int(rowVNode(&g.key, row, keys, g.groups))) {
 			n++
 		}

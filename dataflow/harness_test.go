@@ -78,10 +78,10 @@ func binOp(t tester, op string, l, r expr.Expr) expr.Expr {
 
 // parseChunk builds a chunk from lines "op v1 v2 ..." (op as Op.String
 // prints it, NULL for a null value, values in PostgreSQL text format
-// without spaces) of rows with types ts.
+// without spaces, UNCHANGED for types.Unchanged) of rows with types ts.
 func parseChunk(t tester, ts []types.T, lines ...string) *Chunk {
 	t.Helper()
-	ops := map[string]Op{"+": Insert, "-": Delete, "U-": UpdateDelete, "U+": UpdateInsert}
+	ops := map[string]Op{"+": Insert, "-": Delete, "U-": UpdateDelete, "U+": UpdateInsert, "T": Truncate}
 	c := &Chunk{}
 	for _, l := range lines {
 		f := strings.Fields(l)
@@ -91,7 +91,11 @@ func parseChunk(t tester, ts []types.T, lines ...string) *Chunk {
 		}
 		row := make([]types.Datum, len(ts))
 		for i, s := range f[1:] {
-			if s == "NULL" {
+			switch s {
+			case "NULL":
+				continue
+			case "UNCHANGED":
+				row[i] = types.Unchanged
 				continue
 			}
 			d, err := types.ParseText(ts[i], s)

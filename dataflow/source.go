@@ -41,7 +41,10 @@ type ChangeReader interface {
 	// NextChanges writes the next changes into the caller's rows and
 	// whether each is a delete by key (only the key columns of a deleted
 	// row count) into deletes, and returns how many; 0 while none is
-	// buffered (poll again after a while) or once Done.
+	// buffered (poll again after a while) or once Done. A column of an
+	// upsert may be types.Unchanged: the table keeps its stored value. A
+	// delete whose every column is types.Unchanged is a truncate: every
+	// row of the table goes, as of that change.
 	NextChanges(rows [][]types.Datum, deletes []bool) int
 	// Open starts reading in the background until ctx ends.
 	Open(ctx context.Context)
@@ -340,13 +343,24 @@ func (o *source) fillChanges(sp *sourceSplit, emit Emit) (int, error) {
 		if sp.changes.NextChanges(o.one, o.deleted) == 0 {
 			break
 		}
-		op := Insert
-		if o.deleted[0] {
-			op = Delete
-		}
-		if err := o.out.add(op, row, emit); err != nil {
+		if err := o.out.add(changeOp(row, o.deleted[0]), row, emit); err != nil {
 			return n, err
 		}
 	}
 	return n, o.out.flush(emit)
+}
+
+// changeOp is the op of a change read by a ChangeReader: Insert for an
+// upsert, Delete for a delete by key, Truncate for a delete whose every
+// column is types.Unchanged.
+func changeOp(row []types.Datum, deleted bool) Op {
+	if !deleted {
+		return Insert
+	}
+	for _, d := range row {
+		if !d.IsUnchanged() {
+			return Delete
+		}
+	}
+	return Truncate
 }

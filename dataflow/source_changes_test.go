@@ -105,3 +105,24 @@ func TestKeyedSource(t *testing.T) {
 		t.Fatal("the reader's context is still live after close")
 	}
 }
+
+// TestChangeOp checks the ops of a change reader's changes: a delete
+// whose every column is Unchanged is a truncate.
+func TestChangeOp(t *testing.T) {
+	u, one := types.Unchanged, types.NewInt(1)
+	for _, tc := range []struct {
+		row     []types.Datum
+		deleted bool
+		want    Op
+	}{
+		{[]types.Datum{one, u}, false, Insert},
+		{[]types.Datum{u, u}, false, Insert},
+		{[]types.Datum{one, u}, true, Delete},
+		{[]types.Datum{one, types.Null}, true, Delete},
+		{[]types.Datum{u, u}, true, Truncate},
+	} {
+		if got := changeOp(tc.row, tc.deleted); got != tc.want {
+			t.Errorf("changeOp(%v, %v) = %v, want %v", tc.row, tc.deleted, got, tc.want)
+		}
+	}
+}

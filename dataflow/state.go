@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 
 	"github.com/RaduBerinde/btreemap"
@@ -329,3 +330,59 @@ func (g *Group) SetMemo(v any, bytes int64) {
 
 // Len returns the number of entries.
 func (g *Group) Len() int { return g.rows.len() }
+
+// clearVNode deletes every entry of vnode, calling fn with each row
+// before it goes (in no particular order): the entries of the cached
+// groups, then the stored ones of the groups not cached, each loaded into
+// a new cached group that deletes it, so that later reads in the epoch
+// find it absent and the next Commit writes its tombstone. A group leaves
+// the cache only once its epoch is sealed, so the cached groups and the
+// storage together hold every entry. The new groups stay pinned until the
+// next Commit (a truncate costs memory per stored row for an epoch).
+func (t *StateTable) clearVNode(vnode uint16, fn func(row []types.Datum) error) error {
+	for _, g := range t.vnodes[vnode] {
+		t.touch(g)
+		for g.Len() > 0 {
+			var suffix []byte
+			var row []types.Datum
+			g.rows.ascend(func(s []byte, r []types.Datum) bool {
+				suffix, row = s, r
+				return false
+			})
+			if err := fn(row); err != nil {
+				return err
+			}
+			g.Delete(suffix)
+		}
+	}
+	if t.bare[vnode] {
+		return nil
+	}
+	lower := storage.AppendKey(nil, t.id, vnode, nil)
+	var cur *Group
+	return t.store.Engine().Scan(lower, prefixEnd(lower), math.MaxUint64, func(key, value []byte) error {
+		rest := key[len(lower):]
+		n, ok := t.prefixLen(rest)
+		if !ok {
+			return fmt.Errorf("state table %d: the group of a stored key is unknown", t.id)
+		}
+		if cur == nil || cur.prefix != string(rest[:n]) {
+			if _, cached := t.vnodes[vnode][string(rest[:n])]; cached {
+				return nil
+			}
+			cur = t.emptyGroup(vnode, rest[:n])
+		}
+		row, err := types.DecodeRow(value, t.types, nil)
+		if err != nil {
+			return err
+		}
+		suffix := bytes.Clone(rest[n:])
+		cur.rows.put(suffix, row, t.freelist)
+		cur.resize(entryBytes(suffix, row))
+		if err := fn(row); err != nil {
+			return err
+		}
+		cur.Delete(suffix)
+		return nil
+	})
+}

@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"bytes"
+	"log/slog"
 
 	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
@@ -17,19 +18,28 @@ import (
 // key, and a delete of an absent key is dropped. Replaying changes
 // already applied is therefore harmless: the table converges on the last
 // change of each key.
+//
+// A column of an insert that is types.Unchanged takes the stored row's
+// value (NULL if the key is not stored, which is logged once), so no
+// Unchanged leaves the operator. A Truncate deletes every stored row of
+// the actor's vnodes (see StateTable.clearVNode); the source sends it to
+// every actor, so the whole table is emptied at that point of the stream.
 type upsert struct {
 	spec   *MaterializeSpec
 	state  *StateTable
 	groups int
+	vnodes *Bitmap
 	pk     []byte
 	out    chunkOut
 	// a and b hold the encodings of rows being compared.
 	a, b []byte
+	// warned is set once an Unchanged column of an absent key was logged.
+	warned bool
 }
 
 // newUpsert builds the upsert operator of s.
 func newUpsert(s *MaterializeSpec, env *Env) *upsert {
-	u := &upsert{spec: s, groups: env.VNodeCount, state: env.StateTable(s.TableID, s.Types)}
+	u := &upsert{spec: s, groups: env.VNodeCount, vnodes: env.VNodes, state: env.StateTable(s.TableID, s.Types)}
 	u.state.pointGroups = true
 	return u
 }
@@ -37,12 +47,21 @@ func newUpsert(s *MaterializeSpec, env *Env) *upsert {
 // Process implements Operator.
 func (u *upsert) Process(_ int, c *Chunk, emit Emit) error {
 	for i, row := range c.Rows {
+		if c.Ops[i] == Truncate {
+			if err := u.truncate(emit); err != nil {
+				return err
+			}
+			continue
+		}
 		u.pk, _ = rowkey.AppendCols(u.pk[:0], row, u.spec.PK)
 		g, err := u.state.Group(rowkey.VNode(u.pk, u.groups), u.pk)
 		if err != nil {
 			return err
 		}
 		old, stored := g.Get(nil)
+		if c.Ops[i].IsInsert() {
+			row = u.keepUnchanged(row, old)
+		}
 		switch {
 		case c.Ops[i].IsInsert() && !stored:
 			g.Put(nil, row)
@@ -62,6 +81,48 @@ func (u *upsert) Process(_ int, c *Chunk, emit Emit) error {
 		}
 	}
 	return u.out.flush(emit)
+}
+
+// keepUnchanged returns row, or, if a column of it is types.Unchanged, a
+// copy of it with the values of those columns taken from old, the stored
+// row (NULL if nil).
+func (u *upsert) keepUnchanged(row, old []types.Datum) []types.Datum {
+	i := 0
+	for i < len(row) && !row[i].IsUnchanged() {
+		i++
+	}
+	if i == len(row) {
+		return row
+	}
+	if old == nil && !u.warned {
+		u.warned = true
+		slog.Warn("an update left a column unchanged (an unchanged TOASTed value) of a key the table does not hold; the column is NULL",
+			"table", u.spec.TableID)
+	}
+	merged := u.out.row(len(row))
+	for j, d := range row {
+		switch {
+		case !d.IsUnchanged():
+			merged[j] = d
+		case old != nil:
+			merged[j] = old[j]
+		}
+	}
+	return merged
+}
+
+// truncate deletes every stored row of the actor's vnodes, emitting their
+// deletes.
+func (u *upsert) truncate(emit Emit) error {
+	var err error
+	u.vnodes.Each(func(v int) {
+		if err == nil {
+			err = u.state.clearVNode(uint16(v), func(row []types.Datum) error {
+				return u.out.add(Delete, row, emit)
+			})
+		}
+	})
+	return err
 }
 
 // same reports whether rows a and b encode alike (a numeric's scale and a

@@ -15,26 +15,41 @@ import (
 )
 
 func TestUpsert(t *testing.T) {
-	ts := []types.T{types.TInt8, types.TText}
+	ts := []types.T{types.TInt8, types.TText, types.TText}
 	for _, tc := range []struct {
 		name  string
 		steps []testStep
 	}{
-		{"insert of a new key", []testStep{in("+ 1 a", "+ 2 b").emits("+ 1 a", "+ 2 b")}},
+		{"insert of a new key", []testStep{in("+ 1 a z", "+ 2 b z").emits("+ 1 a z", "+ 2 b z")}},
 		{"insert of a stored key updates", []testStep{
-			in("+ 1 a").emits("+ 1 a"), barrier(), in("+ 1 b").emits("U- 1 a", "U+ 1 b"),
+			in("+ 1 a z").emits("+ 1 a z"), barrier(), in("+ 1 b z").emits("U- 1 a z", "U+ 1 b z"),
 		}},
 		{"insert of the stored row is dropped", []testStep{
-			in("+ 1 a", "+ 1 a").emits("+ 1 a"),
+			in("+ 1 a z", "+ 1 a z").emits("+ 1 a z"),
 		}},
 		{"delete by key deletes the stored row", []testStep{
-			in("+ 1 a").emits("+ 1 a"), barrier(), in("- 1 NULL").emits("- 1 a"),
+			in("+ 1 a z").emits("+ 1 a z"), barrier(), in("- 1 NULL NULL").emits("- 1 a z"),
 		}},
 		{"delete of an absent key is dropped", []testStep{
-			in("- 1 NULL", "+ 2 b", "- 2 x", "- 2 x").emits("+ 2 b", "- 2 b"),
+			in("- 1 NULL NULL", "+ 2 b z", "- 2 x z", "- 2 x z").emits("+ 2 b z", "- 2 b z"),
 		}},
 		{"update pairs count as delete and insert", []testStep{
-			in("+ 1 a", "U- 1 a", "U+ 3 c").emits("+ 1 a", "- 1 a", "+ 3 c"),
+			in("+ 1 a z", "U- 1 a z", "U+ 3 c z").emits("+ 1 a z", "- 1 a z", "+ 3 c z"),
+		}},
+		{"an unchanged column keeps the stored value", []testStep{
+			in("+ 1 a x").emits("+ 1 a x"), barrier(),
+			in("+ 1 UNCHANGED y", "+ 1 UNCHANGED UNCHANGED").emits("U- 1 a x", "U+ 1 a y"), barrier(),
+			in("+ 1 b UNCHANGED").emits("U- 1 a y", "U+ 1 b y"),
+		}},
+		{"an unchanged column of an absent key is NULL", []testStep{
+			in("+ 1 UNCHANGED x").emits("+ 1 NULL x"),
+		}},
+		{"a truncate deletes every row, stored and cached, as of its place", []testStep{
+			in("+ 1 a x", "+ 2 b x").emits("+ 1 a x", "+ 2 b x"), barrier(),
+			in("+ 3 c x", "- 2 NULL NULL").emits("+ 3 c x", "- 2 b x"),
+			in("T UNCHANGED UNCHANGED UNCHANGED", "+ 4 d x", "+ 1 e UNCHANGED").emits("- 1 a x", "- 3 c x", "+ 4 d x", "+ 1 e NULL"),
+			barrier(),
+			in("T UNCHANGED UNCHANGED UNCHANGED", "- 4 NULL NULL", "+ 5 f x").emits("- 1 e NULL", "- 4 d x", "+ 5 f x"),
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,7 +63,7 @@ func TestUpsert(t *testing.T) {
 	}
 }
 
-// TestUpsertOracle applies random upserts and deletes by key, with
+// TestUpsertOracle applies random upserts, deletes by key and truncates, with
 // checkpoints and rebuilds of the operator (a recovery) between them, and
 // checks that the emitted changes are consistent and that both the view
 // they build and the stored table equal a map from key to last row.
@@ -80,6 +95,13 @@ func TestUpsertOracle(t *testing.T) {
 				}
 				if rapid.Bool().Draw(rt, fmt.Sprint("rebuild", step)) {
 					op = build()
+				}
+			case 1:
+				c := &Chunk{}
+				c.Append(Truncate, []types.Datum{types.Unchanged, types.Unchanged})
+				clear(model)
+				if err := op.Process(0, c, v.apply); err != nil {
+					rt.Fatal(err)
 				}
 			default:
 				key := rapid.Int64Range(0, 5).Draw(rt, fmt.Sprint("key", step))

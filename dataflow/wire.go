@@ -73,7 +73,7 @@ func DecodeMessage(src []byte, rowTypes []types.T) (Message, error) {
 		body = body[k:]
 		c := &Chunk{Ops: make([]Op, n), Rows: make([][]types.Datum, 0, n)}
 		for i := range c.Ops {
-			if c.Ops[i] = Op(body[i]); c.Ops[i] > UpdateInsert {
+			if c.Ops[i] = Op(body[i]); c.Ops[i] > Truncate {
 				return nil, errBadFrame
 			}
 		}

@@ -7,8 +7,8 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
-// TestMessageRoundTrip checks that chunks, barriers and watermarks cross
-// nodes intact (a barrier without its mutation).
+// TestMessageRoundTrip checks that chunks (with truncates and unchanged
+// columns too), barriers and watermarks cross nodes intact (a barrier without its mutation).
 func TestMessageRoundTrip(t *testing.T) {
 	ts := []types.T{types.TInt8, types.TText, types.TFloat8}
 	msgs := []Message{
@@ -18,6 +18,11 @@ func TestMessageRoundTrip(t *testing.T) {
 				{types.NewInt(2), types.Null, types.NewFloat(-0.0)},
 				{types.NewInt(2), types.NewString(""), types.Null},
 				{types.Null, types.Null, types.Null},
+			}},
+		&Chunk{Ops: []Op{Insert, Truncate},
+			Rows: [][]types.Datum{
+				{types.NewInt(3), types.Unchanged, types.NewFloat(2)},
+				{types.Unchanged, types.Unchanged, types.Unchanged},
 			}},
 		&Chunk{Ops: []Op{}, Rows: [][]types.Datum{}},
 		&Barrier{Epoch: 42, Time: 1700000000000000, Checkpoint: true},

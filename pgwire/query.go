@@ -103,6 +103,11 @@ func (c *conn) runPortal(p *portal, limit uint32, last bool) (suspended bool, er
 		}
 		if row == nil {
 			tag := p.rows.Tag()
+			if n, ok := p.rows.(Noticer); ok {
+				for _, e := range n.Notices() {
+					c.w.send((*pgproto3.NoticeResponse)(errorResponse(e)))
+				}
+			}
 			p.finish()
 			c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
 			return false, nil

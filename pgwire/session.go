@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -72,6 +73,13 @@ type Rows interface {
 	// Close releases resources; called exactly once, also on suspension
 	// without resumption or on errors.
 	Close()
+}
+
+// Noticer is implemented by the Rows of a statement with warnings or
+// notices for the client (each with its Severity): pgwire sends them
+// before the CommandComplete.
+type Noticer interface {
+	Notices() []*pgerror.Error
 }
 
 // CopyIn is implemented by the Rows of a statement that reads rows from

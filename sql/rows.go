@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamdb/streamdb/exec"
 	"github.com/streamdb/streamdb/expr"
+	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -15,7 +16,12 @@ type memRows struct {
 	rows [][]types.Datum
 	next int
 	tag  string
+	// notices are sent to the client before the tag.
+	notices []*pgerror.Error
 }
+
+// Notices implements pgwire.Noticer.
+func (r *memRows) Notices() []*pgerror.Error { return r.notices }
 
 // Next implements pgwire.Rows.
 func (r *memRows) Next(context.Context) ([]types.Datum, error) {

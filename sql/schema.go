@@ -6,6 +6,7 @@ import (
 
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql/parser"
@@ -130,6 +131,7 @@ func (s *Session) createSchema(ctx context.Context, x *parser.CreateSchema) (pgw
 // dropSchemas runs DROP SCHEMA: each schema goes with its relations (with
 // CASCADE), whose jobs stop.
 func (s *Session) dropSchemas(ctx context.Context, x *parser.DropObject) (pgwire.Rows, error) {
+	var notices []*pgerror.Error
 	for _, n := range x.Names {
 		unlock := s.e.stream.LockJobs()
 		dropped, err := s.e.Meta.DropSchema(ctx, n.Name, x.IfExists, x.Cascade)
@@ -140,6 +142,7 @@ func (s *Session) dropSchemas(ctx context.Context, x *parser.DropObject) (pgwire
 		if err != nil {
 			return nil, err
 		}
+		notices = append(notices, released(ctx, dropped)...)
 	}
-	return done("DROP SCHEMA"), nil
+	return &memRows{tag: "DROP SCHEMA", notices: notices}, nil
 }

@@ -307,6 +307,7 @@ func (s *Session) drop(ctx context.Context, x *parser.DropObject) (pgwire.Rows, 
 	if !ok {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "DROP %s is not supported yet", x.Kind)
 	}
+	var notices []*pgerror.Error
 	for _, n := range x.Names {
 		n.Schema = s.schemaOf(s.e.Meta.Catalog(), n)
 		if kind == meta.KindIndex {
@@ -324,8 +325,9 @@ func (s *Session) drop(ctx context.Context, x *parser.DropObject) (pgwire.Rows, 
 		if err != nil {
 			return nil, err
 		}
+		notices = append(notices, released(ctx, dropped)...)
 	}
-	return done("DROP " + x.Kind), nil
+	return &memRows{tag: "DROP " + x.Kind, notices: notices}, nil
 }
 
 func (s *Session) showObjects(x *parser.ShowObjects) (pgwire.Rows, error) {

@@ -205,6 +205,25 @@ func (e *Engine) dropped(ctx context.Context, ts []*meta.Table) error {
 	return nil
 }
 
+// released drops what the connectors of dropped relations, whose jobs
+// stopped, created in their external systems (control.ReleaseSource); a
+// failure is a warning, not an error: the relations are gone.
+func released(ctx context.Context, ts []*meta.Table) []*pgerror.Error {
+	var warnings []*pgerror.Error
+	for _, t := range ts {
+		if err := control.ReleaseSource(ctx, t); err != nil {
+			w := pgerror.New(codeWarning, "%s %s is dropped, but not what its connector created upstream: %v", t.Kind, t.Name, err).
+				WithHint("Run those statements on the upstream server: a replication slot left behind keeps its WAL.")
+			w.Severity = "WARNING"
+			warnings = append(warnings, w)
+		}
+	}
+	return warnings
+}
+
+// codeWarning is the SQLSTATE of a warning.
+const codeWarning = "01000"
+
 // stopJob stops job and, once that is committed, has every node delete
 // its state in tables.
 func (e *Engine) stopJob(ctx context.Context, job uint32, tables []uint32) error {

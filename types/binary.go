@@ -119,7 +119,7 @@ var kindNames = [...]string{
 	KindNull: "NULL", KindBool: "bool", KindInt: "integer", KindFloat: "float", KindDecimal: "numeric",
 	KindString: "string", KindBytes: "bytea", KindDate: "date", KindTime: "time",
 	KindTimestamp: "timestamp", KindTimestampTZ: "timestamptz", KindInterval: "interval", KindJSON: "jsonb",
-	KindArray: "array", KindRecord: "record",
+	KindArray: "array", KindRecord: "record", KindUnchanged: "unchanged",
 }
 
 // appendNumericBinary appends numeric_send's format: ndigits, weight, sign,

@@ -27,6 +27,9 @@ const (
 	KindJSON   // canonical JSON text in s
 	KindArray  // one-dimensional array: elements behind a
 	KindRecord // record: field values behind a
+	// KindUnchanged marks a column a change by key leaves as stored (see
+	// Unchanged); it is never a value.
+	KindUnchanged
 )
 
 // IntervalValue is PostgreSQL's interval: months, days and microseconds kept apart.
@@ -50,6 +53,13 @@ type Datum struct {
 
 // Null is the SQL NULL.
 var Null = Datum{}
+
+// Unchanged stands for "the stored value of this column" in a change by
+// primary key (an upstream update that did not send an unchanged value).
+// It is never a value: it travels only from a keyed source to the
+// upserting materialization of its table, which replaces it with the
+// stored value, and it fits every type in a row value encoding.
+var Unchanged = Datum{kind: KindUnchanged}
 
 // NewBool returns a bool datum.
 func NewBool(b bool) Datum {
@@ -103,6 +113,9 @@ func (d Datum) Kind() Kind { return d.kind }
 
 // IsNull reports whether d is NULL.
 func (d Datum) IsNull() bool { return d.kind == KindNull }
+
+// IsUnchanged reports whether d is Unchanged.
+func (d Datum) IsUnchanged() bool { return d.kind == KindUnchanged }
 
 // Bool returns the value of a bool datum.
 func (d Datum) Bool() bool { return d.i != 0 }

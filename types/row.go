@@ -152,7 +152,7 @@ func (r *rowReader) row(types []T, dst []Datum) ([]Datum, error) {
 	}
 	for i := 0; i < int(n); i++ {
 		d, ok := r.datum()
-		if !ok || !kindFits(d, types[i]) {
+		if !ok || d.kind != KindUnchanged && !kindFits(d, types[i]) {
 			return dst, errCorrupt("row")
 		}
 		dst = append(dst, d)
@@ -204,6 +204,8 @@ func (r *rowReader) datum() (Datum, bool) {
 	switch kind {
 	case KindNull:
 		return Null, true
+	case KindUnchanged:
+		return Unchanged, true
 	case KindBool:
 		if r.pos >= len(r.src) {
 			return Null, false

@@ -18,6 +18,15 @@ func TestRowEncoding(t *testing.T) {
 	}
 }
 
+// TestRowUnchanged round-trips Unchanged in a row of any column types.
+func TestRowUnchanged(t *testing.T) {
+	row := []Datum{NewInt(1), Unchanged, Unchanged}
+	got, err := DecodeRow(AppendRow(nil, row), []T{TInt4, TText, TNumeric}, nil)
+	if err != nil || len(got) != 3 || !got[1].IsUnchanged() || !got[2].IsUnchanged() || got[0].Int() != 1 {
+		t.Fatalf("DecodeRow = %v, %v; want [1 UNCHANGED UNCHANGED]", got, err)
+	}
+}
+
 func TestDecodeRowErrors(t *testing.T) {
 	types := []T{TInt4, TText}
 	tests := []string{

@@ -81,10 +81,14 @@ var kindTypes = [...]T{
 	KindRecord:      TRecord,
 }
 
-// String returns d's PostgreSQL text form for debugging and logs, or NULL.
+// String returns d's PostgreSQL text form for debugging and logs, NULL or
+// UNCHANGED.
 func (d Datum) String() string {
-	if d.kind == KindNull {
+	switch d.kind {
+	case KindNull:
 		return "NULL"
+	case KindUnchanged:
+		return "UNCHANGED"
 	}
 	return string(FormatText(nil, kindTypes[d.kind], d))
 }

@@ -24,10 +24,28 @@
 // can briefly show part of an upstream transaction. A replay after a
 // restart is harmless for the same reason as above.
 //
-// Slots and publications: by default streamdb_<table>_<creation time in
-// microseconds>, made explicit in the table's options; they are not
-// dropped with the table.
+// Unchanged TOASTed values: pgoutput does not send a column of an
+// update's new tuple that holds an unchanged TOASTed value ('u'); the
+// reader passes it as types.Unchanged and the table's upserting
+// materialization keeps the stored value (NULL, logged once, if the key is
+// not stored, as during the replay after a re-taken snapshot, which later
+// changes correct). A key column is never 'u' (a btree key cannot be large
+// enough to be TOASTed out of line).
 //
-// Known limits: unchanged TOASTed values of an update ('u' columns) are
-// not sent by pgoutput and become NULL. TRUNCATE is ignored.
+// TRUNCATE: the publication streamdb creates publishes truncates (the
+// default); a user-named publication must publish them too. A truncate is
+// a delete whose every column is types.Unchanged, which the source emits
+// as a dataflow Truncate op: dispatchers send it to every actor of the
+// table's materialization, each of which deletes every row of its vnodes
+// (emitting the deletes, so views follow) at that point of the stream.
+// Rows inserted after it, in the same transaction or later, stay. A replay
+// after a restart replays the truncate at the same place.
+//
+// Slots and publications: by default streamdb_<table>_<creation time in
+// microseconds>, made explicit in the table's options, with the option
+// owned listing the ones streamdb named. DROP TABLE drops those upstream
+// once the table's job stopped (waiting while the slot is still active);
+// if the upstream is unreachable, the DROP succeeds with a WARNING that
+// says what to drop by hand. A slot or publication named in the options is
+// the user's and is kept.
 package pgcdc

@@ -18,6 +18,9 @@ type Config struct {
 	// Slot and Publication name the replication slot and the publication
 	// (of the one table) the source uses, created if absent.
 	Slot, Publication string
+	// DropSlot and DropPublication: the slot, the publication is
+	// streamdb's (its name was not given), dropped with the source.
+	DropSlot, DropPublication bool
 }
 
 // The option names: streamdb's and RisingWave's spellings.
@@ -26,6 +29,9 @@ const (
 	optTable       = "table"
 	optSlot        = "slot"
 	optPublication = "publication"
+	// optOwned lists what streamdb named, and drops with the source:
+	// slot, publication or both ("slot,publication"). streamdb sets it.
+	optOwned = "owned"
 )
 
 // aliases maps RisingWave's option names to streamdb's; the connection
@@ -35,7 +41,7 @@ var aliases = map[string]string{
 }
 
 // Keys are the options a postgres-cdc source accepts.
-var Keys = []string{optURL, optTable, optSlot, optPublication, "schema.name", "table.name", "slot.name",
+var Keys = []string{optURL, optTable, optSlot, optPublication, optOwned, "schema.name", "table.name", "slot.name",
 	"publication.name", "hostname", "port", "username", "password", "database.name"}
 
 // ParseOptions validates the options of a postgres-cdc source and returns
@@ -86,18 +92,26 @@ func ParseOptions(opts map[string]string, created time.Time) (Config, map[string
 		c.Schema, c.Table = schema, name
 	}
 	suffix := slotName(c.Table, created)
+	owned, recorded := opts[optOwned]
 	if c.Slot = get(optSlot); c.Slot == "" {
-		c.Slot = suffix
+		c.Slot, c.DropSlot = suffix, true
 	}
 	if c.Publication = get(optPublication); c.Publication == "" {
-		c.Publication = suffix
+		c.Publication, c.DropPublication = suffix, true
+	}
+	if recorded {
+		c.DropSlot, c.DropPublication = false, false
+		for _, o := range strings.Split(owned, ",") {
+			c.DropSlot = c.DropSlot || o == optSlot
+			c.DropPublication = c.DropPublication || o == optPublication
+		}
 	}
 	if !validSlot(c.Slot) {
 		return c, nil, pgerror.New(pgerror.CodeInvalidParameterValue, "invalid replication slot name %q", c.Slot).
 			WithHint("A slot name has only lower case letters, digits and underscores, at most 63.")
 	}
 	resolved := map[string]string{"connector": opts["connector"], optURL: c.URL,
-		optTable: c.Schema + "." + c.Table, optSlot: c.Slot, optPublication: c.Publication}
+		optTable: c.Schema + "." + c.Table, optSlot: c.Slot, optPublication: c.Publication, optOwned: c.owned()}
 	return c, resolved, nil
 }
 
@@ -125,4 +139,16 @@ func slotName(table string, created time.Time) string {
 	}
 	stamp := fmt.Sprintf("_%d", created.UnixMicro())
 	return "streamdb_" + string(name[:min(len(name), 63-len("streamdb_")-len(stamp))]) + stamp
+}
+
+// owned is the value of the option owned for c.
+func (c Config) owned() string {
+	var owned []string
+	if c.DropSlot {
+		owned = append(owned, optSlot)
+	}
+	if c.DropPublication {
+		owned = append(owned, optPublication)
+	}
+	return strings.Join(owned, ",")
 }

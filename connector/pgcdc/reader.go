@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -328,6 +329,8 @@ func (r *reader) decode(ctx context.Context, data []byte) error {
 		return r.add(ctx, m.RelationID, m.NewTuple, false)
 	case *pglogrepl.DeleteMessage:
 		return r.add(ctx, m.RelationID, m.OldTuple, true)
+	case *pglogrepl.TruncateMessage:
+		return r.truncate(ctx, m.RelationIDs)
 	case *pglogrepl.CommitMessage:
 		r.batch = append(r.batch, change{end: int64(m.TransactionEndLSN)})
 		if !r.flush(ctx) {
@@ -371,14 +374,40 @@ func (r *reader) add(ctx context.Context, rel uint32, tuple *pglogrepl.TupleData
 			continue
 		}
 		c := tuple.Columns[j]
+		if c.DataType == pglogrepl.TupleDataTypeToast {
+			// An unchanged TOASTed value, not sent: the table keeps its own.
+			row[i] = types.Unchanged
+			continue
+		}
 		var err error
 		if row[i], err = r.parse(i, c.Data, c.DataType == pglogrepl.TupleDataTypeText); err != nil {
 			return err
 		}
 	}
-	r.batch = append(r.batch, change{row: row, del: del})
+	return r.gather(ctx, change{row: row, del: del})
+}
+
+// gather adds c to the current transaction's changes, buffering them once
+// they are maxTxnRows.
+func (r *reader) gather(ctx context.Context, c change) error {
+	r.batch = append(r.batch, c)
 	if len(r.batch) >= maxTxnRows && !r.flush(ctx) {
 		return ctx.Err()
 	}
 	return nil
+}
+
+// truncate gathers a truncate of the table if rels, the relations a
+// TRUNCATE emptied, hold it (the publication has this one table; pgoutput
+// describes each relation before it truncates it): a delete whose every
+// column is types.Unchanged (dataflow.ChangeReader).
+func (r *reader) truncate(ctx context.Context, rels []uint32) error {
+	if !slices.ContainsFunc(rels, func(rel uint32) bool { return r.relations[rel] != nil }) {
+		return nil
+	}
+	row := r.arena.Row(len(r.split.cols))
+	for i := range row {
+		row[i] = types.Unchanged
+	}
+	return r.gather(ctx, change{row: row, del: true})
 }

@@ -190,6 +190,13 @@ func cdcTxn(ctx context.Context, conn *pgx.Conn, rng *rand.Rand) error {
 // each of cdcQueries as the upstream server at url.
 func waitCDCEqual(t *testing.T, url, addr, when string) {
 	t.Helper()
+	waitEqual(t, url, addr, when, cdcQueries)
+}
+
+// waitEqual waits until streamdb at addr returns the same rows for the
+// first query of each pair as the upstream server at url for the second.
+func waitEqual(t *testing.T, url, addr, when string, queries [][2]string) {
+	t.Helper()
 	ctx := context.Background()
 	up, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -198,7 +205,7 @@ func waitCDCEqual(t *testing.T, url, addr, when string) {
 	defer up.Close(ctx)
 	sd := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
 	defer sd.Close(ctx)
-	for _, q := range cdcQueries {
+	for _, q := range queries {
 		want := textRows(t, up, q[1])
 		var got []string
 		// The deadline only bounds a hang.
@@ -273,6 +280,128 @@ func TestPostgresCDCErrors(t *testing.T) {
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) || pe.Code != tc.code || !strings.Contains(pe.Hint, tc.hint) {
 			t.Errorf("%s at %s: error %v, want SQLSTATE %s with hint %q", tc.table, tc.url, err, tc.code, tc.hint)
+		}
+	}
+}
+
+// TestPostgresCDCToastTruncateDrop feeds a streamdb table, with a view of
+// an aggregate over it, from an upstream table with large values stored
+// out of line (TOASTed): updates of other columns keep them; TRUNCATEs in
+// a mix of transactions with inserts before and after them empty the
+// table at their place; and DROP TABLE drops the replication slot and the
+// publication streamdb made, and keeps those the user named.
+func TestPostgresCDCToastTruncateDrop(t *testing.T) {
+	ctx := context.Background()
+	url, conn := startUpstream(t)
+	// big is 3200 characters of md5 digests: incompressible enough to be
+	// stored out of line.
+	const big = "(SELECT string_agg(md5(i::text || '.' || j), '') FROM generate_series(1, 100) j)"
+	execAll(t, conn, "CREATE TABLE docs (id INT PRIMARY KEY, n INT NOT NULL, body TEXT)",
+		"CREATE TABLE kept (id INT PRIMARY KEY)",
+		"CREATE PUBLICATION user_pub FOR TABLE kept",
+		"INSERT INTO docs SELECT i, i, "+big+" FROM generate_series(1, 50) i")
+	queries := [][2]string{
+		{"SELECT id, n, body FROM docs ORDER BY id", "SELECT id, n, body FROM docs ORDER BY id"},
+		{"SELECT n, s FROM docs_total", "SELECT count(*), coalesce(sum(n), 0) FROM docs"},
+	}
+	node := testkit.StartNode(t)
+	sd := connect(t, node.Addr(), pgx.QueryExecModeSimpleProtocol)
+	defer sd.Close(ctx)
+	execAll(t, sd,
+		fmt.Sprintf("CREATE TABLE docs (id INT PRIMARY KEY, n INT, body TEXT) WITH (connector = 'postgres-cdc', url = '%s', table = 'public.docs')", url),
+		fmt.Sprintf("CREATE TABLE kept (id INT PRIMARY KEY) WITH (connector = 'postgres-cdc', url = '%s', table = 'public.kept', slot = 'user_slot', publication = 'user_pub')", url),
+		"CREATE MATERIALIZED VIEW docs_total AS SELECT count(*) AS n, coalesce(sum(n), 0) AS s FROM docs")
+	waitEqual(t, url, node.Addr(), "snapshot", queries)
+	var external bool
+	if err := conn.QueryRow(ctx, `SELECT bool_and(pg_column_size(body) > 2000) AND
+		(SELECT reltoastrelid <> 0 FROM pg_class WHERE relname = 'docs') FROM docs`).Scan(&external); err != nil || !external {
+		t.Fatalf("the upstream bodies are not large (%v): the test needs TOASTed values", err)
+	}
+
+	execAll(t, conn, "UPDATE docs SET n = n + 100 WHERE id <= 30", "UPDATE docs SET n = n + 1 WHERE id % 2 = 0")
+	waitEqual(t, url, node.Addr(), "updates of other columns", queries)
+
+	execAll(t, conn, "BEGIN", "INSERT INTO docs VALUES (100, 1, 'a')", "TRUNCATE docs", "INSERT INTO docs VALUES (101, 2, 'b'), (102, 3, "+strings.Replace(big, "i::text", "'x'", 1)+")", "COMMIT",
+		"INSERT INTO docs VALUES (103, 4, 'c')",
+		"UPDATE docs SET n = 10 WHERE id = 102",
+		"BEGIN", "INSERT INTO docs VALUES (104, 5, 'd')", "COMMIT",
+		"TRUNCATE docs",
+		"BEGIN", "INSERT INTO docs VALUES (105, 6, 'e')", "TRUNCATE docs", "TRUNCATE docs", "INSERT INTO docs VALUES (106, 7, 'f')", "COMMIT",
+		"INSERT INTO docs SELECT i, i, 'g' FROM generate_series(200, 260) i")
+	waitEqual(t, url, node.Addr(), "truncates", queries)
+
+	slots := func() []string {
+		t.Helper()
+		rows, err := conn.Query(ctx, "SELECT slot_name FROM pg_replication_slots UNION ALL SELECT pubname FROM pg_publication ORDER BY 1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	before := slots()
+	execAll(t, sd, "DROP MATERIALIZED VIEW docs_total", "DROP TABLE docs", "DROP TABLE kept")
+	if got, want := slots(), []string{"user_pub", "user_slot"}; !slices.Equal(got, want) {
+		t.Fatalf("after DROP TABLE, upstream slots and publications %v (before %v), want %v", got, before, want)
+	}
+}
+
+// TestPostgresCDCDropUnreachable checks that DROP TABLE of a postgres-cdc
+// table whose upstream refuses it succeeds with a WARNING naming the slot
+// to drop by hand.
+func TestPostgresCDCDropUnreachable(t *testing.T) {
+	ctx := context.Background()
+	url, conn := startUpstream(t)
+	// The source connects as cdc, which then may not log in any more.
+	execAll(t, conn, "CREATE ROLE cdc LOGIN REPLICATION", "GRANT CREATE ON DATABASE postgres TO cdc",
+		"CREATE TABLE t (id INT PRIMARY KEY)", "ALTER TABLE t OWNER TO cdc")
+	url = strings.Replace(url, "postgres@", "cdc@", 1)
+	var notices []*pgconn.Notice
+	cfg, err := pgx.ParseConfig("postgres://postgres@" + testkit.StartNode(t).Addr() + "/streamdb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) { notices = append(notices, n) }
+	sd, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sd.Close(ctx)
+	if _, err := sd.Exec(ctx, fmt.Sprintf("CREATE TABLE t (id INT PRIMARY KEY) WITH (connector = 'postgres-cdc', url = '%s', table = 'public.t')", url)); err != nil {
+		t.Fatal(err)
+	}
+	execAll(t, conn, "ALTER ROLE cdc NOLOGIN", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'cdc'")
+	if _, err := sd.Exec(ctx, "DROP TABLE t"); err != nil {
+		t.Fatalf("DROP TABLE with the upstream gone: %v", err)
+	}
+	if len(notices) != 1 || notices[0].Severity != "WARNING" || !strings.Contains(notices[0].Message, "pg_drop_replication_slot('streamdb_t_") {
+		t.Fatalf("notices %+v, want one WARNING naming the slot to drop", notices)
+	}
+}
+
+// startUpstream starts a PostgreSQL server with logical decoding and
+// returns its URL and a connection to it.
+func startUpstream(t *testing.T) (string, *pgx.Conn) {
+	t.Helper()
+	url := testkit.StartPostgresServer(t, cdcSettings...).ConnString("postgres")
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return url, conn
+}
+
+// execAll runs stmts on conn in turn.
+func execAll(t *testing.T, conn *pgx.Conn, stmts ...string) {
+	t.Helper()
+	for _, stmt := range stmts {
+		if _, err := conn.Exec(context.Background(), stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
 }
