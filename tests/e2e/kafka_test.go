@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -217,32 +214,12 @@ func TestClusterSourceRescale(t *testing.T) {
 	mustExec(t, conns[0], kafkaSource("s", topic, k))
 	mustExec(t, conns[1], "CREATE MATERIALIZED VIEW per_id AS SELECT id, count(*) AS c FROM s GROUP BY id")
 	done := produceSlowly(t, k, topic, n, 100)
-	spread := 0
-	for i, stmt := range []string{
+	spreadAndDrain(t, nodes, conns, []string{"s"}, 300*time.Millisecond,
 		"ALTER SOURCE s SET PARALLELISM = 3",
 		"ALTER SOURCE s SET PARALLELISM = 5 WITH (step = 16)",
 		"ALTER SOURCE s SET PARALLELISM = 2 WITH (strategy = 'all_at_once')",
 		"ALTER SOURCE s SET PARALLELISM = 6",
-		"ALTER SYSTEM REBALANCE",
-	} {
-		time.Sleep(300 * time.Millisecond)
-		mustExec(t, conns[i%3], stmt)
-		nodesOf := rowsOf(t, conns[0], "SELECT count(DISTINCT node) FROM streamdb_catalog.fragments WHERE name = 's'")
-		t.Logf("%s: the source's actors run on %s nodes", stmt, nodesOf[0])
-		if v, _ := strconv.Atoi(nodesOf[0]); v > spread {
-			spread = v
-		}
-	}
-	if spread < 3 {
-		t.Fatalf("the source's actors ran on at most %d nodes", spread)
-	}
-	home := rowsOf(t, conns[0], "SELECT node FROM streamdb_catalog.fragments WHERE name = 's' AND actor = 0")[0]
-	h := slices.IndexFunc(nodes, func(n *clusterNode) bool { return n.flags[1] == home })
-	other := (h + 1) % 3
-	mustExec(t, conns[other], fmt.Sprintf("ALTER SYSTEM DRAIN NODE '%s'", home))
-	if rows := rowsOf(t, conns[other], fmt.Sprintf("SELECT actors, vnodes FROM streamdb_catalog.nodes WHERE id = '%s'", home)); strings.Join(rows, "") != "0|0" {
-		t.Fatalf("%s after draining runs actors|vnodes %v", home, rows)
-	}
+		"ALTER SYSTEM REBALANCE")
 	done()
 	for _, c := range conns {
 		checkOnce(t, c, n)

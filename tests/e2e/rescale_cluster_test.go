@@ -270,6 +270,36 @@ func waitFor(t *testing.T, timeout time.Duration, what string, done func() bool)
 	}
 }
 
+// spreadAndDrain runs the rescales stmts a pause apart, from the nodes in
+// turn, and fails unless the actors of the jobs named ran on all three
+// nodes at some point; then it drains the node of jobs[0]'s first actor
+// and checks that the node runs nothing. It returns that node's index.
+func spreadAndDrain(t *testing.T, nodes []*clusterNode, conns []*pgx.Conn, jobs []string, pause time.Duration, stmts ...string) int {
+	t.Helper()
+	names := "'" + strings.Join(jobs, "', '") + "'"
+	spread := 0
+	for i, stmt := range stmts {
+		time.Sleep(pause)
+		mustExec(t, conns[i%len(conns)], stmt)
+		on := rowsOf(t, conns[0], "SELECT count(DISTINCT node) FROM streamdb_catalog.fragments WHERE name IN ("+names+")")
+		t.Logf("%s: %s run on %s nodes", stmt, names, on[0])
+		if v, _ := strconv.Atoi(on[0]); v > spread {
+			spread = v
+		}
+	}
+	if spread < 3 {
+		t.Fatalf("the actors of %s ran on at most %d nodes", names, spread)
+	}
+	home := rowsOf(t, conns[0], fmt.Sprintf("SELECT node FROM streamdb_catalog.fragments WHERE name = '%s' AND actor = 0", jobs[0]))[0]
+	h := slices.IndexFunc(nodes, func(n *clusterNode) bool { return n.flags[1] == home })
+	other := conns[(h+1)%len(conns)]
+	mustExec(t, other, fmt.Sprintf("ALTER SYSTEM DRAIN NODE '%s'", home))
+	if rows := rowsOf(t, other, fmt.Sprintf("SELECT actors, vnodes FROM streamdb_catalog.nodes WHERE id = '%s'", home)); strings.Join(rows, "") != "0|0" {
+		t.Fatalf("%s after draining runs actors|vnodes %v", home, rows)
+	}
+	return h
+}
+
 // TestClusterRescaleKill kills the source or the target node of vnodes
 // moving between nodes (kill -9, at a random moment of a fluid rescale in
 // small steps) and restarts it, STREAMDB_KILL_RUNS times (3 by default):

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -20,51 +19,13 @@ import (
 // is killed with SIGKILL twice and the sinks rescale. Once the writer stops, the targets catch
 // up with exactly the view's rows and each acknowledged event once.
 func TestPostgresSinkExactlyOnce(t *testing.T) {
-	ctx := context.Background()
-	dsn := testkit.StartPostgres(t)
-	pg := connectPostgres(t, dsn)
-	for _, stmt := range []string{
-		"CREATE TABLE agg (k int PRIMARY KEY, n bigint, s bigint)",
-		"CREATE TABLE events (id bigint, v bigint)",
-	} {
-		if _, err := pg.Exec(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dir, addr, p := startPrepared(t,
-		"CREATE TABLE t (id BIGINT PRIMARY KEY, k INT, v BIGINT)",
-		"CREATE TABLE ev (id BIGINT PRIMARY KEY, v BIGINT)",
-		"INSERT INTO t VALUES (1, 1, 10), (2, 2, 20)",
-		"CREATE MATERIALIZED VIEW mv AS SELECT k, count(*) AS n, sum(v) AS s FROM t GROUP BY k",
-		fmt.Sprintf("CREATE SINK agg_sink FROM mv WITH (connector = 'postgres', url = '%s', table = 'agg', type = 'upsert', primary_key = 'k')", dsn),
-		fmt.Sprintf("CREATE SINK ev_sink AS SELECT id, v FROM ev WITH (connector = 'postgres', url = '%s', table = 'events', type = 'append-only', force_append_only = 'true')", dsn),
-	)
+	dsn, pg := startSinkTargets(t)
+	dir, addr, p := startPrepared(t, sinkSetup(dsn)...)
 	events, p := sinkWorkload(t, dir, addr, p, "agg_sink", "ev_sink")
 	t.Cleanup(p.kill)
 	c := connect(t, addr, pgx.QueryExecModeCacheStatement)
 	want := queryStrings(t, c, "SELECT k, n, s::bigint FROM mv ORDER BY k")
-	var got []string
-	var gotEvents []int64
-	for wait := time.Now().Add(60 * time.Second); ; {
-		got = queryStrings(t, pg, "SELECT k, n, s FROM agg ORDER BY k")
-		rows, err := pg.Query(ctx, "SELECT id FROM events ORDER BY id")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if gotEvents, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
-			t.Fatal(err)
-		}
-		if slices.Equal(got, want) && len(gotEvents) >= len(events) || time.Now().After(wait) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("target agg:\n%v\nwant the view's rows:\n%v", got, want)
-	}
-	if !slices.Equal(gotEvents, events) {
-		t.Fatalf("target events: %d rows, want the %d acknowledged events each once (first differences: %v)", len(gotEvents), len(events), firstDiff(gotEvents, events))
-	}
+	checkSinkTargets(t, pg, want, events)
 	t.Logf("%d view rows and %d events delivered exactly once across 2 kills and 6 rescales", len(want), len(events))
 }
 
@@ -157,26 +118,10 @@ func firstDiff(got, want []int64) string {
 // view's rows and each acknowledged event once.
 func TestClusterSinks(t *testing.T) {
 	ctx := context.Background()
-	dsn := testkit.StartPostgres(t)
-	pg := connectPostgres(t, dsn)
-	for _, stmt := range []string{
-		"CREATE TABLE agg (k int PRIMARY KEY, n bigint, s bigint)",
-		"CREATE TABLE events (id bigint, v bigint)",
-	} {
-		if _, err := pg.Exec(ctx, stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dsn, pg := startSinkTargets(t)
 	nodes := startCluster(t, 3)
 	conns := connectCluster(t, nodes, pgx.QueryExecModeSimpleProtocol)
-	for _, stmt := range []string{
-		"ALTER SYSTEM SET barrier_interval_ms = 100",
-		"CREATE TABLE t (id BIGINT PRIMARY KEY, k INT, v BIGINT)",
-		"CREATE TABLE ev (id BIGINT PRIMARY KEY, v BIGINT)",
-		"CREATE MATERIALIZED VIEW mv AS SELECT k, count(*) AS n, sum(v)::bigint AS s FROM t GROUP BY k",
-		fmt.Sprintf("CREATE SINK agg_sink FROM mv WITH (connector = 'postgres', url = '%s', table = 'agg', type = 'upsert', primary_key = 'k')", dsn),
-		fmt.Sprintf("CREATE SINK ev_sink AS SELECT id, v FROM ev WITH (connector = 'postgres', url = '%s', table = 'events', type = 'append-only', force_append_only = 'true')", dsn),
-	} {
+	for _, stmt := range append([]string{"ALTER SYSTEM SET barrier_interval_ms = 100"}, sinkSetup(dsn)...) {
 		mustExec(t, conns[0], stmt)
 	}
 	wctx, stop := context.WithCancel(ctx)
@@ -217,35 +162,30 @@ func TestClusterSinks(t *testing.T) {
 		t.Logf("writer: %d statements in %v, %d rolled back and retried", stmts, time.Since(start).Round(time.Millisecond), retried)
 		writerDone <- nil
 	}()
-	spread := 0
-	for _, stmt := range []string{
+	h := spreadAndDrain(t, nodes, conns, []string{"agg_sink", "ev_sink"}, time.Second,
 		"ALTER SINK agg_sink SET PARALLELISM = 3",
 		"ALTER SINK ev_sink SET PARALLELISM = 5 WITH (step = 16)",
 		"ALTER SINK agg_sink SET PARALLELISM = 6 WITH (strategy = 'all_at_once')",
-		"ALTER SINK ev_sink SET PARALLELISM = 2",
-	} {
-		time.Sleep(time.Second)
-		mustExec(t, conns[2], stmt)
-		on := rowsOf(t, conns[0], "SELECT count(DISTINCT node) FROM streamdb_catalog.fragments WHERE name IN ('agg_sink', 'ev_sink')")
-		if v, _ := strconv.Atoi(on[0]); v > spread {
-			spread = v
-		}
-	}
-	if spread < 3 {
-		t.Fatalf("the sinks' actors ran on at most %d nodes", spread)
-	}
-	home := rowsOf(t, conns[0], "SELECT node FROM streamdb_catalog.fragments WHERE name = 'agg_sink' AND actor = 0")[0]
-	h := slices.IndexFunc(nodes, func(n *clusterNode) bool { return n.flags[1] == home })
-	mustExec(t, conns[(h+2)%3], fmt.Sprintf("ALTER SYSTEM DRAIN NODE '%s'", home))
+		"ALTER SINK ev_sink SET PARALLELISM = 2")
 	time.Sleep(500 * time.Millisecond)
 	stop()
 	if err := <-writerDone; err != nil {
 		t.Fatal(err)
 	}
 	want := queryStrings(t, conns[0], "SELECT k, n, s FROM mv ORDER BY k")
+	checkSinkTargets(t, pg, want, events)
+	t.Logf("%d view rows and %d events delivered exactly once across rescales between nodes and a drain of %s", len(want), len(events), nodes[h].flags[1])
+}
+
+// checkSinkTargets waits up to a minute for the PostgreSQL targets of the
+// sink tests to catch up, then checks that agg (k, n, s) holds the view's
+// rows want and events each acknowledged event once, in id order.
+func checkSinkTargets(t *testing.T, pg *pgx.Conn, want []string, events []int64) {
+	t.Helper()
+	ctx := context.Background()
 	var got []string
 	var gotEvents []int64
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
 		got = queryStrings(t, pg, "SELECT k, n, s FROM agg ORDER BY k")
 		rows, err := pg.Query(ctx, "SELECT id FROM events ORDER BY id")
 		if err != nil {
@@ -264,5 +204,36 @@ func TestClusterSinks(t *testing.T) {
 	if !slices.Equal(gotEvents, events) {
 		t.Fatalf("target events: %d rows, want the %d acknowledged events each once (first differences: %v)", len(gotEvents), len(events), firstDiff(gotEvents, events))
 	}
-	t.Logf("%d view rows and %d events delivered exactly once across rescales between nodes and a drain of %s", len(want), len(events), home)
+}
+
+// sinkSetup are the statements that create the sink tests' tables t and
+// ev, the view mv over t, and the sinks agg_sink (upsert of mv) and
+// ev_sink (append-only of ev) into the targets at dsn.
+func sinkSetup(dsn string) []string {
+	return []string{
+		"CREATE TABLE t (id BIGINT PRIMARY KEY, k INT, v BIGINT)",
+		"CREATE TABLE ev (id BIGINT PRIMARY KEY, v BIGINT)",
+		"INSERT INTO t VALUES (1, 1, 10), (2, 2, 20)",
+		"CREATE MATERIALIZED VIEW mv AS SELECT k, count(*) AS n, sum(v)::bigint AS s FROM t GROUP BY k",
+		fmt.Sprintf("CREATE SINK agg_sink FROM mv WITH (connector = 'postgres', url = '%s', table = 'agg', type = 'upsert', primary_key = 'k')", dsn),
+		fmt.Sprintf("CREATE SINK ev_sink AS SELECT id, v FROM ev WITH (connector = 'postgres', url = '%s', table = 'events', type = 'append-only', force_append_only = 'true')", dsn),
+	}
+}
+
+// startSinkTargets starts the PostgreSQL of the sink tests with their
+// target tables agg (k, n, s) and events (id, v) and returns its DSN and a
+// connection to it.
+func startSinkTargets(t *testing.T) (string, *pgx.Conn) {
+	t.Helper()
+	dsn := testkit.StartPostgres(t)
+	pg := connectPostgres(t, dsn)
+	for _, stmt := range []string{
+		"CREATE TABLE agg (k int PRIMARY KEY, n bigint, s bigint)",
+		"CREATE TABLE events (id bigint, v bigint)",
+	} {
+		if _, err := pg.Exec(context.Background(), stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dsn, pg
 }
