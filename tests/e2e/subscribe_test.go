@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
+	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -152,43 +154,66 @@ func TestSubscribeCursor(t *testing.T) {
 	mustExec(t, w, "DROP MATERIALIZED VIEW mv")
 }
 
-// TestSubscribeCopyLatency streams COPY (SUBSCRIBE t) TO STDOUT while
-// another session inserts 200 rows one by one, and prints the time from
-// each INSERT's acknowledgement to its row's arrival.
+// TestSubscribeCopyLatency streams COPY (SUBSCRIBE t) TO STDOUT, read by
+// pgx and by a psql process, while another session inserts 200 rows one
+// by one, and prints the time from each INSERT's acknowledgement to its
+// row's arrival. psql block-buffers COPY output into a pipe (on a
+// terminal it writes each line at once), so it runs under stdbuf -oL.
 func TestSubscribeCopyLatency(t *testing.T) {
-	_, w, r := subscribeNode(t, "CREATE TABLE t (id INT PRIMARY KEY)")
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		_, err := r.PgConn().CopyTo(ctx, pw, "COPY (SUBSCRIBE t) TO STDOUT")
-		pw.CloseWithError(err)
-	})
-	lines := bufio.NewScanner(pr)
-	// The first row may come in the snapshot, if the COPY starts after
-	// its INSERT; every later one as a change.
-	const writes = 200
-	lat := make([]time.Duration, 0, writes)
-	for i := 1; i <= writes; i++ {
-		mustExec(t, w, fmt.Sprintf("INSERT INTO t VALUES (%d)", i))
-		acked := time.Now()
-		if !lines.Scan() {
-			t.Fatalf("COPY ended before row %d: %v", i, lines.Err())
-		}
-		f := strings.Split(lines.Text(), "\t")
-		if len(f) != 3 || f[1] != "1" || f[2] != strconv.Itoa(i) {
-			t.Fatalf("line %q, want row %d with diff 1", lines.Text(), i)
-		}
-		lat = append(lat, time.Since(acked))
+	for _, client := range []string{"pgx", "psql"} {
+		t.Run(client, func(t *testing.T) {
+			addr, w, r := subscribeNode(t, "CREATE TABLE t (id INT PRIMARY KEY)")
+			const copySQL = "COPY (SUBSCRIBE t) TO STDOUT"
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			var out io.Reader
+			switch client {
+			case "pgx":
+				pr, pw := io.Pipe()
+				wg.Go(func() {
+					_, err := r.PgConn().CopyTo(ctx, pw, copySQL)
+					pw.CloseWithError(err)
+				})
+				out = pr
+			case "psql":
+				host, port, _ := net.SplitHostPort(addr)
+				cmd := exec.CommandContext(ctx, "stdbuf", "-oL", "psql", "-X", "-h", host, "-p", port, "-d", "streamdb", "-c", copySQL)
+				var err error
+				if out, err = cmd.StdoutPipe(); err != nil {
+					t.Fatal(err)
+				}
+				if err := cmd.Start(); err != nil {
+					t.Fatalf("psql under stdbuf: %v (install postgresql-client and coreutils)", err)
+				}
+				wg.Go(func() { _ = cmd.Wait() })
+			}
+			lines := bufio.NewScanner(out)
+			// The first row may come in the snapshot, if the COPY starts
+			// after its INSERT; every later one as a change.
+			const writes = 200
+			lat := make([]time.Duration, 0, writes)
+			for i := 1; i <= writes; i++ {
+				mustExec(t, w, fmt.Sprintf("INSERT INTO t VALUES (%d)", i))
+				acked := time.Now()
+				if !lines.Scan() {
+					t.Fatalf("COPY ended before row %d: %v", i, lines.Err())
+				}
+				f := strings.Split(lines.Text(), "\t")
+				if len(f) != 3 || f[1] != "1" || f[2] != strconv.Itoa(i) {
+					t.Fatalf("line %q, want row %d with diff 1", lines.Text(), i)
+				}
+				lat = append(lat, time.Since(acked))
+			}
+			cancel()
+			go func() {
+				for lines.Scan() {
+				}
+			}()
+			wg.Wait()
+			slices.Sort(lat)
+			t.Logf("commit to arrival over COPY (SUBSCRIBE) read by %s, %d inserts: p50 %v, p99 %v, max %v", client, writes, lat[writes/2], lat[writes*99/100], lat[writes-1])
+		})
 	}
-	cancel()
-	go func() {
-		for lines.Scan() {
-		}
-	}()
-	wg.Wait()
-	slices.Sort(lat)
-	t.Logf("commit to arrival over COPY (SUBSCRIBE), %d inserts: p50 %v, p99 %v, max %v", writes, lat[writes/2], lat[writes*99/100], lat[writes-1])
 }
 
 // applyChanges adds changes to a multiset of rows, failing on a count
