@@ -406,6 +406,18 @@ func parseTime(s string) (int64, error) {
 // ignored) and timestamptz_in (withZone true: the zone, UTC by default, is
 // applied).
 func parseTimestamp(s string, withZone bool, loc *time.Location) (int64, error) {
+	if micros, ok := parseISOTimestamp(s); ok {
+		if withZone {
+			micros = FromLocal(loc, micros)
+		}
+		return micros, nil
+	}
+	return parseTimestampFields(s, withZone, loc)
+}
+
+// parseTimestampFields is parseTimestamp by the general parser of date
+// and time fields.
+func parseTimestampFields(s string, withZone bool, loc *time.Location) (int64, error) {
 	typ := "timestamp"
 	if withZone {
 		typ = "timestamp with time zone"
@@ -447,4 +459,50 @@ func parseTimestamp(s string, withZone bool, loc *time.Location) (int64, error) 
 		micros = FromLocal(loc, micros)
 	}
 	return micros, nil
+}
+
+// parseISOTimestamp parses the form timestamps are written in most often,
+// "YYYY-MM-DD HH:MM:SS[.ffffff]" (or with a T), without the general
+// parser's field splitting (and its allocations); ok is false for any
+// other input, which the general parser then reads.
+func parseISOTimestamp(s string) (micros int64, ok bool) {
+	if len(s) < 19 || len(s) > 26 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
+		return 0, false
+	}
+	digits := func(from, to int) (int64, bool) {
+		n := int64(0)
+		for i := from; i < to; i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int64(c-'0')
+		}
+		return n, true
+	}
+	y, ok1 := digits(0, 4)
+	mo, ok2 := digits(5, 7)
+	d, ok3 := digits(8, 10)
+	h, ok4 := digits(11, 13)
+	mi, ok5 := digits(14, 16)
+	sec, ok6 := digits(17, 19)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || sec > 59 {
+		return 0, false
+	}
+	usec := int64(0)
+	if len(s) > 19 {
+		if s[19] != '.' || len(s) == 20 {
+			return 0, false
+		}
+		frac, ok := digits(20, len(s))
+		if !ok {
+			return 0, false
+		}
+		for i := len(s) - 20; i < 6; i++ {
+			frac *= 10
+		}
+		usec = frac
+	}
+	tod := ((h*60+mi)*60+sec)*usecsPerSec + usec
+	return JoinTimestamp(Date2J(y, mo, d)-unixEpochJD, tod)
 }
