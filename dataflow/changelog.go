@@ -278,17 +278,19 @@ type ChangeBlock struct {
 }
 
 // ReadChangelog returns the blocks of log table, in epochs (after, upto]
-// of vnodes [0, vnodes), as r holds them at epoch upto (a committed one),
-// ordered by epoch, then vnode, then block; ErrTrimmed if retention
-// deleted some of them.
-func ReadChangelog(r storage.Reader, table uint32, vnodes int, after, upto uint64) ([]ChangeBlock, error) {
-	return readChangelog(r, table, FullBitmap(vnodes), after, upto, false)
+// of vnodes [0, vnodes), as r holds them at epoch at (a committed one, not
+// before upto: a log's blocks never change once committed, so a reader
+// outside the job reads at the newest committed epoch, whose owners hold
+// the vnodes now), ordered by epoch, then vnode, then block; ErrTrimmed if
+// retention deleted some of them.
+func ReadChangelog(r storage.Reader, table uint32, vnodes int, after, upto, at uint64) ([]ChangeBlock, error) {
+	return readChangelog(r, table, FullBitmap(vnodes), after, upto, at, false)
 }
 
 // readChangelog is ReadChangelog over the vnodes of owned; with
 // pastTrimmed, a trim marker is no error: the blocks start after it (a
 // sink's log trims what was delivered).
-func readChangelog(r storage.Reader, table uint32, owned *Bitmap, after, upto uint64, pastTrimmed bool) ([]ChangeBlock, error) {
+func readChangelog(r storage.Reader, table uint32, owned *Bitmap, after, upto, at uint64, pastTrimmed bool) ([]ChangeBlock, error) {
 	var out []ChangeBlock
 	var err error
 	owned.Each(func(v int) {
@@ -297,7 +299,7 @@ func readChangelog(r storage.Reader, table uint32, owned *Bitmap, after, upto ui
 		}
 		lower := ChangelogKey(nil, table, uint16(v), after+1, 0)
 		upper := ChangelogKey(nil, table, uint16(v), upto+1, 0)
-		err = r.Scan(lower, upper, upto, func(key, value []byte) error {
+		err = r.Scan(lower, upper, at, func(key, value []byte) error {
 			if binary.BigEndian.Uint32(key[len(key)-4:]) == trimmedBlock {
 				if pastTrimmed {
 					return nil

@@ -15,7 +15,7 @@ import (
 // row" lines, in the order ReadChangelog gives them.
 func readLog(t *testing.T, env *Env, spec *ChangelogSpec, after, upto uint64) ([]string, error) {
 	t.Helper()
-	blocks, err := ReadChangelog(env.Store.Engine(), spec.TableID, env.VNodeCount, after, upto)
+	blocks, err := ReadChangelog(env.Store.Engine(), spec.TableID, env.VNodeCount, after, upto, upto)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func (d *delivery) run(ctx context.Context) {
 
 // deliver writes the changes of epochs (after, upto], committed.
 func (d *delivery) deliver(ctx context.Context, after, upto uint64) error {
-	blocks, err := readChangelog(d.store.Engine(), d.table, d.owned, after, upto, true)
+	blocks, err := readChangelog(d.store.Engine(), d.table, d.owned, after, upto, upto, true)
 	if err != nil || len(blocks) == 0 {
 		return err
 	}

@@ -152,5 +152,6 @@ func (s *TemporalFilterSpec) stateTables() []uint32 { return []uint32{s.StateTab
 func (s *WatermarkFilterSpec) stateTables() []uint32 {
 	return []uint32{s.StateTable}
 }
-func (s *EowcSortSpec) stateTables() []uint32 { return []uint32{s.StateTable} }
-func (s *SourceSpec) stateTables() []uint32   { return []uint32{s.StateTable} }
+func (s *EowcSortSpec) stateTables() []uint32  { return []uint32{s.StateTable} }
+func (s *SourceSpec) stateTables() []uint32    { return []uint32{s.StateTable} }
+func (s *ChangelogSpec) stateTables() []uint32 { return []uint32{s.TableID} }

@@ -281,9 +281,35 @@ func (r *subscriber) poll(ctx, wait context.Context) ([]types.Datum, error) {
 	}
 }
 
+// moveRetries bounds how often a subscriber reads a window again whose
+// key groups moved between nodes while it read (a rescale's switch), and
+// moveRetryWait is the pause between two tries.
+const (
+	moveRetries   = 50
+	moveRetryWait = 50 * time.Millisecond
+)
+
 // read reads the next window of committed epochs into out; it reports
-// false if none was committed and wait is nil.
+// false if none was committed and wait is nil. It reads at the newest
+// committed epoch, whose owners hold the log's key groups, again when a
+// rescale moved them between nodes under the read (40001): the log's
+// committed blocks do not change, so the next try reads the same ones.
 func (r *subscriber) read(ctx, wait context.Context) (bool, error) {
+	for try := 1; ; try++ {
+		ok, err := r.readWindow(ctx, wait)
+		if pgerror.Code(err) != pgerror.CodeSerializationFailure || try == moveRetries {
+			return ok, err
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(moveRetryWait):
+		}
+	}
+}
+
+// readWindow is one try of read.
+func (r *subscriber) readWindow(ctx, wait context.Context) (bool, error) {
 	e := r.e
 	committed := e.stream.Committed()
 	if committed <= r.pos {
@@ -314,7 +340,7 @@ func (r *subscriber) read(ctx, wait context.Context) (bool, error) {
 		r.pos, r.oldest = to, false
 		upto = min(committed, r.pos+maxWindowEpochs)
 	}
-	blocks, err := dataflow.ReadChangelog(e.reader, r.log.ID, rowkey.VNodes, r.pos, upto)
+	blocks, err := dataflow.ReadChangelog(e.reader, r.log.ID, rowkey.VNodes, r.pos, upto, committed)
 	if errors.Is(err, dataflow.ErrTrimmed) {
 		return false, errFellBehind(r.log, r.pos)
 	}

@@ -330,14 +330,21 @@ func TestSlowSubscriberFallsBehind(t *testing.T) {
 
 // TestSubscribeAcrossRescale follows an aggregate view while its rows
 // change and it, or the durable subscription read, is rescaled twice: the
-// changes add up to the view, no row ever counted twice.
+// changes add up to the view, no row ever counted twice. On a three-node
+// cluster the reader, the writer and the rescales use different nodes and
+// the view's key groups (with its changelog) move between them.
 func TestSubscribeAcrossRescale(t *testing.T) {
-	for _, c := range []struct{ name, subscription, subscribe, rescale string }{
+	for _, c := range []struct {
+		name, subscription, subscribe, rescale string
+		cluster                                bool
+	}{
 		// The view rescales under a SUBSCRIBE of it.
 		{name: "view", subscribe: "SUBSCRIBE mv", rescale: "ALTER MATERIALIZED VIEW mv SET PARALLELISM = %d"},
 		// A durable subscription's own job rescales under its reader.
 		{name: "subscription", subscription: "CREATE SUBSCRIPTION s FROM mv WITH (retention = '1h')",
 			subscribe: "SUBSCRIBE s", rescale: "ALTER SUBSCRIPTION s SET PARALLELISM = %d"},
+		{name: "cluster", subscription: "CREATE SUBSCRIPTION s FROM mv WITH (retention = '1h')",
+			subscribe: "SUBSCRIBE s", rescale: "ALTER SUBSCRIPTION s SET PARALLELISM = %d", cluster: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			setup := []string{"CREATE TABLE t (id INT PRIMARY KEY, g INT)", "INSERT INTO t SELECT i, i % 7 FROM generate_series(1, 50) AS i",
@@ -345,13 +352,25 @@ func TestSubscribeAcrossRescale(t *testing.T) {
 			if c.subscription != "" {
 				setup = append(setup, c.subscription)
 			}
-			addr, w, r := subscribeNode(t, setup...)
-			a := connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+			var a, w, r *pgx.Conn
+			pars := []int{3, 1}
+			if c.cluster {
+				conns := connectCluster(t, startCluster(t, 3), pgx.QueryExecModeSimpleProtocol)
+				for _, stmt := range setup {
+					mustExec(t, conns[0], stmt)
+				}
+				a, w, r = conns[0], conns[1], conns[2]
+				pars = []int{6, 2}
+			} else {
+				var addr string
+				addr, w, r = subscribeNode(t, setup...)
+				a = connect(t, addr, pgx.QueryExecModeSimpleProtocol)
+			}
 			mustExec(t, r, "BEGIN")
 			mustExec(t, r, "DECLARE c CURSOR FOR "+c.subscribe)
 			var wg sync.WaitGroup
 			wg.Go(func() {
-				for _, par := range []int{3, 1} {
+				for _, par := range pars {
 					if _, err := a.Exec(context.Background(), fmt.Sprintf(c.rescale, par)); err != nil {
 						t.Errorf("rescale to %d: %v", par, err)
 					}
