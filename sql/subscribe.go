@@ -24,7 +24,8 @@ import (
 // snapshot, if asked for (the subscription's query at that epoch, every
 // row an insert), then follows the committed log epoch by epoch. It only
 // reads committed state, never holding back a barrier, and holds at most
-// maxWindowEpochs epochs of changes in memory; a reader that fell out of
+// a window of epochs of changes in memory (at most maxWindowEpochs, fewer
+// when their blocks exceed windowBytes); a reader that fell out of
 // the log's retention is told so (errFellBehind). Its position is an
 // epoch of the committed log, which a recovery keeps: it continues where
 // it stood, losing and repeating nothing.
@@ -39,10 +40,12 @@ type subscriber struct {
 	// Materialize's (mz_timestamp, [mz_progressed,] mz_diff, columns);
 	// progress adds a progress row after each window read.
 	rw, progress bool
-	// pos is the last epoch read; minTime skips the changes of barriers
-	// older than it (µs, SINCE); oldest starts a reader past what the
-	// retention deleted (SINCE), rather than failing.
+	// pos is the last epoch read, window the epochs the next read takes
+	// at most (resize); minTime skips the changes of barriers older than
+	// it (µs, SINCE); oldest starts a reader past what the retention
+	// deleted (SINCE), rather than failing.
 	pos     uint64
+	window  uint64
 	minTime int64
 	oldest  bool
 	// snap streams the snapshot, at epoch pos, until it ends.
@@ -69,8 +72,14 @@ type netChange struct {
 }
 
 // maxWindowEpochs is how many epochs of the log a subscriber reads at
-// once: what bounds its memory.
-const maxWindowEpochs = 16
+// once at most; windowBytes the log bytes a window should hold: a window
+// that held more halves the next one (down to one epoch, which is read
+// whole), one that held under a quarter doubles it. Together they bound a
+// subscriber's memory.
+const (
+	maxWindowEpochs = 16
+	windowBytes     = 16 << 20
+)
 
 // errFellBehind is the error of a reader whose next changes the log
 // deleted.
@@ -326,7 +335,10 @@ func (r *subscriber) readWindow(ctx, wait context.Context) (bool, error) {
 		return false, pgerror.New(pgerror.CodeObjectNotInState, "subscription %s was dropped", r.log.Name).
 			WithHint("Subscribe to the relation again.")
 	}
-	upto := min(committed, r.pos+maxWindowEpochs)
+	if r.window == 0 {
+		r.window = maxWindowEpochs
+	}
+	upto := min(committed, r.pos+r.window)
 	if upto < committed || r.oldest {
 		// A window short of the newest epoch does not meet the markers of
 		// trims past it.
@@ -338,7 +350,7 @@ func (r *subscriber) readWindow(ctx, wait context.Context) (bool, error) {
 			return false, errFellBehind(r.log, r.pos)
 		}
 		r.pos, r.oldest = to, false
-		upto = min(committed, r.pos+maxWindowEpochs)
+		upto = min(committed, r.pos+r.window)
 	}
 	blocks, err := dataflow.ReadChangelog(e.reader, r.log.ID, rowkey.VNodes, r.pos, upto, committed)
 	if errors.Is(err, dataflow.ErrTrimmed) {
@@ -347,6 +359,7 @@ func (r *subscriber) readWindow(ctx, wait context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	r.resize(blocks)
 	r.out, r.next, r.arena = r.out[:0], 0, types.RowArena{}
 	for i := 0; i < len(blocks); {
 		j := i
@@ -365,6 +378,21 @@ func (r *subscriber) readWindow(ctx, wait context.Context) (bool, error) {
 		r.out = append(r.out, r.row(upto+1, 0, 0, 0, nil, nil))
 	}
 	return true, nil
+}
+
+// resize sets the next window's epochs from the bytes of blocks, the
+// window just read.
+func (r *subscriber) resize(blocks []dataflow.ChangeBlock) {
+	n := 0
+	for _, b := range blocks {
+		n += len(b.Value)
+	}
+	switch {
+	case n > windowBytes:
+		r.window = max(1, r.window/2)
+	case n < windowBytes/4:
+		r.window = min(maxWindowEpochs, r.window*2)
+	}
 }
 
 // epoch adds the changes of one epoch's blocks to out: as they are in

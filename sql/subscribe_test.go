@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/sql/parser"
@@ -51,5 +52,21 @@ func TestSubscribeForms(t *testing.T) {
 		if snapshot != tc.snapshot || progress != tc.progress || !slices.Equal(names, tc.columns) {
 			t.Errorf("%s: snapshot %v, progress %v, columns %v; want %v, %v, %v", tc.sql, snapshot, progress, names, tc.snapshot, tc.progress, tc.columns)
 		}
+	}
+}
+
+// TestSubscriberWindow checks that a subscriber's window of epochs shrinks
+// while windows hold more than windowBytes, down to one epoch, and grows
+// back, up to maxWindowEpochs, once they hold little.
+func TestSubscriberWindow(t *testing.T) {
+	block := func(n int) []dataflow.ChangeBlock { return []dataflow.ChangeBlock{{Value: make([]byte, n)}} }
+	r := &subscriber{window: maxWindowEpochs}
+	var got []uint64
+	for _, n := range []int{windowBytes + 1, windowBytes * 4, windowBytes * 2, windowBytes * 2, windowBytes * 2, windowBytes / 2, 0, 0, 0, 0, 0} {
+		r.resize(block(n))
+		got = append(got, r.window)
+	}
+	if want := []uint64{8, 4, 2, 1, 1, 1, 2, 4, 8, 16, 16}; !slices.Equal(got, want) {
+		t.Fatalf("windows %v, want %v", got, want)
 	}
 }
