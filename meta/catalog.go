@@ -3,7 +3,9 @@ package meta
 import (
 	"cmp"
 	"fmt"
+	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/streamdb/streamdb/types"
@@ -185,6 +187,24 @@ const ConnectorOption = "connector"
 
 // Connector returns the connector feeding a source or table, "" if none.
 func (t *Table) Connector() string { return t.Options[ConnectorOption] }
+
+// ShownOption is the value of option key as catalogs and SHOW CREATE
+// show it: secrets (options named like a password or secret, and the
+// password of a URL) are masked, so that reading the catalog does not
+// reveal a connector's credentials.
+func ShownOption(key, value string) string {
+	k := strings.ToLower(key)
+	if strings.Contains(k, "password") || strings.Contains(k, "secret") {
+		return "********"
+	}
+	if u, err := url.Parse(value); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "********")
+			return strings.Replace(u.String(), url.QueryEscape("********"), "********", 1)
+		}
+	}
+	return value
+}
 
 // Width is the number of t's visible columns: those a row written to it
 // gives, not the hidden row id nor dropped columns.

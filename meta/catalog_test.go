@@ -112,3 +112,18 @@ func TestCatalogProperties(t *testing.T) {
 		}
 	})
 }
+
+func TestShownOption(t *testing.T) {
+	for _, c := range []struct{ key, value, want string }{
+		{"url", "postgres://app:s3cret@db:5432/x?sslmode=disable", "postgres://app:********@db:5432/x?sslmode=disable"},
+		{"url", "postgres://app@db/x", "postgres://app@db/x"},
+		{"password", "s3cret", "********"},
+		{"properties.sasl.password", "p", "********"},
+		{"jdbc.url", "jdbc:postgresql://db/x", "jdbc:postgresql://db/x"},
+		{"topic", "t", "t"},
+	} {
+		if got := ShownOption(c.key, c.value); got != c.want {
+			t.Errorf("ShownOption(%q, %q) = %q, want %q", c.key, c.value, got, c.want)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func sourceOptions(t *meta.Table) types.Datum {
 	var opts []types.Datum
 	for _, k := range keys {
 		if k != meta.ConnectorOption {
-			opts = append(opts, dStr(k+"="+t.Options[k]))
+			opts = append(opts, dStr(k+"="+meta.ShownOption(k, t.Options[k])))
 		}
 	}
 	return types.NewArray(opts)

@@ -135,7 +135,7 @@ func createStatement(t *meta.Table, name string) string {
 		slices.Sort(keys)
 		var opts []string
 		for _, k := range keys {
-			opts = append(opts, k+" = '"+strings.ReplaceAll(t.Options[k], "'", "''")+"'")
+			opts = append(opts, k+" = '"+strings.ReplaceAll(meta.ShownOption(k, t.Options[k]), "'", "''")+"'")
 		}
 		b.WriteString(" WITH (" + strings.Join(opts, ", ") + ")")
 	}
