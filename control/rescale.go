@@ -400,6 +400,7 @@ func (s *Streaming) moveSteps(ctx context.Context, t *meta.Table, plan *meta.Res
 			}
 			steps.record(p, st, bytes, s.ctrl.Worker().CacheBytes(t.ID))
 		})
+		s.steps.record(len(st.vnodes), bytes, took)
 		if st.last {
 			return nil
 		}
