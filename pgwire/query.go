@@ -74,8 +74,13 @@ func (c *conn) runPortal(p *portal, limit uint32, last bool) (suspended bool, er
 	c.setRunning(p.cancel)
 	defer c.setRunning(nil)
 	defer c.watchPeer(p.cancel)()
-	defer func() { err = callError(ctx, err) }()
+	defer func() {
+		if err = callError(ctx, err); err != nil {
+			c.statementDone(p, "", err)
+		}
+	}()
 	if p.rows == nil {
+		p.began = time.Now()
 		octx := ctx
 		if last {
 			octx = WithLastBeforeSync(ctx)
@@ -110,6 +115,7 @@ func (c *conn) runPortal(p *portal, limit uint32, last bool) (suspended bool, er
 			}
 			p.finish()
 			c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+			c.statementDone(p, tag, nil)
 			return false, nil
 		}
 		if err := c.w.dataRow(row, p.cols, p.formats); err != nil {
