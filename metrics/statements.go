@@ -34,7 +34,8 @@ func NewStatements(log *slog.Logger, slow time.Duration) *Statements {
 // logTextMax bounds the statement text a log line holds.
 const logTextMax = 200
 
-// OnStatement counts d, and logs it if it is DDL or slow; it is
+// OnStatement counts d, and logs it if it is DDL (one line, slow or not)
+// or slow; it is
 // pgwire.Options.OnStatement.
 func (s *Statements) OnStatement(d pgwire.StatementDone) {
 	kind := Kind(d.Text)
@@ -53,10 +54,9 @@ func (s *Statements) OnStatement(d pgwire.StatementDone) {
 	}
 	if kind == "ddl" {
 		s.log.Info("ddl", append([]any{"command", d.Tag, "object", Object(d.Text)}, args...)...)
+		return
 	}
-	if slow {
-		s.log.Info("slow statement", append([]any{"kind", kind, "threshold", s.slow}, args...)...)
-	}
+	s.log.Info("slow statement", append([]any{"kind", kind, "threshold", s.slow}, args...)...)
 }
 
 // kinds maps a statement's first keyword to its kind.

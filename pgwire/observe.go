@@ -29,14 +29,24 @@ type StatementText interface {
 // statementDone tells opts.OnStatement, if set, that p's statement ended
 // with tag or err.
 func (c *conn) statementDone(p *portal, tag string, err error) {
-	fn := c.srv.opts.OnStatement
-	if fn == nil || p.began.IsZero() {
+	if c.srv.opts.OnStatement == nil || p.began.IsZero() {
 		return
 	}
-	d := StatementDone{User: c.user, Tag: tag, Duration: time.Since(p.began)}
+	text := ""
 	if t, ok := p.stmt.(StatementText); ok {
-		d.Text = t.SQL()
+		text = t.SQL()
 	}
+	c.observe(text, p.began, tag, err)
+}
+
+// observe tells opts.OnStatement, if set, that the statement text begun
+// at began ended with tag or err.
+func (c *conn) observe(text string, began time.Time, tag string, err error) {
+	fn := c.srv.opts.OnStatement
+	if fn == nil {
+		return
+	}
+	d := StatementDone{User: c.user, Text: text, Tag: tag, Duration: time.Since(began)}
 	if err != nil {
 		d.Code = pgerror.From(err).Code
 	}

@@ -59,9 +59,14 @@ func (c *conn) prepare(query string, paramTypes []types.OID) ([]Statement, error
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	defer cancel(nil)
 	c.setRunning(cancel)
+	began := time.Now()
 	stmts, err := c.sess.Prepare(ctx, query, paramTypes)
 	c.setRunning(nil)
-	return stmts, callError(ctx, err)
+	if err = callError(ctx, err); err != nil {
+		// A statement that fails to parse or bind ends here.
+		c.observe(query, began, "", err)
+	}
+	return stmts, err
 }
 
 // runPortal executes p: it opens the statement at the first call, then
