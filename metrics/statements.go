@@ -89,7 +89,8 @@ var ddlWords = map[string]bool{"create": true, "alter": true, "drop": true, "tru
 func Object(text string) string {
 	for _, f := range strings.Fields(text) {
 		if !ddlWords[strings.ToLower(f)] {
-			return strings.TrimRight(f, ";(")
+			name, _, _ := strings.Cut(f, "(")
+			return strings.TrimRight(name, ";")
 		}
 	}
 	return ""
