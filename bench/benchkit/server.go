@@ -27,7 +27,7 @@ type Server struct {
 	addr string
 	// httpAddr is the server's HTTP listener (metrics), "" if off.
 	httpAddr string
-	logs *logTail
+	logs     *logTail
 	// logFile, if set, receives the server's whole log (LogDirEnv).
 	logFile *os.File
 	// exited is closed once the process has exited; waitErr is then set.
@@ -175,7 +175,7 @@ func (s *Server) ConnString() string {
 }
 
 // HTTPAddr is the address of the server's HTTP listener (/metrics), ""
-// if it serves none (--http-addr '').
+// if it serves none (--http-addr ”).
 func (s *Server) HTTPAddr() string { return s.httpAddr }
 
 // PID is the server's process id.
