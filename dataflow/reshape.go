@@ -385,37 +385,40 @@ type FragmentRows struct {
 // and passed on (counters the actors keep per chunk, read without
 // stopping them) and the fill of the queues into them.
 func (r *Runtime) FragmentRows() []FragmentRows {
+	var out []FragmentRows
+	r.eachFragment(func(j *job, f *fragment) {
+		fr := FragmentRows{Job: j.id, Fragment: f.id(), In: f.rows.in.Load(), Out: f.rows.out.Load()}
+		for _, e := range f.ins {
+			for _, ch := range e.queues {
+				fr.Queued += len(ch)
+				fr.Capacity += cap(ch)
+			}
+		}
+		out = append(out, fr)
+	})
+	return out
+}
+
+// eachFragment calls fn with every running job's fragments, under r.mu.
+func (r *Runtime) eachFragment(fn func(j *job, f *fragment)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []FragmentRows
 	for _, j := range r.jobs {
 		for _, f := range j.frags {
-			fr := FragmentRows{Job: j.id, Fragment: f.id(), In: f.rows.in.Load(), Out: f.rows.out.Load()}
-			for _, e := range f.ins {
-				for _, ch := range e.queues {
-					fr.Queued += len(ch)
-					fr.Capacity += cap(ch)
-				}
-			}
-			out = append(out, fr)
+			fn(j, f)
 		}
 	}
-	return out
 }
 
 // Fragments lists the actors of every running job's fragments, by job,
 // fragment and slot.
 func (r *Runtime) Fragments() []FragmentInfo {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out []FragmentInfo
-	for _, j := range r.jobs {
-		for _, f := range j.frags {
-			for _, s := range f.slots() {
-				out = append(out, FragmentInfo{Job: j.id, Fragment: f.id(), Parallelism: len(f.actors), Slot: s, VNodes: vnodesOf(f.owner, s).Len()})
-			}
+	r.eachFragment(func(j *job, f *fragment) {
+		for _, s := range f.slots() {
+			out = append(out, FragmentInfo{Job: j.id, Fragment: f.id(), Parallelism: len(f.actors), Slot: s, VNodes: vnodesOf(f.owner, s).Len()})
 		}
-	}
+	})
 	slices.SortFunc(out, func(a, b FragmentInfo) int {
 		return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.Fragment, b.Fragment), cmp.Compare(a.Slot, b.Slot))
 	})

@@ -11,46 +11,40 @@ import (
 	"github.com/streamdb/streamdb/pgwire"
 )
 
-func TestKind(t *testing.T) {
-	tests := map[string]string{
-		"SELECT 1":                                       "select",
-		"  with x AS (SELECT 1) SELECT * FROM x":         "select",
-		"(SELECT 1) UNION (SELECT 2)":                    "select",
-		"INSERT INTO t VALUES (1)":                       "insert",
-		"update t SET v = 1":                             "update",
-		"DELETE FROM t":                                  "delete",
-		"CREATE MATERIALIZED VIEW mv AS SELECT 1":        "ddl",
-		"ALTER MATERIALIZED VIEW mv SET PARALLELISM = 2": "ddl",
-		"DROP TABLE t":                                   "ddl",
-		"COPY t FROM STDIN":                              "copy",
-		"SUBSCRIBE TO mv":                                "subscribe",
-		"BEGIN":                                          "transaction",
-		"commit;":                                        "transaction",
-		"SET application_name = x":                       "set",
-		"SHOW JOBS":                                      "show",
-		"FLUSH":                                          "other",
-		"":                                               "other",
+func TestKindAndObject(t *testing.T) {
+	// object is Object's answer, for DDL.
+	tests := []struct{ text, kind, object string }{
+		{"SELECT 1", "select", ""},
+		{"  with x AS (SELECT 1) SELECT * FROM x", "select", ""},
+		{"(SELECT 1) UNION (SELECT 2)", "select", ""},
+		{"INSERT INTO t VALUES (1)", "insert", ""},
+		{"update t SET v = 1", "update", ""},
+		{"DELETE FROM t", "delete", ""},
+		{"CREATE MATERIALIZED VIEW mv AS SELECT 1", "ddl", "mv"},
+		{"CREATE TABLE IF NOT EXISTS public.t (a int)", "ddl", "public.t"},
+		{"create table t(a int)", "ddl", "t"},
+		{"DROP MATERIALIZED VIEW IF EXISTS mv CASCADE", "ddl", "mv"},
+		{"ALTER MATERIALIZED VIEW mv SET PARALLELISM = 3", "ddl", "mv"},
+		{"CREATE OR REPLACE FUNCTION f(int) RETURNS int AS $$$$", "ddl", "f"},
+		{"DROP TABLE", "ddl", ""},
+		{"COPY t FROM STDIN", "copy", ""},
+		{"SUBSCRIBE TO mv", "subscribe", ""},
+		{"BEGIN", "transaction", ""},
+		{"commit;", "transaction", ""},
+		{"SET application_name = x", "set", ""},
+		{"SHOW JOBS", "show", ""},
+		{"FLUSH", "other", ""},
+		{"", "other", ""},
 	}
-	for text, want := range tests {
-		if got := Kind(text); got != want {
-			t.Errorf("Kind(%q) = %q, want %q", text, got, want)
+	for _, tt := range tests {
+		if got := Kind(tt.text); got != tt.kind {
+			t.Errorf("Kind(%q) = %q, want %q", tt.text, got, tt.kind)
 		}
-	}
-}
-
-func TestObject(t *testing.T) {
-	tests := map[string]string{
-		"CREATE MATERIALIZED VIEW mv AS SELECT 1":               "mv",
-		"CREATE TABLE IF NOT EXISTS public.t (a int)":           "public.t",
-		"create table t(a int)":                                 "t",
-		"DROP MATERIALIZED VIEW IF EXISTS mv CASCADE":           "mv",
-		"ALTER MATERIALIZED VIEW mv SET PARALLELISM = 3":        "mv",
-		"CREATE OR REPLACE FUNCTION f(int) RETURNS int AS $$$$": "f",
-		"DROP TABLE": "",
-	}
-	for text, want := range tests {
-		if got := Object(text); got != want {
-			t.Errorf("Object(%q) = %q, want %q", text, got, want)
+		if tt.kind != "ddl" {
+			continue
+		}
+		if got := Object(tt.text); got != tt.object {
+			t.Errorf("Object(%q) = %q, want %q", tt.text, got, tt.object)
 		}
 	}
 }

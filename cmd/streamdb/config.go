@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -64,7 +65,7 @@ func applySettings(fs *flag.FlagSet, configFlag string, getenv func(string) stri
 	if err != nil {
 		return nil, err
 	}
-	for _, key := range sortedKeys(file) {
+	for _, key := range slices.Sorted(maps.Keys(file)) {
 		f := fs.Lookup(key)
 		if f == nil || key == configFlag {
 			return nil, fmt.Errorf("config file %s: unknown key %q: the keys are the flags of streamdb start without their dashes (see streamdb start --help)", path, key)
@@ -105,15 +106,6 @@ func readConfig(path string) (map[string]any, error) {
 		return nil, fmt.Errorf("config file: %w (its keys are the flags of streamdb start, e.g. listen = \"127.0.0.1:4566\" or state-cache-mb = 512)", err)
 	}
 	return file, nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // tomlString returns a TOML value as a flag's text: strings as they are,
