@@ -30,6 +30,10 @@ const (
 	fromDefault origin = "default"
 )
 
+// commandLineOnly are the flags that only the command line sets: asking
+// for the version is no setting.
+var commandLineOnly = map[string]bool{"version": true}
+
 // envName returns the environment variable of flag name.
 func envName(name string) string {
 	return "STREAMDB_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
@@ -44,7 +48,7 @@ func applySettings(fs *flag.FlagSet, configFlag string, getenv func(string) stri
 	fs.Visit(func(f *flag.Flag) { origins[f.Name] = fromFlag })
 	var errs []error
 	fs.VisitAll(func(f *flag.Flag) {
-		if origins[f.Name] != "" {
+		if origins[f.Name] != "" || commandLineOnly[f.Name] {
 			return
 		}
 		if v, ok := lookupEnv(getenv, f.Name); ok {
@@ -67,7 +71,7 @@ func applySettings(fs *flag.FlagSet, configFlag string, getenv func(string) stri
 	}
 	for _, key := range slices.Sorted(maps.Keys(file)) {
 		f := fs.Lookup(key)
-		if f == nil || key == configFlag {
+		if f == nil || key == configFlag || commandLineOnly[key] {
 			return nil, fmt.Errorf("config file %s: unknown key %q: the keys are the flags of streamdb start without their dashes (see streamdb start --help)", path, key)
 		}
 		if origins[key] != "" {

@@ -16,6 +16,7 @@ func testFlags() (*flag.FlagSet, map[string]*string) {
 		v[name] = fs.String(name, "default-"+name, "")
 	}
 	v["config"] = fs.String("config", "", "")
+	fs.Bool("version", false, "")
 	return fs, v
 }
 
@@ -33,7 +34,7 @@ join = ["a:1", "b:2"]
 		want    map[string]string
 		origins map[string]origin
 	}{
-		{"defaults", nil, nil, "", map[string]string{"listen": "default-listen", "state-cache-mb": "default-state-cache-mb"},
+		{"defaults", nil, map[string]string{"STREAMDB_VERSION": "1.2"}, "", map[string]string{"listen": "default-listen", "state-cache-mb": "default-state-cache-mb"},
 			map[string]origin{"listen": fromDefault}},
 		{"file over default", nil, nil, file,
 			map[string]string{"listen": "file-listen", "state-cache-mb": "512", "join": "a:1,b:2"},
@@ -83,6 +84,7 @@ func TestSettingsErrors(t *testing.T) {
 	}{
 		{"unknown key", `listne = "x"`, nil, `unknown key "listne"`},
 		{"config names itself", `config = "other.toml"`, nil, `unknown key "config"`},
+		{"version is no setting", `version = true`, nil, `unknown key "version"`},
 		{"table value", "[listen]\nx = 1", nil, "cannot set a flag"},
 		{"not TOML", `listen = `, nil, "config file"},
 		{"array of numbers", `join = [1, 2]`, nil, "strings only"},

@@ -25,7 +25,7 @@ func runStart(args []string) error {
 	join := fs.String("join", "", "cluster addresses of members to join through, comma-separated (empty: start a new cluster, or restart)")
 	voters := fs.Int("voters", 3, "how many nodes a new cluster makes Raft voters (3 or 5); the others are non-voters")
 	nodeID := fs.String("node-id", "node1", "this node's permanent id in the cluster")
-	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	logLevel := fs.String("log-level", "info", "the least severe log lines written: debug, info, warn or error")
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "milliseconds between checkpoint barriers (DML also asks for one at once)")
 	parallelism := fs.Int("parallelism", 0, "default actors per fragment of a materialized view (0: the number of cores)")
 	cacheMB := fs.Int64("state-cache-mb", 0, "memory for cached operator state, in MiB; state beyond it stays in Pebble (0: an eighth of the machine's memory, at least 256)")
