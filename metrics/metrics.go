@@ -77,7 +77,7 @@ var (
 	rescalePause    = desc("rescale_step_pause_seconds", "Pause of each rescale step: from its switch until the epoch after it committed.")
 	rescaleProgress = desc("rescale_progress_vnodes", "A job's latest rescale: vnodes moved so far (state=moved) of all that move (state=total).", "job", "state")
 	rescaleMoving   = desc("rescale_in_progress", "1 while a job's rescale moves vnodes, else 0.", "job")
-	splitOffset     = desc("source_split_offset", "A source split's committed offset: the position of its next row.", "source", "split")
+	splitOffset     = desc("source_split_offset", "A source split's committed offset: the position of its next row (read from the split's owner; left out when it does not answer within a second).", "source", "split")
 	splitDone       = desc("source_split_done", "1 once a source split has no rows beyond its committed offset, else 0.", "source", "split")
 	connsOpen       = desc("connections", "Open client connections.")
 	connsTotal      = desc("connections_total", "Client connections accepted since the node started.")
@@ -114,16 +114,38 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		counter(ch, connsTotal, float64(total))
 	}
 	if c.src.Splits != nil {
-		// Offsets are read at the committed epoch; a failed read (no
-		// quorum, say) leaves them out of this scrape.
-		if splits, err := c.src.Splits.SourceSplits(); err == nil {
-			for _, sp := range splits {
-				split := strconv.Itoa(sp.Split)
-				gauge(ch, splitOffset, float64(sp.Offset), sp.Source, split)
-				gauge(ch, splitDone, flag(sp.Done), sp.Source, split)
-			}
+		for _, sp := range readSplits(c.src.Splits) {
+			split := strconv.Itoa(sp.Split)
+			gauge(ch, splitOffset, float64(sp.Offset), sp.Source, split)
+			gauge(ch, splitDone, flag(sp.Done), sp.Source, split)
 		}
 	}
+}
+
+// splitsTimeout bounds the read of the sources' offsets in a scrape.
+const splitsTimeout = time.Second
+
+// readSplits reads the sources' committed offsets, which may live on
+// other nodes; a read that fails (no quorum, say) or takes longer than
+// splitsTimeout (an owner does not answer) leaves them out of the scrape.
+func readSplits(s Splits) []control.SplitProgress {
+	type result struct {
+		splits []control.SplitProgress
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		splits, err := s.SourceSplits()
+		done <- result{splits, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err == nil {
+			return r.splits
+		}
+	case <-time.After(splitsTimeout):
+	}
+	return nil
 }
 
 func collectStreaming(ch chan<- prometheus.Metric, s Streaming) {
