@@ -496,6 +496,7 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 		c.log.Warn("control: restoring every job from the last durable checkpoint in shared storage", "lost_node", restore.Node, "durable_epoch", restore.Epoch)
 	}
 	c.log.Info("control: recovering the cluster", "recovery", gen.fence.String(), "nodes", gen.nodes, "committed_epoch", committed)
+	began := time.Now()
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var lastMu sync.Mutex
@@ -517,7 +518,8 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 	c.createdBy = map[uint32]map[string]bool{}
 	c.cmu.Unlock()
 	c.gen.Store(gen)
-	for _, t := range jobsInOrder(cat) {
+	jobs := jobsInOrder(cat)
+	for _, t := range jobs {
 		ch := restartChange(cat, t)
 		if restore != nil {
 			ch.Restore = restore.Epoch
@@ -531,7 +533,7 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 		c.dropGen(gen)
 		return nil, err
 	}
-	c.log.Info("control: the cluster's jobs run", "nodes", gen.nodes, "committed_epoch", committed)
+	c.log.Info("control: the cluster's jobs run", "nodes", gen.nodes, "committed_epoch", committed, "jobs", len(jobs), "took", time.Since(began).Round(time.Millisecond))
 	return gen, nil
 }
 

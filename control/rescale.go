@@ -388,8 +388,8 @@ func (s *Streaming) moveSteps(ctx context.Context, t *meta.Table, plan *meta.Res
 		}
 		took := time.Since(start)
 		delta := s.dropMoved(ctx, t.ID, moves, epoch)
-		s.opts.Logger.Info("control: rescale step", "relation", t.Name, "epoch", epoch, "vnodes", len(st.vnodes), "moves", fmt.Sprint(moves), "took", took)
 		steps.switched(st, took)
+		var done RescaleProgress
 		r.set(func(p *RescaleProgress) {
 			for i, m := range moves {
 				p.addMove(m.From, m.To, len(m.VNodes), copied[i]+delta[i])
@@ -399,7 +399,11 @@ func (s *Streaming) moveSteps(ctx context.Context, t *meta.Table, plan *meta.Res
 				p.MoveTime += start.Sub(copyStart) + took
 			}
 			steps.record(p, st, bytes, s.ctrl.Worker().CacheBytes(t.ID))
+			done = *p
 		})
+		s.opts.Logger.Info("control: rescale step", "relation", t.Name, "step", done.StepsDone, "epoch", epoch, "vnodes", len(st.vnodes),
+			"moved", fmt.Sprintf("%d/%d", done.VNodesMoved, done.VNodesTotal), "bytes", bytes, "moves", fmt.Sprint(moves), "pause", took)
+		s.steps.record(len(st.vnodes), bytes, took)
 		if st.last {
 			return nil
 		}

@@ -41,6 +41,7 @@ const BarrierIntervalParam = "barrier_interval_ms"
 type Streaming struct {
 	meta   *meta.Meta
 	opts   Options
+	store  *dataflow.Store
 	mgr    *dataflow.BarrierManager
 	rt     *dataflow.Runtime
 	ctrl   *Controller
@@ -57,6 +58,8 @@ type Streaming struct {
 	// rescales holds each job's latest rescale (SHOW JOBS).
 	rescaleMu sync.Mutex
 	rescales  map[uint32]*Rescaling
+	// steps sums the rescale steps this node ran (Stats).
+	steps stepTotals
 }
 
 // Start starts a node's part of the streaming runtime over its store st;
@@ -87,6 +90,7 @@ func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*St
 	if opts.StateCacheBytes > 0 {
 		store.SetCacheBytes(opts.StateCacheBytes)
 	}
+	s.store = store
 	var ctrl *Controller
 	s.mgr = dataflow.NewBarrierManager(store, m.CommittedEpoch(), dataflow.Hooks{
 		Sealed:  func(epoch uint64) { ctrl.Sealed(ctx, epoch) },

@@ -74,6 +74,9 @@ type actor struct {
 	// gate, while the actor's handoffs at its last switch barrier are
 	// pending, holds the rows of the vnodes it gained there.
 	gate *vnodeGate
+	// rows counts the rows the actor takes in and passes on, in its
+	// fragment's counts.
+	rows *rowCounts
 }
 
 // generator is the head of a source actor's chain: it makes rows whenever
@@ -152,7 +155,10 @@ func (a *actor) build(env *Env) error {
 		}
 	}
 	last := len(a.chain) - 1
-	a.emits[last] = func(c *Chunk) error { return a.out.push(a.ctx, c) }
+	a.emits[last] = func(c *Chunk) error {
+		a.rows.out.Add(int64(c.Len()))
+		return a.out.push(a.ctx, c)
+	}
 	a.wmEmits[last] = func(w Watermark) error { return a.out.broadcast(a.ctx, &w) }
 	return nil
 }
@@ -223,6 +229,7 @@ func (a *actor) run(ctx context.Context) error {
 		}
 		switch m := in.msg.(type) {
 		case *Chunk:
+			a.rows.in.Add(int64(m.Len()))
 			if err := a.chunk(ctx, in.input, m); err != nil {
 				return fmt.Errorf("actor %d: %w", a.id, err)
 			}

@@ -44,6 +44,13 @@ type BarrierManager struct {
 	// latency holds the time from each barrier's injection until its
 	// epoch was committed, as this node saw them.
 	latency latency.Histogram
+	// sealLatency holds the time from each barrier's injection until this
+	// node sealed its epoch (every local actor passed it, the store
+	// synced).
+	sealLatency latency.Histogram
+	// committedAt is when the newest committed epoch's barrier was
+	// injected here.
+	committedAt time.Time
 	// recent is a moving average of the latest commits' latency.
 	recent time.Duration
 	// paused holds table writes back (Pause, and a recovery until its
@@ -141,6 +148,9 @@ func (m *BarrierManager) Run(ctx context.Context) {
 			}
 			m.mu.Lock()
 			m.inflight = m.inflight[1:]
+			if t, ok := m.injected[es.epoch]; ok {
+				m.sealLatency.Record(time.Since(t))
+			}
 			m.mu.Unlock()
 			m.hooks.Sealed(es.epoch)
 		}
@@ -410,6 +420,7 @@ func (m *BarrierManager) SetCommitted(epoch uint64) {
 	}
 	for e := m.committed + 1; e <= epoch; e++ {
 		if t, ok := m.injected[e]; ok {
+			m.committedAt = t
 			d := time.Since(t)
 			m.latency.Record(d)
 			if m.recent == 0 {
@@ -484,6 +495,27 @@ func (m *BarrierManager) BarrierLatency() latency.Summary {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.latency.Summary()
+}
+
+// Latencies returns copies of the histograms of the time from each
+// barrier's injection until this node sealed its epoch (seal) and until
+// the epoch was committed (commit), over the manager's life.
+func (m *BarrierManager) Latencies() (seal, commit latency.Histogram) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sealLatency, m.latency
+}
+
+// CommittedAge returns how long ago the barrier of the newest committed
+// epoch was injected here (0: none was since the manager started): how
+// far the state readers see lags behind now.
+func (m *BarrierManager) CommittedAge() time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.committedAt.IsZero() {
+		return 0
+	}
+	return time.Since(m.committedAt)
 }
 
 // LastEpoch returns the newest epoch injected here (or reset to).

@@ -48,6 +48,9 @@ type stateCache struct {
 	budget atomic.Int64
 	used   atomic.Int64
 	below  atomic.Uint64
+	// hits and misses count the tables' group lookups found cached and
+	// read from storage, as last reported.
+	hits, misses atomic.Int64
 }
 
 // Estimated sizes of cached state, in bytes, set from heap measurements
@@ -76,6 +79,13 @@ func (s *Store) CacheBytes() int64 { return s.cache.budget.Load() }
 // CacheUsage returns the estimated bytes of cached state groups, as last
 // reported by the tables.
 func (s *Store) CacheUsage() int64 { return s.cache.used.Load() }
+
+// CacheLookups returns how many lookups of state groups found them
+// cached (hits) and read them from storage (misses), as last reported by
+// the tables (at each checkpoint, or sooner).
+func (s *Store) CacheLookups() (hits, misses int64) {
+	return s.cache.hits.Load(), s.cache.misses.Load()
+}
 
 // raiseBelow moves the eviction watermark up to epoch.
 func (c *stateCache) raiseBelow(epoch uint64) {
@@ -188,12 +198,18 @@ func (t *StateTable) account(delta int64) {
 	}
 }
 
-// report hands the table's unreported change of cached bytes to the store.
+// report hands the table's unreported change of cached bytes and its
+// lookups' counts to the store.
 func (t *StateTable) report() {
 	if t.unreported != 0 {
 		t.store.cache.used.Add(t.unreported)
 		t.acct.bytes.Add(t.unreported)
 		t.unreported = 0
+	}
+	if t.hits+t.misses != 0 {
+		t.store.cache.hits.Add(t.hits)
+		t.store.cache.misses.Add(t.misses)
+		t.hits, t.misses = 0, 0
 	}
 }
 

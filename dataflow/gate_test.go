@@ -65,7 +65,7 @@ func newGateRig(t *testing.T, lazy bool) *gateRig {
 		}
 	}
 	r.h.caches = map[uint32]map[uint16]*vnodeCache{}
-	a := &actor{id: 1, specs: []Spec{&seenSpec{lazy: lazy, seen: r.seen}}, inputs: []InputSpec{{Dist: DistHash, Keys: keys}},
+	a := &actor{id: 1, rows: &rowCounts{}, specs: []Spec{&seenSpec{lazy: lazy, seen: r.seen}}, inputs: []InputSpec{{Dist: DistHash, Keys: keys}},
 		out: &dispatcher{}, mgr: NewBarrierManager(env.Store, 0, Hooks{})}
 	a.ports = []*inputPort{newPort(r.in, 0)}
 	before := *env

@@ -119,7 +119,7 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 			continue
 		}
 		a := &actor{id: r.nextActor, job: f.job.id, frag: f.spec.ID, slot: s, born: rs.tick.Epoch, node: rs.nodes.of(s),
-			specs: f.spec.Chain, inputs: f.spec.Inputs, out: &dispatcher{}, paused: r.paused}
+			specs: f.spec.Chain, inputs: f.spec.Inputs, out: &dispatcher{}, paused: r.paused, rows: &f.rows}
 		r.nextActor++
 		f.actors[s] = a
 		if !r.local(a) {
@@ -367,23 +367,58 @@ type FragmentInfo struct {
 	Parallelism, Slot, VNodes int
 }
 
+// FragmentRows are the rows one fragment's actors on this node took in
+// and passed on since its job started here.
+type FragmentRows struct {
+	Job uint32
+	// Fragment is the fragment's id in its job's graph (0 for a table's
+	// DML fragment).
+	Fragment int
+	In, Out  int64
+	// Queued counts the messages (chunks of up to MaxChunkRows rows,
+	// barriers, watermarks) waiting in the queues into its actors, of
+	// room for Capacity.
+	Queued, Capacity int
+}
+
+// FragmentRows returns the rows every running fragment's actors took in
+// and passed on (counters the actors keep per chunk, read without
+// stopping them) and the fill of the queues into them.
+func (r *Runtime) FragmentRows() []FragmentRows {
+	var out []FragmentRows
+	r.eachFragment(func(j *job, f *fragment) {
+		fr := FragmentRows{Job: j.id, Fragment: f.id(), In: f.rows.in.Load(), Out: f.rows.out.Load()}
+		for _, e := range f.ins {
+			for _, ch := range e.queues {
+				fr.Queued += len(ch)
+				fr.Capacity += cap(ch)
+			}
+		}
+		out = append(out, fr)
+	})
+	return out
+}
+
+// eachFragment calls fn with every running job's fragments, under r.mu.
+func (r *Runtime) eachFragment(fn func(j *job, f *fragment)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, j := range r.jobs {
+		for _, f := range j.frags {
+			fn(j, f)
+		}
+	}
+}
+
 // Fragments lists the actors of every running job's fragments, by job,
 // fragment and slot.
 func (r *Runtime) Fragments() []FragmentInfo {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out []FragmentInfo
-	for _, j := range r.jobs {
-		for _, f := range j.frags {
-			id := 0
-			if f.spec != nil {
-				id = f.spec.ID
-			}
-			for _, s := range f.slots() {
-				out = append(out, FragmentInfo{Job: j.id, Fragment: id, Parallelism: len(f.actors), Slot: s, VNodes: vnodesOf(f.owner, s).Len()})
-			}
+	r.eachFragment(func(j *job, f *fragment) {
+		for _, s := range f.slots() {
+			out = append(out, FragmentInfo{Job: j.id, Fragment: f.id(), Parallelism: len(f.actors), Slot: s, VNodes: vnodesOf(f.owner, s).Len()})
 		}
-	}
+	})
 	slices.SortFunc(out, func(a, b FragmentInfo) int {
 		return cmp.Or(cmp.Compare(a.Job, b.Job), cmp.Compare(a.Fragment, b.Fragment), cmp.Compare(a.Slot, b.Slot))
 	})

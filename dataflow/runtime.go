@@ -224,6 +224,7 @@ func (r *Runtime) StartTable(t *TableRef, node string) error {
 	a := &actor{id: r.nextActor, job: t.ID, frag: -1, node: node, specs: specs, out: &dispatcher{}}
 	r.nextActor++
 	f := &fragment{job: j, owner: make([]int, r.vnodes), actors: map[int]*actor{0: a}, types: t.Types}
+	a.rows = &f.rows
 	j.frags = []*fragment{f}
 	r.publishers[t.ID] = f
 	r.jobs[t.ID] = j

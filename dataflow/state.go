@@ -47,6 +47,9 @@ type StateTable struct {
 	// store's usage.
 	unreported int64
 	acct       *cacheAccount
+	// hits and misses count lookups of groups found cached and of groups
+	// read from storage, not yet added to the store's counts.
+	hits, misses int64
 }
 
 // Group is the cached entries of one prefix, ordered by suffix. A group
@@ -118,10 +121,14 @@ func (t *StateTable) group(vnode uint16, prefix []byte, load bool) (*Group, erro
 			t.bare[vnode] = bare
 		}
 	} else if g := groups[string(prefix)]; g != nil {
+		t.hits++
 		t.touch(g)
 		return g, nil
 	}
 	load = load && !t.bare[vnode]
+	if load {
+		t.misses++
+	}
 	g := &Group{
 		t: t, vnode: vnode, prefix: string(prefix), bytes: groupOverhead + int64(len(prefix)),
 	}

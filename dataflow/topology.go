@@ -3,6 +3,7 @@ package dataflow
 import (
 	"maps"
 	"slices"
+	"sync/atomic"
 
 	"github.com/streamdb/streamdb/types"
 )
@@ -25,11 +26,26 @@ type fragment struct {
 	// other fragments (of any job) that it feeds.
 	ins  []*edge
 	outs []*edge
+	// rows counts the rows its actors took in and passed on.
+	rows rowCounts
 }
+
+// rowCounts counts the rows a fragment's actors took in and passed on,
+// a chunk at a time; FragmentRows reads them.
+type rowCounts struct{ in, out atomic.Int64 }
 
 // parallel reports whether the fragment runs at its job's parallelism
 // (its vnodes spread over its actors) rather than as one actor.
 func (f *fragment) parallel() bool { return f.spec != nil && !f.spec.Singleton }
+
+// id returns the fragment's id in its job's graph (0 for a table's DML
+// fragment).
+func (f *fragment) id() int {
+	if f.spec == nil {
+		return 0
+	}
+	return f.spec.ID
+}
 
 // slots returns the slots of the fragment's actors in ascending order.
 func (f *fragment) slots() []int { return slices.Sorted(maps.Keys(f.actors)) }

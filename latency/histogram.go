@@ -24,6 +24,7 @@ type Histogram struct {
 	counts [buckets]int64
 	n      int64
 	max    time.Duration
+	sum    time.Duration
 }
 
 // Summary is what a Histogram reports.
@@ -40,6 +41,28 @@ func (h *Histogram) Record(d time.Duration) {
 	h.counts[bucket(d)]++
 	h.n++
 	h.max = max(h.max, d)
+	h.sum += d
+}
+
+// Cumulative returns the count and sum of the recorded durations and, for
+// each of bounds (ascending), how many do not exceed it, to within one
+// bucket: a bucket counts below a bound its upper end does not exceed.
+// It is what a Prometheus histogram exports.
+func (h *Histogram) Cumulative(bounds []time.Duration) (count int64, sum time.Duration, below []int64) {
+	below = make([]int64, len(bounds))
+	var seen int64
+	b := 0
+	for i, c := range h.counts {
+		for b < len(bounds) && upper(i) > bounds[b] {
+			below[b] = seen
+			b++
+		}
+		seen += c
+	}
+	for ; b < len(bounds); b++ {
+		below[b] = seen
+	}
+	return h.n, h.sum, below
 }
 
 // Summary returns the count, median, 99th percentile and maximum.

@@ -1,6 +1,7 @@
 package latency
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -54,6 +55,34 @@ func TestBucketBounds(t *testing.T) {
 		i := bucket(d)
 		if d >= upper(i) || (i > 0 && d < upper(i-1)) {
 			t.Errorf("%v in bucket %d [%v, %v)", d, i, upper(i-1), upper(i))
+		}
+	}
+}
+
+func TestCumulative(t *testing.T) {
+	ms := time.Millisecond
+	bounds := []time.Duration{ms, 10 * ms, 100 * ms, time.Second}
+	tests := []struct {
+		name  string
+		in    []time.Duration
+		below []int64
+		sum   time.Duration
+	}{
+		{"empty", nil, []int64{0, 0, 0, 0}, 0},
+		{"one per range", []time.Duration{500 * time.Microsecond, 5 * ms, 50 * ms, 500 * ms, 5 * time.Second},
+			[]int64{1, 2, 3, 4}, 500*time.Microsecond + 5*ms + 50*ms + 500*ms + 5*time.Second},
+		// A bucket counts below a bound only if it ends there: 9.5ms and
+		// 10ms share the bucket that ends just above 10ms.
+		{"bucket straddles a bound", []time.Duration{9 * ms, 10 * ms}, []int64{0, 1, 2, 2}, 19 * ms},
+	}
+	for _, tt := range tests {
+		var h Histogram
+		for _, d := range tt.in {
+			h.Record(d)
+		}
+		n, sum, below := h.Cumulative(bounds)
+		if n != int64(len(tt.in)) || sum != tt.sum || !slices.Equal(below, tt.below) {
+			t.Errorf("%s: Cumulative() = %d, %v, %v; want %d, %v, %v", tt.name, n, sum, below, len(tt.in), tt.sum, tt.below)
 		}
 	}
 }

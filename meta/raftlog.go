@@ -2,6 +2,7 @@ package meta
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 
@@ -25,6 +26,23 @@ var routine = map[string]bool{
 	"no known peers, aborting election":          true,
 }
 
+// electionStart is what raft warns when a follower's heartbeat timeout
+// passes; before any leader was known (every start, a one-node cluster's
+// included) it is the routine first election.
+const electionStart = "heartbeat timeout reached, starting election"
+
+// noLeaderYet reports whether raft's attributes args name no last leader.
+func noLeaderYet(args []any) bool {
+	for i := 0; i+1 < len(args); i += 2 {
+		if k, _ := args[i].(string); k == "last-leader-addr" || k == "last-leader-id" {
+			if v := fmt.Sprint(args[i+1]); v != "" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // slogSink forwards hclog records of level warn and above to slog. Both
 // take attributes as alternating keys and values.
 type slogSink struct{ l *slog.Logger }
@@ -38,7 +56,7 @@ func (s slogSink) Accept(name string, level hclog.Level, msg string, args ...any
 	switch {
 	case level >= hclog.Error:
 		lvl = slog.LevelError
-	case routine[msg]:
+	case routine[msg], msg == electionStart && noLeaderYet(args):
 		lvl = slog.LevelInfo
 	}
 	s.l.Log(context.Background(), lvl, msg, append([]any{"component", name}, args...)...)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/metrics"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
 	"github.com/streamdb/streamdb/sql"
@@ -63,6 +65,12 @@ type Config struct {
 	// (storage/shared.Open: file:///path or s3://bucket/prefix?...);
 	// empty: none, and a node's state lives only on its disk.
 	SharedStorage string
+	// HTTPAddr is the address of the HTTP listener of /metrics, /healthz,
+	// /readyz and /debug/pprof/ (":0" for any port); empty: none.
+	HTTPAddr string
+	// SlowStatement is the duration from which a statement is logged as
+	// slow; 0: none is.
+	SlowStatement time.Duration
 	Logger        *slog.Logger
 }
 
@@ -83,6 +91,8 @@ type Node struct {
 	server  *pgwire.Server
 	ln      net.Listener
 	done    chan error
+	http    *http.Server
+	httpLn  net.Listener
 }
 
 // Start opens the data directory and starts serving.
@@ -151,8 +161,14 @@ func Start(cfg Config) (_ *Node, err error) {
 			cfg.Logger.Warn("dropping the subscriptions of SUBSCRIBEs before a restart failed", "err", err)
 		}
 	}()
-	n.server = pgwire.NewServer(n.engine, pgwire.Options{Logger: cfg.Logger, ServerVersion: ServerVersion})
+	stmts := metrics.NewStatements(cfg.Logger, cfg.SlowStatement)
+	n.server = pgwire.NewServer(n.engine, pgwire.Options{Logger: cfg.Logger, ServerVersion: ServerVersion, OnStatement: stmts.OnStatement})
 	n.engine.SetBackends(n.server)
+	if err := n.serveHTTP(stmts); err != nil {
+		n.server.Close()
+		n.server = nil // closeStores closes n.ln
+		return nil, err
+	}
 	go func() { n.done <- n.server.Serve(n.ln) }()
 	return n, nil
 }
@@ -187,6 +203,9 @@ func (n *Node) Engine() *sql.Engine { return n.engine }
 // Close stops serving (open sessions are told the server shuts down) and
 // closes the stores.
 func (n *Node) Close() error {
+	if n.http != nil {
+		n.http.Close()
+	}
 	n.server.Close()
 	err := <-n.done
 	if errors.Is(err, net.ErrClosed) {

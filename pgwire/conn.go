@@ -37,6 +37,7 @@ type conn struct {
 	w   writer
 
 	sess           Session
+	user           string // the startup's user parameter
 	reg            registry
 	sentParams     map[string]string // ParameterStatus values the client has
 	ignoreTillSync bool              // an extended-protocol message failed

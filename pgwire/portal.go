@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"context"
+	"time"
 
 	"github.com/streamdb/streamdb/types"
 )
@@ -15,6 +16,7 @@ type portal struct {
 	formats []int16 // one per column; nil means text throughout
 
 	// Set at the first Execute.
+	began  time.Time
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	rows   Rows

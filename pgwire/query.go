@@ -59,9 +59,14 @@ func (c *conn) prepare(query string, paramTypes []types.OID) ([]Statement, error
 	ctx, cancel := context.WithCancelCause(c.ctx)
 	defer cancel(nil)
 	c.setRunning(cancel)
+	began := time.Now()
 	stmts, err := c.sess.Prepare(ctx, query, paramTypes)
 	c.setRunning(nil)
-	return stmts, callError(ctx, err)
+	if err = callError(ctx, err); err != nil {
+		// A statement that fails to parse or bind ends here.
+		c.observe(query, began, "", err)
+	}
+	return stmts, err
 }
 
 // runPortal executes p: it opens the statement at the first call, then
@@ -74,8 +79,13 @@ func (c *conn) runPortal(p *portal, limit uint32, last bool) (suspended bool, er
 	c.setRunning(p.cancel)
 	defer c.setRunning(nil)
 	defer c.watchPeer(p.cancel)()
-	defer func() { err = callError(ctx, err) }()
+	defer func() {
+		if err = callError(ctx, err); err != nil {
+			c.statementDone(p, "", err)
+		}
+	}()
 	if p.rows == nil {
+		p.began = time.Now()
 		octx := ctx
 		if last {
 			octx = WithLastBeforeSync(ctx)
@@ -110,6 +120,7 @@ func (c *conn) runPortal(p *portal, limit uint32, last bool) (suspended bool, er
 			}
 			p.finish()
 			c.w.send(&pgproto3.CommandComplete{CommandTag: []byte(tag)})
+			c.statementDone(p, tag, nil)
 			return false, nil
 		}
 		if err := c.w.dataRow(row, p.cols, p.formats); err != nil {

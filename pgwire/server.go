@@ -25,6 +25,9 @@ type Options struct {
 	// MaxMessageSize is the largest frontend message accepted, in bytes;
 	// 0 means 64 MiB. A longer message ends the connection with 08P01.
 	MaxMessageSize int
+	// OnStatement, if set, hears of each statement that ran to its end
+	// (from the connection's goroutine: it must not block).
+	OnStatement func(StatementDone)
 }
 
 // Server accepts PostgreSQL connections and runs each one, in its own
@@ -38,6 +41,7 @@ type Server struct {
 	listeners map[net.Listener]struct{}
 	conns     map[uint32]*conn // by process ID (BackendKeyData)
 	lastPID   uint32
+	accepted  uint64         // connections tracked since the start
 	wg        sync.WaitGroup // one per tracked connection
 }
 
@@ -132,6 +136,7 @@ func (s *Server) track(nc net.Conn) *conn {
 	}
 	c := newConn(s, nc, s.lastPID, binary.BigEndian.Uint32(secret[:]))
 	s.conns[c.pid] = c
+	s.accepted++
 	s.wg.Add(1)
 	return c
 }

@@ -46,7 +46,7 @@ func (c *conn) connect(params map[string]string) bool {
 		c.finalFlush()
 		return false
 	}
-	c.sess = sess
+	c.sess, c.user = sess, params["user"]
 	if v := c.srv.opts.ServerVersion; v != "" {
 		if _, ok := sess.ParameterStatus()["server_version"]; !ok {
 			c.sentParams["server_version"] = v

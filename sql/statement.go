@@ -52,7 +52,13 @@ type statement struct {
 	inQueryBlock bool
 }
 
-var _ pgwire.Statement = (*statement)(nil)
+var (
+	_ pgwire.Statement     = (*statement)(nil)
+	_ pgwire.StatementText = (*statement)(nil)
+)
+
+// SQL returns the statement's text.
+func (st *statement) SQL() string { return st.parsed.SQL }
 
 // bind binds the statement if the catalog changed since it was last bound
 // or it reads the node's live figures.

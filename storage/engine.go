@@ -255,6 +255,9 @@ func (e *Engine) Busy() bool {
 // Metrics returns Pebble's metrics as a human-readable table.
 func (e *Engine) Metrics() string { return e.db.Metrics().String() }
 
+// PebbleMetrics returns Pebble's metrics now.
+func (e *Engine) PebbleMetrics() *pebble.Metrics { return e.db.Metrics() }
+
 // Rollback deletes every version written at an epoch after epoch (written
 // but never committed), durably, and returns how many it deleted. Recovery
 // calls it before any actor starts, and a restore from a durable

@@ -25,7 +25,9 @@ type Server struct {
 	cmd  *exec.Cmd
 	dir  string
 	addr string
-	logs *logTail
+	// httpAddr is the server's HTTP listener (metrics), "" if off.
+	httpAddr string
+	logs     *logTail
 	// logFile, if set, receives the server's whole log (LogDirEnv).
 	logFile *os.File
 	// exited is closed once the process has exited; waitErr is then set.
@@ -41,8 +43,12 @@ const LogDirEnv = "STREAMDB_BENCH_LOG_DIR"
 // readyTimeout bounds how long a new server may take to accept clients.
 const readyTimeout = 60 * time.Second
 
-// readyAddr finds the address in the server's "streamdb ready" log line.
-var readyAddr = regexp.MustCompile(`msg="streamdb ready".* addr=(\S+)`)
+// readyAddr finds the address in the server's "streamdb ready" log line,
+// readyHTTP the address of its HTTP listener.
+var (
+	readyAddr = regexp.MustCompile(`msg="streamdb ready".* addr=(\S+)`)
+	readyHTTP = regexp.MustCompile(`msg="streamdb ready".* http_addr=(\S+)`)
+)
 
 // StartServer runs bin (the streamdb binary) as `streamdb start` with
 // parallelism actors per fragment and barrierMS between barriers, and
@@ -86,6 +92,9 @@ func StartServer(ctx context.Context, bin string, parallelism, barrierMS int, ex
 				fmt.Fprintln(s.logFile, line)
 			}
 			if m := readyAddr.FindStringSubmatch(line); m != nil {
+				if h := readyHTTP.FindStringSubmatch(line); h != nil && h[1] != `""` {
+					s.httpAddr = h[1]
+				}
 				select {
 				case ready <- m[1]:
 				default:
@@ -164,6 +173,10 @@ func freeAddr() (string, error) {
 func (s *Server) ConnString() string {
 	return fmt.Sprintf("postgres://bench@%s/streamdb?sslmode=disable", s.addr)
 }
+
+// HTTPAddr is the address of the server's HTTP listener (/metrics), ""
+// if it serves none (--http-addr ”).
+func (s *Server) HTTPAddr() string { return s.httpAddr }
 
 // PID is the server's process id.
 func (s *Server) PID() int { return s.cmd.Process.Pid }

@@ -45,6 +45,9 @@ type Result struct {
 	// SlowRefreshes counts refreshes that took longer than their interval:
 	// the freshness the interval promises was violated.
 	SlowRefreshes int `json:"slow_refreshes,omitempty"`
+	// Metrics is the run's metrics mode, on or off, when the bench
+	// compares them (Config.Metrics).
+	Metrics string `json:"metrics,omitempty"`
 	// Skipped says why the query did not run (its view could not be
 	// created, say); the figures are then zero.
 	Skipped string `json:"skipped,omitempty"`
@@ -74,10 +77,10 @@ func writeTable(w io.Writer, results []Result) error {
 	fmt.Fprintln(tw, "query\tnodes\tp\tevents\tevents/s\tevents/s/core\tpeak RSS MiB\tbarrier p50 ms\tbarrier p99 ms\trows\tstate entries\t")
 	for _, r := range results {
 		if r.Skipped != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\tskipped\t\t\t\t\t\t\t\n", r.Query, nodesCell(r.Nodes), r.Parallelism, benchkit.Thousands(r.Events))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\tskipped\t\t\t\t\t\t\t\n", queryCell(r), nodesCell(r.Nodes), r.Parallelism, benchkit.Thousands(r.Events))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%.0f\t%.1f\t%.1f\t%s\t%s\t\n", r.Query, nodesCell(r.Nodes), r.Parallelism, benchkit.Thousands(r.Events),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%.0f\t%.1f\t%.1f\t%s\t%s\t\n", queryCell(r), nodesCell(r.Nodes), r.Parallelism, benchkit.Thousands(r.Events),
 			benchkit.Thousands(int64(r.EventsPerSec)), benchkit.Thousands(int64(r.EventsPerSecPerCore)), float64(r.PeakRSSBytes)/(1<<20),
 			r.BarrierP50Ms, r.BarrierP99Ms, benchkit.Thousands(r.Rows), benchkit.Thousands(r.StateEntries))
 	}
@@ -90,7 +93,40 @@ func writeTable(w io.Writer, results []Result) error {
 		}
 	}
 	writeScaling(w, results)
+	writeMetricsCost(w, results)
 	return nil
+}
+
+// queryCell is a result's query as the table shows it: with its metrics
+// mode when the bench compares them.
+func queryCell(r Result) string {
+	if r.Metrics == "" {
+		return r.Query
+	}
+	return r.Query + " metrics=" + r.Metrics
+}
+
+// writeMetricsCost compares each run with metrics on with the same run
+// with metrics off: the events/s per busy core that metrics cost.
+func writeMetricsCost(w io.Writer, results []Result) {
+	type key struct {
+		query    string
+		nodes, p int
+	}
+	off := map[key]Result{}
+	for _, r := range results {
+		if r.Metrics == metricsOff && r.Skipped == "" {
+			off[key{r.Query, r.Nodes, r.Parallelism}] = r
+		}
+	}
+	for _, r := range results {
+		o, ok := off[key{r.Query, r.Nodes, r.Parallelism}]
+		if r.Metrics != metricsOn || r.Skipped != "" || !ok || o.EventsPerSecPerCore == 0 || o.EventsPerSec == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s %sp=%d: metrics on costs %+.1f%% events/s per busy core (%+.1f%% events/s) against metrics off\n",
+			r.Query, nodesLabel(r.Nodes), r.Parallelism, 100*(1-r.EventsPerSecPerCore/o.EventsPerSecPerCore), 100*(1-r.EventsPerSec/o.EventsPerSec))
+	}
 }
 
 // writeScaling compares each query's runs on clusters of several nodes

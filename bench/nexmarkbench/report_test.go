@@ -68,3 +68,17 @@ func TestWriteTable(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteMetricsCost(t *testing.T) {
+	results := []Result{
+		{Query: "q5", Nodes: 1, Parallelism: 2, Metrics: "on", EventsPerSec: 990, EventsPerSecPerCore: 495},
+		{Query: "q5", Nodes: 1, Parallelism: 2, Metrics: "off", EventsPerSec: 1000, EventsPerSecPerCore: 500},
+		{Query: "q0", Nodes: 1, Parallelism: 2, Metrics: "on", EventsPerSec: 1000, EventsPerSecPerCore: 500},
+	}
+	var b strings.Builder
+	writeMetricsCost(&b, results)
+	want := "q5 nodes=1, p=2: metrics on costs +1.0% events/s per busy core (+1.0% events/s) against metrics off\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}

@@ -42,6 +42,14 @@ type Config struct {
 	// Postgres runs the PostgreSQL comparison: PostgresAuto when its
 	// server binaries are installed, PostgresOn (required) or PostgresOff.
 	Postgres PostgresMode
+	// Metrics lists the metrics modes to run each query in, in turn:
+	// "on" (the servers' HTTP listener on, /metrics scraped every
+	// scrapeInterval) or "off" (--http-addr ''); default on, unscraped
+	// unless ScrapeDir is set.
+	Metrics []string
+	// ScrapeDir, if set, receives node 1's scrapes of the runs with
+	// metrics on, named like q5-n1-p2-007.prom (the 7th second).
+	ScrapeDir string
 	// JSON is the path of the JSON report; empty for none.
 	JSON string
 	// Out receives the summary table, Err the progress and notes.
@@ -79,19 +87,25 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	if len(nodes) == 0 {
 		nodes = []int{1}
 	}
+	modes := cfg.Metrics
+	if len(modes) == 0 {
+		modes = []string{metricsOn}
+	}
 	for _, q := range cfg.Queries {
 		for _, n := range nodes {
 			for _, p := range cfg.Parallelism {
-				if ctx.Err() != nil {
-					break
-				}
-				r, err := runQuery(ctx, cfg, q, n, p)
-				if err != nil && ctx.Err() == nil {
-					fail(fmt.Sprintf("%s (nodes=%d, p=%d)", q.Name, n, p), err)
-					r.Skipped = "failed: " + err.Error()
-				}
-				if ctx.Err() == nil {
-					results = append(results, r)
+				for _, mode := range modes {
+					if ctx.Err() != nil {
+						break
+					}
+					r, err := runQuery(ctx, cfg, q, n, p, mode)
+					if err != nil && ctx.Err() == nil {
+						fail(fmt.Sprintf("%s (nodes=%d, p=%d, metrics %s)", q.Name, n, p, mode), err)
+						r.Skipped = "failed: " + err.Error()
+					}
+					if ctx.Err() == nil {
+						results = append(results, r)
+					}
 				}
 			}
 		}
@@ -129,13 +143,20 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 // sources q reads and q's view, waits until every split's last offset is
 // committed, and measures. A view that cannot be created makes a result
 // with Skipped set, not an error.
-func runQuery(ctx context.Context, cfg Config, q Query, n, p int) (r Result, err error) {
+func runQuery(ctx context.Context, cfg Config, q Query, n, p int, mode string) (r Result, err error) {
 	r = Result{Query: q.Name, Nodes: n, Parallelism: p, Events: cfg.Events}
-	var extra func(node int) []string
-	if cfg.CPUProfileDir != "" {
-		extra = func(node int) []string {
-			return []string{"--cpuprofile", filepath.Join(cfg.CPUProfileDir, fmt.Sprintf("%s-n%d-p%d-node%d.prof", q.Name, n, p, node))}
+	if len(cfg.Metrics) > 0 {
+		r.Metrics = mode
+	}
+	extra := func(node int) []string {
+		var flags []string
+		if cfg.CPUProfileDir != "" {
+			flags = append(flags, "--cpuprofile", filepath.Join(cfg.CPUProfileDir, fmt.Sprintf("%s-n%d-p%d-node%d.prof", q.Name, n, p, node)))
 		}
+		if mode == metricsOff {
+			flags = append(flags, "--http-addr", "")
+		}
+		return flags
 	}
 	servers, err := benchkit.StartCluster(ctx, cfg.Binary, n, p, cfg.BarrierIntervalMS, extra)
 	if err != nil {
@@ -147,6 +168,10 @@ func runQuery(ctx context.Context, cfg Config, q Query, n, p int) (r Result, err
 		}
 	}()
 	srv := servers[0]
+	if mode == metricsOn && srv.HTTPAddr() != "" && (len(cfg.Metrics) > 0 || cfg.ScrapeDir != "") {
+		stop := scrapeEvery(srv.HTTPAddr(), cfg.ScrapeDir, fmt.Sprintf("%s-n%d-p%d", q.Name, n, p))
+		defer func() { err = errors.Join(err, stop()) }()
+	}
 	conn, err := pgx.Connect(ctx, srv.ConnString())
 	if err != nil {
 		return r, fmt.Errorf("connect to the server: %w", err)

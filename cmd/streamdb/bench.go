@@ -96,6 +96,8 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	watermark := fs.Duration("watermark", 0, "declare WATERMARK FOR date_time AS date_time - this on the sources (RisingWave's benchmark: 4s; 0: none)")
 	cpuProfiles := fs.String("cpuprofile-dir", "", "write a CPU profile of each query run's servers into this directory (q5-n3-p2-node1.prof: q5 on 3 nodes at parallelism 2, node n1's)")
 	nodes := fs.String("nodes", "1", "comma-separated cluster sizes to run each query on (node processes; CPU time and peak memory are summed over them), e.g. 1,3")
+	metricsModes := fs.String("metrics", "on", "comma-separated metrics modes to run each query in: on (the servers serve /metrics, scraped every second) or off (--http-addr ''); on,off measures what metrics cost")
+	scrapeDir := fs.String("scrape-dir", "", "write node 1's /metrics scrapes of the runs with metrics on into this directory (q5-n1-p2-007.prom: 7 seconds in)")
 	fs.Usage = func() {
 		fmt.Fprintln(errOut, "Usage: streamdb bench nexmark [flags]\n\nRuns each Nexmark query as a materialized view on a fresh server and reports its throughput.\n\nFlags:")
 		fs.PrintDefaults()
@@ -107,7 +109,7 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 		return nexmarkbench.Config{}, fmt.Errorf("bench nexmark: unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
 	cfg := nexmarkbench.Config{Events: *events, BarrierIntervalMS: *barrierMS, JSON: *jsonPath, Postgres: nexmarkbench.PostgresMode(*postgres),
-		Watermark: *watermark, CPUProfileDir: *cpuProfiles}
+		Watermark: *watermark, CPUProfileDir: *cpuProfiles, ScrapeDir: *scrapeDir}
 	if cfg.Watermark < 0 {
 		return cfg, fmt.Errorf("bench nexmark: --watermark must not be negative, not %v", cfg.Watermark)
 	}
@@ -131,6 +133,15 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	}
 	if cfg.Nodes, err = parsePositives("nodes", *nodes); err != nil {
 		return cfg, err
+	}
+	for _, m := range strings.Split(*metricsModes, ",") {
+		if m = strings.TrimSpace(m); m != "on" && m != "off" {
+			return cfg, fmt.Errorf("bench nexmark: --metrics takes on, off or on,off, not %q", *metricsModes)
+		}
+		cfg.Metrics = append(cfg.Metrics, strings.TrimSpace(m))
+	}
+	if len(cfg.Metrics) == 1 && cfg.Metrics[0] == "on" {
+		cfg.Metrics = nil // the default: the table names no mode
 	}
 	return cfg, nil
 }

@@ -1,6 +1,6 @@
 // Command streamdb is the streamdb server and its tools:
 //
-//	streamdb start    [--listen addr] [--data-dir dir]   run a node
+//	streamdb start    [--listen addr] [--data-dir dir]   run a node (--help: every flag)
 //	streamdb sqllogic [--addr host:port] FILE_OR_DIR...   run sqllogictest files
 //	streamdb bench nexmark [flags]                       run the Nexmark benchmark
 //	streamdb bench rescale [flags]                       measure online rescales
@@ -16,7 +16,7 @@ func usage() {
 	fmt.Fprint(os.Stderr, `streamdb: a streaming SQL database that speaks PostgreSQL.
 
 Usage:
-  streamdb start    [--listen 127.0.0.1:4566] [--data-dir ./streamdb-data]
+  streamdb start    [--listen 127.0.0.1:4566] [--data-dir ./streamdb-data] [--config streamdb.toml]
   streamdb sqllogic [--addr host:port] FILE_OR_DIR...
   streamdb bench nexmark [--queries q0,q5|all] [--events N] [--parallelism p[,p2...]]
                          [--json FILE] [--barrier-interval-ms 1000] [--postgres auto|on|off]

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -70,13 +71,16 @@ type process struct {
 }
 
 // startProcess runs `streamdb start` on listen/dataDir, with more flags
-// if given (a free cluster address unless they name one), and waits for
-// "ready".
+// if given (a free cluster address and HTTP address unless they name
+// one), and waits for "ready".
 func startProcess(t testing.TB, dataDir, listen string, flags ...string) *process {
 	t.Helper()
 	args := []string{"start", "--listen", listen, "--data-dir", dataDir}
 	if !slices.Contains(flags, "--cluster-addr") {
 		args = append(args, "--cluster-addr", "127.0.0.1:0")
+	}
+	if !slices.Contains(flags, "--http-addr") {
+		args = append(args, "--http-addr", "127.0.0.1:0")
 	}
 	cmd := exec.Command(binary(t), append(args, flags...)...)
 	stderr, err := cmd.StderrPipe()
@@ -107,6 +111,19 @@ func startProcess(t testing.TB, dataDir, listen string, flags ...string) *proces
 		t.Fatalf("server did not become ready; logs:\n%s", p.output())
 	}
 	return p
+}
+
+// httpAddrRE finds the HTTP listener's address in a ready line, as text
+// (http_addr=host:port) or JSON ("http_addr":"host:port").
+var httpAddrRE = regexp.MustCompile(`http_addr"?[=:]"?([^\s"]+)`)
+
+// httpAddr returns the address of the process's HTTP listener, from its
+// ready line ("" if none).
+func (p *process) httpAddr() string {
+	if m := httpAddrRE.FindStringSubmatch(p.output()); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 func (p *process) output() string {
