@@ -280,6 +280,9 @@ type Catalog struct {
 	// functions are the user functions, sorted (see withFunctions); the
 	// slice is replaced, never modified.
 	functions []*Function
+	// roles are the users and roles, sorted by name (see withRoles);
+	// the slice is replaced, never modified.
+	roles []*Role
 	// system holds cluster settings (ALTER SYSTEM SET).
 	system map[string]string
 	// clusterID, voters and nodes describe the cluster's members.
@@ -295,6 +298,7 @@ func newCatalog() *Catalog {
 		byName:  map[qualName]*Table{},
 		indexes: map[qualName]*Table{},
 		nextID:  FirstObjectID,
+		roles:   bootstrapRoles(),
 	}
 }
 
@@ -346,6 +350,7 @@ func (c *Catalog) clone() *Catalog {
 		nextID:    c.nextID,
 		schemas:   c.schemas,
 		functions: c.functions,
+		roles:     c.roles,
 		system:    c.system,
 		clusterID: c.clusterID,
 		voters:    c.voters,

@@ -68,6 +68,7 @@ type catalogJSON struct {
 	System         map[string]string `json:"system,omitempty"`
 	Schemas        []*Schema         `json:"schemas,omitempty"`
 	Functions      []*Function       `json:"functions,omitempty"`
+	Roles          []*Role           `json:"roles,omitempty"`
 	Tables         []*Table          `json:"tables"`
 	ClusterID      string            `json:"cluster_id,omitempty"`
 	Voters         int               `json:"voters,omitempty"`
@@ -78,7 +79,7 @@ type catalogJSON struct {
 // toJSON returns the persisted form of c with committed as the committed
 // epoch.
 func (c *Catalog) toJSON(committed uint64) catalogJSON {
-	return catalogJSON{NextID: c.nextID, CommittedEpoch: committed, System: c.system, Schemas: c.Schemas(), Functions: c.functions, Tables: c.ordered,
+	return catalogJSON{NextID: c.nextID, CommittedEpoch: committed, System: c.system, Schemas: c.Schemas(), Functions: c.functions, Roles: c.roles, Tables: c.ordered,
 		ClusterID: c.clusterID, Voters: c.voters, Origin: c.origin, Nodes: c.Nodes()}
 }
 
@@ -94,6 +95,9 @@ func fromJSON(j catalogJSON) (*Catalog, uint64) {
 		}
 	}
 	n.functions = j.Functions
+	if j.Roles != nil {
+		n.roles = j.Roles
+	}
 	n.clusterID, n.voters, n.origin = j.ClusterID, j.Voters, j.Origin
 	for _, t := range j.Tables {
 		n.put(t)

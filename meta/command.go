@@ -50,6 +50,10 @@ const (
 	opSeqAlloc      op = "sequence_alloc"
 	opSeqSet        op = "sequence_set"
 	opAlterSequence op = "alter_sequence"
+	// Roles: CREATE, ALTER and DROP ROLE/USER.
+	opCreateRole op = "create_role"
+	opAlterRole  op = "alter_role"
+	opDropRole   op = "drop_role"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.

@@ -274,6 +274,11 @@ func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 			return nil, err
 		}
 		return f.applyDurable(p)
+	case opCreateRole, opAlterRole, opDropRole:
+		var err error
+		if cat, err = applyRole(cat, c); err != nil {
+			return nil, err
+		}
 	case opSeqAlloc, opSeqSet, opAlterSequence:
 		var err error
 		if cat, value, err = f.applySequence(cat, c); err != nil {

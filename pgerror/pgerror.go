@@ -79,6 +79,10 @@ const (
 	CodeObjectNotInState            = "55000"
 	CodeIOError                     = "58030"
 	CodeInvalidParameterNumber      = "08P01"
+	// Authentication and privileges.
+	CodeInsufficientPrivilege = "42501"
+	CodeInvalidPassword       = "28P01"
+	CodeInvalidAuthorization  = "28000"
 )
 
 // Error is a PostgreSQL error. Position is a 1-based character offset into
