@@ -3,7 +3,6 @@ package planner
 import (
 	"maps"
 
-	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/types"
 )
@@ -56,16 +55,43 @@ var emptyCatalogTables = map[string]*sysTable{
 // The tablespace every relation lives in, as in PostgreSQL.
 const defaultTablespaceOID = 1663
 
-// roleCatalogTables describe the one role and the tablespaces.
+// roleCatalogTables describe the roles (CREATE ROLE/USER) and the
+// tablespaces. A superuser has every privilege (CREATEROLE, CREATEDB,
+// REPLICATION, BYPASSRLS); the others have none. Passwords show as
+// ******** where set, as in pg_roles; pg_authid shows no verifier either:
+// SQL never reads them.
 var roleCatalogTables = map[string]*sysTable{
 	"pg_roles": {
 		cols: sysCols("rolname name", "rolsuper bool", "rolinherit bool", "rolcreaterole bool", "rolcreatedb bool",
 			"rolcanlogin bool", "rolreplication bool", "rolconnlimit int4", "rolpassword text",
 			"rolvaliduntil timestamptz", "rolbypassrls bool", "rolconfig text[]", "oid oid"),
-		rows: func(*meta.Catalog) [][]types.Datum {
-			return [][]types.Datum{{dStr(expr.DefaultUser), dTrue, dTrue, dTrue, dTrue,
-				dTrue, dTrue, dInt(-1), dStr("********"),
-				dNull, dTrue, dNull, dOID(superuserOID)}}
+		rows: func(cat *meta.Catalog) [][]types.Datum {
+			return roleRows(cat, func(r *meta.Role, super types.Datum) []types.Datum {
+				return []types.Datum{dStr(r.Name), super, dTrue, super, super, dBool(r.Login), super, dInt(-1), dStr("********"),
+					dNull, super, dNull, dOID(r.ID)}
+			})
+		},
+	},
+	"pg_authid": {
+		cols: sysCols("oid oid", "rolname name", "rolsuper bool", "rolinherit bool", "rolcreaterole bool", "rolcreatedb bool",
+			"rolcanlogin bool", "rolreplication bool", "rolbypassrls bool", "rolconnlimit int4", "rolpassword text",
+			"rolvaliduntil timestamptz"),
+		rows: func(cat *meta.Catalog) [][]types.Datum {
+			return roleRows(cat, func(r *meta.Role, super types.Datum) []types.Datum {
+				return []types.Datum{dOID(r.ID), dStr(r.Name), super, dTrue, super, super, dBool(r.Login), super, super, dInt(-1), dNull, dNull}
+			})
+		},
+	},
+	"pg_user": {
+		cols: sysCols("usename name", "usesysid oid", "usecreatedb bool", "usesuper bool", "userepl bool", "usebypassrls bool",
+			"passwd text", "valuntil timestamptz", "useconfig text[]"),
+		rows: func(cat *meta.Catalog) [][]types.Datum {
+			return roleRows(cat, func(r *meta.Role, super types.Datum) []types.Datum {
+				if !r.Login {
+					return nil
+				}
+				return []types.Datum{dStr(r.Name), dOID(r.ID), super, super, super, super, dStr("********"), dNull, dNull}
+			})
 		},
 	},
 	// pg_proc lists the user functions (CREATE FUNCTION).
@@ -84,6 +110,17 @@ var roleCatalogTables = map[string]*sysTable{
 			}
 		},
 	},
+}
+
+// roleRows returns row(r, r.Superuser) for each role, skipping nil rows.
+func roleRows(cat *meta.Catalog, row func(r *meta.Role, super types.Datum) []types.Datum) [][]types.Datum {
+	var rows [][]types.Datum
+	for _, r := range cat.Roles() {
+		if d := row(r, dBool(r.Superuser)); d != nil {
+			rows = append(rows, d)
+		}
+	}
+	return rows
 }
 
 func init() {

@@ -114,7 +114,7 @@ func (e *Engine) runForwarded(ctx context.Context, req *dmlRequest) (*dmlRespons
 	if err := e.Meta.WaitApplied(ctx, req.CatalogIndex); err != nil {
 		return nil, err
 	}
-	s := &Session{e: e, user: "streamdb", vars: newVars(nil, e.opts.Version, "streamdb"), tx: 'I'}
+	s := &Session{e: e, user: meta.BootstrapRole, vars: newVars(nil, e.opts.Version, meta.BootstrapRole, true), tx: 'I'}
 	stmts, err := s.prepare(ctx, req.SQL, req.ParamOIDs)
 	if err != nil {
 		return nil, err

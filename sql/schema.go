@@ -67,7 +67,7 @@ func setValue(name string, values []string) string {
 
 // searchPath returns the session's search_path as schema names.
 func (s *Session) searchPath() []string {
-	return parseSearchPath(s.vars.values["search_path"], expr.DefaultUser)
+	return parseSearchPath(s.vars.values["search_path"], s.user)
 }
 
 // binder returns a binder over cat that resolves names on the session's

@@ -431,6 +431,12 @@ func writeCommand(p *parser.Statement) (string, bool) {
 		return "CREATE INDEX", true
 	case *parser.CreateSchema:
 		return "CREATE SCHEMA", true
+	case *parser.CreateRole:
+		return "CREATE ROLE", true
+	case *parser.AlterRole:
+		return "ALTER ROLE", true
+	case *parser.DropRole:
+		return "DROP ROLE", true
 	case *parser.CreateSubscription:
 		return "CREATE SUBSCRIPTION", true
 	case *parser.CreateFunction:

@@ -114,6 +114,12 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		return s.createView(ctx, x)
 	case *parser.CreateSchema:
 		return s.createSchema(ctx, x)
+	case *parser.CreateRole:
+		return s.createRole(ctx, x)
+	case *parser.AlterRole:
+		return s.alterRole(ctx, x)
+	case *parser.DropRole:
+		return s.dropRoles(ctx, x)
 	case *parser.CreateFunction:
 		return s.createFunction(ctx, x)
 	case *parser.DropFunction:

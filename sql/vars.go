@@ -40,6 +40,7 @@ var sessionVars = map[string]varDef{
 	"server_version":                      {report: true, readOnly: true, desc: "Shows the server version."},
 	"is_superuser":                        {def: "on", report: true, readOnly: true, desc: "Shows whether the current user is a superuser."},
 	"session_authorization":               {report: true, readOnly: true, desc: "Sets the session user name."},
+	"password_encryption":                 {def: "scram-sha-256", readOnly: true, desc: "Chooses the algorithm for encrypting passwords."},
 	"extra_float_digits":                  {def: "1", desc: "Sets the number of digits displayed for floating-point values."},
 	"search_path":                         {def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},
 	"transaction_isolation":               {def: "read committed", desc: "Sets the current transaction's isolation level."},
@@ -150,13 +151,16 @@ func (v *vars) setLocal(name, value string) error {
 	return nil
 }
 
-func newVars(params map[string]string, version, user string) *vars {
+func newVars(params map[string]string, version, user string, superuser bool) *vars {
 	v := &vars{values: map[string]string{}}
 	for name, d := range sessionVars {
 		v.values[name] = d.def
 	}
 	v.values["server_version"] = version
 	v.values["session_authorization"] = user
+	if !superuser {
+		v.values["is_superuser"] = "off"
+	}
 	for name, val := range params {
 		name = canonicalVar(name)
 		if d, ok := sessionVars[name]; ok && !d.readOnly {

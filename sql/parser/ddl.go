@@ -14,7 +14,7 @@ var columnStops = wordSet("not", "null", "primary", "unique", "check", "referenc
 	"constraint", "collate", "generated", "default")
 
 // create parses CREATE TABLE / SOURCE / [MATERIALIZED] VIEW / INDEX /
-// SCHEMA / FUNCTION.
+// SCHEMA / FUNCTION / SEQUENCE / SUBSCRIPTION / ROLE / USER.
 func (p *uparser) create() (any, error) {
 	p.i++
 	orReplace := p.accept("or", "replace")
@@ -68,6 +68,12 @@ func (p *uparser) create() (any, error) {
 			return nil, p.syntaxErr(p.i - 1)
 		}
 		return p.createSubscription()
+	case p.peek().is("role") || p.peek().is("user"):
+		if orReplace {
+			return nil, p.syntaxErr(p.i - 1)
+		}
+		user, _ := p.roleKind()
+		return p.createRole(user)
 	case p.peek().is("temp") || p.peek().is("temporary"):
 		return nil, p.notSupported(p.i, "CREATE TEMPORARY")
 	}
@@ -468,6 +474,9 @@ func (p *uparser) drop() (any, error) {
 	if p.accept("function") {
 		return p.dropFunction()
 	}
+	if _, ok := p.roleKind(); ok {
+		return p.dropRole()
+	}
 	if p.accept("materialized", "view") {
 		d.Kind = "MATERIALIZED VIEW"
 	} else if kind, ok := dropKinds[p.peek().val]; ok && p.peek().kind == tkIdent {
@@ -683,6 +692,9 @@ func (p *uparser) alter() (any, error) {
 			return nil, err
 		}
 		return &AlterSystem{Set: sv.(*SetVar)}, nil
+	}
+	if _, ok := p.roleKind(); ok {
+		return p.alterRole()
 	}
 	a := &AlterParallelism{Kind: p.objectKind("MATERIALIZED VIEW", "TABLE", "SINK", "SOURCE", "VIEW", "INDEX", "SEQUENCE", "SUBSCRIPTION")}
 	if a.Kind == "" {
