@@ -131,10 +131,10 @@ func (p *uparser) roleOptions(o *RoleOptions) error {
 			o.Password = new(tk.val)
 		case p.accept("superuser"), p.accept("nosuperuser"):
 			dup = o.Superuser != nil
-			o.Superuser = new(p.at(p.i-1).is("superuser"))
+			o.Superuser = new(p.at(p.i - 1).is("superuser"))
 		case p.accept("login"), p.accept("nologin"):
 			dup = o.Login != nil
-			o.Login = new(p.at(p.i-1).is("login"))
+			o.Login = new(p.at(p.i - 1).is("login"))
 		case p.peek().kind == tkIdent && !p.peek().is("rename"):
 			return notSupportedAt(p.src, p.peek().pos, "role option %s is not supported", strings.ToUpper(p.peek().val)).
 				WithHint("streamdb's roles take PASSWORD, SUPERUSER, NOSUPERUSER, LOGIN and NOLOGIN.")
