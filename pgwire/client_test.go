@@ -30,13 +30,21 @@ type testServer struct {
 
 func startServer(t *testing.T) *testServer {
 	t.Helper()
+	return startServerWith(t, Options{})
+}
+
+// startServerWith is startServer with opts (its Logger and ServerVersion
+// are the test's).
+func startServerWith(t *testing.T, opts Options) *testServer {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	logs := &logRecorder{}
 	h := &fakeHandler{sleeping: make(chan context.Context, 1), allowPanic: true}
-	srv := NewServer(h, Options{Logger: slog.New(logs), ServerVersion: "15.0 (streamdb test)"})
+	opts.Logger, opts.ServerVersion = slog.New(logs), "15.0 (streamdb test)"
+	srv := NewServer(h, opts)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	ts := &testServer{Server: srv, addr: ln.Addr().String(), h: h, logs: logs}
@@ -184,6 +192,8 @@ func summarize(msg pgproto3.BackendMessage) string {
 	switch m := msg.(type) {
 	case *pgproto3.AuthenticationOk:
 		return "AuthenticationOk"
+	case *pgproto3.AuthenticationSASL:
+		return "R SASL " + strings.Join(m.AuthMechanisms, ",")
 	case *pgproto3.ParameterStatus:
 		return "S " + m.Name + "=" + m.Value
 	case *pgproto3.BackendKeyData:

@@ -42,6 +42,7 @@ type conn struct {
 	sentParams     map[string]string // ParameterStatus values the client has
 	ignoreTillSync bool              // an extended-protocol message failed
 	fatal          bool              // a FATAL error was sent; the connection ends
+	tls            bool              // the connection runs TLS (SSLRequest)
 
 	mu      sync.Mutex
 	running context.CancelCauseFunc // cancels the session call in progress

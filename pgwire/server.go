@@ -3,6 +3,7 @@ package pgwire
 import (
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"log/slog"
@@ -28,6 +29,17 @@ type Options struct {
 	// OnStatement, if set, hears of each statement that ran to its end
 	// (from the connection's goroutine: it must not block).
 	OnStatement func(StatementDone)
+	// TLS, if set, answers SSLRequest with 'S' and runs TLS with it; nil
+	// declines it ('N') and connections stay plain text.
+	TLS *tls.Config
+	// TLSRequired refuses, with FATAL 28000, a client that did not start
+	// TLS.
+	TLSRequired bool
+	// Passwords, if set, holds the users' password verifiers, and Auth
+	// says which clients must prove theirs with SCRAM-SHA-256; nil trusts
+	// every client.
+	Passwords Passwords
+	Auth      AuthPolicy
 }
 
 // Server accepts PostgreSQL connections and runs each one, in its own
@@ -35,6 +47,10 @@ type Options struct {
 type Server struct {
 	h    Handler
 	opts Options
+	// cbind is the channel-binding data of the TLS certificate (nil:
+	// none), mockSecret salts mock verifiers (Passwords).
+	cbind      []byte
+	mockSecret []byte
 
 	mu        sync.Mutex
 	closed    bool
@@ -54,10 +70,12 @@ func NewServer(h Handler, opts Options) *Server {
 		opts.MaxMessageSize = defaultMaxMessageSize
 	}
 	return &Server{
-		h:         h,
-		opts:      opts,
-		listeners: make(map[net.Listener]struct{}),
-		conns:     make(map[uint32]*conn),
+		h:          h,
+		opts:       opts,
+		cbind:      channelBinding(opts.TLS),
+		mockSecret: newMockSecret(),
+		listeners:  make(map[net.Listener]struct{}),
+		conns:      make(map[uint32]*conn),
 	}
 }
 

@@ -2,7 +2,9 @@ package pgwire
 
 import (
 	"context"
+	"crypto/tls"
 	"maps"
+	"net"
 
 	"github.com/jackc/pgproto3/v2"
 	"github.com/streamdb/streamdb/pgerror"
@@ -12,8 +14,9 @@ import (
 // SSLRequest and one GSSEncRequest at most, in either order.
 const maxStartupPackets = 3
 
-// startup runs the connection's start: encryption requests are declined,
-// a CancelRequest is served, and a StartupMessage opens a session. It
+// startup runs the connection's start: an SSLRequest starts TLS when the
+// server has it (GSS encryption is declined), a CancelRequest is served,
+// and a StartupMessage opens a session once its user is authenticated. It
 // reports whether the connection is ready for queries.
 func (c *conn) startup() bool {
 	for range maxStartupPackets {
@@ -23,7 +26,16 @@ func (c *conn) startup() bool {
 			return false
 		}
 		switch m := msg.(type) {
-		case *pgproto3.SSLRequest, *pgproto3.GSSEncRequest:
+		case *pgproto3.SSLRequest:
+			if c.srv.opts.TLS == nil || c.tls {
+				c.w.sendByte('N')
+				c.w.flush()
+				continue
+			}
+			if !c.startTLS() {
+				return false
+			}
+		case *pgproto3.GSSEncRequest:
 			c.w.sendByte('N')
 			c.w.flush()
 		case *pgproto3.CancelRequest:
@@ -36,10 +48,43 @@ func (c *conn) startup() bool {
 	return false
 }
 
-// connect authenticates (trust), opens the session and reports its
+// startTLS answers an SSLRequest with 'S' and runs the TLS handshake; from
+// then on the connection reads and writes through TLS.
+func (c *conn) startTLS() bool {
+	c.w.sendByte('S')
+	c.w.flush()
+	if c.buf.r.Buffered() > 0 {
+		// Bytes sent before the handshake would be read as if they had
+		// come through TLS (CVE-2021-23214).
+		c.violation("received unencrypted data after SSL request")
+		c.finalFlush()
+		return false
+	}
+	tc := tls.Server(c.nc, c.srv.opts.TLS)
+	if err := tc.HandshakeContext(c.ctx); err != nil {
+		c.log.Info("pgwire: TLS handshake failed", "err", err)
+		return false
+	}
+	c.in.r, c.w.w = tc, tc
+	c.be = pgproto3.NewBackend(&limitReader{cr: c.buf, max: c.srv.opts.MaxMessageSize}, tc)
+	c.tls = true
+	return true
+}
+
+// connect authenticates the user, opens the session and reports its
 // parameters, the cancellation key and the transaction status.
 func (c *conn) connect(params map[string]string) bool {
-	c.w.send(&pgproto3.AuthenticationOk{})
+	if c.srv.opts.TLSRequired && !c.tls {
+		c.sendError(fatal(pgerror.New(pgerror.CodeInvalidAuthorization, "connection without TLS refused for host %q, user %q: this server requires TLS",
+			hostOf(c.nc.RemoteAddr()), params["user"]).
+			WithHint("Connect with sslmode=require, or sslmode=verify-full and sslrootcert set to the server's CA certificate.")))
+		c.finalFlush()
+		return false
+	}
+	if !c.authenticate(params["user"]) {
+		c.finalFlush()
+		return false
+	}
 	sess, err := c.srv.h.Connect(context.WithValue(context.WithValue(c.ctx, pidKey{}, c.pid), remoteKey{}, c.nc.RemoteAddr()), params)
 	if err != nil {
 		c.sendError(fatal(pgerror.From(callError(c.ctx, err))))
@@ -57,4 +102,12 @@ func (c *conn) connect(params map[string]string) bool {
 	c.w.send(&pgproto3.BackendKeyData{ProcessID: c.pid, SecretKey: c.secret})
 	c.readyForQuery()
 	return c.w.err == nil
+}
+
+// hostOf returns the host of addr, as PostgreSQL names a client.
+func hostOf(addr net.Addr) string {
+	if host, _, err := net.SplitHostPort(addr.String()); err == nil {
+		return host
+	}
+	return addr.String()
 }
