@@ -1,6 +1,6 @@
 // Package pgwire serves the PostgreSQL v3 frontend/backend protocol: startup
-// (SSL and GSS encryption declined, trust authentication), the simple and
-// extended query protocols with named and unnamed statements and portals,
+// (TLS on SSLRequest when configured, GSS encryption declined, trust or
+// SCRAM-SHA-256 authentication: see auth.go), the simple and extended query protocols with named and unnamed statements and portals,
 // COPY FROM STDIN (copy-in), query cancellation and graceful shutdown.
 //
 // It knows nothing of SQL: query text goes to a Session (see session.go)
