@@ -21,7 +21,13 @@ type echoResp struct{ Text string }
 // on "fail", and a raw listener for tag 'T' on one Mux.
 func startServer(t *testing.T) *Mux {
 	t.Helper()
-	m, err := Listen("127.0.0.1:0")
+	return startServerTLS(t, nil)
+}
+
+// startServerTLS is startServer with the cluster TLS tc (nil: none).
+func startServerTLS(t *testing.T, tc *TLS) *Mux {
+	t.Helper()
+	m, err := ListenTLS("127.0.0.1:0", tc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +85,7 @@ func TestCallsAndTaggedConnections(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Code != pgerror.CodeUndefinedTable || pe.Hint != "create it" {
 		t.Fatalf("error = %v, want the PostgreSQL error with its hint", err)
 	}
-	conn, err := DialTagged(&net.Dialer{}, addr, 'T', time.Second)
+	conn, err := DialTagged(&Dialer{}, addr, 'T', time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +217,7 @@ func TestRaftConnectionBeforeItsListener(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	conn, err := DialTagged(&net.Dialer{}, m.Addr().String(), RaftTag, time.Second)
+	conn, err := DialTagged(&Dialer{}, m.Addr().String(), RaftTag, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

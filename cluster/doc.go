@@ -5,7 +5,8 @@
 // connections of hashicorp/raft's network transport. gRPC runs without
 // protobuf: messages are Go values encoded by a codec of our own (binary
 // where they say how, JSON otherwise), so no generated code is needed.
-// Every call carries the protocol version; a node of another version is
+// With --cluster-tls-* every connection runs mutual TLS (tls.go). Every call
+// carries the protocol version; a node of another version is
 // refused with an error that says so.
 //
 // The package knows nothing of what the services do: meta, the

@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"bufio"
+	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -27,6 +29,7 @@ const peekTimeout = 10 * time.Second
 // byte kept.
 type Mux struct {
 	ln     net.Listener
+	tls    *tls.Config // the client side of the cluster's TLS; nil: none
 	def    *subListener
 	mu     sync.Mutex
 	tagged map[byte]*subListener
@@ -34,13 +37,28 @@ type Mux struct {
 	once   sync.Once
 }
 
-// Listen starts a Mux on addr.
-func Listen(addr string) (*Mux, error) {
+// Listen starts a Mux on addr without TLS.
+func Listen(addr string) (*Mux, error) { return ListenTLS(addr, nil) }
+
+// ListenTLS starts a Mux on addr whose connections, accepted and dialed,
+// run the cluster's mutual TLS t (nil: plain TCP). An accepted
+// connection's handshake happens within peekTimeout, like its first byte.
+func ListenTLS(addr string, t *TLS) (*Mux, error) {
+	var server, client *tls.Config
+	if t != nil {
+		var err error
+		if server, client, err = t.configs(); err != nil {
+			return nil, err
+		}
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: listen on %s: %w (is another node using that port? choose one with --cluster-addr)", addr, err)
 	}
-	m := &Mux{ln: ln, tagged: map[byte]*subListener{}, done: make(chan struct{})}
+	if server != nil {
+		ln = tls.NewListener(ln, server)
+	}
+	m := &Mux{ln: ln, tls: client, tagged: map[byte]*subListener{}, done: make(chan struct{})}
 	m.def = m.newSub()
 	// Every tag has its listener before the first connection arrives: a
 	// Raft connection from a peer that finds this node restarting waits
@@ -129,9 +147,10 @@ func (m *Mux) route(c net.Conn) {
 // from the Mux's IP when it binds a specific one rather than every
 // interface, so that a node's cluster traffic comes from its cluster
 // address (the interface chosen for it on a host with several; on one
-// machine, each node's own loopback address).
-func (m *Mux) Dialer() *net.Dialer {
-	d := &net.Dialer{}
+// machine, each node's own loopback address), over the cluster's TLS if
+// it has one.
+func (m *Mux) Dialer() *Dialer {
+	d := &Dialer{TLS: m.tls}
 	if a, ok := m.ln.Addr().(*net.TCPAddr); ok && !a.IP.IsUnspecified() {
 		d.LocalAddr = &net.TCPAddr{IP: a.IP}
 	}
@@ -140,10 +159,10 @@ func (m *Mux) Dialer() *net.Dialer {
 
 // DialTagged connects with d to the Mux at addr as a connection tagged
 // tag.
-func DialTagged(d *net.Dialer, addr string, tag byte, timeout time.Duration) (net.Conn, error) {
+func DialTagged(d *Dialer, addr string, tag byte, timeout time.Duration) (net.Conn, error) {
 	dd := *d
 	dd.Timeout = timeout
-	c, err := dd.Dial("tcp", addr)
+	c, err := dd.Dial(context.Background(), addr)
 	if err != nil {
 		return nil, err
 	}

@@ -135,16 +135,16 @@ func Service(name string, methods []grpc.MethodDesc, streams []grpc.StreamDesc) 
 
 // Client calls other nodes, one connection per address.
 type Client struct {
-	dialer *net.Dialer
+	dialer *Dialer
 	mu     sync.Mutex
 	conns  map[string]*grpc.ClientConn
 }
 
 // NewClient returns a client with no connections yet; it connects with d
 // (Mux.Dialer), or with a default dialer when d is nil.
-func NewClient(d *net.Dialer) *Client {
+func NewClient(d *Dialer) *Client {
 	if d == nil {
-		d = &net.Dialer{}
+		d = &Dialer{}
 	}
 	return &Client{dialer: d, conns: map[string]*grpc.ClientConn{}}
 }
@@ -161,7 +161,7 @@ func (c *Client) Conn(addr string) (*grpc.ClientConn, error) {
 	cc, err := grpc.NewClient("passthrough:///"+addr,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
-			return c.dialer.DialContext(ctx, "tcp", addr)
+			return c.dialer.Dial(ctx, addr)
 		}),
 		grpc.WithDefaultCallOptions(grpc.CallContentSubtype(codecName)),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: 5 * time.Second, Timeout: 5 * time.Second, PermitWithoutStream: true}),

@@ -253,7 +253,7 @@ func advertiseAddr(cfg Config) net.Addr {
 type raftLayer struct {
 	net.Listener
 	advertise net.Addr
-	dialer    *net.Dialer
+	dialer    *cluster.Dialer
 }
 
 // Dial implements raft.StreamLayer.
