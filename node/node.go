@@ -71,6 +71,8 @@ type Config struct {
 	// SlowStatement is the duration from which a statement is logged as
 	// slow; 0: none is.
 	SlowStatement time.Duration
+	// Security is TLS and authentication (security.go).
+	Security Security
 	Logger        *slog.Logger
 }
 
@@ -103,6 +105,10 @@ func Start(cfg Config) (_ *Node, err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
+	pgOpts := pgwire.Options{Logger: cfg.Logger, ServerVersion: ServerVersion}
+	if err := cfg.Security.apply(&pgOpts, cfg.Listen, cmp.Or(cfg.ClusterAddr, "127.0.0.1:0"), cfg.AdvertiseAddr); err != nil {
+		return nil, err
+	}
 	if cfg.StateCacheBytes <= 0 {
 		cfg.StateCacheBytes = defaultStateCache()
 	}
@@ -120,7 +126,7 @@ func Start(cfg Config) (_ *Node, err error) {
 	if n.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w (is another server using that port? choose one with --listen)", cfg.Listen, err)
 	}
-	if n.mux, err = cluster.Listen(cmp.Or(cfg.ClusterAddr, "127.0.0.1:0")); err != nil {
+	if n.mux, err = cluster.ListenTLS(cmp.Or(cfg.ClusterAddr, "127.0.0.1:0"), cfg.Security.Cluster); err != nil {
 		return nil, err
 	}
 	n.rpc, n.client = cluster.NewServer(), cluster.NewClient(n.mux.Dialer())
@@ -162,7 +168,8 @@ func Start(cfg Config) (_ *Node, err error) {
 		}
 	}()
 	stmts := metrics.NewStatements(cfg.Logger, cfg.SlowStatement)
-	n.server = pgwire.NewServer(n.engine, pgwire.Options{Logger: cfg.Logger, ServerVersion: ServerVersion, OnStatement: stmts.OnStatement})
+	pgOpts.Passwords, pgOpts.OnStatement = catalogPasswords{m}, stmts.OnStatement
+	n.server = pgwire.NewServer(n.engine, pgOpts)
 	n.engine.SetBackends(n.server)
 	if err := n.serveHTTP(stmts); err != nil {
 		n.server.Close()

@@ -32,12 +32,17 @@ func runStart(args []string) error {
 	sharedStorage := fs.String("shared-storage", "", "shared storage for durable checkpoints, the same on every node: file:///path (a directory every node sees) or s3://bucket/prefix?endpoint=host:port (credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY); empty: state lives only on this node's disk")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server's whole run to this file (go tool pprof reads it)")
 	o := observeFlags(fs)
+	security := securityFlags(fs)
 	_ = fs.Parse(args)
 	if *o.version {
 		fmt.Println("streamdb", versionString())
 		return nil
 	}
 	origins, err := applySettings(fs, "config", os.Getenv)
+	if err != nil {
+		return err
+	}
+	sec, err := security()
 	if err != nil {
 		return err
 	}
@@ -64,14 +69,15 @@ func runStart(args []string) error {
 	n, err := node.Start(node.Config{Listen: *listen, DataDir: *dataDir, ClusterAddr: *clusterAddr, AdvertiseAddr: *advertise,
 		NodeID: *nodeID, Join: joinAddrs, Voters: *voters, Logger: logger,
 		BarrierInterval: time.Duration(*barrierMS) * time.Millisecond, Parallelism: *parallelism, StateCacheBytes: *cacheMB << 20, SharedStorage: *sharedStorage,
-		HTTPAddr: httpAddress(*o.httpAddr, *listen), SlowStatement: time.Duration(*o.slowMS) * time.Millisecond})
+		HTTPAddr: httpAddress(*o.httpAddr, *listen), SlowStatement: time.Duration(*o.slowMS) * time.Millisecond,
+		Security: sec})
 	if err != nil {
 		return err
 	}
 	role, members := n.Role()
 	logger.Info("streamdb ready", "version", node.Version, "node", *nodeID, "role", role, "cluster", n.Meta().Catalog().ClusterID(),
 		"nodes", members, "addr", n.Addr(), "cluster_addr", n.ClusterAddr(), "http_addr", n.HTTPAddr(), "data_dir", *dataDir,
-		"connect", "psql -h "+hostOf(n.Addr())+" -p "+portOf(n.Addr())+" -d streamdb")
+		"connect", connectHint(n.Addr(), sec))
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
