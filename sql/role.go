@@ -11,25 +11,30 @@ import (
 )
 
 // loginRole checks that user may open a session and returns whether it is
-// a superuser. A trusted connection (pgwire lets only those through
-// without a password) may name no role: it is an alias of the bootstrap
-// superuser, as every user name was before roles existed.
-func loginRole(cat *meta.Catalog, user string) (superuser bool, err error) {
+// a superuser and whether it names no role. A trusted connection (pgwire
+// lets only those through without a password) may name no role: it is an
+// alias of the bootstrap superuser, as every user name was before roles
+// existed.
+func loginRole(cat *meta.Catalog, user string) (superuser, alias bool, err error) {
 	r, ok := cat.Role(user)
 	if !ok {
-		return true, nil
+		return true, true, nil
 	}
 	if !r.Login {
-		return false, pgerror.New(pgerror.CodeInvalidAuthorization, "role %q is not permitted to log in", user).
+		return false, false, pgerror.New(pgerror.CodeInvalidAuthorization, "role %q is not permitted to log in", user).
 			WithHint("A superuser can allow it: ALTER ROLE %s LOGIN.", user)
 	}
-	return r.Superuser, nil
+	return r.Superuser, false, nil
 }
 
-// superuser reports whether the session's user is a superuser now.
+// superuser reports whether the session's user is a superuser now: a
+// role's attribute as the catalog has it, or the alias's (a role dropped
+// while its session runs is no superuser).
 func (s *Session) superuser() bool {
-	r, ok := s.e.Meta.Catalog().Role(s.user)
-	return !ok || r.Superuser
+	if r, ok := s.e.Meta.Catalog().Role(s.user); ok {
+		return r.Superuser
+	}
+	return s.alias
 }
 
 // mustManageRoles refuses a role statement of a session whose user is no

@@ -76,6 +76,13 @@ func TestRoles(t *testing.T) {
 	if res := mustQuery(t, alias, "SELECT current_user, current_setting('is_superuser')"); !slices.Equal(res.rows, []string{"tester|on"}) {
 		t.Fatalf("alias: %q", res.rows)
 	}
+	// A role dropped while its session runs does not become the alias.
+	mustQuery(t, super, "CREATE USER dave")
+	dave := n.connect(as("dave"))
+	mustQuery(t, super, "DROP USER dave")
+	if _, err := query(dave, "CREATE USER x"); pgerror.Code(err) != pgerror.CodeInsufficientPrivilege {
+		t.Fatalf("a dropped role's session created a role: %v", err)
+	}
 	if r, ok := n.e.Meta.Catalog().Role("alice"); !ok || !strings.HasPrefix(r.Verifier, "SCRAM-SHA-256$4096:") {
 		t.Fatalf("alice's verifier: %+v", r)
 	}

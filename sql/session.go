@@ -30,12 +30,12 @@ func (e *Engine) Connect(ctx context.Context, params map[string]string) (pgwire.
 		return nil, pgerror.New(pgerror.CodeInvalidCatalogName, "database %q does not exist", db).
 			WithHint("streamdb serves one database: connect to database %q.", DatabaseName)
 	}
-	superuser, err := loginRole(e.Meta.Catalog(), user)
+	superuser, alias, err := loginRole(e.Meta.Catalog(), user)
 	if err != nil {
 		return nil, err
 	}
 	pid, _ := pgwire.BackendPID(ctx)
-	s := &Session{e: e, user: user, pid: int32(pid), vars: newVars(params, e.opts.Version, user, superuser), tx: 'I'}
+	s := &Session{e: e, user: user, alias: alias, pid: int32(pid), vars: newVars(params, e.opts.Version, user, superuser), tx: 'I'}
 	s.register(pgwire.RemoteAddr(ctx))
 	return s, nil
 }
@@ -44,6 +44,8 @@ func (e *Engine) Connect(ctx context.Context, params map[string]string) (pgwire.
 type Session struct {
 	e    *Engine
 	user string
+	// alias marks a user that named no role at connect (see loginRole).
+	alias bool
 	// pid is the process ID of the session's connection.
 	pid  int32
 	vars *vars
