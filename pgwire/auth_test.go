@@ -119,3 +119,38 @@ func TestSCRAMProtocolErrors(t *testing.T) {
 		t.Fatalf("logged %q", got)
 	}
 }
+
+// BenchmarkLogin measures a pgx connection's start and end under trust,
+// SCRAM-SHA-256, and SCRAM-SHA-256-PLUS over TLS (client and server on
+// this machine: both sides' PBKDF2 and the handshake count).
+func BenchmarkLogin(b *testing.B) {
+	ca := testcerts.New(b)
+	certFile, keyFile := ca.Issue("server")
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	users := passwords{"alice": scram.NewVerifier("right").String()}
+	for _, bc := range []struct {
+		name string
+		opts Options
+		conn string
+	}{
+		{"trust", Options{}, "user=alice sslmode=disable"},
+		{"scram", Options{Passwords: users, Auth: AuthSCRAM}, "user=alice password=right sslmode=disable"},
+		{"scram-plus-tls", Options{Passwords: users, Auth: AuthSCRAM, TLS: &tls.Config{Certificates: []tls.Certificate{cert}}},
+			"user=alice password=right channel_binding=require sslmode=verify-full sslrootcert=" + ca.CAFile},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			srv := startServerWith(b, bc.opts)
+			host, port, _ := strings.Cut(srv.addr, ":")
+			for b.Loop() {
+				conn, err := pgx.Connect(context.Background(), "host="+host+" port="+port+" database=db "+bc.conn)
+				if err != nil {
+					b.Fatal(err)
+				}
+				conn.Close(context.Background())
+			}
+		})
+	}
+}

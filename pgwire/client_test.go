@@ -35,7 +35,7 @@ func startServer(t *testing.T) *testServer {
 
 // startServerWith is startServer with opts (its Logger and ServerVersion
 // are the test's).
-func startServerWith(t *testing.T, opts Options) *testServer {
+func startServerWith(t testing.TB, opts Options) *testServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
