@@ -80,7 +80,7 @@ func psqlAs(t *testing.T, conninfo, password string, commands ...string) (string
 // TestPsqlPasswordsAndTLS logs in with psql: SCRAM-SHA-256 with the right
 // and a wrong password, over TLS verified against the CA (verify-full) with
 // channel binding, plain text refused, and a password changed with the
-// verifier psql's \password sends.
+// verifier psql's \password sends; \du lists the roles.
 func TestPsqlPasswordsAndTLS(t *testing.T) {
 	n := startSecureNode(t)
 	for _, tc := range []struct {
@@ -97,6 +97,15 @@ func TestPsqlPasswordsAndTLS(t *testing.T) {
 		if (err != nil) != tc.fails || !strings.Contains(out, tc.want) {
 			t.Errorf("%s: err=%v output %q; want %q", tc.name, err, out, tc.want)
 		}
+	}
+	// \du lists the roles with their attributes.
+	if err := n.Meta().CreateRole(context.Background(), &meta.Role{Name: "readers"}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := psqlAs(t, n.conninfo("alice", "verify-full"), "wonder", `\du`)
+	want := "alice||{}\nreaders|Cannot login|{}\nstreamdb|Superuser, Create role, Create DB, Replication, Bypass RLS|{}\n"
+	if err != nil || out != want {
+		t.Errorf("\\du: %v\n%s\nwant\n%s", err, out, want)
 	}
 	// psql's \password sends ALTER USER with a verifier it computed.
 	v := scram.NewVerifier("changed").String()
