@@ -22,18 +22,24 @@ func (p passwords) Verifier(user string) (string, bool) {
 	return v, ok
 }
 
+// serverTLS returns the server's TLS configuration with a certificate of a
+// new CA.
+func serverTLS(tb testing.TB) (*tls.Config, *testcerts.CA) {
+	tb.Helper()
+	ca := testcerts.New(tb)
+	cert, err := tls.LoadX509KeyPair(ca.Issue("server"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}}, ca
+}
+
 // TestAuthentication connects with pgx under each policy, with and without
 // TLS, with right and wrong passwords: SCRAM-SHA-256 as PostgreSQL runs it,
 // channel binding (SCRAM-SHA-256-PLUS) over TLS, TLS verified against the
 // CA (verify-full), and plain text refused when TLS is required.
 func TestAuthentication(t *testing.T) {
-	ca := testcerts.New(t)
-	certFile, keyFile := ca.Issue("server")
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tlsConfig := &tls.Config{Certificates: []tls.Certificate{cert}}
+	tlsConfig, ca := serverTLS(t)
 	users := passwords{"alice": scram.NewVerifier("right").String(), "nopass": ""}
 	verify := "sslmode=verify-full sslrootcert=" + ca.CAFile
 	for _, tc := range []struct {
@@ -124,12 +130,7 @@ func TestSCRAMProtocolErrors(t *testing.T) {
 // SCRAM-SHA-256, and SCRAM-SHA-256-PLUS over TLS (client and server on
 // this machine: both sides' PBKDF2 and the handshake count).
 func BenchmarkLogin(b *testing.B) {
-	ca := testcerts.New(b)
-	certFile, keyFile := ca.Issue("server")
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
-	if err != nil {
-		b.Fatal(err)
-	}
+	tlsConfig, ca := serverTLS(b)
 	users := passwords{"alice": scram.NewVerifier("right").String()}
 	for _, bc := range []struct {
 		name string
@@ -138,7 +139,7 @@ func BenchmarkLogin(b *testing.B) {
 	}{
 		{"trust", Options{}, "user=alice sslmode=disable"},
 		{"scram", Options{Passwords: users, Auth: AuthSCRAM}, "user=alice password=right sslmode=disable"},
-		{"scram-plus-tls", Options{Passwords: users, Auth: AuthSCRAM, TLS: &tls.Config{Certificates: []tls.Certificate{cert}}},
+		{"scram-plus-tls", Options{Passwords: users, Auth: AuthSCRAM, TLS: tlsConfig},
 			"user=alice password=right channel_binding=require sslmode=verify-full sslrootcert=" + ca.CAFile},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
