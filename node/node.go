@@ -73,7 +73,7 @@ type Config struct {
 	SlowStatement time.Duration
 	// Security is TLS and authentication (security.go).
 	Security Security
-	Logger        *slog.Logger
+	Logger   *slog.Logger
 }
 
 // readyTimeout bounds how long Start waits for the cluster's jobs to run.
