@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,17 +129,23 @@ func TestKafkaSourceView(t *testing.T) {
 }
 
 // produceSlowly produces records 0 to n-1 to topic in batches of about
-// batch every 20 ms or so; wait waits until it is done.
+// batch every 20 ms or so; wait waits until it is done. A test that ends
+// first (failing) stops it before its Kafka cluster closes.
 func produceSlowly(t *testing.T, k *testkit.Kafka, topic string, n, batch int) (wait func()) {
 	var wg sync.WaitGroup
+	var stop atomic.Bool
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for i := 0; i < n; i += batch {
+		for i := 0; i < n && !stop.Load(); i += batch {
 			k.Produce(t, topic, 3, kafkaRecords(i, min(i+batch, n))...)
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
+	t.Cleanup(func() {
+		stop.Store(true)
+		wg.Wait()
+	})
 	return wg.Wait
 }
 

@@ -295,7 +295,8 @@ func spreadAndDrain(t *testing.T, nodes []*clusterNode, conns []*pgx.Conn, jobs 
 	other := conns[(h+1)%len(conns)]
 	mustExec(t, other, fmt.Sprintf("ALTER SYSTEM DRAIN NODE '%s'", home))
 	if rows := rowsOf(t, other, fmt.Sprintf("SELECT actors, vnodes FROM streamdb_catalog.nodes WHERE id = '%s'", home)); strings.Join(rows, "") != "0|0" {
-		t.Fatalf("%s after draining runs actors|vnodes %v", home, rows)
+		t.Fatalf("%s after draining runs actors|vnodes %v: %v", home, rows,
+			rowsOf(t, other, fmt.Sprintf("SELECT name, fragment_id, actor FROM streamdb_catalog.fragments WHERE node = '%s'", home)))
 	}
 	return h
 }
