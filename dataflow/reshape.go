@@ -112,8 +112,8 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 		}
 		if a, ok := oldActors[s]; ok && !replace {
 			f.actors[s] = a
-			sameSplits := src == nil || slices.Equal(splitsOf(src.Splits, oldOwner, s), env.Splits)
-			if r.local(a) && (!vnodesOf(oldOwner, s).Equal(env.VNodes) || !sameSplits) {
+			// Splits go with vnodes: same vnodes, same splits.
+			if r.local(a) && !vnodesOf(oldOwner, s).Equal(env.VNodes) {
 				rs.update(a).env = env
 			}
 			continue

@@ -89,12 +89,8 @@ func (s *SourceSpec) Build(env *Env) (Operator, error) {
 	op := &source{spec: s, store: env.Store, one: make([][]types.Datum, 1), wait: env.WaitCommitted}
 	op.ctx, op.cancel = context.WithCancel(env.Ctx)
 	readers := s.NewSplits(env.Splits)
-	vnodes := env.VNodeCount
-	if vnodes == 0 {
-		vnodes = rowkey.VNodes
-	}
 	for i, id := range env.Splits {
-		op.splits = append(op.splits, &sourceSplit{id: int64(id), reader: readers[i], key: offsetKey(s.StateTable, id, s.Splits, vnodes)})
+		op.splits = append(op.splits, &sourceSplit{id: int64(id), reader: readers[i], key: offsetKey(s.StateTable, id, s.Splits, env.VNodeCount)})
 	}
 	for _, sp := range op.splits {
 		off, ok, err := splitOffset(env.Store.Engine(), sp.key, math.MaxUint64)

@@ -69,15 +69,12 @@ func (d *decoder) decodeChange(key, value []byte, row []types.Datum) (del bool, 
 	if err := d.json(string(value), row); err != nil {
 		return false, err
 	}
-	if key == nil {
-		return false, d.checkKey(row)
-	}
 	// Key columns the value leaves out come from the record's key.
 	missing := false
 	for c, col := range d.cols {
 		missing = missing || col.Key && !d.set[c]
 	}
-	if !missing {
+	if !missing || key == nil {
 		return false, d.checkKey(row)
 	}
 	if d.keyRow == nil {
