@@ -1,6 +1,8 @@
 package control
 
 import (
+	"slices"
+
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/storage"
@@ -106,4 +108,21 @@ func (s *Streaming) Fragments() []FragmentActor {
 		out = append(out, a)
 	}
 	return out
+}
+
+// Edges returns the inputs of every running job's fragments: the job
+// graphs' edges, and those between jobs.
+func (s *Streaming) Edges() []dataflow.FragmentEdge { return s.rt.Edges() }
+
+// VNodeOwners returns the slot of the actor owning each vnode of t's
+// parallel fragments and the node of each slot, as the catalog records
+// them: the last committed rescale step's (a rescale in progress places
+// its new slots by its plan).
+func VNodeOwners(cat *meta.Catalog, t *meta.Table) (owner []int, nodes []string) {
+	owner = JobAssignment(t)
+	nodes = JobPlacement(cat, t)
+	if r := t.Rescale; r != nil && len(r.Placement) > len(nodes) {
+		nodes = append(slices.Clone(nodes), r.Placement[len(nodes):]...)
+	}
+	return owner, nodes
 }

@@ -48,6 +48,17 @@ const (
 	DistBroadcast
 )
 
+// String names the distribution: hash, single or broadcast.
+func (d DistKind) String() string {
+	switch d {
+	case DistSingle:
+		return "single"
+	case DistBroadcast:
+		return "broadcast"
+	}
+	return "hash"
+}
+
 // InputSpec is one input of a fragment: another fragment of the job, or
 // the change stream of a table or materialized view (with a backfill of
 // its current contents first).

@@ -367,6 +367,32 @@ type FragmentInfo struct {
 	Parallelism, Slot, VNodes int
 }
 
+// FragmentEdge is one input of a running fragment: the fragment feeding
+// it, of the same job or another (a table's writer, an upstream view's
+// last fragment), and how rows are routed to its actors.
+type FragmentEdge struct {
+	FromJob      uint32
+	FromFragment int
+	ToJob        uint32
+	ToFragment   int
+	Dist         DistKind
+}
+
+// Edges lists the inputs of every running job's fragments, by consuming
+// job, fragment and input number.
+func (r *Runtime) Edges() []FragmentEdge {
+	var out []FragmentEdge
+	r.eachFragment(func(j *job, f *fragment) {
+		for _, e := range f.ins {
+			out = append(out, FragmentEdge{FromJob: e.from.job.id, FromFragment: e.from.id(), ToJob: j.id, ToFragment: f.id(), Dist: e.dist})
+		}
+	})
+	slices.SortStableFunc(out, func(a, b FragmentEdge) int {
+		return cmp.Or(cmp.Compare(a.ToJob, b.ToJob), cmp.Compare(a.ToFragment, b.ToFragment))
+	})
+	return out
+}
+
 // FragmentRows are the rows one fragment's actors on this node took in
 // and passed on since its job started here.
 type FragmentRows struct {

@@ -65,6 +65,20 @@ func (h *Histogram) Cumulative(bounds []time.Duration) (count int64, sum time.Du
 	return h.n, h.sum, below
 }
 
+// Since returns the durations h recorded after prev, an earlier copy of
+// h: counts and sum by difference. Its maximum is the upper end of the
+// highest bucket that gained durations (no more than h's maximum), so
+// its quantiles stay within one bucket too.
+func (h *Histogram) Since(prev *Histogram) Histogram {
+	d := Histogram{n: h.n - prev.n, sum: h.sum - prev.sum}
+	for i := range h.counts {
+		if d.counts[i] = h.counts[i] - prev.counts[i]; d.counts[i] > 0 {
+			d.max = min(upper(i), h.max)
+		}
+	}
+	return d
+}
+
 // Summary returns the count, median, 99th percentile and maximum.
 func (h *Histogram) Summary() Summary {
 	return Summary{Count: h.n, P50: h.Quantile(0.5), P99: h.Quantile(0.99), Max: h.max}

@@ -86,3 +86,37 @@ func TestCumulative(t *testing.T) {
 		}
 	}
 }
+
+func TestSince(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		name        string
+		before, add []time.Duration
+		// want holds the count, P50, P99 and Max of the added durations
+		// (quantiles and Max within a bucket above).
+		want Summary
+	}{
+		{"nothing added", uniform(10, ms), nil, Summary{}},
+		{"from empty", nil, uniform(100, ms), Summary{Count: 100, P50: 50 * ms, P99: 99 * ms, Max: 100 * ms}},
+		{"slow before, fast after", []time.Duration{time.Second, 2 * time.Second}, uniform(100, time.Microsecond),
+			Summary{Count: 100, P50: 50 * time.Microsecond, P99: 99 * time.Microsecond, Max: 100 * time.Microsecond}},
+		{"fast before, slow after", uniform(100, time.Microsecond), []time.Duration{time.Second},
+			Summary{Count: 1, P50: time.Second, P99: time.Second, Max: time.Second}},
+	}
+	for _, tt := range tests {
+		var h Histogram
+		for _, d := range tt.before {
+			h.Record(d)
+		}
+		prev := h
+		for _, d := range tt.add {
+			h.Record(d)
+		}
+		d := h.Since(&prev)
+		got := d.Summary()
+		if got.Count != tt.want.Count || !within(got.Max, tt.want.Max) ||
+			!within(got.P50, tt.want.P50) || !within(got.P99, tt.want.P99) {
+			t.Errorf("%s: Since().Summary() = %+v, want %+v (within a bucket above)", tt.name, got, tt.want)
+		}
+	}
+}
