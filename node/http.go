@@ -7,12 +7,14 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/streamdb/streamdb/dashboard"
 	"github.com/streamdb/streamdb/metrics"
 )
 
 // serveHTTP starts the node's HTTP listener on cfg.HTTPAddr (none if
 // empty): /metrics over the node's figures and statements, /healthz,
-// /readyz and /debug/pprof/.
+// /readyz, /debug/pprof/ and the dashboard (/ and /api/v1/), whose time
+// series it samples until the node closes.
 func (n *Node) serveHTTP(stmts *metrics.Statements) error {
 	if n.cfg.HTTPAddr == "" {
 		return nil
@@ -22,7 +24,13 @@ func (n *Node) serveHTTP(stmts *metrics.Statements) error {
 		return fmt.Errorf("listen on %s for HTTP (metrics, health): %w (choose another address with --http-addr, or turn it off with --http-addr '')", n.cfg.HTTPAddr, err)
 	}
 	reg := metrics.NewRegistry(metrics.Sources{Streaming: n.stream, Store: n.storage, Conns: n.server, Splits: n.engine}, stmts)
-	n.http = &http.Server{Handler: reg.Handler(n.Ready)}
+	mux := http.NewServeMux()
+	mux.Handle("/", reg.Handler(n.Ready))
+	dash := dashboard.New(dashSource{Streaming: n.stream, n: n})
+	dash.Register(mux)
+	ctx, cancel := context.WithCancel(context.Background())
+	go dash.Run(ctx)
+	n.http, n.stopSampling = &http.Server{Handler: mux}, cancel
 	n.httpLn = ln
 	go func() {
 		if err := n.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -95,6 +95,8 @@ type Node struct {
 	done    chan error
 	http    *http.Server
 	httpLn  net.Listener
+	// stopSampling stops the dashboard's time series.
+	stopSampling func()
 }
 
 // Start opens the data directory and starts serving.
@@ -212,6 +214,7 @@ func (n *Node) Engine() *sql.Engine { return n.engine }
 func (n *Node) Close() error {
 	if n.http != nil {
 		n.http.Close()
+		n.stopSampling()
 	}
 	n.server.Close()
 	err := <-n.done
