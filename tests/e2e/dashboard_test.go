@@ -35,8 +35,11 @@ func TestDashboardRescale(t *testing.T) {
 		"CREATE MATERIALIZED VIEW v WITH (parallelism = 3) AS SELECT k, count(*) AS n FROM t GROUP BY k",
 		"INSERT INTO t SELECT g, g FROM generate_series(1, 300000) g")
 	defer p.kill()
+	// Chromium's profile and temporary files go in the test's directory.
+	tmp := t.TempDir()
 	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1200, 900))
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1200, 900),
+		chromedp.UserDataDir(tmp), chromedp.Env("TMPDIR="+tmp))
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancelAlloc()
 	browser, cancelBrowser := chromedp.NewContext(alloc)
