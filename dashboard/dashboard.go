@@ -140,12 +140,12 @@ type Rescale struct {
 // Dashboard serves the page and its endpoints over a Source.
 type Dashboard struct {
 	src    Source
-	series *Series
+	series *series
 }
 
 // New returns a dashboard over src; its time series fills once Run runs.
 func New(src Source) *Dashboard {
-	return &Dashboard{src: src, series: NewSeries(seriesLen)}
+	return &Dashboard{src: src, series: newSeries(seriesLen)}
 }
 
 // Register adds the page (GET /), its files (GET /static/) and the
@@ -164,7 +164,7 @@ func (d *Dashboard) Register(mux *http.ServeMux) {
 	})
 	mux.HandleFunc("GET /api/v1/jobs/{id}/vnodes", d.vnodes)
 	mux.HandleFunc("GET /api/v1/timeseries", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, map[string]any{"interval_ms": sampleEvery.Milliseconds(), "samples": d.series.Samples()})
+		writeJSON(w, map[string]any{"interval_ms": sampleEvery.Milliseconds(), "samples": d.series.samples()})
 	})
 	mux.HandleFunc("GET /api/v1/rescales", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, map[string]any{"rescales": rescales(d.src.RescaleJobs())})

@@ -68,10 +68,10 @@ func (s fakeSource) Stats() control.Stats { return s.stats }
 func TestEndpoints(t *testing.T) {
 	d := New(fakeSource{})
 	var lat control.Stats
-	d.series.Add(heartbeat, lat)
+	d.series.add(heartbeat, lat)
 	lat.CommitLatency.Record(4 * time.Millisecond)
 	lat.Fragments = []control.FragmentStats{{FragmentRows: dataflow.FragmentRows{In: 500}}}
-	d.series.Add(heartbeat.Add(2*time.Second), lat)
+	d.series.add(heartbeat.Add(2*time.Second), lat)
 	mux := http.NewServeMux()
 	d.Register(mux)
 	srv := httptest.NewServer(mux)

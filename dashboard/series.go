@@ -28,10 +28,10 @@ type Sample struct {
 	RowsPerS float64 `json:"rows_per_s"`
 }
 
-// Series is a fixed-size ring of samples, each made from the difference
+// series is a fixed-size ring of samples, each made from the difference
 // of two readings of the node's cumulative figures. It is safe for
 // concurrent use.
-type Series struct {
+type series struct {
 	mu   sync.Mutex
 	ring []Sample
 	// next is the slot the next sample goes in; full reports that the
@@ -46,13 +46,13 @@ type Series struct {
 	}
 }
 
-// NewSeries returns an empty series of n samples at most.
-func NewSeries(n int) *Series { return &Series{ring: make([]Sample, n)} }
+// newSeries returns an empty series of n samples at most.
+func newSeries(n int) *series { return &series{ring: make([]Sample, n)} }
 
-// Add reads st, the node's figures at at: the first reading only starts
+// add reads st, the node's figures at at: the first reading only starts
 // the series, each later one adds the sample of the interval since the
 // one before. Counters that went back (a job restarted) count as 0.
-func (s *Series) Add(at time.Time, st control.Stats) {
+func (s *series) add(at time.Time, st control.Stats) {
 	var rows int64
 	for _, f := range st.Fragments {
 		rows += f.In
@@ -72,8 +72,8 @@ func (s *Series) Add(at time.Time, st control.Stats) {
 	s.full = s.full || s.next == 0
 }
 
-// Samples returns the samples, oldest first.
-func (s *Series) Samples() []Sample {
+// samples returns the samples, oldest first.
+func (s *series) samples() []Sample {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.full {
@@ -86,13 +86,13 @@ func (s *Series) Samples() []Sample {
 func (d *Dashboard) Run(ctx context.Context) {
 	t := time.NewTicker(sampleEvery)
 	defer t.Stop()
-	d.series.Add(time.Now(), d.src.Stats())
+	d.series.add(time.Now(), d.src.Stats())
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case now := <-t.C:
-			d.series.Add(now, d.src.Stats())
+			d.series.add(now, d.src.Stats())
 		}
 	}
 }

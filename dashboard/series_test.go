@@ -48,7 +48,7 @@ func TestSeries(t *testing.T) {
 		}, []Sample{{At: sec(2), RowsPerS: 2}, {At: sec(3), RowsPerS: 3}}},
 	}
 	for _, tt := range tests {
-		s := NewSeries(tt.size)
+		s := newSeries(tt.size)
 		var st control.Stats
 		for _, r := range tt.readings {
 			for _, d := range r.lat {
@@ -58,9 +58,9 @@ func TestSeries(t *testing.T) {
 			for _, n := range r.rowIn {
 				st.Fragments = append(st.Fragments, control.FragmentStats{FragmentRows: dataflow.FragmentRows{In: n}})
 			}
-			s.Add(sec(r.at), st)
+			s.add(sec(r.at), st)
 		}
-		got := s.Samples()
+		got := s.samples()
 		if len(got) != len(tt.want) {
 			t.Errorf("%s: %d samples %+v, want %+v", tt.name, len(got), got, tt.want)
 			continue

@@ -21,7 +21,7 @@ func (n *Node) serveHTTP(stmts *metrics.Statements) error {
 	}
 	ln, err := net.Listen("tcp", n.cfg.HTTPAddr)
 	if err != nil {
-		return fmt.Errorf("listen on %s for HTTP (metrics, health): %w (choose another address with --http-addr, or turn it off with --http-addr '')", n.cfg.HTTPAddr, err)
+		return fmt.Errorf("listen on %s for HTTP (metrics, health, dashboard): %w (choose another address with --http-addr, or turn it off with --http-addr '')", n.cfg.HTTPAddr, err)
 	}
 	reg := metrics.NewRegistry(metrics.Sources{Streaming: n.stream, Store: n.storage, Conns: n.server, Splits: n.engine}, stmts)
 	mux := http.NewServeMux()

@@ -157,7 +157,8 @@ func startUsage(fs *flag.FlagSet, w io.Writer) func() {
 		fmt.Fprint(w, `Usage: streamdb start [flags]
 
 Runs a streamdb node: PostgreSQL clients connect to --listen, other nodes
-to --cluster-addr, Prometheus scrapes --http-addr.
+to --cluster-addr, Prometheus scrapes --http-addr (which also serves the
+dashboard at /).
 
 Every flag can also be set by an environment variable, STREAMDB_ and the
 flag's name in upper case with underscores (--state-cache-mb 512 is
