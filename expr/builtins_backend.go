@@ -13,20 +13,33 @@ type Backend interface {
 	BackendPID() int32
 	// SignalBackend cancels the statement of the connection with process
 	// ID pid, or ends the connection if terminate; it reports whether
-	// such a connection exists on this node.
-	SignalBackend(pid int32, terminate bool) bool
+	// such a connection exists on this node, and refuses (42501) to
+	// signal another role's connection unless the session's is a
+	// superuser.
+	SignalBackend(pid int32, terminate bool) (bool, error)
 	// Setting returns the value of a run-time parameter of the session
 	// (current_setting); ok is false for one that does not exist.
 	Setting(name string) (value string, ok bool)
+	// HasPrivilege reports whether role (nil: the session's user; else a
+	// name as string or an oid as uint32) holds one of the
+	// comma-separated privileges privs ("SELECT, INSERT", each perhaps
+	// followed by WITH GRANT OPTION) on object (a name or an oid) of kind
+	// "table", "sequence", "schema" or "database"; ok is false (the
+	// result NULL) for an oid that names nothing, as in PostgreSQL.
+	HasPrivilege(kind string, role, object any, privs string) (held, ok bool, err error)
+	// RoleName returns the name of the role with oid (pg_get_userbyid).
+	RoleName(oid uint32) string
+}
+
+// backend returns the session running c, which the function name needs.
+func backend(c *Ctx, name string) (Backend, error) {
+	if c.Backend == nil {
+		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s() is not available here: it needs a client session", name)
+	}
+	return c.Backend, nil
 }
 
 func init() {
-	backend := func(c *Ctx, name string) (Backend, error) {
-		if c.Backend == nil {
-			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s() is not available here: it needs a client session", name)
-		}
-		return c.Backend, nil
-	}
 	RegisterBuiltin("pg_backend_pid", volatile(sig(types.TInt4, func(c *Ctx, _ []types.Datum) (types.Datum, error) {
 		b, err := backend(c, "pg_backend_pid")
 		if err != nil {
@@ -40,7 +53,8 @@ func init() {
 			if err != nil {
 				return types.Null, err
 			}
-			return types.NewBool(b.SignalBackend(int32(a[0].Int()), terminate)), nil
+			ok, err := b.SignalBackend(int32(a[0].Int()), terminate)
+			return types.NewBool(ok), err
 		}
 	}
 	// pg_cancel_backend(pid) and pg_terminate_backend(pid [, timeout])

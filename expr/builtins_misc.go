@@ -10,27 +10,31 @@ const (
 	databaseName  = "streamdb"
 )
 
-// DefaultUser is the bootstrap superuser, the owner of every object: what
-// pg_get_userbyid reports, and current_user where no session runs the
-// expression (a view's dataflow).
+// DefaultUser is the bootstrap superuser: current_user where no session
+// runs the expression (a view's dataflow).
 const DefaultUser = "streamdb"
 
 func init() {
 	constant := func(t types.T, v string) Overload {
 		return sig(t, func(*Ctx, []types.Datum) (types.Datum, error) { return types.NewString(v), nil })
 	}
-	// The session's authenticated role (SET ROLE does not exist, so the
-	// current and the session user are one).
-	sessionUser := volatile(sig(types.TName, func(c *Ctx, _ []types.Datum) (types.Datum, error) {
-		if c != nil && c.Backend != nil {
-			if u, ok := c.Backend.Setting("session_authorization"); ok {
-				return types.NewString(u), nil
+	// session_user is the session's authenticated user, current_user
+	// (user, current_role) the role SET ROLE chose, if any.
+	userFn := func(current bool) Overload {
+		return volatile(sig(types.TName, func(c *Ctx, _ []types.Datum) (types.Datum, error) {
+			if c == nil || c.Backend == nil {
+				return types.NewString(DefaultUser), nil
 			}
-		}
-		return types.NewString(DefaultUser), nil
-	}))
-	for _, name := range []string{"current_user", "session_user", "user", "current_role"} {
-		RegisterBuiltin(name, sessionUser)
+			if r, ok := c.Backend.Setting("role"); current && ok && r != "none" {
+				return types.NewString(r), nil
+			}
+			u, _ := c.Backend.Setting("session_authorization")
+			return types.NewString(u), nil
+		}))
+	}
+	RegisterBuiltin("session_user", userFn(false))
+	for _, name := range []string{"current_user", "user", "current_role"} {
+		RegisterBuiltin(name, userFn(true))
 	}
 	RegisterBuiltin("current_database", constant(types.TName, databaseName))
 	RegisterBuiltin("current_catalog", constant(types.TName, databaseName))

@@ -7,9 +7,9 @@ import (
 )
 
 // The pg_catalog functions that psql's describe commands and other
-// clients call. streamdb has one user and no privileges, so most of them
-// are constant (the planner answers those that depend on the catalog or
-// the search_path).
+// clients call; many are constant (the planner answers those that
+// depend on the catalog or the search_path, the session the privilege
+// inquiries).
 func init() {
 	always := func(v types.Datum, t types.T, args ...types.Family) Overload {
 		o := sig(t, func(*Ctx, []types.Datum) (types.Datum, error) { return v, nil }, args...)
@@ -27,17 +27,6 @@ func init() {
 	// Tablespace sizes are not kept apart: unknown.
 	RegisterBuiltin("pg_tablespace_size", always(types.Null, types.TInt8, types.Oid), always(types.Null, types.TInt8, types.Name))
 	RegisterBuiltin("getdatabaseencoding", always(types.NewString("UTF8"), types.TName))
-	RegisterBuiltin("has_table_privilege",
-		always(yes, types.TBool, types.Text, types.Text),
-		always(yes, types.TBool, types.Oid, types.Text),
-		always(yes, types.TBool, types.Text, types.Text, types.Text),
-		always(yes, types.TBool, types.Text, types.Oid, types.Text))
-	RegisterBuiltin("has_schema_privilege",
-		always(yes, types.TBool, types.Text, types.Text),
-		always(yes, types.TBool, types.Text, types.Text, types.Text))
-	RegisterBuiltin("pg_get_userbyid", sig(types.TName, func(*Ctx, []types.Datum) (types.Datum, error) {
-		return types.NewString(DefaultUser), nil
-	}, types.Oid))
 	RegisterBuiltin("shobj_description", always(types.Null, types.TText, types.Oid, types.Text))
 	// Catalog expressions (pg_attrdef.adbin) are stored as SQL text.
 	getExpr := func(_ *Ctx, a []types.Datum) (types.Datum, error) { return a[0], nil }
@@ -61,10 +50,6 @@ func init() {
 	RegisterBuiltin("pg_get_statisticsobjdef_columns", always(null, types.TText, types.Oid))
 	// streamdb has no logical replication.
 	RegisterBuiltin("pg_relation_is_publishable", always(types.NewBool(false), types.TBool, types.Oid))
-	RegisterBuiltin("has_database_privilege",
-		always(yes, types.TBool, types.Text, types.Text),
-		always(yes, types.TBool, types.Oid, types.Text),
-		always(yes, types.TBool, types.Text, types.Text, types.Text))
 	// The tablespaces are built in (PostgreSQL gives them no location).
 	RegisterBuiltin("pg_tablespace_location", always(types.NewString(""), types.TText, types.Oid))
 	RegisterBuiltin("pg_size_pretty", sig(types.TText, func(_ *Ctx, a []types.Datum) (types.Datum, error) {

@@ -60,6 +60,9 @@ var kindNames = [...]string{
 // String returns the kind as PostgreSQL names it in messages ("materialized
 // view").
 func (k ObjectKind) String() string {
+	if k == KindSchema {
+		return "schema"
+	}
 	if int(k) < len(kindNames) {
 		return kindNames[k]
 	}
@@ -68,7 +71,7 @@ func (k ObjectKind) String() string {
 
 // MarshalText implements encoding.TextMarshaler.
 func (k ObjectKind) MarshalText() ([]byte, error) {
-	if int(k) >= len(kindNames) {
+	if int(k) >= len(kindNames) && k != KindSchema {
 		return nil, fmt.Errorf("meta: unknown object kind %d", uint8(k))
 	}
 	return []byte(k.String()), nil
@@ -76,6 +79,10 @@ func (k ObjectKind) MarshalText() ([]byte, error) {
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (k *ObjectKind) UnmarshalText(b []byte) error {
+	if string(b) == KindSchema.String() {
+		*k = KindSchema
+		return nil
+	}
 	i := slices.Index(kindNames[:], string(b))
 	if i < 0 {
 		return fmt.Errorf("meta: unknown object kind %q", b)
@@ -162,10 +169,16 @@ type Table struct {
 	// Since is the epoch from which a subscription's log holds every
 	// change: the one its backfill ended in.
 	Since uint64 `json:"since,omitempty"`
-	// Owner is the node whose session made a temporary subscription (a
-	// SUBSCRIBE to a relation or a query), "" for every other object: the
-	// node drops it when the SUBSCRIBE ends, or when it starts again.
-	Owner string `json:"owner,omitempty"`
+	// SessionNode is the node whose session made a temporary
+	// subscription (a SUBSCRIBE to a relation or a query), "" for every
+	// other object: the node drops it when the SUBSCRIBE ends, or when it
+	// starts again.
+	SessionNode string `json:"owner,omitempty"`
+	// Owner is the oid of the role owning the relation (0: the bootstrap
+	// superuser; see OwnerID); ACL what others were granted on it (nil:
+	// nothing was ever granted or revoked).
+	Owner uint32 `json:"owner_id,omitempty"`
+	ACL   ACL    `json:"acl,omitempty"`
 	// Sequence holds a sequence's options (KindSequence only).
 	Sequence *Sequence `json:"sequence,omitempty"`
 }
@@ -283,6 +296,9 @@ type Catalog struct {
 	// roles are the users and roles, sorted by name (see withRoles);
 	// the slice is replaced, never modified.
 	roles []*Role
+	// public is the default schema's record once GRANT or OWNER TO
+	// changed it (nil: publicSchema).
+	public *Schema
 	// system holds cluster settings (ALTER SYSTEM SET).
 	system map[string]string
 	// clusterID, voters and nodes describe the cluster's members.
@@ -351,6 +367,7 @@ func (c *Catalog) clone() *Catalog {
 		schemas:   c.schemas,
 		functions: c.functions,
 		roles:     c.roles,
+		public:    c.public,
 		system:    c.system,
 		clusterID: c.clusterID,
 		voters:    c.voters,

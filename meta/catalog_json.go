@@ -67,6 +67,7 @@ type catalogJSON struct {
 	CommittedEpoch uint64            `json:"committed_epoch,omitempty"`
 	System         map[string]string `json:"system,omitempty"`
 	Schemas        []*Schema         `json:"schemas,omitempty"`
+	PublicSchema   *Schema           `json:"public_schema,omitempty"`
 	Functions      []*Function       `json:"functions,omitempty"`
 	Roles          []*Role           `json:"roles,omitempty"`
 	Tables         []*Table          `json:"tables"`
@@ -79,7 +80,7 @@ type catalogJSON struct {
 // toJSON returns the persisted form of c with committed as the committed
 // epoch.
 func (c *Catalog) toJSON(committed uint64) catalogJSON {
-	return catalogJSON{NextID: c.nextID, CommittedEpoch: committed, System: c.system, Schemas: c.Schemas(), Functions: c.functions, Roles: c.roles, Tables: c.ordered,
+	return catalogJSON{NextID: c.nextID, CommittedEpoch: committed, System: c.system, Schemas: c.Schemas(), PublicSchema: c.public, Functions: c.functions, Roles: c.roles, Tables: c.ordered,
 		ClusterID: c.clusterID, Voters: c.voters, Origin: c.origin, Nodes: c.Nodes()}
 }
 
@@ -94,6 +95,7 @@ func fromJSON(j catalogJSON) (*Catalog, uint64) {
 			n.schemas[s.Name] = s
 		}
 	}
+	n.public = j.PublicSchema
 	n.functions = j.Functions
 	if j.Roles != nil {
 		n.roles = j.Roles

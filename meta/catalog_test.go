@@ -79,7 +79,7 @@ func TestCatalogProperties(t *testing.T) {
 			case 1:
 				c, _, _ = c.dropObject(kindGen.Draw(t, "kind"), schemaGen.Draw(t, "schema"), name, rapid.Bool().Draw(t, "ifExists"), rapid.Bool().Draw(t, "cascade"))
 			case 4:
-				c, _ = c.createSchema("s", rapid.Bool().Draw(t, "ifNotExists"))
+				c, _ = c.createSchema("s", rapid.Bool().Draw(t, "ifNotExists"), 0)
 			case 6:
 				c, _ = c.addColumn(schemaGen.Draw(t, "schema"), name, col(rapid.SampledFrom([]string{"b", "c"}).Draw(t, "column"), types.TInt8), rapid.Bool().Draw(t, "ifNotExists"))
 			case 7:

@@ -54,6 +54,9 @@ const (
 	opCreateRole op = "create_role"
 	opAlterRole  op = "alter_role"
 	opDropRole   op = "drop_role"
+	// Privileges: GRANT and REVOKE, ALTER ... OWNER TO.
+	opGrant      op = "grant"
+	opAlterOwner op = "alter_owner"
 )
 
 // command is the envelope of every Raft log entry the FSM applies.
@@ -97,6 +100,7 @@ type dropIndexCmd struct {
 type createSchemaCmd struct {
 	Name        string `json:"name"`
 	IfNotExists bool   `json:"if_not_exists,omitempty"`
+	Owner       uint32 `json:"owner,omitempty"`
 }
 
 type dropSchemaCmd struct {

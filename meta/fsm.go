@@ -128,7 +128,7 @@ func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if cat, err = cat.createSchema(p.Name, p.IfNotExists); err != nil {
+		if cat, err = cat.createSchema(p.Name, p.IfNotExists, p.Owner); err != nil {
 			return nil, err
 		}
 	case opDropSchema:
@@ -277,6 +277,11 @@ func (f *fsm) applyCommand(c command, term uint64) (any, error) {
 	case opCreateRole, opAlterRole, opDropRole:
 		var err error
 		if cat, err = applyRole(cat, c); err != nil {
+			return nil, err
+		}
+	case opGrant, opAlterOwner:
+		var err error
+		if cat, err = applyPrivilege(cat, c); err != nil {
 			return nil, err
 		}
 	case opSeqAlloc, opSeqSet, opAlterSequence:

@@ -32,6 +32,9 @@ type Function struct {
 	// Strict marks STRICT (RETURNS NULL ON NULL INPUT): NULL if any
 	// argument is NULL.
 	Strict bool
+	// Owner is the oid of the role owning it (0: the bootstrap
+	// superuser): who may replace or drop it.
+	Owner uint32
 }
 
 // functionJSON is a Function as the catalog persists it: types by OID and
@@ -47,11 +50,12 @@ type functionJSON struct {
 	Return     bool      `json:"return,omitempty"`
 	Volatility string    `json:"volatility"`
 	Strict     bool      `json:"strict,omitempty"`
+	Owner      uint32    `json:"owner,omitempty"`
 }
 
 // MarshalJSON implements json.Marshaler.
 func (f *Function) MarshalJSON() ([]byte, error) {
-	return json.Marshal(functionJSON{f.ID, f.Schema, f.Name, f.Args, f.Returns.OID(), f.Returns.Mod, f.Body, f.Return, string(f.Volatility), f.Strict})
+	return json.Marshal(functionJSON{f.ID, f.Schema, f.Name, f.Args, f.Returns.OID(), f.Returns.Mod, f.Body, f.Return, string(f.Volatility), f.Strict, f.Owner})
 }
 
 // UnmarshalJSON implements json.Unmarshaler.
@@ -65,8 +69,16 @@ func (f *Function) UnmarshalJSON(b []byte) error {
 		return cmp.Or(err, fmt.Errorf("meta: function %q has volatility %q", j.Name, j.Volatility))
 	}
 	*f = Function{ID: j.ID, Schema: j.Schema, Name: j.Name, Args: j.Args, Returns: t, Body: j.Body, Return: j.Return,
-		Volatility: j.Volatility[0], Strict: j.Strict}
+		Volatility: j.Volatility[0], Strict: j.Strict, Owner: j.Owner}
 	return nil
+}
+
+// OwnerID returns the role owning f.
+func (f *Function) OwnerID() uint32 {
+	if f.Owner == 0 {
+		return BootstrapRoleID
+	}
+	return f.Owner
 }
 
 // ArgTypes returns the types of f's parameters.
@@ -161,6 +173,8 @@ func (c *Catalog) createFunction(f *Function, orReplace bool) (*Catalog, error) 
 	switch {
 	case !orReplace:
 		return c, pgerror.New(pgerror.CodeDuplicateFunction, "function %q already exists with same argument types", f.Name)
+	case !c.Owns(f.OwnerID(), old.OwnerID()):
+		return c, MustOwn("function", old.Signature())
 	case old.Returns != f.Returns:
 		return c, pgerror.New(pgerror.CodeInvalidFunctionDefinition, "cannot change return type of existing function").WithHint("%s", hint)
 	}
@@ -193,7 +207,9 @@ func (c *Catalog) functionUsers(id uint32) []*Table {
 // argument types when argTypes is nil, if the name is unique) and, with
 // cascade, the views that call it and their dependents, which it returns.
 // Without cascade a function that views call is 2BP01.
-func (c *Catalog) dropFunction(schema, name string, argTypes []types.T, ifExists, cascade bool) (*Catalog, []*Table, error) {
+// FunctionsMatching returns the functions schema.name taking argTypes
+// (nil: any), which DROP FUNCTION drops.
+func (c *Catalog) FunctionsMatching(schema, name string, argTypes []types.T) []*Function {
 	schema = schemaOrDefault(schema)
 	var match []*Function
 	for _, f := range c.functions {
@@ -201,6 +217,11 @@ func (c *Catalog) dropFunction(schema, name string, argTypes []types.T, ifExists
 			match = append(match, f)
 		}
 	}
+	return match
+}
+
+func (c *Catalog) dropFunction(schema, name string, argTypes []types.T, ifExists, cascade bool) (*Catalog, []*Table, error) {
+	match := c.FunctionsMatching(schema, name, argTypes)
 	switch {
 	case len(match) > 1:
 		return c, nil, pgerror.New(pgerror.CodeAmbiguousFunction, "function name %q is not unique", name).

@@ -554,9 +554,9 @@ func (m *Meta) EndRescale(ctx context.Context, id uint32, runner string) error {
 	return err
 }
 
-// CreateSchema adds a schema (CREATE SCHEMA).
-func (m *Meta) CreateSchema(ctx context.Context, name string, ifNotExists bool) error {
-	_, err := m.apply(ctx, opCreateSchema, createSchemaCmd{name, ifNotExists})
+// CreateSchema adds a schema (CREATE SCHEMA) owned by role owner.
+func (m *Meta) CreateSchema(ctx context.Context, name string, ifNotExists bool, owner uint32) error {
+	_, err := m.apply(ctx, opCreateSchema, createSchemaCmd{name, ifNotExists, owner})
 	return err
 }
 

@@ -158,6 +158,11 @@ func (c *Catalog) dropRole(name string, ifExists bool) (*Catalog, error) {
 	case old.ID == BootstrapRoleID:
 		return c, pgerror.New(pgerror.CodeObjectInUse, "cannot drop role %s because it is required by the database system", name)
 	}
+	if deps := c.roleDependents(old.ID); len(deps) > 0 {
+		return c, pgerror.New(pgerror.CodeDependentObjectsStillExist, "role %q cannot be dropped because some objects depend on it", name).
+			WithDetail("%s", strings.Join(deps, "\n")).
+			WithHint("Drop those objects, give them another owner (ALTER ... OWNER TO) and revoke the role's privileges first.")
+	}
 	return c.withRoles(slices.DeleteFunc(slices.Clone(c.roles), func(r *Role) bool { return r == old })), nil
 }
 

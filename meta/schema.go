@@ -21,6 +21,10 @@ const (
 type Schema struct {
 	ID   uint32 `json:"id"`
 	Name string `json:"name"`
+	// Owner is the oid of the role owning it (0: the bootstrap superuser;
+	// see OwnerID); ACL what others were granted on it.
+	Owner uint32 `json:"owner,omitempty"`
+	ACL   ACL    `json:"acl,omitempty"`
 }
 
 // HasSchema reports whether the user schema name (or public) exists.
@@ -54,7 +58,7 @@ func checkSchema(c *Catalog, schema string) error {
 
 // createSchema adds the schema name, assigning its id; with ifNotExists a
 // schema of that name is left as it is.
-func (c *Catalog) createSchema(name string, ifNotExists bool) (*Catalog, error) {
+func (c *Catalog) createSchema(name string, ifNotExists bool, owner uint32) (*Catalog, error) {
 	switch {
 	case c.HasSchema(name) || name == PgCatalogSchema || name == InformationSchemaSchema || name == StreamdbCatalogSchema:
 		if ifNotExists {
@@ -70,7 +74,7 @@ func (c *Catalog) createSchema(name string, ifNotExists bool) (*Catalog, error) 
 	for k, v := range c.schemas {
 		n.schemas[k] = v
 	}
-	n.schemas[name] = &Schema{ID: n.nextID, Name: name}
+	n.schemas[name] = &Schema{ID: n.nextID, Name: name, Owner: owner}
 	n.nextID++
 	return n.seal(), nil
 }

@@ -82,7 +82,7 @@ func (c *Catalog) createTableWithSequences(t *Table, owned []OwnedSequence, ifNo
 			return c, nil, err
 		}
 		seq.OwnedTable, seq.OwnedColumn = nt.ID, o.Column
-		st := &Table{ID: n.nextID, Schema: nt.Schema, Name: n.sequenceName(nt.Schema, nt.Name, col.Name), Kind: KindSequence, Sequence: seq}
+		st := &Table{ID: n.nextID, Schema: nt.Schema, Name: n.sequenceName(nt.Schema, nt.Name, col.Name), Kind: KindSequence, Sequence: seq, Owner: nt.Owner}
 		n.nextID++
 		n.put(st)
 		col.NotNull = true

@@ -51,6 +51,7 @@ const (
 	CodeNotNullViolation            = "23502"
 	CodeUniqueViolation             = "23505"
 	CodeDependentObjectsStillExist  = "2BP01"
+	CodeInvalidGrantOperation       = "0LP01"
 	CodeProtocolViolation           = "08P01"
 	CodeConnectionFailure           = "08006"
 	CodeUnableToConnect             = "08001"

@@ -55,7 +55,15 @@ type Delete struct {
 // VALUES ... | SELECT ... [RETURNING returning]; overriding is "system",
 // "user" or "".
 func (b *Binder) BindInsert(st *ast.InsertStmt, returning []*ast.SelectField, overriding string) (*Insert, error) {
-	t, err := b.dmlTable(st.Table.TableRefs)
+	privs := []meta.Privilege{meta.PrivInsert}
+	if returning != nil {
+		privs = append(privs, meta.PrivSelect)
+	}
+	if len(st.OnDuplicate) > 1 {
+		// ON CONFLICT DO UPDATE reads and updates the conflicting row.
+		privs = append(privs, meta.PrivUpdate, meta.PrivSelect)
+	}
+	t, err := b.dmlTable(st.Table.TableRefs, privs...)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +187,7 @@ func (b *Binder) BindInsert(st *ast.InsertStmt, returning []*ast.SelectField, ov
 // order, of their types. The executor runs the Project's expressions over
 // the rows it reads; they fill in the defaults of the other columns.
 func (b *Binder) BindCopy(schema, name string, columns []string) (*Insert, error) {
-	t, err := b.dmlTarget(schema, name)
+	t, err := b.dmlTarget(schema, name, meta.PrivInsert)
 	if err != nil {
 		return nil, err
 	}
@@ -359,8 +367,9 @@ func visibleColumns(t *meta.Table) []int {
 	return out
 }
 
-// dmlTable resolves the single target table of a DML statement.
-func (b *Binder) dmlTable(refs *ast.Join) (*meta.Table, error) {
+// dmlTable resolves the single target table of a DML statement, which
+// needs privs on it.
+func (b *Binder) dmlTable(refs *ast.Join, privs ...meta.Privilege) (*meta.Table, error) {
 	if refs == nil || refs.Right != nil {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "DML on more than one table is not supported")
 	}
@@ -372,14 +381,20 @@ func (b *Binder) dmlTable(refs *ast.Join) (*meta.Table, error) {
 	if !ok {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "DML target must be a table")
 	}
-	return b.dmlTarget(tn.Schema.O, tn.Name.O)
+	return b.dmlTarget(tn.Schema.O, tn.Name.O, privs...)
 }
 
-// dmlTarget resolves the table schema.name that DML or COPY writes to.
-func (b *Binder) dmlTarget(schema, name string) (*meta.Table, error) {
+// dmlTarget resolves the table schema.name that DML or COPY writes to,
+// which needs each of privs on it.
+func (b *Binder) dmlTarget(schema, name string, privs ...meta.Privilege) (*meta.Table, error) {
 	t, err := b.table(schema, name)
 	if err != nil {
 		return nil, err
+	}
+	for _, p := range privs {
+		if err := b.require(t, p); err != nil {
+			return nil, err
+		}
 	}
 	if t.Kind != meta.KindTable {
 		return nil, pgerror.New(pgerror.CodeWrongObjectType, "cannot change %s %q", t.Kind, t.Name)
@@ -419,7 +434,7 @@ func (b *Binder) BindUpdate(st *ast.UpdateStmt, returning []*ast.SelectField) (*
 	if st.Order != nil || st.Limit != nil {
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "UPDATE does not support ORDER BY or LIMIT")
 	}
-	t, err := b.dmlTable(st.TableRefs.TableRefs)
+	t, err := b.dmlTable(st.TableRefs.TableRefs, dmlPrivileges(meta.PrivUpdate, st.Where, returning)...)
 	if err != nil {
 		return nil, err
 	}
@@ -454,12 +469,21 @@ func (b *Binder) BindUpdate(st *ast.UpdateStmt, returning []*ast.SelectField) (*
 	return &Update{Table: t, Source: &Project{Input: in, Exprs: exprs, Cols: cols}, Returning: ret}, nil
 }
 
+// dmlPrivileges are the privileges UPDATE or DELETE (priv) needs on its
+// table: SELECT too when a WHERE or RETURNING reads its rows.
+func dmlPrivileges(priv meta.Privilege, where ast.ExprNode, returning []*ast.SelectField) []meta.Privilege {
+	if where != nil || returning != nil {
+		return []meta.Privilege{priv, meta.PrivSelect}
+	}
+	return []meta.Privilege{priv}
+}
+
 // BindDelete binds DELETE FROM t [WHERE ...] [RETURNING returning].
 func (b *Binder) BindDelete(st *ast.DeleteStmt, returning []*ast.SelectField) (*Delete, error) {
 	if st.IsMultiTable || st.Order != nil || st.Limit != nil {
 		return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "this form of DELETE is not supported")
 	}
-	t, err := b.dmlTable(st.TableRefs.TableRefs)
+	t, err := b.dmlTable(st.TableRefs.TableRefs, dmlPrivileges(meta.PrivDelete, st.Where, returning)...)
 	if err != nil {
 		return nil, err
 	}

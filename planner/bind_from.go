@@ -203,14 +203,18 @@ func (b *Binder) bindTableSource(ts *ast.TableSource, s *scope) (Node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if t.Kind == meta.KindSubscription {
+			return nil, pgerror.New(pgerror.CodeWrongObjectType, "%q is a subscription, not a relation", name).
+				WithHint("Read its changes with SUBSCRIBE %s or DECLARE c SUBSCRIPTION CURSOR FOR %s, then FETCH.", name, name)
+		}
+		if err := b.require(t, meta.PrivSelect); err != nil {
+			return nil, err
+		}
 		switch t.Kind {
 		case meta.KindView:
 			return b.bindView(t, alias, s)
 		case meta.KindSequence:
 			return bindSequenceRow(t, alias), nil
-		case meta.KindSubscription:
-			return nil, pgerror.New(pgerror.CodeWrongObjectType, "%q is a subscription, not a relation", name).
-				WithHint("Read its changes with SUBSCRIBE %s or DECLARE c SUBSCRIPTION CURSOR FOR %s, then FETCH.", name, name)
 		}
 		scan := &Scan{Table: t, ProcTime: src.AsOf != nil}
 		if scan.ProcTime && t.Kind != meta.KindTable {
@@ -237,6 +241,10 @@ func (b *Binder) bindView(t *meta.Table, alias string, s *scope) (Node, error) {
 		return nil, pgerror.New(pgerror.CodeInternal, "view %q has an invalid definition", t.Name)
 	}
 	inner := &Binder{cat: b.cat, searchPath: t.SearchPath}
+	if b.role != 0 {
+		// What the view reads, its owner must be allowed to read.
+		inner.role = t.OwnerID()
+	}
 	node, err := inner.bindQuery(stmts[0].AST, &scope{}, nil)
 	if err != nil {
 		return nil, err

@@ -287,7 +287,7 @@ func functionRows(cat *meta.Catalog) [][]types.Datum {
 		if f.Return {
 			src = ""
 		}
-		rows = append(rows, []types.Datum{dOID(f.ID), dStr(f.Name), dOID(namespaceOID(cat, f.Schema)), dOID(superuserOID), dOID(sqlLanguageOID),
+		rows = append(rows, []types.Datum{dOID(f.ID), dStr(f.Name), dOID(namespaceOID(cat, f.Schema)), dOID(f.OwnerID()), dOID(sqlLanguageOID),
 			types.NewFloat(100), types.NewFloat(0), dOID(0), dStr("f"), dFalse, dFalse,
 			dBool(f.Strict), dFalse, dStr(string(f.Volatility)), dStr("u"), dInt(int64(len(f.Args))),
 			dInt(int64(defaults)), dType(f.Returns), types.NewArray(argTypes), dNull, dNull,

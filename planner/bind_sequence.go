@@ -27,6 +27,9 @@ func (b *Binder) bindSequenceFunc(name string, args []expr.Expr) (expr.Expr, err
 			if err != nil {
 				return nil, err
 			}
+			if err := b.require(t, sequencePrivileges[name]); err != nil {
+				return nil, err
+			}
 			args[0] = expr.NewConst(types.NewInt(int64(t.ID)), types.TOid)
 		} else if args[0].Type().IsString() {
 			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "%s() of a text value is not supported", name).
@@ -36,10 +39,19 @@ func (b *Binder) bindSequenceFunc(name string, args []expr.Expr) (expr.Expr, err
 	return expr.NewFunc(name, args)
 }
 
+// sequencePrivileges are the privileges of which a sequence function
+// needs one on its sequence, as in PostgreSQL.
+var sequencePrivileges = map[string]meta.Privilege{
+	"nextval":                meta.PrivUsage | meta.PrivUpdate,
+	"currval":                meta.PrivUsage | meta.PrivSelect,
+	"setval":                 meta.PrivUpdate,
+	"pg_sequence_last_value": meta.PrivUsage | meta.PrivSelect,
+}
+
 // relationNamed resolves a relation name as regclass reads it: dotted,
 // each part lowercased unless double-quoted.
 func (b *Binder) relationNamed(s string) (*meta.Table, error) {
-	parts := splitQualified(s)
+	parts := SplitQualified(s)
 	switch len(parts) {
 	case 1:
 		return b.table("", parts[0])
@@ -49,9 +61,9 @@ func (b *Binder) relationNamed(s string) (*meta.Table, error) {
 	return nil, pgerror.New("42602", "improper relation name (too many dotted names): %s", s)
 }
 
-// splitQualified splits a.b."C" at the dots outside quotes, unquoting
+// SplitQualified splits a.b."C" at the dots outside quotes, unquoting
 // each part.
-func splitQualified(s string) []string {
+func SplitQualified(s string) []string {
 	var parts []string
 	quoted, start := false, 0
 	for i := 0; i < len(s); i++ {

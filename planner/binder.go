@@ -46,6 +46,9 @@ type Binder struct {
 	// outside one; functions are the ids of the SQL functions called.
 	inlining  *inlining
 	functions []uint32
+	// role is the role whose privileges the statement needs (SetRole);
+	// 0 checks none.
+	role uint32
 }
 
 type cte struct {

@@ -55,6 +55,14 @@ func sysCols(specs ...string) []Column {
 
 // lookupSysTable finds a system relation; an unqualified name finds
 // pg_catalog's, as PostgreSQL's search path puts pg_catalog first.
+// IsSystemRelation reports whether [schema.]name is one of the built-in
+// relations (pg_catalog's, information_schema's, streamdb_catalog's),
+// which everyone may read.
+func IsSystemRelation(schema, name string) bool {
+	_, ok := lookupSysTable(schema, name)
+	return ok
+}
+
 func lookupSysTable(schema, name string) (*sysTable, bool) {
 	switch schema {
 	case "", pgCatalogSchema:

@@ -33,6 +33,37 @@ var informationSchemaTables = map[string]*sysTable{
 			return rows
 		},
 	},
+	// table_privileges lists, per relation, its owner's privileges and
+	// those granted (to every role's eyes, where PostgreSQL shows those
+	// of the current user's roles).
+	"table_privileges": {
+		cols: sysCols("grantor name", "grantee name", "table_catalog name", "table_schema name", "table_name name",
+			"privilege_type text", "is_grantable text", "with_hierarchy text"),
+		rows: func(cat *meta.Catalog) [][]types.Datum {
+			var rows [][]types.Datum
+			for _, t := range relations(cat) {
+				owner := cat.RoleName(t.OwnerID())
+				add := func(grantor, grantee string, privs meta.Privilege, grantable bool) {
+					for _, name := range privs.Names() {
+						rows = append(rows, []types.Datum{dStr(grantor), dStr(grantee), dStr(databaseName), dStr(t.Schema), dStr(t.Name),
+							dStr(name), dStr(yesNo(grantable)), dStr(yesNo(name == "SELECT"))})
+					}
+				}
+				add(owner, owner, meta.Applicable(t.Kind), true)
+				for _, g := range t.ACL {
+					grantee, grantor := "PUBLIC", owner
+					if g.Grantee != meta.Public {
+						grantee = cat.RoleName(g.Grantee)
+					}
+					if g.Grantor != 0 {
+						grantor = cat.RoleName(g.Grantor)
+					}
+					add(grantor, grantee, g.Privs, false)
+				}
+			}
+			return rows
+		},
+	},
 	"columns": {
 		cols: sysCols("table_catalog name", "table_schema name", "table_name name", "column_name name",
 			"ordinal_position int4", "column_default text", "is_nullable text", "data_type text",

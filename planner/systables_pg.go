@@ -21,12 +21,12 @@ var pgCatalogTables = map[string]*sysTable{
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			rows := [][]types.Datum{
 				{dOID(pgCatalogOID), dStr(pgCatalogSchema), dOID(superuserOID), dNull},
-				{dOID(publicOID), dStr(meta.DefaultSchema), dOID(superuserOID), dNull},
 				{dOID(informationSchemaOID), dStr(informationSchemaSchema), dOID(superuserOID), dNull},
 				{dOID(streamdbCatalogOID), dStr(streamdbCatalogSchema), dOID(superuserOID), dNull},
 			}
-			for _, s := range cat.Schemas() {
-				rows = append(rows, []types.Datum{dOID(s.ID), dStr(s.Name), dOID(superuserOID), dNull})
+			public, _ := cat.SchemaRecord(meta.DefaultSchema)
+			for _, s := range append([]*meta.Schema{public}, cat.Schemas()...) {
+				rows = append(rows, []types.Datum{dOID(s.ID), dStr(s.Name), dOID(s.OwnerID()), dACL(cat.Items(s.ACL, s.OwnerID(), meta.KindSchema))})
 			}
 			return rows
 		},
@@ -47,11 +47,11 @@ var pgCatalogTables = map[string]*sysTable{
 					am = dOID(0)
 				}
 				rows = append(rows, []types.Datum{dOID(t.ID), dStr(t.Name), dOID(namespaceOID(cat, t.Schema)), dOID(0), dOID(0),
-					dOID(superuserOID), am, dOID(t.ID), dOID(0), dInt(0),
+					dOID(t.OwnerID()), am, dOID(t.ID), dOID(0), dInt(0),
 					types.NewFloat(-1), dOID(0), dBool(len(tableIndexes(t)) > 0), dFalse,
 					dStr("p"), dStr(relkind(t.Kind)), dInt(int64(relnatts(t))), dInt(0), dBool(t.Kind == meta.KindView),
 					dFalse, dFalse, dFalse, dFalse,
-					dTrue, dStr("d"), dFalse, dNull, dNull, dNull})
+					dTrue, dStr("d"), dFalse, dACL(cat.Items(t.ACL, t.OwnerID(), t.Kind)), dNull, dNull})
 			}
 			return append(rows, indexClassRows(cat)...)
 		},
@@ -240,6 +240,18 @@ var typeRows = []struct {
 }
 
 // namespaceOID is the OID of a schema in pg_namespace.
+// dACL is an aclitem[] as text[] (NULL for the defaults).
+func dACL(items []string) types.Datum {
+	if items == nil {
+		return dNull
+	}
+	elems := make([]types.Datum, len(items))
+	for i, it := range items {
+		elems[i] = dStr(it)
+	}
+	return types.NewArray(elems)
+}
+
 func namespaceOID(cat *meta.Catalog, schema string) uint32 {
 	switch schema {
 	case pgCatalogSchema:

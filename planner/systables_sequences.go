@@ -44,7 +44,7 @@ var sequenceCatalogTables = map[string]*sysTable{
 			var rows [][]expr.Expr
 			for _, t := range sequences(cat) {
 				s := t.Sequence
-				row := constants(pgSequencesCols, dStr(t.Schema), dStr(t.Name), dStr(expr.DefaultUser), dStr(s.Type().String()), dInt(s.Start),
+				row := constants(pgSequencesCols, dStr(t.Schema), dStr(t.Name), dStr(cat.RoleName(t.OwnerID())), dStr(s.Type().String()), dInt(s.Start),
 					dInt(s.Min), dInt(s.Max), dInt(s.Increment), dBool(s.Cycle), dInt(s.Cache))
 				last, _ := expr.NewFunc("pg_sequence_last_value", []expr.Expr{expr.NewConst(dOID(t.ID), types.TOid)})
 				rows = append(rows, append(row, last))

@@ -14,7 +14,7 @@ var subscriptionTables = map[string]*sysTable{
 		rows: func(cat *meta.Catalog) [][]types.Datum {
 			var rows [][]types.Datum
 			for _, t := range cat.Tables() {
-				if t.Kind == meta.KindSubscription && t.Owner == "" {
+				if t.Kind == meta.KindSubscription && t.SessionNode == "" {
 					rows = append(rows, []types.Datum{dStr(t.Schema), dStr(t.Name), dStr(t.ViewSQL),
 						types.NewInterval(types.IntervalValue{Micros: t.Retention.Microseconds()}), dInt(int64(t.Since))})
 				}

@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/meta"
 	"github.com/streamdb/streamdb/types"
 )
@@ -20,7 +19,7 @@ var viewCatalogTables = map[string]*sysTable{
 			var rows [][]types.Datum
 			for _, t := range cat.Tables() {
 				if t.Kind == meta.KindView {
-					rows = append(rows, []types.Datum{dStr(t.Schema), dStr(t.Name), dStr(expr.DefaultUser), dStr(viewDef(t))})
+					rows = append(rows, []types.Datum{dStr(t.Schema), dStr(t.Name), dStr(cat.RoleName(t.OwnerID())), dStr(viewDef(t))})
 				}
 			}
 			return rows
@@ -33,7 +32,7 @@ var viewCatalogTables = map[string]*sysTable{
 			var rows [][]types.Datum
 			for _, t := range cat.Tables() {
 				if t.Kind == meta.KindMaterializedView {
-					rows = append(rows, []types.Datum{dStr(t.Schema), dStr(t.Name), dStr(expr.DefaultUser), dNull, dFalse, dTrue, dStr(viewDef(t))})
+					rows = append(rows, []types.Datum{dStr(t.Schema), dStr(t.Name), dStr(cat.RoleName(t.OwnerID())), dNull, dFalse, dTrue, dStr(viewDef(t))})
 				}
 			}
 			return rows
@@ -67,7 +66,11 @@ var informationSchemaViews = map[string]*sysTable{
 				names = append(names, s.Name)
 			}
 			for _, s := range names {
-				rows = append(rows, []types.Datum{dStr(databaseName), dStr(s), dStr(expr.DefaultUser), dNull, dNull, dNull, dNull})
+				owner := uint32(meta.BootstrapRoleID)
+				if rec, ok := cat.SchemaRecord(s); ok {
+					owner = rec.OwnerID()
+				}
+				rows = append(rows, []types.Datum{dStr(databaseName), dStr(s), dStr(cat.RoleName(owner)), dNull, dNull, dNull, dNull})
 			}
 			return rows
 		},

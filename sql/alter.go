@@ -35,7 +35,11 @@ func (s *Session) rename(ctx context.Context, x *parser.AlterRename) (pgwire.Row
 	if err != nil {
 		return nil, err
 	}
-	schema := s.schemaOf(s.e.Meta.Catalog(), x.Name)
+	cat := s.e.Meta.Catalog()
+	schema := s.schemaOf(cat, x.Name)
+	if err := s.mustOwn(cat, kind, schema, x.Name.Name); err != nil {
+		return nil, err
+	}
 	if err := s.e.Meta.Rename(ctx, kind, schema, x.Name.Name, x.NewName, x.IfExists); err != nil {
 		return nil, err
 	}
@@ -48,7 +52,11 @@ func (s *Session) renameColumn(ctx context.Context, x *parser.AlterRenameColumn)
 	if err != nil {
 		return nil, err
 	}
-	schema := s.schemaOf(s.e.Meta.Catalog(), x.Name)
+	cat := s.e.Meta.Catalog()
+	schema := s.schemaOf(cat, x.Name)
+	if err := s.mustOwn(cat, kind, schema, x.Name.Name); err != nil {
+		return nil, err
+	}
 	if err := s.e.Meta.RenameColumn(ctx, kind, schema, x.Name.Name, x.Column, x.NewName); err != nil {
 		return nil, err
 	}
@@ -61,7 +69,11 @@ func (s *Session) comment(ctx context.Context, x *parser.Comment) (pgwire.Rows, 
 	if x.Kind != "COLUMN" {
 		kind = alterKinds[x.Kind]
 	}
-	schema := s.schemaOf(s.e.Meta.Catalog(), x.Name)
+	cat := s.e.Meta.Catalog()
+	schema := s.schemaOf(cat, x.Name)
+	if err := s.mustOwn(cat, kind, schema, x.Name.Name); err != nil {
+		return nil, err
+	}
 	if err := s.e.Meta.Comment(ctx, kind, schema, x.Name.Name, x.Column, x.Text); err != nil {
 		return nil, err
 	}

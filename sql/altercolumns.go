@@ -39,12 +39,16 @@ func (s *Session) runInternal(ctx context.Context, text string) ([]types.Datum, 
 // stays in stored rows, hidden (meta.Column.Dropped).
 func (s *Session) alterColumns(ctx context.Context, x *parser.AlterColumns) (pgwire.Rows, error) {
 	e := s.e
-	t, ok := e.Meta.Catalog().Resolve(s.searchPath(), x.Name.Schema, x.Name.Name)
+	cat := e.Meta.Catalog()
+	t, ok := cat.Resolve(s.searchPath(), x.Name.Schema, x.Name.Name)
 	if !ok {
 		if x.IfExists {
 			return done("ALTER TABLE"), nil
 		}
 		return nil, pgerror.New(pgerror.CodeUndefinedTable, "relation %q does not exist", x.Name.Name)
+	}
+	if err := s.mustOwn(cat, t.Kind, t.Schema, t.Name); err != nil {
+		return nil, err
 	}
 	name := expr.QuoteIdent(t.Schema) + "." + expr.QuoteIdent(t.Name)
 	var fill []string

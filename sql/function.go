@@ -36,7 +36,7 @@ func (s *Session) createFunction(ctx context.Context, x *parser.CreateFunction) 
 		return nil, err
 	}
 	f := &meta.Function{Schema: schema, Name: x.Name.Name, Body: x.Body, Return: x.Return,
-		Volatility: volatilities[x.Volatility], Strict: x.Strict}
+		Volatility: volatilities[x.Volatility], Strict: x.Strict, Owner: s.currentRole()}
 	if f.Returns, err = types.ParseTypeName(x.Returns); err != nil {
 		return nil, err
 	}
@@ -80,9 +80,14 @@ func (s *Session) dropFunctions(ctx context.Context, x *parser.DropFunction) (pg
 		}
 		schema := ref.Name.Schema
 		if schema == "" {
-			schema, _ = s.createIn(cat, ref.Name)
+			schema, _ = s.creationSchema(cat, ref.Name)
 			if fns := cat.ResolveFunctions(s.searchPath(), "", ref.Name.Name); len(fns) > 0 {
 				schema = fns[0].Schema
+			}
+		}
+		for _, f := range cat.FunctionsMatching(schema, ref.Name.Name, argTypes) {
+			if !cat.Owns(s.currentRole(), f.OwnerID()) {
+				return nil, meta.MustOwn("function", f.Signature())
 			}
 		}
 		unlock := s.e.stream.LockJobs()

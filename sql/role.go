@@ -10,41 +10,26 @@ import (
 	"github.com/streamdb/streamdb/sql/parser"
 )
 
-// loginRole checks that user may open a session and returns whether it is
-// a superuser and whether it names no role. A trusted connection (pgwire
-// lets only those through without a password) may name no role: it is an
-// alias of the bootstrap superuser, as every user name was before roles
-// existed.
-func loginRole(cat *meta.Catalog, user string) (superuser, alias bool, err error) {
+// loginRole checks that user may open a session and returns the oid of
+// its role. A trusted connection (pgwire lets only those through without
+// a password) may name no role: it is an alias of the bootstrap
+// superuser, as every user name was before roles existed.
+func loginRole(cat *meta.Catalog, user string) (uint32, error) {
 	r, ok := cat.Role(user)
 	if !ok {
-		return true, true, nil
+		return meta.BootstrapRoleID, nil
 	}
 	if !r.Login {
-		return false, false, pgerror.New(pgerror.CodeInvalidAuthorization, "role %q is not permitted to log in", user).
+		return 0, pgerror.New(pgerror.CodeInvalidAuthorization, "role %q is not permitted to log in", user).
 			WithHint("A superuser can allow it: ALTER ROLE %s LOGIN.", user)
 	}
-	return r.Superuser, false, nil
-}
-
-// superuser reports whether the session's user is a superuser now: a
-// role's attribute as the catalog has it, or the alias's (a role dropped
-// while its session runs is no superuser).
-func (s *Session) superuser() bool {
-	if r, ok := s.e.Meta.Catalog().Role(s.user); ok {
-		return r.Superuser
-	}
-	return s.alias
+	return r.ID, nil
 }
 
 // mustManageRoles refuses a role statement of a session whose user is no
 // superuser (42501).
 func (s *Session) mustManageRoles(what string) error {
-	if s.superuser() {
-		return nil
-	}
-	return pgerror.New(pgerror.CodeInsufficientPrivilege, "permission denied to %s", what).
-		WithHint("Only superusers manage roles: connect as one (for example streamdb). A user may change their own password with ALTER USER name PASSWORD '...'.")
+	return s.mustBeSuperuser(what, "Only superusers manage roles: connect as one (for example streamdb). A user may change their own password with ALTER USER name PASSWORD '...'.")
 }
 
 // verifier returns the verifier to store for PASSWORD '...' (nil: not

@@ -74,18 +74,29 @@ func (s *Session) searchPath() []string {
 // search_path and reads its status.
 func (s *Session) binder(cat *meta.Catalog, params []types.T) *planner.Binder {
 	b := planner.NewBinder(cat, params)
+	b.SetRole(s.currentRole())
 	b.SetSearchPath(s.searchPath())
 	b.SetStatus(s.status())
 	return b
 }
 
-// createIn returns the schema a CREATE of n puts the object in: n's own,
-// or the first existing schema of the search_path.
-func (s *Session) createIn(cat *meta.Catalog, n parser.ObjectName) (string, error) {
+// creationSchema returns the schema a CREATE of n puts the object in: n's
+// own, or the first existing schema of the search_path.
+func (s *Session) creationSchema(cat *meta.Catalog, n parser.ObjectName) (string, error) {
 	if n.Schema != "" {
 		return n.Schema, nil
 	}
 	return cat.CreationSchema(s.searchPath())
+}
+
+// createIn returns the schema a CREATE of n puts the object in, which the
+// session's role needs CREATE on (42501).
+func (s *Session) createIn(cat *meta.Catalog, n parser.ObjectName) (string, error) {
+	schema, err := s.creationSchema(cat, n)
+	if err != nil || !cat.HasSchema(schema) {
+		return schema, err // a missing schema is the statement's to report
+	}
+	return schema, cat.CheckSchema(s.currentRole(), schema, meta.PrivCreate)
 }
 
 // bindDefinition returns the schema a new relation name goes in, its
@@ -116,13 +127,16 @@ func (s *Session) schemaOf(cat *meta.Catalog, n parser.ObjectName) string {
 			return schema
 		}
 	}
-	schema, _ := s.createIn(cat, n)
+	schema, _ := s.creationSchema(cat, n)
 	return schema
 }
 
 // createSchema runs CREATE SCHEMA.
 func (s *Session) createSchema(ctx context.Context, x *parser.CreateSchema) (pgwire.Rows, error) {
-	if err := s.e.Meta.CreateSchema(ctx, x.Name, x.IfNotExists); err != nil {
+	if err := s.mustBeSuperuser("create schema "+x.Name, "Only superusers create schemas (streamdb has no database privileges); one can then give it to you: ALTER SCHEMA "+x.Name+" OWNER TO "+s.user+"."); err != nil {
+		return nil, err
+	}
+	if err := s.e.Meta.CreateSchema(ctx, x.Name, x.IfNotExists, s.currentRole()); err != nil {
 		return nil, err
 	}
 	return done("CREATE SCHEMA"), nil
@@ -133,6 +147,9 @@ func (s *Session) createSchema(ctx context.Context, x *parser.CreateSchema) (pgw
 func (s *Session) dropSchemas(ctx context.Context, x *parser.DropObject) (pgwire.Rows, error) {
 	var notices []*pgerror.Error
 	for _, n := range x.Names {
+		if err := s.mustOwnSchema(s.e.Meta.Catalog(), n.Name); err != nil {
+			return nil, err
+		}
 		unlock := s.e.stream.LockJobs()
 		dropped, err := s.e.Meta.DropSchema(ctx, n.Name, x.IfExists, x.Cascade)
 		if err == nil {

@@ -92,7 +92,7 @@ func (s *Session) createSequence(ctx context.Context, x *parser.CreateSequence) 
 	if owner != nil {
 		seq.OwnedTable, seq.OwnedColumn = owner.Table, owner.Column
 	}
-	t := &meta.Table{Schema: schema, Name: x.Name.Name, Kind: meta.KindSequence, Sequence: seq}
+	t := &meta.Table{Schema: schema, Name: x.Name.Name, Kind: meta.KindSequence, Sequence: seq, Owner: s.currentRole()}
 	if _, err := s.e.Meta.CreateTable(ctx, t, x.IfNotExists); err != nil {
 		return nil, err
 	}
@@ -107,6 +107,9 @@ func (s *Session) alterSequence(ctx context.Context, x *parser.AlterSequence) (p
 		return nil, err
 	}
 	schema := s.schemaOf(cat, x.Name)
+	if err := s.mustOwn(cat, meta.KindSequence, schema, x.Name.Name); err != nil {
+		return nil, err
+	}
 	alter := func(g *meta.SeqGiveBack) error {
 		return s.e.Meta.AlterSequence(ctx, schema, x.Name.Name, o, owner, x.IfExists, g)
 	}

@@ -30,12 +30,13 @@ func (e *Engine) Connect(ctx context.Context, params map[string]string) (pgwire.
 		return nil, pgerror.New(pgerror.CodeInvalidCatalogName, "database %q does not exist", db).
 			WithHint("streamdb serves one database: connect to database %q.", DatabaseName)
 	}
-	superuser, alias, err := loginRole(e.Meta.Catalog(), user)
+	cat := e.Meta.Catalog()
+	role, err := loginRole(cat, user)
 	if err != nil {
 		return nil, err
 	}
 	pid, _ := pgwire.BackendPID(ctx)
-	s := &Session{e: e, user: user, alias: alias, pid: int32(pid), vars: newVars(params, e.opts.Version, user, superuser), tx: 'I'}
+	s := &Session{e: e, user: user, login: role, pid: int32(pid), vars: newVars(params, e.opts.Version, user, cat.IsSuperuser(role)), tx: 'I'}
 	s.register(pgwire.RemoteAddr(ctx))
 	return s, nil
 }
@@ -44,8 +45,9 @@ func (e *Engine) Connect(ctx context.Context, params map[string]string) (pgwire.
 type Session struct {
 	e    *Engine
 	user string
-	// alias marks a user that named no role at connect (see loginRole).
-	alias bool
+	// login is the oid of the session user's role (see loginRole);
+	// currentRole the one whose privileges the session has.
+	login uint32
 	// pid is the process ID of the session's connection.
 	pid  int32
 	vars *vars
@@ -75,16 +77,31 @@ var (
 func (s *Session) BackendPID() int32 { return s.pid }
 
 // SignalBackend implements expr.Backend: it cancels the statement of, or
-// terminates, a connection of this node's server.
-func (s *Session) SignalBackend(pid int32, terminate bool) bool {
+// terminates, a connection of this node's server: one of the session's
+// own role, or any but a superuser's if the session's role is a
+// superuser, as in PostgreSQL.
+func (s *Session) SignalBackend(pid int32, terminate bool) (bool, error) {
 	b := s.e.backends.Load()
 	if b == nil || pid <= 0 {
-		return false
+		return false, nil
+	}
+	if v, ok := s.e.sessions.Load(pid); ok {
+		target := v.(*Session)
+		cat := s.e.Meta.Catalog()
+		what := map[bool]string{false: "cancel query", true: "terminate process"}[terminate]
+		switch {
+		case cat.IsSuperuser(target.login) && !cat.IsSuperuser(s.currentRole()):
+			return false, pgerror.New(pgerror.CodeInsufficientPrivilege, "permission denied to %s", what).
+				WithDetail("Only roles with the SUPERUSER attribute may signal processes of superusers.")
+		case target.login != s.currentRole() && !cat.IsSuperuser(s.currentRole()):
+			return false, pgerror.New(pgerror.CodeInsufficientPrivilege, "permission denied to %s", what).
+				WithDetail("Only roles with privileges of the role whose process is being signaled may signal it.")
+		}
 	}
 	if terminate {
-		return (*b).TerminateBackend(uint32(pid), nil)
+		return (*b).TerminateBackend(uint32(pid), nil), nil
 	}
-	return (*b).CancelBackend(uint32(pid))
+	return (*b).CancelBackend(uint32(pid)), nil
 }
 
 // Prepare implements pgwire.Session. As in PostgreSQL, an error aborts

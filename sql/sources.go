@@ -33,6 +33,7 @@ func (s *Session) createConnected(ctx context.Context, x *parser.CreateTable, ki
 	if t.Schema, err = s.createIn(s.e.Meta.Catalog(), parser.ObjectName{Schema: x.Schema, Name: x.Name}); err != nil {
 		return nil, err
 	}
+	t.Owner = s.currentRole()
 	par, err := s.streamingParallelism()
 	if err != nil {
 		return nil, err

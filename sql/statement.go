@@ -25,6 +25,7 @@ type statement struct {
 	declared []types.T
 
 	cat     *meta.Catalog
+	role    uint32
 	bindErr error
 	// replicated marks a statement reading relations or the catalog
 	// (planner.Binder.ReadsReplicated).
@@ -60,15 +61,16 @@ var (
 // SQL returns the statement's text.
 func (st *statement) SQL() string { return st.parsed.SQL }
 
-// bind binds the statement if the catalog changed since it was last bound
-// or it reads the node's live figures.
+// bind binds the statement if the catalog or the session's role (whose
+// privileges a bind checks) changed since it was last bound, or it reads
+// the node's live figures.
 func (st *statement) bind() error {
-	cat := st.s.e.Meta.Catalog()
-	if cat == st.cat && !st.live {
+	cat, role := st.s.e.Meta.Catalog(), st.s.currentRole()
+	if cat == st.cat && role == st.role && !st.live {
 		return st.bindErr
 	}
 	prevCols := st.cols
-	st.cat = cat
+	st.cat, st.role = cat, role
 	st.bindErr = st.doBind(cat)
 	if st.bindErr == nil && st.bound && !sameColumns(prevCols, st.cols) {
 		st.bindErr = pgerror.New(pgerror.CodeFeatureNotSupported, "cached plan must not change result type").
@@ -459,6 +461,13 @@ func writeCommand(p *parser.Statement) (string, bool) {
 		return "ALTER " + x.Kind, true
 	case *parser.AlterSystem, *parser.RemoveNode, *parser.Rebalance:
 		return "ALTER SYSTEM", true
+	case *parser.Grant:
+		if x.Revoke {
+			return "REVOKE", true
+		}
+		return "GRANT", true
+	case *parser.AlterOwner:
+		return "ALTER " + x.Kind, true
 	case *parser.Copy:
 		return "COPY FROM", !x.To
 	}

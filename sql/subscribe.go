@@ -85,7 +85,7 @@ const (
 // deleted.
 func errFellBehind(t *meta.Table, after uint64) error {
 	name := t.Name
-	if t.Owner != "" {
+	if t.SessionNode != "" {
 		name = "of SUBSCRIBE"
 	}
 	return pgerror.New(pgerror.CodeObjectNotInState, "subscription %s fell behind its retention of %v: the changes after epoch %d are no longer kept", name, t.Retention, after).
@@ -155,7 +155,7 @@ func subscribeOptions(x *parser.Subscribe) (snapshot, progress bool, err error) 
 
 // bindSubscribe returns the result columns of SUBSCRIBE x.
 func (s *Session) bindSubscribe(cat *meta.Catalog, x *parser.Subscribe) ([]pgwire.Column, error) {
-	_, query, err := s.subscribeTarget(cat, x)
+	t, query, err := s.subscribeTarget(cat, x)
 	if err != nil {
 		return nil, err
 	}
@@ -163,27 +163,45 @@ func (s *Session) bindSubscribe(cat *meta.Catalog, x *parser.Subscribe) ([]pgwir
 	if err != nil {
 		return nil, err
 	}
-	node, err := s.bindSQL(cat, query)
+	role := s.currentRole()
+	if t != nil {
+		// A subscription's reader needs SELECT on it; what it reads, its
+		// owner must be allowed to read.
+		if err := cat.Check(s.currentRole(), t, meta.PrivSelect); err != nil {
+			return nil, err
+		}
+		role = t.OwnerID()
+	}
+	node, err := s.bindSQL(cat, query, role)
 	if err != nil {
 		return nil, err
 	}
 	return subscribeColumns(resultColumns(node.Columns()), x.Cursor, progress), nil
 }
 
-// bindSQL binds a query given as text.
-func (s *Session) bindSQL(cat *meta.Catalog, query string) (planner.Node, error) {
+// bindSQL binds a query given as text, which must also run as a batch
+// query.
+func (s *Session) bindSQL(cat *meta.Catalog, query string, role uint32) (planner.Node, error) {
+	node, err := s.bindText(cat, query, role)
+	if err == nil {
+		err = planner.CheckBatch(node)
+	}
+	return node, err
+}
+
+// bindText binds the query given as text with the session's binder,
+// checking that role may read what it reads.
+func (s *Session) bindText(cat *meta.Catalog, query string, role uint32) (planner.Node, error) {
 	stmts, err := parser.Parse(query)
 	if err != nil {
 		return nil, err
 	}
 	if len(stmts) != 1 || stmts[0].AST == nil {
-		return nil, pgerror.New(pgerror.CodeSyntaxError, "SUBSCRIBE (query) takes one SELECT")
+		return nil, pgerror.New(pgerror.CodeSyntaxError, "the query must be one SELECT")
 	}
-	node, err := s.binder(cat, nil).BindQuery(stmts[0].AST)
-	if err == nil {
-		err = planner.CheckBatch(node)
-	}
-	return node, err
+	b := s.binder(cat, nil)
+	b.SetRole(role)
+	return b.BindQuery(stmts[0].AST)
 }
 
 // subscribe opens a subscriber for x: for a relation or a query it
@@ -246,9 +264,10 @@ func (s *Session) subscribe(ctx context.Context, x *parser.Subscribe, stop func(
 	return r, nil
 }
 
-// snapshot streams query's rows at epoch.
+// snapshot streams query's rows at epoch (bindSubscribe checked the
+// privileges it needs).
 func (s *Session) snapshot(ctx context.Context, query string, epoch uint64) (*streamedRows, error) {
-	node, err := s.bindSQL(s.e.Meta.Catalog(), query)
+	node, err := s.bindSQL(s.e.Meta.Catalog(), query, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func (s *Session) createSubscription(ctx context.Context, name parser.ObjectName
 			if nt.Name == "" {
 				nt.Name = fmt.Sprintf("_subscribe_%d", nt.ID)
 			}
-			nt.Owner, t = owner, nt
+			nt.SessionNode, t = owner, nt
 			return nil
 		}}
 	err = s.createPlanned(ctx, j)
@@ -102,7 +102,7 @@ func (e *Engine) dropSubscription(ctx context.Context, t *meta.Table) error {
 // starts, once its streaming is ready.
 func (e *Engine) DropOrphanedSubscriptions(ctx context.Context) error {
 	for _, t := range e.Meta.Catalog().Tables() {
-		if t.Kind == meta.KindSubscription && t.Owner == e.Meta.NodeID() {
+		if t.Kind == meta.KindSubscription && t.SessionNode == e.Meta.NodeID() {
 			if err := e.dropSubscription(ctx, t); err != nil {
 				return err
 			}

@@ -56,7 +56,7 @@ func (s *Session) createTableAs(ctx context.Context, x *parser.CreateTableAs) (p
 	if err := planner.CheckStorable(cols); err != nil {
 		return nil, err
 	}
-	t := &meta.Table{Schema: schema, Name: x.Name.Name, Kind: meta.KindTable, HiddenRowID: true}
+	t := &meta.Table{Schema: schema, Name: x.Name.Name, Kind: meta.KindTable, HiddenRowID: true, Owner: s.currentRole()}
 	for i, c := range cols {
 		name := c.Name
 		if i < len(x.Columns) {

@@ -58,7 +58,14 @@ func textRows(vals ...[]string) [][]types.Datum {
 // runUtility executes a statement of our own grammar.
 func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.Rows, error) {
 	m := s.e.Meta
+	if err := s.superuserOnly(p.Utility); err != nil {
+		return nil, err
+	}
 	switch x := p.Utility.(type) {
+	case *parser.Grant:
+		return s.grant(ctx, x)
+	case *parser.AlterOwner:
+		return s.alterOwner(ctx, x)
 	case *parser.CreateSource:
 		return s.createConnected(ctx, (*parser.CreateTable)(x), meta.KindSource)
 	case *parser.CreateSink:
@@ -86,6 +93,7 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		if t.Schema, err = s.createIn(m.Catalog(), parser.ObjectName{Schema: x.Schema, Name: x.Name}); err != nil {
 			return nil, err
 		}
+		t.Owner = s.currentRole()
 		if t.Watermark != nil && !t.AppendOnly {
 			return nil, pgerror.New(pgerror.CodeFeatureNotSupported, "Defining watermarks on table requires the table to be append only.").
 				WithHint("Use the key words `APPEND ONLY`.")
@@ -126,7 +134,12 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 		return s.dropFunctions(ctx, x)
 	case *parser.CreateIndex:
 		idx := meta.Index{Name: x.Name, Columns: x.Columns, Include: x.Include, Unique: x.Unique}
-		if err := m.CreateIndex(ctx, s.schemaOf(m.Catalog(), x.Table), x.Table.Name, idx, x.IfNotExists); err != nil {
+		cat := m.Catalog()
+		schema := s.schemaOf(cat, x.Table)
+		if err := s.mustOwn(cat, meta.KindTable, schema, x.Table.Name); err != nil {
+			return nil, err
+		}
+		if err := m.CreateIndex(ctx, schema, x.Table.Name, idx, x.IfNotExists); err != nil {
 			return nil, err
 		}
 		return done("CREATE INDEX"), nil
@@ -135,6 +148,11 @@ func (s *Session) runUtility(ctx context.Context, p *parser.Statement) (pgwire.R
 	case *parser.CreateSubscription:
 		return s.createSubscriptionStmt(ctx, x)
 	case *parser.SetVar:
+		if canonicalVar(x.Name) == "role" && !x.Default {
+			if err := s.checkSetRole(setValue(x.Name, x.Values)); err != nil {
+				return nil, err
+			}
+		}
 		var err error
 		switch {
 		case x.Local && x.Default:
@@ -285,7 +303,7 @@ func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.
 	if len(x.Columns) > len(cols) {
 		return nil, pgerror.New(pgerror.CodeSyntaxError, "CREATE VIEW specifies more column names than columns")
 	}
-	t := &meta.Table{Schema: schema, Name: x.Name.Name, Kind: meta.KindView, ViewSQL: x.Query.SQL, SearchPath: cat.ExistingSchemas(s.searchPath())}
+	t := &meta.Table{Schema: schema, Name: x.Name.Name, Kind: meta.KindView, ViewSQL: x.Query.SQL, SearchPath: cat.ExistingSchemas(s.searchPath()), Owner: s.currentRole()}
 	for i, c := range cols {
 		name := c.Name
 		if i < len(x.Columns) {
@@ -295,6 +313,9 @@ func (s *Session) createView(ctx context.Context, x *parser.CreateView) (pgwire.
 	}
 	t.DependsOn, t.Functions = planner.Dependencies(node), functions
 	if x.OrReplace {
+		if err := s.mustOwn(cat, meta.KindView, t.Schema, t.Name); err != nil {
+			return nil, err
+		}
 		if _, err := s.e.Meta.DropObject(ctx, meta.KindView, t.Schema, t.Name, true, false); err != nil {
 			return nil, err
 		}
@@ -315,7 +336,11 @@ func (s *Session) drop(ctx context.Context, x *parser.DropObject) (pgwire.Rows, 
 	}
 	var notices []*pgerror.Error
 	for _, n := range x.Names {
-		n.Schema = s.schemaOf(s.e.Meta.Catalog(), n)
+		cat := s.e.Meta.Catalog()
+		n.Schema = s.schemaOf(cat, n)
+		if err := s.mustOwn(cat, kind, n.Schema, n.Name); err != nil {
+			return nil, err
+		}
 		if kind == meta.KindIndex {
 			if err := s.e.Meta.DropIndex(ctx, n.Schema, n.Name, x.IfExists); err != nil {
 				return nil, err
@@ -345,7 +370,7 @@ func (s *Session) showObjects(x *parser.ShowObjects) (pgwire.Rows, error) {
 	}
 	var vals [][]string
 	for _, t := range s.e.Meta.Catalog().Tables() {
-		if t.Kind == kind && t.Owner == "" {
+		if t.Kind == kind && t.SessionNode == "" {
 			vals = append(vals, []string{t.Name})
 		}
 	}

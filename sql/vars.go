@@ -40,6 +40,7 @@ var sessionVars = map[string]varDef{
 	"server_version":                      {report: true, readOnly: true, desc: "Shows the server version."},
 	"is_superuser":                        {def: "on", report: true, readOnly: true, desc: "Shows whether the current user is a superuser."},
 	"session_authorization":               {report: true, readOnly: true, desc: "Sets the session user name."},
+	"role":                                {def: "none", desc: "Sets the current session role (SET ROLE)."},
 	"password_encryption":                 {def: "scram-sha-256", readOnly: true, desc: "Chooses the algorithm for encrypting passwords."},
 	"extra_float_digits":                  {def: "1", desc: "Sets the number of digits displayed for floating-point values."},
 	"search_path":                         {def: `"$user", public`, desc: "Sets the schema search order for names that are not schema-qualified."},

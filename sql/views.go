@@ -104,8 +104,16 @@ type plannedJob struct {
 func (s *Session) createPlanned(ctx context.Context, j *plannedJob) error {
 	e := s.e
 	defer e.stream.LockJobs()()
-	schema, err := s.createIn(e.Meta.Catalog(), j.name)
+	create := s.createIn
+	if j.name.Name == "" {
+		create = s.creationSchema // SUBSCRIBE's temporary subscription
+	}
+	schema, err := create(e.Meta.Catalog(), j.name)
 	if err != nil {
+		return err
+	}
+	// Its creator, and owner, must be allowed to read what it reads.
+	if _, err := s.bindText(e.Meta.Catalog(), j.sql, s.currentRole()); err != nil {
 		return err
 	}
 	if _, ok := e.Meta.Catalog().Table(schema, j.name.Name); ok {
@@ -146,7 +154,7 @@ func (s *Session) createPlanned(ctx context.Context, j *plannedJob) error {
 	if visible := visibleCount(p.Columns); len(j.columns) > 0 && len(j.columns) != visible {
 		return pgerror.New(pgerror.CodeSyntaxError, "%s %q names %d columns but its query returns %d", j.kind, j.name.Name, len(j.columns), visible)
 	}
-	t := &meta.Table{ID: id, Schema: schema, Name: j.name.Name, Kind: j.kind, SearchPath: path,
+	t := &meta.Table{ID: id, Schema: schema, Name: j.name.Name, Kind: j.kind, SearchPath: path, Owner: s.currentRole(),
 		ViewSQL: j.sql, PK: p.PK, AppendOnly: p.AppendOnly, RowBlocks: p.RowBlocks && !j.kind.Logged(), StateTables: stateTables,
 		Parallelism: j.parallelism, DependsOn: planner.Dependencies(node), Functions: p.Functions, Placement: e.place(j.parallelism),
 		WatermarkColumns: planner.WatermarkColumnIndexes(node), EmitOnWindowClose: j.eowc, Retention: j.retention}

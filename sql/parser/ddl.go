@@ -696,6 +696,16 @@ func (p *uparser) alter() (any, error) {
 	if _, ok := p.roleKind(); ok {
 		return p.alterRole()
 	}
+	if p.accept("schema") {
+		name, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		if !p.accept("owner", "to") {
+			return nil, p.notSupported(p.i, "ALTER SCHEMA "+strings.ToUpper(p.peek().val))
+		}
+		return p.ownerTo(&AlterOwner{Kind: "SCHEMA", Name: ObjectName{Name: name}})
+	}
 	a := &AlterParallelism{Kind: p.objectKind("MATERIALIZED VIEW", "TABLE", "SINK", "SOURCE", "VIEW", "INDEX", "SEQUENCE", "SUBSCRIPTION")}
 	if a.Kind == "" {
 		return nil, p.errUnsupportedKind("ALTER", p.i)
@@ -707,6 +717,9 @@ func (p *uparser) alter() (any, error) {
 	}
 	if p.accept("rename") {
 		return p.rename(a.Kind, a.Name, ifExists)
+	}
+	if p.accept("owner", "to") {
+		return p.ownerTo(&AlterOwner{Kind: a.Kind, Name: a.Name, IfExists: ifExists})
 	}
 	if a.Kind == "SEQUENCE" {
 		return p.alterSequence(a.Name, ifExists)

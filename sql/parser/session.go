@@ -52,7 +52,13 @@ func (p *uparser) set() (any, error) {
 	case !sv.Local && p.accept("characteristics", "as", "transaction"):
 		st := &SetTransaction{Session: true}
 		return st, p.txModes(&st.Modes, true)
-	case p.peek().is("characteristics") || p.peek().is("role") || p.peek().is("session"):
+	case p.accept("role"):
+		// SET ROLE name | NONE, and the setting's own SET role TO name.
+		sv.Name = "role"
+		if !p.acceptPunct("=") {
+			p.accept("to")
+		}
+	case p.peek().is("characteristics") || p.peek().is("session"):
 		return nil, p.notSupported(p.i, "SET "+strings.ToUpper(p.peek().val))
 	default:
 		name, err := p.settingName()

@@ -17,7 +17,7 @@ type uparser struct {
 // unsupportedStatements are statement kinds recognized only to refuse
 // them with 0A000 rather than a syntax error.
 var unsupportedStatements = wordSet(
-	"grant", "revoke", "prepare", "execute", "deallocate", "listen", "notify", "unlisten", "vacuum", "analyze", "analyse",
+	"prepare", "execute", "deallocate", "listen", "notify", "unlisten", "vacuum", "analyze", "analyse",
 	"truncate", "lock", "reindex", "cluster", "checkpoint", "do", "call",
 	"savepoint", "release", "refresh", "import", "security", "load",
 	"replace", "merge", "reassign", "cancel", "recover", "describe",
@@ -172,6 +172,9 @@ func (p *uparser) statement() (any, error) {
 		return p.closeCursor()
 	case tk.is("subscribe"):
 		return p.subscribe()
+	case tk.is("grant"), tk.is("revoke"):
+		p.i++
+		return p.grant(tk.is("revoke"))
 	case tk.kind == tkIdent && unsupportedStatements[tk.val]:
 		return nil, p.notSupported(p.i, strings.ToUpper(tk.val))
 	}
