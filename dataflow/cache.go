@@ -218,8 +218,9 @@ func (t *StateTable) report() {
 // stateCache).
 func (t *StateTable) evict() {
 	c := &t.store.cache
-	used, budget, below := c.used.Load()+t.unreported, c.budget.Load(), c.below.Load()
 	sealed := t.store.sealed.Load()
+	t.dropEmpties(sealed)
+	used, budget, below := c.used.Load()+t.unreported, c.budget.Load(), c.below.Load()
 	for g := t.lru.tail; g != nil && g.gen != t.gen && g.epoch <= sealed; g = t.lru.tail {
 		if used <= budget && g.epoch >= below {
 			break
@@ -235,10 +236,35 @@ func (t *StateTable) evict() {
 	}
 }
 
+// dropEmpties drops the groups left empty by a Commit whose epoch is
+// sealed and that were not used since: state that operators deleted (the
+// groups of closed windows, of keys retracted to nothing) leaves the cache
+// then rather than when the budget runs out, so the cache holds live
+// state, not its ghosts. A later lookup of such a group reads storage,
+// which holds nothing for it.
+func (t *StateTable) dropEmpties(sealed uint64) {
+	kept := t.empties[:0]
+	for _, g := range t.empties {
+		switch {
+		case g.evicted || g.rows.len() > 0:
+			// Gone already, or filled again (a later Commit that empties
+			// it lists it again).
+		case g.gen == t.gen || g.epoch > sealed:
+			kept = append(kept, g)
+		default:
+			t.drop(g)
+		}
+	}
+	clear(t.empties[len(kept):])
+	t.empties = kept
+}
+
 // drop removes g from the cache.
 func (t *StateTable) drop(g *Group) {
-	// The evicted group's entries are now only in storage.
-	t.bare[g.vnode] = false
+	if g.rows.len() > 0 {
+		// The evicted group's entries are now only in storage.
+		t.bare[g.vnode] = false
+	}
 	t.lru.remove(g)
 	delete(t.vnodes[g.vnode], g.prefix)
 	t.account(-g.bytes)

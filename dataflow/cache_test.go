@@ -127,13 +127,16 @@ func TestColdGroupsOfIdleTables(t *testing.T) {
 	store := newEnv(t).Store
 	idle := NewStateTable(store, 24, pairTypes)
 	busy := NewStateTable(store, 25, pairTypes)
-	mustGroup(t, idle, 0, "old")
+	filled := func(st *StateTable, prefix string) {
+		mustGroup(t, st, 0, prefix).Put([]byte("k"), pair(1, prefix))
+	}
+	filled(idle, "old")
 	idle.Commit(1)
-	mustGroup(t, busy, 0, "b1")
+	filled(busy, "b1")
 	busy.Commit(2)
-	mustGroup(t, idle, 0, "new")
+	filled(idle, "new")
 	idle.Commit(3)
-	mustGroup(t, busy, 0, "b2")
+	filled(busy, "b2")
 	busy.Commit(3)
 	mustSeal(t, store, 3)
 	// Room for the four groups: loading a fifth evicts b1 (epoch 2).
@@ -468,5 +471,44 @@ func TestCacheEstimatesMatchHeap(t *testing.T) {
 			t.Errorf("groups of %d entries: heap/estimate = %.2f", per, ratio)
 		}
 		runtime.KeepAlive(store)
+	}
+}
+
+// TestEmptyGroupsLeave checks that a group a Commit leaves without entries
+// leaves the cache once its epoch is sealed and it is unused, whatever the
+// budget, without losing what storage holds: its deleted entries stay
+// deleted, and a vnode whose state is all cached stays known as such.
+func TestEmptyGroupsLeave(t *testing.T) {
+	store := newEnv(t).Store
+	st := NewStateTable(store, 26, pairTypes)
+	g := mustGroup(t, st, 3, "w")
+	g.Put([]byte("a"), pair(1, "a"))
+	mustGroup(t, st, 3, "live").Put([]byte("b"), pair(2, "b"))
+	st.Commit(1)
+	mustSeal(t, store, 1)
+	st.Commit(2)
+	mustGroup(t, st, 3, "w").Delete([]byte("a"))
+	st.Commit(3)
+	if !cached(st, 3, "w") {
+		t.Fatal("an emptied group left before its epoch was sealed")
+	}
+	mustSeal(t, store, 3)
+	st.Commit(4)
+	if cached(st, 3, "w") || !cached(st, 3, "live") {
+		t.Fatal("after sealing, the emptied group should be gone and the live one cached")
+	}
+	if !st.bare[3] {
+		t.Fatal("dropping an empty group made its vnode read storage again")
+	}
+	if got := groupContents(mustGroup(t, st, 3, "w")); got != "" {
+		t.Fatalf("the emptied group came back with %q", got)
+	}
+	// Filled again before the seal: it stays.
+	mustGroup(t, st, 3, "w").Put([]byte("c"), pair(3, "c"))
+	st.Commit(5)
+	mustSeal(t, store, 5)
+	st.Commit(6)
+	if got := groupContents(mustGroup(t, st, 3, "w")); got != "c=3 c" || !cached(st, 3, "w") {
+		t.Fatalf("a refilled group: %q", got)
 	}
 }

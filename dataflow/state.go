@@ -43,6 +43,9 @@ type StateTable struct {
 	lru  groupLRU
 	used []*Group
 	gen  uint64
+	// empties are the groups a Commit left without entries: they leave
+	// the cache once sealed, if still empty and unused (dropEmpties).
+	empties []*Group
 	// unreported is the change of cached bytes not yet in acct and the
 	// store's usage.
 	unreported int64
@@ -216,6 +219,9 @@ func (t *StateTable) Commit(epoch uint64) {
 			}
 		}
 		g.dirty.reset()
+		if g.rows.len() == 0 {
+			t.empties = append(t.empties, g)
+		}
 	}
 	clear(t.used)
 	t.used = t.used[:0]
