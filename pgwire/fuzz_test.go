@@ -26,23 +26,7 @@ func FuzzMessageLoop(f *testing.F) {
 	startup := encode(startupMsg("db"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h := &fakeHandler{}
-		logs := &logRecorder{}
-		srv := NewServer(h, Options{Logger: slog.New(logs), MaxMessageSize: 1 << 16})
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			srv.serveConn(&scriptConn{r: bytes.NewReader(append(startup[:len(startup):len(startup)], data...))})
-		}()
-		select {
-		case <-done:
-		case <-time.After(fuzzHangLimit):
-			t.Fatalf("the server hung on input %q", data)
-		}
-		for _, m := range logs.messages() {
-			if strings.HasPrefix(m, "ERROR") {
-				t.Errorf("logged %q on input %q", m, data)
-			}
-		}
+		serveScript(t, h, Options{MaxMessageSize: 1 << 16}, &scriptConn{r: bytes.NewReader(append(startup[:len(startup):len(startup)], data...))})
 		h.checkReleased(t)
 	})
 }
@@ -78,27 +62,34 @@ func FuzzStartup(f *testing.F) {
 	users := passwords{"alice": scram.NewVerifier("secret").String(), "nopass": ""}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h := &fakeHandler{}
-		logs := &logRecorder{}
-		srv := NewServer(h, Options{Logger: slog.New(logs), TLS: tlsConfig, Auth: AuthSCRAM, Passwords: users})
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			srv.serveConn(&scriptConn{r: bytes.NewReader(data), chunk: 8})
-		}()
-		select {
-		case <-done:
-		case <-time.After(fuzzHangLimit):
-			t.Fatalf("the server hung on input %q", data)
-		}
-		for _, m := range logs.messages() {
-			if strings.HasPrefix(m, "ERROR") {
-				t.Errorf("logged %q on input %q", m, data)
-			}
-		}
+		serveScript(t, h, Options{TLS: tlsConfig, Auth: AuthSCRAM, Passwords: users}, &scriptConn{r: bytes.NewReader(data), chunk: 8})
 		if len(h.sessions) > 0 {
-			t.Fatalf("a session opened without the password on input %q", data)
+			t.Fatal("a session opened without the password on this input")
 		}
 	})
+}
+
+// serveScript serves nc to its end with a server of h and opts, and fails
+// t if the server hangs or logs at ERROR (a recovered panic).
+func serveScript(t *testing.T, h *fakeHandler, opts Options, nc *scriptConn) {
+	logs := &logRecorder{}
+	opts.Logger = slog.New(logs)
+	srv := NewServer(h, opts)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		srv.serveConn(nc)
+	}()
+	select {
+	case <-done:
+	case <-time.After(fuzzHangLimit):
+		t.Fatalf("the server hung on this input")
+	}
+	for _, m := range logs.messages() {
+		if strings.HasPrefix(m, "ERROR") {
+			t.Errorf("logged %q on this input", m)
+		}
+	}
 }
 
 // scriptConn is a net.Conn that reads a fixed script, then EOF, at most
