@@ -46,8 +46,16 @@ func (fakeSplits) SourceSplits() ([]control.SplitProgress, error) {
 
 func get(t *testing.T, h http.Handler, path string) (int, string) {
 	t.Helper()
+	return getFrom(t, h, path, "127.0.0.1:40000")
+}
+
+// getFrom is get from a client at remote.
+func getFrom(t *testing.T, h http.Handler, path, remote string) (int, string) {
+	t.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.RemoteAddr = remote
+	h.ServeHTTP(rec, req)
 	body, _ := io.ReadAll(rec.Body)
 	return rec.Code, string(body)
 }
@@ -107,7 +115,19 @@ func TestHandler(t *testing.T) {
 			t.Errorf("/metrics lacks %q", line)
 		}
 	}
-	if code, _ := get(t, h, "/debug/pprof/"); code != http.StatusOK {
-		t.Errorf("/debug/pprof/ = %d, want 200", code)
+	for _, tc := range []struct {
+		path, remote string
+		code         int
+	}{
+		{"/debug/pprof/", "127.0.0.1:40000", http.StatusOK},
+		{"/debug/pprof/cmdline", "[::1]:40000", http.StatusOK},
+		{"/debug/pprof/", "192.0.2.1:1234", http.StatusForbidden},
+		{"/debug/pprof/profile?seconds=1", "10.0.0.1:1234", http.StatusForbidden},
+		{"/debug/pprof/trace", "[2001:db8::1]:1234", http.StatusForbidden},
+		{"/metrics", "192.0.2.1:1234", http.StatusOK},
+	} {
+		if code, _ := getFrom(t, h, tc.path, tc.remote); code != tc.code {
+			t.Errorf("%s from %s = %d, want %d", tc.path, tc.remote, code, tc.code)
+		}
 	}
 }

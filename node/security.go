@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"time"
 
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/meta"
@@ -11,8 +12,9 @@ import (
 )
 
 // Security configures who may connect and how connections are protected:
-// TLS and passwords on the pgwire port, mutual TLS between nodes. The zero
-// value is the embedded default: no TLS, loopback clients trusted.
+// TLS and passwords on the pgwire port, mutual TLS between nodes, and the
+// limits on clients. The zero value is the embedded default: no TLS,
+// loopback clients trusted, pgwire's default limits.
 type Security struct {
 	// TLSCert and TLSKey are the PEM files of the pgwire port's
 	// certificate and key; empty: no TLS (SSLRequest is declined).
@@ -26,6 +28,12 @@ type Security struct {
 	// Insecure allows plain text (and trust) on addresses other than
 	// loopback.
 	Insecure bool
+	// MaxConnections, ReservedConnections (kept for superusers),
+	// AuthTimeout and MaxMessageSize are pgwire.Options' limits; 0 is
+	// pgwire's default.
+	MaxConnections, ReservedConnections int
+	AuthTimeout                         time.Duration
+	MaxMessageSize                      int
 }
 
 // apply checks s for the node's addresses and sets opts' TLS and
@@ -36,6 +44,8 @@ func (s Security) apply(opts *pgwire.Options, listen string, clusterAddrs ...str
 		return err
 	}
 	opts.Auth, opts.TLSRequired = s.Auth, s.TLSRequired
+	opts.MaxConnections, opts.ReservedConnections = s.MaxConnections, s.ReservedConnections
+	opts.AuthTimeout, opts.MaxMessageSize = s.AuthTimeout, s.MaxMessageSize
 	if s.TLSCert == "" && s.TLSKey == "" {
 		return nil
 	}
@@ -50,6 +60,9 @@ func (s Security) apply(opts *pgwire.Options, listen string, clusterAddrs ...str
 // check refuses configurations that would expose a node beyond this
 // machine unprotected, saying what to set.
 func (s Security) check(listen string, clusterAddrs []string) error {
+	if s.MaxConnections > 0 && s.ReservedConnections >= s.MaxConnections {
+		return fmt.Errorf("--superuser-reserved-connections (%d) must be less than --max-connections (%d)", s.ReservedConnections, s.MaxConnections)
+	}
 	if s.TLSRequired && s.TLSCert == "" {
 		return fmt.Errorf("--tls-required needs a certificate: set --tls-cert and --tls-key")
 	}

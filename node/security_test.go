@@ -28,6 +28,8 @@ func TestSecurityCheck(t *testing.T) {
 		{"every interface, insecure", Security{Insecure: true}, "0.0.0.0:4566", "0.0.0.0:5566", ""},
 		{"cluster elsewhere, plain", tlsOn, "0.0.0.0:4566", "10.0.0.5:5566", "--cluster-ca"},
 		{"cluster elsewhere, mutual TLS", Security{TLSCert: "c", TLSKey: "k", Cluster: mtls}, "0.0.0.0:4566", "10.0.0.5:5566", ""},
+		{"reserved slots within the limit", Security{MaxConnections: 4, ReservedConnections: 3}, "127.0.0.1:4566", "127.0.0.1:5566", ""},
+		{"reserved slots fill the limit", Security{MaxConnections: 3, ReservedConnections: 3}, "127.0.0.1:4566", "127.0.0.1:5566", "must be less than --max-connections"},
 		{"TLS required without a certificate", Security{TLSRequired: true, Insecure: true}, "127.0.0.1:4566", "127.0.0.1:5566", "--tls-required needs"},
 	} {
 		err := tc.s.check(tc.listen, []string{tc.cluster})

@@ -73,6 +73,7 @@ const (
 	CodeIdleInTransactionTimeout    = "25P03"
 	CodeInternal                    = "XX000"
 	CodeProgramLimitExceeded        = "54000"
+	CodeTooManyConnections          = "53300"
 	CodeStatementTooComplex         = "54001"
 	CodeTooManyColumns              = "54011"
 	CodeTooManyArguments            = "54023"

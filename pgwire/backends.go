@@ -29,6 +29,20 @@ func RemoteAddr(ctx context.Context) net.Addr {
 	return addr
 }
 
+// reservedKey keys, in the context a session is created with, whether
+// the connection took one of the slots kept for superusers
+// (InReservedSlot).
+type reservedKey struct{}
+
+// InReservedSlot reports whether the connection whose Handler.Connect got
+// ctx found more connections open than Options.MaxConnections leaves to
+// other roles: the Handler then admits only a superuser (53300 for the
+// rest, as PostgreSQL's superuser_reserved_connections).
+func InReservedSlot(ctx context.Context) bool {
+	r, _ := ctx.Value(reservedKey{}).(bool)
+	return r
+}
+
 // CancelBackend cancels the statement the connection with process ID pid
 // runs, if any, as a CancelRequest would (pg_cancel_backend); it reports
 // whether such a connection exists.

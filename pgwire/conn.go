@@ -31,10 +31,11 @@ type conn struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
-	in  *inputReader
-	buf *bufferedReader
-	be  *pgproto3.Backend
-	w   writer
+	in    *inputReader
+	buf   *bufferedReader
+	limit *limitReader // bounds messages: maxAuthMessageSize until authenticated
+	be    *pgproto3.Backend
+	w     writer
 
 	sess           Session
 	user           string // the startup's user parameter
@@ -43,6 +44,7 @@ type conn struct {
 	ignoreTillSync bool              // an extended-protocol message failed
 	fatal          bool              // a FATAL error was sent; the connection ends
 	tls            bool              // the connection runs TLS (SSLRequest)
+	full           bool              // beyond MaxConnections: no session
 
 	mu      sync.Mutex
 	running context.CancelCauseFunc // cancels the session call in progress
@@ -52,6 +54,7 @@ func newConn(s *Server, nc net.Conn, pid, secret uint32) *conn {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	in := &inputReader{r: nc}
 	buf := newBufferedReader(in)
+	limit := &limitReader{cr: buf, max: maxAuthMessageSize}
 	return &conn{
 		srv:        s,
 		nc:         nc,
@@ -62,7 +65,8 @@ func newConn(s *Server, nc net.Conn, pid, secret uint32) *conn {
 		cancel:     cancel,
 		in:         in,
 		buf:        buf,
-		be:         pgproto3.NewBackend(&limitReader{cr: buf, max: s.opts.MaxMessageSize}, nc),
+		limit:      limit,
+		be:         pgproto3.NewBackend(limit, nc),
 		w:          writer{w: nc},
 		sentParams: make(map[string]string),
 	}
@@ -78,9 +82,21 @@ func (c *conn) serve() {
 			c.finalFlush()
 		}
 	}()
-	if c.startup() {
-		c.loop()
+	deadline := time.Now().Add(c.srv.opts.AuthTimeout)
+	c.nc.SetDeadline(deadline)
+	if !c.startup() {
+		if time.Now().After(deadline) {
+			c.log.Info("pgwire: authentication timed out", "auth_timeout", c.srv.opts.AuthTimeout, "user", c.user)
+		}
+		return
 	}
+	c.nc.SetDeadline(time.Time{})
+	if c.ctx.Err() != nil {
+		// shutdown set its deadline before ours was lifted.
+		c.nc.SetReadDeadline(time.Now())
+	}
+	c.limit.max = c.srv.opts.MaxMessageSize
+	c.loop()
 }
 
 // loop reads and handles messages until the connection ends.

@@ -15,6 +15,12 @@ func startupMsg(database string) *pgproto3.StartupMessage {
 		Parameters: map[string]string{"user": "u", "database": database, "application_name": "app"}}
 }
 
+// startupMsgUser is the StartupMessage of user to database db.
+func startupMsgUser(user string) *pgproto3.StartupMessage {
+	return &pgproto3.StartupMessage{ProtocolVersion: pgproto3.ProtocolVersionNumber,
+		Parameters: map[string]string{"user": user, "database": "db"}}
+}
+
 func encode(m message) []byte {
 	b, err := m.Encode(nil)
 	if err != nil {
@@ -66,11 +72,28 @@ func TestStartupConnectError(t *testing.T) {
 	c.expectEOF()
 }
 
+// TestStartupGarbage sends startup packets that are malformed, or longer
+// than PostgreSQL's 10,000 bytes (refused from their length alone, before
+// their body is read): each gets FATAL 08P01 and the connection ends.
 func TestStartupGarbage(t *testing.T) {
 	srv := startServer(t)
-	c := dial(t, srv.addr)
-	c.write([]byte{0, 0, 0, 8, 0, 0, 0, 1}) // unknown protocol code
-	c.expectEOF()
+	for _, tc := range []struct {
+		name   string
+		packet []byte
+		want   string
+	}{
+		{"unknown protocol code", []byte{0, 0, 0, 8, 0, 0, 0, 1}, "unknown startup message code: 1"},
+		{"too long", []byte{0, 0, 0x27, 0x15}, "invalid length of startup packet: 10001"},
+		{"longest length word", []byte{0xff, 0xff, 0xff, 0xff}, "invalid length of startup packet: 4294967291"},
+		{"too short", []byte{0, 0, 0, 4}, "invalid length of startup packet: 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dial(t, srv.addr)
+			c.write(tc.packet)
+			checkMessages(t, []string{c.recv()}, []string{"E FATAL 08P01 invalid frontend message: " + tc.want})
+			c.expectEOF()
+		})
+	}
 }
 
 func TestErrorResponseFields(t *testing.T) {

@@ -44,6 +44,9 @@ func (h *fakeHandler) Connect(ctx context.Context, params map[string]string) (Se
 	if params["database"] == "nodb" {
 		return nil, pgerror.New(pgerror.CodeInvalidCatalogName, "database %q does not exist", params["database"])
 	}
+	if InReservedSlot(ctx) && params["user"] != "super" {
+		return nil, pgerror.New(pgerror.CodeTooManyConnections, "remaining connection slots are reserved for roles with the SUPERUSER attribute")
+	}
 	s := &fakeSession{h: h, tx: 'I', params: map[string]string{
 		"client_encoding":             "UTF8",
 		"standard_conforming_strings": "on",

@@ -2,6 +2,7 @@ package pgwire
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 
@@ -65,12 +66,16 @@ func newBufferedReader(r io.Reader) *bufferedReader {
 }
 
 // Next implements pgproto3.ChunkReader: the bytes are valid until the next
-// call.
+// call. A message longer than the buffer grows as its bytes arrive, so that
+// the memory it takes is what the client sent, not what it claimed.
 func (b *bufferedReader) Next(n int) ([]byte, error) {
 	if n > b.r.Size() {
-		buf := make([]byte, n)
-		_, err := io.ReadFull(b.r, buf)
-		return buf, err
+		var buf bytes.Buffer
+		_, err := io.CopyN(&buf, b.r, int64(n))
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return buf.Bytes(), err
 	}
 	buf, err := b.r.Peek(n)
 	if err == io.EOF && len(buf) > 0 {

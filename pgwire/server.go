@@ -10,10 +10,17 @@ import (
 	"math"
 	"net"
 	"sync"
+	"time"
+
+	"github.com/streamdb/streamdb/pgerror"
 )
 
-// defaultMaxMessageSize bounds a frontend message when Options leaves it 0.
-const defaultMaxMessageSize = 64 << 20
+// Defaults of the Options left 0.
+const (
+	defaultMaxMessageSize = 64 << 20
+	defaultAuthTimeout    = time.Minute
+	defaultMaxConnections = 100
+)
 
 // Options configures a Server.
 type Options struct {
@@ -23,9 +30,26 @@ type Options struct {
 	// ServerVersion (for example "15.0 (streamdb 0.1.0)") is reported as the
 	// server_version parameter when the session does not report one itself.
 	ServerVersion string
-	// MaxMessageSize is the largest frontend message accepted, in bytes;
-	// 0 means 64 MiB. A longer message ends the connection with 08P01.
+	// MaxMessageSize is the largest frontend message accepted once the
+	// client is authenticated, in bytes; 0 means 64 MiB. A longer message
+	// ends the connection with 08P01 before its body is read. Before, a
+	// startup packet is at most 10,000 bytes and a SASL message
+	// maxAuthMessageSize, as in PostgreSQL.
 	MaxMessageSize int
+	// AuthTimeout bounds the time from accepting a connection to the end
+	// of its authentication (PostgreSQL's authentication_timeout); a client
+	// that has not finished by then is disconnected. 0 means 1 minute.
+	AuthTimeout time.Duration
+	// MaxConnections bounds the open connections, authenticated or not; 0
+	// means 100. A connection beyond it gets FATAL 53300 in answer to its
+	// StartupMessage (a CancelRequest is still served); one beyond twice
+	// as many gets it at once, before anything is read.
+	MaxConnections int
+	// ReservedConnections of the MaxConnections are kept for superusers:
+	// a connection that finds more than MaxConnections -
+	// ReservedConnections open is marked so (InReservedSlot) and the
+	// Handler refuses it to other roles.
+	ReservedConnections int
 	// OnStatement, if set, hears of each statement that ran to its end
 	// (from the connection's goroutine: it must not block).
 	OnStatement func(StatementDone)
@@ -69,6 +93,12 @@ func NewServer(h Handler, opts Options) *Server {
 	if opts.MaxMessageSize <= 0 {
 		opts.MaxMessageSize = defaultMaxMessageSize
 	}
+	if opts.AuthTimeout <= 0 {
+		opts.AuthTimeout = defaultAuthTimeout
+	}
+	if opts.MaxConnections <= 0 {
+		opts.MaxConnections = defaultMaxConnections
+	}
 	return &Server{
 		h:          h,
 		opts:       opts,
@@ -104,7 +134,10 @@ func (s *Server) Serve(ln net.Listener) error {
 			}
 			return err
 		}
-		go s.serveConn(nc)
+		// Tracked here, in the order of arrival, so that the connection
+		// limits count every connection accepted before.
+		c, refused := s.track(nc)
+		go s.run(nc, c, refused)
 	}
 }
 
@@ -126,7 +159,16 @@ func (s *Server) Close() {
 
 // serveConn runs one connection to its end.
 func (s *Server) serveConn(nc net.Conn) {
-	c := s.track(nc)
+	c, refused := s.track(nc)
+	s.run(nc, c, refused)
+}
+
+// run serves nc, which track registered as c (nil: not registered, and
+// refused if there is no room), to its end.
+func (s *Server) run(nc net.Conn, c *conn, refused bool) {
+	if refused {
+		s.refuse(nc)
+	}
 	if c == nil {
 		nc.Close()
 		return
@@ -135,15 +177,37 @@ func (s *Server) serveConn(nc net.Conn) {
 	c.serve()
 }
 
-// track registers a new connection under a fresh process ID and secret, or
-// returns nil when the server is closed.
-func (s *Server) track(nc net.Conn) *conn {
+// errTooManyConnections is the answer of a connection beyond
+// MaxConnections.
+func errTooManyConnections() *pgerror.Error {
+	return fatal(pgerror.New(pgerror.CodeTooManyConnections, "sorry, too many clients already"))
+}
+
+// refuse tells a client beyond twice MaxConnections that there is no room,
+// as its first message, without reading anything from it.
+func (s *Server) refuse(nc net.Conn) {
+	s.opts.Logger.Info("pgwire: connection refused: too many clients", "remote", nc.RemoteAddr().String(), "max_connections", s.opts.MaxConnections)
+	w := writer{w: nc}
+	w.send(errorResponse(errTooManyConnections()))
+	nc.SetWriteDeadline(time.Now().Add(closeWriteGrace))
+	w.flush()
+}
+
+// track registers a new connection under a fresh process ID and secret,
+// or returns nil when the server is closed. Beyond MaxConnections it is
+// registered full: its startup serves a CancelRequest and refuses a
+// StartupMessage with 53300, as PostgreSQL does; beyond twice as many it is
+// not registered but refused.
+func (s *Server) track(nc net.Conn) (_ *conn, refused bool) {
 	var secret [4]byte
 	rand.Read(secret[:])
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil
+		return nil, false
+	}
+	if len(s.conns) >= 2*s.opts.MaxConnections {
+		return nil, true
 	}
 	for {
 		// Process IDs stay positive int32s: some clients read them signed.
@@ -153,10 +217,19 @@ func (s *Server) track(nc net.Conn) *conn {
 		}
 	}
 	c := newConn(s, nc, s.lastPID, binary.BigEndian.Uint32(secret[:]))
+	c.full = len(s.conns) >= s.opts.MaxConnections
 	s.conns[c.pid] = c
 	s.accepted++
 	s.wg.Add(1)
-	return c
+	return c, false
+}
+
+// inReservedSlot reports whether more connections are open than
+// MaxConnections leaves to roles that are not superusers.
+func (s *Server) inReservedSlot() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns) > s.opts.MaxConnections-s.opts.ReservedConnections
 }
 
 func (s *Server) untrack(c *conn) {

@@ -14,6 +14,11 @@ import (
 // SSLRequest and one GSSEncRequest at most, in either order.
 const maxStartupPackets = 3
 
+// maxAuthMessageSize bounds a message before authentication ends (SASL
+// responses), PostgreSQL's PG_MAX_AUTH_TOKEN_LENGTH; pgproto3 bounds a
+// startup packet to 10,000 bytes itself.
+const maxAuthMessageSize = 65535
+
 // startup runs the connection's start: an SSLRequest starts TLS when the
 // server has it (GSS encryption is declined), a CancelRequest is served,
 // and a StartupMessage opens a session once its user is authenticated. It
@@ -22,7 +27,7 @@ func (c *conn) startup() bool {
 	for range maxStartupPackets {
 		msg, err := safeReceive(c.be.ReceiveStartupMessage)
 		if err != nil {
-			c.log.Debug("pgwire: bad startup packet", "err", err)
+			c.readFailed(err)
 			return false
 		}
 		switch m := msg.(type) {
@@ -66,7 +71,7 @@ func (c *conn) startTLS() bool {
 		return false
 	}
 	c.in.r, c.w.w = tc, tc
-	c.be = pgproto3.NewBackend(&limitReader{cr: c.buf, max: c.srv.opts.MaxMessageSize}, tc)
+	c.be = pgproto3.NewBackend(c.limit, tc)
 	c.tls = true
 	return true
 }
@@ -74,6 +79,12 @@ func (c *conn) startTLS() bool {
 // connect authenticates the user, opens the session and reports its
 // parameters, the cancellation key and the transaction status.
 func (c *conn) connect(params map[string]string) bool {
+	if c.full {
+		c.log.Info("pgwire: connection refused: too many clients", "max_connections", c.srv.opts.MaxConnections)
+		c.sendError(errTooManyConnections())
+		c.finalFlush()
+		return false
+	}
 	if c.srv.opts.TLSRequired && !c.tls {
 		c.sendError(fatal(pgerror.New(pgerror.CodeInvalidAuthorization, "connection without TLS refused for host %q, user %q: this server requires TLS",
 			hostOf(c.nc.RemoteAddr()), params["user"]).
@@ -81,17 +92,19 @@ func (c *conn) connect(params map[string]string) bool {
 		c.finalFlush()
 		return false
 	}
-	if !c.authenticate(params["user"]) {
+	c.user = params["user"]
+	if !c.authenticate(c.user) {
 		c.finalFlush()
 		return false
 	}
-	sess, err := c.srv.h.Connect(context.WithValue(context.WithValue(c.ctx, pidKey{}, c.pid), remoteKey{}, c.nc.RemoteAddr()), params)
+	ctx := context.WithValue(context.WithValue(c.ctx, pidKey{}, c.pid), remoteKey{}, c.nc.RemoteAddr())
+	sess, err := c.srv.h.Connect(context.WithValue(ctx, reservedKey{}, c.srv.inReservedSlot()), params)
 	if err != nil {
 		c.sendError(fatal(pgerror.From(callError(c.ctx, err))))
 		c.finalFlush()
 		return false
 	}
-	c.sess, c.user = sess, params["user"]
+	c.sess = sess
 	if v := c.srv.opts.ServerVersion; v != "" {
 		if _, ok := sess.ParameterStatus()["server_version"]; !ok {
 			c.sentParams["server_version"] = v

@@ -35,8 +35,12 @@ func (e *Engine) Connect(ctx context.Context, params map[string]string) (pgwire.
 	if err != nil {
 		return nil, err
 	}
+	superuser := cat.IsSuperuser(role)
+	if !superuser && pgwire.InReservedSlot(ctx) {
+		return nil, pgerror.New(pgerror.CodeTooManyConnections, "remaining connection slots are reserved for roles with the SUPERUSER attribute")
+	}
 	pid, _ := pgwire.BackendPID(ctx)
-	s := &Session{e: e, user: user, login: role, pid: int32(pid), vars: newVars(params, e.opts.Version, user, cat.IsSuperuser(role)), tx: 'I'}
+	s := &Session{e: e, user: user, login: role, pid: int32(pid), vars: newVars(params, e.opts.Version, user, superuser), tx: 'I'}
 	s.register(pgwire.RemoteAddr(ctx))
 	return s, nil
 }

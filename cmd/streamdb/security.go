@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"time"
 
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/meta"
@@ -21,6 +22,10 @@ func securityFlags(fs *flag.FlagSet) func() (node.Security, error) {
 	clusterCert := fs.String("cluster-tls-cert", "", "PEM file of this node's certificate for mutual TLS between nodes (with --cluster-tls-key and --cluster-ca)")
 	clusterKey := fs.String("cluster-tls-key", "", "PEM file of the private key of --cluster-tls-cert")
 	clusterCA := fs.String("cluster-ca", "", "PEM file of the CA certificate that signs every node's --cluster-tls-cert")
+	maxConns := fs.Int("max-connections", 100, "most client connections open at once, authenticated or not; one more is refused with 53300")
+	reserved := fs.Int("superuser-reserved-connections", 3, "of --max-connections, how many only superusers may take")
+	authTimeout := fs.Duration("auth-timeout", time.Minute, "longest time a client may take from connecting to being authenticated before it is disconnected")
+	maxMessageMB := fs.Int("max-message-mb", 64, "largest message an authenticated client may send, in MiB; a longer one ends its connection with 08P01")
 	return func() (node.Security, error) {
 		policy, err := pgwire.ParseAuthPolicy(*auth)
 		if err != nil {
@@ -29,7 +34,11 @@ func securityFlags(fs *flag.FlagSet) func() (node.Security, error) {
 		if (*tlsCert == "") != (*tlsKey == "") {
 			return node.Security{}, fmt.Errorf("--tls-cert and --tls-key go together: set both, or neither")
 		}
-		s := node.Security{TLSCert: *tlsCert, TLSKey: *tlsKey, TLSRequired: *tlsRequired, Auth: policy, Insecure: *insecure}
+		if *maxConns < 1 || *reserved < 0 || *authTimeout <= 0 || *maxMessageMB < 1 || *maxMessageMB > 1023 {
+			return node.Security{}, fmt.Errorf("--max-connections and --max-message-mb (at most 1023) must be at least 1, --superuser-reserved-connections at least 0, --auth-timeout positive")
+		}
+		s := node.Security{TLSCert: *tlsCert, TLSKey: *tlsKey, TLSRequired: *tlsRequired, Auth: policy, Insecure: *insecure,
+			MaxConnections: *maxConns, ReservedConnections: *reserved, AuthTimeout: *authTimeout, MaxMessageSize: *maxMessageMB << 20}
 		switch set := btoi(*clusterCert != "") + btoi(*clusterKey != "") + btoi(*clusterCA != ""); set {
 		case 3:
 			s.Cluster = &cluster.TLS{CertFile: *clusterCert, KeyFile: *clusterKey, CAFile: *clusterCA}

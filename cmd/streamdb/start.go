@@ -102,7 +102,7 @@ type observed struct {
 func observeFlags(fs *flag.FlagSet) observed {
 	return observed{
 		config:    fs.String("config", "", "TOML file of settings, keys named like these flags (state-cache-mb = 512); flags and STREAMDB_* environment variables win over it"),
-		httpAddr:  fs.String("http-addr", "auto", "address of the HTTP listener for Prometheus (/metrics), health checks (/healthz, /readyz), Go's profiler (/debug/pprof/) and the dashboard (/); auto: --listen's host and its port + 2000 (127.0.0.1:6566 by default); empty: off"),
+		httpAddr:  fs.String("http-addr", "auto", "address of the HTTP listener for Prometheus (/metrics), health checks (/healthz, /readyz), the dashboard (/) and Go's profiler (/debug/pprof/, for clients on this machine only); auto: --listen's host and its port + 2000 (127.0.0.1:6566 by default); empty: off"),
 		logFormat: fs.String("log-format", "text", "log lines as text (key=value) or json (one object per line, for log collectors)"),
 		slowMS:    fs.Int("slow-statement-ms", 1000, "log each statement that runs at least this many milliseconds, with its text (0: none)"),
 		version:   fs.Bool("version", false, "print the version (release, commit, Go version) and exit"),
