@@ -1,8 +1,6 @@
 package meta
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -88,16 +86,7 @@ func TestPrivileges(t *testing.T) {
 	if err := cat.Check(alice.ID, tab, PrivSelect); pgerror.Code(err) != pgerror.CodeInsufficientPrivilege || !strings.Contains(err.Error(), "permission denied for table t") {
 		t.Errorf("alice reads t: %v", err)
 	}
-	var buf bytes.Buffer
-	snap, _ := f.Snapshot()
-	if err := json.NewEncoder(&buf).Encode(snapshotJSON{Version: snapshotVersion, Catalog: new(snap.(fsmSnapshot).catalog.toJSON(0))}); err != nil {
-		t.Fatal(err)
-	}
-	g := newFSM(nil)
-	if err := g.Restore(nopCloser{&buf}); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := aclSummary(g.catalog.Load()), steps[len(steps)-1].want; got != want {
+	if got, want := aclSummary(restored(t, f).catalog.Load()), steps[len(steps)-1].want; got != want {
 		t.Fatalf("restored acls %q; want %q", got, want)
 	}
 }

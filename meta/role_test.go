@@ -2,7 +2,6 @@ package meta
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 
 	"github.com/streamdb/streamdb/pgerror"
@@ -45,16 +44,7 @@ func TestRoles(t *testing.T) {
 			t.Fatalf("%s: roles %q; want %q", s.name, got, s.want)
 		}
 	}
-	var buf bytes.Buffer
-	snap, _ := f.Snapshot()
-	if err := json.NewEncoder(&buf).Encode(snapshotJSON{Version: snapshotVersion, Catalog: new(snap.(fsmSnapshot).catalog.toJSON(0))}); err != nil {
-		t.Fatal(err)
-	}
-	g := newFSM(nil)
-	if err := g.Restore(nopCloser{&buf}); err != nil {
-		t.Fatal(err)
-	}
-	if got := roleSummary(g.catalog.Load()); got != "streamdb:SLP" {
+	if got := roleSummary(restored(t, f).catalog.Load()); got != "streamdb:SLP" {
 		t.Fatalf("restored roles %q", got)
 	}
 }
