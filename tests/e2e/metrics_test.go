@@ -135,6 +135,7 @@ func TestMetricsMove(t *testing.T) {
 	}
 	for _, m := range moved {
 		b, a := sum(before, m.name, m.labels), sum(after, m.name, m.labels)
+		t.Logf("%s%v: %v before, %v after", m.name, m.labels, b, a)
 		if a <= b {
 			t.Errorf("%s%v did not move: %v before, %v after", m.name, m.labels, b, a)
 		}
