@@ -18,6 +18,7 @@ func TestHandOverCaches(t *testing.T) {
 	mustGroup(t, old, 1, "a").Put([]byte("x"), pair(1, "one"))
 	mustGroup(t, old, 2, "b").Put([]byte("y"), pair(2, "two"))
 	mustGroup(t, old, 2, "c").Put([]byte("z"), pair(3, "three"))
+	mustGroup(t, old, 2, "empty") // left empty: the old owner lists it to drop
 	old.Commit(1)
 	store.WriteBehind()
 	used := store.CacheUsage()
@@ -37,6 +38,12 @@ func TestHandOverCaches(t *testing.T) {
 	}
 	if !cached(next, 2, "b") || !cached(next, 2, "c") || cached(next, 1, "a") || !cached(old, 1, "a") || cached(old, 2, "b") {
 		t.Fatal("groups did not go to the owners of their vnodes")
+	}
+	// The old owner's next Commits drop no group it handed over.
+	mustSeal(t, store, 1)
+	old.Commit(2)
+	if e := next.vnodes[2][string(types.AppendKey(nil, types.NewString("empty"), false))]; e == nil || e.evicted {
+		t.Fatal("the old owner dropped an empty group it handed over")
 	}
 	g := mustGroup(t, next, 2, "b")
 	if got := groupContents(g); got != "y=2 two" {

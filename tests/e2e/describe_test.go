@@ -54,7 +54,7 @@ func TestPsqlDescribe(t *testing.T) {
 		{`\l+`, "streamdb|streamdb|UTF8|C|C||libc||" + strings.TrimSuffix(dbSize, "\n") + "|pg_default|\n"},
 		// streamdb_catalog is listed, as RisingWave lists rw_catalog.
 		{`\dn`, "public|streamdb\nstreamdb_catalog|streamdb\n"},
-		{`\dn+`, "public|streamdb||\nstreamdb_catalog|streamdb||\n"},
+		{`\dn+`, "public|streamdb|streamdb=UC/streamdb\n=U/streamdb|\nstreamdb_catalog|streamdb||\n"},
 		{`\df`, ""},
 		{`\du`, "streamdb|Superuser, Create role, Create DB, Replication, Bypass RLS|{}\n"},
 		{`\dp t`, "public|t|table|||\n"},
