@@ -69,8 +69,14 @@ type Controller struct {
 	cond      *sync.Cond
 	createdBy map[uint32]map[string]bool
 
-	kick     chan struct{}
-	interval chan time.Duration
+	// kick asks the leader's loop for a barrier at once; commitKick tells
+	// it that an epoch committed (both hold at most one signal).
+	kick       chan struct{}
+	commitKick chan struct{}
+	interval   chan time.Duration
+	// injected is the epoch of the newest barrier injected (c.epoch,
+	// readable without mu).
+	injected atomic.Uint64
 	// gens numbers this controller's recoveries (Fence.Gen).
 	gens uint64
 
@@ -90,6 +96,9 @@ type generation struct {
 	workers map[string]workerConn
 	// commits decides when its epochs commit (under the controller's cmu).
 	commits *commitQueue
+	// committed is the newest epoch committed in this generation (or its
+	// start), readable without the controller's cmu.
+	committed atomic.Uint64
 	// failed is closed when a barrier or a commit failed, err saying
 	// why: the controller recovers.
 	failed chan struct{}
@@ -126,7 +135,7 @@ func errNoLeader() error {
 // streaming life and its background work.
 func newController(ctx context.Context, spawn func(func()), self string, m *meta.Meta, rt *dataflow.Runtime, mgr *dataflow.BarrierManager, st *storage.Engine, shared remote.Storage, builder Builder, log *slog.Logger) *Controller {
 	c := &Controller{self: self, meta: m, client: m.Client(), log: log, createdBy: map[uint32]map[string]bool{},
-		kick: make(chan struct{}, 1), interval: make(chan time.Duration), durableKick: make(chan struct{}, 1)}
+		kick: make(chan struct{}, 1), commitKick: make(chan struct{}, 1), interval: make(chan time.Duration), durableKick: make(chan struct{}, 1)}
 	c.shared = &SharedStore{self: self, store: shared, engine: st, meta: m, log: log}
 	c.cond = sync.NewCond(&c.cmu)
 	c.local = &Worker{node: self, rt: rt, mgr: mgr, storage: st, shared: c.shared, builder: builder, meta: m, log: log, up: c,
@@ -247,7 +256,12 @@ func (c *Controller) sealed(node string, epoch uint64) {
 			gen.fail(err)
 			return
 		}
+		gen.committed.Store(r.epoch)
 		c.announce(gen, r.epoch)
+		select {
+		case c.commitKick <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -270,6 +284,7 @@ func (c *Controller) announce(gen *generation, epoch uint64) {
 // never goes back (under mu).
 func (c *Controller) next() dataflow.Tick {
 	c.epoch++
+	c.injected.Store(c.epoch)
 	c.lastTime = max(time.Now().UnixMicro(), c.lastTime+1)
 	return dataflow.Tick{Epoch: c.epoch, Time: c.lastTime}
 }
@@ -424,11 +439,20 @@ func nextBackoff(prev, lived time.Duration, gen *generation) time.Duration {
 
 // lead injects barriers for gen until it fails, leadership is lost, the
 // membership changes or ctx ends; it returns the interval then in force.
+//
+// Barriers come every interval, and at once when asked (RequestBarrier)
+// unless an earlier barrier has not committed yet: then the request waits
+// for that commit and one barrier serves every request made meanwhile.
+// This is group commit: a barrier costs a round of checkpoints and a Raft
+// commit whatever it carries, so concurrent writers share one instead of
+// queueing a barrier each (each with one row, at the rate barriers can go).
+// A lone writer still gets its barrier at once.
 func (c *Controller) lead(ctx context.Context, gen *generation, interval time.Duration) time.Duration {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	check := time.NewTicker(100 * time.Millisecond)
 	defer check.Stop()
+	asked := false // a request waits for the barrier in flight to commit
 	for {
 		select {
 		case <-ctx.Done():
@@ -446,7 +470,16 @@ func (c *Controller) lead(ctx context.Context, gen *generation, interval time.Du
 			continue
 		case <-t.C:
 		case <-c.kick:
+			if c.injected.Load() > gen.committed.Load() {
+				asked = true
+				continue
+			}
+		case <-c.commitKick:
+			if !asked || c.injected.Load() > gen.committed.Load() {
+				continue
+			}
 		}
+		asked = false
 		if _, err := c.barrier(ctx, nil, &Change{}); err != nil && ctx.Err() == nil {
 			c.log.Warn("control: a barrier failed; recovering", "err", err)
 		}
@@ -512,8 +545,10 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 	}
 	c.mu.Lock()
 	c.epoch = prev
+	c.injected.Store(prev)
 	c.mu.Unlock()
 	gen.commits = newCommitQueue(gen.nodes, prev)
+	gen.committed.Store(prev)
 	c.cmu.Lock()
 	c.createdBy = map[uint32]map[string]bool{}
 	c.cmu.Unlock()

@@ -184,3 +184,44 @@ func TestConcurrentWriters(t *testing.T) {
 	res = mustQuery(t, setup, "SELECT n, s FROM kvs")
 	equalStrings(t, "view", res.rows, []string{fmt.Sprintf("%d|%d", keys+1, keys+sessions*bumps)})
 }
+
+// TestWritersShareBarriers checks group commit: single-row INSERTs of
+// concurrent sessions, each acknowledged once its epoch commits, share
+// barriers, where a barrier per INSERT (each asks for one at once) would
+// make as many epochs as rows.
+func TestWritersShareBarriers(t *testing.T) {
+	n := openNode(t)
+	setup := n.connect(nil)
+	mustQuery(t, setup, "CREATE TABLE g (k int PRIMARY KEY, v int)")
+	mustQuery(t, setup, "CREATE MATERIALIZED VIEW gs AS SELECT v, count(*) AS n FROM g GROUP BY v")
+	const sessions, rows = 16, 25
+	before := n.e.ReadEpoch()
+	var wg sync.WaitGroup
+	errs := make(chan error, sessions)
+	for i := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := n.connect(nil)
+			for r := range rows {
+				if _, err := query(s, "INSERT INTO g VALUES ($1, $2)", types.NewInt(int64(i*rows+r)), types.NewInt(int64(r%3))); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	epochs := n.e.ReadEpoch() - before
+	t.Logf("%d acknowledged INSERTs took %d epochs", sessions*rows, epochs)
+	if epochs >= sessions*rows/2 {
+		t.Errorf("%d acknowledged INSERTs of %d sessions took %d epochs: concurrent writers do not share barriers", sessions*rows, sessions, epochs)
+	}
+	mustQuery(t, setup, "FLUSH")
+	res := mustQuery(t, setup, "SELECT sum(n) FROM gs")
+	equalStrings(t, "rows counted by the view", res.rows, []string{fmt.Sprint(sessions * rows)})
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -75,6 +76,14 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	fail := func(what string, err error) {
 		failed = append(failed, what)
 		fmt.Fprintf(cfg.Err, "%s failed: %v\n", what, err)
+	}
+	for _, dir := range []string{cfg.CPUProfileDir, cfg.ScrapeDir} {
+		if dir == "" {
+			continue
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("bench nexmark: %w", err)
+		}
 	}
 	for _, p := range cfg.Parallelism {
 		r, err := generatorRate(cfg.Events, p)
