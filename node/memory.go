@@ -6,16 +6,21 @@ import (
 	"strings"
 )
 
-// minStateCache is the smallest default state cache.
-const minStateCache int64 = 256 << 20
+// Bounds of the default state cache.
+const (
+	minStateCache int64 = 256 << 20
+	maxStateCache int64 = 1 << 30
+)
 
-// defaultStateCache is the state cache a node gets unless configured: an
-// eighth of the memory it may use (the machine's, or its cgroup's limit if
-// lower), and at least minStateCache. A fixed small default would push
-// state to Pebble on machines with memory to spare; peers size their
-// operator caches as a share of memory too.
-func defaultStateCache() int64 {
-	return max(minStateCache, usableMemory()/8)
+// DefaultStateCache is the state cache a node gets unless configured: a
+// sixteenth of the memory it may use (the machine's, or its cgroup's limit
+// if lower), between 256 MiB and 1 GiB. The server's whole memory follows
+// the cache (see cmd/streamdb's memory limit, about 1.5 times it), so the
+// default leaves a laptop's memory to its other programs; state beyond the
+// cache stays in Pebble and its block cache. Larger machines running big
+// views set --state-cache-mb.
+func DefaultStateCache() int64 {
+	return min(maxStateCache, max(minStateCache, usableMemory()/16))
 }
 
 // usableMemory returns the memory available to the process in bytes, 0 if

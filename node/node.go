@@ -59,7 +59,7 @@ type Config struct {
 	// materialized view; default the number of cores.
 	Parallelism int
 	// StateCacheBytes bounds the memory of cached operator state; 0 means
-	// an eighth of the machine's memory, at least 256 MiB.
+	// DefaultStateCache.
 	StateCacheBytes int64
 	// SharedStorage names the shared storage of durable checkpoints
 	// (storage/shared.Open: file:///path or s3://bucket/prefix?...);
@@ -112,7 +112,7 @@ func Start(cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 	if cfg.StateCacheBytes <= 0 {
-		cfg.StateCacheBytes = defaultStateCache()
+		cfg.StateCacheBytes = DefaultStateCache()
 	}
 	n := &Node{cfg: cfg, done: make(chan error, 1)}
 	defer func() {

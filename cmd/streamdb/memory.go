@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"runtime/debug"
+
+	"github.com/streamdb/streamdb/storage"
+)
+
+// defaultGCPercent is the garbage collector's target for a server unless
+// the GOGC environment variable sets one. The operator state cache is a
+// large, long-lived heap that every collection marks again; Go's default of
+// 100 starts one each time the heap grows by its live size, which under a
+// fast write load spends a quarter of the CPU marking the cache. At 200
+// collections run half as often; the memory limit (memoryLimit) keeps the
+// extra garbage from growing the process once the heap nears it.
+const defaultGCPercent = 200
+
+// memoryLimit is the Go runtime's soft memory limit for a server whose
+// state cache is cacheBytes: the process may use about 1.5 times the cache,
+// the cache and half as much again for everything else (rows in flight,
+// staged writes, sessions, and Pebble's memtable, which lives outside the
+// Go heap and is taken off the limit). Near the limit the collector runs
+// more often instead of letting garbage grow the heap to three times what
+// is live (GOGC=200), so the process follows the cache, not the event
+// rate. A heap whose live data exceeds the limit is not refused memory:
+// the limit is soft, and the collector then takes at most half the CPU.
+func memoryLimit(cacheBytes int64) int64 {
+	return max(cacheBytes, cacheBytes+cacheBytes/2-storage.DefaultMemTableSize)
+}
+
+// tuneMemory sets the collector's target to defaultGCPercent unless GOGC
+// is set, and the soft memory limit to memoryLimit(cacheBytes) unless
+// GOMEMLIMIT is set.
+func tuneMemory(cacheBytes int64) {
+	if _, ok := os.LookupEnv("GOGC"); !ok {
+		debug.SetGCPercent(defaultGCPercent)
+	}
+	if _, ok := os.LookupEnv("GOMEMLIMIT"); !ok {
+		debug.SetMemoryLimit(memoryLimit(cacheBytes))
+	}
+}
