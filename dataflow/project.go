@@ -7,7 +7,7 @@ import (
 
 // Build implements Spec.
 func (s *ProjectSpec) Build(env *Env) (Operator, error) {
-	return &project{exprs: s.Exprs, ev: env.Eval, wm: newWatermarkDerivation(s.Exprs)}, nil
+	return &project{slots: projectSlots(s.Exprs), ev: env.Eval, wm: newWatermarkDerivation(s.Exprs)}, nil
 }
 
 // lazyState implements lazySpec: a projection keeps no state.
@@ -33,7 +33,7 @@ func exprList(es []expr.Expr) string {
 // project computes its expressions over each row. An update pair whose
 // projections are identical is dropped.
 type project struct {
-	exprs []expr.Expr
+	slots []projectSlot
 	ev    *Evaluator
 	cmp   rowComparer
 	out   chunkOut
@@ -75,14 +75,50 @@ func (p *project) Process(_ int, c *Chunk, emit Emit) error {
 	return o.flush(emit)
 }
 
-func (p *project) eval(o *chunkOut, in []types.Datum) ([]types.Datum, error) {
-	row := o.row(len(p.exprs))
-	for j, e := range p.exprs {
-		v, err := p.ev.Eval(e, in)
-		if err != nil {
-			return nil, err
+// projectSlot is how a projection fills one output column: most are a
+// copy of an input column or a constant (the NULL of a column no operator
+// above reads), which need no call through the expression's interface.
+type projectSlot struct {
+	col int         // the input column copied; -1: none
+	val types.Datum // the constant, if eval is nil and col is -1
+	// eval is the expression to evaluate, nil for a copy or a constant.
+	eval expr.Expr
+}
+
+// projectSlots returns the slots of exprs.
+func projectSlots(exprs []expr.Expr) []projectSlot {
+	slots := make([]projectSlot, len(exprs))
+	for j, e := range exprs {
+		switch x := e.(type) {
+		case *expr.ColRef:
+			slots[j] = projectSlot{col: x.Idx}
+		case *expr.Const:
+			slots[j] = projectSlot{col: -1, val: x.V}
+		default:
+			slots[j] = projectSlot{col: -1, eval: e}
 		}
-		row[j] = v
+	}
+	return slots
+}
+
+func (p *project) eval(o *chunkOut, in []types.Datum) ([]types.Datum, error) {
+	row := o.row(len(p.slots))
+	for j := range p.slots {
+		s := &p.slots[j]
+		switch {
+		case s.col >= 0:
+			row[j] = in[s.col]
+		case s.eval == nil:
+			if !s.val.IsNull() { // a new row is all NULL
+				row[j] = s.val
+			}
+		default:
+			v, err := p.ev.Eval(s.eval, in)
+			if err != nil {
+				return nil, err
+			}
+			row[j] = v
+		}
 	}
 	return row, nil
 }
