@@ -11,6 +11,9 @@ import (
 	"github.com/streamdb/streamdb/types"
 )
 
+// generatorQuery names the generator-only line of the report.
+const generatorQuery = "generator"
+
 // generatorRate measures the ceiling of q0: this process runs the nexmark
 // generator for the bids of events events over p splits in p goroutines,
 // filling chunks of rows (with the row id) as the source operator does.
@@ -54,6 +57,6 @@ func generatorRate(events int64, p int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Query: "generator", Parallelism: p, Events: events, Seconds: elapsed.Seconds(),
+	return Result{Query: generatorQuery, Parallelism: p, Events: events, Seconds: elapsed.Seconds(),
 		EventsPerSec: benchkit.PerSecond(events, elapsed), EventsPerSecPerCore: benchkit.PerSecond(events, cpu1-cpu0), PeakRSSBytes: rss}, nil
 }

@@ -264,6 +264,19 @@ FROM (
     GROUP BY auction.id) AS q`},
 }
 
+// FelderaPerCore is Feldera's published streaming rate per core for each
+// Nexmark query it runs (feldera/feldera, benchmark/README.md: events/s
+// on 16 cores, divided by 16; in memory, no checkpoints), the figure the
+// report sets each query's events/s per busy core beside.
+var FelderaPerCore = map[string]float64{
+	"q0": 6_973_987 / 16, "q1": 6_595_871 / 16, "q2": 6_748_549 / 16, "q3": 6_608_075 / 16,
+	"q4": 4_233_521 / 16, "q5": 6_589_786 / 16, "q6": 3_997_921 / 16, "q7": 3_136_763 / 16,
+	"q8": 6_641_870 / 16, "q9": 910_680 / 16, "q12": 6_682_259 / 16, "q13": 3_675_255 / 16,
+	"q14": 6_858_711 / 16, "q15": 3_539_322 / 16, "q16": 810_701 / 16, "q17": 3_870_269 / 16,
+	"q18": 1_358_216 / 16, "q19": 1_201_216 / 16, "q20": 1_352_192 / 16, "q21": 6_634_820 / 16,
+	"q22": 6_305_568 / 16,
+}
+
 // Lookup returns the query named name ("q5" or "5").
 func Lookup(name string) (Query, bool) {
 	if !strings.HasPrefix(name, "q") {

@@ -28,6 +28,11 @@ type Result struct {
 	// EventsPerSecPerCore divides Events by the CPU time the server spent
 	// meanwhile: the rate one busy core sustains.
 	EventsPerSecPerCore float64 `json:"events_per_sec_per_core"`
+	// FirstTenthPerCore and LastTenthPerCore are EventsPerSecPerCore over
+	// the first and the last tenth of the events: a steady state shows
+	// them close.
+	FirstTenthPerCore float64 `json:"first_tenth_events_per_sec_per_core,omitempty"`
+	LastTenthPerCore  float64 `json:"last_tenth_events_per_sec_per_core,omitempty"`
 	// PeakRSSBytes is the server's peak resident set size.
 	PeakRSSBytes int64 `json:"peak_rss_bytes"`
 	// BarrierP50Ms and BarrierP99Ms summarize the time from a barrier's
@@ -74,15 +79,25 @@ func nodesLabel(n int) string {
 
 func writeTable(w io.Writer, results []Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "query\tnodes\tp\tevents\tevents/s\tevents/s/core\tpeak RSS MiB\tbarrier p50 ms\tbarrier p99 ms\trows\tstate entries\t")
+	fmt.Fprintln(tw, "query\tnodes\tp\tevents\tevents/s\tevents/s/core\tfirst 10%/core\tlast 10%/core\tx generator\tFeldera/core\tx Feldera\tpeak RSS MiB\tbarrier p50 ms\tbarrier p99 ms\trows\tstate entries\t")
+	generator := map[int]float64{}
+	for _, r := range results {
+		if r.Query == generatorQuery {
+			generator[r.Parallelism] = r.EventsPerSecPerCore
+		}
+	}
 	for _, r := range results {
 		if r.Skipped != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\tskipped\t\t\t\t\t\t\t\n", queryCell(r), nodesCell(r.Nodes), r.Parallelism, benchkit.Thousands(r.Events))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\tskipped\t\t\t\t\t\t\t\t\t\t\t\t\n", queryCell(r), nodesCell(r.Nodes), r.Parallelism, benchkit.Thousands(r.Events))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%.0f\t%.1f\t%.1f\t%s\t%s\t\n", queryCell(r), nodesCell(r.Nodes), r.Parallelism, benchkit.Thousands(r.Events),
-			benchkit.Thousands(int64(r.EventsPerSec)), benchkit.Thousands(int64(r.EventsPerSecPerCore)), float64(r.PeakRSSBytes)/(1<<20),
-			r.BarrierP50Ms, r.BarrierP99Ms, benchkit.Thousands(r.Rows), benchkit.Thousands(r.StateEntries))
+		feldera, ok := FelderaPerCore[r.Query]
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.1f\t%.1f\t%s\t%s\t\n", queryCell(r), nodesCell(r.Nodes), r.Parallelism, benchkit.Thousands(r.Events),
+			benchkit.Thousands(int64(r.EventsPerSec)), benchkit.Thousands(int64(r.EventsPerSecPerCore)),
+			optional(r.FirstTenthPerCore > 0, benchkit.Thousands(int64(r.FirstTenthPerCore))), optional(r.LastTenthPerCore > 0, benchkit.Thousands(int64(r.LastTenthPerCore))),
+			optional(r.Query != generatorQuery && generator[r.Parallelism] > 0, fmt.Sprintf("%.2f", r.EventsPerSecPerCore/generator[r.Parallelism])),
+			optional(ok, benchkit.Thousands(int64(feldera))), optional(ok, fmt.Sprintf("%.2f", r.EventsPerSecPerCore/feldera)),
+			float64(r.PeakRSSBytes)/(1<<20), r.BarrierP50Ms, r.BarrierP99Ms, benchkit.Thousands(r.Rows), benchkit.Thousands(r.StateEntries))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -95,6 +110,14 @@ func writeTable(w io.Writer, results []Result) error {
 	writeScaling(w, results)
 	writeMetricsCost(w, results)
 	return nil
+}
+
+// optional returns cell if ok, else "-".
+func optional(ok bool, cell string) string {
+	if !ok {
+		return "-"
+	}
+	return cell
 }
 
 // queryCell is a result's query as the table shows it: with its metrics

@@ -210,7 +210,12 @@ func runQuery(ctx context.Context, cfg Config, q Query, n, p int, mode string) (
 		return r, fmt.Errorf("create the view: %w", err)
 	}
 	bar := benchkit.NewProgress(cfg.Err, fmt.Sprintf("%s nodes=%d p=%d", q.Name, n, p), "events")
-	err = waitDone(ctx, conn, srv, bar, q, cfg.Events, start)
+	samples := []progressSample{{cpu: cpu0}}
+	err = waitDone(ctx, conn, srv, bar, q, cfg.Events, start, func(done int64) error {
+		cpu, err := clusterCPU(servers)
+		samples = append(samples, progressSample{events: done, cpu: cpu})
+		return err
+	})
 	bar.Finish()
 	if err != nil {
 		return r, err
@@ -220,6 +225,8 @@ func runQuery(ctx context.Context, cfg Config, q Query, n, p int, mode string) (
 	if err != nil {
 		return r, err
 	}
+	samples = append(samples, progressSample{events: cfg.Events, cpu: cpu1})
+	r.FirstTenthPerCore, r.LastTenthPerCore = steadyRates(samples, cfg.Events)
 	for _, s := range servers {
 		rss, err := benchkit.PeakRSS(s.PID())
 		if err != nil {
@@ -265,9 +272,52 @@ func readBarrierLatency(ctx context.Context, conn *pgx.Conn, r *Result) error {
 	return nil
 }
 
-// waitDone polls the sources' committed offsets, showing the progress,
-// until every split of q's sources is done.
-func waitDone(ctx context.Context, conn *pgx.Conn, srv *benchkit.Server, bar *benchkit.Progress, q Query, events int64, start time.Time) error {
+// progressSample is the run's committed events and the servers' CPU time
+// at one moment.
+type progressSample struct {
+	events int64
+	cpu    time.Duration
+}
+
+// steadyRates returns the events per second of CPU time over the first
+// and over the last tenth of a run's events, from its samples (in order,
+// the first at the start and the last at the end): from the start to the
+// first sample past a tenth, and from the last sample before nine tenths
+// to the end. A query whose cost grows with the events it has seen (state
+// that is never cleaned up, a cache that fills) shows a lower last rate.
+// Committed events move once per checkpoint, so in a short run a window
+// may be no sample's: a rate whose window would span more than a fifth of
+// the events is 0 (unknown).
+func steadyRates(samples []progressSample, events int64) (first, last float64) {
+	if len(samples) < 2 {
+		return 0, 0
+	}
+	start, end := samples[0], samples[len(samples)-1]
+	head, tail := end, start
+	for _, s := range samples[1:] {
+		if s.events >= events/10 {
+			head = s
+			break
+		}
+	}
+	for _, s := range samples {
+		if s.events <= events-events/10 {
+			tail = s
+		}
+	}
+	if head.events-start.events <= events/5 {
+		first = benchkit.PerSecond(head.events-start.events, head.cpu-start.cpu)
+	}
+	if end.events-tail.events <= events/5 {
+		last = benchkit.PerSecond(end.events-tail.events, end.cpu-tail.cpu)
+	}
+	return first, last
+}
+
+// waitDone polls the sources' committed offsets, showing the progress and
+// calling sample with each count of committed events, until every split of
+// q's sources is done.
+func waitDone(ctx context.Context, conn *pgx.Conn, srv *benchkit.Server, bar *benchkit.Progress, q Query, events int64, start time.Time, sample func(done int64) error) error {
 	var last int64 = -1
 	lastMove := time.Now()
 	for {
@@ -276,6 +326,9 @@ func waitDone(ctx context.Context, conn *pgx.Conn, srv *benchkit.Server, bar *be
 			return err
 		}
 		bar.Update(done, events, time.Since(start))
+		if err := sample(done); err != nil {
+			return err
+		}
 		if finished {
 			return nil
 		}
