@@ -26,6 +26,9 @@ type Stats struct {
 	// and their bound; CacheHits and CacheMisses count lookups of state
 	// groups found cached and read from storage.
 	CacheUsed, CacheBudget, CacheHits, CacheMisses int64
+	// CacheInForce is the budget the cache evicts down to now: CacheBudget,
+	// or less while the heap is short of room.
+	CacheInForce int64
 	// Steps sums the rescale steps this node ran.
 	Steps StepTotals
 }
@@ -81,7 +84,7 @@ func (s *Streaming) Stats() Stats {
 	}
 	st.SealLatency, st.CommitLatency = s.mgr.Latencies()
 	st.CommitLag, st.CommittedAge, st.Committed = s.mgr.CommitLag(), s.mgr.CommittedAge(), s.mgr.Committed()
-	st.CacheUsed, st.CacheBudget = s.store.CacheUsage(), s.store.CacheBytes()
+	st.CacheUsed, st.CacheBudget, st.CacheInForce = s.store.CacheUsage(), s.store.CacheBytes(), s.store.CacheBytesInForce()
 	st.CacheHits, st.CacheMisses = s.store.CacheLookups()
 	st.Steps = s.steps.get()
 	return st

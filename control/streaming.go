@@ -23,6 +23,10 @@ type Options struct {
 	// StateCacheBytes bounds the memory of cached operator state; default
 	// dataflow.DefaultCacheBytes.
 	StateCacheBytes int64
+	// FollowHeap lowers the state cache's budget while the Go heap is
+	// short of room under the runtime's memory limit
+	// (dataflow.Store.FollowHeap): for the one node of a server process.
+	FollowHeap bool
 	// Shared is the shared storage of durable checkpoints (nil: none;
 	// see storage/shared).
 	Shared remote.Storage
@@ -103,6 +107,9 @@ func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*St
 	ctrl.shared.rowIDs = ids
 	m.OnCommit(s.mgr.SetCommitted)
 	s.background(func() { s.mgr.Run(ctx) })
+	if opts.FollowHeap {
+		s.background(func() { store.FollowHeap(ctx, time.Second) })
+	}
 	interval := opts.BarrierInterval
 	if v, ok := m.Catalog().System(BarrierIntervalParam); ok {
 		// ALTER SYSTEM SET outlives restarts and wins over the option.

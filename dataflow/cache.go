@@ -45,9 +45,12 @@ const DefaultCacheBytes int64 = 256 << 20
 // accountBatch bytes and at each Commit, and returns what it holds once it
 // is garbage.
 type stateCache struct {
-	budget atomic.Int64
-	used   atomic.Int64
-	below  atomic.Uint64
+	// budget is the budget in force: configured, or less while the heap
+	// is short of room (FollowHeap).
+	budget     atomic.Int64
+	configured atomic.Int64
+	used       atomic.Int64
+	below      atomic.Uint64
 	// hits and misses count the tables' group lookups found cached and
 	// read from storage, as last reported.
 	hits, misses atomic.Int64
@@ -71,10 +74,17 @@ const (
 // keep only the groups that cannot go: in use or not yet sealed). Tables
 // evict down to it at their next cache miss or checkpoint. Safe for
 // concurrent use.
-func (s *Store) SetCacheBytes(n int64) { s.cache.budget.Store(max(n, 0)) }
+func (s *Store) SetCacheBytes(n int64) {
+	s.cache.configured.Store(max(n, 0))
+	s.cache.budget.Store(max(n, 0))
+}
 
-// CacheBytes returns the budget for cached state groups.
-func (s *Store) CacheBytes() int64 { return s.cache.budget.Load() }
+// CacheBytes returns the budget for cached state groups, as configured.
+func (s *Store) CacheBytes() int64 { return s.cache.configured.Load() }
+
+// CacheBytesInForce returns the budget the cache evicts down to now: the
+// configured one, or less while the heap is short of room (FollowHeap).
+func (s *Store) CacheBytesInForce() int64 { return s.cache.budget.Load() }
 
 // CacheUsage returns the estimated bytes of cached state groups, as last
 // reported by the tables.

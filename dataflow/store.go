@@ -66,7 +66,7 @@ type staged struct {
 // of DefaultCacheBytes.
 func NewStore(e *storage.Engine) *Store {
 	s := &Store{engine: e, unsynced: map[uint64]uint64{}}
-	s.cache.budget.Store(DefaultCacheBytes)
+	s.SetCacheBytes(DefaultCacheBytes)
 	return s
 }
 

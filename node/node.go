@@ -61,6 +61,10 @@ type Config struct {
 	// StateCacheBytes bounds the memory of cached operator state; 0 means
 	// DefaultStateCache.
 	StateCacheBytes int64
+	// FollowHeap holds the state cache to what the Go heap has room for
+	// under the runtime's memory limit (control.Options.FollowHeap): set
+	// it for the one node of a server process.
+	FollowHeap bool
 	// SharedStorage names the shared storage of durable checkpoints
 	// (storage/shared.Open: file:///path or s3://bucket/prefix?...);
 	// empty: none, and a node's state lives only on its disk.
@@ -138,7 +142,7 @@ func Start(cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 	n.meta = m
-	opts := control.Options{BarrierInterval: cfg.BarrierInterval, StateCacheBytes: cfg.StateCacheBytes, Logger: cfg.Logger}
+	opts := control.Options{BarrierInterval: cfg.BarrierInterval, StateCacheBytes: cfg.StateCacheBytes, FollowHeap: cfg.FollowHeap, Logger: cfg.Logger}
 	if cfg.SharedStorage != "" {
 		if n.shared, err = shared.Open(cfg.SharedStorage); err != nil {
 			return nil, fmt.Errorf("shared storage: %w", err)

@@ -72,7 +72,7 @@ func runStart(args []string) error {
 	}
 	n, err := node.Start(node.Config{Listen: *listen, DataDir: *dataDir, ClusterAddr: *clusterAddr, AdvertiseAddr: *advertise,
 		NodeID: *nodeID, Join: joinAddrs, Voters: *voters, Logger: logger,
-		BarrierInterval: time.Duration(*barrierMS) * time.Millisecond, Parallelism: *parallelism, StateCacheBytes: cacheBytes, SharedStorage: *sharedStorage,
+		BarrierInterval: time.Duration(*barrierMS) * time.Millisecond, Parallelism: *parallelism, StateCacheBytes: cacheBytes, FollowHeap: true, SharedStorage: *sharedStorage,
 		HTTPAddr: httpAddress(*o.httpAddr, *listen), SlowStatement: time.Duration(*o.slowMS) * time.Millisecond,
 		Security: sec})
 	if err != nil {
