@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 
@@ -253,20 +254,54 @@ func (t *StateTable) evict() {
 // state, not its ghosts. A later lookup of such a group reads storage,
 // which holds nothing for it.
 func (t *StateTable) dropEmpties(sealed uint64) {
-	kept := t.empties[:0]
-	for _, g := range t.empties {
-		switch {
-		case g.evicted || g.rows.len() > 0:
-			// Gone already, or filled again (a later Commit that empties
-			// it lists it again).
-		case g.gen == t.gen || g.epoch > sealed:
-			kept = append(kept, g)
-		default:
-			t.drop(g)
+	q := &t.empties
+	for ; q.head < len(q.list) && q.list[q.head].epoch <= sealed; q.head++ {
+		e := q.list[q.head]
+		q.list[q.head] = emptyGroup{}
+		g := e.g
+		if g.evicted || g.rows.len() > 0 || g.epoch != e.epoch || g.gen == t.gen {
+			// Gone already, filled again, or used since: a later Commit
+			// that leaves it empty lists it again.
+			continue
 		}
+		t.drop(g)
 	}
-	clear(t.empties[len(kept):])
-	t.empties = kept
+	q.compact()
+}
+
+// emptyQueue lists groups with the epoch of the Commit that left them
+// empty, oldest first: Commits come in epoch order, so the sealed ones
+// are a prefix, and dropping them costs nothing per group still waiting.
+type emptyQueue struct {
+	list []emptyGroup
+	head int // list[:head] are done
+}
+
+type emptyGroup struct {
+	g     *Group
+	epoch uint64
+}
+
+// push lists g, left empty by the Commit of epoch.
+func (q *emptyQueue) push(g *Group, epoch uint64) {
+	q.list = append(q.list, emptyGroup{g, epoch})
+}
+
+// compact moves the waiting groups to the front once the done ones are
+// at least half the list, so that the list's storage is reused.
+func (q *emptyQueue) compact() {
+	if q.head < len(q.list)/2 {
+		return
+	}
+	n := copy(q.list, q.list[q.head:])
+	clear(q.list[n:])
+	q.list, q.head = q.list[:n], 0
+}
+
+// remove unlists the waiting groups lost reports true for.
+func (q *emptyQueue) remove(lost func(*Group) bool) {
+	q.list = slices.DeleteFunc(q.list[q.head:], func(e emptyGroup) bool { return lost(e.g) })
+	q.head = 0
 }
 
 // drop removes g from the cache.

@@ -511,4 +511,19 @@ func TestEmptyGroupsLeave(t *testing.T) {
 	if got := groupContents(mustGroup(t, st, 3, "w")); got != "c=3 c" || !cached(st, 3, "w") {
 		t.Fatalf("a refilled group: %q", got)
 	}
+	// Emptied, then used again while empty: it waits for the later epoch.
+	mustGroup(t, st, 3, "w").Delete([]byte("c"))
+	st.Commit(7)
+	mustGroup(t, st, 3, "w").Get([]byte("c"))
+	st.Commit(8)
+	mustSeal(t, store, 7)
+	st.Commit(9)
+	if !cached(st, 3, "w") {
+		t.Fatal("an empty group used in an epoch not yet sealed left")
+	}
+	mustSeal(t, store, 9)
+	st.Commit(10)
+	if cached(st, 3, "w") {
+		t.Fatal("an empty group stayed after the epoch of its last use was sealed")
+	}
 }

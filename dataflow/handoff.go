@@ -73,7 +73,7 @@ func (t *StateTable) detach(lost *Bitmap) map[uint16]*vnodeCache {
 		delete(t.bare, v)
 	}
 	// The groups go to another actor's table: this one must not drop them.
-	t.empties = slices.DeleteFunc(t.empties, func(g *Group) bool { return lost.Has(int(g.vnode)) })
+	t.empties.remove(func(g *Group) bool { return lost.Has(int(g.vnode)) })
 	t.account(-total)
 	t.report()
 	return out

@@ -43,9 +43,10 @@ type StateTable struct {
 	lru  groupLRU
 	used []*Group
 	gen  uint64
-	// empties are the groups a Commit left without entries: they leave
-	// the cache once sealed, if still empty and unused (dropEmpties).
-	empties []*Group
+	// empties are the groups Commits left without entries, in the order
+	// of their epochs: they leave the cache once sealed, if still empty
+	// and unused (dropEmpties).
+	empties emptyQueue
 	// unreported is the change of cached bytes not yet in acct and the
 	// store's usage.
 	unreported int64
@@ -220,7 +221,7 @@ func (t *StateTable) Commit(epoch uint64) {
 		}
 		g.dirty.reset()
 		if g.rows.len() == 0 {
-			t.empties = append(t.empties, g)
+			t.empties.push(g, epoch)
 		}
 	}
 	clear(t.used)
