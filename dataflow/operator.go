@@ -42,6 +42,11 @@ type Env struct {
 	// Creating: the actor belongs to a new job, which backfills its
 	// inputs; each input tells when its snapshot is in (Loaded).
 	Creating bool
+	// align is the watermark alignment of a source actor's job, and
+	// aligned the actor's part in it, which its source joins and its
+	// watermark filter advances (align.go).
+	align   *alignGroup
+	aligned *alignMember
 	// tables are the actor's views of its state tables by id, which
 	// outlive its operators: operators rebuilt for new vnodes keep the
 	// cache of the vnodes they keep (see StateTable).

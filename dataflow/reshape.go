@@ -109,6 +109,7 @@ func (rs *reshape) reassign(f *fragment, owner []int, replace bool) error {
 		env.Creating = rs.creating
 		if src != nil {
 			env.Splits = splitsOf(src.Splits, owner, s)
+			env.align = &f.job.align
 		}
 		if a, ok := oldActors[s]; ok && !replace {
 			f.actors[s] = a

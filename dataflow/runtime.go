@@ -99,6 +99,9 @@ type job struct {
 	source bool
 	// created is closed when every backfill of the job has finished.
 	created chan struct{}
+	// align aligns the watermarks of the job's source actors on this
+	// node (align.go).
+	align alignGroup
 }
 
 // parallelFragments returns the job's fragments that run at its

@@ -86,7 +86,8 @@ type SourceSpec struct {
 // Build implements Spec: it positions the actor's splits at their
 // committed offsets (recovery removed uncommitted ones before actors start).
 func (s *SourceSpec) Build(env *Env) (Operator, error) {
-	op := &source{spec: s, store: env.Store, one: make([][]types.Datum, 1), wait: env.WaitCommitted}
+	op := &source{spec: s, store: env.Store, one: make([][]types.Datum, 1), wait: env.WaitCommitted, align: env.align.join()}
+	env.aligned = op.align
 	op.ctx, op.cancel = context.WithCancel(env.Ctx)
 	readers := s.NewSplits(env.Splits)
 	for i, id := range env.Splits {
@@ -189,6 +190,9 @@ type source struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wait   func(ctx context.Context, epoch uint64) error
+	// align holds the actor back while its watermark runs ahead of its
+	// job's other actors (align.go; nil: not aligned).
+	align *alignMember
 }
 
 // Process implements Operator: a source has no input rows.
@@ -234,6 +238,17 @@ func (o *source) confirmOnCommit(epoch uint64) {
 // returns 0; if none is due, it returns how long until one is, or a
 // negative duration once every split is done.
 func (o *source) generate(emit Emit) (time.Duration, error) {
+	if o.align.ahead() {
+		return alignPoll, nil
+	}
+	wait, err := o.read(emit)
+	o.align.setReading(wait == 0)
+	return wait, err
+}
+
+// read emits one chunk of the next split whose rows are due, as generate
+// does.
+func (o *source) read(emit Emit) (time.Duration, error) {
 	now := time.Now()
 	wait := time.Duration(-1)
 	for range o.splits {
@@ -313,6 +328,7 @@ func (o *source) fill(sp *sourceSplit, now time.Time, emit Emit) (int, error) {
 // are io.Closers close.
 func (o *source) close() {
 	o.cancel()
+	o.align.leave()
 	for _, sp := range o.splits {
 		if c, ok := sp.reader.(io.Closer); ok {
 			if err := c.Close(); err != nil {

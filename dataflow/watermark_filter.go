@@ -27,7 +27,7 @@ type WatermarkFilterSpec struct {
 // Build implements Spec: the watermark resumes as the lowest of those
 // stored under the actor's vnodes (none unless every vnode has one).
 func (s *WatermarkFilterSpec) Build(env *Env) (Operator, error) {
-	f := &watermarkFilter{spec: s, ev: env.Eval, store: env.Store, vnodes: env.VNodes}
+	f := &watermarkFilter{spec: s, ev: env.Eval, store: env.Store, vnodes: env.VNodes, align: env.aligned}
 	missing := false
 	err := eachVNodeValue(env.Store, env.VNodes, s.Type, func(v int) []byte { return watermarkKey(s.StateTable, v) },
 		func(val types.Datum, ok bool) bool {
@@ -46,6 +46,7 @@ func (s *WatermarkFilterSpec) Build(env *Env) (Operator, error) {
 		f.cur = types.Null
 	}
 	f.saved = f.cur
+	f.align.advance(f.cur)
 	return f, nil
 }
 
@@ -101,6 +102,9 @@ type watermarkFilter struct {
 	// written to state (NULL: none).
 	cur, sent, saved types.Datum
 	writes           writeBuf
+	// align is the source actor's part in its job's watermark alignment
+	// (nil: none).
+	align *alignMember
 }
 
 func (f *watermarkFilter) setWatermarkOut(out WatermarkEmit) { f.out = out }
@@ -135,7 +139,10 @@ func (f *watermarkFilter) Process(_ int, c *Chunk, emit Emit) error {
 			return err
 		}
 	}
-	f.cur = high
+	if types.Compare(high, f.cur) != 0 {
+		f.cur = high
+		f.align.advance(high)
+	}
 	return f.send()
 }
 
