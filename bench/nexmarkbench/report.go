@@ -50,6 +50,9 @@ type Result struct {
 	// SlowRefreshes counts refreshes that took longer than their interval:
 	// the freshness the interval promises was violated.
 	SlowRefreshes int `json:"slow_refreshes,omitempty"`
+	// BarrierIntervalMS is the run's barrier interval when the bench
+	// compares them (Config.CheckpointIntervalsMS).
+	BarrierIntervalMS int `json:"barrier_interval_ms,omitempty"`
 	// Metrics is the run's metrics mode, on or off, when the bench
 	// compares them (Config.Metrics).
 	Metrics string `json:"metrics,omitempty"`
@@ -109,7 +112,56 @@ func writeTable(w io.Writer, results []Result) error {
 	}
 	writeScaling(w, results)
 	writeMetricsCost(w, results)
+	writeCheckpointCost(w, results)
 	return nil
+}
+
+// writeCheckpointCost compares, per query, the runs at the shortest
+// barrier interval with those at the longest (means over repeated runs):
+// the events/s per busy core that checkpoints cost.
+func writeCheckpointCost(w io.Writer, results []Result) {
+	type key struct {
+		query    string
+		nodes, p int
+		metrics  string
+	}
+	type runs struct {
+		sum map[int]float64
+		n   map[int]int
+	}
+	var order []key
+	byKey := map[key]*runs{}
+	for _, r := range results {
+		if r.BarrierIntervalMS == 0 || r.Skipped != "" {
+			continue
+		}
+		k := key{r.Query, r.Nodes, r.Parallelism, r.Metrics}
+		if byKey[k] == nil {
+			byKey[k] = &runs{sum: map[int]float64{}, n: map[int]int{}}
+			order = append(order, k)
+		}
+		byKey[k].sum[r.BarrierIntervalMS] += r.EventsPerSecPerCore
+		byKey[k].n[r.BarrierIntervalMS]++
+	}
+	for _, k := range order {
+		rs := byKey[k]
+		short, long := 0, 0
+		for ms := range rs.n {
+			if short == 0 || ms < short {
+				short = ms
+			}
+			long = max(long, ms)
+		}
+		if short == long {
+			continue
+		}
+		s, l := rs.sum[short]/float64(rs.n[short]), rs.sum[long]/float64(rs.n[long])
+		if l == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s %sp=%d: checkpoints every %d ms cost %+.1f%% events/s per busy core against every %d ms (means of %d and %d runs: %s and %s)\n",
+			k.query, nodesLabel(k.nodes), k.p, short, 100*(1-s/l), long, rs.n[short], rs.n[long], benchkit.Thousands(int64(s)), benchkit.Thousands(int64(l)))
+	}
 }
 
 // optional returns cell if ok, else "-".
@@ -123,10 +175,14 @@ func optional(ok bool, cell string) string {
 // queryCell is a result's query as the table shows it: with its metrics
 // mode when the bench compares them.
 func queryCell(r Result) string {
-	if r.Metrics == "" {
-		return r.Query
+	cell := r.Query
+	if r.Metrics != "" {
+		cell += " metrics=" + r.Metrics
 	}
-	return r.Query + " metrics=" + r.Metrics
+	if r.BarrierIntervalMS != 0 {
+		cell += fmt.Sprintf(" barriers=%dms", r.BarrierIntervalMS)
+	}
+	return cell
 }
 
 // writeMetricsCost compares each run with metrics on with the same run

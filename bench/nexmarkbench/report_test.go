@@ -82,3 +82,23 @@ func TestWriteMetricsCost(t *testing.T) {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }
+
+// TestWriteCheckpointCost checks the comparison of barrier intervals: the
+// means of the runs at the shortest and at the longest, per query, and
+// nothing for a query run at one interval.
+func TestWriteCheckpointCost(t *testing.T) {
+	results := []Result{
+		{Query: "q5", Nodes: 1, Parallelism: 1, BarrierIntervalMS: 1000, EventsPerSecPerCore: 90},
+		{Query: "q5", Nodes: 1, Parallelism: 1, BarrierIntervalMS: 60000, EventsPerSecPerCore: 100},
+		{Query: "q5", Nodes: 1, Parallelism: 1, BarrierIntervalMS: 60000, EventsPerSecPerCore: 100},
+		{Query: "q5", Nodes: 1, Parallelism: 1, BarrierIntervalMS: 1000, EventsPerSecPerCore: 94},
+		{Query: "q7", Nodes: 1, Parallelism: 1, BarrierIntervalMS: 1000, EventsPerSecPerCore: 80},
+		{Query: "q0", Nodes: 1, Parallelism: 1, EventsPerSecPerCore: 500},
+	}
+	var b strings.Builder
+	writeCheckpointCost(&b, results)
+	want := "q5 nodes=1, p=1: checkpoints every 1000 ms cost +8.0% events/s per busy core against every 60000 ms (means of 2 and 2 runs: 92 and 100)\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}

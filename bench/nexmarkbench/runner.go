@@ -30,6 +30,11 @@ type Config struct {
 	Parallelism []int
 	// BarrierIntervalMS is the servers' barrier interval.
 	BarrierIntervalMS int
+	// CheckpointIntervalsMS, if set, lists barrier intervals to run each
+	// query at in turn instead (repeats allowed: 1000,60000,60000,1000
+	// alternates), and the report compares the shortest with the longest:
+	// what checkpoints cost.
+	CheckpointIntervalsMS []int
 	// Nodes lists the cluster sizes to run each query on (default 1):
 	// node processes started as one cluster, whose CPU time and peak
 	// memory are summed.
@@ -100,20 +105,31 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	if len(modes) == 0 {
 		modes = []string{metricsOn}
 	}
+	intervals := cfg.CheckpointIntervalsMS
+	if len(intervals) == 0 {
+		intervals = []int{cfg.BarrierIntervalMS}
+	}
 	for _, q := range cfg.Queries {
 		for _, n := range nodes {
 			for _, p := range cfg.Parallelism {
 				for _, mode := range modes {
-					if ctx.Err() != nil {
-						break
-					}
-					r, err := runQuery(ctx, cfg, q, n, p, mode)
-					if err != nil && ctx.Err() == nil {
-						fail(fmt.Sprintf("%s (nodes=%d, p=%d, metrics %s)", q.Name, n, p, mode), err)
-						r.Skipped = "failed: " + err.Error()
-					}
-					if ctx.Err() == nil {
-						results = append(results, r)
+					for _, interval := range intervals {
+						if ctx.Err() != nil {
+							break
+						}
+						run := cfg
+						run.BarrierIntervalMS = interval
+						r, err := runQuery(ctx, run, q, n, p, mode)
+						if len(cfg.CheckpointIntervalsMS) > 0 {
+							r.BarrierIntervalMS = interval
+						}
+						if err != nil && ctx.Err() == nil {
+							fail(fmt.Sprintf("%s (nodes=%d, p=%d, metrics %s, barriers every %d ms)", q.Name, n, p, mode, interval), err)
+							r.Skipped = "failed: " + err.Error()
+						}
+						if ctx.Err() == nil {
+							results = append(results, r)
+						}
 					}
 				}
 			}

@@ -91,7 +91,7 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	events := fs.Int64("events", 1_000_000, "Nexmark events per run (nexmark.event.num: people, auctions and bids together)")
 	parallelism := fs.String("parallelism", "1", "comma-separated parallelisms to run each query at (actors per fragment and source splits)")
 	jsonPath := fs.String("json", "", "also write the results to this file as a JSON array")
-	barrierMS := fs.Int("barrier-interval-ms", 1000, "the servers' milliseconds between checkpoint barriers")
+	barrierMS := fs.String("barrier-interval-ms", "1000", "the servers' milliseconds between checkpoint barriers; several, comma-separated (1000,60000,60000,1000), run each query at each in turn and compare the shortest with the longest: what checkpoints cost")
 	postgres := fs.String("postgres", "auto", "compare with PostgreSQL: auto (when its server binaries are installed), on or off")
 	watermark := fs.Duration("watermark", 0, "declare WATERMARK FOR date_time AS date_time - this on the sources (RisingWave's benchmark: 4s; 0: none)")
 	cpuProfiles := fs.String("cpuprofile-dir", "", "write a CPU profile of each query run's servers into this directory (q5-n3-p2-node1.prof: q5 on 3 nodes at parallelism 2, node n1's)")
@@ -108,7 +108,7 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	if fs.NArg() > 0 {
 		return nexmarkbench.Config{}, fmt.Errorf("bench nexmark: unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
-	cfg := nexmarkbench.Config{Events: *events, BarrierIntervalMS: *barrierMS, JSON: *jsonPath, Postgres: nexmarkbench.PostgresMode(*postgres),
+	cfg := nexmarkbench.Config{Events: *events, JSON: *jsonPath, Postgres: nexmarkbench.PostgresMode(*postgres),
 		Watermark: *watermark, CPUProfileDir: *cpuProfiles, ScrapeDir: *scrapeDir}
 	if cfg.Watermark < 0 {
 		return cfg, fmt.Errorf("bench nexmark: --watermark must not be negative, not %v", cfg.Watermark)
@@ -116,15 +116,24 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	if cfg.Events < 1 {
 		return cfg, fmt.Errorf("bench nexmark: --events must be at least 1, not %d", cfg.Events)
 	}
-	if err := checkBarrierInterval("bench nexmark", cfg.BarrierIntervalMS); err != nil {
+	intervals, err := parsePositives("barrier-interval-ms", *barrierMS)
+	if err != nil {
 		return cfg, err
+	}
+	for _, ms := range intervals {
+		if err := checkBarrierInterval("bench nexmark", ms); err != nil {
+			return cfg, err
+		}
+	}
+	cfg.BarrierIntervalMS = intervals[0]
+	if len(intervals) > 1 {
+		cfg.CheckpointIntervalsMS = intervals
 	}
 	switch cfg.Postgres {
 	case nexmarkbench.PostgresAuto, nexmarkbench.PostgresOn, nexmarkbench.PostgresOff:
 	default:
 		return cfg, fmt.Errorf("bench nexmark: --postgres must be auto, on or off, not %q", *postgres)
 	}
-	var err error
 	if cfg.Queries, err = parseQueries(*queries); err != nil {
 		return cfg, err
 	}

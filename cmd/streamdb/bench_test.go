@@ -16,6 +16,7 @@ func TestParseBenchNexmark(t *testing.T) {
 		events      int64
 		parallelism []int
 		barrierMS   int
+		checkpoints []int
 		postgres    nexmarkbench.PostgresMode
 		json        string
 		profiles    string
@@ -30,6 +31,8 @@ func TestParseBenchNexmark(t *testing.T) {
 		{args: []string{"--parallelism", "1,x"}, err: "--parallelism takes positive numbers"},
 		{args: []string{"--events", "0"}, err: "--events must be at least 1"},
 		{args: []string{"--barrier-interval-ms", "5"}, err: "--barrier-interval-ms must be from 10"},
+		{args: []string{"--barrier-interval-ms", "1000,5"}, err: "--barrier-interval-ms must be from 10"},
+		{args: []string{"--barrier-interval-ms", "1000,60000,60000,1000"}, queries: queryNames(nexmarkbench.Queries), events: 1_000_000, parallelism: []int{1}, barrierMS: 1000, checkpoints: []int{1000, 60000, 60000, 1000}, postgres: "auto"},
 		{args: []string{"--postgres", "maybe"}, err: "--postgres must be auto, on or off"},
 		{args: []string{"q0"}, err: `unexpected argument "q0"`},
 		{args: []string{"--nope"}, err: "flag provided but not defined"},
@@ -43,7 +46,7 @@ func TestParseBenchNexmark(t *testing.T) {
 			t.Errorf("%q: queries %v, want %v", tt.args, got, tt.queries)
 		}
 		if cfg.Events != tt.events || !slices.Equal(cfg.Parallelism, tt.parallelism) || cfg.BarrierIntervalMS != tt.barrierMS ||
-			cfg.Postgres != tt.postgres || cfg.JSON != tt.json || cfg.CPUProfileDir != tt.profiles {
+			!slices.Equal(cfg.CheckpointIntervalsMS, tt.checkpoints) || cfg.Postgres != tt.postgres || cfg.JSON != tt.json || cfg.CPUProfileDir != tt.profiles {
 			t.Errorf("%q: events %d, parallelism %v, barrier %d ms, postgres %q, json %q, profiles %q", tt.args, cfg.Events, cfg.Parallelism, cfg.BarrierIntervalMS, cfg.Postgres, cfg.JSON, cfg.CPUProfileDir)
 		}
 	}
