@@ -137,9 +137,9 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 // beside streamdb's as ratios.
 func report(out io.Writer, ours Result, theirs *Result, version string) {
 	fmt.Fprintf(out, "%d writers, single-row INSERTs, %d node(s):\n", ours.Writers, ours.Nodes)
-	fmt.Fprintf(out, "  %-16s %9s rows/s  ack p50 %6.2f ms  p99 %6.2f ms  max %7.2f ms  errors %d\n  %-16s barrier round trip p50 %.2f ms p99 %.2f ms: ack p99 = %.1fx its p50\n",
+	fmt.Fprintf(out, "  %-16s %9s rows/s  ack p50 %6.2f ms  p99 %6.2f ms  max %7.2f ms  errors %d\n  %-16s barrier round trip p50 %.2f ms p99 %.2f ms: ack p99 = %.1fx its p50, %.1fx its p99\n",
 		"streamdb", benchkit.Thousands(int64(ours.RowsPerSec)), ours.P50MS, ours.P99MS, ours.MaxMS, ours.Errors,
-		"", ours.BarrierP50MS, ours.BarrierP99MS, ours.P99MS/ours.BarrierP50MS)
+		"", ours.BarrierP50MS, ours.BarrierP99MS, ours.P99MS/ours.BarrierP50MS, ours.P99MS/ours.BarrierP99MS)
 	if theirs == nil {
 		return
 	}

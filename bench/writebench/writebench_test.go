@@ -13,7 +13,7 @@ func TestReport(t *testing.T) {
 		want   []string
 		not    string
 	}{
-		{nil, []string{"16 writers", "10,000 rows/s", "barrier round trip p50 1.00 ms p99 3.00 ms: ack p99 = 4.0x its p50"}, "PostgreSQL"},
+		{nil, []string{"16 writers", "10,000 rows/s", "barrier round trip p50 1.00 ms p99 3.00 ms: ack p99 = 4.0x its p50, 1.3x its p99"}, "PostgreSQL"},
 		{&theirs, []string{"PostgreSQL 15.4", "20,000 rows/s", "streamdb/PostgreSQL: rows/s 0.50x, ack p50 2.00x, p99 0.50x"}, ""},
 	}
 	for _, tt := range tests {
