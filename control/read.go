@@ -119,6 +119,11 @@ func (r *Reader) Scan(lower, upper []byte, epoch uint64, fn func(key, value []by
 	if err != nil {
 		return err
 	}
+	return r.scan(holders, lower, upper, epoch, fn)
+}
+
+// scan is Scan over holders.
+func (r *Reader) scan(holders []holder, lower, upper []byte, epoch uint64, fn func(key, value []byte) error) error {
 	parts, stop := r.fetch(holders, &scanRequest{Lower: lower, Upper: upper, Epoch: epoch})
 	defer stop()
 	var sources []func() (key, value []byte, ok bool, err error)
@@ -313,10 +318,22 @@ func (r *Reader) gather(lower []byte, req *scanRequest, local func(storage.Reade
 	return nil
 }
 
-// Get returns the value of key live at epoch, from the nodes that may
-// hold it, this node first.
+// Get returns the value of key live at epoch: a point read of this
+// node's store when the key can be nowhere else, else a scan of the
+// nodes that may hold it, this node first.
 func (r *Reader) Get(key []byte, epoch uint64) (value []byte, ok bool, err error) {
-	err = r.Scan(key, append(slices.Clip(key), 0), epoch, func(_, v []byte) error {
+	holders, err := r.holders(key, epoch)
+	if err != nil {
+		return nil, false, err
+	}
+	if mine, ok := r.mine(holders); ok && (len(holders) == 1 || mine.vnodes.has(keyVNode(key))) {
+		st, err := r.owned(mine.vnodes, key, epoch)
+		if err != nil {
+			return nil, false, err
+		}
+		return st.Get(key, epoch)
+	}
+	err = r.scan(holders, key, append(slices.Clip(key), 0), epoch, func(_, v []byte) error {
 		value, ok = bytes.Clone(v), true
 		return errFound
 	})
@@ -324,6 +341,14 @@ func (r *Reader) Get(key []byte, epoch uint64) (value []byte, ok bool, err error
 		err = nil
 	}
 	return value, ok, err
+}
+
+// keyVNode returns the vnode of a user key (-1 if it has none).
+func keyVNode(key []byte) int {
+	if len(key) < 6 {
+		return -1
+	}
+	return int(binary.BigEndian.Uint16(key[4:]))
 }
 
 // errFound ends a scan early: Get's at its key, a merged one's local part
@@ -425,7 +450,7 @@ func newVNodeSet() vnodeSet { return make(vnodeSet, (rowkey.VNodes+7)/8) }
 
 func (s vnodeSet) add(v int) { s[v/8] |= 1 << (v % 8) }
 
-func (s vnodeSet) has(v int) bool { return v/8 < len(s) && s[v/8]&(1<<(v%8)) != 0 }
+func (s vnodeSet) has(v int) bool { return v >= 0 && v/8 < len(s) && s[v/8]&(1<<(v%8)) != 0 }
 
 // runs calls fn with each run [lo, hi) of consecutive vnodes in s.
 func (s vnodeSet) runs(fn func(lo, hi int) error) error {
@@ -506,6 +531,15 @@ func (o ownedStore) Scan(lower, upper []byte, epoch uint64, fn func(key, value [
 		}
 		return o.e.Scan(l, u, epoch, fn)
 	})
+}
+
+// Get implements storage.Reader: a point read of key if its vnode is one
+// of the store's.
+func (o ownedStore) Get(key []byte, epoch uint64) ([]byte, bool, error) {
+	if !o.vnodes.has(keyVNode(key)) {
+		return nil, false, nil
+	}
+	return o.e.Get(key, epoch)
 }
 
 // TableDiskUsage implements storage.Reader.

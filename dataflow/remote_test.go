@@ -92,6 +92,15 @@ func (r clusterReader) Scan(lower, upper []byte, epoch uint64, fn func(key, valu
 	return nil
 }
 
+func (r clusterReader) Get(key []byte, epoch uint64) ([]byte, bool, error) {
+	for _, st := range *r.stores {
+		if v, ok, err := st.Get(key, epoch); ok || err != nil {
+			return v, ok, err
+		}
+	}
+	return nil, false, nil
+}
+
 func (r clusterReader) TableDiskUsage(uint32) (uint64, error) { return 0, nil }
 
 // testNode is one node of an in-process cluster.

@@ -1,7 +1,6 @@
 package dataflow
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -132,12 +131,8 @@ func SplitOffset(st storage.Reader, table uint32, split, splits int, epoch uint6
 
 // splitOffset reads the offset stored at key as of epoch.
 func splitOffset(st storage.Reader, key []byte, epoch uint64) (offset int64, ok bool, err error) {
-	var v []byte
-	err = st.Scan(key, append(key, 0), epoch, func(_, value []byte) error {
-		v = bytes.Clone(value)
-		return nil
-	})
-	if err != nil || v == nil {
+	v, ok, err := st.Get(key, epoch)
+	if err != nil || !ok {
 		return 0, false, err
 	}
 	row, err := types.DecodeRow(v, offsetTypes, nil)

@@ -315,13 +315,23 @@ func displayName(name string) string {
 	return name
 }
 
-// reported returns the variables sent as ParameterStatus.
-func (v *vars) reported() map[string]string {
-	out := map[string]string{}
+// reportedVars are the variables sent as ParameterStatus: their names,
+// and PostgreSQL's spellings of them.
+var reportedVars = func() (out [][2]string) {
 	for name, d := range sessionVars {
 		if d.report {
-			out[displayName(name)] = v.values[name]
+			out = append(out, [2]string{name, displayName(name)})
 		}
+	}
+	return out
+}()
+
+// reported returns the variables sent as ParameterStatus (the client
+// compares them after every statement).
+func (v *vars) reported() map[string]string {
+	out := make(map[string]string, len(reportedVars))
+	for _, n := range reportedVars {
+		out[n[1]] = v.values[n[0]]
 	}
 	return out
 }

@@ -52,6 +52,10 @@ type Options struct {
 // Reader reads committed state: a node's own store (Engine), or a
 // cluster's, where each node holds the key groups it owns.
 type Reader interface {
+	// Get returns the value of key live at epoch, if any (see
+	// Engine.Get): a point read, where a Scan of the one key would seek
+	// every level.
+	Get(key []byte, epoch uint64) (value []byte, ok bool, err error)
 	// Scan calls fn, in key order per node, for every key in [lower,
 	// upper) live at epoch (see Engine.Scan).
 	Scan(lower, upper []byte, epoch uint64, fn func(key, value []byte) error) error
@@ -127,7 +131,8 @@ func (e *Engine) Close() error { return e.db.Close() }
 
 // Get returns the value of key as of epoch: its newest version <= epoch, or
 // ok=false when there is none or that version is a tombstone. The returned
-// value is a copy owned by the caller.
+// value is a copy owned by the caller. It seeks the key's prefix only, so
+// that the bloom filters skip the tables without the key.
 func (e *Engine) Get(key []byte, epoch uint64) (value []byte, ok bool, err error) {
 	it, err := e.db.NewIter(nil)
 	if err != nil {

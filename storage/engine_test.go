@@ -130,6 +130,53 @@ func TestGetScan(t *testing.T) {
 	}
 }
 
+// TestGetAtEpoch checks the point read of a key with versions newer than
+// the epoch read, deletions and a re-insertion, and neighbours sharing a
+// prefix of its key, from the memtable and from a flushed table per
+// commit (where the bloom filters answer for the keys a table lacks).
+func TestGetAtEpoch(t *testing.T) {
+	gets := []struct {
+		pk    string
+		epoch uint64
+		want  string // "" with ok=false is absent
+		ok    bool
+	}{
+		{"k", 1, "", false},
+		{"k", 2, "k2", true},
+		{"k", 3, "k2", true},
+		{"k", 4, "", false}, // deleted at 4
+		{"k", 5, "", false},
+		{"k", 6, "k6", true}, // inserted again at 6
+		{"k", ^uint64(0), "k6", true},
+		{"k\x00", 3, "", false}, // its neighbour is younger
+		{"k\x00", 5, "n5", true},
+		{"j", 9, "", false},
+		{"kk", 9, "", false},
+	}
+	for _, flushed := range []bool{false, true} {
+		e := openTest(t, t.TempDir())
+		for _, ws := range [][]write{
+			{{"k", 2, []byte("k2")}},
+			{{"k", 4, nil}, {"k\x00", 5, []byte("n5")}},
+			{{"k", 6, []byte("k6")}},
+		} {
+			commit(t, e, 1000, ws...)
+			if flushed { // a table per commit
+				if err := e.db.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, g := range gets {
+			v, ok, err := e.Get(AppendKey(nil, 1000, 1, []byte(g.pk)), g.epoch)
+			if err != nil || ok != g.ok || string(v) != g.want {
+				t.Errorf("flushed %v: Get(%q, %d) = %q, %v, %v; want %q, %v", flushed, g.pk, g.epoch, v, ok, err, g.want, g.ok)
+			}
+		}
+		e.Close()
+	}
+}
+
 func TestDropTable(t *testing.T) {
 	e := openTest(t, t.TempDir())
 	defer e.Close()

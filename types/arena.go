@@ -1,7 +1,13 @@
 package types
 
-// arenaBlock is the number of datums allocated at once for rows.
-const arenaBlock = 1024
+// The sizes of a RowArena's allocations, in datums: the first is small, so
+// that an arena serving one row (a single-row INSERT) costs little, and
+// each next one twice the last, up to arenaBlock, so that an arena serving
+// a batch allocates rarely.
+const (
+	firstBlock = 16
+	arenaBlock = 1024
+)
 
 // RowArena hands out rows that share large allocations, so that building
 // a row for a batch (a stream's chunk, a statement's changes, decoded COPY
@@ -10,6 +16,8 @@ const arenaBlock = 1024
 // allocation serves many rows. The zero value is ready to use.
 type RowArena struct {
 	free []Datum
+	// block is the size of the last allocation.
+	block int
 }
 
 // Row returns storage for a new row of n datums, all NULL. A row is never
@@ -17,7 +25,8 @@ type RowArena struct {
 // aggregation without aggregates over no group key has one, of none).
 func (a *RowArena) Row(n int) []Datum {
 	if a.free == nil || cap(a.free)-len(a.free) < n {
-		a.free = make([]Datum, 0, max(n, arenaBlock))
+		a.block = min(max(2*a.block, firstBlock), arenaBlock)
+		a.free = make([]Datum, 0, max(n, a.block))
 	}
 	start := len(a.free)
 	a.free = a.free[:start+n]

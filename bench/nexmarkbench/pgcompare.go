@@ -12,19 +12,6 @@ import (
 	"github.com/streamdb/streamdb/bench/pgbaseline"
 )
 
-// PostgresMode says whether a run compares streamdb with PostgreSQL.
-type PostgresMode string
-
-// The PostgreSQL modes.
-const (
-	// PostgresAuto compares when PostgreSQL's server binaries are installed.
-	PostgresAuto PostgresMode = "auto"
-	// PostgresOn compares, and fails without PostgreSQL.
-	PostgresOn PostgresMode = "on"
-	// PostgresOff does not compare.
-	PostgresOff PostgresMode = "off"
-)
-
 // pgBatch is the number of rows per INSERT or COPY in the comparison, for
 // every system.
 const pgBatch = 1000
@@ -41,17 +28,9 @@ const pgRefreshInterval = time.Second
 // server, prints the rates side by side to out and checks that the
 // results agree.
 func comparePostgres(ctx context.Context, cfg Config, out io.Writer) (results []Result, err error) {
-	if cfg.Postgres == PostgresOff {
-		return nil, nil
-	}
-	bin := pgbaseline.Binaries()
-	if bin == "" {
-		const install = "PostgreSQL's server binaries are not installed (no /usr/lib/postgresql/*/bin/initdb): install them (sudo apt-get install -y postgresql)"
-		if cfg.Postgres == PostgresOn {
-			return nil, errors.New(install + " or pass --postgres off")
-		}
-		fmt.Fprintln(cfg.Err, "no PostgreSQL comparison: "+install+" to compare")
-		return nil, nil
+	bin, err := pgbaseline.Locate(cfg.Postgres, cfg.Err)
+	if bin == "" || err != nil {
+		return nil, err
 	}
 	pg, err := pgbaseline.Start(ctx, bin)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/streamdb/streamdb/bench/benchkit"
+	"github.com/streamdb/streamdb/bench/pgbaseline"
 	"github.com/streamdb/streamdb/connector/nexmark"
 )
 
@@ -45,9 +46,8 @@ type Config struct {
 	// CPUProfileDir, if set, receives a CPU profile of each query run's
 	// servers, named like q5-n3-p2-node1.prof (go tool pprof reads them).
 	CPUProfileDir string
-	// Postgres runs the PostgreSQL comparison: PostgresAuto when its
-	// server binaries are installed, PostgresOn (required) or PostgresOff.
-	Postgres PostgresMode
+	// Postgres says whether to run the PostgreSQL comparison.
+	Postgres pgbaseline.Use
 	// Metrics lists the metrics modes to run each query in, in turn:
 	// "on" (the servers' HTTP listener on, /metrics scraped every
 	// scrapeInterval) or "off" (--http-addr ''); default on, unscraped

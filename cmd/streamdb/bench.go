@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/streamdb/streamdb/bench/nexmarkbench"
+	"github.com/streamdb/streamdb/bench/pgbaseline"
 	"github.com/streamdb/streamdb/bench/rescalebench"
 	"github.com/streamdb/streamdb/bench/tpchbench"
 	"github.com/streamdb/streamdb/bench/writebench"
@@ -49,17 +50,10 @@ func runBench(args []string) error {
 			return err
 		}
 	case len(args) > 0 && args[0] == "writers":
-		cfg := writebench.Config{Out: os.Stdout, Err: os.Stderr}
-		fs := flag.NewFlagSet("bench writers", flag.ContinueOnError)
-		fs.SetOutput(os.Stderr)
-		fs.IntVar(&cfg.Writers, "writers", 16, "concurrent clients, each doing single-row INSERTs")
-		fs.IntVar(&cfg.Nodes, "nodes", 1, "node processes of the cluster (the writers spread over them)")
-		fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "how long the writers write")
-		fs.IntVar(&cfg.BarrierMS, "barrier-interval-ms", 1000, "milliseconds between periodic barriers")
-		fs.StringVar(&cfg.JSON, "json", "", "write the result as JSON to this file")
-		err = fs.Parse(args[1:])
+		var cfg writebench.Config
+		cfg, err = parseBenchWriters(args[1:], os.Stderr)
 		run = func(ctx context.Context, bin string) error {
-			cfg.Binary = bin
+			cfg.Binary, cfg.Out, cfg.Err = bin, os.Stdout, os.Stderr
 			_, err := writebench.Run(ctx, cfg)
 			return err
 		}
@@ -80,6 +74,42 @@ func runBench(args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return run(ctx, bin)
+}
+
+// parseBenchWriters reads the flags of `streamdb bench writers`; usage and
+// flag errors go to errOut.
+func parseBenchWriters(args []string, errOut io.Writer) (writebench.Config, error) {
+	var cfg writebench.Config
+	fs := flag.NewFlagSet("bench writers", flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	writers := fs.String("writers", "1,16", "comma-separated numbers of concurrent clients to run, each client doing single-row INSERTs")
+	fs.IntVar(&cfg.Nodes, "nodes", 1, "node processes of the cluster (the writers spread over them)")
+	fs.DurationVar(&cfg.Duration, "duration", 10*time.Second, "how long the writers write, per number of writers and system")
+	fs.IntVar(&cfg.BarrierMS, "barrier-interval-ms", 1000, "milliseconds between periodic barriers")
+	postgres := fs.String("postgres", "auto", "compare with PostgreSQL (a row-level trigger upserting the aggregate): auto (when its server binaries are installed), on or off")
+	fs.StringVar(&cfg.JSON, "json", "", "write the results as a JSON array to this file")
+	fs.Usage = func() {
+		fmt.Fprintln(errOut, "Usage: streamdb bench writers [flags]\n\nRuns concurrent single-row INSERTs into a table an aggregating view reads, on a fresh server and beside it on PostgreSQL, and reports rows/s and acknowledgement latency.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("bench writers: unexpected argument %q (flags only; see --help)", fs.Arg(0))
+	}
+	if cfg.Nodes < 1 {
+		return cfg, fmt.Errorf("bench writers: --nodes must be at least 1, not %d", cfg.Nodes)
+	}
+	if err := checkBarrierInterval("bench writers", cfg.BarrierMS); err != nil {
+		return cfg, err
+	}
+	var err error
+	if cfg.Postgres, err = pgbaseline.ParseUse(*postgres); err != nil {
+		return cfg, fmt.Errorf("bench writers: %w", err)
+	}
+	cfg.Writers, err = parsePositives("bench writers", "writers", *writers)
+	return cfg, err
 }
 
 // parseBenchNexmark reads the flags of `streamdb bench nexmark`; usage and
@@ -108,7 +138,7 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	if fs.NArg() > 0 {
 		return nexmarkbench.Config{}, fmt.Errorf("bench nexmark: unexpected argument %q (flags only; see --help)", fs.Arg(0))
 	}
-	cfg := nexmarkbench.Config{Events: *events, JSON: *jsonPath, Postgres: nexmarkbench.PostgresMode(*postgres),
+	cfg := nexmarkbench.Config{Events: *events, JSON: *jsonPath,
 		Watermark: *watermark, CPUProfileDir: *cpuProfiles, ScrapeDir: *scrapeDir}
 	if cfg.Watermark < 0 {
 		return cfg, fmt.Errorf("bench nexmark: --watermark must not be negative, not %v", cfg.Watermark)
@@ -116,7 +146,7 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	if cfg.Events < 1 {
 		return cfg, fmt.Errorf("bench nexmark: --events must be at least 1, not %d", cfg.Events)
 	}
-	intervals, err := parsePositives("barrier-interval-ms", *barrierMS)
+	intervals, err := parsePositives("bench nexmark", "barrier-interval-ms", *barrierMS)
 	if err != nil {
 		return cfg, err
 	}
@@ -129,18 +159,16 @@ func parseBenchNexmark(args []string, errOut io.Writer) (nexmarkbench.Config, er
 	if len(intervals) > 1 {
 		cfg.CheckpointIntervalsMS = intervals
 	}
-	switch cfg.Postgres {
-	case nexmarkbench.PostgresAuto, nexmarkbench.PostgresOn, nexmarkbench.PostgresOff:
-	default:
-		return cfg, fmt.Errorf("bench nexmark: --postgres must be auto, on or off, not %q", *postgres)
+	if cfg.Postgres, err = pgbaseline.ParseUse(*postgres); err != nil {
+		return cfg, fmt.Errorf("bench nexmark: %w", err)
 	}
 	if cfg.Queries, err = parseQueries(*queries); err != nil {
 		return cfg, err
 	}
-	if cfg.Parallelism, err = parsePositives("parallelism", *parallelism); err != nil {
+	if cfg.Parallelism, err = parsePositives("bench nexmark", "parallelism", *parallelism); err != nil {
 		return cfg, err
 	}
-	if cfg.Nodes, err = parsePositives("nodes", *nodes); err != nil {
+	if cfg.Nodes, err = parsePositives("bench nexmark", "nodes", *nodes); err != nil {
 		return cfg, err
 	}
 	for _, m := range strings.Split(*metricsModes, ",") {
@@ -238,14 +266,14 @@ func parseQueries(s string) ([]nexmarkbench.Query, error) {
 	return out, nil
 }
 
-// parsePositives reads a list flag (--parallelism, --nodes): positive
+// parsePositives reads bench's list flag (--parallelism, --writers): positive
 // numbers separated by commas.
-func parsePositives(flag, s string) ([]int, error) {
+func parsePositives(bench, flag, s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		p, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || p < 1 {
-			return nil, fmt.Errorf("bench nexmark: --%s takes positive numbers separated by commas (1,2), not %q", flag, s)
+			return nil, fmt.Errorf("%s: --%s takes positive numbers separated by commas (1,2), not %q", bench, flag, s)
 		}
 		out = append(out, p)
 	}

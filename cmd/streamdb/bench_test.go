@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/streamdb/streamdb/bench/nexmarkbench"
+	"github.com/streamdb/streamdb/bench/pgbaseline"
 )
 
 func TestParseBenchNexmark(t *testing.T) {
@@ -17,7 +18,7 @@ func TestParseBenchNexmark(t *testing.T) {
 		parallelism []int
 		barrierMS   int
 		checkpoints []int
-		postgres    nexmarkbench.PostgresMode
+		postgres    pgbaseline.Use
 		json        string
 		profiles    string
 		err         string
@@ -75,6 +76,33 @@ func TestParseBenchTPCH(t *testing.T) {
 		}
 		if cfg.Scale != tt.scale || !slices.Equal(cfg.Queries, tt.queries) || cfg.Postgres != tt.postgres || cfg.BarrierIntervalMS != 1000 {
 			t.Errorf("%q: scale %g, queries %v, postgres %v, barrier %d ms", tt.args, cfg.Scale, cfg.Queries, cfg.Postgres, cfg.BarrierIntervalMS)
+		}
+	}
+}
+
+func TestParseBenchWriters(t *testing.T) {
+	tests := []struct {
+		args     []string
+		writers  []int
+		nodes    int
+		postgres pgbaseline.Use
+		err      string
+	}{
+		{args: nil, writers: []int{1, 16}, nodes: 1, postgres: "auto"},
+		{args: []string{"--writers", "16", "--nodes", "3", "--postgres", "off"}, writers: []int{16}, nodes: 3, postgres: "off"},
+		{args: []string{"--writers", "1,x"}, err: "bench writers: --writers takes positive numbers"},
+		{args: []string{"--nodes", "0"}, err: "--nodes must be at least 1"},
+		{args: []string{"--postgres", "maybe"}, err: "--postgres must be auto, on or off"},
+		{args: []string{"--barrier-interval-ms", "5"}, err: "--barrier-interval-ms must be from 10"},
+		{args: []string{"16"}, err: `unexpected argument "16"`},
+	}
+	for _, tt := range tests {
+		cfg, err := parseBenchWriters(tt.args, io.Discard)
+		if !parsedAsWanted(t, tt.args, err, tt.err) {
+			continue
+		}
+		if !slices.Equal(cfg.Writers, tt.writers) || cfg.Nodes != tt.nodes || cfg.Postgres != tt.postgres {
+			t.Errorf("%q: writers %v, nodes %d, postgres %q", tt.args, cfg.Writers, cfg.Nodes, cfg.Postgres)
 		}
 	}
 }
