@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/streamdb/streamdb/pgerror"
+	"github.com/streamdb/streamdb/sql"
 	"github.com/streamdb/streamdb/types"
 )
 
@@ -142,39 +143,26 @@ func TestConcurrentWriters(t *testing.T) {
 	mustQuery(t, setup, "CREATE MATERIALIZED VIEW kvs AS SELECT count(*) AS n, sum(v) AS s FROM kv")
 	mustQuery(t, setup, "INSERT INTO kv VALUES (0, 0)")
 	const sessions, keys, bumps = 8, 40, 15
-	var wg sync.WaitGroup
 	var inserted, dups atomic.Int64
-	errs := make(chan error, sessions)
-	for i := range sessions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := n.connect(nil)
-			for k := 1; k <= keys; k++ {
-				_, err := query(s, "INSERT INTO kv VALUES ($1, 1)", types.NewInt(int64((k+i)%keys+1)))
-				switch pgerror.Code(err) {
-				case "":
-					inserted.Add(1)
-				case pgerror.CodeUniqueViolation:
-					dups.Add(1)
-				default:
-					errs <- err
-					return
-				}
+	inSessions(t, n, sessions, func(i int, s *sql.Session) error {
+		for k := 1; k <= keys; k++ {
+			_, err := query(s, "INSERT INTO kv VALUES ($1, 1)", types.NewInt(int64((k+i)%keys+1)))
+			switch pgerror.Code(err) {
+			case "":
+				inserted.Add(1)
+			case pgerror.CodeUniqueViolation:
+				dups.Add(1)
+			default:
+				return err
 			}
-			for range bumps {
-				if _, err := query(s, "UPDATE kv SET v = v + 1 WHERE k = 0"); err != nil {
-					errs <- err
-					return
-				}
+		}
+		for range bumps {
+			if _, err := query(s, "UPDATE kv SET v = v + 1 WHERE k = 0"); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+		}
+		return nil
+	})
 	if inserted.Load() != keys || dups.Load() != keys*(sessions-1) {
 		t.Fatalf("%d inserts succeeded and %d were duplicates, want %d and %d", inserted.Load(), dups.Load(), keys, keys*(sessions-1))
 	}
@@ -196,26 +184,14 @@ func TestWritersShareBarriers(t *testing.T) {
 	mustQuery(t, setup, "CREATE MATERIALIZED VIEW gs AS SELECT v, count(*) AS n FROM g GROUP BY v")
 	const sessions, rows = 16, 25
 	before := n.e.ReadEpoch()
-	var wg sync.WaitGroup
-	errs := make(chan error, sessions)
-	for i := range sessions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := n.connect(nil)
-			for r := range rows {
-				if _, err := query(s, "INSERT INTO g VALUES ($1, $2)", types.NewInt(int64(i*rows+r)), types.NewInt(int64(r%3))); err != nil {
-					errs <- err
-					return
-				}
+	inSessions(t, n, sessions, func(i int, s *sql.Session) error {
+		for r := range rows {
+			if _, err := query(s, "INSERT INTO g VALUES ($1, $2)", types.NewInt(int64(i*rows+r)), types.NewInt(int64(r%3))); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+		}
+		return nil
+	})
 	epochs := n.e.ReadEpoch() - before
 	t.Logf("%d acknowledged INSERTs took %d epochs", sessions*rows, epochs)
 	if epochs >= sessions*rows/2 {
@@ -224,4 +200,26 @@ func TestWritersShareBarriers(t *testing.T) {
 	mustQuery(t, setup, "FLUSH")
 	res := mustQuery(t, setup, "SELECT sum(n) FROM gs")
 	equalStrings(t, "rows counted by the view", res.rows, []string{fmt.Sprint(sessions * rows)})
+}
+
+// inSessions runs fn on sessions new sessions of n at once, each with its
+// number, and fails t with the first error any returns.
+func inSessions(t *testing.T, n *testNode, sessions int, fn func(i int, s *sql.Session) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, sessions)
+	for i := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := fn(i, n.connect(nil)); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
 }
