@@ -288,6 +288,10 @@ func readBarrierLatency(ctx context.Context, conn *pgx.Conn, r *Result) error {
 	return nil
 }
 
+// minWindowCPU is the least CPU time a steady-state window must span for
+// its rate to count: several barrier intervals of work.
+const minWindowCPU = 5 * time.Second
+
 // progressSample is the run's committed events and the servers' CPU time
 // at one moment.
 type progressSample struct {
@@ -302,8 +306,9 @@ type progressSample struct {
 // to the end. A query whose cost grows with the events it has seen (state
 // that is never cleaned up, a cache that fills) shows a lower last rate.
 // Committed events move once per checkpoint, so in a short run a window
-// may be no sample's: a rate whose window would span more than a fifth of
-// the events is 0 (unknown).
+// may be no sample's, or its events may have been worked on before it: a
+// rate whose window spans more than a fifth of the events, or less than
+// minWindowCPU of CPU time, is 0 (unknown).
 func steadyRates(samples []progressSample, events int64) (first, last float64) {
 	if len(samples) < 2 {
 		return 0, 0
@@ -321,10 +326,10 @@ func steadyRates(samples []progressSample, events int64) (first, last float64) {
 			tail = s
 		}
 	}
-	if head.events-start.events <= events/5 {
+	if head.events-start.events <= events/5 && head.cpu-start.cpu >= minWindowCPU {
 		first = benchkit.PerSecond(head.events-start.events, head.cpu-start.cpu)
 	}
-	if end.events-tail.events <= events/5 {
+	if end.events-tail.events <= events/5 && end.cpu-tail.cpu >= minWindowCPU {
 		last = benchkit.PerSecond(end.events-tail.events, end.cpu-tail.cpu)
 	}
 	return first, last

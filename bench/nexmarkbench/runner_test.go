@@ -15,12 +15,13 @@ func TestSteadyRates(t *testing.T) {
 		samples     []progressSample
 		first, last float64
 	}{
-		{name: "steady", samples: []progressSample{s(0, time.Second), s(100, 2*time.Second), s(500, 6*time.Second), s(900, 10*time.Second), s(1000, 11*time.Second)},
-			first: 100, last: 100},
-		{name: "slowing down", samples: []progressSample{s(0, 0), s(120, time.Second), s(880, 10*time.Second), s(1000, 13*time.Second)},
-			first: 120, last: 40},
+		{name: "steady", samples: []progressSample{s(0, time.Second), s(100, 6*time.Second), s(500, 26*time.Second), s(900, 46*time.Second), s(1000, 51*time.Second)},
+			first: 20, last: 20},
+		{name: "slowing down", samples: []progressSample{s(0, 0), s(120, 6*time.Second), s(880, 50*time.Second), s(1000, 62*time.Second)},
+			first: 20, last: 10},
+		{name: "windows too short in CPU", samples: []progressSample{s(0, 0), s(120, time.Second), s(880, 50*time.Second), s(1000, 53*time.Second)}},
 		{name: "no samples between", samples: []progressSample{s(0, 0), s(1000, 4*time.Second)}},
-		{name: "coarse", samples: []progressSample{s(0, 0), s(150, time.Second), s(700, 5*time.Second), s(1000, 8*time.Second)}, first: 150},
+		{name: "coarse", samples: []progressSample{s(0, 0), s(150, 5*time.Second), s(700, 25*time.Second), s(1000, 40*time.Second)}, first: 30},
 		{name: "no run", samples: []progressSample{s(0, 0)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
