@@ -50,14 +50,16 @@ func (s *Store) FollowHeap(ctx context.Context, every time.Duration) {
 // heapBudget returns the cache's next budget in force, from the configured
 // one, the one in force, the cache's estimated use, the live heap and the
 // memory limit: lowered by the live heap's excess over liveShare of the
-// limit (to no less than an eighth of the configured budget), or raised by
-// half the room left, up to the configured budget.
+// limit, or raised by half the room left, up to the configured budget. It
+// takes at most half the configured budget away: a heap that is over for
+// other reasons than the cache (rows in flight, join indexes) is not made
+// to fit by emptying the cache, whose misses would then read storage.
 func heapBudget(configured, inForce, used, live, limit int64) int64 {
 	target := int64(float64(limit) * liveShare)
 	if limit <= 0 || limit == 1<<63-1 || target <= 0 {
 		return configured
 	}
-	floor := configured / 8
+	floor := configured / 2
 	if live > target {
 		return max(floor, min(inForce, used)-(live-target))
 	}

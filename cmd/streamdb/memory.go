@@ -17,17 +17,24 @@ import (
 const defaultGCPercent = 200
 
 // memoryLimit is the Go runtime's soft memory limit for a server whose
-// state cache is cacheBytes: the process may use about 1.5 times the cache,
-// the cache and half as much again for everything else (rows in flight,
-// staged writes, sessions, and Pebble's memtable, which lives outside the
-// Go heap and is taken off the limit). Near the limit the collector runs
+// state cache is cacheBytes: the cache, and for everything else (rows in
+// flight, staged writes, join indexes, sessions, and Pebble's memtable,
+// which lives outside the Go heap and is taken off the limit) half as much
+// again, at least minWorkingSet: that part does not shrink with the cache,
+// and a limit the live heap nearly fills makes the collector run without
+// pause (Nexmark q7 with 256 MiB of cache and 64 MiB of room ran at a
+// quarter of its speed). Near the limit the collector runs
 // more often instead of letting garbage grow the heap to three times what
 // is live (GOGC=200), so the process follows the cache, not the event
 // rate. A heap whose live data exceeds the limit is not refused memory:
 // the limit is soft, and the collector then takes at most half the CPU.
 func memoryLimit(cacheBytes int64) int64 {
-	return max(cacheBytes, cacheBytes+cacheBytes/2-storage.DefaultMemTableSize)
+	return cacheBytes + max(cacheBytes/2, minWorkingSet) - storage.DefaultMemTableSize
 }
+
+// minWorkingSet is the least memory a server's limit leaves beside its
+// state cache.
+const minWorkingSet = 256 << 20
 
 // tuneMemory sets the collector's target to defaultGCPercent unless GOGC
 // is set, and the soft memory limit to memoryLimit(cacheBytes) unless
