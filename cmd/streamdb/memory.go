@@ -38,12 +38,15 @@ const minWorkingSet = 256 << 20
 
 // tuneMemory sets the collector's target to defaultGCPercent unless GOGC
 // is set, and the soft memory limit to memoryLimit(cacheBytes) unless
-// GOMEMLIMIT is set.
-func tuneMemory(cacheBytes int64) {
-	if _, ok := os.LookupEnv("GOGC"); !ok {
-		debug.SetGCPercent(defaultGCPercent)
+// GOMEMLIMIT is set; it returns the target and the limit in force.
+func tuneMemory(cacheBytes int64) (gcPercent int, limit int64) {
+	gcPercent = defaultGCPercent
+	if _, ok := os.LookupEnv("GOGC"); ok {
+		gcPercent = debug.SetGCPercent(defaultGCPercent) // GOGC's, put back below
 	}
+	debug.SetGCPercent(gcPercent)
 	if _, ok := os.LookupEnv("GOMEMLIMIT"); !ok {
 		debug.SetMemoryLimit(memoryLimit(cacheBytes))
 	}
+	return gcPercent, debug.SetMemoryLimit(-1)
 }

@@ -63,7 +63,8 @@ func runStart(args []string) error {
 	if cacheBytes <= 0 {
 		cacheBytes = node.DefaultStateCache()
 	}
-	tuneMemory(cacheBytes)
+	gogc, limit := tuneMemory(cacheBytes)
+	logger.Info("memory", "state_cache_mb", cacheBytes>>20, "go_memory_limit_mb", limit>>20, "gogc", gogc)
 	var joinAddrs []string
 	for _, a := range strings.Split(*join, ",") {
 		if a = strings.TrimSpace(a); a != "" {
