@@ -54,9 +54,11 @@ type Controller struct {
 	client  *cluster.Client
 	log     *slog.Logger
 
-	// mu orders barriers: the epoch counter and the last barrier time.
+	// mu orders barriers: the epoch counter changes and the last barrier
+	// time. The counter is the epoch of the newest barrier injected; the
+	// leader's loop reads it without mu.
 	mu       sync.Mutex
-	epoch    uint64
+	epoch    atomic.Uint64
 	lastTime int64
 	// gen is the current generation of workers (nil while not leading or
 	// recovering). Commits read it without mu, which a barrier holds
@@ -74,9 +76,6 @@ type Controller struct {
 	kick       chan struct{}
 	commitKick chan struct{}
 	interval   chan time.Duration
-	// injected is the epoch of the newest barrier injected (c.epoch,
-	// readable without mu).
-	injected atomic.Uint64
 	// gens numbers this controller's recoveries (Fence.Gen).
 	gens uint64
 
@@ -283,10 +282,9 @@ func (c *Controller) announce(gen *generation, epoch uint64) {
 // next returns the next barrier's tick: a new epoch, and a time that
 // never goes back (under mu).
 func (c *Controller) next() dataflow.Tick {
-	c.epoch++
-	c.injected.Store(c.epoch)
+	epoch := c.epoch.Add(1)
 	c.lastTime = max(time.Now().UnixMicro(), c.lastTime+1)
-	return dataflow.Tick{Epoch: c.epoch, Time: c.lastTime}
+	return dataflow.Tick{Epoch: epoch, Time: c.lastTime}
 }
 
 // barrier has every node of the generation inject the next barrier with
@@ -470,12 +468,12 @@ func (c *Controller) lead(ctx context.Context, gen *generation, interval time.Du
 			continue
 		case <-t.C:
 		case <-c.kick:
-			if c.injected.Load() > gen.committed.Load() {
+			if c.epoch.Load() > gen.committed.Load() {
 				asked = true
 				continue
 			}
 		case <-c.commitKick:
-			if !asked || c.injected.Load() > gen.committed.Load() {
+			if !asked || c.epoch.Load() > gen.committed.Load() {
 				continue
 			}
 		}
@@ -518,7 +516,7 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 	}
 	committed := c.meta.CommittedEpoch()
 	c.mu.Lock()
-	prev := max(c.epoch, committed)
+	prev := max(c.epoch.Load(), committed)
 	c.mu.Unlock()
 	timeout := 30 * time.Second
 	restore := c.meta.Restore()
@@ -544,8 +542,7 @@ func (c *Controller) recover(ctx context.Context) (*generation, error) {
 		return nil, err
 	}
 	c.mu.Lock()
-	c.epoch = prev
-	c.injected.Store(prev)
+	c.epoch.Store(prev)
 	c.mu.Unlock()
 	gen.commits = newCommitQueue(gen.nodes, prev)
 	gen.committed.Store(prev)
