@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"math"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
@@ -56,7 +57,7 @@ func (s *Store) FollowHeap(ctx context.Context, every time.Duration) {
 // to fit by emptying the cache, whose misses would then read storage.
 func heapBudget(configured, inForce, used, live, limit int64) int64 {
 	target := int64(float64(limit) * liveShare)
-	if limit <= 0 || limit == 1<<63-1 || target <= 0 {
+	if limit <= 0 || limit == math.MaxInt64 || target <= 0 {
 		return configured
 	}
 	floor := configured / 2
