@@ -86,7 +86,15 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 	}
 	defer sd.Close(context.Background())
 	systems := []*system{{name: "streamdb", conn: sd}}
-	if bin := pgbaseline.Binaries(); cfg.Postgres && bin != "" {
+	use := pgbaseline.UseOff
+	if cfg.Postgres {
+		use = pgbaseline.UseAuto
+	}
+	bin, err := pgbaseline.Locate(use, cfg.Err)
+	if err != nil {
+		return nil, err
+	}
+	if bin != "" {
 		pg, err := pgbaseline.Start(ctx, bin)
 		if err != nil {
 			return nil, err
@@ -102,8 +110,6 @@ func Run(ctx context.Context, cfg Config) (results []Result, err error) {
 		}
 		defer conn.Close(context.Background())
 		systems = append(systems, &system{name: "PostgreSQL", conn: conn})
-	} else if cfg.Postgres {
-		fmt.Fprintln(cfg.Err, "PostgreSQL's server is not installed (Debian: apt-get install -y postgresql): streamdb alone")
 	}
 	for _, s := range systems {
 		start := time.Now()
