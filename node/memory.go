@@ -18,8 +18,7 @@ const (
 // the cache (cmd/streamdb's memory limit: the cache and half as much
 // again, at least 256 MiB), so the default leaves a laptop's memory to its
 // other programs; state beyond the cache stays in Pebble and its block
-// cache. Larger machines running big
-// views set --state-cache-mb.
+// cache. Larger machines running big views set --state-cache-mb.
 func DefaultStateCache() int64 {
 	return min(maxStateCache, max(minStateCache, usableMemory()/16))
 }

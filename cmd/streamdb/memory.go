@@ -25,8 +25,9 @@ const defaultGCPercent = 200
 // pause (Nexmark q7 with 256 MiB of cache and 64 MiB of room ran at a
 // quarter of its speed). Near the limit the collector runs more often
 // instead of letting garbage grow the heap to three times what is live
-// (GOGC=200), so the process follows the cache, not the event rate. A heap whose live data exceeds the limit is not refused memory:
-// the limit is soft, and the collector then takes at most half the CPU.
+// (GOGC=200), so the process follows the cache, not the event rate. A heap
+// whose live data exceeds the limit is not refused memory: the limit is
+// soft, and the collector then takes at most half the CPU.
 func memoryLimit(cacheBytes int64) int64 {
 	return cacheBytes + max(cacheBytes/2, minWorkingSet) - storage.DefaultMemTableSize
 }
