@@ -15,7 +15,6 @@ package kafkasink
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -157,15 +156,25 @@ func (w *Writer) Write(ctx context.Context, vnodes []uint16, upto uint64, cs []c
 	return err
 }
 
+// txnTimeout is how long the brokers keep a transaction of a writer open
+// before they abort it: a writer that died mid-delivery holds back the
+// progress readers of other writers (readProgress) at most this long.
+const txnTimeout = 30 * time.Second
+
 // connect opens the transactional producer of the writer's vnodes (one
-// transactional id per first vnode, so that a writer that replaces
-// another after a crash fences it) and reads what was delivered.
+// transactional id per first vnode), fences the writer that had its id
+// before (after a crash: its open transaction is aborted) and reads what
+// was delivered.
 func (w *Writer) connect(ctx context.Context, vnodes []uint16) error {
 	id := fmt.Sprintf("streamdb-%s-%d", w.ident, vnodes[0])
 	cl, err := kgo.NewClient(kgo.SeedBrokers(w.c.brokers...), kgo.TransactionalID(id), kgo.DefaultProduceTopic(w.c.topic),
-		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.TransactionTimeout(time.Minute))
+		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.TransactionTimeout(txnTimeout))
 	if err != nil {
 		return err
+	}
+	if _, _, err := cl.ProducerID(ctx); err != nil {
+		cl.Close()
+		return fmt.Errorf("kafka sink: initializing transactional producer %s: %w", id, err)
 	}
 	done, err := readProgress(ctx, w.c, w.ident)
 	if err != nil {
@@ -176,49 +185,42 @@ func (w *Writer) connect(ctx context.Context, vnodes []uint16) error {
 	return nil
 }
 
-// readProgress reads the committed records of the progress topic up to
-// its end and returns the last epoch of each vnode of sink ident.
+// readProgress returns the last epoch delivered of each vnode of sink
+// ident. Deliveries of other sinks and of these vnodes' previous writers
+// share the progress topic, so it first waits until every transaction
+// written to it before the call is decided (the topic's last stable
+// offset reaches the end offset seen first): a previous writer's delivery
+// still open, or committed with its marker not yet written, would else be
+// missed and its changes delivered twice. It then reads the committed
+// records past that end; control records are kept, since markers take
+// offsets too and may end the topic.
 func readProgress(ctx context.Context, c *Config, ident string) (map[uint16]uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*txnTimeout)
+	defer cancel()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.brokers...), kgo.ConsumeTopics(c.progress),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.KeepControlRecords())
 	if err != nil {
 		return nil, err
 	}
 	defer cl.Close()
-	ends, err := kadm.NewClient(cl).ListCommittedOffsets(ctx, c.progress)
+	left, err := waitStable(ctx, kadm.NewClient(cl), c.progress)
 	if err != nil {
-		return nil, fmt.Errorf("kafka sink: listing %s: %w", c.progress, err)
+		return nil, fmt.Errorf("kafka sink: reading %s: %w", c.progress, err)
 	}
-	left := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 {
-			left[o.Partition] = o.Offset
-		}
-	})
 	done := map[uint16]uint64{}
 	prefix := ident + "/"
 	for len(left) > 0 {
-		// Transaction markers take offsets too, so the end may come
-		// without a record at end-1: a poll that finds nothing more
-		// means the committed records are all read.
-		pollCtx, cancel := context.WithTimeout(ctx, time.Second)
-		fs := cl.PollFetches(pollCtx)
-		cancel()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if err := fs.Err0(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		fs := cl.PollFetches(ctx)
+		if err := fs.Err0(); err != nil {
 			return nil, fmt.Errorf("kafka sink: reading %s: %w", c.progress, err)
-		}
-		if fs.NumRecords() == 0 {
-			break
 		}
 		fs.EachRecord(func(r *kgo.Record) {
 			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
 				delete(left, r.Partition)
 			}
 			k, ok := strings.CutPrefix(string(r.Key), prefix)
-			if !ok {
+			if !ok || r.Attrs.IsControl() {
 				return
 			}
 			v, err1 := strconv.Atoi(k)
@@ -229,6 +231,45 @@ func readProgress(ctx context.Context, c *Config, ident string) (map[uint16]uint
 		})
 	}
 	return done, nil
+}
+
+// waitStable returns the end offsets of topic's non-empty partitions once
+// no transaction that wrote below them is still undecided.
+func waitStable(ctx context.Context, adm *kadm.Client, topic string) (map[int32]int64, error) {
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, err
+	}
+	left := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			left[o.Partition] = o.Offset
+		}
+	})
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		stable, err := adm.ListCommittedOffsets(ctx, topic)
+		if err == nil {
+			err = stable.Error()
+		}
+		if err != nil {
+			return nil, err
+		}
+		behind := false
+		stable.Each(func(o kadm.ListedOffset) {
+			behind = behind || o.Offset < left[o.Partition]
+		})
+		if !behind {
+			return left, nil
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("a transaction is still open after %v: %w", 2*txnTimeout, ctx.Err())
+		}
+	}
 }
 
 // write delivers the changes not yet in the topic in one transaction.
@@ -253,11 +294,17 @@ func (w *Writer) write(ctx context.Context, vnodes []uint16, upto uint64, cs []c
 		return err
 	}
 	err := w.cl.ProduceSync(ctx, recs...).FirstErr()
+	// The transaction ends even when ctx has (the delivery stopping at a
+	// rescale): one left open holds back the progress readers of the
+	// vnodes' next writers until the brokers abort it.
+	endCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), txnTimeout)
+	defer cancel()
 	commit := kgo.TryCommit
 	if err != nil {
 		commit = kgo.TryAbort
+		_ = w.cl.AbortBufferedRecords(endCtx)
 	}
-	if end := w.cl.EndTransaction(ctx, commit); err == nil {
+	if end := w.cl.EndTransaction(endCtx, commit); err == nil {
 		err = end
 	}
 	if err != nil {

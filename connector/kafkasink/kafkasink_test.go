@@ -1,15 +1,22 @@
 package kafkasink
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/streamdb/streamdb/connector/changes"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func TestParse(t *testing.T) {
@@ -106,5 +113,96 @@ func TestDebeziumEvents(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestProgress checks what a writer reads back as delivered: a delivery
+// of another writer still open holds the read back, since the records
+// committed after it are not readable before it ends; and a writer that
+// takes over a crashed one's transactional id fences it, so the crashed
+// writer's open delivery neither counts nor holds the read back.
+func TestProgress(t *testing.T) {
+	ctx := context.Background()
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	brokers := strings.Join(cluster.ListenAddrs(), ",")
+	admin, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := kadm.NewClient(admin).CreateTopic(ctx, 1, -1, nil, "out"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse(map[string]string{"topic": "out", "properties.bootstrap.server": brokers}, []changes.Column{{Name: "id", Type: types.TInt8}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// begin connects a writer of sink ident's vnode and leaves a delivery
+	// of epoch open.
+	begin := func(ident string, vnode uint16, epoch uint64) *Writer {
+		w := c.NewWriter(ident)
+		if err := w.connect(ctx, []uint16{vnode}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		rec := &kgo.Record{Topic: c.progress, Key: []byte(ident + "/" + strconv.Itoa(int(vnode))), Value: strconv.AppendUint(nil, epoch, 10)}
+		if err := w.cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	read := func(ident string, want map[uint16]uint64) {
+		t.Helper()
+		got, err := readProgress(ctx, c, ident)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("sink %s delivered %v, want %v", ident, got, want)
+		}
+	}
+
+	b := c.NewWriter("b")
+	defer b.Close()
+	if err := b.connect(ctx, []uint16{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	a := begin("a", 0, 3)
+	if err := b.Write(ctx, []uint16{0, 1}, 5, nil); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	got, err := readProgress(short, c, "b")
+	cancel()
+	if err == nil {
+		t.Fatalf("read %v while a delivery before it was open, want the read to wait for it", got)
+	}
+	if err := a.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	read("b", map[uint16]uint64{0: 5, 1: 5})
+	read("a", map[uint16]uint64{0: 3})
+
+	// A writer of sink a's vnode 0 crashes mid-delivery; its successor
+	// has its transactional id.
+	crashed := begin("a", 0, 9)
+	defer crashed.Close()
+	next := c.NewWriter("a")
+	defer next.Close()
+	if err := next.connect(ctx, []uint16{0}); err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(next.done, map[uint16]uint64{0: 3}) {
+		t.Fatalf("the crashed writer's successor read %v as delivered, want epoch 3 of vnode 0", next.done)
 	}
 }
