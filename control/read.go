@@ -128,10 +128,11 @@ func (r *Reader) scan(holders []holder, lower, upper []byte, epoch uint64, fn fu
 	defer stop()
 	var sources []func() (key, value []byte, ok bool, err error)
 	if mine, ok := r.mine(holders); ok {
-		local, err := r.owned(mine.vnodes, lower, epoch)
+		local, unpin, err := r.ownedPinned(mine.vnodes, lower, epoch)
 		if err != nil {
 			return err
 		}
+		defer unpin()
 		var scanErr error
 		next, stopLocal := iter.Pull2(func(yield func(key, value []byte) bool) {
 			scanErr = local.Scan(lower, upper, epoch, func(k, v []byte) error {
@@ -297,11 +298,13 @@ func (r *Reader) gather(lower []byte, req *scanRequest, local func(storage.Reade
 	parts, stop := r.fetch(holders, req)
 	defer stop()
 	if mine, ok := r.mine(holders); ok {
-		st, err := r.owned(mine.vnodes, lower, req.Epoch)
+		st, unpin, err := r.ownedPinned(mine.vnodes, lower, req.Epoch)
 		if err != nil {
 			return err
 		}
-		if err := local(st); err != nil {
+		err = local(st)
+		unpin()
+		if err != nil {
 			return err
 		}
 	}
@@ -495,6 +498,35 @@ func (r *Reader) owned(vnodes vnodeSet, key []byte, epoch uint64) (storage.Reade
 	return ownedStore{r.local, id, vnodes}, nil
 }
 
+// Hold keeps the versions of this node's store that reads at epoch need
+// until release: for a statement whose scans come one after another while
+// its client takes its rows at its own pace. If the collector has passed
+// epoch already, nothing is held and the reads fail (ownedPinned).
+func (r *Reader) Hold(epoch uint64) (release func()) {
+	unpin, err := r.local.Pin(epoch)
+	if err != nil {
+		return func() {}
+	}
+	return unpin
+}
+
+// ownedPinned is owned for a read of several iterators, over time: it
+// pins epoch in this node's store (storage.Engine.Pin) until unpin.
+func (r *Reader) ownedPinned(vnodes vnodeSet, key []byte, epoch uint64) (st storage.Reader, unpin func(), err error) {
+	unpin, err = r.local.Pin(epoch)
+	if errors.Is(err, storage.ErrCollected) {
+		return nil, nil, pgerror.New(pgerror.CodeSnapshotTooOld, "the state this query reads is older than this node keeps").
+			WithHint("Run the query again.")
+	} else if err != nil {
+		return nil, nil, err
+	}
+	if st, err = r.owned(vnodes, key, epoch); err != nil {
+		unpin()
+		return nil, nil, err
+	}
+	return st, unpin, nil
+}
+
 // dropped records that this node drops ranges, which moved away at the
 // switch of epoch.
 func (r *Reader) dropped(ranges []storage.VNodeRange, epoch uint64) {
@@ -636,10 +668,11 @@ func (r *Reader) service() *grpc.ServiceDesc {
 		if req.Rows != nil {
 			key = storage.TablePrefix(req.Rows.TableID)
 		}
-		st, err := r.owned(req.VNodes, key, req.Epoch)
+		st, unpin, err := r.ownedPinned(req.VNodes, key, req.Epoch)
 		if err != nil {
 			return err
 		}
+		defer unpin()
 		switch {
 		case req.Version == readKeys && req.Rows == nil:
 			err = st.Scan(req.Lower, req.Upper, req.Epoch, func(key, value []byte) error {

@@ -29,6 +29,11 @@ type Stats struct {
 	// CacheInForce is the budget the cache evicts down to now: CacheBudget,
 	// or less while the heap is short of room.
 	CacheInForce int64
+	// VersionsCollected counts the obsolete state versions deleted;
+	// CollectHorizon is the epoch that collection last went up to;
+	// ObsoleteQueued the bytes of obsolete versions awaiting it.
+	VersionsCollected, ObsoleteQueued int64
+	CollectHorizon                    uint64
 	// Steps sums the rescale steps this node ran.
 	Steps StepTotals
 }
@@ -86,6 +91,7 @@ func (s *Streaming) Stats() Stats {
 	st.CommitLag, st.CommittedAge, st.Committed = s.mgr.CommitLag(), s.mgr.CommittedAge(), s.mgr.Committed()
 	st.CacheUsed, st.CacheBudget, st.CacheInForce = s.store.CacheUsage(), s.store.CacheBytes(), s.store.CacheBytesInForce()
 	st.CacheHits, st.CacheMisses = s.store.CacheLookups()
+	st.VersionsCollected, st.CollectHorizon, st.ObsoleteQueued = s.store.CollectTotals()
 	st.Steps = s.steps.get()
 	return st
 }

@@ -120,6 +120,7 @@ func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*St
 	s.background(func() { ctrl.Run(ctx, interval) })
 	s.background(func() { s.autoRebalance(ctx) })
 	s.background(func() { s.durableLoop(ctx) })
+	s.background(func() { s.collectLoop(ctx) })
 	s.background(func() {
 		select {
 		case <-s.Ready():

@@ -549,6 +549,11 @@ func (t *Transfer) service() *grpc.ServiceDesc {
 				return err
 			}
 		}
+		release, err := t.holdVersions(req.From, req.To)
+		if err != nil {
+			return err
+		}
+		defer release()
 		var sent int64
 		lag := t.yieldLag()
 		for _, r := range req.Ranges {
@@ -589,4 +594,32 @@ func (t *Transfer) service() *grpc.ServiceDesc {
 		}),
 	}
 	return cluster.Service(transferService, methods, []grpc.StreamDesc{s})
+}
+
+// exportHold is how long a node copying state to another keeps the
+// versions that the next round's delta starts from.
+const exportHold = 2 * time.Minute
+
+// holdVersions keeps, on this node, what an export of the delta (from,
+// to] reads and what the next round's delta, from to, reads after it:
+// version collection stays at or before from while the export runs, and
+// at or before to for exportHold after it (release starts that hold). A
+// delta whose start was already collected past is refused: the copy must
+// start again from nothing.
+func (t *Transfer) holdVersions(from, to uint64) (release func(), err error) {
+	unpinFrom := func() {}
+	if from > 0 {
+		if unpinFrom, err = t.local.Pin(from); err != nil {
+			return nil, fmt.Errorf("control: %w: copy the state again from the start", err)
+		}
+	}
+	unpinTo, err := t.local.Pin(to)
+	if err != nil {
+		unpinFrom()
+		return nil, fmt.Errorf("control: %w: copy the state again from the start", err)
+	}
+	return func() {
+		unpinFrom()
+		time.AfterFunc(exportHold, unpinTo)
+	}, nil
 }

@@ -64,7 +64,7 @@ const (
 	groupOverhead = 200
 	// entryOverhead is an entry's slot (in the group's slice or B-tree,
 	// with spare room), the key allocation and the row's slice rounding.
-	entryOverhead = 120
+	entryOverhead = 128
 	datumBytes    = int64(unsafe.Sizeof(types.Datum{}))
 	decimalBytes  = int64(unsafe.Sizeof(apd.Decimal{}))
 	// accountBatch bounds a table's unreported change of cached bytes.

@@ -16,13 +16,43 @@ import (
 // for a group of one.
 type entries struct {
 	small []entry
-	tree  *btreemap.BTreeMap[[]byte, []types.Datum]
+	tree  *btreemap.BTreeMap[[]byte, slot]
 }
 
 type entry struct {
 	key []byte
-	row []types.Datum
+	slot
 }
+
+// slot is an entry's row and the versions of its key in storage.
+type slot struct {
+	row []types.Datum
+	ver version
+}
+
+// version tells which versions of an entry's key storage holds: the epoch
+// of the newest (0: none yet), and in the top bit whether there may be
+// older ones (versionOlder): a key loaded with several versions, or one
+// whose obsolete versions were left for the collector (see Commit).
+type version uint64
+
+// versionOlder marks a version with older versions stored too.
+const versionOlder version = 1 << 63
+
+// newVersion returns the version of newest epoch, with older versions if
+// older is set.
+func newVersion(epoch uint64, older bool) version {
+	if older {
+		return version(epoch) | versionOlder
+	}
+	return version(epoch)
+}
+
+// epoch returns the epoch of the newest stored version (0: none).
+func (v version) epoch() uint64 { return uint64(v &^ versionOlder) }
+
+// older reports whether older versions may be stored too.
+func (v version) older() bool { return v&versionOlder != 0 }
 
 // smallEntries is the most entries kept in the sorted slice.
 const smallEntries = 32
@@ -35,57 +65,71 @@ func (es *entries) search(suffix []byte) (int, bool) {
 }
 
 // get returns the entry under suffix.
-func (es *entries) get(suffix []byte) (key []byte, row []types.Datum, ok bool) {
+func (es *entries) get(suffix []byte) (key []byte, s slot, ok bool) {
 	if es.tree != nil {
 		return es.tree.Get(suffix)
 	}
 	if i, found := es.search(suffix); found {
-		return es.small[i].key, es.small[i].row, true
+		return es.small[i].key, es.small[i].slot, true
 	}
-	return nil, nil, false
+	return nil, slot{}, false
 }
 
 // put inserts or replaces the entry under key (kept, not copied).
-func (es *entries) put(key []byte, row []types.Datum, free *btreemap.FreeList[[]byte, []types.Datum]) {
+func (es *entries) put(key []byte, s slot, free *btreemap.FreeList[[]byte, slot]) {
 	if es.tree != nil {
-		es.tree.ReplaceOrInsert(key, row)
+		es.tree.ReplaceOrInsert(key, s)
 		return
 	}
 	i, found := es.search(key)
 	if found {
-		es.small[i].row = row
+		es.small[i].slot = s
 		return
 	}
 	if len(es.small) < smallEntries {
-		es.small = slices.Insert(es.small, i, entry{key, row})
+		es.small = slices.Insert(es.small, i, entry{key, s})
 		return
 	}
-	es.tree = btreemap.NewWithFreeList[[]byte, []types.Datum](btreeDegree, bytes.Compare, free)
+	es.tree = btreemap.NewWithFreeList[[]byte, slot](btreeDegree, bytes.Compare, free)
 	for _, e := range es.small {
-		es.tree.ReplaceOrInsert(e.key, e.row)
+		es.tree.ReplaceOrInsert(e.key, e.slot)
 	}
 	es.small = nil
-	es.tree.ReplaceOrInsert(key, row)
+	es.tree.ReplaceOrInsert(key, s)
+}
+
+// setVersion sets the version of the entry under key, if any.
+func (es *entries) setVersion(key []byte, v version) {
+	if es.tree != nil {
+		if _, s, ok := es.tree.Get(key); ok {
+			s.ver = v
+			es.tree.ReplaceOrInsert(key, s)
+		}
+		return
+	}
+	if i, found := es.search(key); found {
+		es.small[i].ver = v
+	}
 }
 
 // delete removes the entry under suffix and returns it.
-func (es *entries) delete(suffix []byte) (key []byte, row []types.Datum, ok bool) {
+func (es *entries) delete(suffix []byte) (key []byte, s slot, ok bool) {
 	if es.tree != nil {
 		return es.tree.Delete(suffix)
 	}
 	i, found := es.search(suffix)
 	if !found {
-		return nil, nil, false
+		return nil, slot{}, false
 	}
 	e := es.small[i]
 	es.small = slices.Delete(es.small, i, i+1)
-	return e.key, e.row, true
+	return e.key, e.slot, true
 }
 
 // ascend calls fn for each entry in suffix order until it returns false.
 func (es *entries) ascend(fn func(suffix []byte, row []types.Datum) bool) {
 	if es.tree != nil {
-		es.tree.AscendFunc(btreemap.Min[[]byte](), btreemap.Max[[]byte](), fn)
+		es.tree.AscendFunc(btreemap.Min[[]byte](), btreemap.Max[[]byte](), func(k []byte, s slot) bool { return fn(k, s.row) })
 		return
 	}
 	for _, e := range es.small {
@@ -99,7 +143,7 @@ func (es *entries) ascend(fn func(suffix []byte, row []types.Datum) bool) {
 // suffix order, until fn returns false.
 func (es *entries) ascendFrom(from []byte, fn func(suffix []byte, row []types.Datum) bool) {
 	if es.tree != nil {
-		es.tree.AscendFunc(btreemap.GE(from), btreemap.Max[[]byte](), fn)
+		es.tree.AscendFunc(btreemap.GE(from), btreemap.Max[[]byte](), func(k []byte, s slot) bool { return fn(k, s.row) })
 		return
 	}
 	i, _ := es.search(from)
@@ -114,7 +158,7 @@ func (es *entries) ascendFrom(from []byte, fn func(suffix []byte, row []types.Da
 // false.
 func (es *entries) descend(fn func(suffix []byte, row []types.Datum) bool) {
 	if es.tree != nil {
-		es.tree.DescendFunc(btreemap.Max[[]byte](), btreemap.Min[[]byte](), fn)
+		es.tree.DescendFunc(btreemap.Max[[]byte](), btreemap.Min[[]byte](), func(k []byte, s slot) bool { return fn(k, s.row) })
 		return
 	}
 	for i := len(es.small) - 1; i >= 0; i-- {

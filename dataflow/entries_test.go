@@ -14,21 +14,30 @@ import (
 // and deletes, across the switch from slice to B-tree, and compares every
 // read with a plain map in sorted order.
 func TestEntriesMatchSortedMap(t *testing.T) {
-	free := btreemap.NewFreeList[[]byte, []types.Datum](btreemap.DefaultFreeListSize)
+	free := btreemap.NewFreeList[[]byte, slot](btreemap.DefaultFreeListSize)
 	rapid.Check(t, func(t *rapid.T) {
 		var es entries
 		ref := map[string]int64{}
+		vers := map[string]version{}
 		for i, n := 0, rapid.IntRange(0, 200).Draw(t, "ops"); i < n; i++ {
 			k := []byte{byte(rapid.IntRange(0, 80).Draw(t, "key"))}
-			if rapid.Bool().Draw(t, "put") {
+			switch rapid.IntRange(0, 2).Draw(t, "op") {
+			case 0:
 				v := rapid.Int64().Draw(t, "value")
-				es.put(k, []types.Datum{types.NewInt(v)}, free)
-				ref[string(k)] = v
-			} else {
-				_, row, ok := es.delete(k)
+				ver := newVersion(rapid.Uint64Range(0, 9).Draw(t, "epoch"), rapid.Bool().Draw(t, "older"))
+				es.put(k, slot{[]types.Datum{types.NewInt(v)}, ver}, free)
+				ref[string(k)], vers[string(k)] = v, ver
+			case 1:
+				ver := newVersion(rapid.Uint64Range(0, 9).Draw(t, "epoch"), false)
+				es.setVersion(k, ver)
+				if _, ok := ref[string(k)]; ok {
+					vers[string(k)] = ver
+				}
+			default:
+				_, s, ok := es.delete(k)
 				v, had := ref[string(k)]
-				if ok != had || ok && row[0].Int() != v {
-					t.Fatalf("delete %x: got %v %v, want %v %v", k, row, ok, v, had)
+				if ok != had || ok && (s.row[0].Int() != v || s.ver != vers[string(k)]) {
+					t.Fatalf("delete %x: got %v %v, want %v %v", k, s, ok, v, had)
 				}
 				delete(ref, string(k))
 			}
@@ -65,8 +74,8 @@ func TestEntriesMatchSortedMap(t *testing.T) {
 			t.Fatalf("descend %x, want %x", got, keys)
 		}
 		for _, k := range keys {
-			if _, row, ok := es.get([]byte(k)); !ok || row[0].Int() != ref[k] {
-				t.Fatalf("get %x: %v %v", k, row, ok)
+			if _, s, ok := es.get([]byte(k)); !ok || s.row[0].Int() != ref[k] || s.ver != vers[k] {
+				t.Fatalf("get %x: %v %v", k, s, ok)
 			}
 		}
 		es.clear()

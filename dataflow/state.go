@@ -35,7 +35,7 @@ type StateTable struct {
 	pointGroups bool
 	// layout, if set, finds the group prefix of a stored key (warm).
 	layout   *groupLayout
-	freelist *btreemap.FreeList[[]byte, []types.Datum]
+	freelist *btreemap.FreeList[[]byte, slot]
 	key      []byte
 	writes   writeBuf
 	// lru orders the cached groups by use; used are the groups used since
@@ -89,9 +89,10 @@ func NewStateTable(store *Store, tableID uint32, rowTypes []types.T) *StateTable
 		store: store, id: tableID, types: rowTypes,
 		vnodes:   map[uint16]map[string]*Group{},
 		bare:     map[uint16]bool{},
-		freelist: btreemap.NewFreeList[[]byte, []types.Datum](btreemap.DefaultFreeListSize),
+		freelist: btreemap.NewFreeList[[]byte, slot](btreemap.DefaultFreeListSize),
 		gen:      1,
 	}
+	t.writes.tracks = true
 	t.acct = newCacheAccount(t, store)
 	return t
 }
@@ -138,7 +139,7 @@ func (t *StateTable) group(vnode uint16, prefix []byte, load bool) (*Group, erro
 	}
 	if load && t.pointGroups {
 		key := storage.AppendKey(nil, t.id, vnode, prefix)
-		v, ok, err := t.store.Engine().Get(key, math.MaxUint64)
+		v, ver, ok, err := t.store.Engine().GetLatest(key)
 		if err != nil {
 			return nil, err
 		}
@@ -147,18 +148,18 @@ func (t *StateTable) group(vnode uint16, prefix []byte, load bool) (*Group, erro
 			if err != nil {
 				return nil, err
 			}
-			g.rows.put([]byte{}, row, t.freelist)
+			g.rows.put([]byte{}, slot{row, storedVersion(ver)}, t.freelist)
 			g.bytes += entryBytes(nil, row)
 		}
 	} else if load {
 		lower := storage.AppendKey(nil, t.id, vnode, prefix)
-		err := t.store.Engine().Scan(lower, prefixEnd(lower), math.MaxUint64, func(key, value []byte) error {
+		err := t.store.Engine().ScanLatest(lower, prefixEnd(lower), func(key, value []byte, ver storage.Version) error {
 			row, err := types.DecodeRow(value, t.types, nil)
 			if err != nil {
 				return err
 			}
 			suffix := bytes.Clone(key[len(lower):])
-			g.rows.put(suffix, row, t.freelist)
+			g.rows.put(suffix, slot{row, storedVersion(ver)}, t.freelist)
 			g.bytes += entryBytes(suffix, row)
 			return nil
 		})
@@ -201,14 +202,19 @@ func prefixEnd(prefix []byte) []byte {
 
 // Commit stages every entry changed since the last Commit (deleted ones as
 // tombstones) with the store for epoch, unpins the groups used since, and
-// evicts groups if the node is over its cache budget.
+// evicts groups if the node is over its cache budget. The versions the
+// changes make obsolete go to the store's collector: the one each change
+// supersedes and, for a deletion of a key with no older versions left,
+// the tombstone itself. While the collector's queue is full, they stay in
+// storage, and the entries remember that older versions may be stored.
 func (t *StateTable) Commit(epoch uint64) {
+	collect := t.store.collecting()
 	for _, g := range t.used {
 		g.epoch = epoch
 		for _, d := range g.dirty.keys {
-			suffix, existed := d.suffix, d.existed
+			suffix, was := d.suffix, d.stored
 			row, live := g.Get(suffix)
-			if !live && !existed {
+			if !live && was.epoch() == 0 {
 				continue
 			}
 			t.key = storage.AppendKey(t.key[:0], t.id, g.vnode, nil)
@@ -217,6 +223,19 @@ func (t *StateTable) Commit(epoch uint64) {
 				t.writes.put(t.key, row)
 			} else {
 				t.writes.del(t.key)
+			}
+			older := was.older()
+			if p := was.epoch(); p > 0 && p < epoch {
+				if collect {
+					t.writes.obsolete(t.key, p)
+				} else {
+					older = true
+				}
+			}
+			if live {
+				g.rows.setVersion(suffix, newVersion(epoch, older))
+			} else if collect && !older {
+				t.writes.obsolete(t.key, epoch)
 			}
 		}
 		g.dirty.reset()
@@ -232,10 +251,13 @@ func (t *StateTable) Commit(epoch uint64) {
 	t.report()
 }
 
+// storedVersion returns the version of an entry loaded from storage.
+func storedVersion(v storage.Version) version { return newVersion(v.Epoch, v.Older) }
+
 // Get returns the row stored under suffix. The row must not be modified.
 func (g *Group) Get(suffix []byte) ([]types.Datum, bool) {
-	_, row, ok := g.rows.get(suffix)
-	return row, ok
+	_, s, ok := g.rows.get(suffix)
+	return s.row, ok
 }
 
 // Put stores row under suffix and marks it for the next Commit. The row is
@@ -245,13 +267,13 @@ func (g *Group) Put(suffix []byte, row []types.Datum) {
 	g.t.touch(g)
 	key, old, ok := g.rows.get(suffix)
 	if ok {
-		g.resize(rowBytes(row) - rowBytes(old))
+		g.resize(rowBytes(row) - rowBytes(old.row))
 	} else {
 		key = bytes.Clone(suffix)
 		g.resize(entryBytes(key, row))
 	}
-	g.dirty.mark(key, ok)
-	g.rows.put(key, row, g.t.freelist)
+	g.dirty.mark(key, old.ver)
+	g.rows.put(key, slot{row, old.ver}, g.t.freelist)
 }
 
 // Delete removes the entry under suffix, if any, and marks it for the next
@@ -259,8 +281,8 @@ func (g *Group) Put(suffix []byte, row []types.Datum) {
 func (g *Group) Delete(suffix []byte) {
 	g.t.touch(g)
 	if key, old, ok := g.rows.delete(suffix); ok {
-		g.resize(-entryBytes(key, old))
-		g.dirty.mark(key, true)
+		g.resize(-entryBytes(key, old.row))
+		g.dirty.mark(key, old.ver)
 	}
 }
 
@@ -272,17 +294,19 @@ type dirtyKeys struct {
 	index map[string]struct{}
 }
 
+// dirtyKey is a changed suffix with the versions of its key stored
+// before its first change since the last Commit.
 type dirtyKey struct {
-	suffix  []byte
-	existed bool
+	suffix []byte
+	stored version
 }
 
 // dirtyIndexAt is the list length from which an index finds keys.
 const dirtyIndexAt = 8
 
-// mark records a change of suffix (kept, not copied); existed says
-// whether it had an entry before its first change.
-func (d *dirtyKeys) mark(suffix []byte, existed bool) {
+// mark records a change of suffix (kept, not copied); stored is the
+// versions of its key before its first change.
+func (d *dirtyKeys) mark(suffix []byte, stored version) {
 	if d.index != nil {
 		if _, seen := d.index[string(suffix)]; seen {
 			return
@@ -302,7 +326,7 @@ func (d *dirtyKeys) mark(suffix []byte, existed bool) {
 			d.index[string(suffix)] = struct{}{}
 		}
 	}
-	d.keys = append(d.keys, dirtyKey{suffix, existed})
+	d.keys = append(d.keys, dirtyKey{suffix, stored})
 }
 
 // reset forgets every change.
@@ -374,7 +398,7 @@ func (t *StateTable) clearVNode(vnode uint16, fn func(row []types.Datum) error) 
 	}
 	lower := storage.AppendKey(nil, t.id, vnode, nil)
 	var cur *Group
-	return t.store.Engine().Scan(lower, prefixEnd(lower), math.MaxUint64, func(key, value []byte) error {
+	return t.store.Engine().ScanLatest(lower, prefixEnd(lower), func(key, value []byte, ver storage.Version) error {
 		rest := key[len(lower):]
 		n, ok := t.prefixLen(rest)
 		if !ok {
@@ -391,7 +415,7 @@ func (t *StateTable) clearVNode(vnode uint16, fn func(row []types.Datum) error) 
 			return err
 		}
 		suffix := bytes.Clone(rest[n:])
-		cur.rows.put(suffix, row, t.freelist)
+		cur.rows.put(suffix, slot{row, storedVersion(ver)}, t.freelist)
 		cur.resize(entryBytes(suffix, row))
 		if err := fn(row); err != nil {
 			return err

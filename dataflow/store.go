@@ -46,6 +46,15 @@ type Store struct {
 	// storage; written under mu.
 	sealed atomic.Uint64
 	cache  stateCache
+	// obsolete queues the versions state tables report obsolete;
+	// writeCounts counts the other writes, whose versions Collect finds
+	// by scanning.
+	obsolete    obsoleteQueue
+	writeCounts writeCounts
+	// collected counts the versions Collect deleted; horizon is the one
+	// it last used.
+	collected atomic.Int64
+	horizon   atomic.Uint64
 }
 
 // Write is one staged change of a state table.
@@ -79,6 +88,8 @@ func (s *Store) reset() {
 	defer s.mu.Unlock()
 	s.staged, s.unsynced, s.err, s.dirty = nil, map[uint64]uint64{}, nil, false
 	s.cache.used.Store(0)
+	s.obsolete.reset()
+	s.writeCounts.reset()
 }
 
 // Engine returns the underlying storage engine.
@@ -90,6 +101,23 @@ func (s *Store) Engine() *storage.Engine { return s.engine }
 // the epoch is sealed (else the cache may take them for sealed). Safe for
 // concurrent use.
 func (s *Store) Stage(epoch uint64, writes []Write) {
+	var runs writeRuns
+	for _, w := range writes {
+		runs.add(w.Key, epoch)
+	}
+	s.writeCounts.record(runs.runs)
+	s.stage(epoch, writes)
+}
+
+// stageTracked is Stage for the writes of a state table, which reports
+// the versions they make obsolete (see StateTable.Commit).
+func (s *Store) stageTracked(epoch uint64, writes []Write, obsolete []Obsolete) {
+	s.obsolete.add(epoch, obsolete)
+	s.stage(epoch, writes)
+}
+
+// stage is Stage without counting the writes.
+func (s *Store) stage(epoch uint64, writes []Write) {
 	if len(writes) == 0 {
 		return
 	}

@@ -2,7 +2,6 @@ package dataflow
 
 import (
 	"bytes"
-	"math"
 
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
@@ -75,7 +74,7 @@ func (t *StateTable) warm(vnodes *Bitmap) (int64, error) {
 		lower := storage.AppendKey(nil, t.id, v, nil)
 		complete := true
 		var g *Group
-		err = t.store.Engine().Scan(lower, prefixEnd(lower), math.MaxUint64, func(key, value []byte) error {
+		err = t.store.Engine().ScanLatest(lower, prefixEnd(lower), func(key, value []byte, ver storage.Version) error {
 			rest := key[len(lower):]
 			n, ok := t.prefixLen(rest)
 			if !ok {
@@ -97,7 +96,7 @@ func (t *StateTable) warm(vnodes *Bitmap) (int64, error) {
 				return err
 			}
 			suffix := bytes.Clone(rest[n:])
-			g.rows.put(suffix, row, t.freelist)
+			g.rows.put(suffix, slot{row, storedVersion(ver)}, t.freelist)
 			b := entryBytes(suffix, row)
 			g.bytes += b
 			total += b

@@ -3,10 +3,16 @@ package dataflow
 import "github.com/streamdb/streamdb/types"
 
 // writeBuf collects an epoch's writes in one buffer before they are staged
-// with the store.
+// with the store, and the versions they make obsolete, if its owner
+// reports them (a StateTable), in another.
 type writeBuf struct {
 	buf   []byte
 	spans []writeSpan
+	// tracks is set when the owner reports the obsolete versions: the
+	// store's collector then need not count its writes.
+	tracks bool
+	obsBuf []byte
+	obs    []Obsolete
 }
 
 // writeSpan locates one write in writeBuf.buf: the key is buf[key:value],
@@ -43,7 +49,16 @@ func (w *writeBuf) del(key []byte) {
 	w.spans = append(w.spans, s)
 }
 
-// stage hands the writes to the store for epoch and empties the buffer.
+// obsolete adds version epoch of key (copied) as obsolete once the
+// writes staged next are at or before the collection horizon.
+func (w *writeBuf) obsolete(key []byte, epoch uint64) {
+	start := len(w.obsBuf)
+	w.obsBuf = append(w.obsBuf, key...)
+	w.obs = append(w.obs, Obsolete{Key: w.obsBuf[start:len(w.obsBuf):len(w.obsBuf)], Epoch: epoch})
+}
+
+// stage hands the writes and obsolete versions to the store for epoch
+// and empties the buffers.
 func (w *writeBuf) stage(store *Store, epoch uint64) {
 	if len(w.spans) == 0 {
 		return
@@ -55,7 +70,13 @@ func (w *writeBuf) stage(store *Store, epoch uint64) {
 			writes[i].Value = w.buf[s.value:s.end:s.end]
 		}
 	}
-	store.Stage(epoch, writes)
+	if w.tracks {
+		store.stageTracked(epoch, writes, w.obs)
+		// The store keeps them too.
+		w.obsBuf, w.obs = make([]byte, 0, len(w.obsBuf)), make([]Obsolete, 0, len(w.obs))
+	} else {
+		store.Stage(epoch, writes)
+	}
 	// The store keeps the writes: start a new buffer, as large as this
 	// one, since epochs tend to write alike.
 	w.buf, w.spans = make([]byte, 0, len(w.buf)), w.spans[:0]

@@ -65,7 +65,7 @@ func TestHandler(t *testing.T) {
 	pauses.Record(40 * time.Millisecond)
 	st := control.Stats{
 		Fragments: []control.FragmentStats{{Name: "mv", FragmentRows: dataflow.FragmentRows{Job: 3, Fragment: 1, In: 1000, Out: 10, Queued: 2, Capacity: 32}}},
-		Committed: 42, CommittedAge: 1500 * time.Millisecond, CacheUsed: 1 << 20, CacheHits: 90, CacheMisses: 10,
+		Committed: 42, CommittedAge: 1500 * time.Millisecond, CacheUsed: 1 << 20, CacheHits: 90, CacheMisses: 10, VersionsCollected: 7, CollectHorizon: 40,
 		Steps: control.StepTotals{Steps: 1, VNodes: 64, Bytes: 1 << 20, Pauses: pauses},
 	}
 	stmts := NewStatements(slog.New(slog.DiscardHandler), 0)
@@ -97,6 +97,8 @@ func TestHandler(t *testing.T) {
 		`streamdb_epoch_commit_lag_seconds 1.5`,
 		`streamdb_state_cache_hits_total 90`,
 		`streamdb_state_cache_misses_total 10`,
+		`streamdb_state_versions_collected_total 7`,
+		`streamdb_state_collect_horizon_epoch 40`,
 		`streamdb_rescale_vnodes_moved_total 64`,
 		`streamdb_rescale_step_pause_seconds_bucket{le="0.05"} 1`,
 		`streamdb_rescale_step_pause_seconds_bucket{le="0.02"} 0`,

@@ -68,6 +68,7 @@ const (
 	CodeInFailedTransaction         = "25P02"
 	CodeReadOnlySQLTransaction      = "25006"
 	CodeSerializationFailure        = "40001"
+	CodeSnapshotTooOld              = "72000"
 	CodeDeadlockDetected            = "40P01"
 	CodeActiveSQLTransaction        = "25001"
 	CodeIdleInTransactionTimeout    = "25P03"

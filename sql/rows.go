@@ -64,12 +64,18 @@ type streamedRows struct {
 // stream starts running op under c, whose context cancel ends.
 func (s *Session) stream(c *expr.Ctx, cancel context.CancelFunc, op exec.Op) *streamedRows {
 	r := &streamedRows{s: s, ctx: c.Context, cancel: cancel, batches: make(chan [][]types.Datum, 1)}
-	go r.produce(c, op)
+	release := func() {}
+	if env := exec.EnvFrom(c.Context); env != nil {
+		release = s.e.reader.Hold(env.Epoch)
+	}
+	go r.produce(c, op, release)
 	return r
 }
 
-// produce runs op, sending its rows in batches of up to streamBatch.
-func (r *streamedRows) produce(c *expr.Ctx, op exec.Op) {
+// produce runs op, sending its rows in batches of up to streamBatch, then
+// calls release.
+func (r *streamedRows) produce(c *expr.Ctx, op exec.Op, release func()) {
+	defer release()
 	defer close(r.batches)
 	var arena types.RowArena
 	batch := make([][]types.Datum, 0, streamBatch)

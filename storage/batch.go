@@ -22,6 +22,14 @@ func (b *Batch) Delete(key []byte, epoch uint64) {
 	b.set(key, epoch, valueTombstone, nil)
 }
 
+// Purge deletes version epoch of key (a version no read needs any more,
+// see Engine.Collect): unlike Delete, it leaves no version behind.
+func (b *Batch) Purge(key []byte, epoch uint64) {
+	op := b.b.DeleteDeferred(len(key) + keyOverhead)
+	appendVersioned(op.Key[:0], key, epoch)
+	_ = op.Finish() // fails only for indexed batches
+}
+
 func (b *Batch) set(key []byte, epoch uint64, tag byte, value []byte) {
 	op := b.b.SetDeferred(len(key)+keyOverhead, 1+len(value))
 	appendVersioned(op.Key[:0], key, epoch)

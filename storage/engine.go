@@ -3,8 +3,8 @@
 // lives under the user key table_id | vnode | memcomparable(pk) (see
 // AppendKey); each checkpoint writes new versions of changed keys tagged with
 // the epoch, and a read at epoch e sees, per key, the newest version <= e, a
-// deleted key being a tombstone version. Garbage collection of superseded
-// versions is explicit (Pebble has no compaction filter) and not done here.
+// deleted key being a tombstone version. Versions no read needs any more
+// are deleted explicitly (Collect; Pebble has no compaction filter).
 package storage
 
 import (
@@ -73,6 +73,8 @@ type Engine struct {
 	// SSTs that migrations write).
 	dir  string
 	opts *pebble.Options
+	// horizon holds the pins and the floor of version collection.
+	horizon horizon
 }
 
 // Open opens, creating it if needed, the state store in dir.
@@ -134,19 +136,37 @@ func (e *Engine) Close() error { return e.db.Close() }
 // value is a copy owned by the caller. It seeks the key's prefix only, so
 // that the bloom filters skip the tables without the key.
 func (e *Engine) Get(key []byte, epoch uint64) (value []byte, ok bool, err error) {
+	value, _, ok, err = e.get(key, epoch, false)
+	return value, ok, err
+}
+
+// GetLatest is Get of the newest version, with the key's Version (see
+// ScanLatest).
+func (e *Engine) GetLatest(key []byte) (value []byte, v Version, ok bool, err error) {
+	return e.get(key, math.MaxUint64, true)
+}
+
+// get is Get, and GetLatest with versions.
+func (e *Engine) get(key []byte, epoch uint64, versions bool) (value []byte, v Version, ok bool, err error) {
 	it, err := e.db.NewIter(nil)
 	if err != nil {
-		return nil, false, err
+		return nil, v, false, err
 	}
 	defer it.Close()
 	if !it.SeekPrefixGE(appendVersioned(make([]byte, 0, len(key)+keyOverhead), key, epoch)) {
-		return nil, false, it.Error()
+		return nil, v, false, it.Error()
 	}
-	v, err := it.ValueAndErr()
-	if err != nil || v[0] == valueTombstone {
-		return nil, false, err
+	v.Epoch = versionEpoch(it.Key())
+	raw, err := it.ValueAndErr()
+	if err != nil || raw[0] == valueTombstone {
+		return nil, v, false, err
 	}
-	return bytes.Clone(v[1:]), true, nil
+	value = bytes.Clone(raw[1:])
+	if versions {
+		// A prefix iteration stays within the key's versions.
+		v.Older = it.Next()
+	}
+	return value, v, true, it.Error()
 }
 
 // Sync makes every write committed before it durable, those committed
@@ -158,14 +178,28 @@ func (e *Engine) Sync() error { return e.db.LogData(nil, pebble.Sync) }
 // user key (as AppendKey builds it); key and value are valid only during fn.
 // An error from fn stops the scan and is returned.
 func (e *Engine) Scan(lower, upper []byte, epoch uint64, fn func(key, value []byte) error) error {
-	var opts pebble.IterOptions
-	if lower != nil {
-		opts.LowerBound = appendBound(nil, lower)
-	}
-	if upper != nil {
-		opts.UpperBound = appendBound(nil, upper)
-	}
-	it, err := e.db.NewIter(&opts)
+	return e.scan(lower, upper, epoch, nil, func(key, value []byte, _ Version) error { return fn(key, value) })
+}
+
+// Version tells which versions of a key are stored: the epoch of its
+// newest, and whether there are older ones.
+type Version struct {
+	Epoch uint64
+	Older bool
+}
+
+// ScanLatest is Scan of the newest versions, with each key's Version: what
+// a state table loads, so that it knows which versions of a key a later
+// change of it makes obsolete (see Batch.Purge).
+func (e *Engine) ScanLatest(lower, upper []byte, fn func(key, value []byte, v Version) error) error {
+	return e.scan(lower, upper, math.MaxUint64, make([]byte, 0, 256), fn)
+}
+
+// scan is Scan, and ScanLatest when buf is not nil: it then looks past
+// each key's newest version for an older one, with the key and value
+// copied into buf first.
+func (e *Engine) scan(lower, upper []byte, epoch uint64, buf []byte, fn func(key, value []byte, v Version) error) error {
+	it, err := e.db.NewIter(boundsOptions(lower, upper))
 	if err != nil {
 		return err
 	}
@@ -184,14 +218,46 @@ func (e *Engine) Scan(lower, upper []byte, epoch uint64, fn func(key, value []by
 		if err != nil {
 			return err
 		}
-		if v[0] == valueLive {
-			if err := fn(k[:p-1], v[1:]); err != nil {
+		if buf == nil {
+			if v[0] == valueLive {
+				if err := fn(k[:p-1], v[1:], Version{Epoch: versionEpoch(k)}); err != nil {
+					return err
+				}
+			}
+			valid = it.NextPrefix()
+			continue
+		}
+		ver := Version{Epoch: versionEpoch(k)}
+		buf = append(append(buf[:0], k[:p-1]...), v...)
+		key, value := buf[:p-1], buf[p-1:]
+		// Most keys have one version: Next, then NextPrefix past the
+		// older ones if there are.
+		if valid = it.Next(); valid {
+			if nk := it.Key(); split(nk) == p && string(nk[:p-1]) == string(key) {
+				ver.Older = true
+				valid = it.NextPrefix()
+			}
+		}
+		if value[0] == valueLive {
+			if err := fn(key, value[1:], ver); err != nil {
 				return err
 			}
 		}
-		valid = it.NextPrefix()
 	}
 	return it.Error()
+}
+
+// boundsOptions returns the options of an iterator over the versions of
+// the user keys in [lower, upper); a nil bound is open.
+func boundsOptions(lower, upper []byte) *pebble.IterOptions {
+	var opts pebble.IterOptions
+	if lower != nil {
+		opts.LowerBound = appendBound(nil, lower)
+	}
+	if upper != nil {
+		opts.UpperBound = appendBound(nil, upper)
+	}
+	return &opts
 }
 
 // DropTable deletes every version of every key of a table, durably.

@@ -1,0 +1,170 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Version garbage collection. Each checkpoint adds a version of every key
+// it changes, and Pebble has no compaction filter to drop the versions no
+// read needs any more, so they are deleted explicitly: Collect, at a
+// horizon epoch h, deletes every version that a read at h or later cannot
+// see (those below a key's newest version at or before h), and that
+// newest version too when it is a tombstone (a read at h or later finds
+// the key absent either way). Pebble then drops the deleted versions in
+// its compactions, so the store holds about one version per live key
+// instead of one per change, and compactions stop rewriting the garbage
+// of every earlier epoch.
+//
+// A read at an epoch older than a horizon already used may miss versions:
+// Pin keeps the horizon at or below an epoch while a read of several
+// iterators (a scan of many vnode runs, a chain of migration deltas)
+// needs it, and refuses an epoch the collector has passed (ErrCollected).
+// A single Scan or Get is one Pebble iterator, a consistent view of the
+// store as it was when it began, so it needs no pin when its epoch is at
+// or after the horizon then.
+
+// ErrCollected reports a read at an epoch whose versions the collector
+// may have deleted: the read must start again at a newer epoch.
+var ErrCollected = errors.New("storage: versions of that epoch were garbage-collected")
+
+// horizon is the registry of pins and the newest horizon used.
+type horizon struct {
+	mu   sync.Mutex
+	pins map[uint64]int
+	// floor is the newest horizon a collection used: reads at older
+	// epochs may miss versions.
+	floor uint64
+}
+
+// Pin keeps every version that a read at epoch needs until unpin is
+// called (once). It fails with ErrCollected if a collection already went
+// past epoch.
+func (e *Engine) Pin(epoch uint64) (unpin func(), err error) {
+	h := &e.horizon
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if epoch < h.floor {
+		return nil, fmt.Errorf("%w (epoch %d, collected up to %d)", ErrCollected, epoch, h.floor)
+	}
+	if h.pins == nil {
+		h.pins = map[uint64]int{}
+	}
+	h.pins[epoch]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			if h.pins[epoch]--; h.pins[epoch] == 0 {
+				delete(h.pins, epoch)
+			}
+		})
+	}, nil
+}
+
+// Horizon returns the horizon a collection at most at limit may use: limit
+// lowered to the oldest pin. Reads at older epochs are refused from then
+// on (Pin); the caller deletes only versions no read at the horizon or
+// later needs.
+func (e *Engine) Horizon(limit uint64) uint64 { return e.horizon.use(limit) }
+
+// use returns the horizon a collection at most at limit may use, the
+// oldest pin bounding it, and raises the floor to it.
+func (h *horizon) use(limit uint64) uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for p := range h.pins {
+		limit = min(limit, p)
+	}
+	h.floor = max(h.floor, limit)
+	return limit
+}
+
+// CollectStats counts what a collection found.
+type CollectStats struct {
+	// Live is the number of keys live at the horizon; Deleted the
+	// number of versions deleted.
+	Live, Deleted int
+	// Horizon is the horizon used (the limit, or an older pin).
+	Horizon uint64
+}
+
+// collectBatch is the most deletes a collection commits at once.
+const collectBatch = 4096
+
+// Collect deletes, in [lower, upper) (user keys; nil bounds are open),
+// the versions that no read at limit or later can see, limit lowered to
+// the oldest pin. The deletes are not synced: a crash that loses them
+// leaves garbage, nothing wrong. limit must be a committed epoch that no
+// recovery rolls back past, and a migration's or a durable checkpoint's
+// delta must not span it (see the package's callers).
+func (e *Engine) Collect(lower, upper []byte, limit uint64) (CollectStats, error) {
+	st := CollectStats{Horizon: e.horizon.use(limit)}
+	it, err := e.db.NewIter(boundsOptions(lower, upper))
+	if err != nil {
+		return st, err
+	}
+	defer it.Close()
+	b := e.db.NewBatch()
+	defer func() { b.Close() }()
+	// key is the user key of the versions being read; seen is set once
+	// its newest version at or before the horizon was read (each older
+	// one is garbage).
+	var key []byte
+	seen := false
+	for valid := it.First(); valid; valid = it.Next() {
+		k := it.Key()
+		p := split(k)
+		if p == len(k) {
+			continue // a bare key: not a version
+		}
+		if string(k[:p-1]) != string(key) {
+			key, seen = append(key[:0], k[:p-1]...), false
+		}
+		if seen {
+			if err := b.DeleteSized(k, uint32(lazyLen(it)), nil); err != nil {
+				return st, err
+			}
+			st.Deleted++
+		} else if versionEpoch(k) <= st.Horizon {
+			seen = true
+			v, err := it.ValueAndErr()
+			if err != nil {
+				return st, err
+			}
+			if v[0] == valueTombstone {
+				if err := b.DeleteSized(k, uint32(len(v)), nil); err != nil {
+					return st, err
+				}
+				st.Deleted++
+			} else {
+				st.Live++
+			}
+		}
+		if b.Count() >= collectBatch {
+			if err := b.Commit(pebble.NoSync); err != nil {
+				return st, err
+			}
+			b.Close()
+			b = e.db.NewBatch()
+		}
+	}
+	if err := it.Error(); err != nil {
+		return st, err
+	}
+	if b.Count() == 0 {
+		return st, nil
+	}
+	return st, b.Commit(pebble.NoSync)
+}
+
+// lazyLen returns the length of the iterator's value without reading it
+// when it is stored apart.
+func lazyLen(it *pebble.Iterator) int {
+	lv := it.LazyValue()
+	return lv.Len()
+}
