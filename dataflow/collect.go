@@ -95,22 +95,29 @@ func (q *obsoleteQueue) reset() {
 // (else the queue is full).
 func (s *Store) collecting() bool { return s.obsolete.bytes.Load() < obsoleteQueueBytes }
 
-// purge deletes the versions of epochs.
+// purge deletes the versions of epochs, in storage order (see
+// inStorageOrder).
 func (s *Store) purge(epochs []obsoleteEpoch) (int, error) {
-	n, size := 0, int64(0)
-	b := s.engine.NewBatch()
-	for _, e := range epochs {
-		for _, v := range e.versions {
-			b.Purge(v.Key, v.Epoch)
+	var refs []versionRef
+	size := int64(0)
+	for i, e := range epochs {
+		for j, v := range e.versions {
+			refs = append(refs, newVersionRef(v.Key, i, j))
 			size += int64(len(v.Key)) + obsoleteOverhead
 		}
-		n += len(e.versions)
 	}
 	s.obsolete.bytes.Add(-size)
-	if n == 0 {
-		return 0, b.Close()
+	if len(refs) == 0 {
+		return 0, nil
 	}
-	return n, b.Commit(false)
+	version := func(r versionRef) Obsolete { return epochs[r.s].versions[r.w] }
+	sortVersions(refs, func(r versionRef) []byte { return version(r).Key }, func(r versionRef) uint64 { return version(r).Epoch })
+	b := s.engine.NewBatch()
+	for _, r := range refs {
+		v := version(r)
+		b.Purge(v.Key, v.Epoch)
+	}
+	return len(refs), b.Commit(false)
 }
 
 // collectMin is the fewest writes to one table vnode that make it worth a

@@ -269,9 +269,10 @@ func (s *Store) Seal(epoch uint64, extra func(*storage.Batch)) error {
 	return nil
 }
 
-// versionRef orders one staged write: stages[s].writes[w]. hi and lo hold
-// the first 16 bytes of its key (zero-padded), which usually decide, so
-// sorting touches the keys themselves only on ties.
+// versionRef orders one version in a list of lists (a staged write:
+// stages[s].writes[w]). hi and lo hold the first 16 bytes of its key
+// (zero-padded), which usually decide, so sorting touches the keys
+// themselves only on ties.
 type versionRef struct {
 	hi, lo uint64
 	s, w   int32
@@ -292,12 +293,30 @@ func inStorageOrder(stages []staged, fn func(w Write, epoch uint64)) {
 	refs := make([]versionRef, 0, n)
 	for i, st := range stages {
 		for w := range st.writes {
-			hi, lo := abbreviate(st.writes[w].Key)
-			refs = append(refs, versionRef{hi: hi, lo: lo, s: int32(i), w: int32(w)})
+			refs = append(refs, newVersionRef(st.writes[w].Key, i, w))
 		}
 	}
 	key := func(r versionRef) []byte { return stages[r.s].writes[r.w].Key }
 	epoch := func(r versionRef) uint64 { return stages[r.s].epoch }
+	sortVersions(refs, key, epoch)
+	for i, r := range refs {
+		// Keep the first of each (key, epoch) run: the last one staged.
+		if i > 0 && epoch(refs[i-1]) == epoch(r) && bytes.Equal(key(refs[i-1]), key(r)) {
+			continue
+		}
+		fn(stages[r.s].writes[r.w], epoch(r))
+	}
+}
+
+// newVersionRef returns the reference to item w of list s, whose key is k.
+func newVersionRef(k []byte, s, w int) versionRef {
+	hi, lo := abbreviate(k)
+	return versionRef{hi: hi, lo: lo, s: int32(s), w: int32(w)}
+}
+
+// sortVersions sorts refs in storage order: key ascending, then epoch
+// descending, then the later list and item first.
+func sortVersions(refs []versionRef, key func(versionRef) []byte, epoch func(versionRef) uint64) {
 	slices.SortFunc(refs, func(a, b versionRef) int {
 		if c := cmp.Compare(a.hi, b.hi); c != 0 {
 			return c
@@ -311,16 +330,8 @@ func inStorageOrder(stages []staged, fn func(w Write, epoch uint64)) {
 		if c := cmp.Compare(epoch(b), epoch(a)); c != 0 {
 			return c
 		}
-		// Within an epoch, later staged first.
 		return cmp.Or(cmp.Compare(b.s, a.s), cmp.Compare(b.w, a.w))
 	})
-	for i, r := range refs {
-		// Keep the first of each (key, epoch) run: the last one staged.
-		if i > 0 && epoch(refs[i-1]) == epoch(r) && bytes.Equal(key(refs[i-1]), key(r)) {
-			continue
-		}
-		fn(stages[r.s].writes[r.w], epoch(r))
-	}
 }
 
 // abbreviate returns the first 16 bytes of k as two big-endian integers,
