@@ -5,12 +5,15 @@ import (
 	"time"
 )
 
-// Version collection (storage.Engine.Collect) runs on every node at a
+// Version collection (dataflow.Store.Collect) runs on every node at a
 // horizon its reads and deltas cannot be older than:
 //   - an epoch committed at least collectLag ago: a read that began at the
-//     committed epoch of its time (a query, another node's part of one, a
-//     backfill's chunk, a migration's round) has opened its iterator, or
-//     pinned its epoch (storage.Engine.Pin), well before then;
+//     committed epoch of its time has opened its iterator, or pinned its
+//     epoch (storage.Engine.Pin), well before then. Statements pin theirs
+//     on their own node for as long as they run, a backfill the epoch its
+//     next chunk reads as of; another node's part of a read pins it when
+//     it arrives. A read that comes too late fails (storage.ErrCollected),
+//     it never misses versions;
 //   - with shared storage, no newer than the last durable checkpoint: the
 //     next one's delta is every key changed since, deletions included,
 //     so a tombstone after it must stay until that delta is taken.
@@ -18,7 +21,7 @@ import (
 // A migration's rounds pin their epochs on the node they copy from (see
 // Transfer), since each round's delta starts at the previous round's end.
 const (
-	collectLag   = time.Second
+	collectLag   = 3 * time.Second
 	collectEvery = 250 * time.Millisecond
 )
 

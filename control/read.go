@@ -119,7 +119,7 @@ func (r *Reader) Scan(lower, upper []byte, epoch uint64, fn func(key, value []by
 	if err != nil {
 		return err
 	}
-	return r.scan(holders, lower, upper, epoch, fn)
+	return tooOld(r.scan(holders, lower, upper, epoch, fn))
 }
 
 // scan is Scan over holders.
@@ -203,9 +203,9 @@ func mergePairs(sources []func() (key, value []byte, ok bool, err error), fn fun
 func (r *Reader) ScanRows(p *exec.Pushdown, epoch uint64, fn func(row []types.Datum) error) error {
 	req := &scanRequest{Epoch: epoch, Version: readRows, Rows: p}
 	local := func(st storage.Reader) error { return exec.ScanTable(st, p.TableID, p.Types, p.RowBlocks, epoch, fn) }
-	return r.gather(storage.TablePrefix(p.TableID), req, local, func(_ string, frame []byte) error {
+	return tooOld(r.gather(storage.TablePrefix(p.TableID), req, local, func(_ string, frame []byte) error {
 		return types.DecodeRowBlock(frame, p.Types, fn)
-	})
+	}))
 }
 
 // Stats returns what the reader has received from other nodes.
@@ -334,7 +334,8 @@ func (r *Reader) Get(key []byte, epoch uint64) (value []byte, ok bool, err error
 		if err != nil {
 			return nil, false, err
 		}
-		return st.Get(key, epoch)
+		value, ok, err := st.Get(key, epoch)
+		return value, ok, tooOld(err)
 	}
 	err = r.scan(holders, key, append(slices.Clip(key), 0), epoch, func(_, v []byte) error {
 		value, ok = bytes.Clone(v), true
@@ -510,15 +511,21 @@ func (r *Reader) Hold(epoch uint64) (release func()) {
 	return unpin
 }
 
+// tooOld returns err, as snapshot_too_old if it is storage.ErrCollected:
+// a read at an epoch older than the versions storage still keeps.
+func tooOld(err error) error {
+	if errors.Is(err, storage.ErrCollected) {
+		return pgerror.New(pgerror.CodeSnapshotTooOld, "the state this query reads is older than this node keeps").
+			WithHint("Run the query again.")
+	}
+	return err
+}
+
 // ownedPinned is owned for a read of several iterators, over time: it
 // pins epoch in this node's store (storage.Engine.Pin) until unpin.
 func (r *Reader) ownedPinned(vnodes vnodeSet, key []byte, epoch uint64) (st storage.Reader, unpin func(), err error) {
-	unpin, err = r.local.Pin(epoch)
-	if errors.Is(err, storage.ErrCollected) {
-		return nil, nil, pgerror.New(pgerror.CodeSnapshotTooOld, "the state this query reads is older than this node keeps").
-			WithHint("Run the query again.")
-	} else if err != nil {
-		return nil, nil, err
+	if unpin, err = r.local.Pin(epoch); err != nil {
+		return nil, nil, tooOld(err)
 	}
 	if st, err = r.owned(vnodes, key, epoch); err != nil {
 		unpin()

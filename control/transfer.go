@@ -613,6 +613,7 @@ func (t *Transfer) holdVersions(from, to uint64) (release func(), err error) {
 			return nil, fmt.Errorf("control: %w: copy the state again from the start", err)
 		}
 	}
+	// Held while the export runs too, however long it takes.
 	unpinTo, err := t.local.Pin(to)
 	if err != nil {
 		unpinFrom()

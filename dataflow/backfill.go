@@ -2,7 +2,9 @@ package dataflow
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"time"
 
 	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/storage"
@@ -55,6 +57,32 @@ type backfill struct {
 	batch int
 	// loaded tells the actor that the backfill is done (setLoadedOut).
 	loaded func() error
+	// pin keeps the versions of this node's store that reads at an epoch
+	// need for a while (storage.Engine.PinFor); unpin releases the pin of
+	// the epoch the next read is as of.
+	pin   func(epoch uint64) (func(), error)
+	unpin func()
+}
+
+// backfillHold is how long a backfill's pin lasts unless renewed: it is
+// renewed at every barrier, and goes by itself if the actor stops.
+const backfillHold = time.Minute
+
+// hold pins epoch, which the next read is as of, in place of the pin
+// before; epoch 0 releases the pin.
+func (bf *backfill) hold(epoch uint64) error {
+	var unpin func()
+	if epoch > 0 {
+		var err error
+		if unpin, err = bf.pin(epoch); err != nil {
+			return err
+		}
+	}
+	if bf.unpin != nil {
+		bf.unpin()
+	}
+	bf.unpin = unpin
+	return nil
 }
 
 // setLoadedOut implements loadSource.
@@ -94,7 +122,7 @@ func (bf *backfill) Barrier(b *Barrier, emit Emit) error {
 		// the snapshot reads start at the next barrier, as of this one.
 		bf.started = true
 		bf.more()
-		return nil
+		return bf.hold(b.Epoch)
 	}
 	if err := bf.wait(bf.ctx, b.Epoch-1); err != nil {
 		return err
@@ -126,7 +154,11 @@ func (bf *backfill) Barrier(b *Barrier, emit Emit) error {
 	}
 	if !bf.done {
 		bf.more()
-		return nil
+		// A relation of row blocks goes on being read as of its snapshot.
+		return bf.hold(cmp.Or(bf.snapshot, b.Epoch))
+	}
+	if err := bf.hold(0); err != nil {
+		return err
 	}
 	if bf.finished != nil {
 		bf.finished()

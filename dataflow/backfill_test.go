@@ -35,7 +35,8 @@ func TestBackfillIncludesAddEpoch(t *testing.T) {
 	write(2, "+ 3", "+ 7")
 	bf := &backfill{ctx: context.Background(), table: &TableRef{ID: 9, PK: []int{0}, Types: ts}, engine: env.Store.Engine(),
 		wait: func(_ context.Context, epoch uint64) error { return env.Store.Seal(epoch, nil) },
-		owns: func([]types.Datum) bool { return true }, more: func() {}, batch: DefaultBackfillBatch}
+		owns: func([]types.Datum) bool { return true }, more: func() {}, batch: DefaultBackfillBatch,
+		pin: func(epoch uint64) (func(), error) { return env.Store.Engine().PinFor(epoch, backfillHold) }}
 	v := newView()
 	emit := v.apply
 	if err := bf.Barrier(&Barrier{Epoch: 2, Checkpoint: true}, emit); err != nil {

@@ -3,6 +3,7 @@ package dataflow
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -20,9 +21,10 @@ import (
 // cached entry knows the epoch of its key's stored version): they report
 // them as they stage their writes, and Collect purges them by exact key,
 // with no read, once the horizon passes the epoch of the change. The
-// queue is bounded (obsoleteQueueBytes); while it is full, state tables
-// leave obsolete versions in storage and remember that their keys have
-// older versions, so that a later deletion keeps its tombstone.
+// queue is bounded (obsoleteQueueShare of the cache budget); while it is
+// full, state tables leave obsolete versions in storage and remember
+// that their keys have older versions, so that a later deletion keeps
+// its tombstone, and their writes are counted for scans as the others.
 //
 // The other writes (materialized views' rows, source offsets,
 // watermarks) are counted per table vnode, and Collect scans a table
@@ -30,8 +32,12 @@ import (
 // scan, all at or before the horizon, reach as many as the keys it found
 // live then: about one read per write.
 
-// obsoleteQueueBytes bounds the memory of the queue of obsolete versions.
-const obsoleteQueueBytes = 64 << 20
+// The queue of obsolete versions may take an eighth of the state cache's
+// budget, and at least obsoleteQueueMin bytes.
+const (
+	obsoleteQueueShare = 8
+	obsoleteQueueMin   = 32 << 20
+)
 
 // Obsolete is a version that a later change made obsolete.
 type Obsolete struct {
@@ -41,7 +47,8 @@ type Obsolete struct {
 }
 
 // obsoleteQueue holds the obsolete versions by the epoch of the change
-// that made them so.
+// that made them so, encoded (appendObsolete), which takes a third of the
+// memory of Obsolete values: the queue holds a few seconds of changes.
 type obsoleteQueue struct {
 	mu     sync.Mutex
 	epochs []obsoleteEpoch
@@ -49,27 +56,60 @@ type obsoleteQueue struct {
 }
 
 type obsoleteEpoch struct {
-	epoch    uint64
-	versions []Obsolete
+	epoch uint64
+	buf   []byte
 }
 
-// obsoleteOverhead is what an Obsolete costs besides its key's bytes.
-const obsoleteOverhead = 40
+// appendObsolete appends to buf the versions of key that its change at an
+// epoch makes obsolete: the one of epoch superseded (0: none), and the
+// change's own tombstone if tombstone is set.
+func appendObsolete(buf, key []byte, superseded uint64, tombstone bool) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(key)))
+	buf = append(buf, key...)
+	buf = binary.AppendUvarint(buf, superseded)
+	if tombstone {
+		return append(buf, 1)
+	}
+	return append(buf, 0)
+}
 
-// add queues versions made obsolete at epoch.
-func (q *obsoleteQueue) add(epoch uint64, versions []Obsolete) {
-	if len(versions) == 0 {
+// decodeObsolete appends to out the versions that e's buffer holds.
+func decodeObsolete(out []Obsolete, e obsoleteEpoch) ([]Obsolete, error) {
+	for b := e.buf; len(b) > 0; {
+		n, w := binary.Uvarint(b)
+		if w <= 0 || uint64(len(b)-w) < n {
+			return out, errBadObsolete
+		}
+		key := b[w : w+int(n)]
+		b = b[w+int(n):]
+		superseded, w := binary.Uvarint(b)
+		if w <= 0 || len(b) == w {
+			return out, errBadObsolete
+		}
+		if superseded > 0 {
+			out = append(out, Obsolete{key, superseded})
+		}
+		if b[w] == 1 {
+			out = append(out, Obsolete{key, e.epoch})
+		}
+		b = b[w+1:]
+	}
+	return out, nil
+}
+
+var errBadObsolete = errors.New("dataflow: undecodable queue of obsolete versions")
+
+// add queues the versions buf holds (appendObsolete), made obsolete at
+// epoch.
+func (q *obsoleteQueue) add(epoch uint64, buf []byte) {
+	if len(buf) == 0 {
 		return
 	}
-	n := int64(0)
-	for _, v := range versions {
-		n += int64(len(v.Key)) + obsoleteOverhead
-	}
-	q.bytes.Add(n)
+	q.bytes.Add(int64(len(buf)))
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	i, _ := slices.BinarySearchFunc(q.epochs, epoch, func(e obsoleteEpoch, t uint64) int { return cmp.Compare(e.epoch, t+1) })
-	q.epochs = slices.Insert(q.epochs, i, obsoleteEpoch{epoch, versions})
+	q.epochs = slices.Insert(q.epochs, i, obsoleteEpoch{epoch, buf})
 }
 
 // take removes the versions made obsolete at or before horizon.
@@ -79,6 +119,9 @@ func (q *obsoleteQueue) take(horizon uint64) []obsoleteEpoch {
 	i, _ := slices.BinarySearchFunc(q.epochs, horizon, func(e obsoleteEpoch, t uint64) int { return cmp.Compare(e.epoch, t+1) })
 	taken := q.epochs[:i:i]
 	q.epochs = slices.Clone(q.epochs[i:])
+	for _, e := range taken {
+		q.bytes.Add(-int64(len(e.buf)))
+	}
 	return taken
 }
 
@@ -93,29 +136,31 @@ func (q *obsoleteQueue) reset() {
 
 // collecting reports whether the obsolete versions of changes are queued
 // (else the queue is full).
-func (s *Store) collecting() bool { return s.obsolete.bytes.Load() < obsoleteQueueBytes }
+func (s *Store) collecting() bool {
+	return s.obsolete.bytes.Load() < max(obsoleteQueueMin, s.CacheBytes()/obsoleteQueueShare)
+}
 
 // purge deletes the versions of epochs, in storage order (see
 // inStorageOrder).
 func (s *Store) purge(epochs []obsoleteEpoch) (int, error) {
-	var refs []versionRef
-	size := int64(0)
-	for i, e := range epochs {
-		for j, v := range e.versions {
-			refs = append(refs, newVersionRef(v.Key, i, j))
-			size += int64(len(v.Key)) + obsoleteOverhead
+	var versions []Obsolete
+	for _, e := range epochs {
+		var err error
+		if versions, err = decodeObsolete(versions, e); err != nil {
+			return 0, err
 		}
 	}
-	s.obsolete.bytes.Add(-size)
-	if len(refs) == 0 {
+	if len(versions) == 0 {
 		return 0, nil
 	}
-	version := func(r versionRef) Obsolete { return epochs[r.s].versions[r.w] }
-	sortVersions(refs, func(r versionRef) []byte { return version(r).Key }, func(r versionRef) uint64 { return version(r).Epoch })
+	refs := make([]versionRef, len(versions))
+	for i, v := range versions {
+		refs[i] = newVersionRef(v.Key, 0, i)
+	}
+	sortVersions(refs, func(r versionRef) []byte { return versions[r.w].Key }, func(r versionRef) uint64 { return versions[r.w].Epoch })
 	b := s.engine.NewBatch()
 	for _, r := range refs {
-		v := version(r)
-		b.Purge(v.Key, v.Epoch)
+		b.Purge(versions[r.w].Key, versions[r.w].Epoch)
 	}
 	return len(refs), b.Commit(false)
 }

@@ -363,7 +363,8 @@ func (r *Runtime) backfill(f *fragment, e *edge, table *TableRef, pending *sync.
 		route := e.group(e.from.actors[e.from.slots()[0]])
 		pending.Add(1)
 		a.setPre(e.input, &backfill{ctx: r.ctx, table: table, engine: r.reader, wait: r.mgr.WaitCommitted,
-			owns: func(row []types.Datum) bool { return e.dist == DistBroadcast || route.route(row) == d }, finished: pending.Done, more: r.mgr.RequestBarrier, batch: r.BackfillBatch})
+			owns: func(row []types.Datum) bool { return e.dist == DistBroadcast || route.route(row) == d }, finished: pending.Done, more: r.mgr.RequestBarrier, batch: r.BackfillBatch,
+			pin: func(epoch uint64) (func(), error) { return r.store.Engine().PinFor(epoch, backfillHold) }})
 	}
 }
 

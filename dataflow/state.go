@@ -92,7 +92,6 @@ func NewStateTable(store *Store, tableID uint32, rowTypes []types.T) *StateTable
 		freelist: btreemap.NewFreeList[[]byte, slot](btreemap.DefaultFreeListSize),
 		gen:      1,
 	}
-	t.writes.tracks = true
 	t.acct = newCacheAccount(t, store)
 	return t
 }
@@ -206,7 +205,8 @@ func prefixEnd(prefix []byte) []byte {
 // changes make obsolete go to the store's collector: the one each change
 // supersedes and, for a deletion of a key with no older versions left,
 // the tombstone itself. While the collector's queue is full, they stay in
-// storage, and the entries remember that older versions may be stored.
+// storage for the collector's scans, and the entries remember that older
+// versions may be stored.
 func (t *StateTable) Commit(epoch uint64) {
 	collect := t.store.collecting()
 	for _, g := range t.used {
@@ -225,17 +225,19 @@ func (t *StateTable) Commit(epoch uint64) {
 				t.writes.del(t.key)
 			}
 			older := was.older()
+			var superseded uint64
 			if p := was.epoch(); p > 0 && p < epoch {
 				if collect {
-					t.writes.obsolete(t.key, p)
+					superseded = p
 				} else {
 					older = true
 				}
 			}
 			if live {
 				g.rows.setVersion(suffix, newVersion(epoch, older))
-			} else if collect && !older {
-				t.writes.obsolete(t.key, epoch)
+			}
+			if tombstone := !live && collect && !older; superseded > 0 || tombstone {
+				t.writes.obsolete(t.key, superseded, tombstone)
 			}
 		}
 		g.dirty.reset()
@@ -246,6 +248,8 @@ func (t *StateTable) Commit(epoch uint64) {
 	clear(t.used)
 	t.used = t.used[:0]
 	t.gen++
+	// With the queue full, scans find what this epoch left.
+	t.writes.tracks = collect
 	t.writes.stage(t.store, epoch)
 	t.evict()
 	t.report()

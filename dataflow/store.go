@@ -111,7 +111,7 @@ func (s *Store) Stage(epoch uint64, writes []Write) {
 
 // stageTracked is Stage for the writes of a state table, which reports
 // the versions they make obsolete (see StateTable.Commit).
-func (s *Store) stageTracked(epoch uint64, writes []Write, obsolete []Obsolete) {
+func (s *Store) stageTracked(epoch uint64, writes []Write, obsolete []byte) {
 	s.obsolete.add(epoch, obsolete)
 	s.stage(epoch, writes)
 }

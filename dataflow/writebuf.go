@@ -8,11 +8,11 @@ import "github.com/streamdb/streamdb/types"
 type writeBuf struct {
 	buf   []byte
 	spans []writeSpan
-	// tracks is set when the owner reports the obsolete versions: the
-	// store's collector then need not count its writes.
+	// tracks is set when the owner reports the obsolete versions of the
+	// writes to stage: the store's collector then need not count them.
 	tracks bool
-	obsBuf []byte
-	obs    []Obsolete
+	// obs encodes the obsolete versions (appendObsolete).
+	obs []byte
 }
 
 // writeSpan locates one write in writeBuf.buf: the key is buf[key:value],
@@ -49,12 +49,11 @@ func (w *writeBuf) del(key []byte) {
 	w.spans = append(w.spans, s)
 }
 
-// obsolete adds version epoch of key (copied) as obsolete once the
-// writes staged next are at or before the collection horizon.
-func (w *writeBuf) obsolete(key []byte, epoch uint64) {
-	start := len(w.obsBuf)
-	w.obsBuf = append(w.obsBuf, key...)
-	w.obs = append(w.obs, Obsolete{Key: w.obsBuf[start:len(w.obsBuf):len(w.obsBuf)], Epoch: epoch})
+// obsolete adds the versions of key (copied) that its change in the
+// writes staged next makes obsolete: the one of epoch superseded (0:
+// none), and the change's tombstone if tombstone is set.
+func (w *writeBuf) obsolete(key []byte, superseded uint64, tombstone bool) {
+	w.obs = appendObsolete(w.obs, key, superseded, tombstone)
 }
 
 // stage hands the writes and obsolete versions to the store for epoch
@@ -73,7 +72,7 @@ func (w *writeBuf) stage(store *Store, epoch uint64) {
 	if w.tracks {
 		store.stageTracked(epoch, writes, w.obs)
 		// The store keeps them too.
-		w.obsBuf, w.obs = make([]byte, 0, len(w.obsBuf)), make([]Obsolete, 0, len(w.obs))
+		w.obs = make([]byte, 0, len(w.obs))
 	} else {
 		store.Stage(epoch, writes)
 	}

@@ -131,6 +131,7 @@ func (tx *txn) write(c *expr.Ctx, plan any, out *returned) (int64, error) {
 		}
 	}
 	w.epoch = e.ReadEpoch()
+	defer e.reader.Hold(w.epoch)()
 	env := &exec.Env{Engine: e.reader, Epoch: w.epoch, Overlay: tx.overlay()}
 	if out != nil && env.Overlay != nil {
 		// RETURNING's subqueries see the table as the statement found it:

@@ -153,6 +153,9 @@ func (e *Engine) get(key []byte, epoch uint64, versions bool) (value []byte, v V
 		return nil, v, false, err
 	}
 	defer it.Close()
+	if err := e.horizon.check(epoch); err != nil {
+		return nil, v, false, err
+	}
 	if !it.SeekPrefixGE(appendVersioned(make([]byte, 0, len(key)+keyOverhead), key, epoch)) {
 		return nil, v, false, it.Error()
 	}
@@ -204,6 +207,9 @@ func (e *Engine) scan(lower, upper []byte, epoch uint64, buf []byte, fn func(key
 		return err
 	}
 	defer it.Close()
+	if err := e.horizon.check(epoch); err != nil {
+		return err
+	}
 	var seek []byte
 	for valid := it.First(); valid; {
 		k := it.Key()

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -25,7 +27,7 @@ import (
 // needs it, and refuses an epoch the collector has passed (ErrCollected).
 // A single Scan or Get is one Pebble iterator, a consistent view of the
 // store as it was when it began, so it needs no pin when its epoch is at
-// or after the horizon then.
+// or after the horizon then; it fails with ErrCollected when it is not.
 
 // ErrCollected reports a read at an epoch whose versions the collector
 // may have deleted: the read must start again at a newer epoch.
@@ -36,8 +38,18 @@ type horizon struct {
 	mu   sync.Mutex
 	pins map[uint64]int
 	// floor is the newest horizon a collection used: reads at older
-	// epochs may miss versions.
-	floor uint64
+	// epochs may miss versions. It changes under mu.
+	floor atomic.Uint64
+}
+
+// check returns ErrCollected if a read at epoch, whose iterator is open,
+// may miss versions: a collection went past epoch before the iterator
+// opened (after, the iterator does not see its deletions).
+func (h *horizon) check(epoch uint64) error {
+	if floor := h.floor.Load(); epoch < floor {
+		return fmt.Errorf("%w (epoch %d, collected up to %d)", ErrCollected, epoch, floor)
+	}
+	return nil
 }
 
 // Pin keeps every version that a read at epoch needs until unpin is
@@ -47,8 +59,8 @@ func (e *Engine) Pin(epoch uint64) (unpin func(), err error) {
 	h := &e.horizon
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if epoch < h.floor {
-		return nil, fmt.Errorf("%w (epoch %d, collected up to %d)", ErrCollected, epoch, h.floor)
+	if err := h.check(epoch); err != nil {
+		return nil, err
 	}
 	if h.pins == nil {
 		h.pins = map[uint64]int{}
@@ -72,6 +84,21 @@ func (e *Engine) Pin(epoch uint64) (unpin func(), err error) {
 // later needs.
 func (e *Engine) Horizon(limit uint64) uint64 { return e.horizon.use(limit) }
 
+// PinFor is Pin for at most d: the pin goes by itself then, if unpin was
+// not called before (a pin its holder renews while it lives, and which
+// must not outlive a holder that stopped without unpinning).
+func (e *Engine) PinFor(epoch uint64, d time.Duration) (unpin func(), err error) {
+	unpin, err = e.Pin(epoch)
+	if err != nil {
+		return nil, err
+	}
+	t := time.AfterFunc(d, unpin)
+	return func() {
+		t.Stop()
+		unpin()
+	}, nil
+}
+
 // use returns the horizon a collection at most at limit may use, the
 // oldest pin bounding it, and raises the floor to it.
 func (h *horizon) use(limit uint64) uint64 {
@@ -80,7 +107,9 @@ func (h *horizon) use(limit uint64) uint64 {
 	for p := range h.pins {
 		limit = min(limit, p)
 	}
-	h.floor = max(h.floor, limit)
+	if limit > h.floor.Load() {
+		h.floor.Store(limit)
+	}
 	return limit
 }
 
