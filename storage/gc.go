@@ -88,14 +88,14 @@ func (e *Engine) Horizon(limit uint64) uint64 { return e.horizon.use(limit) }
 // not called before (a pin its holder renews while it lives, and which
 // must not outlive a holder that stopped without unpinning).
 func (e *Engine) PinFor(epoch uint64, d time.Duration) (unpin func(), err error) {
-	unpin, err = e.Pin(epoch)
+	release, err := e.Pin(epoch)
 	if err != nil {
 		return nil, err
 	}
-	t := time.AfterFunc(d, unpin)
+	t := time.AfterFunc(d, release)
 	return func() {
 		t.Stop()
-		unpin()
+		release()
 	}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"pgregory.net/rapid"
@@ -147,6 +148,35 @@ func TestPin(t *testing.T) {
 		t.Fatal(err)
 	} else {
 		unpin()
+	}
+	// A pin for a while holds until it is released, or its time is up.
+	unpin, err = e.PinFor(3, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit(t, e, 7, write{"k", 4, []byte("d")})
+	if st, err := e.Collect(nil, nil, 4); err != nil || st.Horizon != 3 {
+		t.Fatalf("Collect at 4 pinned at 3 for an hour = %+v, %v", st, err)
+	}
+	unpin()
+	if _, err := e.PinFor(4, time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	// The pin of 4 goes by itself: wait for it (a pin at 4 does not hold
+	// the horizon below 4 anyway).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		e.horizon.mu.Lock()
+		n := len(e.horizon.pins)
+		e.horizon.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a pin for a millisecond still holds after 10 s")
+		}
+	}
+	if st, err := e.Collect(nil, nil, 4); err != nil || st.Horizon != 4 || st.Deleted != 1 {
+		t.Fatalf("Collect at 4 after the pins went = %+v, %v; want horizon 4, 1 deleted", st, err)
 	}
 }
 
