@@ -20,7 +20,10 @@ import (
 // State tables know which versions their changes make obsolete (each
 // cached entry knows the epoch of its key's stored version): they report
 // them as they stage their writes, and Collect purges them by exact key,
-// with no read, once the horizon passes the epoch of the change. The
+// with no read, once the horizon passes the epoch of the change. A version
+// the table wrote itself goes by a single delete, which vanishes with it
+// in the next flush or compaction that meets both; others by a delete,
+// which Pebble carries down to the last level. The
 // queue is bounded (obsoleteQueueShare of the cache budget); while it is
 // full, state tables leave obsolete versions in storage and remember
 // that their keys have older versions, so that a later deletion keeps
@@ -44,6 +47,10 @@ type Obsolete struct {
 	// Key is the storage user key, Epoch the version's.
 	Key   []byte
 	Epoch uint64
+	// Once is set when the version was written once on this node, by
+	// the state table that reports it: a single delete removes it
+	// (storage.Batch.PurgeOnce).
+	Once bool
 }
 
 // obsoleteQueue holds the obsolete versions by the epoch of the change
@@ -60,17 +67,28 @@ type obsoleteEpoch struct {
 	buf   []byte
 }
 
+// Flags of an encoded obsolete record.
+const (
+	obsoleteTombstone byte = 1 << iota
+	obsoleteOnce
+)
+
 // appendObsolete appends to buf the versions of key that its change at an
-// epoch makes obsolete: the one of epoch superseded (0: none), and the
-// change's own tombstone if tombstone is set.
-func appendObsolete(buf, key []byte, superseded uint64, tombstone bool) []byte {
+// epoch makes obsolete: the one of epoch superseded (0: none), written
+// once on this node if once is set, and the change's own tombstone (which
+// its table wrote once) if tombstone is set.
+func appendObsolete(buf, key []byte, superseded uint64, once, tombstone bool) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(key)))
 	buf = append(buf, key...)
 	buf = binary.AppendUvarint(buf, superseded)
+	var flags byte
 	if tombstone {
-		return append(buf, 1)
+		flags |= obsoleteTombstone
 	}
-	return append(buf, 0)
+	if once {
+		flags |= obsoleteOnce
+	}
+	return append(buf, flags)
 }
 
 // decodeObsolete appends to out the versions that e's buffer holds.
@@ -86,11 +104,12 @@ func decodeObsolete(out []Obsolete, e obsoleteEpoch) ([]Obsolete, error) {
 		if w <= 0 || len(b) == w {
 			return out, errBadObsolete
 		}
+		flags := b[w]
 		if superseded > 0 {
-			out = append(out, Obsolete{key, superseded})
+			out = append(out, Obsolete{key, superseded, flags&obsoleteOnce != 0})
 		}
-		if b[w] == 1 {
-			out = append(out, Obsolete{key, e.epoch})
+		if flags&obsoleteTombstone != 0 {
+			out = append(out, Obsolete{key, e.epoch, true})
 		}
 		b = b[w+1:]
 	}
@@ -160,7 +179,11 @@ func (s *Store) purge(epochs []obsoleteEpoch) (int, error) {
 	sortVersions(refs, func(r versionRef) []byte { return versions[r.w].Key }, func(r versionRef) uint64 { return versions[r.w].Epoch })
 	b := s.engine.NewBatch()
 	for _, r := range refs {
-		b.Purge(versions[r.w].Key, versions[r.w].Epoch)
+		if v := versions[r.w]; v.Once {
+			b.PurgeOnce(v.Key, v.Epoch)
+		} else {
+			b.Purge(v.Key, v.Epoch)
+		}
 	}
 	return len(refs), b.Commit(false)
 }

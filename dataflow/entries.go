@@ -31,16 +31,21 @@ type slot struct {
 }
 
 // version tells which versions of an entry's key storage holds: the epoch
-// of the newest (0: none yet), and in the top bit whether there may be
-// older ones (versionOlder): a key loaded with several versions, or one
-// whose obsolete versions were left for the collector (see Commit).
+// of the newest (0: none yet) and two marks in the top bits. versionOlder:
+// there may be older versions too (a key loaded with several, or one
+// whose obsolete versions were left for the collector's scans, see
+// Commit). versionOwn: this table wrote the newest, once, on this node
+// (not loaded, perhaps copied in by a migration), so a single delete
+// removes it (storage.Batch.PurgeOnce).
 type version uint64
 
-// versionOlder marks a version with older versions stored too.
-const versionOlder version = 1 << 63
+const (
+	versionOlder version = 1 << 63
+	versionOwn   version = 1 << 62
+)
 
-// newVersion returns the version of newest epoch, with older versions if
-// older is set.
+// newVersion returns the version of a loaded key whose newest version is
+// of epoch, with older versions if older is set.
 func newVersion(epoch uint64, older bool) version {
 	if older {
 		return version(epoch) | versionOlder
@@ -48,11 +53,17 @@ func newVersion(epoch uint64, older bool) version {
 	return version(epoch)
 }
 
+// ownVersion is newVersion of a version this table wrote.
+func ownVersion(epoch uint64, older bool) version { return newVersion(epoch, older) | versionOwn }
+
 // epoch returns the epoch of the newest stored version (0: none).
-func (v version) epoch() uint64 { return uint64(v &^ versionOlder) }
+func (v version) epoch() uint64 { return uint64(v &^ (versionOlder | versionOwn)) }
 
 // older reports whether older versions may be stored too.
 func (v version) older() bool { return v&versionOlder != 0 }
+
+// own reports whether this table wrote the newest version.
+func (v version) own() bool { return v&versionOwn != 0 }
 
 // smallEntries is the most entries kept in the sorted slice.
 const smallEntries = 32

@@ -234,10 +234,10 @@ func (t *StateTable) Commit(epoch uint64) {
 				}
 			}
 			if live {
-				g.rows.setVersion(suffix, newVersion(epoch, older))
+				g.rows.setVersion(suffix, ownVersion(epoch, older))
 			}
 			if tombstone := !live && collect && !older; superseded > 0 || tombstone {
-				t.writes.obsolete(t.key, superseded, tombstone)
+				t.writes.obsolete(t.key, superseded, was.own(), tombstone)
 			}
 		}
 		g.dirty.reset()

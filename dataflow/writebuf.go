@@ -50,10 +50,9 @@ func (w *writeBuf) del(key []byte) {
 }
 
 // obsolete adds the versions of key (copied) that its change in the
-// writes staged next makes obsolete: the one of epoch superseded (0:
-// none), and the change's tombstone if tombstone is set.
-func (w *writeBuf) obsolete(key []byte, superseded uint64, tombstone bool) {
-	w.obs = appendObsolete(w.obs, key, superseded, tombstone)
+// writes staged next makes obsolete (see appendObsolete).
+func (w *writeBuf) obsolete(key []byte, superseded uint64, once, tombstone bool) {
+	w.obs = appendObsolete(w.obs, key, superseded, once, tombstone)
 }
 
 // stage hands the writes and obsolete versions to the store for epoch

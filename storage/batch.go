@@ -30,6 +30,17 @@ func (b *Batch) Purge(key []byte, epoch uint64) {
 	_ = op.Finish() // fails only for indexed batches
 }
 
+// PurgeOnce is Purge of a version written once in this store (by one
+// Put or Delete, never copied in again since): Pebble's single delete,
+// which vanishes together with that write where they meet, instead of
+// going down to the last level as a delete does. A version written twice
+// could reappear.
+func (b *Batch) PurgeOnce(key []byte, epoch uint64) {
+	op := b.b.SingleDeleteDeferred(len(key) + keyOverhead)
+	appendVersioned(op.Key[:0], key, epoch)
+	_ = op.Finish() // fails only for indexed batches
+}
+
 func (b *Batch) set(key []byte, epoch uint64, tag byte, value []byte) {
 	op := b.b.SetDeferred(len(key)+keyOverhead, 1+len(value))
 	appendVersioned(op.Key[:0], key, epoch)
