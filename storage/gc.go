@@ -155,7 +155,8 @@ func (e *Engine) Collect(lower, upper []byte, limit uint64) (CollectStats, error
 			key, seen = append(key[:0], k[:p-1]...), false
 		}
 		if seen {
-			if err := b.DeleteSized(k, uint32(lazyLen(it)), nil); err != nil {
+			lv := it.LazyValue() // its length, without reading a value stored apart
+			if err := b.DeleteSized(k, uint32(lv.Len()), nil); err != nil {
 				return st, err
 			}
 			st.Deleted++
@@ -189,11 +190,4 @@ func (e *Engine) Collect(lower, upper []byte, limit uint64) (CollectStats, error
 		return st, nil
 	}
 	return st, b.Commit(pebble.NoSync)
-}
-
-// lazyLen returns the length of the iterator's value without reading it
-// when it is stored apart.
-func lazyLen(it *pebble.Iterator) int {
-	lv := it.LazyValue()
-	return lv.Len()
 }
