@@ -35,6 +35,19 @@ func (ev *Evaluator) Eval(e expr.Expr, row []types.Datum) (types.Datum, error) {
 	return v, err
 }
 
+// Holds reports whether the compiled condition t is true of row; a data
+// error makes it not hold.
+func (ev *Evaluator) Holds(t expr.Test, row []types.Datum) (bool, error) {
+	v, err := t(ev.Ctx, row)
+	if err != nil {
+		if ev.tolerate(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	return v == expr.True, nil
+}
+
 // Accepts reports whether an aggregate's FILTER lets row in; a data error
 // keeps the row out.
 func (ev *Evaluator) Accepts(f *expr.AggFunc, row []types.Datum) (bool, error) {

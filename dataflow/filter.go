@@ -6,7 +6,7 @@ import (
 
 // Build implements Spec.
 func (s *FilterSpec) Build(env *Env) (Operator, error) {
-	return &filter{cond: s.Cond, ev: env.Eval}, nil
+	return &filter{test: expr.CompileTest(s.Cond), ev: env.Eval}, nil
 }
 
 // lazyState implements lazySpec: a filter keeps no state.
@@ -19,7 +19,7 @@ func (s *FilterSpec) Explain() string { return "Filter " + s.Cond.String() }
 // half filtered out becomes a plain delete or insert of the other half (as
 // does any update half without its partner in the chunk).
 type filter struct {
-	cond expr.Expr
+	test expr.Test
 	ev   *Evaluator
 	keep []bool
 }
@@ -29,11 +29,10 @@ func (f *filter) Process(_ int, c *Chunk, emit Emit) error {
 	f.keep = f.keep[:0]
 	all := true
 	for _, row := range c.Rows {
-		v, err := f.ev.Eval(f.cond, row)
+		k, err := f.ev.Holds(f.test, row)
 		if err != nil {
 			return err
 		}
-		k := !v.IsNull() && v.Bool()
 		all = all && k
 		f.keep = append(f.keep, k)
 	}

@@ -12,10 +12,13 @@ import (
 // Build implements Spec.
 func (s *HashJoinSpec) Build(env *Env) (Operator, error) {
 	semi := s.Kind == exec.Semi || s.Kind == exec.Anti
-	j := &hashJoin{cond: s.Cond, ev: env.Eval, groups: env.VNodeCount, presence: s.RightPresence,
+	j := &hashJoin{ev: env.Eval, groups: env.VNodeCount, presence: s.RightPresence,
 		joined: make([]types.Datum, len(s.LeftTypes)+len(s.RightTypes)),
 		width:  len(s.LeftTypes) + len(s.RightTypes), semi: semi, matchedOnly: s.Kind == exec.Semi,
 		inWM: [2]map[int]types.Datum{{}, {}}, sent: watermarkSwitch{}}
+	if s.Cond != nil {
+		j.cond = expr.CompileTest(s.Cond)
+	}
 	if semi {
 		j.width = len(s.LeftTypes)
 	}
@@ -88,7 +91,7 @@ func (s *HashJoinSpec) Explain() string {
 // whose rows it emits alone, unpadded, at the degree's edges between 0 and
 // 1 the other way round for a semi join.
 type hashJoin struct {
-	cond   expr.Expr
+	cond   expr.Test
 	ev     *Evaluator
 	groups int
 	sides  [2]joinSide
@@ -324,12 +327,9 @@ func (j *hashJoin) match(input int, row []types.Datum, theirs *Group, width int)
 	theirs.Ascend(func(suffix []byte, orow []types.Datum) bool {
 		if j.cond != nil {
 			j.concat(j.joined, input, row, orow[:width])
-			var v types.Datum
-			if v, err = j.ev.Eval(j.cond, j.joined); err != nil {
-				return false
-			}
-			if v.IsNull() || !v.Bool() {
-				return true
+			var ok bool
+			if ok, err = j.ev.Holds(j.cond, j.joined); !ok {
+				return err == nil
 			}
 		}
 		j.matches = append(j.matches, joinMatch{suffix: suffix, row: orow})

@@ -76,6 +76,9 @@ func (s *TemporalJoinSpec) Build(env *Env) (Operator, error) {
 		left: len(s.LeftTypes), right: len(s.RightTypes),
 		joined: make([]types.Datum, len(s.LeftTypes)+len(s.RightTypes)),
 		nulls:  make([]types.Datum, len(s.RightTypes))}
+	if s.Cond != nil {
+		j.cond = expr.CompileTest(s.Cond)
+	}
 	j.rightTable = env.StateTable(s.RightTable, s.RightTypes)
 	j.rightTable.layout = &groupLayout{cols: len(s.RightKey)}
 	if s.MemoTable != 0 {
@@ -109,6 +112,7 @@ func (s *TemporalJoinSpec) Explain() string {
 // temporalJoin is the operator of TemporalJoinSpec.
 type temporalJoin struct {
 	spec        *TemporalJoinSpec
+	cond        expr.Test // spec.Cond compiled, nil for none
 	ev          *Evaluator
 	groups      int
 	left, right int
@@ -312,15 +316,12 @@ func (j *temporalJoin) match(row []types.Datum, theirs *Group) error {
 	j.matches = j.matches[:0]
 	var err error
 	theirs.Ascend(func(_ []byte, orow []types.Datum) bool {
-		if j.spec.Cond != nil {
+		if j.cond != nil {
 			copy(j.joined, row)
 			copy(j.joined[j.left:], orow)
-			var v types.Datum
-			if v, err = j.ev.Eval(j.spec.Cond, j.joined); err != nil {
-				return false
-			}
-			if v.IsNull() || !v.Bool() {
-				return true
+			var ok bool
+			if ok, err = j.ev.Holds(j.cond, j.joined); !ok {
+				return err == nil
 			}
 		}
 		j.matches = append(j.matches, orow)

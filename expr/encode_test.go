@@ -63,6 +63,15 @@ func drawDatum(t *rapid.T, typ types.T, label string) types.Datum {
 	return types.Null
 }
 
+// drawRow draws the i-th row of values of shipCols.
+func drawRow(t *rapid.T, i int) []types.Datum {
+	row := make([]types.Datum, len(shipCols))
+	for j, typ := range shipCols {
+		row[j] = drawDatum(t, typ, fmt.Sprintf("row%d.c%d", i, j))
+	}
+	return row
+}
+
 // exprGen draws expressions over shipCols the way the binder builds
 // them: through NewBinary, NewFunc, CastTo and the other constructors.
 type exprGen struct{ t *rapid.T }
@@ -220,10 +229,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 		c := NewCtx(context.Background(), nil)
 		c.Now = time.Date(2024, 2, 29, 12, 0, 0, 0, time.UTC)
 		for i := range 4 {
-			row := make([]types.Datum, len(shipCols))
-			for j, typ := range shipCols {
-				row[j] = drawDatum(t, typ, fmt.Sprintf("row%d.c%d", i, j))
-			}
+			row := drawRow(t, i)
 			want, wantErr := e.Eval(c, row)
 			got, gotErr := d.Eval(c, row)
 			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !types.Identical(got, want) {
