@@ -158,16 +158,28 @@ func (c *Controller) Worker() *Worker { return c.local }
 
 // Sealed is the local barrier manager's report that an epoch is sealed on
 // this node.
-func (c *Controller) Sealed(ctx context.Context, epoch uint64) {
-	c.report(ctx, "sealed epoch", methodSealed, &sealedRequest{Node: c.self, Epoch: epoch}, func() { c.sealed(c.self, epoch) })
+func (c *Controller) Sealed(ctx context.Context, epoch uint64, synced bool) {
+	var remote func() error
+	if !synced {
+		// The seal left its sync to this node's commit record: a seal
+		// that goes to another leader, which writes that record, must
+		// be durable first.
+		remote = c.local.storage.Sync
+	}
+	c.report(ctx, "sealed epoch", methodSealed, &sealedRequest{Node: c.self, Epoch: epoch}, func() { c.sealed(c.self, epoch) }, remote)
 }
+
+// commitSyncs reports whether the commit of an epoch this node seals now
+// will be recorded after the seal in its state store's WAL, synced: this
+// node leads, and its Raft log shares that WAL (dataflow.Hooks).
+func (c *Controller) commitSyncs() bool { return c.meta.SyncsState() && c.meta.IsLeader() }
 
 // Failed is the local barrier manager's report that streaming failed on
 // this node: the leader recovers the cluster.
 func (c *Controller) Failed(err error) {
 	c.log.Error("control: streaming failed on this node; the cluster recovers", "err", err)
 	fence := c.local.currentFence()
-	c.report(context.Background(), "failure", methodFailed, &failedRequest{Node: c.self, Fence: fence, Err: err.Error()}, func() { c.failed(c.self, fence, err) })
+	c.report(context.Background(), "failure", methodFailed, &failedRequest{Node: c.self, Fence: fence, Err: err.Error()}, func() { c.failed(c.self, fence, err) }, nil)
 }
 
 // report delivers a report of this node's to the leader's controller (to
@@ -175,8 +187,10 @@ func (c *Controller) Failed(err error) {
 // the cluster up (a seal every later commit, a creation the CREATE that
 // waits for it, a failure the recovery), so it is retried, following
 // leadership, until it is delivered or this node is recovered (its fence
-// moves on), which makes it moot.
-func (c *Controller) report(ctx context.Context, what, method string, req any, local func()) {
+// moves on), which makes it moot. Before it first goes to another node,
+// remote (nil: nothing) runs; if it fails, the report is not sent and the
+// node's streaming fails.
+func (c *Controller) report(ctx context.Context, what, method string, req any, local func(), remote func() error) {
 	fence := c.local.currentFence()
 	for wait := 10 * time.Millisecond; ; wait = min(2*wait, time.Second) {
 		if c.meta.IsLeader() {
@@ -184,6 +198,13 @@ func (c *Controller) report(ctx context.Context, what, method string, req any, l
 			return
 		}
 		if addr := c.meta.LeaderAddr(); addr != "" {
+			if remote != nil {
+				if err := remote(); err != nil {
+					c.local.mgr.Fail(fmt.Errorf("control: before reporting %s: %w", what, err))
+					return
+				}
+				remote = nil
+			}
 			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			_, err := cluster.Call[empty](cctx, c.client, addr, method, req, cluster.WhenReachable)
 			cancel()
@@ -209,7 +230,7 @@ func (c *Controller) failed(node string, f meta.Fence, err error) {
 
 // created is the local worker's report that it finished creating job.
 func (c *Controller) created(ctx context.Context, node string, job uint32) {
-	c.report(ctx, "job created", methodCreated, &createdRequest{Node: node, Job: job}, func() { c.recordCreated(node, job) })
+	c.report(ctx, "job created", methodCreated, &createdRequest{Node: node, Job: job}, func() { c.recordCreated(node, job) }, nil)
 }
 
 // recordCreated records, on the leader, that node finished creating job.

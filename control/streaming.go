@@ -97,9 +97,10 @@ func Start(m *meta.Meta, st *storage.Engine, builder Builder, opts Options) (*St
 	s.store = store
 	var ctrl *Controller
 	s.mgr = dataflow.NewBarrierManager(store, m.CommittedEpoch(), dataflow.Hooks{
-		Sealed:  func(epoch uint64) { ctrl.Sealed(ctx, epoch) },
-		Request: func() { ctrl.RequestBarrier() },
-		Failed:  func(err error) { ctrl.Failed(err) },
+		Sealed:      func(epoch uint64, synced bool) { ctrl.Sealed(ctx, epoch, synced) },
+		Request:     func() { ctrl.RequestBarrier() },
+		Failed:      func(err error) { ctrl.Failed(err) },
+		CommitSyncs: func() bool { return ctrl.commitSyncs() },
 	})
 	s.rt = dataflow.NewRuntime(ctx, store, s.mgr, rowkey.VNodes, opts.Logger)
 	ctrl = newController(ctx, s.background, m.NodeID(), m, s.rt, s.mgr, st, opts.Shared, builder, opts.Logger)

@@ -29,12 +29,12 @@ func TestBackfillIncludesAddEpoch(t *testing.T) {
 		}
 	}
 	write(1, "+ 1", "+ 5")
-	if err := env.Store.Seal(1, nil); err != nil {
+	if err := env.Store.Seal(1, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	write(2, "+ 3", "+ 7")
 	bf := &backfill{ctx: context.Background(), table: &TableRef{ID: 9, PK: []int{0}, Types: ts}, engine: env.Store.Engine(),
-		wait: func(_ context.Context, epoch uint64) error { return env.Store.Seal(epoch, nil) },
+		wait: func(_ context.Context, epoch uint64) error { return env.Store.Seal(epoch, nil, true) },
 		owns: func([]types.Datum) bool { return true }, more: func() {}, batch: DefaultBackfillBatch,
 		pin: func(epoch uint64) (func(), error) { return env.Store.Engine().PinFor(epoch, backfillHold) }}
 	v := newView()

@@ -103,13 +103,20 @@ type injection struct {
 
 // Hooks are how a BarrierManager reaches the coordinator of epochs.
 type Hooks struct {
-	// Sealed reports, in order, each epoch this node has sealed.
-	Sealed func(epoch uint64)
+	// Sealed reports, in order, each epoch this node has sealed, and
+	// whether its state is durable already (see CommitSyncs).
+	Sealed func(epoch uint64, synced bool)
 	// Request asks for a barrier soon (group commit).
 	Request func()
 	// Failed reports the first failure of an actor since the last reset:
 	// streaming on this node has stopped until a recovery resets it.
 	Failed func(err error)
+	// CommitSyncs reports whether the commit of the epoch about to be
+	// sealed will be recorded after the seal, synced, in the store's own
+	// WAL (this node leads, and its Raft log shares the state store's
+	// WAL): the seal then leaves its sync to that record, and an epoch
+	// costs one fsync. Sealed learns whether the seal synced. Nil: never.
+	CommitSyncs func() bool
 }
 
 // NewBarrierManager starts a node's epochs after committed (the last
@@ -142,7 +149,8 @@ func (m *BarrierManager) Run(ctx context.Context) {
 			}
 			es := m.inflight[0]
 			m.mu.Unlock()
-			if err := m.store.Seal(es.epoch, nil); err != nil {
+			synced := m.hooks.CommitSyncs == nil || !m.hooks.CommitSyncs()
+			if err := m.store.Seal(es.epoch, nil, synced); err != nil {
 				m.Fail(fmt.Errorf("dataflow: sealing epoch %d: %w", es.epoch, err))
 				break
 			}
@@ -152,7 +160,7 @@ func (m *BarrierManager) Run(ctx context.Context) {
 				m.sealLatency.Record(time.Since(t))
 			}
 			m.mu.Unlock()
-			m.hooks.Sealed(es.epoch)
+			m.hooks.Sealed(es.epoch, synced)
 		}
 	}
 }

@@ -19,7 +19,7 @@ func TestWaitWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	m := NewBarrierManager(NewStore(st), 0, Hooks{Sealed: func(uint64) {}, Request: func() {}})
+	m := NewBarrierManager(NewStore(st), 0, Hooks{Sealed: func(uint64, bool) {}, Request: func() {}})
 	ctx := context.Background()
 
 	since := m.Resets()
@@ -56,7 +56,7 @@ func TestFailureThenRecovery(t *testing.T) {
 	}
 	defer st.Close()
 	failures := 0
-	m := NewBarrierManager(NewStore(st), 0, Hooks{Sealed: func(uint64) {}, Request: func() {}, Failed: func(error) { failures++ }})
+	m := NewBarrierManager(NewStore(st), 0, Hooks{Sealed: func(uint64, bool) {}, Request: func() {}, Failed: func(error) { failures++ }})
 	ctx := context.Background()
 	m.addSource(sourceKey{job: 1}, make(chan Message, 1), 1)
 

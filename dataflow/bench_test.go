@@ -135,7 +135,7 @@ func (f *feeder) feed(b *testing.B, n int, row func(i int) []types.Datum) {
 			if f.store == nil {
 				continue
 			}
-			if err := f.store.Seal(f.epoch, nil); err != nil {
+			if err := f.store.Seal(f.epoch, nil, true); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -21,7 +21,7 @@ func cached(st *StateTable, vnode uint16, prefix string) bool {
 // mustSeal seals store up to epoch.
 func mustSeal(t tester, store *Store, epoch uint64) {
 	t.Helper()
-	if err := store.Seal(epoch, nil); err != nil {
+	if err := store.Seal(epoch, nil, true); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -108,7 +108,7 @@ func TestSealedEpoch(t *testing.T) {
 	if got := store.sealed.Load(); got != 2 {
 		t.Fatalf("sealed %d after Seal(2), want 2", got)
 	}
-	if err := store.Seal(4, func(*storage.Batch) { store.Stage(3, w("c")) }); err != nil {
+	if err := store.Seal(4, func(*storage.Batch) { store.Stage(3, w("c")) }, true); err != nil {
 		t.Fatal(err)
 	}
 	if got := store.sealed.Load(); got != 2 {
@@ -277,7 +277,7 @@ func TestCacheConcurrentSeal(t *testing.T) {
 		next := uint64(1)
 		for e := range committed {
 			for reported[e]++; reported[next] == actors; next++ {
-				if err := store.Seal(next, nil); err != nil {
+				if err := store.Seal(next, nil, true); err != nil {
 					sealed <- err
 					return
 				}

@@ -45,7 +45,7 @@ func TestChangelog(t *testing.T) {
 		if err := op.Barrier(&Barrier{Epoch: epoch, Checkpoint: true, Time: at.Microseconds()}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := env.Store.Seal(epoch, nil); err != nil {
+		if err := env.Store.Seal(epoch, nil, true); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -42,7 +42,7 @@ func TestStoreCollect(t *testing.T) {
 			}
 		}
 		s.Stage(epoch, writes)
-		if err := s.Seal(epoch, nil); err != nil {
+		if err := s.Seal(epoch, nil, true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -149,7 +149,7 @@ func TestStateTableObsolete(tt *testing.T) {
 				history[key] = append(hs, change{epoch, row})
 			}
 			st.Commit(epoch)
-			if err := s.Seal(epoch, nil); err != nil {
+			if err := s.Seal(epoch, nil, true); err != nil {
 				t.Fatal(err)
 			}
 			if rapid.Bool().Draw(t, "collect") {

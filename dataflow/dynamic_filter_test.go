@@ -126,7 +126,7 @@ func TestDynamicFilterRecovery(t *testing.T) {
 	runSteps(t, op, [][]types.T{dynTypes, {types.TInt4}}, []testStep{
 		in("+ 1 1", "+ 2 5", "+ 3 9"), right("+ 4"), barrier().emits("+ 2 5", "+ 3 9"),
 	})
-	if err := env.Store.Seal(1, nil); err != nil {
+	if err := env.Store.Seal(1, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {

@@ -122,7 +122,7 @@ func TestEOWCWindowAggOracle(t *testing.T) {
 					}
 				}
 				if action == "recover" {
-					if err := store.Seal(epoch, nil); err != nil {
+					if err := store.Seal(epoch, nil, true); err != nil {
 						rt.Fatal(err)
 					}
 					store = NewStore(engine)

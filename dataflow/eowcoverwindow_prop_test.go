@@ -109,7 +109,7 @@ func TestEowcOverWindowOracle(t *testing.T) {
 					rt.Fatal(err)
 				}
 				if action == "recover" {
-					if err := store.Seal(epoch, nil); err != nil {
+					if err := store.Seal(epoch, nil, true); err != nil {
 						rt.Fatal(err)
 					}
 					store = NewStore(engine)

@@ -391,7 +391,7 @@ func (o *oracle) check(t *rapid.T, engine *storage.Engine, spec Spec) {
 				t.Fatalf("after epoch %d the view is\n%s\nwant\n%s", epoch, strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 			if b.Checkpoint && (action == "recover" || rapid.Bool().Draw(t, "seal")) {
-				if err := store.Seal(epoch, nil); err != nil {
+				if err := store.Seal(epoch, nil, true); err != nil {
 					t.Fatal(err)
 				}
 			}

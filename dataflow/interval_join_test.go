@@ -72,7 +72,7 @@ func TestIntervalJoinCleansState(t *testing.T) {
 	if err := op.Barrier(&Barrier{Epoch: 1, Checkpoint: true}, out.emit); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Store.Seal(1, nil); err != nil {
+	if err := env.Store.Seal(1, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"+ 1 1 10 NULL NULL NULL", "+ 2 1 20 NULL NULL NULL", "- 1 1 10 NULL NULL NULL", "+ 1 1 10 7 1 9"}
@@ -147,7 +147,7 @@ func TestIntervalJoinOracle(t *testing.T) {
 				if err := op.Barrier(&Barrier{Epoch: epoch, Checkpoint: true}, emit); err != nil {
 					rt.Fatal(err)
 				}
-				if err := store.Seal(epoch, nil); err != nil {
+				if err := store.Seal(epoch, nil, true); err != nil {
 					rt.Fatal(err)
 				}
 				if rapid.Bool().Draw(rt, "recover") {
@@ -172,7 +172,7 @@ func TestIntervalJoinOracle(t *testing.T) {
 		if err := op.Barrier(&Barrier{Epoch: epoch, Checkpoint: true}, emit); err != nil {
 			rt.Fatal(err)
 		}
-		if err := store.Seal(epoch, nil); err != nil {
+		if err := store.Seal(epoch, nil, true); err != nil {
 			rt.Fatal(err)
 		}
 		if l, r := stored(rt, store, spec.LeftTable), stored(rt, store, spec.RightTable); l+r != 0 {

@@ -30,7 +30,7 @@ func TestMaterialize(t *testing.T) {
 		return sortedRows(rows)
 	}
 	seal := func(epoch uint64) {
-		if err := env.Store.Seal(epoch, nil); err != nil {
+		if err := env.Store.Seal(epoch, nil, true); err != nil {
 			t.Fatal(err)
 		}
 	}

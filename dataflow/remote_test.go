@@ -146,7 +146,7 @@ func newTestCluster(t *testing.T, ids ...string) *testCluster {
 }
 
 // sealed commits an epoch on every node once every node sealed it.
-func (c *testCluster) sealed(epoch uint64) {
+func (c *testCluster) sealed(epoch uint64, _ bool) {
 	c.mu.Lock()
 	c.seals[epoch]++
 	all := c.seals[epoch] == len(c.nodes)

@@ -94,7 +94,7 @@ func TestKeyedSource(t *testing.T) {
 			break
 		}
 	}
-	if err := env.Store.Seal(1, nil); err != nil {
+	if err := env.Store.Seal(1, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	if off, ok, err := splitOffset(env.Store.Engine(), offsetKey(7, 0, 1, testVNodes), 1); err != nil || !ok || off != 3 {

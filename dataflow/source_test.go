@@ -95,7 +95,7 @@ func TestSourceResumesAtCheckpoint(t *testing.T) {
 		if err := op.Barrier(&Barrier{Epoch: 1, Checkpoint: true}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := env.Store.Seal(1, nil); err != nil {
+		if err := env.Store.Seal(1, nil, true); err != nil {
 			t.Fatal(err)
 		}
 		for range c.beforeCrash {

@@ -108,7 +108,7 @@ func TestStatePersistence(t *testing.T) {
 	g.Put([]byte("w"), pair(7, "g"))
 	g.Delete([]byte("w"))
 	st.Commit(2)
-	if err := store.Seal(2, nil); err != nil {
+	if err := store.Seal(2, nil, true); err != nil {
 		t.Fatal(err)
 	}
 
@@ -160,7 +160,7 @@ func TestSealPartialAndExtra(t *testing.T) {
 	store.Stage(3, []Write{{Key: []byte("\x00\x00\x00\x05\x00\x00b"), Value: []byte("3")}})
 	store.Stage(1, []Write{{Key: []byte("\x00\x00\x00\x05\x00\x00a"), Value: nil}})
 	extraKey := storage.AppendKey(nil, storage.SystemTableID, 0, []byte("last"))
-	if err := store.Seal(2, func(b *storage.Batch) { b.Put(extraKey, 2, []byte("x")) }); err != nil {
+	if err := store.Seal(2, func(b *storage.Batch) { b.Put(extraKey, 2, []byte("x")) }, true); err != nil {
 		t.Fatal(err)
 	}
 	e := store.Engine()
@@ -178,7 +178,7 @@ func TestSealPartialAndExtra(t *testing.T) {
 	if a, b, x := read("\x00\x00\x00\x05\x00\x00a"), read("\x00\x00\x00\x05\x00\x00b"), read(string(extraKey)); a != "-" || b != "-" || x != "x" {
 		t.Fatalf("after sealing 2: a=%s b=%s extra=%s", a, b, x)
 	}
-	if err := store.Seal(3, nil); err != nil {
+	if err := store.Seal(3, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	if b := read("\x00\x00\x00\x05\x00\x00b"); b != "3" {
@@ -285,7 +285,7 @@ func TestStageConcurrently(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if err := store.Seal(writes/10, nil); err != nil {
+	if err := store.Seal(writes/10, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	n := 0

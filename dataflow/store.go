@@ -229,10 +229,12 @@ func (s *Store) pressure() {
 
 // Seal writes every write staged for epochs <= epoch, each version at its
 // own epoch, together with whatever extra adds to the batch (nil:
-// nothing), and syncs, which makes them and every write behind durable.
-// Once it returns without error, reads see the writes; an error is
-// permanent (the node must recover).
-func (s *Store) Seal(epoch uint64, extra func(*storage.Batch)) error {
+// nothing), and, if sync, syncs, which makes them and every write behind
+// durable (without, a later sync of the store's WAL does: the Raft entry
+// that commits the epoch, see Hooks.CommitSyncs). Once it returns without
+// error, reads see the writes; an error is permanent (the node must
+// recover).
+func (s *Store) Seal(epoch uint64, extra func(*storage.Batch), sync bool) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
@@ -243,17 +245,17 @@ func (s *Store) Seal(epoch uint64, extra func(*storage.Batch)) error {
 		return err
 	}
 	if len(stages) > 0 || extra != nil || s.dirty {
-		if err := s.write(stages, extra, true); err != nil {
+		if err := s.write(stages, extra, sync); err != nil {
 			return err
 		}
-		s.dirty = false
+		s.dirty = !sync
 	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.pressured.Store(false)
-	// Every write staged before the take is in storage and synced now,
-	// but for the epochs that are still staged.
+	// Every write staged before the take is in storage now, but for the
+	// epochs that are still staged.
 	sealed := epoch
 	for e, n := range s.unsynced {
 		waiting := slices.ContainsFunc(s.staged, func(st staged) bool { return st.epoch == e })

@@ -148,7 +148,7 @@ func TestTemporalFilterRecovery(t *testing.T) {
 		in("+ 1 "+ts(9), "+ 2 "+ts(11), "+ 3 "+ts(20)).emits("+ 1 "+at(9), "+ 2 "+at(11), "+ 3 "+at(20)),
 		tick(11).emits("- 1 " + at(9)),
 	})
-	if err := env.Store.Seal(2, nil); err != nil {
+	if err := env.Store.Seal(2, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	// kill -9: a new store over the same engine; barrier 3 never sealed.
@@ -170,7 +170,7 @@ func TestTemporalFilterRecovery(t *testing.T) {
 		}
 		out.take()
 	}
-	if err := restarted.Store.Seal(5, nil); err != nil {
+	if err := restarted.Store.Seal(5, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	// What stays is the clock of each vnode.

@@ -164,7 +164,7 @@ func TestTemporalJoinOracle(t *testing.T) {
 					rt.Fatalf("after epoch %d the view is\n%s\nwant\n%s", epoch, strings.Join(got, "\n"), strings.Join(want, "\n"))
 				}
 				if action == "recover" {
-					if err := store.Seal(epoch, nil); err != nil {
+					if err := store.Seal(epoch, nil, true); err != nil {
 						rt.Fatal(err)
 					}
 					store = NewStore(engine)

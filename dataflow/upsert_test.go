@@ -90,7 +90,7 @@ func TestUpsertOracle(t *testing.T) {
 				if err := op.Barrier(&Barrier{Epoch: epoch, Checkpoint: true}, v.apply); err != nil {
 					rt.Fatal(err)
 				}
-				if err := env.Store.Seal(epoch, nil); err != nil {
+				if err := env.Store.Seal(epoch, nil, true); err != nil {
 					rt.Fatal(err)
 				}
 				if rapid.Bool().Draw(rt, fmt.Sprint("rebuild", step)) {
@@ -131,7 +131,7 @@ func TestUpsertOracle(t *testing.T) {
 		if err := op.Barrier(&Barrier{Epoch: epoch, Checkpoint: true}, v.apply); err != nil {
 			rt.Fatal(err)
 		}
-		if err := env.Store.Seal(epoch, nil); err != nil {
+		if err := env.Store.Seal(epoch, nil, true); err != nil {
 			rt.Fatal(err)
 		}
 		ctx := exec.WithEnv(context.Background(), &exec.Env{Engine: env.Store.Engine(), Epoch: math.MaxUint64})

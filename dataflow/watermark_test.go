@@ -158,7 +158,7 @@ func TestWindowClose(t *testing.T) {
 		if got := out.take(); strings.Join(got, "\n") != strings.Join(tc.after, "\n") {
 			t.Errorf("%s: after the watermark\n%s\nwant\n%s", tc.name, strings.Join(got, "\n"), strings.Join(tc.after, "\n"))
 		}
-		if err := env.Store.Seal(2, nil); err != nil {
+		if err := env.Store.Seal(2, nil, true); err != nil {
 			t.Fatal(err)
 		}
 		// Only what is open stays in state: the group or row at 10.

@@ -67,6 +67,11 @@ type Config struct {
 	// TrailingLogs is the number of entries kept after a snapshot, so that
 	// a lagging follower can catch up without the snapshot; default 1024.
 	TrailingLogs uint64
+	// Log, if set, is where Raft keeps its log and stable keys: a node's
+	// is a key space of its state store (raftstore.Within), whose WAL it
+	// shares (see SyncsState); a log left in Dir/raft/log by an earlier
+	// version moves into it. Nil: a store of its own in Dir/raft/log.
+	Log *raftstore.Store
 }
 
 // Timeouts of the Raft group: Raft's own defaults, so that a leader whose
@@ -140,7 +145,11 @@ func Open(cfg Config) (_ *Meta, err error) {
 		return nil, fmt.Errorf("meta: create %s: %w", dir, err)
 	}
 	hlog := newRaftLogger(cfg.Logger)
-	if m.store, err = raftstore.Open(filepath.Join(dir, "log"), cfg.Logger); err != nil {
+	if m.store = cfg.Log; m.store != nil {
+		if err := m.store.Adopt(filepath.Join(dir, "log"), cfg.Logger); err != nil {
+			return nil, err
+		}
+	} else if m.store, err = raftstore.Open(filepath.Join(dir, "log"), cfg.Logger); err != nil {
 		return nil, err
 	}
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(dir, snapshotsRetained, hlog)
@@ -200,6 +209,11 @@ func Open(cfg Config) (_ *Meta, err error) {
 	go m.live.run(ctx, m)
 	return m, nil
 }
+
+// SyncsState reports whether an entry this node appends to its Raft log
+// makes every write committed before it to the node's state store durable
+// (Config.Log: the log shares the state's WAL).
+func (m *Meta) SyncsState() bool { return m.cfg.Log != nil }
 
 func (m *Meta) withDefaults(cfg Config) (Config, error) {
 	if cfg.NodeID == "" {

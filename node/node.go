@@ -20,6 +20,7 @@ import (
 	"github.com/streamdb/streamdb/cluster"
 	"github.com/streamdb/streamdb/control"
 	"github.com/streamdb/streamdb/meta"
+	"github.com/streamdb/streamdb/meta/raftstore"
 	"github.com/streamdb/streamdb/metrics"
 	"github.com/streamdb/streamdb/pgwire"
 	"github.com/streamdb/streamdb/planner"
@@ -136,7 +137,7 @@ func Start(cfg Config) (_ *Node, err error) {
 		return nil, err
 	}
 	n.rpc, n.client = cluster.NewServer(), cluster.NewClient(n.mux.Dialer())
-	m, err := meta.Open(meta.Config{Dir: cfg.DataDir, NodeID: cfg.NodeID, Mux: n.mux, Server: n.rpc, Client: n.client,
+	m, err := meta.Open(meta.Config{Dir: cfg.DataDir, NodeID: cfg.NodeID, Mux: n.mux, Server: n.rpc, Client: n.client, Log: raftstore.Within(st.RaftKeys()),
 		AdvertiseAddr: cfg.AdvertiseAddr, PgAddr: n.ln.Addr().String(), Version: Version, Join: cfg.Join, Voters: cfg.Voters, Logger: cfg.Logger})
 	if err != nil {
 		return nil, err

@@ -172,6 +172,15 @@ func (e *Engine) get(key []byte, epoch uint64, versions bool) (value []byte, v V
 	return value, v, true, it.Error()
 }
 
+// RaftKeys returns the database of the store and the prefix and suffix
+// that frame the keys of the node's Raft log in it (raftstore.Within):
+// under RaftTableID, each ending in the sentinel, so that the comparer
+// reads none as versioned. The log shares the store's WAL, so the sync of
+// a log entry makes every write committed before it durable too.
+func (e *Engine) RaftKeys() (db *DB, prefix, suffix []byte) {
+	return e.db, AppendKey(nil, RaftTableID, 0, nil), []byte{sentinel}
+}
+
 // Sync makes every write committed before it durable, those committed
 // without syncing included.
 func (e *Engine) Sync() error { return e.db.LogData(nil, pebble.Sync) }

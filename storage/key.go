@@ -7,6 +7,12 @@ import "encoding/binary"
 // state.
 const SystemTableID uint32 = 0
 
+// RaftTableID is the table id under which the node's Raft log keeps its
+// entries in the state store (Engine.RaftKeys), as bare keys: version
+// collection, migrations and restores, which read tables by id, never
+// meet them.
+const RaftTableID uint32 = 1<<32 - 1
+
 // Physical encoding of keys in Pebble. A user key (what AppendKey builds) is
 //
 //	table_id u32 | vnode u16 | pk

@@ -2,13 +2,21 @@
 // node-local Pebble database, with the semantics of raft-boltdb: every write
 // is synced, indexes are dense from FirstIndex to LastIndex (0 and 0 when the
 // log is empty), and a missing stable key is the error "not found".
+//
+// A node keeps its log in a key space of its state store (Within), so that
+// the log shares the state's WAL: the sync of the entry that commits an
+// epoch also makes every state write before it durable, and an epoch costs
+// one fsync, not two. Open gives a store its own database (tests, tools,
+// and the layout that Adopt moves into the state store).
 package raftstore
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/hashicorp/raft"
@@ -30,6 +38,10 @@ const (
 // Store is a raft LogStore and StableStore. It is safe for concurrent use.
 type Store struct {
 	db *storage.DB
+	// Every key is prefix | space | payload | suffix (see Within).
+	prefix, suffix []byte
+	// owned is set when Close closes db (Open).
+	owned bool
 }
 
 var (
@@ -50,14 +62,85 @@ func Open(dir string, logger *slog.Logger) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, owned: true}, nil
 }
 
-// Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+// Within returns the store whose keys are those of db between prefix and
+// suffix, which frame them apart from the database's other keys and as
+// its comparer requires (the state store's: storage.Engine.RaftKeys).
+// Closing it leaves db open.
+func Within(db *storage.DB, prefix, suffix []byte) *Store {
+	return &Store{db: db, prefix: prefix, suffix: suffix}
+}
 
-func logKey(index uint64) []byte {
-	return binary.BigEndian.AppendUint64([]byte{logPrefix}, index)
+// Close closes the store, and its database if it is its own.
+func (s *Store) Close() error {
+	if !s.owned {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// key returns the key of payload in space.
+func (s *Store) key(space byte, payload []byte) []byte {
+	k := make([]byte, 0, len(s.prefix)+1+len(payload)+len(s.suffix))
+	k = append(append(append(k, s.prefix...), space), payload...)
+	return append(k, s.suffix...)
+}
+
+func (s *Store) logKey(index uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], index)
+	return s.key(logPrefix, b[:])
+}
+
+// Adopt moves into s the entries of the store of its own in dir (a data
+// directory of the layout before the log moved into the state store),
+// durably, and then removes dir. Without dir it does nothing. A crash
+// before dir is gone moves the same entries again at the next start.
+func (s *Store) Adopt(dir string, logger *slog.Logger) error {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	old, err := Open(dir, logger)
+	if err != nil {
+		return err
+	}
+	if err := s.copyFrom(old); err != nil {
+		return errors.Join(fmt.Errorf("move the Raft log of %s into the state store: %w", dir, err), old.Close())
+	}
+	if err := old.Close(); err != nil {
+		return err
+	}
+	// Renamed first, so that a crash while removing it leaves no half
+	// store behind to adopt.
+	gone := dir + ".adopted"
+	if err := os.Rename(dir, gone); err != nil {
+		return err
+	}
+	return os.RemoveAll(gone)
+}
+
+// copyFrom writes every key of from into s, in one synced batch.
+func (s *Store) copyFrom(from *Store) error {
+	it, err := from.db.NewIter(nil)
+	if err != nil {
+		return err
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	for it.First(); it.Valid(); it.Next() {
+		k := it.Key()
+		if err := b.Set(s.key(k[0], k[1:]), it.Value(), nil); err != nil {
+			return errors.Join(err, it.Close())
+		}
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	return b.Commit(pebble.Sync)
 }
 
 // FirstIndex returns the first index written, or 0 when the log is empty.
@@ -72,8 +155,8 @@ func (s *Store) LastIndex() (uint64, error) {
 
 func (s *Store) edgeIndex(position func(*pebble.Iterator) bool) (uint64, error) {
 	it, err := s.db.NewIter(&pebble.IterOptions{
-		LowerBound: []byte{logPrefix},
-		UpperBound: []byte{logPrefixEnd},
+		LowerBound: s.key(logPrefix, nil),
+		UpperBound: s.key(logPrefixEnd, nil),
 	})
 	if err != nil {
 		return 0, err
@@ -82,12 +165,13 @@ func (s *Store) edgeIndex(position func(*pebble.Iterator) bool) (uint64, error) 
 	if !position(it) {
 		return 0, it.Error()
 	}
-	return binary.BigEndian.Uint64(it.Key()[1:]), nil
+	k := it.Key()
+	return binary.BigEndian.Uint64(k[len(s.prefix)+1 : len(k)-len(s.suffix)]), nil
 }
 
 // GetLog reads the entry at index into log, or returns raft.ErrLogNotFound.
 func (s *Store) GetLog(index uint64, log *raft.Log) error {
-	v, closer, err := s.db.Get(logKey(index))
+	v, closer, err := s.db.Get(s.logKey(index))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return raft.ErrLogNotFound
 	}
@@ -113,7 +197,7 @@ func (s *Store) StoreLogs(logs []*raft.Log) error {
 	var buf []byte
 	for _, l := range logs {
 		buf = encodeLog(buf[:0], l)
-		if err := b.Set(logKey(l.Index), buf, nil); err != nil {
+		if err := b.Set(s.logKey(l.Index), buf, nil); err != nil {
 			return err
 		}
 	}
@@ -122,21 +206,21 @@ func (s *Store) StoreLogs(logs []*raft.Log) error {
 
 // DeleteRange deletes the entries from min to max inclusive, durably.
 func (s *Store) DeleteRange(min, max uint64) error {
-	end := []byte{logPrefixEnd}
+	end := s.key(logPrefixEnd, nil)
 	if max < ^uint64(0) {
-		end = logKey(max + 1)
+		end = s.logKey(max + 1)
 	}
-	return s.db.DeleteRange(logKey(min), end, pebble.Sync)
+	return s.db.DeleteRange(s.logKey(min), end, pebble.Sync)
 }
 
 // Set stores a key, durably.
 func (s *Store) Set(key, val []byte) error {
-	return s.db.Set(append([]byte{stablePrefix}, key...), val, pebble.Sync)
+	return s.db.Set(s.key(stablePrefix, key), val, pebble.Sync)
 }
 
 // Get returns the value of a key, or ErrKeyNotFound.
 func (s *Store) Get(key []byte) ([]byte, error) {
-	v, closer, err := s.db.Get(append([]byte{stablePrefix}, key...))
+	v, closer, err := s.db.Get(s.key(stablePrefix, key))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, ErrKeyNotFound
 	}

@@ -2,22 +2,49 @@ package raftstore
 
 import (
 	"errors"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/raft"
+	"github.com/streamdb/streamdb/storage"
 	"pgregory.net/rapid"
 )
 
-func openTest(t testing.TB, dir string) *Store {
-	t.Helper()
-	s, err := Open(dir, slog.Default())
-	if err != nil {
-		t.Fatal(err)
+// layouts are the two places a store keeps its keys: a database of its
+// own, and a key space of a node's state store. open returns the store and
+// what closes it.
+var layouts = []struct {
+	name string
+	open func(t testing.TB, dir string) (*Store, func() error)
+}{
+	{"own", func(t testing.TB, dir string) (*Store, func() error) {
+		s, err := Open(dir, slog.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, s.Close
+	}},
+	{"state store", func(t testing.TB, dir string) (*Store, func() error) {
+		e, err := storage.Open(dir, storage.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Within(e.RaftKeys()), e.Close
+	}},
+}
+
+// eachLayout runs test on a store of each layout.
+func eachLayout(t *testing.T, test func(t *testing.T, open func(dir string) (*Store, func() error))) {
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			test(t, func(dir string) (*Store, func() error) { return l.open(t, dir) })
+		})
 	}
-	return s
 }
 
 func entry(i uint64) *raft.Log {
@@ -66,8 +93,12 @@ func equalLogs(a, b *raft.Log) bool {
 }
 
 func TestLogStore(t *testing.T) {
-	s := openTest(t, t.TempDir())
-	defer s.Close()
+	eachLayout(t, testLogStore)
+}
+
+func testLogStore(t *testing.T, open func(dir string) (*Store, func() error)) {
+	s, closeStore := open(t.TempDir())
+	defer closeStore()
 	checkRange(t, s, 0, 0)
 	var got raft.Log
 	if err := s.GetLog(1, &got); !errors.Is(err, raft.ErrLogNotFound) {
@@ -104,8 +135,12 @@ func TestLogStore(t *testing.T) {
 }
 
 func TestStableStore(t *testing.T) {
+	eachLayout(t, testStableStore)
+}
+
+func testStableStore(t *testing.T, open func(dir string) (*Store, func() error)) {
 	dir := t.TempDir()
-	s := openTest(t, dir)
+	s, closeStore := open(dir)
 	if _, err := s.Get([]byte("k")); err == nil || err.Error() != "not found" {
 		t.Fatalf("Get missing = %v, want not found", err)
 	}
@@ -121,12 +156,12 @@ func TestStableStore(t *testing.T) {
 	if err := s.StoreLogs(entries(3, 5)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Close(); err != nil {
+	if err := closeStore(); err != nil {
 		t.Fatal(err)
 	}
 
-	s = openTest(t, dir)
-	defer s.Close()
+	s, closeStore = open(dir)
+	defer closeStore()
 	if v, err := s.Get([]byte("k")); err != nil || string(v) != "v" {
 		t.Fatalf("Get after reopen = %q, %v", v, err)
 	}
@@ -142,8 +177,12 @@ func TestStableStore(t *testing.T) {
 // TestLogModel drives the store the way raft does (append at the tail,
 // truncate the head or the tail) and compares it with a slice.
 func TestLogModel(t *testing.T) {
-	s := openTest(t, t.TempDir())
-	defer s.Close()
+	eachLayout(t, testLogModel)
+}
+
+func testLogModel(t *testing.T, open func(dir string) (*Store, func() error)) {
+	s, closeStore := open(t.TempDir())
+	defer closeStore()
 	rapid.Check(t, func(t *rapid.T) {
 		if err := s.DeleteRange(0, ^uint64(0)); err != nil {
 			t.Fatal(err)
@@ -208,5 +247,65 @@ func TestCodec(t *testing.T) {
 		if err := decodeLog(bad, &got); err == nil {
 			t.Errorf("decodeLog(%x) succeeded", bad)
 		}
+	}
+}
+
+// TestAdopt moves a store of its own into a state store's key space, where
+// the state's own keys and the log's stay apart.
+func TestAdopt(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, "log")
+	own, closeOwn := layouts[0].open(t, old)
+	if err := own.StoreLogs(entries(4, 9)); err != nil {
+		t.Fatal(err)
+	}
+	if err := own.SetUint64([]byte("term"), 7); err != nil {
+		t.Fatal(err)
+	}
+	if err := closeOwn(); err != nil {
+		t.Fatal(err)
+	}
+	e, err := storage.Open(filepath.Join(dir, "state"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	b := e.NewBatch()
+	b.Put(storage.AppendKey(nil, 5, 3, []byte("row")), 1, []byte("value"))
+	if err := b.Commit(true); err != nil {
+		t.Fatal(err)
+	}
+	s := Within(e.RaftKeys())
+	if err := s.Adopt(old, slog.Default()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the adopted store is still there: %v", err)
+	}
+	if err := s.Adopt(old, slog.Default()); err != nil {
+		t.Fatalf("Adopt without a store: %v", err)
+	}
+	checkRange(t, s, 4, 9)
+	var got raft.Log
+	if err := s.GetLog(6, &got); err != nil || !equalLogs(&got, entry(6)) {
+		t.Fatalf("GetLog(6) = %+v, %v", got, err)
+	}
+	if v, err := s.GetUint64([]byte("term")); err != nil || v != 7 {
+		t.Fatalf("GetUint64(term) = %d, %v", v, err)
+	}
+	// The state's keys: only the row, in a scan of the whole store too.
+	var keys []string
+	err = e.Scan(nil, nil, 1, func(k, _ []byte) error {
+		keys = append(keys, string(k))
+		return nil
+	})
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("the state holds %q, %v; want the one row", keys, err)
+	}
+	if err := s.DeleteRange(0, ^uint64(0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := e.Get(storage.AppendKey(nil, 5, 3, []byte("row")), 1); !ok || err != nil {
+		t.Fatalf("the row is gone with the log: %v, %v", ok, err)
 	}
 }
