@@ -302,6 +302,15 @@ func TestAdopt(t *testing.T) {
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("the state holds %q, %v; want the one row", keys, err)
 	}
+	// A durable checkpoint exports the row's table alone.
+	var tables []uint32
+	err = e.ExportTables(0, 1, 1<<20, func(sst storage.SST) error {
+		tables = append(tables, sst.Table)
+		return nil
+	})
+	if err != nil || !reflect.DeepEqual(tables, []uint32{5}) {
+		t.Fatalf("ExportTables exported tables %v, %v; want [5]", tables, err)
+	}
 	if err := s.DeleteRange(0, ^uint64(0)); err != nil {
 		t.Fatal(err)
 	}
