@@ -28,6 +28,9 @@ type WatermarkFilterSpec struct {
 // stored under the actor's vnodes (none unless every vnode has one).
 func (s *WatermarkFilterSpec) Build(env *Env) (Operator, error) {
 	f := &watermarkFilter{spec: s, ev: env.Eval, store: env.Store, vnodes: env.VNodes, align: env.aligned}
+	if col, ok := expr.Monotone(s.Expr); ok && col == s.Col {
+		f.monotone = true
+	}
 	missing := false
 	err := eachVNodeValue(env.Store, env.VNodes, s.Type, func(v int) []byte { return watermarkKey(s.StateTable, v) },
 		func(val types.Datum, ok bool) bool {
@@ -105,6 +108,10 @@ type watermarkFilter struct {
 	// align is the source actor's part in its job's watermark alignment
 	// (nil: none).
 	align *alignMember
+	// monotone is set when Expr is a non-decreasing function of Col
+	// alone (expr.Monotone): a chunk's largest Expr is that of its row
+	// with the largest Col, evaluated once.
+	monotone bool
 }
 
 func (f *watermarkFilter) setWatermarkOut(out WatermarkEmit) { f.out = out }
@@ -112,9 +119,18 @@ func (f *watermarkFilter) setWatermarkOut(out WatermarkEmit) { f.out = out }
 // Process implements Operator.
 func (f *watermarkFilter) Process(_ int, c *Chunk, emit Emit) error {
 	high := f.cur
+	raise := func(row []types.Datum) error {
+		w, err := f.ev.Eval(f.spec.Expr, row)
+		if err == nil && !w.IsNull() && (high.IsNull() || types.Compare(w, high) > 0) {
+			high = w
+		}
+		return err
+	}
 	var kept *Chunk
+	var top []types.Datum // the kept row of the largest Col, if monotone
 	for i, row := range c.Rows {
-		if v := row[f.spec.Col]; !f.cur.IsNull() && !v.IsNull() && types.Compare(v, f.cur) < 0 {
+		v := row[f.spec.Col]
+		if !f.cur.IsNull() && !v.IsNull() && types.Compare(v, f.cur) < 0 {
 			if kept == nil {
 				kept = &Chunk{Ops: append([]Op(nil), c.Ops[:i]...), Rows: append([][]types.Datum(nil), c.Rows[:i]...)}
 			}
@@ -123,12 +139,18 @@ func (f *watermarkFilter) Process(_ int, c *Chunk, emit Emit) error {
 		if kept != nil {
 			kept.Append(c.Ops[i], row)
 		}
-		w, err := f.ev.Eval(f.spec.Expr, row)
-		if err != nil {
-			return err
+		switch {
+		case !f.monotone:
+			if err := raise(row); err != nil {
+				return err
+			}
+		case !v.IsNull() && (top == nil || types.Compare(v, top[f.spec.Col]) > 0):
+			top = row
 		}
-		if !w.IsNull() && (high.IsNull() || types.Compare(w, high) > 0) {
-			high = w
+	}
+	if top != nil {
+		if err := raise(top); err != nil {
+			return err
 		}
 	}
 	if kept != nil {
