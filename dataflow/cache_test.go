@@ -467,6 +467,7 @@ func TestCacheEstimatesMatchHeap(t *testing.T) {
 		runtime.GC()
 		runtime.ReadMemStats(&freed)
 		ratio := float64(held.HeapAlloc-freed.HeapAlloc) / float64(est)
+		t.Logf("per %d ratio %.3f", per, ratio)
 		if ratio < 0.8 || ratio > 1.25 {
 			t.Errorf("groups of %d entries: heap/estimate = %.2f", per, ratio)
 		}

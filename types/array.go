@@ -32,7 +32,7 @@ func (t T) ElemType() T { return T{Family: t.Elem, Mod: t.Mod} }
 
 // NewArray returns a one-dimensional array datum over elems (NULL elements
 // allowed), lower bound 1; elems must not be mutated afterwards.
-func NewArray(elems []Datum) Datum { return Datum{kind: KindArray, a: &elems} }
+func NewArray(elems []Datum) Datum { return newElems(KindArray, elems, "") }
 
 // MaxArrayDims is PostgreSQL's MAXDIM, the most dimensions an array has.
 const MaxArrayDims = 6
@@ -54,16 +54,16 @@ func NewArrayDims(elems []Datum, dims []ArrayDim) Datum {
 		b = binary.LittleEndian.AppendUint32(b, uint32(d.Len))
 		b = binary.LittleEndian.AppendUint32(b, uint32(d.Lower))
 	}
-	return Datum{kind: KindArray, a: &elems, s: string(b)}
+	return newElems(KindArray, elems, string(b))
 }
 
 // Array returns the elements of an array datum, in row-major order;
 // callers must not mutate them.
 func (d Datum) Array() []Datum {
-	if d.a == nil {
+	if (d.kind != KindArray && d.kind != KindRecord) || d.p == nil {
 		return nil
 	}
-	return *d.a
+	return *(*[]Datum)(d.p)
 }
 
 // ArrayNDims returns the number of dimensions of an array datum, 0 for an
@@ -99,7 +99,7 @@ func (d Datum) ArrayDims(dst []ArrayDim) []ArrayDim {
 
 // WithElems returns an array of d's dimensions over elems (as many as d
 // has).
-func (d Datum) WithElems(elems []Datum) Datum { return Datum{kind: KindArray, a: &elems, s: d.s} }
+func (d Datum) WithElems(elems []Datum) Datum { return newElems(KindArray, elems, d.s) }
 
 // SameDims reports whether arrays a and b have the same dimensions and
 // lower bounds.

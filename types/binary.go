@@ -46,7 +46,7 @@ func EncodeBinary(dst []byte, t T, d Datum) ([]byte, error) {
 	case Float8:
 		return binary.BigEndian.AppendUint64(dst, math.Float64bits(d.Float())), nil
 	case Numeric:
-		return appendNumericBinary(dst, d.d), nil
+		return appendNumericBinary(dst, d.Decimal()), nil
 	case Date:
 		days := d.i
 		switch days {

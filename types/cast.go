@@ -273,7 +273,7 @@ func castToInt(d Datum, to T) (Datum, error) {
 		}
 		return castToInt(NewDecimal(n), to)
 	}
-	i, err := numericToInt(d.d, typ, lo, hi)
+	i, err := numericToInt(d.Decimal(), typ, lo, hi)
 	return NewInt(i), err
 }
 
@@ -309,7 +309,7 @@ func castToFloat(d Datum, to T) (Datum, error) {
 		f, err := parseFloat(d.s, bits)
 		return NewFloat(f), err
 	}
-	f, err := numericToFloat(d.d, bits)
+	f, err := numericToFloat(d.Decimal(), bits)
 	return NewFloat(f), err
 }
 
@@ -335,7 +335,7 @@ func castToNumeric(d Datum, from, to T) (Datum, error) {
 			return Null, err
 		}
 	default:
-		n = d.d
+		n = d.Decimal()
 	}
 	n, err := applyNumericMod(n, to.Mod)
 	if err != nil {

@@ -31,7 +31,7 @@ func Compare(a, b Datum) int {
 		case KindFloat:
 			return cmpFloat(a.Float(), b.Float())
 		case KindDecimal:
-			return cmpNumeric(a.d, b.d)
+			return cmpNumeric(a.Decimal(), b.Decimal())
 		case KindString, KindBytes, KindJSON:
 			return strings.Compare(a.s, b.s)
 		case KindInterval:
@@ -181,7 +181,7 @@ func numberAsDecimal(d Datum) *apd.Decimal {
 			return exactDecimal(f)
 		}
 	}
-	return d.d
+	return d.Decimal()
 }
 
 // exactDecimal returns the exact decimal value of a finite float (not its

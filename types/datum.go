@@ -2,6 +2,7 @@ package types
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/cockroachdb/apd/v3"
 )
@@ -40,15 +41,19 @@ type IntervalValue struct {
 }
 
 // Datum is one SQL value. The zero Datum is NULL. Datums are small values
-// passed by copy; what the decimal and array pointers point to is never
-// mutated once set.
+// passed by copy; what p points to is never mutated once set.
+//
+// A Datum is 40 bytes: rows are slices of them, so their size is the
+// memory every row takes and the bytes the collector scans. The values
+// that need more than an integer or a string share one pointer, whose
+// target the kind says.
 type Datum struct {
 	kind Kind
 	i    int64  // bool, integers, date, time, timestamps, interval micros, float bits
-	j    int64  // interval: months<<32 | uint32(days)
-	s    string // text, bytea, json
-	d    *apd.Decimal
-	a    *[]Datum // array elements
+	s    string // text, bytea, json; an array's packed dimensions
+	// p is a numeric's *apd.Decimal, an array's or a record's *[]Datum,
+	// or an interval's months<<32 | uint32(days) as *int64 (nil for 0).
+	p unsafe.Pointer
 }
 
 // Null is the SQL NULL.
@@ -76,7 +81,7 @@ func NewInt(i int64) Datum { return Datum{kind: KindInt, i: i} }
 func NewFloat(f float64) Datum { return Datum{kind: KindFloat, i: int64(math.Float64bits(f))} }
 
 // NewDecimal returns a numeric datum; d must not be mutated afterwards.
-func NewDecimal(d *apd.Decimal) Datum { return Datum{kind: KindDecimal, d: d} }
+func NewDecimal(d *apd.Decimal) Datum { return Datum{kind: KindDecimal, p: unsafe.Pointer(d)} }
 
 // NewString returns a string datum (text, varchar, char, name).
 func NewString(s string) Datum { return Datum{kind: KindString, s: s} }
@@ -102,7 +107,32 @@ func NewTimestampTZ(micros int64) Datum { return Datum{kind: KindTimestampTZ, i:
 
 // NewInterval returns an interval datum.
 func NewInterval(iv IntervalValue) Datum {
-	return Datum{kind: KindInterval, i: iv.Micros, j: int64(iv.Months)<<32 | int64(uint32(iv.Days))}
+	return newInterval(iv.Micros, int64(iv.Months)<<32|int64(uint32(iv.Days)))
+}
+
+// newInterval returns the interval of micros and of months and days packed
+// in j as months<<32 | uint32(days).
+func newInterval(micros, j int64) Datum {
+	d := Datum{kind: KindInterval, i: micros}
+	if j != 0 {
+		d.p = unsafe.Pointer(&j)
+	}
+	return d
+}
+
+// j returns the months and days of an interval packed as newInterval takes
+// them, 0 for any other kind.
+func (d Datum) j() int64 {
+	if d.kind != KindInterval || d.p == nil {
+		return 0
+	}
+	return *(*int64)(d.p)
+}
+
+// newElems returns a datum of kind (an array or a record) of elems, with
+// an array's packed dimensions dims.
+func newElems(kind Kind, elems []Datum, dims string) Datum {
+	return Datum{kind: kind, s: dims, p: unsafe.Pointer(&elems)}
 }
 
 // NewJSON returns a jsonb datum holding canonical JSON text.
@@ -127,7 +157,12 @@ func (d Datum) Int() int64 { return d.i }
 func (d Datum) Float() float64 { return math.Float64frombits(uint64(d.i)) }
 
 // Decimal returns the value of a numeric datum; callers must not mutate it.
-func (d Datum) Decimal() *apd.Decimal { return d.d }
+func (d Datum) Decimal() *apd.Decimal {
+	if d.kind != KindDecimal {
+		return nil
+	}
+	return (*apd.Decimal)(d.p)
+}
 
 // Str returns the value of a string, bytea or json datum.
 func (d Datum) Str() string { return d.s }
@@ -140,5 +175,6 @@ func (d Datum) Micros() int64 { return d.i }
 
 // Interval returns the value of an interval datum.
 func (d Datum) Interval() IntervalValue {
-	return IntervalValue{Months: int32(d.j >> 32), Days: int32(uint32(d.j)), Micros: d.i}
+	j := d.j()
+	return IntervalValue{Months: int32(j >> 32), Days: int32(uint32(j)), Micros: d.i}
 }

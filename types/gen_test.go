@@ -183,7 +183,7 @@ func identical(a, b Datum) bool {
 	case KindFloat:
 		return a.i == b.i || a.Float() != a.Float() && b.Float() != b.Float()
 	case KindDecimal:
-		return a.d.CmpTotal(b.d) == 0
+		return a.Decimal().CmpTotal(b.Decimal()) == 0
 	case KindArray:
 		ae, be := a.Array(), b.Array()
 		if len(ae) != len(be) || !SameDims(a, b) {
@@ -196,5 +196,5 @@ func identical(a, b Datum) bool {
 		}
 		return true
 	}
-	return a.i == b.i && a.j == b.j && a.s == b.s
+	return a.i == b.i && a.j() == b.j() && a.s == b.s
 }

@@ -85,7 +85,7 @@ func appendKeyAsc(dst []byte, d Datum) []byte {
 	case KindFloat:
 		return binary.BigEndian.AppendUint64(append(dst, keyFloat), floatKeyBits(d.Float()))
 	case KindDecimal:
-		return appendDecimalKey(dst, d.d)
+		return appendDecimalKey(dst, d.Decimal())
 	case KindString:
 		return appendEscaped(append(dst, keyString), d.s)
 	case KindBytes:

@@ -90,7 +90,7 @@ func (t T) FieldIndex(name string) (int, error) {
 
 // NewRecord returns a record datum of the given field values; vals must
 // not be mutated afterwards.
-func NewRecord(vals []Datum) Datum { return Datum{kind: KindRecord, a: &vals} }
+func NewRecord(vals []Datum) Datum { return newElems(KindRecord, vals, "") }
 
 // Record returns the field values of a record datum; callers must not
 // mutate them.

@@ -40,13 +40,13 @@ func appendRowDatum(dst []byte, d *Datum) []byte {
 	case KindFloat:
 		dst = binary.LittleEndian.AppendUint64(dst, uint64(d.i))
 	case KindDecimal:
-		dst = appendRowDecimal(dst, d.d)
+		dst = appendRowDecimal(dst, d.Decimal())
 	case KindString, KindBytes, KindJSON:
 		dst = binary.AppendUvarint(dst, uint64(len(d.s)))
 		dst = append(dst, d.s...)
 	case KindInterval:
 		dst = binary.AppendVarint(dst, d.i)
-		dst = binary.AppendVarint(dst, d.j)
+		dst = binary.AppendVarint(dst, d.j())
 	case KindArray, KindRecord:
 		if d.s != "" {
 			// An array with dimensions: its tag, the packed dimensions,
@@ -233,7 +233,7 @@ func (r *rowReader) datum() (Datum, bool) {
 	case KindInterval:
 		i, ok1 := r.varint()
 		j, ok2 := r.varint()
-		return Datum{kind: KindInterval, i: i, j: j}, ok1 && ok2
+		return newInterval(i, j), ok1 && ok2
 	case KindArray:
 		return r.array("")
 	case rowArrayDims:
@@ -265,7 +265,7 @@ func (r *rowReader) array(dims string) (Datum, bool) {
 			return Null, false
 		}
 	}
-	return Datum{kind: KindArray, a: &elems, s: dims}, true
+	return newElems(KindArray, elems, dims), true
 }
 
 // record reads a record's field values (which may be arrays and records).
@@ -328,7 +328,7 @@ func Identical(a, b Datum) bool {
 	}
 	switch a.kind {
 	case KindDecimal:
-		x, y := a.d, b.d
+		x, y := a.Decimal(), b.Decimal()
 		return x.Form == y.Form && x.Negative == y.Negative && x.Exponent == y.Exponent && x.Coeff.Cmp(&y.Coeff) == 0
 	case KindFloat:
 		return a.i == b.i || (a.Float() != a.Float() && b.Float() != b.Float())
@@ -344,5 +344,5 @@ func Identical(a, b Datum) bool {
 		}
 		return true
 	}
-	return a.i == b.i && a.j == b.j && a.s == b.s
+	return a.i == b.i && a.j() == b.j() && a.s == b.s
 }

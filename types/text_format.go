@@ -29,7 +29,7 @@ func FormatTextZone(dst []byte, t T, d Datum, loc *time.Location) []byte {
 		}
 		return appendFloat(dst, d.Float(), 64)
 	case KindDecimal:
-		return appendNumeric(dst, d.d)
+		return appendNumeric(dst, d.Decimal())
 	case KindString, KindJSON:
 		return append(dst, d.s...)
 	case KindBytes:
