@@ -99,6 +99,13 @@ func (s *Store) logKey(index uint64) []byte {
 // durably, and then removes dir. Without dir it does nothing. A crash
 // before dir is gone moves the same entries again at the next start.
 func (s *Store) Adopt(dir string, logger *slog.Logger) error {
+	// The store is renamed before it is removed, so that a crash while
+	// removing it leaves no half store behind to adopt; what such a crash
+	// left goes now.
+	gone := dir + ".adopted"
+	if err := os.RemoveAll(gone); err != nil {
+		return err
+	}
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	} else if err != nil {
@@ -114,9 +121,6 @@ func (s *Store) Adopt(dir string, logger *slog.Logger) error {
 	if err := old.Close(); err != nil {
 		return err
 	}
-	// Renamed first, so that a crash while removing it leaves no half
-	// store behind to adopt.
-	gone := dir + ".adopted"
 	if err := os.Rename(dir, gone); err != nil {
 		return err
 	}

@@ -282,8 +282,16 @@ func TestAdopt(t *testing.T) {
 	if _, err := os.Stat(old); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the adopted store is still there: %v", err)
 	}
+	// What a crash while removing an adopted store leaves goes at the
+	// next start.
+	if err := os.MkdirAll(filepath.Join(old+".adopted", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Adopt(old, slog.Default()); err != nil {
 		t.Fatalf("Adopt without a store: %v", err)
+	}
+	if _, err := os.Stat(old + ".adopted"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a half-removed adopted store is still there: %v", err)
 	}
 	checkRange(t, s, 4, 9)
 	var got raft.Log
