@@ -115,7 +115,9 @@ type workerConn interface {
 	// it had injected. With restore, committed is the epoch of the durable
 	// checkpoint that a restore (meta.Restore) goes back to.
 	Reset(ctx context.Context, f meta.Fence, committed, prev uint64, restore bool) (uint64, error)
-	Committed(ctx context.Context, f meta.Fence, epoch uint64) error
+	// Committed tells the node that epoch is committed, by the Raft
+	// entry at index.
+	Committed(ctx context.Context, f meta.Fence, epoch, index uint64) error
 }
 
 // codeNoLeader is the SQLSTATE of errNoLeader: cannot connect now.
@@ -269,7 +271,7 @@ func (c *Controller) sealed(node string, epoch uint64) {
 	defer c.cmu.Unlock()
 	for _, r := range gen.commits.seal(node, epoch) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := c.meta.CommitEpoch(ctx, gen.fence, r.epoch, r.step)
+		index, err := c.meta.CommitEpoch(ctx, gen.fence, r.epoch, r.step)
 		cancel()
 		if err != nil {
 			c.log.Error("control: committing an epoch failed; recovering", "epoch", r.epoch, "err", err)
@@ -277,7 +279,7 @@ func (c *Controller) sealed(node string, epoch uint64) {
 			return
 		}
 		gen.committed.Store(r.epoch)
-		c.announce(gen, r.epoch)
+		c.announce(gen, r.epoch, index)
 		select {
 		case c.commitKick <- struct{}{}:
 		default:
@@ -288,14 +290,16 @@ func (c *Controller) sealed(node string, epoch uint64) {
 // announce tells every node of gen at once that epoch is committed: a
 // follower's copy of the Raft log learns of a commit only with the next
 // entry, which may be a barrier interval away, and acknowledgements and
-// reads wait for it.
-func (c *Controller) announce(gen *generation, epoch uint64) {
+// reads wait for it. index is the Raft index of the epoch's commit record:
+// what a node's catalog must have applied to show the rescale step it
+// records.
+func (c *Controller) announce(gen *generation, epoch, index uint64) {
 	for _, n := range gen.nodes {
 		w := gen.workers[n]
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			_ = w.Committed(ctx, gen.fence, epoch)
+			_ = w.Committed(ctx, gen.fence, epoch, index)
 		}()
 	}
 }

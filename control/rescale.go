@@ -405,7 +405,7 @@ func (s *Streaming) moveSteps(ctx context.Context, t *meta.Table, plan *meta.Res
 			"moved", fmt.Sprintf("%d/%d", done.VNodesMoved, done.VNodesTotal), "bytes", bytes, "moves", fmt.Sprint(moves), "pause", took)
 		s.steps.record(len(st.vnodes), bytes, took)
 		if st.last {
-			return nil
+			return s.catchUpCatalog(ctx)
 		}
 		// The job catches up on what the switch held back (every
 		// commit waited for it): it spends at least half of the

@@ -54,6 +54,7 @@ type resetResponse struct {
 type committedRequest struct {
 	Fence meta.Fence `json:"fence"`
 	Epoch uint64     `json:"epoch"`
+	Index uint64     `json:"index"`
 }
 
 type sealedRequest struct {
@@ -104,7 +105,7 @@ func (c *Controller) Services() []*grpc.ServiceDesc {
 				return &resetResponse{Last: last}, err
 			}),
 			cluster.Unary("Committed", func(_ context.Context, r *committedRequest) (*empty, error) {
-				return &empty{}, w.Committed(r.Fence, r.Epoch)
+				return &empty{}, w.Committed(r.Fence, r.Epoch, r.Index)
 			}),
 			cluster.Unary("Take", func(ctx context.Context, r *relocateRequest) (*bytesResponse, error) {
 				n, err := w.take(ctx, r)
@@ -170,8 +171,8 @@ func (l localConn) Reset(_ context.Context, f meta.Fence, committed, prev uint64
 	return l.w.Reset(f, committed, prev, restore)
 }
 
-func (l localConn) Committed(_ context.Context, f meta.Fence, epoch uint64) error {
-	return l.w.Committed(f, epoch)
+func (l localConn) Committed(_ context.Context, f meta.Fence, epoch, index uint64) error {
+	return l.w.Committed(f, epoch, index)
 }
 
 // remoteWorker is another node's worker.
@@ -196,8 +197,8 @@ func (r *remoteWorker) Reset(ctx context.Context, f meta.Fence, committed, prev 
 	return resp.Last, nil
 }
 
-func (r *remoteWorker) Committed(ctx context.Context, f meta.Fence, epoch uint64) error {
-	return r.call(ctx, methodCommitted, &committedRequest{Fence: f, Epoch: epoch})
+func (r *remoteWorker) Committed(ctx context.Context, f meta.Fence, epoch, index uint64) error {
+	return r.call(ctx, methodCommitted, &committedRequest{Fence: f, Epoch: epoch, Index: index})
 }
 
 func (r *remoteWorker) call(ctx context.Context, method string, req any) error {

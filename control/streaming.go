@@ -182,6 +182,17 @@ func (s *Streaming) WaitCommitted(ctx context.Context, epoch uint64) error {
 	return s.mgr.WaitCommitted(ctx, epoch)
 }
 
+// catchUpCatalog waits until this node's catalog holds what the leader
+// recorded with the epochs committed so far (a rescale's steps, a job's
+// placement). A follower hears of a commit from the leader at once, but
+// its Raft log only with the next entry, 50-100 ms later when nothing
+// else is written (Raft's commit timeout); what follows a rescale (the
+// next job's, a drain's relocation, SHOW JOBS) reads the catalog. DML
+// acknowledgements need not wait for it.
+func (s *Streaming) catchUpCatalog(ctx context.Context) error {
+	return s.meta.WaitApplied(ctx, s.ctrl.Worker().commitIndex.Load())
+}
+
 // AwaitCommitted returns once epoch is committed, without asking for a
 // barrier: a reader that follows the committed epochs (SUBSCRIBE) waits
 // for them at the barrier interval, never driving barriers itself.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/streamdb/streamdb/dataflow"
 	"github.com/streamdb/streamdb/meta"
@@ -40,6 +41,10 @@ type Worker struct {
 	// fence is the recovery this node follows: a request of another comes
 	// from a former leader, or a recovery since replaced, and is refused.
 	fence meta.Fence
+	// commitIndex is the Raft index of the newest commit record the
+	// leader announced: the catalog shows the rescale steps of the
+	// epochs committed so far once it has applied it.
+	commitIndex atomic.Uint64
 }
 
 // errStale refuses a request of another recovery than this node's.
@@ -183,10 +188,14 @@ func (w *Worker) CacheBytes(job uint32) int64 {
 	return 0
 }
 
-// Committed records that the leader of recovery f committed epoch.
-func (w *Worker) Committed(f meta.Fence, epoch uint64) error {
+// Committed records that the leader of recovery f committed epoch, by
+// the Raft entry at index.
+func (w *Worker) Committed(f meta.Fence, epoch, index uint64) error {
 	if err := w.checkFence(f); err != nil {
 		return err
+	}
+	// Before the epoch: whoever sees it committed finds its index.
+	for old := w.commitIndex.Load(); index > old && !w.commitIndex.CompareAndSwap(old, index); old = w.commitIndex.Load() {
 	}
 	w.mgr.SetCommitted(epoch)
 	return nil

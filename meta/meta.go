@@ -522,7 +522,8 @@ func (m *Meta) SetSystem(ctx context.Context, name, value string) error {
 // committed epoch to recover from after it returns: no older recovery's
 // commit can land later.
 func (m *Meta) BeginRecovery(ctx context.Context, f Fence) error {
-	return m.applyAsLeader(ctx, opBeginRecovery, beginRecoveryCmd{Fence: f})
+	_, err := m.applyAsLeader(ctx, opBeginRecovery, beginRecoveryCmd{Fence: f})
+	return err
 }
 
 // CommitEpoch records epoch, sealed by every node of the recovery f's
@@ -531,26 +532,28 @@ func (m *Meta) BeginRecovery(ctx context.Context, f Fence) error {
 // rescale step its barrier switched, if step is not nil: the step is
 // durable exactly when its checkpoint is. It fails with ErrStaleRecovery
 // once a later recovery began, and when this node no longer leads f's
-// term.
-func (m *Meta) CommitEpoch(ctx context.Context, f Fence, epoch uint64, step *RescaleStep) error {
+// term. It returns the entry's Raft index: another node's catalog holds
+// the epoch's record once it has applied that index (WaitApplied).
+func (m *Meta) CommitEpoch(ctx context.Context, f Fence, epoch uint64, step *RescaleStep) (uint64, error) {
 	return m.applyAsLeader(ctx, opCommitEpoch, commitEpochCmd{Fence: f, Epoch: epoch, Step: step})
 }
 
 // applyAsLeader applies a command of the leader's own (a recovery's), on
 // this node only: never forwarded, never retried, since a command of a
-// deposed leader must not reach its successor.
-func (m *Meta) applyAsLeader(ctx context.Context, o op, payload any) error {
+// deposed leader must not reach its successor. It returns the entry's
+// Raft index.
+func (m *Meta) applyAsLeader(ctx context.Context, o op, payload any) (uint64, error) {
 	data, err := encodeCommand(o, payload, "")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, enqueueTimeout)
 		defer cancel()
 	}
-	_, _, err = m.applyLocal(ctx, data)
-	return err
+	index, _, err := m.applyLocal(ctx, data)
+	return index, err
 }
 
 // BeginRescale records the plan of a rescale of the job of table id (a
