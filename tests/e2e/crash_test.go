@@ -7,6 +7,7 @@ import (
 	"net"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,15 +15,32 @@ import (
 	"github.com/streamdb/streamdb/tests/testkit"
 )
 
+// freeAddr returns a loopback address whose port is free now, picked
+// below the kernel's ephemeral range (32768 and up on Linux): a port from
+// that range may go to some socket's outgoing connection before the
+// server binds it, which a loaded machine running many tests does. Here
+// only a test's own bind can take it, and this process hands none out
+// twice.
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 1000 {
+		port := 20000 + rand.IntN(12000)
+		if _, taken := handedOut.LoadOrStore(port, true); taken {
+			continue
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		ln.Close()
+		return ln.Addr().String()
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	t.Fatal("no free port between 20000 and 32000 on 127.0.0.1")
+	return ""
 }
+
+// handedOut holds the ports freeAddr returned.
+var handedOut sync.Map
 
 // TestKill9KeepsAcknowledgedRows inserts rows into a server process, kills
 // it with SIGKILL right after the acknowledgements, restarts it on the same

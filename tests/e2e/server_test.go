@@ -72,7 +72,8 @@ type process struct {
 
 // startProcess runs `streamdb start` on listen/dataDir, with more flags
 // if given (a free cluster address and HTTP address unless they name
-// one), and waits for "ready".
+// one), and waits for its ready line; a server that exits first fails
+// the test with its log.
 func startProcess(t testing.TB, dataDir, listen string, flags ...string) *process {
 	t.Helper()
 	args := []string{"start", "--listen", listen, "--data-dir", dataDir}
@@ -91,21 +92,28 @@ func startProcess(t testing.TB, dataDir, listen string, flags ...string) *proces
 		t.Fatal(err)
 	}
 	p := &process{cmd: cmd, addr: listen, logs: &strings.Builder{}, mu: &sync.Mutex{}}
-	ready := make(chan struct{})
+	ready, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		sc := bufio.NewScanner(stderr)
 		once := sync.Once{}
 		for sc.Scan() {
 			p.mu.Lock()
 			p.logs.WriteString(sc.Text() + "\n")
 			p.mu.Unlock()
-			if strings.Contains(sc.Text(), "ready") {
+			if strings.Contains(sc.Text(), "streamdb ready") {
 				once.Do(func() { close(ready) })
 			}
 		}
 	}()
 	select {
 	case <-ready:
+	case <-exited:
+		select {
+		case <-ready:
+		default:
+			t.Fatalf("server exited before it was ready; logs:\n%s", p.output())
+		}
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
 		t.Fatalf("server did not become ready; logs:\n%s", p.output())
