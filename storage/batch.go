@@ -1,6 +1,10 @@
 package storage
 
-import "github.com/cockroachdb/pebble/v2"
+import (
+	"encoding/binary"
+
+	"github.com/cockroachdb/pebble/v2"
+)
 
 // Batch collects versioned writes to commit atomically. It is not safe for
 // concurrent use.
@@ -10,6 +14,24 @@ type Batch struct {
 
 // NewBatch returns an empty batch. Commit or Close it.
 func (e *Engine) NewBatch() *Batch { return &Batch{b: e.db.NewBatch()} }
+
+// NewBatchSized is NewBatch with room for writes whose WriteSizes add up
+// to size: a large batch is not copied again and again as it grows.
+func (e *Engine) NewBatchSized(size int) *Batch {
+	if size == 0 {
+		return e.NewBatch()
+	}
+	return &Batch{b: e.db.NewBatchWithSize(batchHeader + size)}
+}
+
+// batchHeader is the room a batch takes before its first write.
+const batchHeader = 12
+
+// WriteSize is what a Put of key and value takes in a batch (at most: its
+// lengths are varints).
+func WriteSize(key, value []byte) int {
+	return 1 + 2*binary.MaxVarintLen32 + len(key) + keyOverhead + 1 + len(value)
+}
 
 // Put writes value as version epoch of key (a user key from AppendKey).
 func (b *Batch) Put(key []byte, epoch uint64, value []byte) {
