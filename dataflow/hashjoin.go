@@ -188,7 +188,7 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 	if err != nil {
 		return err
 	}
-	theirs, err := other.table.Group(vnode, key)
+	theirs, err := other.table.Lookup(vnode, key)
 	if err != nil {
 		return err
 	}
@@ -319,10 +319,14 @@ func (j *hashJoin) sendWatermark(out WatermarkEmit, w Watermark) error {
 }
 
 // match collects into j.matches the rows of the other side's group that
-// match row (of side input) on the residual condition.
+// match row (of side input) on the residual condition (none: theirs is
+// nil).
 func (j *hashJoin) match(input int, row []types.Datum, theirs *Group, width int) error {
 	clear(j.matches)
 	j.matches = j.matches[:0]
+	if theirs == nil {
+		return nil
+	}
 	var err error
 	theirs.Ascend(func(suffix []byte, orow []types.Datum) bool {
 		if j.cond != nil {

@@ -85,6 +85,49 @@ func TestGroupOps(t *testing.T) {
 	}
 }
 
+// TestLookup checks that Lookup finds cached and stored groups, and
+// reports a group of a vnode without stored entries that is not cached as
+// nil without caching an empty one.
+func TestLookup(t *testing.T) {
+	env := newEnv(t)
+	st := NewStateTable(env.Store, 11, pairTypes)
+	mustGroup(t, st, 1, "k1").Put([]byte("x"), pair(1, "a"))
+	st.Commit(1)
+	if err := env.Store.Seal(1, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	lookup := func(st *StateTable, vnode uint16, prefix string) *Group {
+		t.Helper()
+		g, err := st.Lookup(vnode, types.AppendKey(nil, types.NewString(prefix), false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	fresh := NewStateTable(env.Store, 11, pairTypes)
+	if g := lookup(fresh, 1, "k1"); g == nil || groupContents(g) != "x=1 a" {
+		t.Fatalf("a stored group looked up: %v", g)
+	}
+	// Vnode 1 holds stored entries: an absent group is read and cached
+	// empty, so that the next lookup reads nothing.
+	if g := lookup(fresh, 1, "k2"); g == nil || g.Len() != 0 {
+		t.Fatalf("an absent group of a stored vnode: %v", g)
+	}
+	// Vnode 2 holds none: its first use learns that, and then an absent
+	// group is nil and leaves no trace.
+	mustGroup(t, fresh, 2, "p").Put([]byte("y"), pair(2, "b"))
+	cached := len(fresh.vnodes[2])
+	if g := lookup(fresh, 2, "q"); g != nil {
+		t.Fatalf("an absent group of a bare vnode is %v, want nil", g)
+	}
+	if len(fresh.vnodes[2]) != cached {
+		t.Fatalf("a lookup of an absent group cached %d groups", len(fresh.vnodes[2])-cached)
+	}
+	if g := lookup(fresh, 2, "p"); g == nil || groupContents(g) != "y=2 b" {
+		t.Fatalf("a cached group looked up: %v", g)
+	}
+}
+
 // TestStatePersistence checks that committed and sealed state is what a
 // new StateTable loads, over the same Store or a new one, and that staged
 // but unsealed state is invisible to a new Store.
