@@ -83,9 +83,11 @@ func newIntervalSide(b *IntervalBound, side *joinSide, env *Env) (*intervalSide,
 
 // add indexes the row stored under (vnode, prefix, suffix) with Key k.
 func (s *intervalSide) add(k types.Datum, vnode uint16, prefix, suffix []byte) {
-	key := types.AppendKey(nil, k, false)
-	vlen := len(key)
-	key = append(append(key, prefix...), suffix...)
+	s.enc = types.AppendKey(s.enc[:0], k, false)
+	vlen := len(s.enc)
+	// One allocation of the exact size: the index keeps the key.
+	key := make([]byte, 0, vlen+len(prefix)+len(suffix))
+	key = append(append(append(key, s.enc...), prefix...), suffix...)
 	s.index.ReplaceOrInsert(key, rowRef{vnode: vnode, vlen: int32(vlen), plen: int32(len(prefix))})
 }
 
