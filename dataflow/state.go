@@ -106,8 +106,9 @@ func (t *StateTable) Group(vnode uint16, prefix []byte) (*Group, error) {
 // Lookup is Group for a caller that only reads the group, or changes
 // entries it finds: a group that is neither cached nor stored (its vnode
 // is bare, see StateTable.bare) is nil, and no empty group is cached for
-// it. A join probing the other side for each row of this one would
-// otherwise cache an empty group per key it never finds.
+// it. A join (hash, interval or temporal) probing the other side for each
+// row of this one would otherwise cache an empty group per key it never
+// finds.
 func (t *StateTable) Lookup(vnode uint16, prefix []byte) (*Group, error) {
 	groups := t.vnodes[vnode]
 	if groups == nil || !t.bare[vnode] {

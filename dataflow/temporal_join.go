@@ -287,7 +287,7 @@ func (j *temporalJoin) change(row []types.Datum, insert bool, emit Emit) error {
 		clearGroup(memo)
 		return nil
 	}
-	theirs, err := j.rightTable.Group(vnode, key)
+	theirs, err := j.rightTable.Lookup(vnode, key)
 	if err != nil {
 		return err
 	}
@@ -310,10 +310,13 @@ func (j *temporalJoin) change(row []types.Datum, insert bool, emit Emit) error {
 }
 
 // match collects into j.matches the rows of group theirs that match row
-// on Cond.
+// on Cond (none: theirs is nil).
 func (j *temporalJoin) match(row []types.Datum, theirs *Group) error {
 	clear(j.matches)
 	j.matches = j.matches[:0]
+	if theirs == nil {
+		return nil
+	}
 	var err error
 	theirs.Ascend(func(_ []byte, orow []types.Datum) bool {
 		if j.cond != nil {
