@@ -21,6 +21,39 @@ const chromium = "/usr/bin/chromium"
 var dashboardScreenshot = flag.String("dashboard.screenshot", "",
 	"write TestDashboardRescale's screenshot of the dashboard during the rescale to this PNG file (relative to tests/e2e)")
 
+// browserStarts is how many times startBrowser launches Chromium before it
+// gives up: on a loaded CI machine Chromium has been seen to crash while
+// starting (its crash reporter's output and no DevTools address), which says
+// nothing about the dashboard.
+const browserStarts = 3
+
+// startBrowser launches headless Chromium with its profile and temporary
+// files in the test's directory and returns a browser context, closed when
+// the test ends.
+func startBrowser(t *testing.T) context.Context {
+	t.Helper()
+	for try := 1; ; try++ {
+		tmp := t.TempDir()
+		opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
+			chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1200, 900),
+			chromedp.UserDataDir(tmp), chromedp.Env("TMPDIR="+tmp))
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		browser, cancelBrowser := chromedp.NewContext(alloc)
+		// The first run, of no actions, starts the browser.
+		err := chromedp.Do(browser)
+		if err == nil {
+			t.Cleanup(func() { cancelBrowser(); cancelAlloc() })
+			return browser
+		}
+		cancelBrowser()
+		cancelAlloc()
+		if try == browserStarts || !strings.Contains(err.Error(), "chrome failed to start") {
+			t.Fatalf("start Chromium (try %d of %d): %v", try, browserStarts, err)
+		}
+		t.Logf("Chromium did not start (try %d of %d), starting it again: %v", try, browserStarts, err)
+	}
+}
+
 // TestDashboardRescale loads the dashboard in headless Chromium, rescales
 // a keyed view from 3 to 5 actors and watches the page's vnode map go
 // from 3 owners to 5 while the rescale's progress bar fills.
@@ -35,15 +68,7 @@ func TestDashboardRescale(t *testing.T) {
 		"CREATE MATERIALIZED VIEW v WITH (parallelism = 3) AS SELECT k, count(*) AS n FROM t GROUP BY k",
 		"INSERT INTO t SELECT g, g FROM generate_series(1, 300000) g")
 	defer p.kill()
-	// Chromium's profile and temporary files go in the test's directory.
-	tmp := t.TempDir()
-	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
-		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.WindowSize(1200, 900),
-		chromedp.UserDataDir(tmp), chromedp.Env("TMPDIR="+tmp))
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	browser, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
+	browser := startBrowser(t)
 	// The page polls every 100 ms, to see the rescale's steps.
 	if _, err := chromedp.Run(browser, chromedp.Navigate("http://"+p.httpAddr()+"/?poll=100")); err != nil {
 		t.Fatalf("load the dashboard: %v", err)
