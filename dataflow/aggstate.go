@@ -175,10 +175,15 @@ type countAcc struct {
 }
 
 func (a *countAcc) add(args []types.Datum, retract bool) error {
-	if a.star || !args[0].IsNull() {
-		a.n += step(retract)
-	}
+	a.addN(args, step(retract))
 	return nil
+}
+
+// addN counts args n times (negative n: retracts them -n times).
+func (a *countAcc) addN(args []types.Datum, n int64) {
+	if a.star || !args[0].IsNull() {
+		a.n += n
+	}
 }
 
 func (a *countAcc) result() (types.Datum, error) { return types.NewInt(a.n), nil }

@@ -25,6 +25,9 @@ func (s *HashAggSpec) Build(env *Env) (Operator, error) {
 	rowTypes = append(rowTypes, types.TInt8)
 	needMultiset := false
 	for _, f := range s.Aggs {
+		if s.Weighted && (f.Name != "count" || f.Distinct || f.Ordered()) {
+			return nil, pgerror.New(pgerror.CodeInternal, "streaming aggregation %s cannot weigh its input rows", s.Explain())
+		}
 		k, err := newAggKind(f, s.AppendOnly)
 		if err != nil {
 			return nil, err
@@ -85,6 +88,9 @@ func (s *HashAggSpec) Explain() string {
 	}
 	if len(s.EmptySets) > 0 {
 		mode += fmt.Sprintf(" empty-sets=%v", s.EmptySets)
+	}
+	if s.Weighted {
+		mode += fmt.Sprintf(" weight=$%d", s.Weight)
 	}
 	return fmt.Sprintf("HashAgg group=%v aggs=%v%s", s.GroupKey, aggs, mode)
 }
@@ -244,9 +250,12 @@ func (a *hashAgg) Process(_ int, c *Chunk, _ Emit) error {
 		if err != nil {
 			return err
 		}
-		retract := !c.Ops[i].IsInsert()
+		n := step(!c.Ops[i].IsInsert())
+		if a.spec.Weighted {
+			n *= row[a.spec.Weight].Int()
+		}
 		g.changed = true
-		g.count += step(retract)
+		g.count += n
 		for j, f := range a.spec.Aggs {
 			if ok, err := a.ev.Accepts(f, row); err != nil || !ok {
 				if err != nil {
@@ -260,7 +269,9 @@ func (a *hashAgg) Process(_ int, c *Chunk, _ Emit) error {
 					return err
 				}
 			}
-			if err := g.accs[j].add(args, retract); err != nil {
+			if a.spec.Weighted {
+				g.accs[j].(*countAcc).addN(args, n)
+			} else if err := g.accs[j].add(args, n < 0); err != nil {
 				return err
 			}
 		}

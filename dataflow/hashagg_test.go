@@ -281,6 +281,32 @@ func TestHashAggErrors(t *testing.T) {
 	}
 }
 
+// A weighted aggregation (over a ConsolidateSpec's rows) counts each row
+// as many times as its weight, for inserts and deletes; it takes nothing
+// but counts.
+func TestHashAggWeighted(t *testing.T) {
+	ts := []types.T{types.TInt8, types.TInt4, types.TInt8}
+	counts := []*expr.AggFunc{newAgg(t, "count", false), newAgg(t, "count", false, colRef(1, types.TInt4))}
+	spec := &HashAggSpec{GroupKey: []int{0}, Aggs: counts, InputTypes: ts, StateTable: 1, Weighted: true, Weight: 2}
+	op, err := spec.Build(newEnv(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSteps(t, op, [][]types.T{ts}, []testStep{
+		in("+ 1 10 3", "+ 1 NULL 2", "+ 2 5 1"),
+		barrier().emits("+ 1 5 3", "+ 2 1 1"),
+		in("- 1 10 2", "- 2 5 1", "+ 3 7 4"),
+		barrier().emits("U- 1 5 3", "U+ 1 3 1", "- 2 1 1", "+ 3 4 4"),
+		in("- 1 10 1", "- 1 NULL 2"),
+		barrier().emits("- 1 3 1"),
+	})
+	spec = &HashAggSpec{GroupKey: []int{0}, Aggs: []*expr.AggFunc{newAgg(t, "sum", false, colRef(1, types.TInt4))},
+		InputTypes: ts, StateTable: 1, Weighted: true, Weight: 2}
+	if _, err := spec.Build(newEnv(t)); pgerror.Code(err) != pgerror.CodeInternal {
+		t.Fatalf("a weighted sum built: %v", err)
+	}
+}
+
 // A sum or average of intervals read out of range is PostgreSQL's error.
 func TestHashAggIntervalRange(t *testing.T) {
 	ts := []types.T{types.TInt8, types.TInterval}

@@ -55,6 +55,11 @@ type HashAggSpec struct {
 	// each (its other key columns NULL) always has a row, as the global
 	// aggregation's does, kept by the actor that owns its vnode.
 	EmptySets []int
+	// Weighted: input column Weight holds each row's multiplicity (a
+	// ConsolidateSpec's output), and the row counts as that many copies.
+	// Only count aggregates take weighted input.
+	Weighted bool
+	Weight   int
 }
 
 // HashJoinSpec joins its two inputs (input 0 left, input 1 right) on

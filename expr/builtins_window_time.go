@@ -194,3 +194,51 @@ func HopLowestStart(f *SetFunc, w types.Datum) (types.Datum, error) {
 	}
 	return mk(start)
 }
+
+// HopPaneWidth returns the pane width of hop_window_starts f (see
+// HopStartsColumn), in microseconds: the greatest common divisor of its
+// slide and size. Every window boundary is a multiple of it, so all the
+// times of a pane (HopPaneStart) lie in the same windows, and rows can be
+// counted per pane before they are expanded into windows. ok is false when
+// the slide or size is NULL or not a fixed positive length.
+func HopPaneWidth(f *SetFunc) (width int64, ok bool) {
+	slide, size := f.Args[1].(*Const).V, f.Args[2].(*Const).V
+	if slide.IsNull() || size.IsNull() {
+		return 0, false
+	}
+	a, ok := WindowWidth(slide.Interval())
+	if !ok {
+		return 0, false
+	}
+	b, ok := WindowWidth(size.Interval())
+	if !ok {
+		return 0, false
+	}
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a, true
+}
+
+// HopPaneStart returns the start of the pane of width (HopPaneWidth),
+// aligned on the Unix epoch as the windows are, that holds timestamp t: t
+// itself when t is NULL or infinite, or when the pane's start would leave
+// the timestamp range (hop_window_starts then sees the time as it is).
+func HopPaneStart(t types.Datum, width int64) types.Datum {
+	v := t.Int()
+	if t.IsNull() || isInfinite(v) {
+		return t
+	}
+	into := (v - types.UnixEpochTimestamp) % width
+	if into < 0 {
+		into += width
+	}
+	start := v - into
+	if !types.ValidTimestamp(start) {
+		return t
+	}
+	if t.Kind() == types.KindTimestampTZ {
+		return types.NewTimestampTZ(start)
+	}
+	return types.NewTimestamp(start)
+}

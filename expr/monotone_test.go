@@ -1,9 +1,11 @@
 package expr
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/streamdb/streamdb/types"
+	"pgregory.net/rapid"
 )
 
 func TestMonotone(t *testing.T) {
@@ -83,5 +85,61 @@ func TestHopLowestStart(t *testing.T) {
 	}
 	if _, ok := HopStartsColumn(&SetFunc{Name: "hop_window_starts", Args: []Expr{ts, ts, iv(60)}}); ok {
 		t.Error("HopStartsColumn accepted a slide that is not constant")
+	}
+}
+
+// Every time of a HOP pane lies in the windows of the pane's start, for
+// slides that divide the size, that do not, and that leave gaps.
+func TestHopPanes(t *testing.T) {
+	sec := func(s int64) Expr {
+		return NewConst(types.NewInterval(types.IntervalValue{Micros: s * 1e6}), types.TInterval)
+	}
+	windows := func(f *SetFunc, at types.Datum) []string {
+		it, err := f.o.Set(nil, []types.Datum{at, f.Args[1].(*Const).V, f.Args[2].(*Const).V})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for {
+			v, ok, err := it()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				return out
+			}
+			out = append(out, v.String())
+		}
+	}
+	for _, c := range []struct{ slide, size, pane int64 }{{2, 10, 2}, {40, 60, 20}, {120, 30, 30}, {7, 7, 7}, {3, 7, 1}} {
+		f, err := NewSetFunc("hop_window_starts", []Expr{&ColRef{Idx: 0, T: types.TTimestamp}, sec(c.slide), sec(c.size)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		width, ok := HopPaneWidth(f)
+		if !ok || width != c.pane*1e6 {
+			t.Fatalf("HopPaneWidth(slide %d s, size %d s) = %d, %v, want %d s", c.slide, c.size, width, ok, c.pane)
+		}
+		rapid.Check(t, func(t *rapid.T) {
+			// Around the Unix epoch, where the panes are aligned, and
+			// around the PostgreSQL epoch, where timestamps count from.
+			v := rapid.Int64Range(-1e9, 1e9).Draw(t, "micros") + rapid.SampledFrom([]int64{0, types.UnixEpochTimestamp}).Draw(t, "around")
+			at := types.NewTimestamp(v)
+			start := HopPaneStart(at, width)
+			if d := v - start.Int(); d < 0 || d >= width {
+				t.Fatalf("pane of %s starts at %s", at, start)
+			}
+			if got, want := windows(f, start), windows(f, at); !slices.Equal(got, want) {
+				t.Fatalf("windows of %s: %v; of its pane's start %s: %v", at, want, start, got)
+			}
+		})
+	}
+	for _, v := range []types.Datum{types.Null, types.NewTimestamp(types.DateTimeInfinity), types.NewTimestampTZ(types.DateTimeNegInfinity)} {
+		if got := HopPaneStart(v, 1e6); got != v {
+			t.Errorf("HopPaneStart(%s) = %s, want it unchanged", v, got)
+		}
+	}
+	if got := HopPaneStart(types.NewTimestampTZ(1_500_000), 1e6); got.Kind() != types.KindTimestampTZ {
+		t.Errorf("HopPaneStart of a timestamptz is a %v", got.Kind())
 	}
 }

@@ -13,18 +13,25 @@ import (
 // that the sets spread over the actors as any group does).
 // A group key with a watermark (a window start) closes groups: their
 // state is deleted once the watermark passes them, and under EMIT ON
-// WINDOW CLOSE their rows are emitted then, once.
+// WINDOW CLOSE their rows are emitted then, once. Counts of HOP windows
+// count panes first (planHopPanes).
 func (p *streamPlanner) planAggregate(x *Aggregate) (*stream, error) {
-	in, err := p.plan(x.Input)
-	if err != nil {
-		return nil, err
-	}
 	window := slices.Index(watermarkColumns(x)[:len(x.Group)], true)
 	eowc := p.eowc != nil && p.eowc.agg == x
 	if eowc && window < 0 {
 		return nil, errNoEOWC("the aggregation is not grouped by a column with a watermark")
 	}
-	return p.aggregate(in, in.columnsFor(x.Group), x.Aggs, x.Cols, window, eowc, x.EmptySets), nil
+	in, group, panes, err := p.planHopPanes(x)
+	if err != nil {
+		return nil, err
+	}
+	if !panes {
+		if in, err = p.plan(x.Input); err != nil {
+			return nil, err
+		}
+		group = in.columnsFor(x.Group)
+	}
+	return p.aggregate(in, group, x.Aggs, x.Cols, window, eowc, x.EmptySets), nil
 }
 
 // planDistinct groups by every output column, without aggregates.
@@ -62,7 +69,7 @@ func (p *streamPlanner) aggregate(in *stream, group []int, aggs []*expr.AggFunc,
 	}
 	frag := p.into(in, d)
 	spec := &dataflow.HashAggSpec{GroupKey: group, Aggs: aggs, InputTypes: typesOf(in.cols), AppendOnly: in.appendOnly,
-		WindowKey: window >= 0, EmitOnWindowClose: eowc, EmptySets: emptySets}
+		WindowKey: window >= 0, EmitOnWindowClose: eowc, EmptySets: emptySets, Weighted: in.weighted, Weight: in.weight}
 	p.aggTables(spec)
 	frag.Chain = append(frag.Chain, spec)
 	key := seq(0, len(group))

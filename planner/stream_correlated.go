@@ -85,14 +85,7 @@ func overAggregate(n Node) ([]expr.Expr, *Aggregate, bool) {
 	for {
 		switch x := n.(type) {
 		case *Project:
-			for i, v := range vals {
-				vals[i], _ = expr.Transform(v, func(e expr.Expr) (expr.Expr, bool, error) {
-					if r, ok := e.(*expr.ColRef); ok {
-						return x.Exprs[r.Idx], true, nil
-					}
-					return nil, false, nil
-				})
-			}
+			substituteRefs(vals, x.Exprs)
 			n = x.Input
 		case *Aggregate:
 			return vals, x, len(x.Group) == 0 && len(x.EmptySets) == 0

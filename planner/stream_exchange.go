@@ -22,6 +22,10 @@ type stream struct {
 	// key identifies a row among the live rows (empty: at most one row).
 	key        []int
 	appendOnly bool
+	// weighted: column weight holds each row's multiplicity
+	// (dataflow.ConsolidateSpec); only an aggregation reads such a stream.
+	weighted bool
+	weight   int
 
 	// frag is set once the stream is placed; dist lists the columns whose
 	// hash routes its rows to frag's actors (nil: unknown or singleton).
@@ -85,12 +89,25 @@ func (s *stream) project(exprs []expr.Expr, cols []Column) {
 
 // pick projects onto the columns pos, in order, keeping the stream key.
 func (s *stream) pick(pos []int) {
-	exprs := make([]expr.Expr, len(pos))
-	cols := make([]Column, len(pos))
+	s.project(s.refs(pos), s.columns(pos))
+}
+
+// refs returns references to the columns pos.
+func (s *stream) refs(pos []int) []expr.Expr {
+	out := make([]expr.Expr, len(pos))
 	for i, k := range pos {
-		exprs[i], cols[i] = s.ref(k), s.cols[k]
+		out[i] = s.ref(k)
 	}
-	s.project(exprs, cols)
+	return out
+}
+
+// columns returns the columns pos.
+func (s *stream) columns(pos []int) []Column {
+	out := make([]Column, len(pos))
+	for i, k := range pos {
+		out[i] = s.cols[k]
+	}
+	return out
 }
 
 // apply appends the projection exprs, whose output column i copies input
@@ -162,16 +179,22 @@ func compose(outer, inner []expr.Expr) (out []expr.Expr, ok bool) {
 			}
 		}
 	}
-	out = make([]expr.Expr, len(outer))
-	for i, e := range outer {
-		out[i], _ = expr.Transform(e, func(x expr.Expr) (expr.Expr, bool, error) {
+	out = slices.Clone(outer)
+	substituteRefs(out, inner)
+	return out, true
+}
+
+// substituteRefs replaces, in each of es, the references to column i by
+// by[i]: es over a projection's output become es over its input.
+func substituteRefs(es, by []expr.Expr) {
+	for i, e := range es {
+		es[i], _ = expr.Transform(e, func(x expr.Expr) (expr.Expr, bool, error) {
 			if r, isRef := x.(*expr.ColRef); isRef {
-				return inner[r.Idx], true, nil
+				return by[r.Idx], true, nil
 			}
 			return nil, false, nil
 		})
 	}
-	return out, true
 }
 
 // columnsFor returns a column holding the value of each expression: a

@@ -92,6 +92,34 @@ Fragment 0 (parallelism default)
 			cols: "k bigint, _row_id bigint hidden", pk: "[1]", appendOnly: true, tables: 1,
 		},
 		{
+			name: "HOP window counts count each chunk's rows per pane and group, then expand the counts",
+			sql:  "SELECT b, window_start, window_end, count(*) AS n FROM HOP(t, ts, INTERVAL '1' MINUTE, INTERVAL '3' MINUTE) GROUP BY b, window_start, window_end",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0 1 2]
+    HashAgg group=[0 1 2] aggs=[count(*)] weight=$3
+      Exchange Hash[0 1 2] <- Fragment 0
+Fragment 0 (parallelism default)
+  ProjectSet hop_window_starts($1, '00:01:00'::interval, '00:03:00'::interval) then Project [$0, $3, ($3 + '00:03:00'::interval), $2]
+    Consolidate pane($1, 60000000us)
+      Project [$1, $5]
+        Exchange Hash[0] <- Table t`,
+			cols: "b integer, window_start timestamp without time zone, window_end timestamp without time zone, n bigint", pk: "[0 1 2]", tables: 1,
+		},
+		{
+			name: "HOP aggregations reading more than the group expand each row",
+			sql:  "SELECT window_start, count(c) FROM HOP(t, ts, INTERVAL '1' MINUTE, INTERVAL '3' MINUTE) GROUP BY window_start",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0]
+    HashAgg group=[6] aggs=[count($2)]
+      Exchange Hash[6] <- Fragment 0
+Fragment 0 (parallelism default)
+  ProjectSet hop_window_starts($5, '00:01:00'::interval, '00:03:00'::interval) then Project [$0, NULL::integer, $2, NULL::numeric(10,2), NULL::double precision, NULL::timestamp without time zone, $6, NULL::timestamp without time zone, $7]
+    Exchange Hash[0] <- Table t`,
+			cols: "window_start timestamp without time zone, count bigint", pk: "[0]", tables: 1,
+		},
+		{
 			name: "grouping sets expand before an aggregation keyed by the grouping columns and the set",
 			sql:  "SELECT b, c, count(*), grouping(b, c) FROM t GROUP BY ROLLUP (b, c)",
 			graph: `
