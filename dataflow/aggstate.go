@@ -579,14 +579,21 @@ func (a *minMaxAcc) add(args []types.Datum, retract bool) error {
 	if retract {
 		return errAppendOnly
 	}
-	v := args[0]
-	if v.IsNull() {
-		return nil
-	}
-	if c := types.Compare(v, a.v); a.v.IsNull() || (a.max && c >= 0) || (!a.max && c <= 0) {
-		a.v = v
+	if replacesExtreme(a.max, a.v, args[0]) {
+		a.v = args[0]
 	}
 	return nil
+}
+
+// replacesExtreme reports whether v replaces cur as the running max (min
+// unless isMax): a NULL never does, and of equal values the later one
+// wins, so that whoever reduces rows in order keeps the same value.
+func replacesExtreme(isMax bool, cur, v types.Datum) bool {
+	if v.IsNull() {
+		return false
+	}
+	c := types.Compare(v, cur)
+	return cur.IsNull() || (isMax && c >= 0) || (!isMax && c <= 0)
 }
 
 func (a *minMaxAcc) result() (types.Datum, error) { return a.v, nil }

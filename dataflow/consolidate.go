@@ -17,13 +17,24 @@ import (
 //
 // Rows are equal when their memcomparable key encodings are (the
 // aggregation's group-key equality), so the planner consolidates only
-// columns the aggregation groups by.
+// columns the aggregation groups by, and the arguments of min and max,
+// which Extremes reduce.
 type ConsolidateSpec struct {
 	// Pane, if set, rounds the time column Pane.Col down to the start of
 	// its HOP pane first (expr.HopPaneStart): the rows of one pane fall
 	// in the same windows, so a HOP expansion after this one expands a
 	// pane's count instead of each of its rows.
 	Pane *PaneSpec
+	// Extremes are columns that do not take part in rows' equality: the
+	// merged row keeps their max (or min) instead, as a max or min over
+	// its copies would read it. They need append-only input.
+	Extremes []ExtremeSpec
+}
+
+// ExtremeSpec is a column a ConsolidateSpec reduces to its max (or min).
+type ExtremeSpec struct {
+	Col int
+	Max bool
 }
 
 // PaneSpec names the time column of a ConsolidateSpec and its pane width
@@ -35,7 +46,14 @@ type PaneSpec struct {
 
 // Build implements Spec.
 func (s *ConsolidateSpec) Build(*Env) (Operator, error) {
-	return &consolidate{spec: s, index: map[string]int{}, sent: watermarkSwitch{}}, nil
+	c := &consolidate{spec: s, index: map[string]int{}, sent: watermarkSwitch{}}
+	for _, e := range s.Extremes {
+		for len(c.extreme) <= e.Col {
+			c.extreme = append(c.extreme, false)
+		}
+		c.extreme[e.Col] = true
+	}
+	return c, nil
 }
 
 // lazyState implements lazySpec: consolidation keeps no state.
@@ -43,16 +61,26 @@ func (*ConsolidateSpec) lazyState() bool { return true }
 
 // Explain implements Spec.
 func (s *ConsolidateSpec) Explain() string {
+	out := "Consolidate"
 	if s.Pane != nil {
-		return fmt.Sprintf("Consolidate pane($%d, %dus)", s.Pane.Col, s.Pane.Width)
+		out += fmt.Sprintf(" pane($%d, %dus)", s.Pane.Col, s.Pane.Width)
 	}
-	return "Consolidate"
+	for _, e := range s.Extremes {
+		if e.Max {
+			out += fmt.Sprintf(" max($%d)", e.Col)
+		} else {
+			out += fmt.Sprintf(" min($%d)", e.Col)
+		}
+	}
+	return out
 }
 
 // consolidate merges the rows of a chunk: index maps a row's key encoding
-// to its place in rows and weights, all reused from chunk to chunk.
+// to its place in rows and weights, all reused from chunk to chunk;
+// extreme marks the Extremes' columns.
 type consolidate struct {
 	spec    *ConsolidateSpec
+	extreme []bool
 	index   map[string]int
 	rows    [][]types.Datum
 	weights []int64
@@ -71,17 +99,29 @@ func (c *consolidate) Process(_ int, in *Chunk, emit Emit) error {
 		}
 		c.key = c.key[:0]
 		for j, v := range row {
-			if pane != nil && j == pane.Col {
+			switch {
+			case j < len(c.extreme) && c.extreme[j]:
+				continue
+			case pane != nil && j == pane.Col:
 				v = t
 			}
 			c.key = types.AppendKey(c.key, v, false)
 		}
 		w := int64(1)
 		if !in.Ops[i].IsInsert() {
+			if len(c.spec.Extremes) > 0 {
+				return errAppendOnly
+			}
 			w = -1
 		}
 		if at, ok := c.index[string(c.key)]; ok {
 			c.weights[at] += w
+			r := c.rows[at]
+			for _, e := range c.spec.Extremes {
+				if replacesExtreme(e.Max, r[e.Col], row[e.Col]) {
+					r[e.Col] = row[e.Col]
+				}
+			}
 			continue
 		}
 		c.index[string(c.key)] = len(c.rows)

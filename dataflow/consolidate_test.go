@@ -49,6 +49,25 @@ func TestConsolidate(t *testing.T) {
 	}
 }
 
+// Extremes keep a column's max or min among the merged rows (NULLs only
+// where every row has NULL; of equal values the later one, as max and min
+// do), and refuse retractions.
+func TestConsolidateExtremes(t *testing.T) {
+	ts := []types.T{types.TInt8, types.TNumeric, types.TNumeric}
+	spec := &ConsolidateSpec{Extremes: []ExtremeSpec{{Col: 1, Max: true}, {Col: 2}}}
+	op, err := spec.Build(newEnv(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runSteps(t, op, [][]types.T{ts}, []testStep{
+		in("+ 1 5 5", "+ 2 NULL NULL", "+ 1 7 6", "+ 1 NULL 2", "+ 1 7.0 2.00", "+ 2 NULL NULL", "+ 3 NULL 1", "+ 3 4 NULL").
+			emits("+ 1 7.0 2.00 4", "+ 2 NULL NULL 2", "+ 3 4 1 2"),
+	})
+	if err := op.Process(0, parseChunk(t, ts, "- 1 5 5"), func(*Chunk) error { return nil }); err != errAppendOnly {
+		t.Fatalf("a retraction with extremes: %v", err)
+	}
+}
+
 func TestConsolidateWatermark(t *testing.T) {
 	op, err := (&ConsolidateSpec{Pane: &PaneSpec{Col: 1, Width: 20_000_000}}).Build(newEnv(t))
 	if err != nil {

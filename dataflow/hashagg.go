@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
@@ -25,7 +26,7 @@ func (s *HashAggSpec) Build(env *Env) (Operator, error) {
 	rowTypes = append(rowTypes, types.TInt8)
 	needMultiset := false
 	for _, f := range s.Aggs {
-		if s.Weighted && (f.Name != "count" || f.Distinct || f.Ordered()) {
+		if s.Weighted && !Weighable(f, s.AppendOnly) {
 			return nil, pgerror.New(pgerror.CodeInternal, "streaming aggregation %s cannot weigh its input rows", s.Explain())
 		}
 		k, err := newAggKind(f, s.AppendOnly)
@@ -240,6 +241,16 @@ func (a *hashAgg) output(g *aggGroup) ([]types.Datum, error) {
 	return row, nil
 }
 
+// Weighable reports whether aggregate f reads weighted rows
+// (HashAggSpec.Weighted): a count adds the weight, and over append-only
+// input min and max are the same for one row as for its copies.
+func Weighable(f *expr.AggFunc, appendOnly bool) bool {
+	if f.Distinct || f.Filter != nil || f.Ordered() {
+		return false
+	}
+	return f.Name == "count" || (appendOnly && (f.Name == "min" || f.Name == "max"))
+}
+
 // Process implements Operator.
 func (a *hashAgg) Process(_ int, c *Chunk, _ Emit) error {
 	for i, row := range c.Rows {
@@ -269,8 +280,8 @@ func (a *hashAgg) Process(_ int, c *Chunk, _ Emit) error {
 					return err
 				}
 			}
-			if a.spec.Weighted {
-				g.accs[j].(*countAcc).addN(args, n)
+			if count, ok := g.accs[j].(*countAcc); ok {
+				count.addN(args, n)
 			} else if err := g.accs[j].add(args, n < 0); err != nil {
 				return err
 			}

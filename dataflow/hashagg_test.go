@@ -283,7 +283,7 @@ func TestHashAggErrors(t *testing.T) {
 
 // A weighted aggregation (over a ConsolidateSpec's rows) counts each row
 // as many times as its weight, for inserts and deletes; it takes nothing
-// but counts.
+// but counts, and min and max over append-only rows.
 func TestHashAggWeighted(t *testing.T) {
 	ts := []types.T{types.TInt8, types.TInt4, types.TInt8}
 	counts := []*expr.AggFunc{newAgg(t, "count", false), newAgg(t, "count", false, colRef(1, types.TInt4))}
@@ -300,10 +300,26 @@ func TestHashAggWeighted(t *testing.T) {
 		in("- 1 10 1", "- 1 NULL 2"),
 		barrier().emits("- 1 3 1"),
 	})
-	spec = &HashAggSpec{GroupKey: []int{0}, Aggs: []*expr.AggFunc{newAgg(t, "sum", false, colRef(1, types.TInt4))},
-		InputTypes: ts, StateTable: 1, Weighted: true, Weight: 2}
-	if _, err := spec.Build(newEnv(t)); pgerror.Code(err) != pgerror.CodeInternal {
-		t.Fatalf("a weighted sum built: %v", err)
+	// Over append-only rows a min or max reads one row as its copies.
+	extremes := []*expr.AggFunc{newAgg(t, "count", false), newAgg(t, "max", false, colRef(1, types.TInt4)), newAgg(t, "min", false, colRef(1, types.TInt4))}
+	spec = &HashAggSpec{GroupKey: []int{0}, Aggs: extremes, InputTypes: ts, StateTable: 1, AppendOnly: true, Weighted: true, Weight: 2}
+	if op, err = spec.Build(newEnv(t)); err != nil {
+		t.Fatal(err)
+	}
+	runSteps(t, op, [][]types.T{ts}, []testStep{
+		in("+ 1 10 3", "+ 1 NULL 2", "+ 1 4 1"),
+		barrier().emits("+ 1 6 10 4"),
+		in("+ 1 12 5"),
+		barrier().emits("U- 1 6 10 4", "U+ 1 11 12 4"),
+	})
+	for _, spec := range []*HashAggSpec{
+		{GroupKey: []int{0}, Aggs: []*expr.AggFunc{newAgg(t, "sum", false, colRef(1, types.TInt4))}, InputTypes: ts, StateTable: 1, AppendOnly: true, Weighted: true, Weight: 2},
+		{GroupKey: []int{0}, Aggs: []*expr.AggFunc{newAgg(t, "max", false, colRef(1, types.TInt4))}, InputTypes: ts, StateTable: 1, MultisetTable: 2, Weighted: true, Weight: 2},
+		{GroupKey: []int{0}, Aggs: []*expr.AggFunc{newAgg(t, "count", true, colRef(1, types.TInt4))}, InputTypes: ts, StateTable: 1, MultisetTable: 2, Weighted: true, Weight: 2},
+	} {
+		if _, err := spec.Build(newEnv(t)); pgerror.Code(err) != pgerror.CodeInternal {
+			t.Errorf("weighted %s built: %v", spec.Explain(), err)
+		}
 	}
 }
 

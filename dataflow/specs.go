@@ -57,7 +57,8 @@ type HashAggSpec struct {
 	EmptySets []int
 	// Weighted: input column Weight holds each row's multiplicity (a
 	// ConsolidateSpec's output), and the row counts as that many copies.
-	// Only count aggregates take weighted input.
+	// Only counts, and min and max over append-only input, take weighted
+	// input.
 	Weighted bool
 	Weight   int
 }

@@ -14,7 +14,8 @@ import (
 // A group key with a watermark (a window start) closes groups: their
 // state is deleted once the watermark passes them, and under EMIT ON
 // WINDOW CLOSE their rows are emitted then, once. Counts of HOP windows
-// count panes first (planHopPanes).
+// count panes first (planHopPanes); other windowed counts, mins and maxes
+// merge each chunk's rows first (localAggregate).
 func (p *streamPlanner) planAggregate(x *Aggregate) (*stream, error) {
 	window := slices.Index(watermarkColumns(x)[:len(x.Group)], true)
 	eowc := p.eowc != nil && p.eowc.agg == x
@@ -25,13 +26,17 @@ func (p *streamPlanner) planAggregate(x *Aggregate) (*stream, error) {
 	if err != nil {
 		return nil, err
 	}
+	aggs := x.Aggs
 	if !panes {
 		if in, err = p.plan(x.Input); err != nil {
 			return nil, err
 		}
 		group = in.columnsFor(x.Group)
+		if window >= 0 && len(x.EmptySets) == 0 {
+			group, aggs = in.localAggregate(group, aggs)
+		}
 	}
-	return p.aggregate(in, group, x.Aggs, x.Cols, window, eowc, x.EmptySets), nil
+	return p.aggregate(in, group, aggs, x.Cols, window, eowc, x.EmptySets), nil
 }
 
 // planDistinct groups by every output column, without aggregates.

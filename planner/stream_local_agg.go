@@ -26,7 +26,7 @@ func (p *streamPlanner) planHopPanes(x *Aggregate) (s *stream, group []int, ok b
 		return nil, nil, false, nil
 	}
 	for _, a := range x.Aggs {
-		if a.Name != "count" || a.Args != nil || a.Distinct || a.Filter != nil || a.Ordered() {
+		if a.Name != "count" || a.Args != nil || !dataflow.Weighable(a, false) {
 			return nil, nil, false, nil
 		}
 	}
@@ -78,17 +78,14 @@ func (p *streamPlanner) planHopPanes(x *Aggregate) (s *stream, group []int, ok b
 	// The kept columns and the time, without the stream key: the rows
 	// merge, and only the aggregation reads them.
 	keep = append(keep, timeCol)
-	s.apply(s.refs(keep), s.columns(keep), keep)
-	s.key = nil
 	paneCol, weight := len(keep)-1, len(keep)
-	s.add(&dataflow.ConsolidateSpec{Pane: &dataflow.PaneSpec{Col: paneCol, Width: width}})
-	s.cols = append(s.cols, Column{Name: "_weight", T: types.TInt8, Hidden: true})
+	s.merge(keep, &dataflow.ConsolidateSpec{Pane: &dataflow.PaneSpec{Col: paneCol, Width: width}})
 	panes := *hop
 	panes.Args = append([]expr.Expr{s.ref(paneCol)}, hop.Args[1:]...)
 	s.add(&dataflow.ProjectSetSpec{Funcs: []*expr.SetFunc{&panes}, InputWidth: len(s.cols)})
 	s.cols = append(s.cols, ps.Cols[start], Column{Name: "_ordinal", T: types.TInt8, Hidden: true})
 	if s.frag == nil {
-		s.origin = append(s.origin, -1, -1, -1)
+		s.origin = append(s.origin, -1, -1)
 	}
 	// The group's values, then the weight: the HOP's columns are now the
 	// kept ones and the window start.
@@ -112,8 +109,69 @@ func (p *streamPlanner) planHopPanes(x *Aggregate) (s *stream, group []int, ok b
 	src = append(src, weight)
 	cols = append(cols, s.cols[weight])
 	s.apply(exprs, cols, src)
-	s.weighted, s.weight = true, len(x.Group)
+	s.weight = len(x.Group)
 	return s, seq(0, len(x.Group)), true, nil
+}
+
+// merge projects s onto the columns keep, without its stream key, and
+// appends consolidate, which merges equal rows and appends their weight.
+func (s *stream) merge(keep []int, consolidate *dataflow.ConsolidateSpec) {
+	s.apply(s.refs(keep), s.columns(keep), keep)
+	s.add(consolidate)
+	s.cols = append(s.cols, Column{Name: "_weight", T: types.TInt8, Hidden: true})
+	if s.frag == nil {
+		s.origin = append(s.origin, -1)
+	}
+	s.key = nil
+	s.weighted, s.weight = true, len(keep)
+}
+
+// localAggregate merges, chunk by chunk, the rows of s that a windowed
+// aggregation by the columns group with aggs reads, before they are
+// routed to it (dataflow.ConsolidateSpec): the rows of a chunk are close in
+// time, so most share their window, and Nexmark q7's max price per window
+// reads one row per chunk instead of every bid. It returns the group
+// columns and aggregates over the merged rows, or group and aggs as they
+// are when an aggregate is not a count(*), or a min or max of a column
+// over append-only rows.
+func (s *stream) localAggregate(group []int, aggs []*expr.AggFunc) ([]int, []*expr.AggFunc) {
+	if len(aggs) == 0 {
+		return group, aggs
+	}
+	keep := slices.Clone(group)
+	var extremes []dataflow.ExtremeSpec
+	merged := make([]*expr.AggFunc, len(aggs))
+	for i, a := range aggs {
+		if !dataflow.Weighable(a, s.appendOnly) {
+			return group, aggs
+		}
+		if a.Args == nil {
+			merged[i] = a
+			continue
+		}
+		arg, isRef := a.Args[0].(*expr.ColRef)
+		if !isRef {
+			return group, aggs
+		}
+		// A group column as it is, else a column of its own for each of
+		// max and min.
+		at := slices.Index(group, arg.Idx)
+		if at < 0 {
+			x := dataflow.ExtremeSpec{Col: len(keep), Max: a.Name == "max"}
+			if i := slices.IndexFunc(extremes, func(e dataflow.ExtremeSpec) bool { return keep[e.Col] == arg.Idx && e.Max == x.Max }); i >= 0 {
+				x = extremes[i]
+			} else {
+				keep = append(keep, arg.Idx)
+				extremes = append(extremes, x)
+			}
+			at = x.Col
+		}
+		m := *a
+		m.Args = []expr.Expr{&expr.ColRef{Idx: at, T: arg.T, Name: arg.Name}}
+		merged[i] = &m
+	}
+	s.merge(keep, &dataflow.ConsolidateSpec{Extremes: extremes})
+	return seq(0, len(group)), merged
 }
 
 // onlyReads reports whether every column e reads is column c.
