@@ -178,12 +178,11 @@ func (l *changelog) close() {
 // its checkpoint barrier b, in place: the epoch is the 12 bytes before
 // the end of a block's key, the time the first 8 of its value.
 func (l *changelog) stamp(b *Barrier) {
-	for _, s := range l.writes.spans {
-		k := l.writes.buf[s.key:s.value]
-		at := len(k) - 12
-		if s.end > s.value && binary.BigEndian.Uint64(k[at:]) == pendingEpoch {
-			binary.BigEndian.PutUint64(k[at:], b.Epoch)
-			binary.BigEndian.PutUint64(l.writes.buf[s.value:], uint64(b.Time))
+	for _, w := range l.writes.writes {
+		at := len(w.Key) - 12
+		if w.Value != nil && binary.BigEndian.Uint64(w.Key[at:]) == pendingEpoch {
+			binary.BigEndian.PutUint64(w.Key[at:], b.Epoch)
+			binary.BigEndian.PutUint64(w.Value, uint64(b.Time))
 		}
 	}
 }
