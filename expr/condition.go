@@ -2,6 +2,7 @@ package expr
 
 import (
 	"cmp"
+	"slices"
 
 	"github.com/streamdb/streamdb/types"
 )
@@ -42,7 +43,14 @@ func CompileTest(e Expr) Test {
 	case *And:
 		return logicTest(x.Args, False)
 	case *Or:
+		if t, ok := equalitiesTest(x); ok {
+			return t
+		}
 		return logicTest(x.Args, True)
+	case *InList:
+		if t, ok := inListTest(x); ok {
+			return t
+		}
 	case *Not:
 		t := CompileTest(x.E)
 		return func(c *Ctx, row []types.Datum) (Truth, error) {
@@ -148,4 +156,104 @@ func comparesAsInt(k types.Kind) bool {
 		return true
 	}
 	return false
+}
+
+// equalitiesTest compiles an OR of equalities of one column with
+// non-NULL constants of one kind that compares as integers (col = 1 OR
+// col = 7 ...) into a membership test.
+func equalitiesTest(o *Or) (Test, bool) {
+	col, set := -1, make([]types.Datum, 0, len(o.Args))
+	for _, a := range o.Args {
+		b, ok := a.(*Binary)
+		if !ok || b.Op != "=" {
+			return nil, false
+		}
+		l, lok := operandOf(b.L)
+		r, rok := operandOf(b.R)
+		if !lok || !rok || (l.col >= 0) == (r.col >= 0) {
+			return nil, false
+		}
+		if l.col < 0 {
+			l, r = r, l
+		}
+		if r.v.IsNull() || (col >= 0 && l.col != col) {
+			return nil, false
+		}
+		col = l.col
+		set = append(set, r.v)
+	}
+	return memberTest(col, set, false, false, logicTest(o.Args, True))
+}
+
+// inListTest compiles col [NOT] IN (constants) whose non-NULL constants
+// are of one kind that compares as integers into a membership test.
+func inListTest(in *InList) (Test, bool) {
+	c, ok := in.E.(*ColRef)
+	if !ok {
+		return nil, false
+	}
+	set, sawNull := make([]types.Datum, 0, len(in.List)), false
+	for _, e := range in.List {
+		k, ok := e.(*Const)
+		switch {
+		case !ok:
+			return nil, false
+		case k.V.IsNull():
+			sawNull = true
+		default:
+			set = append(set, k.V)
+		}
+	}
+	return memberTest(c.Idx, set, sawNull, in.Not, func(ctx *Ctx, row []types.Datum) (Truth, error) {
+		v, err := in.Eval(ctx, row)
+		return truthOf(v), err
+	})
+}
+
+// memberTest tests whether column col holds one of the values set (of one
+// kind that compares as integers): SQL's IN, NOT IN if not, whose answer
+// is unknown rather than false when the list held a NULL (sawNull). A
+// value of another kind than the set's goes to fallback.
+func memberTest(col int, set []types.Datum, sawNull, not bool, fallback Test) (Test, bool) {
+	if len(set) == 0 || !comparesAsInt(set[0].Kind()) {
+		return nil, false
+	}
+	kind := set[0].Kind()
+	ints := make([]int64, len(set))
+	for i, v := range set {
+		if v.Kind() != kind {
+			return nil, false
+		}
+		ints[i] = v.Int()
+	}
+	slices.Sort(ints)
+	found, missing := True, False
+	if not {
+		found, missing = False, True
+	}
+	if sawNull {
+		missing = Unknown
+	}
+	return func(c *Ctx, row []types.Datum) (Truth, error) {
+		x := row[col]
+		switch {
+		case x.IsNull():
+			return Unknown, nil
+		case x.Kind() != kind:
+			return fallback(c, row)
+		case holds(ints, x.Int()):
+			return found, nil
+		}
+		return missing, nil
+	}, true
+}
+
+// holds reports whether sorted holds v: a scan for a few values, a
+// binary search for more.
+func holds(sorted []int64, v int64) bool {
+	if len(sorted) <= 16 {
+		return slices.Contains(sorted, v)
+	}
+	_, ok := slices.BinarySearch(sorted, v)
+	return ok
 }

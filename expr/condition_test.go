@@ -52,15 +52,38 @@ func (g exprGen) test(depth int) Expr {
 		}
 		return out
 	}
-	switch rapid.IntRange(0, 3).Draw(g.t, "logic") {
+	switch rapid.IntRange(0, 4).Draw(g.t, "logic") {
 	case 0:
 		return &And{Args: args()}
 	case 1:
 		return &Or{Args: args()}
 	case 2:
 		return &Not{E: g.test(d)}
+	case 3:
+		return g.member()
 	}
 	return g.compared()
+}
+
+// member draws a column's membership in constants of its type (NULL now
+// and then, as drawDatum draws), as an OR of equalities or a [NOT] IN
+// list: mostly columns compared as integers, which CompileTest compiles
+// into a set test, else one it does not.
+func (g exprGen) member() Expr {
+	i := rapid.SampledFrom([]int{0, 1, 5, 6, 7, 2, 4}).Draw(g.t, "member column")
+	col := &ColRef{Idx: i, T: shipCols[i]}
+	list := make([]Expr, rapid.IntRange(1, 20).Draw(g.t, "members"))
+	for j := range list {
+		list[j] = NewConst(drawDatum(g.t, col.T, "member"), col.T)
+	}
+	if rapid.Bool().Draw(g.t, "in list") {
+		return &InList{E: col, List: list, Not: rapid.Bool().Draw(g.t, "not in")}
+	}
+	or := &Or{}
+	for _, c := range list {
+		or.Args = append(or.Args, g.condFallback(NewBinary("=", col, c)))
+	}
+	return or
 }
 
 // TestCompileTestAgreesWithEval checks that a compiled condition gives
@@ -95,6 +118,17 @@ func TestCompileTestThreeValued(t *testing.T) {
 		return e
 	}
 	null := NewConst(types.Null, types.TBool)
+	in := func(not bool, vals ...any) Expr {
+		l := &InList{E: col, Not: not}
+		for _, v := range vals {
+			d := types.Null
+			if v != nil {
+				d = types.NewInt(int64(v.(int)))
+			}
+			l.List = append(l.List, NewConst(d, types.TInt8))
+		}
+		return l
+	}
 	for _, tt := range []struct {
 		e    Expr
 		row  types.Datum
@@ -109,6 +143,20 @@ func TestCompileTestThreeValued(t *testing.T) {
 		{&Not{E: eq(1)}, types.Null, Unknown},
 		{&Not{E: eq(1)}, types.NewInt(2), True},
 		{eq(-7), types.NewInt(-7), True},
+		// Membership: an OR of equalities or an IN list of constants.
+		{&Or{Args: []Expr{eq(1), eq(2), eq(9)}}, types.NewInt(9), True},
+		{&Or{Args: []Expr{eq(1), eq(2), eq(9)}}, types.NewInt(3), False},
+		{&Or{Args: []Expr{eq(1), eq(2), eq(9)}}, types.Null, Unknown},
+		{in(false, 1, 2), types.NewInt(2), True},
+		{in(false, 1, 2), types.NewInt(3), False},
+		{in(false, 1, nil), types.NewInt(3), Unknown},
+		{in(false, 1, nil), types.NewInt(1), True},
+		{in(true, 1, 2), types.NewInt(3), True},
+		{in(true, 1, nil), types.NewInt(3), Unknown},
+		{in(true, 1, nil), types.NewInt(1), False},
+		{in(true, 1, 2), types.Null, Unknown},
+		{in(false, 5, 3, 30, 8, 1, 13, 21, 34, 55, 89, 144, 2, 233, 377, 610, 987, 1597), types.NewInt(377), True},
+		{in(false, 5, 3, 30, 8, 1, 13, 21, 34, 55, 89, 144, 2, 233, 377, 610, 987, 1597), types.NewInt(4), False},
 	} {
 		got, err := CompileTest(tt.e)(NewCtx(context.Background(), nil), []types.Datum{tt.row})
 		if err != nil || got != tt.want {
