@@ -149,8 +149,10 @@ func (s *stream) localAggregate(group []int, aggs []*expr.AggFunc) ([]int, []*ex
 			merged[i] = a
 			continue
 		}
+		// count(x) would need x's NULLs, which a merged row's extreme
+		// hides.
 		arg, isRef := a.Args[0].(*expr.ColRef)
-		if !isRef {
+		if !isRef || a.Name == "count" {
 			return group, aggs
 		}
 		// A group column as it is, else a column of its own for each of
