@@ -43,10 +43,11 @@ func CompileTest(e Expr) Test {
 	case *And:
 		return logicTest(x.Args, False)
 	case *Or:
-		if t, ok := equalitiesTest(x); ok {
-			return t
+		t := logicTest(x.Args, True)
+		if member, ok := equalitiesTest(x, t); ok {
+			return member
 		}
-		return logicTest(x.Args, True)
+		return t
 	case *InList:
 		if t, ok := inListTest(x); ok {
 			return t
@@ -160,8 +161,9 @@ func comparesAsInt(k types.Kind) bool {
 
 // equalitiesTest compiles an OR of equalities of one column with
 // non-NULL constants of one kind that compares as integers (col = 1 OR
-// col = 7 ...) into a membership test.
-func equalitiesTest(o *Or) (Test, bool) {
+// col = 7 ...) into a membership test; or, the OR's general Test, takes
+// values of another kind.
+func equalitiesTest(o *Or, or Test) (Test, bool) {
 	col, set := -1, make([]types.Datum, 0, len(o.Args))
 	for _, a := range o.Args {
 		b, ok := a.(*Binary)
@@ -182,7 +184,7 @@ func equalitiesTest(o *Or) (Test, bool) {
 		col = l.col
 		set = append(set, r.v)
 	}
-	return memberTest(col, set, false, false, logicTest(o.Args, True))
+	return memberTest(col, set, false, false, or)
 }
 
 // inListTest compiles col [NOT] IN (constants) whose non-NULL constants
