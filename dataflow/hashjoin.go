@@ -244,7 +244,7 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 	if !insert {
 		mine.Delete(j.sk)
 		if iv != nil && iv.index != nil {
-			iv.remove(ik, j.key, j.sk)
+			iv.index.remove(ik, mine.prefix, j.sk)
 		}
 		return nil
 	}
@@ -261,12 +261,12 @@ func (j *hashJoin) change(input int, self, other *joinSide, row []types.Datum, i
 			stored = append(stored, types.NewInt(int64(len(j.matches))))
 		}
 	}
-	mine.Put(j.sk, stored)
+	suffix := mine.Put(j.sk, stored)
 	if self.windows != nil {
 		self.windows.add(row[self.keys[0]], vnode, key)
 	}
 	if iv != nil && iv.index != nil {
-		iv.add(ik, vnode, j.key, j.sk)
+		iv.index.add(ik, mine, suffix)
 	}
 	return nil
 }

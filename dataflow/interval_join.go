@@ -3,7 +3,6 @@ package dataflow
 import (
 	"bytes"
 
-	"github.com/RaduBerinde/btreemap"
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/rowkey"
 	"github.com/streamdb/streamdb/types"
@@ -44,57 +43,38 @@ type IntervalBound struct {
 // intervalSide is the state of one side's IntervalBound in a join.
 type intervalSide struct {
 	spec *IntervalBound
-	// index lists the side's stored rows by Key (with Clean): its keys are
-	// memcomparable Key || group prefix || suffix, its values locate them.
-	index *btreemap.BTreeMap[[]byte, rowRef]
+	// index lists the side's stored rows by Key (with Clean).
+	index *intervalIndex
 	// below is the threshold last applied: rows with Key below it are
 	// gone (NULL: none yet).
 	below types.Datum
-	enc   []byte
-}
-
-// rowRef locates an index entry's stored row: its vnode, and the lengths
-// of the Key and the group prefix at the start of the index key.
-type rowRef struct {
-	vnode      uint16
-	vlen, plen int32
 }
 
 // newIntervalSide returns the state of bound b of side, rebuilding the
-// index of its rows stored under vnodes.
+// index of its rows stored under vnodes. Their groups are not read into
+// the cache: each row refers to a group reference of its prefix
+// (StateTable.groupRef), which cleaning it up resolves.
 func newIntervalSide(b *IntervalBound, side *joinSide, env *Env) (*intervalSide, error) {
 	s := &intervalSide{spec: b}
 	if !b.Clean {
 		return s, nil
 	}
-	s.index = btreemap.New[[]byte, rowRef](btreeDegree, bytes.Compare)
+	s.index = newIntervalIndex()
 	var prefix []byte
+	var g *Group
 	err := scanState(env.Store, side.table.id, env.VNodes, side.table.types, func(vnode uint16, rest []byte, row []types.Datum) error {
 		k, err := env.Eval.Eval(b.Key, row)
 		if err != nil {
 			return err
 		}
 		prefix, _ = rowkey.AppendCols(prefix[:0], row, side.keys)
-		s.add(k, vnode, prefix, rest[len(prefix):])
+		if g == nil || g.vnode != vnode || g.prefix != string(prefix) {
+			g = side.table.groupRef(vnode, prefix)
+		}
+		s.index.add(k, g, bytes.Clone(rest[len(prefix):]))
 		return nil
 	})
 	return s, err
-}
-
-// add indexes the row stored under (vnode, prefix, suffix) with Key k.
-func (s *intervalSide) add(k types.Datum, vnode uint16, prefix, suffix []byte) {
-	s.enc = types.AppendKey(s.enc[:0], k, false)
-	vlen := len(s.enc)
-	// One allocation of the exact size: the index keeps the key.
-	key := make([]byte, 0, vlen+len(prefix)+len(suffix))
-	key = append(append(append(key, s.enc...), prefix...), suffix...)
-	s.index.ReplaceOrInsert(key, rowRef{vnode: vnode, vlen: int32(vlen), plen: int32(len(prefix))})
-}
-
-// remove drops the index entry of the row under (prefix, suffix) with Key k.
-func (s *intervalSide) remove(k types.Datum, prefix, suffix []byte) {
-	s.enc = append(append(types.AppendKey(s.enc[:0], k, false), prefix...), suffix...)
-	s.index.Delete(s.enc)
 }
 
 // dead reports whether a row with Key k can match nothing still to come.
@@ -115,19 +95,14 @@ func (s *intervalSide) clean(table *StateTable, threshold types.Datum) error {
 		return nil
 	}
 	s.below = threshold
-	s.enc = types.AppendKey(s.enc[:0], threshold, false)
-	for {
-		key, ref, ok := s.index.Min()
-		if !ok || bytes.Compare(key, s.enc) >= 0 {
-			return nil
-		}
-		s.index.DeleteMin()
-		g, err := table.Group(ref.vnode, key[ref.vlen:ref.vlen+ref.plen])
+	return s.index.takeBelow(threshold, func(r indexedRow) error {
+		g, err := table.Refresh(r.g)
 		if err != nil {
 			return err
 		}
-		g.Delete(key[ref.vlen+ref.plen:])
-	}
+		g.Delete(r.suffix)
+		return nil
+	})
 }
 
 // evalAt evaluates e over a row of width columns whose column col holds v

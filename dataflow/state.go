@@ -122,6 +122,24 @@ func (t *StateTable) Lookup(vnode uint16, prefix []byte) (*Group, error) {
 	return g, nil
 }
 
+// Refresh returns g, got from t before its last Commit, if it is still
+// cached, else the group of its prefix as Group gets it: a caller that
+// keeps groups across Commits gets them back without a lookup.
+func (t *StateTable) Refresh(g *Group) (*Group, error) {
+	if g.evicted || g.t != t {
+		return t.Group(g.vnode, []byte(g.prefix))
+	}
+	t.hits++
+	t.touch(g)
+	return g, nil
+}
+
+// groupRef returns a reference to the group of prefix in vnode for
+// Refresh, without reading it into the cache: an evicted group.
+func (t *StateTable) groupRef(vnode uint16, prefix []byte) *Group {
+	return &Group{t: t, vnode: vnode, prefix: string(prefix), evicted: true}
+}
+
 // emptyGroup returns the group of prefix in vnode, which the caller knows
 // has no entries in storage, without reading storage.
 func (t *StateTable) emptyGroup(vnode uint16, prefix []byte) *Group {
@@ -285,8 +303,9 @@ func (g *Group) Get(suffix []byte) ([]types.Datum, bool) {
 
 // Put stores row under suffix and marks it for the next Commit. The row is
 // kept, not copied (changing it in place afterwards must keep its size, or
-// the cache's estimate drifts); suffix is copied.
-func (g *Group) Put(suffix []byte, row []types.Datum) {
+// the cache's estimate drifts); suffix is copied, and the copy returned: it
+// never changes, so a caller may keep it.
+func (g *Group) Put(suffix []byte, row []types.Datum) []byte {
 	g.t.touch(g)
 	key, old, ok := g.rows.get(suffix)
 	if ok {
@@ -297,6 +316,7 @@ func (g *Group) Put(suffix []byte, row []types.Datum) {
 	}
 	g.dirty.mark(key, old.ver)
 	g.rows.put(key, slot{row, old.ver}, g.t.freelist)
+	return key
 }
 
 // Delete removes the entry under suffix, if any, and marks it for the next
