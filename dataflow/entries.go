@@ -31,17 +31,20 @@ type slot struct {
 }
 
 // version tells which versions of an entry's key storage holds: the epoch
-// of the newest (0: none yet) and two marks in the top bits. versionOlder:
+// of the newest (0: none yet) and three marks in the top bits. versionOlder:
 // there may be older versions too (a key loaded with several, or one
 // whose obsolete versions were left for the collector's scans, see
 // Commit). versionOwn: this table wrote the newest, once, on this node
 // (not loaded, perhaps copied in by a migration), so a single delete
-// removes it (storage.Batch.PurgeOnce).
+// removes it (storage.Batch.PurgeOnce). versionDirty: the entry changed
+// since the last Commit, so its key is among the group's dirty keys
+// already (a cached entry's mark only, never a stored version's).
 type version uint64
 
 const (
 	versionOlder version = 1 << 63
 	versionOwn   version = 1 << 62
+	versionDirty version = 1 << 61
 )
 
 // newVersion returns the version of a loaded key whose newest version is
@@ -57,7 +60,7 @@ func newVersion(epoch uint64, older bool) version {
 func ownVersion(epoch uint64, older bool) version { return newVersion(epoch, older) | versionOwn }
 
 // epoch returns the epoch of the newest stored version (0: none).
-func (v version) epoch() uint64 { return uint64(v &^ (versionOlder | versionOwn)) }
+func (v version) epoch() uint64 { return uint64(v &^ (versionOlder | versionOwn | versionDirty)) }
 
 // older reports whether older versions may be stored too.
 func (v version) older() bool { return v&versionOlder != 0 }
@@ -97,6 +100,37 @@ func (es *entries) put(key []byte, s slot, free *btreemap.FreeList[[]byte, slot]
 		es.small[i].slot = s
 		return
 	}
+	es.insert(i, key, s, free)
+}
+
+// set stores row under suffix, marked versionDirty, keeping the versions
+// of the entry it replaces, if any, which it returns; a new entry's key is
+// a copy of suffix. It returns the entry's key. Each is one search: a
+// group's new entries (a join's rows, keyed by stream key) mostly go after
+// every other.
+func (es *entries) set(suffix []byte, row []types.Datum, free *btreemap.FreeList[[]byte, slot]) (key []byte, old slot, replaced bool) {
+	if es.tree != nil {
+		key = bytes.Clone(suffix)
+		if _, old, replaced = es.tree.ReplaceOrInsert(key, slot{row, versionDirty}); replaced {
+			es.tree.ReplaceOrInsert(key, slot{row, old.ver | versionDirty})
+		}
+		return key, old, replaced
+	}
+	i, found := es.search(suffix)
+	if found {
+		e := &es.small[i]
+		old = e.slot
+		e.slot = slot{row, old.ver | versionDirty}
+		return e.key, old, true
+	}
+	key = bytes.Clone(suffix)
+	es.insert(i, key, slot{row, versionDirty}, free)
+	return key, slot{}, false
+}
+
+// insert adds an entry at position i of the small slice, which holds
+// none under key, or moves the entries to a tree once that is full.
+func (es *entries) insert(i int, key []byte, s slot, free *btreemap.FreeList[[]byte, slot]) {
 	if len(es.small) < smallEntries {
 		es.small = slices.Insert(es.small, i, entry{key, s})
 		return

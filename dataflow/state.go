@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/RaduBerinde/btreemap"
 	"github.com/streamdb/streamdb/storage"
@@ -307,15 +308,22 @@ func (g *Group) Get(suffix []byte) ([]types.Datum, bool) {
 // never changes, so a caller may keep it.
 func (g *Group) Put(suffix []byte, row []types.Datum) []byte {
 	g.t.touch(g)
-	key, old, ok := g.rows.get(suffix)
+	key, old, ok := g.rows.set(suffix, row, g.t.freelist)
 	if ok {
 		g.resize(rowBytes(row) - rowBytes(old.row))
 	} else {
-		key = bytes.Clone(suffix)
 		g.resize(entryBytes(key, row))
 	}
-	g.dirty.mark(key, old.ver)
-	g.rows.put(key, slot{row, old.ver}, g.t.freelist)
+	d := &g.dirty
+	switch {
+	case old.ver&versionDirty != 0:
+		// Listed at its first change since the last Commit.
+	case ok || !d.deleted || bytes.Compare(key, d.maxDeleted) > 0:
+		// Neither listed as changed nor as deleted.
+		d.add(key, old.ver)
+	default:
+		d.mark(key, old.ver)
+	}
 	return key
 }
 
@@ -325,16 +333,31 @@ func (g *Group) Delete(suffix []byte) {
 	g.t.touch(g)
 	if key, old, ok := g.rows.delete(suffix); ok {
 		g.resize(-entryBytes(key, old.row))
-		g.dirty.mark(key, old.ver)
+		d := &g.dirty
+		if old.ver&versionDirty == 0 {
+			d.add(key, old.ver)
+		}
+		if !d.deleted || bytes.Compare(key, d.maxDeleted) > 0 {
+			d.maxDeleted = key
+		}
+		d.deleted = true
 	}
 }
 
 // dirtyKeys are the suffixes of a group changed since the last Commit, in
-// order of first change. A group changes few keys per epoch as a rule, so
-// they are a list; an index over them appears once it grows.
+// order of first change. A changed entry carries versionDirty, so a key
+// needs looking up here only when it is absent from the group after a
+// deletion. A group changes few keys per epoch as a rule, so they are a
+// list; an index over them appears once a lookup finds it long.
 type dirtyKeys struct {
 	keys  []dirtyKey
 	index map[string]struct{}
+	// deleted: some key was deleted since the last Commit, maxDeleted
+	// the greatest. A key absent from the group is listed only if it is
+	// one of those (a join's cleanup deletes its oldest rows, and new rows
+	// come with greater keys).
+	deleted    bool
+	maxDeleted []byte
 }
 
 // dirtyKey is a changed suffix with the versions of its key stored
@@ -347,29 +370,31 @@ type dirtyKey struct {
 // dirtyIndexAt is the list length from which an index finds keys.
 const dirtyIndexAt = 8
 
-// mark records a change of suffix (kept, not copied); stored is the
-// versions of its key before its first change.
+// add records the first change of suffix (kept, not copied), which is not
+// listed yet; stored is the versions of its key before the change.
+func (d *dirtyKeys) add(suffix []byte, stored version) {
+	if d.index != nil {
+		d.index[string(suffix)] = struct{}{}
+	}
+	d.keys = append(d.keys, dirtyKey{suffix, stored})
+}
+
+// mark records a change of suffix unless it is listed already.
 func (d *dirtyKeys) mark(suffix []byte, stored version) {
+	if d.index == nil && len(d.keys) >= dirtyIndexAt {
+		d.index = make(map[string]struct{}, 2*len(d.keys))
+		for _, k := range d.keys {
+			d.index[string(k.suffix)] = struct{}{}
+		}
+	}
 	if d.index != nil {
 		if _, seen := d.index[string(suffix)]; seen {
 			return
 		}
-		d.index[string(suffix)] = struct{}{}
-	} else {
-		for _, k := range d.keys {
-			if bytes.Equal(k.suffix, suffix) {
-				return
-			}
-		}
-		if len(d.keys) == dirtyIndexAt {
-			d.index = make(map[string]struct{}, 2*dirtyIndexAt)
-			for _, k := range d.keys {
-				d.index[string(k.suffix)] = struct{}{}
-			}
-			d.index[string(suffix)] = struct{}{}
-		}
+	} else if slices.ContainsFunc(d.keys, func(k dirtyKey) bool { return bytes.Equal(k.suffix, suffix) }) {
+		return
 	}
-	d.keys = append(d.keys, dirtyKey{suffix, stored})
+	d.add(suffix, stored)
 }
 
 // reset forgets every change.

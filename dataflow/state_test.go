@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/streamdb/streamdb/storage"
 	"github.com/streamdb/streamdb/types"
+	"pgregory.net/rapid"
 )
 
 var pairTypes = []types.T{types.TInt8, types.TText}
@@ -339,4 +341,87 @@ func TestStageConcurrently(t *testing.T) {
 	if err != nil || n != actors*writes {
 		t.Fatalf("%d rows sealed (%v), want %d", n, err, actors*writes)
 	}
+}
+
+// TestStateTableModel puts and deletes entries of a few groups at random,
+// with Commits, seals and evictions between, and checks after each step
+// that every changed entry is listed once among its group's dirty keys
+// and carries versionDirty (Put and Delete skip the list's lookup on that
+// mark), and after each seal that a fresh table reads what a map of the
+// entries holds.
+func TestStateTableModel(t *testing.T) {
+	engine := newEnv(t).Store.Engine()
+	rapid.Check(t, func(rt *rapid.T) {
+		store := NewStore(engine)
+		store.SetCacheBytes(rapid.Int64Range(0, 4<<10).Draw(rt, "budget"))
+		id := freshTable()
+		st := NewStateTable(store, id, pairTypes)
+		prefixes := []string{"g0", "g1", "g2"}
+		// Up to 40 entries: groups outgrow smallEntries.
+		var suffixes []string
+		for i := range 40 {
+			suffixes = append(suffixes, fmt.Sprintf("%02d", i))
+		}
+		model := map[string]map[string]int64{}
+		for _, p := range prefixes {
+			model[p] = map[string]int64{}
+		}
+		group := func(t *StateTable, p string) *Group {
+			g, err := t.Group(1, types.AppendKey(nil, types.NewString(p), false))
+			if err != nil {
+				rt.Fatal(err)
+			}
+			return g
+		}
+		check := func() {
+			for _, p := range prefixes {
+				g := st.vnodes[1][string(types.AppendKey(nil, types.NewString(p), false))]
+				if g == nil {
+					continue
+				}
+				listed := map[string]bool{}
+				for _, k := range g.dirty.keys {
+					if listed[string(k.suffix)] {
+						rt.Fatalf("group %s lists %q twice", p, k.suffix)
+					}
+					listed[string(k.suffix)] = true
+				}
+				for _, suffix := range suffixes {
+					if _, s, ok := g.rows.get([]byte(suffix)); ok && (s.ver&versionDirty != 0) != listed[suffix] {
+						rt.Fatalf("group %s entry %q: dirty mark %v, listed %v", p, suffix, s.ver&versionDirty != 0, listed[suffix])
+					}
+				}
+			}
+		}
+		epoch := uint64(0)
+		for range rapid.IntRange(1, 300).Draw(rt, "ops") {
+			p := rapid.SampledFrom(prefixes).Draw(rt, "group")
+			suffix := rapid.SampledFrom(suffixes).Draw(rt, "suffix")
+			switch rapid.IntRange(0, 4).Draw(rt, "op") {
+			case 0, 1:
+				v := rapid.Int64Range(0, 9).Draw(rt, "value")
+				group(st, p).Put([]byte(suffix), pair(v, ""))
+				model[p][suffix] = v
+			case 2, 3:
+				group(st, p).Delete([]byte(suffix))
+				delete(model[p], suffix)
+			default:
+				epoch++
+				st.Commit(epoch)
+				mustSeal(rt, store, epoch)
+				fresh := NewStateTable(NewStore(engine), id, pairTypes)
+				for _, p := range prefixes {
+					var want []string
+					for s, v := range model[p] {
+						want = append(want, fmt.Sprintf("%s=%d ", s, v))
+					}
+					slices.Sort(want)
+					if got := groupContents(group(fresh, p)); got != strings.Join(want, ",") {
+						rt.Fatalf("group %s stored as %s, want %s", p, got, strings.Join(want, ","))
+					}
+				}
+			}
+			check()
+		}
+	})
 }
