@@ -154,13 +154,22 @@ func (x *intervalIndex) takeBelow(threshold types.Datum, fn func(r indexedRow) e
 // len returns the number of rows in the run, removed ones included.
 func (r *indexRun) len() int { return len(r.rows) - r.head }
 
-// push appends row, whose Key is not below the last one's.
+// push appends row, whose Key is not below the last one's. A full run
+// drops its removed rows first: in place if they are at least half of it,
+// else into a run of twice its live rows (append would copy them too).
 func (r *indexRun) push(row indexedRow) {
-	if r.head > 0 && r.head >= len(r.rows)/2 && len(r.rows) == cap(r.rows) {
-		// Slide the live rows down instead of growing: a run is a queue.
-		n := copy(r.rows, r.rows[r.head:])
-		clear(r.rows[n:])
-		r.rows, r.head = r.rows[:n], 0
+	if len(r.rows) == cap(r.rows) && r.head > 0 {
+		live := r.rows[r.head:]
+		if r.head >= len(r.rows)/2 {
+			n := copy(r.rows, live)
+			clear(r.rows[n:])
+			r.rows = r.rows[:n]
+		} else {
+			grown := make([]indexedRow, len(live), 2*len(live))
+			copy(grown, live)
+			r.rows = grown
+		}
+		r.head = 0
 	}
 	r.rows = append(r.rows, row)
 }

@@ -397,8 +397,18 @@ func (d *dirtyKeys) mark(suffix []byte, stored version) {
 	d.add(suffix, stored)
 }
 
-// reset forgets every change.
-func (d *dirtyKeys) reset() { *d = dirtyKeys{} }
+// reset forgets every change. A list of dirtyIndexAt keys or more keeps
+// its room: a group that changes often goes on doing so.
+func (d *dirtyKeys) reset() {
+	keys := d.keys
+	if cap(keys) >= dirtyIndexAt {
+		clear(keys)
+		keys = keys[:0]
+	} else {
+		keys = nil
+	}
+	*d = dirtyKeys{keys: keys}
+}
 
 // Ascend calls fn for each entry in suffix byte order until fn returns
 // false. fn must not modify the group, suffix or row.
