@@ -600,6 +600,64 @@ func (a *minMaxAcc) result() (types.Datum, error) { return a.v, nil }
 
 func (a *minMaxAcc) save(dst []types.Datum) []types.Datum { return append(dst, a.v) }
 
+// risingMaxKind is the state of a max over values that only rise
+// (HashAggSpec.Rising): the multiset holds the maximum alone, so the
+// table is the one a max under retractions uses, and a multiset written
+// by one still reads right (its greatest value is the maximum).
+var risingMaxKind = &aggKind{multiset: true, load: func(_ []types.Datum, ms *Group) aggAcc {
+	return &risingMaxAcc{ms: ms}
+}}
+
+// risingMaxAcc keeps the maximum of values that only rise: a retraction
+// is followed by the insert of a value not below it, so it is ignored,
+// and a new maximum replaces the old one in the multiset.
+type risingMaxAcc struct {
+	ms *Group
+	// cur is the maximum, once read from the multiset (read).
+	cur       types.Datum
+	read      bool
+	key, prev []byte
+}
+
+func (a *risingMaxAcc) add(args []types.Datum, retract bool) error {
+	if retract {
+		return nil
+	}
+	a.load()
+	if !replacesExtreme(true, a.cur, args[0]) {
+		return nil
+	}
+	a.key = types.AppendKey(a.key[:0], args[0], false)
+	if !a.cur.IsNull() {
+		a.prev = types.AppendKey(a.prev[:0], a.cur, false)
+		if !bytes.Equal(a.prev, a.key) {
+			a.ms.Delete(a.prev)
+		}
+	}
+	a.ms.Put(a.key, []types.Datum{types.NewInt(1), args[0]})
+	a.cur = args[0]
+	return nil
+}
+
+// load reads the maximum from the multiset once.
+func (a *risingMaxAcc) load() {
+	if a.read {
+		return
+	}
+	a.read = true
+	a.ms.Descend(func(_ []byte, row []types.Datum) bool {
+		a.cur = row[1]
+		return false
+	})
+}
+
+func (a *risingMaxAcc) result() (types.Datum, error) {
+	a.load()
+	return a.cur, nil
+}
+
+func (a *risingMaxAcc) save(dst []types.Datum) []types.Datum { return dst }
+
 // minMaxSetAcc finds the minimum or maximum in the multiset of live
 // values.
 type minMaxSetAcc struct {

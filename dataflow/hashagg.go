@@ -25,13 +25,19 @@ func (s *HashAggSpec) Build(env *Env) (Operator, error) {
 	}
 	rowTypes = append(rowTypes, types.TInt8)
 	needMultiset := false
-	for _, f := range s.Aggs {
+	for i, f := range s.Aggs {
 		if s.Weighted && !Weighable(f, s.AppendOnly) {
 			return nil, pgerror.New(pgerror.CodeInternal, "streaming aggregation %s cannot weigh its input rows", s.Explain())
 		}
 		k, err := newAggKind(f, s.AppendOnly)
 		if err != nil {
 			return nil, err
+		}
+		if s.rising(i) && !s.AppendOnly {
+			if f.Name != "max" || f.Ordered() {
+				return nil, pgerror.New(pgerror.CodeInternal, "streaming aggregation %s: only a max takes a rising argument", s.Explain())
+			}
+			k = risingMaxKind
 		}
 		a.kinds = append(a.kinds, k)
 		a.args = append(a.args, make([]types.Datum, len(f.Args)))
@@ -61,6 +67,9 @@ func (s *HashAggSpec) Build(env *Env) (Operator, error) {
 	}
 	return a, nil
 }
+
+// rising reports whether aggregate i is Rising.
+func (s *HashAggSpec) rising(i int) bool { return i < len(s.Rising) && s.Rising[i] }
 
 // lazyState implements lazySpec: groups are read through the state
 // tables when a row of their vnode reaches them, but a windowed
@@ -92,6 +101,11 @@ func (s *HashAggSpec) Explain() string {
 	}
 	if s.Weighted {
 		mode += fmt.Sprintf(" weight=$%d", s.Weight)
+	}
+	for i, f := range s.Aggs {
+		if s.rising(i) {
+			mode += " rising=" + f.String()
+		}
 	}
 	return fmt.Sprintf("HashAgg group=%v aggs=%v%s", s.GroupKey, aggs, mode)
 }

@@ -1,12 +1,15 @@
 package dataflow
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/pgerror"
 	"github.com/streamdb/streamdb/types"
+	"pgregory.net/rapid"
 )
 
 func TestHashAgg(t *testing.T) {
@@ -370,4 +373,89 @@ func TestHashAggEmptySetOwner(t *testing.T) {
 	if owners != 1 {
 		t.Errorf("%d actors keep the empty set's row, want 1", owners)
 	}
+}
+
+// TestHashAggRising feeds a max grouped by g the changelog of counts per
+// key (a key's count only rises: an insert, then updates) and checks the
+// view against the max of the current counts, through checkpoints and
+// recoveries, and through an upgrade: state written by a max that keeps
+// every value (the multiset), read on by one that keeps the maximum alone.
+func TestHashAggRising(t *testing.T) {
+	engine := newEnv(t).Store.Engine()
+	ts := []types.T{types.TInt8, types.TInt4, types.TInt8}
+	rapid.Check(t, func(rt *rapid.T) {
+		aggs := []*expr.AggFunc{newAgg(rt, "max", false, colRef(2, types.TInt8)), newAgg(rt, "count", false)}
+		tables := [2]uint32{freshTable(), freshTable()}
+		spec := func(rising bool) *HashAggSpec {
+			s := &HashAggSpec{GroupKey: []int{1}, Aggs: aggs, InputTypes: ts, StateTable: tables[0], MultisetTable: tables[1]}
+			if rising {
+				s.Rising = []bool{true, false}
+			}
+			return s
+		}
+		rising := rapid.Bool().Draw(rt, "rising")
+		store := NewStore(engine)
+		build := func() Operator {
+			op, err := spec(rising).Build(envOver(store))
+			if err != nil {
+				rt.Fatal(err)
+			}
+			return op
+		}
+		op := build()
+		v := newView()
+		emit := func(c *Chunk) error { return v.apply(c) }
+		counts := map[int64]int64{}
+		epoch := uint64(0)
+		for range rapid.IntRange(1, 60).Draw(rt, "steps") {
+			switch rapid.SampledFrom([]string{"count", "count", "count", "checkpoint"}).Draw(rt, "action") {
+			case "count":
+				c := &Chunk{}
+				for range rapid.IntRange(1, 4).Draw(rt, "rows") {
+					k := rapid.Int64Range(0, 6).Draw(rt, "key")
+					g := types.NewInt(k % 3)
+					old, seen := counts[k]
+					counts[k] = old + rapid.Int64Range(1, 3).Draw(rt, "more")
+					if seen {
+						c.Append(UpdateDelete, []types.Datum{types.NewInt(k), g, types.NewInt(old)})
+						c.Append(UpdateInsert, []types.Datum{types.NewInt(k), g, types.NewInt(counts[k])})
+					} else {
+						c.Append(Insert, []types.Datum{types.NewInt(k), g, types.NewInt(counts[k])})
+					}
+				}
+				if err := op.Process(0, c, emit); err != nil {
+					rt.Fatal(err)
+				}
+			default:
+				epoch++
+				if err := op.Barrier(&Barrier{Epoch: epoch, Checkpoint: true}, emit); err != nil {
+					rt.Fatal(err)
+				}
+				mustSeal(rt, store, epoch)
+				if rapid.Bool().Draw(rt, "recover") {
+					// Recovering, or upgraded to a max that keeps one value.
+					rising = rising || rapid.Bool().Draw(rt, "upgrade")
+					store = NewStore(engine)
+					op = build()
+				}
+			}
+		}
+		epoch++
+		if err := op.Barrier(&Barrier{Epoch: epoch, Checkpoint: true}, emit); err != nil {
+			rt.Fatal(err)
+		}
+		maxes, rows := map[int64]int64{}, map[int64]int64{}
+		for k, n := range counts {
+			maxes[k%3] = max(maxes[k%3], n)
+			rows[k%3]++
+		}
+		var want []string
+		for g, m := range maxes {
+			want = append(want, fmt.Sprintf("%d %d %d", g, m, rows[g]))
+		}
+		slices.Sort(want)
+		if got := v.sorted(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			rt.Fatalf("view\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
 }

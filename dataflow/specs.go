@@ -61,6 +61,12 @@ type HashAggSpec struct {
 	// input.
 	Weighted bool
 	Weight   int
+	// Rising marks the aggregates (by index in Aggs) that are a max whose
+	// argument only rises within a group: a retraction comes just before
+	// the insert of its update, of a value not below it, in the same group
+	// (a count of append-only rows, updated). Such a max keeps its value
+	// alone and ignores retractions, instead of every value seen.
+	Rising []bool
 }
 
 // HashJoinSpec joins its two inputs (input 0 left, input 1 right) on

@@ -280,7 +280,7 @@ func (p *streamPlanner) planShared(x *Aggregate, plan func(*Aggregate) (*stream,
 	if !s.frag.Singleton {
 		d = hashOn(s.dist)
 	}
-	use := &stream{cols: s.cols, key: s.key, appendOnly: s.appendOnly,
+	use := &stream{cols: s.cols, key: s.key, appendOnly: s.appendOnly, rising: s.rising,
 		frag: p.newFragment(d.single, []dataflow.InputSpec{p.input(s, d)})}
 	if !d.single {
 		use.dist = s.dist

@@ -74,16 +74,55 @@ func (p *streamPlanner) aggregate(in *stream, group []int, aggs []*expr.AggFunc,
 	}
 	frag := p.into(in, d)
 	spec := &dataflow.HashAggSpec{GroupKey: group, Aggs: aggs, InputTypes: typesOf(in.cols), AppendOnly: in.appendOnly,
-		WindowKey: window >= 0, EmitOnWindowClose: eowc, EmptySets: emptySets, Weighted: in.weighted, Weight: in.weight}
+		WindowKey: window >= 0, EmitOnWindowClose: eowc, EmptySets: emptySets, Weighted: in.weighted, Weight: in.weight,
+		Rising: risingMaxes(in, group, aggs)}
 	p.aggTables(spec)
 	frag.Chain = append(frag.Chain, spec)
 	key := seq(0, len(group))
 	out := &stream{cols: cols, key: key, frag: frag, appendOnly: eowc}
+	if in.appendOnly && !eowc && len(emptySets) == 0 {
+		// Over append-only rows a count or a max only rises: each change
+		// of a group is an update to a value not below the last.
+		for i, a := range aggs {
+			if a.Name == "count" || a.Name == "max" {
+				out.rising = append(out.rising, len(group)+i)
+			}
+		}
+	}
 	if !d.single {
 		out.dist = key
 	}
 	if restore != nil {
 		out.pick(restore)
+	}
+	return out
+}
+
+// risingMaxes marks the aggregates of an aggregation of in grouped by
+// group that are a max of a rising column of in (dataflow.HashAggSpec.
+// Rising), or returns nil if none is. The group must lie within in's
+// stream key, so that an update's retraction and insert reach one group.
+func risingMaxes(in *stream, group []int, aggs []*expr.AggFunc) []bool {
+	if in.appendOnly || len(in.rising) == 0 || len(in.key) == 0 {
+		return nil
+	}
+	for _, g := range group {
+		if !slices.Contains(in.key, g) {
+			return nil
+		}
+	}
+	var out []bool
+	for i, a := range aggs {
+		if a.Name != "max" || a.Ordered() {
+			continue
+		}
+		if r, ok := a.Args[0].(*expr.ColRef); !ok || !slices.Contains(in.rising, r.Idx) {
+			continue
+		}
+		if out == nil {
+			out = make([]bool, len(aggs))
+		}
+		out[i] = true
 	}
 	return out
 }

@@ -70,7 +70,7 @@ func (p *streamPlanner) eowcSort(s *stream, query Node) error {
 	}
 	frag := p.into(s, hashOn(s.key))
 	frag.Chain = append(frag.Chain, &dataflow.EowcSortSpec{Col: col, StreamKey: s.key, Types: typesOf(s.cols), StateTable: p.alloc()})
-	s.frag, s.dist, s.chain, s.appendOnly = frag, slices.Clone(s.key), nil, true
+	s.frag, s.dist, s.chain, s.appendOnly, s.rising = frag, slices.Clone(s.key), nil, true, nil
 	return nil
 }
 

@@ -26,6 +26,11 @@ type stream struct {
 	// (dataflow.ConsolidateSpec); only an aggregation reads such a stream.
 	weighted bool
 	weight   int
+	// rising lists the columns whose values only rise under each stream
+	// key: a retraction comes just before the insert of its update, with
+	// a value not below it (a count or max of append-only rows).
+	// Projections carry them; any other operator added clears them.
+	rising []int
 
 	// frag is set once the stream is placed; dist lists the columns whose
 	// hash routes its rows to frag's actors (nil: unknown or singleton).
@@ -53,8 +58,13 @@ var (
 	broadcast = distribution{all: true}
 )
 
-// add appends a stateless operator that keeps the columns as they are.
+// add appends a stateless operator that keeps the columns as they are;
+// but for a projection (see apply), it may drop or reorder rows, so no
+// column stays rising.
 func (s *stream) add(spec dataflow.Spec) {
+	if _, ok := spec.(*dataflow.ProjectSpec); !ok {
+		s.rising = nil
+	}
 	if s.frag != nil {
 		s.frag.Chain = append(s.frag.Chain, spec)
 	} else {
@@ -115,7 +125,14 @@ func (s *stream) columns(pos []int) []Column {
 // caller maps the key.
 func (s *stream) apply(exprs []expr.Expr, cols []Column, src []int) {
 	if !identity(src, len(s.cols)) {
+		rising := s.rising
 		s.addProject(exprs)
+		s.rising = nil
+		for i, j := range src {
+			if j >= 0 && slices.Contains(rising, j) {
+				s.rising = append(s.rising, i)
+			}
+		}
 		if s.frag != nil {
 			s.dist = remap(s.dist, src)
 		} else {

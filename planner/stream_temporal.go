@@ -243,7 +243,8 @@ func (p *streamPlanner) planTemporal(x *Filter, filters []*dataflow.TemporalFilt
 		f.Types, f.StreamKey, f.StateTable = typesOf(s.cols), s.key, p.alloc()
 		f.Watermark = temporalWatermark(f)
 		frag.Chain = append(frag.Chain, f)
-		s.frag, s.dist, s.chain = frag, d.keys, nil
+		// Rows leave by the filter's bounds, not by updates.
+		s.frag, s.dist, s.chain, s.rising = frag, d.keys, nil, nil
 		s.appendOnly = s.appendOnly && f.Lower == nil
 	}
 	return s, nil

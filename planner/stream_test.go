@@ -107,6 +107,48 @@ Fragment 0 (parallelism default)
 			cols: "b integer, window_start timestamp without time zone, window_end timestamp without time zone, n bigint", pk: "[0 1 2]", tables: 1,
 		},
 		{
+			name: "a max of counts of append-only rows keeps its value alone: the counts only rise",
+			sql:  "SELECT v, max(n) FROM (SELECT k, v, count(*) AS n FROM e GROUP BY k, v) x GROUP BY v",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0]
+    HashAgg group=[1] aggs=[max($2)] rising=max($2)
+      Exchange Hash[1] <- Fragment 0
+Fragment 0 (parallelism default)
+  HashAgg group=[0 1] aggs=[count(*)] append-only
+    Exchange Hash[0 1] <- Table e`,
+			cols: "v integer, max bigint", pk: "[0]", tables: 3,
+		},
+		{
+			name: "a max of counts grouped by the count keeps every value: an update moves between groups",
+			sql:  "SELECT n, max(n) FROM (SELECT k, count(*) AS n FROM e GROUP BY k) x GROUP BY n",
+			graph: `
+Fragment 1 (parallelism default)
+  Materialize table=99 pk=[0]
+    HashAgg group=[1] aggs=[max($1)]
+      Exchange Hash[1] <- Fragment 0
+Fragment 0 (parallelism default)
+  HashAgg group=[0] aggs=[count(*)] append-only
+    Exchange Hash[0] <- Table e`,
+			cols: "n bigint, max bigint", pk: "[0]", tables: 3,
+		},
+		{
+			name: "a max of filtered counts keeps every value: the filter may pass a retraction alone",
+			sql:  "SELECT max(n) FROM (SELECT k, count(*) AS n FROM e GROUP BY k) x WHERE n < 5",
+			graph: `
+Fragment 2 (parallelism default)
+  Materialize table=99 pk=[]
+    Exchange Hash[] <- Fragment 1
+Fragment 1 (singleton)
+  HashAgg group=[] aggs=[max($1)]
+    Exchange Single <- Fragment 0
+Fragment 0 (parallelism default)
+  Filter ($1 < '5'::bigint)
+    HashAgg group=[0] aggs=[count(*)] append-only
+      Exchange Hash[0] <- Table e`,
+			cols: "max bigint", pk: "[]", tables: 3,
+		},
+		{
 			name: "HOP aggregations reading more than the group expand each row",
 			sql:  "SELECT window_start, count(c) FROM HOP(t, ts, INTERVAL '1' MINUTE, INTERVAL '3' MINUTE) GROUP BY window_start",
 			graph: `
