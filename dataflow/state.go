@@ -321,6 +321,8 @@ func (g *Group) Put(suffix []byte, row []types.Datum) []byte {
 	case ok || !d.deleted || bytes.Compare(key, d.maxDeleted) > 0:
 		// Neither listed as changed nor as deleted.
 		d.add(key, old.ver)
+	case bytes.Equal(key, d.lastDeleted):
+		// Listed by its deletion: an update deletes and puts a key.
 	default:
 		d.mark(key, old.ver)
 	}
@@ -340,7 +342,7 @@ func (g *Group) Delete(suffix []byte) {
 		if !d.deleted || bytes.Compare(key, d.maxDeleted) > 0 {
 			d.maxDeleted = key
 		}
-		d.deleted = true
+		d.deleted, d.lastDeleted = true, key
 	}
 }
 
@@ -353,11 +355,12 @@ type dirtyKeys struct {
 	keys  []dirtyKey
 	index map[string]struct{}
 	// deleted: some key was deleted since the last Commit, maxDeleted
-	// the greatest. A key absent from the group is listed only if it is
-	// one of those (a join's cleanup deletes its oldest rows, and new rows
-	// come with greater keys).
-	deleted    bool
-	maxDeleted []byte
+	// the greatest, lastDeleted the last. A key absent from the group is
+	// listed only if it is one of those (a join's cleanup deletes its
+	// oldest rows, and new rows come with greater keys; an update deletes
+	// a key and puts it again).
+	deleted                 bool
+	maxDeleted, lastDeleted []byte
 }
 
 // dirtyKey is a changed suffix with the versions of its key stored
