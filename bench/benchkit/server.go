@@ -131,21 +131,34 @@ func StartCluster(ctx context.Context, bin string, n, parallelism, barrierMS int
 	}
 	var out []*Server
 	for i := range n {
-		addr := first
-		if i > 0 {
-			if addr, err = freeAddr(); err != nil {
+		var s *Server
+		for try := 1; ; try++ {
+			addr := first
+			if i > 0 {
+				if addr, err = freeAddr(); err != nil {
+					break
+				}
+			}
+			flags := []string{"--node-id", fmt.Sprintf("n%d", i+1), "--cluster-addr", addr}
+			if extra != nil {
+				flags = append(flags, extra(i+1)...)
+			}
+			if i > 0 {
+				flags = append(flags, "--join", first)
+			}
+			s, err = StartServer(ctx, bin, parallelism, barrierMS, flags...)
+			// Another process may take the free address before the node
+			// binds it: the node then starts again on another.
+			if err == nil || try == startTries || !strings.Contains(err.Error(), "address already in use") {
 				break
 			}
+			if i == 0 {
+				if first, err = freeAddr(); err != nil {
+					break
+				}
+			}
 		}
-		flags := []string{"--node-id", fmt.Sprintf("n%d", i+1), "--cluster-addr", addr}
-		if extra != nil {
-			flags = append(flags, extra(i+1)...)
-		}
-		if i > 0 {
-			flags = append(flags, "--join", first)
-		}
-		var s *Server
-		if s, err = StartServer(ctx, bin, parallelism, barrierMS, flags...); err != nil {
+		if err != nil {
 			break
 		}
 		out = append(out, s)
@@ -158,6 +171,10 @@ func StartCluster(ctx context.Context, bin string, n, parallelism, barrierMS int
 	}
 	return out, nil
 }
+
+// startTries bounds the starts of a cluster's node whose address was
+// taken meanwhile.
+const startTries = 3
 
 // freeAddr returns a free loopback address.
 func freeAddr() (string, error) {
