@@ -30,6 +30,7 @@ type fakeStore struct{}
 func (fakeStore) PebbleMetrics() *pebble.Metrics {
 	m := &pebble.Metrics{}
 	m.Levels[6].TablesSize = 4096
+	m.Levels[0].TableBytesFlushed, m.Levels[6].TableBytesCompacted = 3000, 5000
 	m.WAL.BytesWritten = 1000
 	return m
 }
@@ -110,6 +111,8 @@ func TestHandler(t *testing.T) {
 		`streamdb_connections_total 7`,
 		`streamdb_pebble_level_bytes{level="6"} 4096`,
 		`streamdb_pebble_wal_bytes_written_total 1000`,
+		`streamdb_pebble_level_written_bytes_total{level="0"} 3000`,
+		`streamdb_pebble_level_written_bytes_total{level="6"} 5000`,
 		`# HELP streamdb_barrier_latency_seconds Time from a barrier's injection`,
 		`streamdb_statements_total{class="00",kind="select"} 1`,
 	} {

@@ -87,6 +87,7 @@ var (
 	connsTotal      = desc("connections_total", "Client connections accepted since the node started.")
 	pebbleLevelSize = desc("pebble_level_bytes", "Bytes of the state store's tables in an LSM level.", "level")
 	pebbleLevelN    = desc("pebble_level_tables", "Tables in an LSM level of the state store.", "level")
+	pebbleWritten   = desc("pebble_level_written_bytes_total", "Bytes of tables flushes and compactions wrote into an LSM level of the state store (their sum over the WAL's bytes is the write amplification).", "level")
 	pebbleCompact   = desc("pebble_compactions_total", "Compactions of the state store.")
 	pebbleDebt      = desc("pebble_compaction_debt_bytes", "Estimated bytes compactions still have to write.")
 	pebbleFlushes   = desc("pebble_flushes_total", "Memtable flushes of the state store.")
@@ -190,6 +191,7 @@ func collectPebble(ch chan<- prometheus.Metric, m *pebble.Metrics) {
 		level := strconv.Itoa(i)
 		gauge(ch, pebbleLevelSize, float64(l.TablesSize), level)
 		gauge(ch, pebbleLevelN, float64(l.TablesCount), level)
+		counter(ch, pebbleWritten, float64(l.TableBytesFlushed+l.TableBytesCompacted), level)
 	}
 	counter(ch, pebbleCompact, float64(m.Compact.Count))
 	gauge(ch, pebbleDebt, float64(m.Compact.EstimatedDebt))
