@@ -613,10 +613,11 @@ var risingMaxKind = &aggKind{multiset: true, load: func(_ []types.Datum, ms *Gro
 // and a new maximum replaces the old one in the multiset.
 type risingMaxAcc struct {
 	ms *Group
-	// cur is the maximum, once read from the multiset (read).
-	cur       types.Datum
-	read      bool
-	key, prev []byte
+	// cur is the maximum and curKey its multiset key, once read from the
+	// multiset (read); key is scratch space for the next one's.
+	cur         types.Datum
+	curKey, key []byte
+	read        bool
 }
 
 func (a *risingMaxAcc) add(args []types.Datum, retract bool) error {
@@ -628,27 +629,23 @@ func (a *risingMaxAcc) add(args []types.Datum, retract bool) error {
 		return nil
 	}
 	a.key = types.AppendKey(a.key[:0], args[0], false)
-	if !a.cur.IsNull() {
-		a.prev = types.AppendKey(a.prev[:0], a.cur, false)
-		if !bytes.Equal(a.prev, a.key) {
-			a.ms.Delete(a.prev)
-		}
+	if !a.cur.IsNull() && !bytes.Equal(a.curKey, a.key) {
+		a.ms.Delete(a.curKey)
 	}
 	a.ms.Put(a.key, []types.Datum{types.NewInt(1), args[0]})
 	a.cur = args[0]
+	a.curKey, a.key = a.key, a.curKey
 	return nil
 }
 
 // load reads the maximum from the multiset once.
 func (a *risingMaxAcc) load() {
-	if a.read {
-		return
+	if !a.read {
+		a.read = true
+		var key []byte
+		a.cur, key = multisetExtreme(a.ms, true)
+		a.curKey = append(a.curKey[:0], key...)
 	}
-	a.read = true
-	a.ms.Descend(func(_ []byte, row []types.Datum) bool {
-		a.cur = row[1]
-		return false
-	})
 }
 
 func (a *risingMaxAcc) result() (types.Datum, error) {
@@ -657,6 +654,21 @@ func (a *risingMaxAcc) result() (types.Datum, error) {
 }
 
 func (a *risingMaxAcc) save(dst []types.Datum) []types.Datum { return dst }
+
+// multisetExtreme returns the greatest value of the multiset group ms
+// (the least unless isMax) and its key; NULL if ms is empty.
+func multisetExtreme(ms *Group, isMax bool) (v types.Datum, key []byte) {
+	visit := func(k []byte, row []types.Datum) bool {
+		v, key = row[1], k
+		return false
+	}
+	if isMax {
+		ms.Descend(visit)
+	} else {
+		ms.Ascend(visit)
+	}
+	return v, key
+}
 
 // minMaxSetAcc finds the minimum or maximum in the multiset of live
 // values.
@@ -682,16 +694,7 @@ func (a *minMaxSetAcc) add(args []types.Datum, retract bool) error {
 }
 
 func (a *minMaxSetAcc) result() (types.Datum, error) {
-	v := types.Null
-	visit := func(_ []byte, row []types.Datum) bool {
-		v = row[1]
-		return false
-	}
-	if a.max {
-		a.ms.Descend(visit)
-	} else {
-		a.ms.Ascend(visit)
-	}
+	v, _ := multisetExtreme(a.ms, a.max)
 	return v, nil
 }
 

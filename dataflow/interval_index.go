@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/RaduBerinde/btreemap"
@@ -70,24 +71,22 @@ func (x *intervalIndex) add(k types.Datum, g *Group, suffix []byte) {
 		x.overflow.ReplaceOrInsert(r, struct{}{})
 		return
 	}
-	best := -1
+	best, empty := -1, -1
+	var bestLast types.Datum
 	for i := range x.runs {
 		run := &x.runs[i]
 		if run.len() == 0 {
+			if empty < 0 {
+				empty = i
+			}
 			continue
 		}
-		if last := run.rows[len(run.rows)-1].k; types.Compare(last, k) <= 0 &&
-			(best < 0 || types.Compare(x.runs[best].rows[len(x.runs[best].rows)-1].k, last) < 0) {
-			best = i
+		if last := run.rows[len(run.rows)-1].k; types.Compare(last, k) <= 0 && (best < 0 || types.Compare(bestLast, last) < 0) {
+			best, bestLast = i, last
 		}
 	}
 	if best < 0 {
-		for i := range x.runs {
-			if x.runs[i].len() == 0 {
-				best = i
-				break
-			}
-		}
+		best = empty
 	}
 	if best < 0 && len(x.runs) < maxIndexRuns {
 		x.runs = append(x.runs, indexRun{})
@@ -105,16 +104,8 @@ func (x *intervalIndex) remove(k types.Datum, prefix string, suffix []byte) {
 	for i := range x.runs {
 		run := &x.runs[i]
 		rows := run.rows[run.head:]
-		lo, hi := 0, len(rows)
-		for lo < hi {
-			m := int(uint(lo+hi) >> 1)
-			if types.Compare(rows[m].k, k) < 0 {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		for j := lo; j < len(rows) && types.Compare(rows[j].k, k) == 0; j++ {
+		first, _ := slices.BinarySearchFunc(rows, k, func(r indexedRow, k types.Datum) int { return types.Compare(r.k, k) })
+		for j := first; j < len(rows) && types.Compare(rows[j].k, k) == 0; j++ {
 			if r := &rows[j]; r.g != nil && r.g.prefix == prefix && bytes.Equal(r.suffix, suffix) {
 				*r = indexedRow{k: r.k}
 				return
