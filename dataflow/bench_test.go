@@ -63,19 +63,19 @@ func BenchmarkIntervalJoin(b *testing.B) {
 	emit := func(*Chunk) error { return nil }
 	noWM := func(Watermark) error { return nil }
 	r := rand.New(rand.NewPCG(1, 2))
+	price := func() types.Datum { return types.NewInt(int64(math.Pow(10, r.Float64()*6))) }
 	epoch := uint64(0)
 	for i, chunks := 0, 0; i < b.N; chunks++ {
 		c := &Chunk{}
 		for ; c.Len() < MaxChunkRows && i < b.N; i++ {
-			price := int64(math.Pow(10, r.Float64()*6))
-			c.Append(Insert, []types.Datum{types.NewInt(int64(i)), types.NewInt(price), types.NewInt(int64(i / 1000))})
+			c.Append(Insert, []types.Datum{types.NewInt(int64(i)), price(), types.NewInt(int64(i / 1000))})
 		}
 		if err := op.Process(0, c, emit); err != nil {
 			b.Fatal(err)
 		}
 		ts := int64(i / 1000)
 		right := &Chunk{}
-		right.Append(Insert, []types.Datum{types.NewInt(int64(-chunks - 1)), types.NewInt(int64(math.Pow(10, r.Float64()*6))), types.NewInt(ts)})
+		right.Append(Insert, []types.Datum{types.NewInt(int64(-chunks - 1)), price(), types.NewInt(ts)})
 		if err := op.Process(1, right, emit); err != nil {
 			b.Fatal(err)
 		}

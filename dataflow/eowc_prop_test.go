@@ -27,11 +27,7 @@ type eowcPipeline struct {
 func (p *eowcPipeline) build(t tester, store *Store, sink Emit) {
 	p.ops = make([]Operator, len(p.specs))
 	for i, s := range p.specs {
-		op, err := s.Build(envOver(store))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.ops[i] = op
+		p.ops[i] = mustBuild(t, s, envOver(store))
 	}
 	n := len(p.ops)
 	p.emits = make([]Emit, n)

@@ -60,13 +60,7 @@ func TestEowcOverWindowOracle(t *testing.T) {
 		spec := &EowcOverWindowSpec{Partition: partition, Order: order, Funcs: funcs, InputTypes: winTypes,
 			FuncTypes: funcTypes(funcs), StreamKey: []int{0}, StateTable: freshTable(), CountTable: freshTable()}
 		store := NewStore(engine)
-		build := func() Operator {
-			op, err := spec.Build(envOver(store))
-			if err != nil {
-				rt.Fatal(err)
-			}
-			return op
-		}
+		build := func() Operator { return mustBuild(rt, spec, envOver(store)) }
 		op := build()
 		view := newView()
 		emit := func(c *Chunk) error { return view.apply(c) }

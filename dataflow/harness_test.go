@@ -53,6 +53,16 @@ func envOver(store *Store) *Env {
 	}
 }
 
+// mustBuild builds the operator of spec over env.
+func mustBuild(t tester, spec Spec, env *Env) Operator {
+	t.Helper()
+	op, err := spec.Build(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return op
+}
+
 // colRef returns a reference to input column i of type t.
 func colRef(i int, t types.T) expr.Expr { return &expr.ColRef{Idx: i, T: t} }
 
@@ -312,13 +322,7 @@ func (o *oracle) check(t *rapid.T, engine *storage.Engine, spec Spec) {
 		return s
 	}
 	store := newStore()
-	build := func() Operator {
-		op, err := spec.Build(envOver(store))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return op
-	}
+	build := func() Operator { return mustBuild(t, spec, envOver(store)) }
 	op := build()
 	v := newView()
 	emit := func(c *Chunk) error { return v.apply(c) }

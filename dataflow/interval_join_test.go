@@ -98,13 +98,7 @@ func TestIntervalJoinOracle(t *testing.T) {
 		kind := rapid.SampledFrom([]exec.JoinKind{exec.Inner, exec.Left, exec.Right, exec.Full}).Draw(rt, "kind")
 		spec := intervalJoinSpec(rt, kind)
 		store := NewStore(engine)
-		build := func() Operator {
-			op, err := spec.Build(envOver(store))
-			if err != nil {
-				rt.Fatal(err)
-			}
-			return op
-		}
+		build := func() Operator { return mustBuild(rt, spec, envOver(store)) }
 		op := build()
 		v := newView()
 		outWM := map[int]int64{}

@@ -95,13 +95,7 @@ func TestTemporalJoinOracle(t *testing.T) {
 		}
 		spec := temporalJoinSpec(kind, cond, appendOnly)
 		store := NewStore(engine)
-		build := func() Operator {
-			op, err := spec.Build(envOver(store))
-			if err != nil {
-				rt.Fatal(err)
-			}
-			return op
-		}
+		build := func() Operator { return mustBuild(rt, spec, envOver(store)) }
 		op := build()
 		v := newView()
 		emit := func(c *Chunk) error { return v.apply(c) }
