@@ -31,6 +31,10 @@ type outputGroup struct {
 	outs  []chan<- Message
 	bufs  []*Chunk
 	key   []byte
+	// cols, if set, are the columns of each row the consumer reads
+	// (InputSpec.Cols); arena holds the rows so cut.
+	cols  []int
+	arena types.RowArena
 }
 
 func newOutputGroup(dist DistKind, keys []int, vnodeCount int, owner []int, outs []chan<- Message) *outputGroup {
@@ -66,6 +70,9 @@ func (g *outputGroup) add(ctx context.Context, target int, op Op, row []types.Da
 // chunks per actor. A large chunk for a single actor with nothing buffered
 // before it goes on as it is, at once; small ones are gathered.
 func (g *outputGroup) push(ctx context.Context, c *Chunk) error {
+	if g.cols != nil {
+		c = g.cut(c)
+	}
 	if g.dist == DistBroadcast && len(g.outs) > 1 {
 		return g.pushAll(ctx, c)
 	}
@@ -102,6 +109,24 @@ func (g *outputGroup) push(ctx context.Context, c *Chunk) error {
 	return nil
 }
 
+// cut returns the changes of c with their rows cut to the consumer's
+// columns; a Truncate, which carries no values, stays as it is.
+func (g *outputGroup) cut(c *Chunk) *Chunk {
+	out := &Chunk{Ops: c.Ops, Rows: make([][]types.Datum, len(c.Rows))}
+	for i, row := range c.Rows {
+		if c.Ops[i] == Truncate {
+			out.Rows[i] = row
+			continue
+		}
+		r := g.arena.Row(len(g.cols))
+		for j, col := range g.cols {
+			r[j] = row[col]
+		}
+		out.Rows[i] = r
+	}
+	return out
+}
+
 // pushAll buffers every change of c for every consumer actor (a
 // broadcast), update pairs as they are.
 func (g *outputGroup) pushAll(ctx context.Context, c *Chunk) error {
@@ -132,6 +157,14 @@ func (g *outputGroup) barrier(ctx context.Context, b *Barrier) error {
 // broadcast flushes buffered rows, then sends m to every consumer actor:
 // every row sent before m reaches each consumer before it.
 func (g *outputGroup) broadcast(ctx context.Context, m Message) error {
+	if w, ok := m.(*Watermark); ok && g.cols != nil {
+		// A watermark of a column the consumer does not read is dropped.
+		col := slices.Index(g.cols, w.Col)
+		if col < 0 {
+			return nil
+		}
+		m = &Watermark{Col: col, Val: w.Val}
+	}
 	for i, buf := range g.bufs {
 		if buf != nil && buf.Len() > 0 {
 			g.bufs[i] = nil

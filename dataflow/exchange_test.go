@@ -96,3 +96,61 @@ func TestOutputGroupTruncate(t *testing.T) {
 		t.Errorf("the actors got %d rows, want 16", total)
 	}
 }
+
+// TestOutputGroupCols checks an output group whose consumer reads some
+// columns in an order of its own (InputSpec.Cols): each row arrives cut to
+// them, routed by the hash of its key among them, a truncate as it is, and
+// a watermark renumbered, or dropped if its column is not read.
+func TestOutputGroupCols(t *testing.T) {
+	chs := []chan Message{make(chan Message, 8), make(chan Message, 8)}
+	owner := make([]int, testVNodes)
+	for v := range owner {
+		owner[v] = v % 2
+	}
+	g := newOutputGroup(DistHash, []int{0}, testVNodes, owner, []chan<- Message{chs[0], chs[1]})
+	g.cols = []int{2, 0}
+	c := &Chunk{}
+	for i := range 16 {
+		c.Append(Insert, []types.Datum{types.NewInt(int64(i)), types.NewString("unread"), types.NewInt(int64(100 + i))})
+	}
+	c.Append(Truncate, []types.Datum{types.Unchanged})
+	ctx := context.Background()
+	if err := g.push(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.broadcast(ctx, &Watermark{Col: 1, Val: types.NewInt(5)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.broadcast(ctx, &Watermark{Col: 2, Val: types.NewInt(7)}); err != nil {
+		t.Fatal(err)
+	}
+	want := &outputGroup{dist: DistHash, keys: []int{0}, vnodeCount: testVNodes, owner: owner, outs: make([]chan<- Message, 2)}
+	rows := 0
+	for a, ch := range chs {
+		got := (<-ch).(*Chunk)
+		for i, row := range got.Rows {
+			if got.Ops[i] == Truncate {
+				continue
+			}
+			rows++
+			if len(row) != 2 || row[0].Int() != row[1].Int()+100 {
+				t.Fatalf("actor %d got row %v, want (col 2, col 0)", a, row)
+			}
+			if to := want.route(row); to != a {
+				t.Fatalf("row %v reached actor %d, its key routes it to %d", row, a, to)
+			}
+		}
+		if got.Ops[len(got.Ops)-1] != Truncate {
+			t.Fatalf("actor %d: no truncate after its rows:\n%v", a, got)
+		}
+		if w := (<-ch).(*Watermark); w.Col != 0 || w.Val.Int() != 7 {
+			t.Fatalf("actor %d got watermark %+v, want column 2's as column 0 (column 1's is not read)", a, w)
+		}
+		if len(ch) != 0 {
+			t.Fatalf("actor %d got %d more messages", a, len(ch))
+		}
+	}
+	if rows != 16 {
+		t.Fatalf("%d rows arrived, want 16", rows)
+	}
+}

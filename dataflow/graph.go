@@ -68,7 +68,15 @@ type InputSpec struct {
 	// Table is the upstream table or view when Fragment is -1.
 	Table *TableRef
 	Dist  DistKind
-	Keys  []int
+	// Keys are the columns whose hash routes a row (DistHash), of the rows
+	// as the fragment reads them (after Cols).
+	Keys []int
+	// Cols, if set, are the upstream fragment's output columns the input
+	// reads, in order: the upstream's actors send each row as these
+	// columns. A fragment whose output several fragments read, each in an
+	// order of its own (an aggregation a query repeats), so needs no
+	// fragment per reader only to reorder columns.
+	Cols []int
 }
 
 // TableRef names an upstream relation whose changes a job reads.
@@ -112,6 +120,9 @@ func (g *GraphSpec) Explain() []string {
 			src := fmt.Sprintf("Fragment %d", in.Fragment)
 			switch {
 			case in.Fragment >= 0:
+				if in.Cols != nil {
+					src += fmt.Sprintf(" cols=%v", in.Cols)
+				}
 			case in.Table.Source:
 				src = "Source " + in.Table.Name
 			default:

@@ -396,23 +396,31 @@ func (a *hashAgg) untouch() {
 
 // Watermark implements watermarker: a watermark of the window key closes
 // the groups below it (see HashAggSpec.WindowKey); others are dropped.
+// Only a watermark that closes a window settles the groups touched since
+// the last settle, before they close: one that closes none passes on at
+// once, as no touched group is below it (late rows are dropped), and the
+// groups settle at the next barrier or closing watermark, each emitting one
+// change for all its rows since. A source's watermark advances with
+// nearly every chunk; a window closes once per slide.
 func (a *hashAgg) Watermark(_ int, w Watermark, emit Emit, out WatermarkEmit) error {
 	if a.windows == nil || w.Col != a.spec.GroupKey[0] {
 		return nil
 	}
-	if err := a.settle(emit); err != nil {
-		return err
-	}
-	for _, win := range a.windows.close(w.Val) {
-		for ref := range win.groups {
-			if err := a.closeGroup(ref, emit); err != nil {
-				return err
+	if closing := a.windows.close(w.Val); len(closing) > 0 {
+		if err := a.settle(emit); err != nil {
+			return err
+		}
+		for _, win := range closing {
+			for ref := range win.groups {
+				if err := a.closeGroup(ref, emit); err != nil {
+					return err
+				}
 			}
 		}
-	}
-	a.untouch()
-	if err := a.out.flush(emit); err != nil {
-		return err
+		a.untouch()
+		if err := a.out.flush(emit); err != nil {
+			return err
+		}
 	}
 	a.closedBelow = w.Val
 	return out(Watermark{Col: 0, Val: w.Val})

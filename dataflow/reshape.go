@@ -211,9 +211,9 @@ func (rs *reshape) relink(e *edge) {
 				e.remote[k] = q
 				key := queueKey(r.gen, p.ref(), c.ref(), e.input)
 				if pl {
-					r.sendRemote(c.node, key, e.from.types, e.queues[k], q)
+					r.sendRemote(c.node, key, e.types(), e.queues[k], q)
 				} else {
-					r.receiveRemote(key, e.from.types, e.queues[k], q)
+					r.receiveRemote(key, e.types(), e.queues[k], q)
 				}
 			}
 			switch {

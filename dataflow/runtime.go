@@ -300,7 +300,7 @@ func (r *Runtime) StartJob(ctx context.Context, tick Tick, id uint32, g *GraphSp
 					return nil, fmt.Errorf("dataflow: relation %q is not running", in.Table.Name)
 				}
 			}
-			e := &edge{from: from, to: f, input: input, dist: in.Dist, keys: in.Keys, queues: map[actorPair]chan Message{}, remote: map[actorPair]*remoteQueue{}}
+			e := &edge{from: from, to: f, input: input, dist: in.Dist, keys: in.Keys, cols: in.Cols, queues: map[actorPair]chan Message{}, remote: map[actorPair]*remoteQueue{}}
 			f.ins = append(f.ins, e)
 		}
 		fo := owner

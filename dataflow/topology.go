@@ -90,7 +90,10 @@ type edge struct {
 	input    int
 	dist     DistKind
 	keys     []int
-	queues   map[actorPair]chan Message
+	// cols, if set, are the producer's columns the consumer reads
+	// (InputSpec.Cols).
+	cols   []int
+	queues map[actorPair]chan Message
 	// remote holds this node's end of each queue between nodes.
 	remote map[actorPair]*remoteQueue
 }
@@ -124,8 +127,20 @@ func (e *edge) group(p *actor) *outputGroup {
 		owner[v] = pos[s]
 	}
 	g := newOutputGroup(e.dist, e.keys, len(owner), owner, outs)
-	g.job, g.edge = e.to.job.id, e
+	g.job, g.edge, g.cols = e.to.job.id, e, e.cols
 	return g
+}
+
+// types returns the types of the rows e carries.
+func (e *edge) types() []types.T {
+	if e.cols == nil {
+		return e.from.types
+	}
+	out := make([]types.T, len(e.cols))
+	for i, c := range e.cols {
+		out[i] = e.from.types[c]
+	}
+	return out
 }
 
 // unlink forgets the queues from or to actors that are no longer in their

@@ -255,9 +255,10 @@ func (p *streamPlanner) unread(s *stream, n Node) []int {
 
 // planShared plans the aggregation x with plan, once however often the
 // query repeats it (Nexmark q5 counts the bids per auction and window
-// twice, grouping by the two in different orders): each use reads the one
-// fragment that computes it, through a fragment of its own, so that what a
-// use adds stays apart from the other, and puts the columns in its order.
+// twice, grouping by the two in different orders): each use is an unplaced
+// stream of the one fragment that computes it, whose consumer reads its
+// columns in the use's order (dataflow.InputSpec.Cols), so that what a use
+// adds stays apart from the other.
 func (p *streamPlanner) planShared(x *Aggregate, plan func(*Aggregate) (*stream, error)) (*stream, error) {
 	text := treeText(x)
 	if !p.repeats[text] {
@@ -276,27 +277,19 @@ func (p *streamPlanner) planShared(x *Aggregate, plan func(*Aggregate) (*stream,
 		}
 		p.shared[text], p.sharedBy[text] = s, x
 	}
-	d := single
-	if !s.frag.Singleton {
-		d = hashOn(s.dist)
-	}
+	s.frag.OutTypes = typesOf(s.cols)
+	all := seq(0, len(s.cols))
 	use := &stream{cols: s.cols, key: s.key, appendOnly: s.appendOnly, rising: s.rising,
-		frag: p.newFragment(d.single, []dataflow.InputSpec{p.input(s, d)})}
-	if !d.single {
-		use.dist = s.dist
-	}
+		up: s.frag, upDist: s.dist, sel: all, origin: all}
 	// The shared stream's columns are those of the aggregation planned
-	// first: find each of x's among them by what computes it.
+	// first: find each of x's among them by what computes it. The
+	// projection keeps the stream key, which holds the routing columns.
 	first := p.sharedBy[text]
 	exprs := make([]expr.Expr, len(x.Cols))
 	for i, what := range aggOutputs(x) {
 		exprs[i] = use.ref(slices.Index(aggOutputs(first), what))
 	}
 	use.project(exprs, x.Cols)
-	if len(use.frag.Chain) == 0 {
-		// A fragment runs at least one operator: this one passes rows on.
-		use.addProject(exprs)
-	}
 	return use, nil
 }
 

@@ -13,10 +13,10 @@ import (
 // complete its stream key, and keys computed for its consumer.
 //
 // A stream is either placed, the output of its fragment's chain so far, or
-// still a table's change stream through a chain of stateless operators
-// that waits for its consumer: the consumer chooses how the table's rows
-// are routed, so that, where the routing key survives the chain, no second
-// exchange is needed.
+// still a table's change stream, or a fragment's output, through a chain of
+// stateless operators that waits for its consumer: the consumer chooses
+// how the rows are routed, so that, where the routing key survives the
+// chain, no second exchange is needed.
 type stream struct {
 	cols []Column
 	// key identifies a row among the live rows (empty: at most one row).
@@ -37,9 +37,15 @@ type stream struct {
 	frag *dataflow.FragmentSpec
 	dist []int
 
-	// table, chain and origin describe a stream not yet placed: origin maps
-	// each column to the table column it copies, -1 for computed ones.
+	// table or up, chain and origin describe a stream not yet placed: it
+	// reads the table, or the columns sel (in order) of fragment up's
+	// output, routed by upDist unless its consumer routes it, through
+	// chain; origin maps each column to the column it copies of the rows
+	// read, -1 for computed ones.
 	table  *dataflow.TableRef
+	up     *dataflow.FragmentSpec
+	upDist []int
+	sel    []int
 	chain  []dataflow.Spec
 	origin []int
 }
@@ -126,16 +132,29 @@ func (s *stream) columns(pos []int) []Column {
 func (s *stream) apply(exprs []expr.Expr, cols []Column, src []int) {
 	if !identity(src, len(s.cols)) {
 		rising := s.rising
-		s.addProject(exprs)
+		selects := s.frag == nil && s.up != nil && len(s.chain) == 0 && !slices.Contains(src, -1)
+		if selects {
+			// The input reads the upstream's columns in the new order.
+			sel := make([]int, len(src))
+			for i, j := range src {
+				sel[i] = s.sel[j]
+			}
+			s.sel = sel
+		} else {
+			s.addProject(exprs)
+		}
 		s.rising = nil
 		for i, j := range src {
 			if j >= 0 && slices.Contains(rising, j) {
 				s.rising = append(s.rising, i)
 			}
 		}
-		if s.frag != nil {
+		switch {
+		case s.frag != nil:
 			s.dist = remap(s.dist, src)
-		} else {
+		case selects:
+			s.origin = seq(0, len(src))
+		default:
 			origin := make([]int, len(src))
 			for i, j := range src {
 				origin[i] = -1
@@ -257,7 +276,7 @@ func (s *stream) ref(i int) expr.Expr {
 // routed so, otherwise a new fragment reading s.
 func (p *streamPlanner) into(s *stream, d distribution) *dataflow.FragmentSpec {
 	if s.frag == nil {
-		if in, ok := s.tableInput(d); ok {
+		if in, ok := s.unplacedInput(d); ok {
 			return p.newFragment(d.single, []dataflow.InputSpec{in}, s.chain...)
 		}
 	} else if s.routed(d) {
@@ -267,15 +286,15 @@ func (p *streamPlanner) into(s *stream, d distribution) *dataflow.FragmentSpec {
 }
 
 // input returns the input that reads s routed by d, for a consumer that
-// starts a new fragment. A bare table stream is read directly.
+// starts a new fragment. A bare unplaced stream is read directly.
 func (p *streamPlanner) input(s *stream, d distribution) dataflow.InputSpec {
 	if s.frag == nil {
-		in, ok := s.tableInput(d)
+		in, ok := s.unplacedInput(d)
 		if ok && len(s.chain) == 0 {
 			return in
 		}
-		// A broadcast chain runs where the table's rows are hashed: each
-		// row goes out of one actor.
+		// A broadcast chain runs where the rows are hashed: each row goes
+		// out of one actor.
 		p.place(s, in, ok && !d.all)
 	}
 	s.frag.OutTypes = typesOf(s.cols)
@@ -289,11 +308,22 @@ func (p *streamPlanner) input(s *stream, d distribution) dataflow.InputSpec {
 	return in
 }
 
-// place gives s a fragment that reads its table, routed as in when ok,
-// otherwise by the table's primary key.
+// place gives s a fragment that reads its table or upstream fragment,
+// routed as in when ok, otherwise by the table's primary key or as the
+// upstream's rows are.
 func (p *streamPlanner) place(s *stream, in dataflow.InputSpec, ok bool) {
-	if !ok {
+	switch {
+	case ok:
+	case s.table != nil:
 		in = dataflow.InputSpec{Fragment: -1, Table: s.table, Dist: dataflow.DistHash, Keys: s.table.PK}
+	case s.up.Singleton:
+		in = dataflow.InputSpec{Fragment: s.up.ID, Cols: s.upCols(), Dist: dataflow.DistSingle}
+	default:
+		in = dataflow.InputSpec{Fragment: s.up.ID, Cols: s.upCols(), Dist: dataflow.DistHash, Keys: remap(s.upDist, s.sel)}
+		if in.Keys == nil {
+			// Some routing column is not read: one actor reads them all.
+			in.Dist = dataflow.DistSingle
+		}
 	}
 	s.frag = p.newFragment(in.Dist == dataflow.DistSingle, []dataflow.InputSpec{in}, s.chain...)
 	if in.Dist == dataflow.DistHash {
@@ -305,13 +335,25 @@ func (p *streamPlanner) place(s *stream, in dataflow.InputSpec, ok bool) {
 			}
 		}
 	}
-	s.table, s.chain, s.origin = nil, nil, nil
+	s.table, s.up, s.upDist, s.sel, s.chain, s.origin = nil, nil, nil, nil, nil, nil
 }
 
-// tableInput returns the table input of an unplaced stream routed by d;
-// ok is false when d's keys are computed by the chain.
-func (s *stream) tableInput(d distribution) (in dataflow.InputSpec, ok bool) {
+// upCols returns the InputSpec.Cols that read the columns sel of the
+// upstream fragment: nil when they are all of its columns in order.
+func (s *stream) upCols() []int {
+	if identity(s.sel, len(s.up.OutTypes)) {
+		return nil
+	}
+	return s.sel
+}
+
+// unplacedInput returns the input of an unplaced stream routed by d; ok is
+// false when d's keys are computed by the chain.
+func (s *stream) unplacedInput(d distribution) (in dataflow.InputSpec, ok bool) {
 	in = dataflow.InputSpec{Fragment: -1, Table: s.table, Dist: dataflow.DistSingle}
+	if s.up != nil {
+		in = dataflow.InputSpec{Fragment: s.up.ID, Cols: s.upCols(), Dist: dataflow.DistSingle}
+	}
 	switch {
 	case d.single:
 		return in, true
