@@ -184,6 +184,20 @@ func (es *entries) ascend(fn func(suffix []byte, row []types.Datum) bool) {
 	}
 }
 
+// ascendSlots calls fn for each entry, with its slot, in suffix order
+// until it returns false.
+func (es *entries) ascendSlots(fn func(suffix []byte, s slot) bool) {
+	if es.tree != nil {
+		es.tree.AscendFunc(btreemap.Min[[]byte](), btreemap.Max[[]byte](), fn)
+		return
+	}
+	for _, e := range es.small {
+		if !fn(e.key, e.slot) {
+			return
+		}
+	}
+}
+
 // ascendFrom calls fn for each entry whose suffix is from or after it, in
 // suffix order, until fn returns false.
 func (es *entries) ascendFrom(from []byte, fn func(suffix []byte, row []types.Datum) bool) {

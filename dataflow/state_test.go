@@ -343,12 +343,13 @@ func TestStageConcurrently(t *testing.T) {
 	}
 }
 
-// TestStateTableModel puts and deletes entries of a few groups at random,
-// with Commits, seals and evictions between, and checks after each step
-// that every changed entry is listed once among its group's dirty keys
-// and carries versionDirty (Put and Delete skip the list's lookup on that
-// mark), and after each seal that a fresh table reads what a map of the
-// entries holds.
+// TestStateTableModel puts and deletes entries of a few groups at random
+// and clears whole groups, with Commits, seals and evictions between, and
+// checks after each step that every changed entry is listed once among its
+// group's dirty keys and carries versionDirty (Put and Delete skip the
+// list's lookup on that mark) and that a group's estimated bytes are those
+// of its entries, and after each seal that a fresh table reads what a map
+// of the entries holds.
 func TestStateTableModel(t *testing.T) {
 	engine := newEnv(t).Store.Engine()
 	rapid.Check(t, func(rt *rapid.T) {
@@ -379,6 +380,14 @@ func TestStateTableModel(t *testing.T) {
 				if g == nil {
 					continue
 				}
+				bytes := groupOverhead + int64(len(g.prefix)) + g.memoBytes
+				g.rows.ascendSlots(func(key []byte, s slot) bool {
+					bytes += entryBytes(key, s.row)
+					return true
+				})
+				if g.bytes != bytes {
+					rt.Fatalf("group %s estimated at %d bytes, its entries make %d", p, g.bytes, bytes)
+				}
 				listed := map[string]bool{}
 				for _, k := range g.dirty.keys {
 					if listed[string(k.suffix)] {
@@ -397,7 +406,7 @@ func TestStateTableModel(t *testing.T) {
 		for range rapid.IntRange(1, 300).Draw(rt, "ops") {
 			p := rapid.SampledFrom(prefixes).Draw(rt, "group")
 			suffix := rapid.SampledFrom(suffixes).Draw(rt, "suffix")
-			switch rapid.IntRange(0, 4).Draw(rt, "op") {
+			switch rapid.IntRange(0, 5).Draw(rt, "op") {
 			case 0, 1:
 				v := rapid.Int64Range(0, 9).Draw(rt, "value")
 				group(st, p).Put([]byte(suffix), pair(v, ""))
@@ -405,6 +414,9 @@ func TestStateTableModel(t *testing.T) {
 			case 2, 3:
 				group(st, p).Delete([]byte(suffix))
 				delete(model[p], suffix)
+			case 4:
+				group(st, p).Clear()
+				clear(model[p])
 			default:
 				epoch++
 				st.Commit(epoch)

@@ -284,7 +284,7 @@ func (j *temporalJoin) change(row []types.Datum, insert bool, emit Emit) error {
 		if err != nil {
 			return err
 		}
-		clearGroup(memo)
+		memo.Clear()
 		return nil
 	}
 	theirs, err := j.rightTable.Lookup(vnode, key)

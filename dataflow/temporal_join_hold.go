@@ -79,7 +79,7 @@ func (h *leftHold) release(fn func(row []types.Datum, insert bool) error) error 
 		if err != nil {
 			return err
 		}
-		clearGroup(g)
+		g.Clear()
 	}
 	return nil
 }

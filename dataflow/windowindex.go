@@ -16,6 +16,8 @@ import (
 type windowIndex struct {
 	open map[string]*window
 	key  []byte
+	// last is the window added to last: rows come in runs of one window.
+	last *window
 }
 
 // window is the groups of one value of the closing column.
@@ -34,11 +36,14 @@ func newWindowIndex() *windowIndex { return &windowIndex{open: map[string]*windo
 
 // add records that the group (vnode, prefix) has closing value val.
 func (ix *windowIndex) add(val types.Datum, vnode uint16, prefix []byte) {
-	ix.key = types.AppendKey(ix.key[:0], val, false)
-	w := ix.open[string(ix.key)]
-	if w == nil {
-		w = &window{val: val, groups: map[groupRef]struct{}{}}
-		ix.open[string(ix.key)] = w
+	w := ix.last
+	if w == nil || types.Compare(w.val, val) != 0 {
+		ix.key = types.AppendKey(ix.key[:0], val, false)
+		if w = ix.open[string(ix.key)]; w == nil {
+			w = &window{val: val, groups: map[groupRef]struct{}{}}
+			ix.open[string(ix.key)] = w
+		}
+		ix.last = w
 	}
 	w.groups[groupRef{vnode: vnode, prefix: string(prefix)}] = struct{}{}
 }
@@ -47,6 +52,7 @@ func (ix *windowIndex) add(val types.Datum, vnode uint16, prefix []byte) {
 // them in ascending order of value.
 func (ix *windowIndex) close(watermark types.Datum) []*window {
 	var out []*window
+	ix.last = nil
 	for k, w := range ix.open {
 		if types.Compare(w.val, watermark) < 0 {
 			out = append(out, w)
@@ -63,18 +69,8 @@ func deleteGroup(table *StateTable, ref groupRef) error {
 	if err != nil {
 		return err
 	}
-	clearGroup(g)
+	g.Clear()
 	return nil
-}
-
-// clearGroup deletes every entry of g.
-func clearGroup(g *Group) {
-	var gone suffixList
-	g.Ascend(func(suffix []byte, _ []types.Datum) bool {
-		gone.add(suffix)
-		return true
-	})
-	gone.each(g.Delete)
 }
 
 // load adds every group stored in table under the vnodes: rowTypes decode
