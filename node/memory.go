@@ -4,6 +4,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/streamdb/streamdb/storage"
 )
 
 // Bounds of the default state cache.
@@ -34,3 +36,21 @@ func usableMemory() int64 {
 	}
 	return total
 }
+
+// StoreOptions sizes the state store's memory, outside the Go heap, from
+// the state cache: a memtable of an eighth of the cache (Pebble holds two
+// while one flushes) and a block cache of a quarter, each at most its
+// default and at least minStoreMemory. A server with a cache of 512 MiB or
+// more gets the defaults; a small one keeps its whole process near twice
+// its cache (memtables at 64 MiB beside a 256 MiB cache were a quarter of
+// the server's memory).
+func StoreOptions(stateCache int64) storage.Options {
+	return storage.Options{
+		MemTableSize: uint64(min(storage.DefaultMemTableSize, max(minStoreMemory, stateCache/8))),
+		CacheSize:    min(storage.DefaultCacheSize, max(minStoreMemory, stateCache/4)),
+	}
+}
+
+// minStoreMemory is the least memory StoreOptions gives a memtable or the
+// block cache.
+const minStoreMemory = 8 << 20

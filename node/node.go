@@ -125,7 +125,9 @@ func Start(cfg Config) (_ *Node, err error) {
 			n.closeStores()
 		}
 	}()
-	st, err := storage.Open(filepath.Join(cfg.DataDir, "state"), storage.Options{Logger: cfg.Logger})
+	storeOpts := StoreOptions(cfg.StateCacheBytes)
+	storeOpts.Logger = cfg.Logger
+	st, err := storage.Open(filepath.Join(cfg.DataDir, "state"), storeOpts)
 	if err != nil {
 		return nil, err
 	}

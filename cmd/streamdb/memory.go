@@ -4,7 +4,7 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/streamdb/streamdb/storage"
+	"github.com/streamdb/streamdb/node"
 )
 
 // defaultGCPercent is the garbage collector's target for a server unless
@@ -18,8 +18,9 @@ const defaultGCPercent = 200
 
 // memoryLimit is the Go runtime's soft memory limit for a server whose
 // state cache is cacheBytes: the cache, and for everything else (rows in
-// flight, staged writes, join indexes, sessions, and Pebble's memtable,
-// which lives outside the Go heap and is taken off the limit) half as much
+// flight, staged writes, join indexes, sessions, and Pebble's memtables,
+// which live outside the Go heap and are taken off the limit: the active
+// one and the one Pebble keeps to reuse after a flush) half as much
 // again, at least minWorkingSet: that part does not shrink with the cache,
 // and a limit the live heap nearly fills makes the collector run without
 // pause (Nexmark q7 with 256 MiB of cache and 64 MiB of room ran at a
@@ -29,7 +30,7 @@ const defaultGCPercent = 200
 // whose live data exceeds the limit is not refused memory: the limit is
 // soft, and the collector then takes at most half the CPU.
 func memoryLimit(cacheBytes int64) int64 {
-	return cacheBytes + max(cacheBytes/2, minWorkingSet) - storage.DefaultMemTableSize
+	return cacheBytes + max(cacheBytes/2, minWorkingSet) - 2*int64(node.StoreOptions(cacheBytes).MemTableSize)
 }
 
 // minWorkingSet is the least memory a server's limit leaves beside its
