@@ -18,7 +18,7 @@ const (
 // sixteenth of the memory it may use (the machine's, or its cgroup's limit
 // if lower), between 256 MiB and 1 GiB. The server's whole memory follows
 // the cache (cmd/streamdb's memory limit: the cache and half as much
-// again, at least 256 MiB), so the default leaves a laptop's memory to its
+// again, at least 192 MiB), so the default leaves a laptop's memory to its
 // other programs; state beyond the cache stays in Pebble and its block
 // cache. Larger machines running big views set --state-cache-mb.
 func DefaultStateCache() int64 {

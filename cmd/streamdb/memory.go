@@ -18,24 +18,25 @@ const defaultGCPercent = 200
 
 // memoryLimit is the Go runtime's soft memory limit for a server whose
 // state cache is cacheBytes: the cache, and for everything else (rows in
-// flight, staged writes, join indexes, sessions, and Pebble's memtables,
-// which live outside the Go heap and are taken off the limit: the active
-// one and the one Pebble keeps to reuse after a flush) half as much
-// again, at least minWorkingSet: that part does not shrink with the cache,
-// and a limit the live heap nearly fills makes the collector run without
-// pause (Nexmark q7 with 256 MiB of cache and 64 MiB of room ran at a
-// quarter of its speed). Near the limit the collector runs more often
-// instead of letting garbage grow the heap to three times what is live
-// (GOGC=200), so the process follows the cache, not the event rate. A heap
-// whose live data exceeds the limit is not refused memory: the limit is
-// soft, and the collector then takes at most half the CPU.
+// flight, staged writes, join indexes, sessions) half as much again, at
+// least minWorkingSet, less Pebble's memtables, which live outside the Go
+// heap (the active one and the one Pebble keeps to reuse after a flush).
+// The working set does not shrink with the cache, and a limit the live
+// heap nearly fills makes the collector run without pause (Nexmark q7 with
+// 256 MiB of cache and 64 MiB of room ran at a quarter of its speed). Near
+// the limit the collector runs more often instead of letting garbage grow
+// the heap to three times what is live (GOGC=200), so the process follows
+// the cache, not the event rate: with 256 MiB of cache, q5 and q7 peak
+// under 512 MiB. A heap whose live data exceeds the limit is not refused
+// memory: the limit is soft, and the collector then takes at most half the
+// CPU.
 func memoryLimit(cacheBytes int64) int64 {
 	return cacheBytes + max(cacheBytes/2, minWorkingSet) - 2*int64(node.StoreOptions(cacheBytes).MemTableSize)
 }
 
 // minWorkingSet is the least memory a server's limit leaves beside its
 // state cache.
-const minWorkingSet = 256 << 20
+const minWorkingSet = 192 << 20
 
 // tuneMemory sets the collector's target to defaultGCPercent unless GOGC
 // is set, and the soft memory limit to memoryLimit(cacheBytes) unless

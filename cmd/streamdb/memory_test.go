@@ -6,14 +6,14 @@ import (
 )
 
 // TestMemoryLimit checks that the soft memory limit follows the state
-// cache: the cache and half as much again, at least 256 MiB again, with
+// cache: the cache and half as much again, at least 192 MiB again, with
 // Pebble's two memtables (node.StoreOptions) taken off.
 func TestMemoryLimit(t *testing.T) {
 	const mib = 1 << 20
 	for _, tc := range []struct{ cache, want int64 }{
-		{256 * mib, 256*mib + 256*mib - 2*32*mib},
+		{256 * mib, 256*mib + 192*mib - 2*32*mib},
 		{1024 * mib, 1024*mib + 512*mib - 2*64*mib},
-		{64 * mib, 64*mib + 256*mib - 2*8*mib},
+		{64 * mib, 64*mib + 192*mib - 2*8*mib},
 	} {
 		if got := memoryLimit(tc.cache); got != tc.want {
 			t.Errorf("memoryLimit(%d MiB) = %d MiB, want %d MiB", tc.cache/mib, got/mib, tc.want/mib)

@@ -28,7 +28,7 @@ func runStart(args []string) error {
 	logLevel := fs.String("log-level", "info", "the least severe log lines written: debug, info, warn or error")
 	barrierMS := fs.Int("barrier-interval-ms", 1000, "milliseconds between checkpoint barriers (DML also asks for one at once)")
 	parallelism := fs.Int("parallelism", 0, "default actors per fragment of a materialized view (0: the number of cores)")
-	cacheMB := fs.Int64("state-cache-mb", 0, "memory for cached operator state, in MiB; state beyond it stays in Pebble, and the server's Go heap is held to it plus half as much again, at least 256 MiB (GOMEMLIMIT overrides) (0: a sixteenth of the machine's memory, between 256 MiB and 1 GiB)")
+	cacheMB := fs.Int64("state-cache-mb", 0, "memory for cached operator state, in MiB; state beyond it stays in Pebble, and the server's Go heap is held to it plus half as much again, at least 192 MiB, less Pebble's memtables (GOMEMLIMIT overrides) (0: a sixteenth of the machine's memory, between 256 MiB and 1 GiB)")
 	sharedStorage := fs.String("shared-storage", "", "shared storage for durable checkpoints, the same on every node: file:///path (a directory every node sees) or s3://bucket/prefix?endpoint=host:port (credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY); empty: state lives only on this node's disk")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the server's whole run to this file (go tool pprof reads it)")
 	o := observeFlags(fs)
