@@ -173,15 +173,7 @@ func (es *entries) delete(suffix []byte) (key []byte, s slot, ok bool) {
 
 // ascend calls fn for each entry in suffix order until it returns false.
 func (es *entries) ascend(fn func(suffix []byte, row []types.Datum) bool) {
-	if es.tree != nil {
-		es.tree.AscendFunc(btreemap.Min[[]byte](), btreemap.Max[[]byte](), func(k []byte, s slot) bool { return fn(k, s.row) })
-		return
-	}
-	for _, e := range es.small {
-		if !fn(e.key, e.row) {
-			return
-		}
-	}
+	es.ascendSlots(func(k []byte, s slot) bool { return fn(k, s.row) })
 }
 
 // ascendSlots calls fn for each entry, with its slot, in suffix order

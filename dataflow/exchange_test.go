@@ -51,12 +51,7 @@ func TestOutputGroupToOneActor(t *testing.T) {
 // hash-distributed consumer, after the rows routed to each before it and
 // before those after it.
 func TestOutputGroupTruncate(t *testing.T) {
-	chs := []chan Message{make(chan Message, 4), make(chan Message, 4)}
-	owner := make([]int, testVNodes)
-	for v := range owner {
-		owner[v] = v % 2
-	}
-	g := newOutputGroup(DistHash, []int{0}, testVNodes, owner, []chan<- Message{chs[0], chs[1]})
+	chs, g := twoActorGroup(4)
 	c := &Chunk{}
 	for i := range 8 {
 		c.Append(Insert, []types.Datum{types.NewInt(int64(i))})
@@ -102,12 +97,7 @@ func TestOutputGroupTruncate(t *testing.T) {
 // them, routed by the hash of its key among them, a truncate as it is, and
 // a watermark renumbered, or dropped if its column is not read.
 func TestOutputGroupCols(t *testing.T) {
-	chs := []chan Message{make(chan Message, 8), make(chan Message, 8)}
-	owner := make([]int, testVNodes)
-	for v := range owner {
-		owner[v] = v % 2
-	}
-	g := newOutputGroup(DistHash, []int{0}, testVNodes, owner, []chan<- Message{chs[0], chs[1]})
+	chs, g := twoActorGroup(8)
 	g.cols = []int{2, 0}
 	c := &Chunk{}
 	for i := range 16 {
@@ -124,7 +114,6 @@ func TestOutputGroupCols(t *testing.T) {
 	if err := g.broadcast(ctx, &Watermark{Col: 2, Val: types.NewInt(7)}); err != nil {
 		t.Fatal(err)
 	}
-	want := &outputGroup{dist: DistHash, keys: []int{0}, vnodeCount: testVNodes, owner: owner, outs: make([]chan<- Message, 2)}
 	rows := 0
 	for a, ch := range chs {
 		got := (<-ch).(*Chunk)
@@ -136,7 +125,7 @@ func TestOutputGroupCols(t *testing.T) {
 			if len(row) != 2 || row[0].Int() != row[1].Int()+100 {
 				t.Fatalf("actor %d got row %v, want (col 2, col 0)", a, row)
 			}
-			if to := want.route(row); to != a {
+			if to := g.route(row); to != a {
 				t.Fatalf("row %v reached actor %d, its key routes it to %d", row, a, to)
 			}
 		}
@@ -153,4 +142,16 @@ func TestOutputGroupCols(t *testing.T) {
 	if rows != 16 {
 		t.Fatalf("%d rows arrived, want 16", rows)
 	}
+}
+
+// twoActorGroup returns an output group routing by the hash of column 0
+// to two actors, which own the even and the odd vnodes, and their queues
+// of n messages each.
+func twoActorGroup(n int) ([]chan Message, *outputGroup) {
+	chs := []chan Message{make(chan Message, n), make(chan Message, n)}
+	owner := make([]int, testVNodes)
+	for v := range owner {
+		owner[v] = v % 2
+	}
+	return chs, newOutputGroup(DistHash, []int{0}, testVNodes, owner, []chan<- Message{chs[0], chs[1]})
 }

@@ -336,19 +336,10 @@ func (g *Group) Clear() {
 		return
 	}
 	g.t.touch(g)
-	d := &g.dirty
-	var last []byte
 	g.rows.ascendSlots(func(key []byte, s slot) bool {
-		if s.ver&versionDirty == 0 {
-			d.add(key, s.ver)
-		}
-		last = key
+		g.dirty.noteDeletion(key, s.ver)
 		return true
 	})
-	if !d.deleted || bytes.Compare(last, d.maxDeleted) > 0 {
-		d.maxDeleted = last
-	}
-	d.deleted, d.lastDeleted = true, last
 	g.rows.clear()
 	g.resize(groupOverhead + int64(len(g.prefix)) + g.memoBytes - g.bytes)
 }
@@ -359,14 +350,7 @@ func (g *Group) Delete(suffix []byte) {
 	g.t.touch(g)
 	if key, old, ok := g.rows.delete(suffix); ok {
 		g.resize(-entryBytes(key, old.row))
-		d := &g.dirty
-		if old.ver&versionDirty == 0 {
-			d.add(key, old.ver)
-		}
-		if !d.deleted || bytes.Compare(key, d.maxDeleted) > 0 {
-			d.maxDeleted = key
-		}
-		d.deleted, d.lastDeleted = true, key
+		g.dirty.noteDeletion(key, old.ver)
 	}
 }
 
@@ -422,6 +406,18 @@ func (d *dirtyKeys) mark(suffix []byte, stored version) {
 		return
 	}
 	d.add(suffix, stored)
+}
+
+// noteDeletion records the deletion of the entry under key (kept, not
+// copied), whose versions were ver: listed unless it carries versionDirty.
+func (d *dirtyKeys) noteDeletion(key []byte, ver version) {
+	if ver&versionDirty == 0 {
+		d.add(key, ver)
+	}
+	if !d.deleted || bytes.Compare(key, d.maxDeleted) > 0 {
+		d.maxDeleted = key
+	}
+	d.deleted, d.lastDeleted = true, key
 }
 
 // reset forgets every change. A list of dirtyIndexAt keys or more keeps

@@ -315,25 +315,19 @@ func (p *streamPlanner) place(s *stream, in dataflow.InputSpec, ok bool) {
 	switch {
 	case ok:
 	case s.table != nil:
-		in = dataflow.InputSpec{Fragment: -1, Table: s.table, Dist: dataflow.DistHash, Keys: s.table.PK}
-	case s.up.Singleton:
-		in = dataflow.InputSpec{Fragment: s.up.ID, Cols: s.upCols(), Dist: dataflow.DistSingle}
+		in = s.source()
+		in.Dist, in.Keys = dataflow.DistHash, s.table.PK
 	default:
-		in = dataflow.InputSpec{Fragment: s.up.ID, Cols: s.upCols(), Dist: dataflow.DistHash, Keys: remap(s.upDist, s.sel)}
-		if in.Keys == nil {
-			// Some routing column is not read: one actor reads them all.
-			in.Dist = dataflow.DistSingle
+		// Routed as the upstream's rows, unless it is a singleton or some
+		// routing column is not read: then one actor reads them all.
+		in = s.source()
+		if keys := remap(s.upDist, s.sel); !s.up.Singleton && keys != nil {
+			in.Dist, in.Keys = dataflow.DistHash, keys
 		}
 	}
 	s.frag = p.newFragment(in.Dist == dataflow.DistSingle, []dataflow.InputSpec{in}, s.chain...)
 	if in.Dist == dataflow.DistHash {
-		s.dist = make([]int, len(in.Keys))
-		for i, k := range in.Keys {
-			if s.dist[i] = slices.Index(s.origin, k); s.dist[i] < 0 {
-				s.dist = nil
-				break
-			}
-		}
+		s.dist = remap(in.Keys, s.origin)
 	}
 	s.table, s.up, s.upDist, s.sel, s.chain, s.origin = nil, nil, nil, nil, nil, nil
 }
@@ -347,13 +341,19 @@ func (s *stream) upCols() []int {
 	return s.sel
 }
 
+// source returns the input that reads the table or upstream fragment of
+// unplaced s, all to one actor.
+func (s *stream) source() dataflow.InputSpec {
+	if s.up != nil {
+		return dataflow.InputSpec{Fragment: s.up.ID, Cols: s.upCols(), Dist: dataflow.DistSingle}
+	}
+	return dataflow.InputSpec{Fragment: -1, Table: s.table, Dist: dataflow.DistSingle}
+}
+
 // unplacedInput returns the input of an unplaced stream routed by d; ok is
 // false when d's keys are computed by the chain.
 func (s *stream) unplacedInput(d distribution) (in dataflow.InputSpec, ok bool) {
-	in = dataflow.InputSpec{Fragment: -1, Table: s.table, Dist: dataflow.DistSingle}
-	if s.up != nil {
-		in = dataflow.InputSpec{Fragment: s.up.ID, Cols: s.upCols(), Dist: dataflow.DistSingle}
-	}
+	in = s.source()
 	switch {
 	case d.single:
 		return in, true
