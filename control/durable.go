@@ -569,6 +569,7 @@ func (s *Streaming) WaitDurable(ctx context.Context, epoch uint64) error {
 		return nil
 	}
 	var asked time.Time
+	began := time.Now()
 	for {
 		d := s.meta.Durable()
 		if d != nil && d.RolledBack(epoch) {
@@ -583,9 +584,12 @@ func (s *Streaming) WaitDurable(ctx context.Context, epoch uint64) error {
 			// its answer says whether its checkpoints fail.
 			asked = time.Now()
 			failAfter := durableMissed * DurationParam(s.meta.Catalog(), DurableIntervalParam, DefaultDurableInterval)
-			if r := s.ctrl.askDurableNow(ctx); r.Failing != "" && time.Since(r.Since) >= failAfter {
+			// The write is told once checkpoints have failed for
+			// failAfter while it waited: not at once because they failed
+			// before it (while a lost node was being replaced, say).
+			if r := s.ctrl.askDurableNow(ctx); r.Failing != "" && time.Since(r.Since) >= failAfter && time.Since(began) >= failAfter {
 				return pgerror.New(pgerror.CodeIOError, "the write is committed, but no durable checkpoint reached shared storage for %v: %s", time.Since(r.Since).Round(time.Second), r.Failing).
-					WithHint("Check that shared storage (--shared-storage) is reachable and has room on every node; the write survives anything but the loss of its node's disk meanwhile.")
+					WithHint("Check that shared storage (--shared-storage) is reachable and has room on every node; until a durable checkpoint holds the write, the loss of any node's disk rolls it back.")
 			}
 		}
 		if err := sleep(ctx, 10*time.Millisecond); err != nil {

@@ -3,12 +3,13 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,11 +23,12 @@ import (
 // writers run: the first is removed with ALTER SYSTEM REMOVE NODE ...
 // FORCE, the second by node_dead_timeout. Each time the survivors take
 // its work over from the last durable checkpoint: every row acknowledged
-// with synchronous_commit = 'remote' is there, every view read from every
-// survivor equals its query, every vnode has one owner, and rows written
-// afterwards (hidden row ids too) add up. It logs the time until the
-// views advance again and how many rows acknowledged without 'remote'
-// were lost (which the documented guarantee allows).
+// with synchronous_commit = 'remote' is there, no row whose write was
+// told 40001 is, none twice, every view read from every survivor equals
+// its query, every vnode has one owner, and rows written afterwards
+// (hidden row ids too) add up. It logs the time until the views advance
+// again and the rows by outcome (rows acknowledged without 'remote' may
+// be lost, as the documented guarantee allows).
 func TestClusterPermanentLoss(t *testing.T) {
 	shared := t.TempDir()
 	nodes := startCluster(t, 4, "--shared-storage", "file://"+shared)
@@ -60,12 +62,15 @@ func TestClusterPermanentLoss(t *testing.T) {
 	})
 
 	// Writers on the first node, which survives: one acknowledged only
-	// once its rows are in shared storage, one as usual.
-	var remoteIDs, localIDs sync.Map
-	var hRows atomic.Int64
+	// once its rows are in shared storage, one as usual. Every row is
+	// told by its value v (its id in a): each statement's outcome is
+	// recorded, and a row whose write failed with 40001 ("rolled back,
+	// nothing applied") must be absent; one that failed otherwise (58030
+	// "committed, not yet durable", a timeout) may be either.
+	var rows outcomes
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	writer := func(base int, remote bool, acked *sync.Map) {
+	writer := func(base int, remote bool) {
 		defer wg.Done()
 		w := connect(t, nodes[0].addr, pgx.QueryExecModeSimpleProtocol)
 		if remote {
@@ -84,48 +89,33 @@ func TestClusterPermanentLoss(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			_, err := w.Exec(ctx, sql)
 			cancel()
-			switch {
-			case err != nil:
+			rows.record(i, remote, err)
+			if err != nil {
 				time.Sleep(50 * time.Millisecond) // the cluster recovers
-			case strings.Contains(sql, "INTO h"):
-				hRows.Add(1)
-			default:
-				acked.Store(i, true)
 			}
 		}
 	}
 	wg.Add(2)
-	go writer(1_000_000, true, &remoteIDs)
-	go writer(2_000_000, false, &localIDs)
+	go writer(1_000_000, true)
+	go writer(2_000_000, false)
+	hBase := 1000 // rows of h written before the writers, v < 1,000,000
 
 	check := func(stage string, alive []int) {
 		t.Helper()
-		present := map[int]bool{}
-		for _, id := range strings.Split(retry(c, "SELECT id FROM a WHERE id >= 1000000"), ",") {
-			n, _ := strconv.Atoi(id)
-			present[n] = true
-		}
-		var missing []int
-		remoteIDs.Range(func(k, _ any) bool {
-			if !present[k.(int)] {
-				missing = append(missing, k.(int))
+		present := map[int]int{}
+		for _, q := range []string{"SELECT id FROM a WHERE id >= 1000000", "SELECT v FROM h WHERE v >= 1000000"} {
+			for _, v := range strings.Split(retry(c, q), ",") {
+				if n, err := strconv.Atoi(v); err == nil {
+					present[n]++
+				}
 			}
-			return true
-		})
-		if len(missing) > 0 {
-			t.Fatalf("%s: %d rows acknowledged with synchronous_commit = 'remote' are missing, e.g. %v", stage, len(missing), missing[:min(5, len(missing))])
 		}
-		lost := 0
-		localIDs.Range(func(k, _ any) bool {
-			if !present[k.(int)] {
-				lost++
-				localIDs.Delete(k)
-			}
-			return true
-		})
-		t.Logf("%s: rows acknowledged without 'remote' and lost with the node: %d", stage, lost)
-		if got, want := retry(c, "SELECT count(*) FROM h"), 1000+hRows.Load(); got != strconv.FormatInt(want, 10) {
-			t.Fatalf("%s: table h has %s rows, want %d acknowledged with 'remote'", stage, got, want)
+		if err := rows.check(present); err != nil {
+			t.Fatalf("%s: %v", stage, err)
+		}
+		t.Logf("%s: %s", stage, rows.summary(present))
+		if got := retry(c, "SELECT count(*) FROM h WHERE v < 1000000"); got != strconv.Itoa(hBase) {
+			t.Fatalf("%s: table h has %s rows written before the writers, want %d", stage, got, hBase)
 		}
 		for _, i := range alive {
 			for view, q := range views {
@@ -174,8 +164,8 @@ func TestClusterPermanentLoss(t *testing.T) {
 	mustExec(t, c, "ALTER SYSTEM SET node_dead_timeout = '2s'")
 	stop = make(chan struct{})
 	wg.Add(2)
-	go writer(3_000_000, true, &remoteIDs)
-	go writer(4_000_000, false, &localIDs)
+	go writer(3_000_000, true)
+	go writer(4_000_000, false)
 	took = lose(3, func() {})
 	t.Logf("n4 lost and removed after node_dead_timeout (2s): views advance again after %v", took)
 	time.Sleep(time.Second)
@@ -187,7 +177,7 @@ func TestClusterPermanentLoss(t *testing.T) {
 		t.Fatalf("nodes after n4's timeout: %s", got)
 	}
 	retry(c, "INSERT INTO h SELECT g % 7, g FROM generate_series(1, 1000) g")
-	hRows.Add(1000)
+	hBase += 1000
 	retry(c, "FLUSH")
 	check("after new rows", []int{0, 1})
 }
@@ -256,4 +246,91 @@ func TestClusterSharedS3(t *testing.T) {
 	if err := c.QueryRow(context.Background(), "SELECT count(*) FROM a WHERE id = 6002").Scan(&rows); err != nil || rows != 1 {
 		t.Fatalf("the write told 58030 is not committed: %d rows (%v)", rows, err)
 	}
+}
+
+// outcomes records what the writers of TestClusterPermanentLoss were told
+// of each row they wrote, by the row's value.
+type outcomes struct {
+	mu   sync.Mutex
+	rows map[int]outcome
+}
+
+// outcome is what a writer was told of one row: nil error, or the
+// SQLSTATE it failed with ("" for an error without one, such as a
+// timeout).
+type outcome struct {
+	remote bool
+	failed bool
+	code   string
+}
+
+func (o *outcomes) record(v int, remote bool, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.rows == nil {
+		o.rows = map[int]outcome{}
+	}
+	o.rows[v] = outcome{remote: remote, failed: err != nil, code: sqlState(err)}
+}
+
+// check compares the rows present (how many times each value is there)
+// with what the writers were told: no row twice, none that nobody wrote;
+// every row acknowledged with 'remote' there; none told 40001 (rolled
+// back, nothing applied) there. Rows acknowledged without 'remote' may
+// be lost with a node, and rows whose write failed otherwise (58030:
+// committed but not yet durable; a timeout) may be either.
+func (o *outcomes) check(present map[int]int) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for v, n := range present {
+		r, ok := o.rows[v]
+		switch {
+		case !ok:
+			return fmt.Errorf("row %d is there, but no writer wrote it", v)
+		case n > 1:
+			return fmt.Errorf("row %d is there %d times", v, n)
+		case r.failed && r.code == "40001":
+			return fmt.Errorf("row %d is there, though its write failed with 40001 (rolled back, nothing applied)", v)
+		}
+	}
+	var missing []int
+	for v, r := range o.rows {
+		if r.remote && !r.failed && present[v] == 0 {
+			missing = append(missing, v)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return fmt.Errorf("%d rows acknowledged with synchronous_commit = 'remote' are missing, e.g. %v", len(missing), missing[:min(5, len(missing))])
+	}
+	return nil
+}
+
+// summary counts the rows by what their writer was told and whether
+// they are there.
+func (o *outcomes) summary(present map[int]int) string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	counts := map[string]int{}
+	for v, r := range o.rows {
+		kind := "acknowledged"
+		if !r.remote {
+			kind += " without 'remote'"
+		}
+		if r.failed {
+			kind = fmt.Sprintf("failed (SQLSTATE %q)", r.code)
+		}
+		if present[v] > 0 {
+			kind += ", there"
+		} else {
+			kind += ", absent"
+		}
+		counts[kind]++
+	}
+	keys := slices.Sorted(maps.Keys(counts))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s: %d", k, counts[k])
+	}
+	return strings.Join(parts, "; ")
 }
