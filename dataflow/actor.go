@@ -85,6 +85,10 @@ type generator interface {
 	// generate emits the next chunk and returns 0, or returns how long
 	// until rows are due (negative: none ever will be).
 	generate(emit Emit) (time.Duration, error)
+	// idle reports that the generator has nothing left to read (no
+	// split, or every one done) until its actor is rebuilt: the actor
+	// sends Idle after each barrier.
+	idle() bool
 }
 
 // ref names a alike on every node.
@@ -183,26 +187,30 @@ func (a *actor) numberPorts() {
 	}
 }
 
-// watermark merges a watermark from one of the input's ports into the
-// input's and passes that on when it advances.
-func (a *actor) watermark(in inbound, w *Watermark) error {
-	merged, ok := a.wmIn[in.input].add(in.slot, *w)
-	if !ok {
-		return nil
-	}
-	if pre, ok := a.pre[in.input]; ok {
+// inputWatermark passes merged, the merged watermark of input number
+// input that advanced, to the input's stage or the chain.
+func (a *actor) inputWatermark(input int, merged Watermark) error {
+	if pre, ok := a.pre[input]; ok {
 		if wp, ok := pre.(watermarker); ok {
-			return wp.Watermark(0, merged, a.toChain(in.input), a.toChainWatermark(in.input))
+			return wp.Watermark(0, merged, a.toChain(input), a.toChainWatermark(input))
 		}
 		return nil
 	}
-	return a.chainWatermark(0, in.input, merged)
+	return a.chainWatermark(0, input, merged)
 }
 
-// mark handles a watermark or Loaded from a port.
+// mark handles a watermark, Idle or Loaded from a port: a watermark or
+// Idle goes into the input's merged watermark, which is passed on when it
+// advances.
 func (a *actor) mark(in inbound) error {
-	if w, ok := in.msg.(*Watermark); ok {
-		return a.watermark(in, w)
+	switch m := in.msg.(type) {
+	case *Watermark:
+		if merged, ok := a.wmIn[in.input].add(in.slot, *m); ok {
+			return a.inputWatermark(in.input, merged)
+		}
+		return nil
+	case *Idle:
+		return a.wmIn[in.input].setIdle(in.slot, func(w Watermark) error { return a.inputWatermark(in.input, w) })
 	}
 	return a.portLoaded(in.input)
 }
@@ -233,7 +241,7 @@ func (a *actor) run(ctx context.Context) error {
 			if err := a.chunk(ctx, in.input, m); err != nil {
 				return fmt.Errorf("actor %d: %w", a.id, err)
 			}
-		case *Watermark, *Loaded:
+		case *Watermark, *Idle, *Loaded:
 			// A watermark does not overtake held rows.
 			if a.gate != nil && len(a.gate.held) > 0 {
 				if err := a.openGate(ctx); err != nil {
@@ -282,6 +290,13 @@ func (a *actor) run(ctx context.Context) error {
 			a.mgr.collect(m.Epoch)
 			if stop {
 				return nil
+			}
+			if a.gen != nil && a.gen.idle() {
+				// After each barrier: a consumer renumbers its ports at
+				// one and forgets which were idle.
+				if err := a.out.broadcast(ctx, &Idle{}); err != nil {
+					return fmt.Errorf("actor %d: %w", a.id, err)
+				}
 			}
 			for _, p := range a.ports {
 				// A stopped forwarder (the runtime resets) takes no

@@ -241,6 +241,16 @@ func (o *source) generate(emit Emit) (time.Duration, error) {
 	return wait, err
 }
 
+// idle implements generator: no split is left to read.
+func (o *source) idle() bool {
+	for _, sp := range o.splits {
+		if !sp.reader.Done() {
+			return false
+		}
+	}
+	return true
+}
+
 // read emits one chunk of the next split whose rows are due, as generate
 // does.
 func (o *source) read(emit Emit) (time.Duration, error) {

@@ -1,6 +1,9 @@
 package dataflow
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/streamdb/streamdb/expr"
 	"github.com/streamdb/streamdb/types"
 )
@@ -33,24 +36,37 @@ type watermarkSource interface {
 	setWatermarkOut(out WatermarkEmit)
 }
 
+// Idle follows the last row an actor sends until it is rebuilt: it will
+// send no more, so its consumers merge their watermarks without it. A
+// source actor with no split left to read (more actors than splits, or
+// every split done) sends it after each barrier; without it, the
+// watermark merged over the source's actors would wait for that actor
+// forever, and no window would close nor interval join's state go (as
+// Flink's idle source readers, whose splits are none or finished).
+type Idle struct{}
+
+func (*Idle) isMessage() {}
+
 // watermarkMin merges the watermarks of several slots (the upstream actors
 // of an input, or the inputs of an operator): the merged watermark of a
-// column is the minimum over the slots of the last watermark each sent,
-// known once every slot sent one, and it never regresses.
+// column is the minimum over the slots that are not idle of the last
+// watermark each sent, known once each of them sent one, and it never
+// regresses.
 type watermarkMin struct {
 	slots int
-	cols  map[int]*minColumn
+	// idle marks the slots that sent Idle and no watermark since.
+	idle []bool
+	cols map[int]*minColumn
 }
 
 // minColumn is the state of one column of a watermarkMin.
 type minColumn struct {
 	last []types.Datum // per slot; NULL until the slot sent one
-	seen int           // slots that sent one
 	out  types.Datum   // the merged watermark last returned; NULL if none
 }
 
 func newWatermarkMin(slots int) *watermarkMin {
-	return &watermarkMin{slots: slots, cols: map[int]*minColumn{}}
+	return &watermarkMin{slots: slots, idle: make([]bool, slots), cols: map[int]*minColumn{}}
 }
 
 // keepOut carries over what old last returned per column: m never
@@ -63,8 +79,8 @@ func (m *watermarkMin) keepOut(old *watermarkMin) {
 	}
 }
 
-// add records w from slot and returns the merged watermark of w.Col when it
-// advanced.
+// add records w from slot, which is no longer idle, and returns the
+// merged watermark of w.Col when it advanced.
 func (m *watermarkMin) add(slot int, w Watermark) (Watermark, bool) {
 	c := m.cols[w.Col]
 	if c == nil {
@@ -74,26 +90,51 @@ func (m *watermarkMin) add(slot int, w Watermark) (Watermark, bool) {
 	if w.Val.IsNull() {
 		return Watermark{}, false
 	}
-	if c.last[slot].IsNull() {
-		c.seen++
-	} else if types.Compare(w.Val, c.last[slot]) <= 0 {
+	m.idle[slot] = false
+	if !c.last[slot].IsNull() && types.Compare(w.Val, c.last[slot]) <= 0 {
 		return Watermark{}, false
 	}
 	c.last[slot] = w.Val
-	if c.seen < m.slots {
-		return Watermark{}, false
+	return m.merge(w.Col, c)
+}
+
+// setIdle marks slot idle and passes to out, column by column, the merged
+// watermarks that advance without it.
+func (m *watermarkMin) setIdle(slot int, out WatermarkEmit) error {
+	if m.idle[slot] {
+		return nil
 	}
-	low := c.last[0]
-	for _, v := range c.last[1:] {
-		if types.Compare(v, low) < 0 {
+	m.idle[slot] = true
+	for _, col := range slices.Sorted(maps.Keys(m.cols)) {
+		if w, ok := m.merge(col, m.cols[col]); ok {
+			if err := out(w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// merge returns column col's merged watermark when it advanced: none
+// while a slot that is not idle has sent none, nor while every slot is.
+func (m *watermarkMin) merge(col int, c *minColumn) (Watermark, bool) {
+	var low types.Datum
+	for slot, v := range c.last {
+		if m.idle[slot] {
+			continue
+		}
+		if v.IsNull() {
+			return Watermark{}, false
+		}
+		if low.IsNull() || types.Compare(v, low) < 0 {
 			low = v
 		}
 	}
-	if !c.out.IsNull() && types.Compare(low, c.out) <= 0 {
+	if low.IsNull() || !c.out.IsNull() && types.Compare(low, c.out) <= 0 {
 		return Watermark{}, false
 	}
 	c.out = low
-	return Watermark{Col: w.Col, Val: low}, true
+	return Watermark{Col: col, Val: low}, true
 }
 
 // watermarkSwitch passes a watermark to out when it advances on its column

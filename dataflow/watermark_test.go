@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,6 +39,64 @@ func TestWatermarkMin(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestWatermarkMinIdle checks that an idle slot does not hold back the
+// merged watermark: marking one idle passes what the others merge to, on
+// every column, in column order; nothing passes while every slot is idle;
+// a watermark makes its slot count again, and the merged one never
+// regresses.
+func TestWatermarkMinIdle(t *testing.T) {
+	m := newWatermarkMin(3)
+	var got []Watermark
+	collect := func(w Watermark) error { got = append(got, w); return nil }
+	add := func(slot, col int, v int64) {
+		t.Helper()
+		if w, ok := m.add(slot, Watermark{Col: col, Val: types.NewInt(v)}); ok {
+			got = append(got, w)
+		}
+	}
+	idle := func(slot int) {
+		t.Helper()
+		if err := m.setIdle(slot, collect); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expect := func(step string, want ...int64) {
+		t.Helper()
+		var vals []int64
+		for _, w := range got {
+			vals = append(vals, int64(w.Col)*1000+w.Val.Int())
+		}
+		if !slices.Equal(vals, want) {
+			t.Fatalf("%s: passed %v (column*1000 + value), want %v", step, vals, want)
+		}
+		got = nil
+	}
+	add(0, 0, 5)
+	add(1, 0, 9)
+	add(0, 1, 3)
+	expect("slot 2 sent none")
+	idle(2)
+	expect("slot 2 idle", 5) // column 1 waits for slot 1
+	idle(2)
+	expect("slot 2 idle again")
+	add(1, 1, 4)
+	expect("slot 1 on column 1", 1003)
+	idle(0)
+	expect("slot 0 idle too", 9, 1004)
+	idle(1)
+	expect("every slot idle")
+	add(2, 0, 7)
+	expect("slot 2 back below the merged watermark")
+	add(2, 0, 12)
+	expect("slot 2 back above it", 12)
+	add(0, 0, 10)
+	expect("slot 0 back below the merged watermark")
+	add(0, 0, 20)
+	expect("slot 0 back above it")
+	add(2, 0, 30)
+	expect("slot 2 above slot 0", 20)
 }
 
 func TestProjectWatermark(t *testing.T) {

@@ -14,6 +14,7 @@ const (
 	frameBarrier   byte = 'B'
 	frameWatermark byte = 'W'
 	frameLoaded    byte = 'L'
+	frameIdle      byte = 'I'
 )
 
 // AppendMessage appends the wire encoding of m, a message on a queue
@@ -42,6 +43,8 @@ func AppendMessage(dst []byte, m Message) ([]byte, error) {
 		dst = types.AppendRow(dst, []types.Datum{m.Val})
 	case *Loaded:
 		dst = append(dst, frameLoaded)
+	case *Idle:
+		dst = append(dst, frameIdle)
 	default:
 		return nil, fmt.Errorf("dataflow: cannot send %T between nodes", m)
 	}
@@ -111,6 +114,11 @@ func DecodeMessage(src []byte, rowTypes []types.T) (Message, error) {
 			return nil, errBadFrame
 		}
 		return &Loaded{}, nil
+	case frameIdle:
+		if len(body) != 0 {
+			return nil, errBadFrame
+		}
+		return &Idle{}, nil
 	}
 	return nil, errBadFrame
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // TestMessageRoundTrip checks that chunks (with truncates and unchanged
-// columns too), barriers and watermarks cross nodes intact (a barrier without its mutation).
+// columns too), barriers, watermarks, Loaded and Idle cross nodes intact (a barrier without its mutation).
 func TestMessageRoundTrip(t *testing.T) {
 	ts := []types.T{types.TInt8, types.TText, types.TFloat8}
 	msgs := []Message{
@@ -29,6 +29,7 @@ func TestMessageRoundTrip(t *testing.T) {
 		&Barrier{Epoch: 1, Time: -5},
 		&Watermark{Col: 1, Val: types.NewString("w")},
 		&Loaded{},
+		&Idle{},
 	}
 	for _, m := range msgs {
 		b, err := AppendMessage(nil, m)
