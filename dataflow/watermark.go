@@ -53,8 +53,7 @@ func (*Idle) isMessage() {}
 // watermark each sent, known once each of them sent one, and it never
 // regresses.
 type watermarkMin struct {
-	slots int
-	// idle marks the slots that sent Idle and no watermark since.
+	// idle marks, per slot, those that sent Idle and no watermark since.
 	idle []bool
 	cols map[int]*minColumn
 }
@@ -66,7 +65,7 @@ type minColumn struct {
 }
 
 func newWatermarkMin(slots int) *watermarkMin {
-	return &watermarkMin{slots: slots, idle: make([]bool, slots), cols: map[int]*minColumn{}}
+	return &watermarkMin{idle: make([]bool, slots), cols: map[int]*minColumn{}}
 }
 
 // keepOut carries over what old last returned per column: m never
@@ -74,7 +73,7 @@ func newWatermarkMin(slots int) *watermarkMin {
 func (m *watermarkMin) keepOut(old *watermarkMin) {
 	for col, c := range old.cols {
 		if !c.out.IsNull() {
-			m.cols[col] = &minColumn{last: make([]types.Datum, m.slots), out: c.out}
+			m.cols[col] = &minColumn{last: make([]types.Datum, len(m.idle)), out: c.out}
 		}
 	}
 }
@@ -84,7 +83,7 @@ func (m *watermarkMin) keepOut(old *watermarkMin) {
 func (m *watermarkMin) add(slot int, w Watermark) (Watermark, bool) {
 	c := m.cols[w.Col]
 	if c == nil {
-		c = &minColumn{last: make([]types.Datum, m.slots)}
+		c = &minColumn{last: make([]types.Datum, len(m.idle))}
 		m.cols[w.Col] = c
 	}
 	if w.Val.IsNull() {

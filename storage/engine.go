@@ -38,10 +38,10 @@ const DefaultCacheSize = 128 << 20
 // compaction rewrites most of the store (Pebble's own default is 4 MiB).
 const DefaultMemTableSize = 64 << 20
 
-// l0CompactionThreshold is how many L0 files (sublevels) wait for one
-// compaction into the levels below (Pebble's default is 4). Reads rarely
-// mind: operator state is read from the state cache, and point reads skip
-// the files by their bloom filters.
+// l0CompactionThreshold is the L0 read amplification (its sublevels; a
+// flush's files share one) at which L0 is compacted into the levels below
+// (Pebble's default is 4). Reads rarely mind: operator state is read from
+// the state cache, and point reads skip L0's files by their bloom filters.
 const l0CompactionThreshold = 16
 
 // Options configures an Engine.
@@ -103,9 +103,9 @@ func Open(dir string, opts Options) (*Engine, error) {
 	// vnode: each flushed L0 file overlaps all of L6, and is dense with
 	// single deletes of versions in earlier files. Pebble's default
 	// compacted each such file into L6 at once (a tombstone-density
-	// compaction), rewriting all of L6 per flush; letting L0 gather
-	// l0CompactionThreshold files first, merged into L6 in one compaction,
-	// has more versions meet their deletes before they reach L6: over 20 M
+	// compaction), rewriting all of L6 per flush; letting L0 gather up to
+	// l0CompactionThreshold sublevels first, merged into L6 in fewer
+	// compactions, has more versions meet their deletes before L6: over 20 M
 	// events, Nexmark q7 spent 17% of its CPU in compactions, 13% after.
 	po.Experimental.TombstoneDenseCompactionThreshold = -1
 	po.L0CompactionThreshold = l0CompactionThreshold
